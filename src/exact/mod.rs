@@ -1,0 +1,1 @@
+//! Closed forms: pure functions of rates and parameters, no I/O and no randomness.

@@ -1,0 +1,10 @@
+//! evalsim: a Monte Carlo workbench for the statistics of evaluating sampled language models.
+//!
+//! Data flows one way: [`scenario`] (TOML -> validated [`scenario::Scenario`]) -> [`model`]
+//! (immutable parameter structs) -> [`exact`] (closed forms, pure) and [`sim`] (deterministic
+//! Monte Carlo) -> [`experiments`] (exact paired with simulated, plus checks) -> [`report`]
+//! (CSV / JSON / Markdown / PNG / SVG) -> [`cli`].
+#![forbid(unsafe_code)]
+
+pub mod exact;
+pub mod model;

@@ -6,5 +6,10 @@
 //! (CSV / JSON / Markdown / PNG / SVG) -> [`cli`].
 #![forbid(unsafe_code)]
 
+pub mod cli;
 pub mod exact;
+pub mod experiments;
 pub mod model;
+pub mod report;
+pub mod scenario;
+pub mod sim;

@@ -1,1 +1,4 @@
-fn main() {}
+//! The `evalsim` binary: everything lives in the library; see [`evalsim::cli`].
+fn main() -> std::process::ExitCode {
+    evalsim::cli::main()
+}

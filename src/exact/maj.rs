@@ -1,0 +1,262 @@
+//! Exact majority vote (maj@k, cons@k) under the attractor model.
+//!
+//! Per sample the answer is correct with probability p, the repeated attractor with q, and a
+//! one-off wrong answer (never repeated) with r = 1 - p - q. Given C = c correct answers the
+//! attractor count is A ~ Bin(k - c, alpha) with alpha = q / (1 - p), and whether the correct
+//! answer wins depends only on (c, A). So maj@k = sum_c P(C = c) W(c), where the conditional win
+//! probability W(c) is read off the pmf of Bin(k - c, alpha). Those pmfs are the rows of a
+//! Pascal-style recurrence in k - c, which is stable (every step is a convex combination) and
+//! shared by every problem with the same alpha: O(k^2) once per (k, alpha), then O(k) per problem.
+
+use crate::model::VoteRule;
+
+/// Entries below this are dropped from the rolling binomial rows (they cannot matter at f64
+/// precision and would otherwise become slow subnormals).
+const TINY: f64 = 1e-300;
+
+/// ln(j!) for j = 0..=n. Time: O(n).
+pub fn ln_factorials(n: u32) -> Vec<f64> {
+    let mut out = Vec::with_capacity(n as usize + 1);
+    let mut acc = 0.0f64;
+    out.push(0.0);
+    for j in 1..=n {
+        acc += (j as f64).ln();
+        out.push(acc);
+    }
+    out
+}
+
+/// The pmf of Bin(n, p) over 0..=n, computed in log space (no underflow to garbage; p in {0, 1}
+/// exact). `lnf` must hold ln(j!) for j up to at least n. Time: O(n).
+pub fn binomial_pmf_with(n: u32, p: f64, lnf: &[f64]) -> Vec<f64> {
+    let n_us = n as usize;
+    if p <= 0.0 {
+        let mut v = vec![0.0; n_us + 1];
+        v[0] = 1.0;
+        return v;
+    }
+    if p >= 1.0 {
+        let mut v = vec![0.0; n_us + 1];
+        v[n_us] = 1.0;
+        return v;
+    }
+    let (lp, lq) = (p.ln(), (-p).ln_1p());
+    (0..=n_us)
+        .map(|j| {
+            (lnf[n_us] - lnf[j] - lnf[n_us - j] + j as f64 * lp + (n_us - j) as f64 * lq).exp()
+        })
+        .collect()
+}
+
+/// The pmf of Bin(n, p) over 0..=n. Time: O(n).
+pub fn binomial_pmf(n: u32, p: f64) -> Vec<f64> {
+    binomial_pmf_with(n, p, &ln_factorials(n))
+}
+
+/// W(c) for c = 0..=k: the probability that the correct answer wins a vote of k samples given
+/// that exactly c of them are correct, when each of the other k - c samples is the attractor with
+/// probability `alpha` (and a one-off otherwise).
+///
+/// - `Random`: W(0) = 0; W(1) = [P(A = 0) + P(A = 1)] / k (the correct answer then ties with the
+///   k - 1 other singleton answers); W(c) = P(A < c) + P(A = c) / 2 for c >= 2.
+/// - `Strict`: ties lose: W(1) = 1 only when k = 1; W(c) = P(A < c) for c >= 2.
+/// - `Absolute`: W(c) = 1 when 2c > k, else 0.
+///
+/// Time: O(k^2) in the worst case, O(k^1.5) when alpha is away from 0 and 1 (only the entries of
+/// each binomial row above 1e-300 are kept).
+pub fn conditional_win(k: u32, alpha: f64, rule: VoteRule) -> Vec<f64> {
+    let k_us = k as usize;
+    let mut w = vec![0.0; k_us + 1];
+    if rule == VoteRule::Absolute {
+        for (c, wc) in w.iter_mut().enumerate() {
+            *wc = if 2 * c > k_us { 1.0 } else { 0.0 };
+        }
+        return w;
+    }
+    let alpha = alpha.clamp(0.0, 1.0);
+    let beta = 1.0 - alpha;
+    // row[j] = P(Bin(n, alpha) = j), kept nonzero only on lo..=hi.
+    let mut row = vec![0.0; k_us + 2];
+    let mut next = vec![0.0; k_us + 2];
+    row[0] = 1.0;
+    let (mut lo, mut hi) = (0usize, 0usize);
+    for n in 0..=k_us {
+        let c = k_us - n;
+        w[c] = match (c, rule) {
+            (0, _) => 0.0,
+            (1, VoteRule::Strict) => {
+                if k == 1 {
+                    1.0
+                } else {
+                    0.0
+                }
+            }
+            (1, _) => (row[0] + row[1]) / k as f64,
+            (_, VoteRule::Strict) => row[lo..c.min(hi + 1).max(lo)].iter().sum(),
+            (_, _) => {
+                let below: f64 = row[lo..c.min(hi + 1).max(lo)].iter().sum();
+                below + 0.5 * row[c]
+            }
+        };
+        if n == k_us {
+            break;
+        }
+        // Row n + 1 from row n on lo..=hi+1; `next` is all zeros on entry.
+        next[lo] = beta * row[lo];
+        for j in lo + 1..=hi + 1 {
+            next[j] = beta * row[j] + alpha * row[j - 1];
+        }
+        std::mem::swap(&mut row, &mut next);
+        // `next` now holds row n, nonzero only on lo..=hi: clear it for the next step.
+        next[lo..=hi].fill(0.0);
+        hi += 1;
+        while lo < hi && row[lo] < TINY {
+            row[lo] = 0.0;
+            lo += 1;
+        }
+        while hi > lo && row[hi] < TINY {
+            row[hi] = 0.0;
+            hi -= 1;
+        }
+    }
+    w
+}
+
+/// maj@k of every problem whose per-sample outcome is (p_i, q_i = a (1 - p_i)): the attractor
+/// share `a` is the same for all, so W(c) is computed once. Time: O(k^2 + N k).
+pub fn maj_at_k_all(rates: &[f64], attractor: f64, k: u32, rule: VoteRule) -> Vec<f64> {
+    let w = conditional_win(k, attractor, rule);
+    let lnf = ln_factorials(k);
+    rates
+        .iter()
+        .map(|&p| win_given_counts(&binomial_pmf_with(k, p, &lnf), &w))
+        .collect()
+}
+
+/// maj@k of one problem with per-sample probabilities p (correct) and q (attractor); the rest
+/// are one-offs. Time: O(k^2).
+pub fn maj_at_k_pq(p: f64, q: f64, k: u32, rule: VoteRule) -> f64 {
+    let alpha = if p >= 1.0 {
+        0.0
+    } else {
+        (q / (1.0 - p)).clamp(0.0, 1.0)
+    };
+    let w = conditional_win(k, alpha, rule);
+    win_given_counts(&binomial_pmf(k, p), &w)
+}
+
+/// maj@k of one problem with correct rate p and attractor share a. Time: O(k^2).
+pub fn maj_at_k(p: f64, attractor: f64, k: u32, rule: VoteRule) -> f64 {
+    maj_at_k_pq(p, attractor * (1.0 - p), k, rule)
+}
+
+fn win_given_counts(pmf_c: &[f64], w: &[f64]) -> f64 {
+    pmf_c
+        .iter()
+        .zip(w)
+        .map(|(pc, wc)| pc * wc)
+        .sum::<f64>()
+        .clamp(0.0, 1.0)
+}
+
+/// The rate above which maj@k -> 1 as k grows: p > a (1 - p), i.e. p > a / (1 + a).
+pub fn attractor_threshold(attractor: f64) -> f64 {
+    attractor / (1.0 + attractor)
+}
+
+/// The large-k limit of benchmark maj@k: the share of problems with p above
+/// [`attractor_threshold`] (problems exactly at the threshold count as neither). Time: O(N).
+pub fn maj_ceiling(rates: &[f64], attractor: f64) -> f64 {
+    let t = attractor_threshold(attractor);
+    rates.iter().filter(|&&p| p > t).count() as f64 / rates.len() as f64
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::exact::pass::pass_at_k;
+
+    /// The spec's literal formula: enumerate (C, A), M = max(C, A, [S > 0]), T tied answers.
+    pub(crate) fn brute_force(p: f64, a: f64, k: u32, rule: VoteRule) -> f64 {
+        let lnf = ln_factorials(k);
+        let pc = binomial_pmf_with(k, p, &lnf);
+        let mut total = 0.0;
+        for c in 0..=k {
+            let pa = binomial_pmf_with(k - c, a, &lnf);
+            for av in 0..=(k - c) {
+                let s = k - c - av;
+                let m = c.max(av).max(u32::from(s > 0));
+                let t = u32::from(c == m) + u32::from(av == m) + if m == 1 { s } else { 0 };
+                let win = match rule {
+                    VoteRule::Random => {
+                        if c == m && c >= 1 {
+                            1.0 / t as f64
+                        } else {
+                            0.0
+                        }
+                    }
+                    VoteRule::Strict => f64::from(u8::from(c == m && c >= 1 && t == 1)),
+                    VoteRule::Absolute => f64::from(u8::from(2 * c > k)),
+                };
+                total += pc[c as usize] * pa[av as usize] * win;
+            }
+        }
+        total
+    }
+
+    #[test]
+    fn matches_brute_force_small_k() {
+        for rule in [VoteRule::Random, VoteRule::Strict, VoteRule::Absolute] {
+            for k in [1, 2, 3, 4, 5, 8, 13, 16, 31, 64] {
+                for &p in &[0.0, 0.01, 0.2, 1.0 / 3.0, 0.5, 0.77, 1.0] {
+                    for &a in &[0.0, 0.25, 0.5, 0.9, 1.0] {
+                        let e = maj_at_k(p, a, k, rule);
+                        let b = brute_force(p, a, k, rule);
+                        assert!(
+                            (e - b).abs() < 1e-12,
+                            "{rule:?} k={k} p={p} a={a}: {e} vs {b}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn maj2_and_maj1_equal_pass1() {
+        for &p in &[0.0, 0.011, 0.3, 0.529, 0.993, 1.0] {
+            for &a in &[0.0, 0.5, 1.0] {
+                assert!((maj_at_k(p, a, 1, VoteRule::Random) - p).abs() < 1e-14);
+                assert!((maj_at_k(p, a, 2, VoteRule::Random) - p).abs() < 1e-14);
+            }
+        }
+    }
+
+    #[test]
+    fn stable_at_large_k() {
+        // Far from the threshold a/(1+a) = 1/3 the vote is decided; near it, the brute force in
+        // log space agrees.
+        for k in [1024u32, 4096] {
+            assert!(maj_at_k(0.6, 0.5, k, VoteRule::Random) > 1.0 - 1e-12);
+            assert!(maj_at_k(0.2, 0.5, k, VoteRule::Random) < 1e-12);
+            let m = maj_at_k(1.0 / 3.0 + 0.01, 0.5, k, VoteRule::Random);
+            assert!(m.is_finite() && (0.0..=1.0).contains(&m));
+        }
+        for &p in &[0.3, 0.34, 0.36] {
+            let e = maj_at_k(p, 0.5, 1024, VoteRule::Random);
+            let b = brute_force(p, 0.5, 1024, VoteRule::Random);
+            assert!((e - b).abs() < 1e-10, "p={p}: {e} vs {b}");
+        }
+    }
+
+    #[test]
+    fn maj_never_exceeds_pass() {
+        for k in 1..40 {
+            for &p in &[0.05, 0.3, 0.6, 0.95] {
+                for &a in &[0.0, 0.5, 1.0] {
+                    assert!(maj_at_k(p, a, k, VoteRule::Random) <= pass_at_k(p, k) + 1e-12);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,217 @@
+//! Experiments: each pairs exact values with simulated ones into one serialisable result, and
+//! every simulated number becomes a [`Check`] with its Monte Carlo standard error and z-score.
+//! No file I/O here: [`crate::report`] turns results into files.
+pub mod votes;
+
+use serde::Serialize;
+
+use crate::scenario::{ExperimentKind, ExperimentSpec, Scenario};
+use crate::sim::stream::name_id;
+
+/// A check fails when |z| = |sim - exact| / se exceeds this bound. Under a correct model each
+/// check fails with probability about 7e-6 (two-sided normal tail at 4.5), so a scenario with a
+/// few hundred checks fails spuriously about once in 500 seeds.
+pub const Z_BOUND: f64 = 4.5;
+
+/// Where an experiment reports progress: called with the number of draws just done.
+pub type Progress<'a> = &'a (dyn Fn(u64) + Sync);
+
+/// One simulated number next to its exact value.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Estimate {
+    /// The closed-form value.
+    pub exact: f64,
+    /// The Monte Carlo estimate.
+    pub sim: f64,
+    /// Monte Carlo standard error of `sim`, computed from the exact per-problem probabilities.
+    pub se: f64,
+    /// (sim - exact) / se; 0 when both agree exactly with se = 0, infinite when they do not.
+    pub z: f64,
+    /// Lower end of the 95% interval sim - 1.96 se.
+    pub ci_low: f64,
+    /// Upper end of the 95% interval sim + 1.96 se.
+    pub ci_high: f64,
+}
+
+impl Estimate {
+    /// Pairs a simulated value with its exact value and standard error.
+    pub fn new(exact: f64, sim: f64, se: f64) -> Estimate {
+        let diff = sim - exact;
+        let z = if se > 0.0 {
+            diff / se
+        } else if diff.abs() <= 1e-12 {
+            0.0
+        } else {
+            f64::INFINITY.copysign(diff)
+        };
+        Estimate {
+            exact,
+            sim,
+            se,
+            z,
+            ci_low: sim - 1.96 * se,
+            ci_high: sim + 1.96 * se,
+        }
+    }
+}
+
+/// One row of `checks.csv`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Check {
+    /// Experiment name.
+    pub experiment: String,
+    /// What is compared, e.g. `maj@k`.
+    pub quantity: String,
+    /// The cell, e.g. `model=long k=16`.
+    pub cell: String,
+    /// Exact, simulated, standard error and z.
+    #[serde(flatten)]
+    pub estimate: Estimate,
+}
+
+impl Check {
+    /// True when |z| is within [`Z_BOUND`].
+    pub fn passed(&self) -> bool {
+        self.estimate.z.abs() <= Z_BOUND
+    }
+}
+
+/// The result of one experiment.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum ExperimentResult {
+    /// pass@k, pass^k and maj@k against k.
+    Curves(votes::VoteCurves),
+    /// maj@k for several attractor shares.
+    AttractorSweep(votes::VoteCurves),
+}
+
+impl ExperimentResult {
+    /// The experiment's name.
+    pub fn name(&self) -> &str {
+        match self {
+            ExperimentResult::Curves(r) | ExperimentResult::AttractorSweep(r) => &r.experiment,
+        }
+    }
+
+    /// Every simulated number with its exact value.
+    pub fn checks(&self) -> Vec<Check> {
+        match self {
+            ExperimentResult::Curves(r) | ExperimentResult::AttractorSweep(r) => r.checks(),
+        }
+    }
+}
+
+/// Everything one run of a scenario produced: the contract between computing and every output.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunOutput {
+    /// Scenario name.
+    pub scenario: String,
+    /// Scenario title.
+    pub title: String,
+    /// Where the scenario came from.
+    pub source: String,
+    /// The master seed used.
+    pub seed: u64,
+    /// evalsim version.
+    pub version: &'static str,
+    /// The |z| bound of the checks.
+    pub z_bound: f64,
+    /// One result per experiment, in scenario order.
+    pub results: Vec<ExperimentResult>,
+}
+
+impl RunOutput {
+    /// Every check of every experiment.
+    pub fn checks(&self) -> Vec<Check> {
+        self.results
+            .iter()
+            .flat_map(ExperimentResult::checks)
+            .collect()
+    }
+}
+
+/// Runs every experiment of the scenario (a seed override goes into `scenario.seed` first).
+///
+/// # Errors
+/// The first experiment that cannot run.
+pub fn run_all(scenario: &Scenario, progress: Progress) -> Result<RunOutput, RunError> {
+    let results = (0..scenario.experiments.len())
+        .map(|i| run(scenario, i, progress))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(RunOutput {
+        scenario: scenario.name.clone(),
+        title: scenario.title.clone(),
+        source: scenario.source.clone(),
+        seed: scenario.seed,
+        version: env!("CARGO_PKG_VERSION"),
+        z_bound: Z_BOUND,
+        results,
+    })
+}
+
+/// An error while running an experiment.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// The experiment kind is parsed but cannot run yet.
+    #[error("experiment `{0}`: kind `{1}` is not available in this build")]
+    Unsupported(String, &'static str),
+}
+
+/// Total draws an experiment will make (for progress bars).
+pub fn planned_draws(scenario: &Scenario, index: usize) -> u64 {
+    let exp = &scenario.experiments[index];
+    let n = scenario.benchmark.problems as u64;
+    match &exp.spec {
+        ExperimentSpec::Curves {
+            models, k, votes, ..
+        } => models.len() as u64 * k.len() as u64 * n * votes,
+        ExperimentSpec::AttractorSweep {
+            attractors,
+            k,
+            votes,
+            ..
+        } => attractors.len() as u64 * k.len() as u64 * n * votes,
+        _ => 0,
+    }
+}
+
+/// Runs experiment `index` of `scenario` with the scenario's seed.
+///
+/// # Errors
+/// [`RunError::Unsupported`] for a kind this build cannot run.
+pub fn run(
+    scenario: &Scenario,
+    index: usize,
+    progress: Progress,
+) -> Result<ExperimentResult, RunError> {
+    let exp = &scenario.experiments[index];
+    let key = name_id(&exp.name);
+    match &exp.spec {
+        ExperimentSpec::Curves {
+            models,
+            k,
+            votes,
+            vote_rule,
+        } => Ok(ExperimentResult::Curves(votes::curves(
+            scenario, &exp.name, key, models, k, *votes, *vote_rule, progress,
+        ))),
+        ExperimentSpec::AttractorSweep {
+            model,
+            attractors,
+            k,
+            votes,
+            vote_rule,
+        } => Ok(ExperimentResult::AttractorSweep(votes::attractor_sweep(
+            scenario, &exp.name, key, *model, attractors, k, *votes, *vote_rule, progress,
+        ))),
+        other => Err(RunError::Unsupported(
+            exp.name.clone(),
+            kind_name(other.kind()),
+        )),
+    }
+}
+
+fn kind_name(kind: ExperimentKind) -> &'static str {
+    kind.as_str()
+}

@@ -1,0 +1,188 @@
+//! `report.md` (every figure and table, ready to paste) and `summary.json` (headline numbers).
+use serde::Serialize;
+
+use crate::experiments::votes::{Metric, VoteCurves};
+use crate::experiments::{ExperimentResult, RunOutput};
+
+fn pct(x: f64) -> String {
+    format!("{:.2}%", 100.0 * x)
+}
+
+/// Headline numbers of a run.
+#[derive(Debug, Clone, Serialize)]
+pub struct Summary {
+    /// Scenario name.
+    pub scenario: String,
+    /// Title.
+    pub title: String,
+    /// Seed used.
+    pub seed: u64,
+    /// evalsim version.
+    pub version: String,
+    /// Number of checks.
+    pub checks: usize,
+    /// Checks with |z| above the bound.
+    pub checks_failed: usize,
+    /// Largest |z|.
+    pub max_abs_z: f64,
+    /// The |z| bound.
+    pub z_bound: f64,
+    /// Headline values: (experiment, name, exact, simulated).
+    pub headline: Vec<Headline>,
+}
+
+/// One headline number.
+#[derive(Debug, Clone, Serialize)]
+pub struct Headline {
+    /// Experiment.
+    pub experiment: String,
+    /// What it is.
+    pub name: String,
+    /// Exact value.
+    pub exact: f64,
+    /// Simulated value, when there is one.
+    pub sim: Option<f64>,
+}
+
+/// The summary of a run.
+pub fn summary(run: &RunOutput) -> Summary {
+    let checks = run.checks();
+    let max_abs_z = checks
+        .iter()
+        .map(|c| c.estimate.z.abs())
+        .fold(0.0, f64::max);
+    let mut headline = Vec::new();
+    for r in &run.results {
+        match r {
+            ExperimentResult::Curves(v) | ExperimentResult::AttractorSweep(v) => {
+                vote_headline(v, &mut headline)
+            }
+        }
+    }
+    Summary {
+        scenario: run.scenario.clone(),
+        title: run.title.clone(),
+        seed: run.seed,
+        version: run.version.to_string(),
+        checks: checks.len(),
+        checks_failed: checks.iter().filter(|c| !c.passed()).count(),
+        max_abs_z,
+        z_bound: run.z_bound,
+        headline,
+    }
+}
+
+fn vote_headline(v: &VoteCurves, out: &mut Vec<Headline>) {
+    let kmax = *v.k.last().unwrap_or(&1);
+    for (si, s) in v.series.iter().enumerate() {
+        let tag = format!("{} a={}", s.model, s.attractor);
+        out.push(Headline {
+            experiment: v.experiment.clone(),
+            name: format!("{tag} pass@1"),
+            exact: s.pass_at_1,
+            sim: None,
+        });
+        out.push(Headline {
+            experiment: v.experiment.clone(),
+            name: format!("{tag} maj@k ceiling"),
+            exact: s.ceiling,
+            sim: None,
+        });
+        for p in v.points.iter().filter(|p| p.series == si && p.k == kmax) {
+            out.push(Headline {
+                experiment: v.experiment.clone(),
+                name: format!(
+                    "{tag} {}",
+                    p.metric.as_str().replace('k', &kmax.to_string())
+                ),
+                exact: p.estimate.exact,
+                sim: Some(p.estimate.sim),
+            });
+        }
+    }
+}
+
+/// The Markdown report.
+pub fn report(run: &RunOutput, figures: &[String]) -> String {
+    let s = summary(run);
+    let mut md = format!(
+        "# {}\n\nScenario `{}` from `{}`, seed {}, evalsim {}.\n\n",
+        run.title, run.scenario, run.source, run.seed, run.version
+    );
+    md += &format!(
+        "Checks: {} simulated numbers compared with their exact values; {} with |z| > {} (largest |z| = {:.2}). See `checks.csv`.\n\n",
+        s.checks, s.checks_failed, s.z_bound, s.max_abs_z
+    );
+    md += "Percentages are benchmark scores (mean over problems). Each cell reads `exact (simulated ± standard error)`.\n\n";
+    for r in &run.results {
+        let name = r.name();
+        md += &format!("## {name}\n\n");
+        for f in figures
+            .iter()
+            .filter(|f| f.starts_with(&format!("{name}.")) || f.starts_with(&format!("{name}-")))
+        {
+            md += &format!("![{name}]({f})\n\n");
+        }
+        match r {
+            ExperimentResult::Curves(v) => md += &curves_md(v),
+            ExperimentResult::AttractorSweep(v) => md += &sweep_md(v),
+        }
+        md += &format!("Table: `{name}.csv`.\n\n");
+    }
+    md
+}
+
+fn cell(v: &VoteCurves, si: usize, k: u32, m: Metric) -> String {
+    v.points
+        .iter()
+        .find(|p| p.series == si && p.k == k && p.metric == m)
+        .map_or("".into(), |p| {
+            format!(
+                "{} ({} ± {:.2})",
+                pct(p.estimate.exact),
+                pct(p.estimate.sim),
+                100.0 * p.estimate.se
+            )
+        })
+}
+
+fn curves_md(v: &VoteCurves) -> String {
+    let mut md = String::new();
+    for (si, s) in v.series.iter().enumerate() {
+        md += &format!(
+            "Model `{}`: pass@1 {}, attractor share a = {}, vote rule `{}`; maj@k tends to {} (the share of problems with p > a/(1+a) = {:.3}).\n\n",
+            s.model, pct(s.pass_at_1), s.attractor, s.vote_rule.as_str(), pct(s.ceiling), s.threshold
+        );
+        md += "| k | pass@k | pass^k | maj@k |\n|---:|---:|---:|---:|\n";
+        for &k in &v.k {
+            md += &format!(
+                "| {k} | {} | {} | {} |\n",
+                cell(v, si, k, Metric::PassAtK),
+                cell(v, si, k, Metric::PassHatK),
+                cell(v, si, k, Metric::MajAtK)
+            );
+        }
+        md += "\n";
+    }
+    md
+}
+
+fn sweep_md(v: &VoteCurves) -> String {
+    let kmax = *v.k.last().unwrap_or(&1);
+    let mut md = format!(
+        "maj@{kmax} against the attractor share a (model `{}`; pass@{kmax} = {} for every a):\n\n",
+        v.series[0].model,
+        cell(v, 0, kmax, Metric::PassAtK)
+    );
+    md += &format!("| a | threshold a/(1+a) | ceiling | maj@{kmax} |\n|---:|---:|---:|---:|\n");
+    for (si, s) in v.series.iter().enumerate() {
+        md += &format!(
+            "| {} | {:.3} | {} | {} |\n",
+            s.attractor,
+            s.threshold,
+            pct(s.ceiling),
+            cell(v, si, kmax, Metric::MajAtK)
+        );
+    }
+    md + "\n"
+}

@@ -1,0 +1,129 @@
+//! Errors from loading a scenario: every one names the file, the line and column, the key, and
+//! what would be valid.
+use std::ops::Range;
+
+/// A scenario that cannot be used.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ScenarioError {
+    /// A value, key or syntax problem at a place in the file.
+    #[error("{file}:{line}:{column}: {key}: {message}")]
+    Invalid {
+        /// The file (or embedded scenario name) the text came from.
+        file: String,
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// Dotted key path, e.g. `benchmark.sigma` or `experiment[2].votes`.
+        key: String,
+        /// What is wrong and what would be valid.
+        message: String,
+    },
+    /// A scenario name that is neither a file nor a named scenario.
+    #[error("unknown scenario `{name}`: not a file, and not a named scenario (available: {available}); give a name or a path to a .toml file")]
+    UnknownName {
+        /// What the user asked for.
+        name: String,
+        /// Comma-separated names that exist.
+        available: String,
+    },
+    /// The file could not be read.
+    #[error("cannot read scenario file {path}: {reason}")]
+    Read {
+        /// The path.
+        path: String,
+        /// The operating system's reason.
+        reason: String,
+    },
+}
+
+/// Converts byte offsets of a source text into 1-based line and column numbers.
+#[derive(Debug, Clone)]
+pub struct Locator<'a> {
+    file: &'a str,
+    src: &'a str,
+}
+
+impl<'a> Locator<'a> {
+    /// A locator over `src`, reporting errors in `file`.
+    pub fn new(file: &'a str, src: &'a str) -> Self {
+        Locator { file, src }
+    }
+
+    /// 1-based (line, column) of a byte offset.
+    pub fn line_col(&self, offset: usize) -> (usize, usize) {
+        let offset = offset.min(self.src.len());
+        let before = &self.src[..offset];
+        let line = before.matches('\n').count() + 1;
+        let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+        (line, col)
+    }
+
+    /// An error at `span` for `key`.
+    pub fn error(
+        &self,
+        span: Range<usize>,
+        key: impl Into<String>,
+        message: impl Into<String>,
+    ) -> ScenarioError {
+        let (line, column) = self.line_col(span.start);
+        ScenarioError::Invalid {
+            file: self.file.to_string(),
+            line,
+            column,
+            key: key.into(),
+            message: message.into(),
+        }
+    }
+
+    /// The dotted key at a byte offset: the table header above it plus the key on its line
+    /// (used for TOML's own syntax and type errors, which carry a span but no key path).
+    pub fn key_at(&self, offset: usize) -> String {
+        let offset = offset.min(self.src.len());
+        let line_start = self.src[..offset].rfind('\n').map_or(0, |i| i + 1);
+        let line_end = self.src[offset..]
+            .find('\n')
+            .map_or(self.src.len(), |i| offset + i);
+        let line = &self.src[line_start..line_end];
+        let mut table = String::new();
+        let mut counts: std::collections::HashMap<String, usize> = Default::default();
+        for l in self.src[..line_start].lines() {
+            let t = l.trim();
+            if let Some(name) = t.strip_prefix("[[").and_then(|r| r.split("]]").next()) {
+                let name = name.trim().to_string();
+                let c = counts.entry(name.clone()).or_insert(0);
+                *c += 1;
+                table = format!("{name}[{}]", *c);
+            } else if let Some(name) = t.strip_prefix('[').and_then(|r| r.split(']').next()) {
+                let name = name.trim();
+                // A sub-table of the last array entry, e.g. [model.tokens].
+                table = match name.rsplit_once('.') {
+                    Some((parent, child)) if counts.contains_key(parent) => {
+                        format!("{parent}[{}].{child}", counts[parent])
+                    }
+                    _ => name.to_string(),
+                };
+            }
+        }
+        let key = line
+            .split_once('=')
+            .map(|(k, _)| k.trim().trim_matches('"').to_string())
+            .filter(|k| !k.is_empty() && !k.starts_with('['))
+            .unwrap_or_default();
+        match (table.is_empty(), key.is_empty()) {
+            (true, true) => "(top level)".to_string(),
+            (true, false) => key,
+            (false, true) => table,
+            (false, false) => format!("{table}.{key}"),
+        }
+    }
+
+    /// Converts TOML's own error (syntax, type, unknown key) into a located error.
+    pub fn toml_error(&self, err: &toml::de::Error) -> ScenarioError {
+        let span = err.span().unwrap_or(0..0);
+        let message = err.message().trim().to_string();
+        // For an unknown field, the span is the key itself.
+        let key = self.key_at(span.start);
+        self.error(span, key, message)
+    }
+}

@@ -1,0 +1,791 @@
+//! Scenario files: TOML in, a validated [`Scenario`] out.
+//!
+//! Loading has two stages (as in ripgrep's low-level and high-level arguments): [`raw`] mirrors
+//! the file with serde (types and unknown keys, with TOML's line and column), then [`resolve`]
+//! checks every value and builds the model structs. Every error names the file, the line and
+//! column, the key, and what would be valid; nothing is clamped silently.
+pub mod error;
+pub mod raw;
+
+use std::ops::Range;
+use std::path::Path;
+
+use serde::Serialize;
+use toml::Spanned;
+
+pub use error::{Locator, ScenarioError};
+pub use raw::ExperimentKind;
+
+use crate::model::{Benchmark, Difficulty, Model, Placement, RateSource, TraceLengths, VoteRule};
+use raw::{RawBenchmark, RawExperiment, RawModel, RawScenario, RawTokens};
+
+/// Largest benchmark a scenario may ask for.
+pub const MAX_PROBLEMS: u64 = 100_000;
+/// Largest k (samples per vote) a scenario may ask for.
+pub const MAX_K: u64 = 1024;
+/// Largest number of samples per problem per rerun.
+pub const MAX_SAMPLES: u64 = 100_000;
+/// Largest number of votes, reruns or traces per cell.
+pub const MAX_DRAWS: u64 = 100_000_000;
+/// Longest list (k values, n values, attractor shares, budgets, models) in one experiment.
+pub const MAX_LIST: usize = 256;
+/// Default k values of a curve: 1, 2, 4, ..., 64.
+pub const DEFAULT_K: [u32; 7] = [1, 2, 4, 8, 16, 32, 64];
+
+/// The named scenarios shipped with evalsim (also compiled into the binary).
+pub const NAMED: &[(&str, &str)] = &[
+    ("note", include_str!("../../scenarios/note.toml")),
+    (
+        "concentrated",
+        include_str!("../../scenarios/concentrated.toml"),
+    ),
+];
+
+/// A validated scenario: everything needed to run its experiments.
+#[derive(Debug, Clone, Serialize)]
+pub struct Scenario {
+    /// Short name: the named scenario or the file stem.
+    pub name: String,
+    /// Where it was read from (a path, or `<embedded NAME>`).
+    pub source: String,
+    /// Human title for figures and reports.
+    pub title: String,
+    /// Master seed of every random stream.
+    pub seed: u64,
+    /// The benchmark.
+    pub benchmark: Benchmark,
+    /// The models, in file order.
+    pub models: Vec<Model>,
+    /// The experiments, in file order.
+    pub experiments: Vec<Experiment>,
+}
+
+/// One experiment of a scenario.
+#[derive(Debug, Clone, Serialize)]
+pub struct Experiment {
+    /// Unique name, used in file names (defaults to the kind, numbered when repeated).
+    pub name: String,
+    /// What to run.
+    pub spec: ExperimentSpec,
+}
+
+/// The parameters of an experiment, by kind. Model references are indices into
+/// [`Scenario::models`].
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum ExperimentSpec {
+    /// pass@k, pass^k and maj@k against k.
+    Curves {
+        models: Vec<usize>,
+        k: Vec<u32>,
+        votes: u64,
+        vote_rule: Option<VoteRule>,
+    },
+    /// maj@k for a list of attractor shares.
+    AttractorSweep {
+        model: usize,
+        attractors: Vec<f64>,
+        k: Vec<u32>,
+        votes: u64,
+        vote_rule: Option<VoteRule>,
+    },
+    /// Seed variance of the pass@1 score.
+    SeedVariance {
+        model: usize,
+        n: Vec<u32>,
+        reruns: u64,
+    },
+    /// Seed SD of maj@k against averaged pass@1.
+    VoteSpread {
+        model: usize,
+        k: Vec<u32>,
+        reruns: u64,
+        vote_rule: Option<VoteRule>,
+    },
+    /// Model b against model a on independent seeds.
+    HeadToHead {
+        a: usize,
+        b: usize,
+        n: Vec<u32>,
+        reruns: u64,
+    },
+    /// Accuracy against a token budget.
+    Budget {
+        models: Vec<usize>,
+        budgets: Vec<f64>,
+        traces: u64,
+    },
+    /// Cost per correct answer of (model, k) strategies.
+    Cost {
+        models: Vec<usize>,
+        k: Vec<u32>,
+        cap: Option<f64>,
+        price_per_mtok: Option<f64>,
+        votes: u64,
+        traces: u64,
+        vote_rule: Option<VoteRule>,
+    },
+}
+
+impl ExperimentSpec {
+    /// The kind of this experiment.
+    pub fn kind(&self) -> ExperimentKind {
+        match self {
+            ExperimentSpec::Curves { .. } => ExperimentKind::Curves,
+            ExperimentSpec::AttractorSweep { .. } => ExperimentKind::AttractorSweep,
+            ExperimentSpec::SeedVariance { .. } => ExperimentKind::SeedVariance,
+            ExperimentSpec::VoteSpread { .. } => ExperimentKind::VoteSpread,
+            ExperimentSpec::HeadToHead { .. } => ExperimentKind::HeadToHead,
+            ExperimentSpec::Budget { .. } => ExperimentKind::Budget,
+            ExperimentSpec::Cost { .. } => ExperimentKind::Cost,
+        }
+    }
+}
+
+impl Scenario {
+    /// Parses and validates a scenario from TOML text. `name` is the scenario's short name and
+    /// `file` what error messages call the source.
+    ///
+    /// # Errors
+    /// [`ScenarioError::Invalid`] for a syntax error, a wrong type, an unknown key, a missing
+    /// key or a value out of range, located at its line and column.
+    pub fn from_toml(src: &str, name: &str, file: &str) -> Result<Scenario, ScenarioError> {
+        let loc = Locator::new(file, src);
+        let raw: RawScenario = toml::from_str(src).map_err(|e| loc.toml_error(&e))?;
+        Resolver { loc: &loc }.scenario(raw, name, file)
+    }
+
+    /// Loads a scenario by name or path: an existing file path (or anything ending in `.toml`),
+    /// then `scenarios/NAME.toml` under the current directory, then the compiled-in named
+    /// scenarios.
+    ///
+    /// # Errors
+    /// [`ScenarioError::Read`] when a file cannot be read, [`ScenarioError::UnknownName`] when
+    /// the name matches nothing, and any error of [`Scenario::from_toml`].
+    pub fn load(name_or_path: &str) -> Result<Scenario, ScenarioError> {
+        let path = Path::new(name_or_path);
+        let local = Path::new("scenarios").join(format!("{name_or_path}.toml"));
+        let file = if path.is_file() || name_or_path.ends_with(".toml") {
+            Some(path.to_path_buf())
+        } else if !name_or_path.contains(['/', '\\']) && local.is_file() {
+            Some(local)
+        } else {
+            None
+        };
+        if let Some(file) = file {
+            let src = std::fs::read_to_string(&file).map_err(|e| ScenarioError::Read {
+                path: file.display().to_string(),
+                reason: e.to_string(),
+            })?;
+            let stem = file
+                .file_stem()
+                .map_or("scenario".into(), |s| s.to_string_lossy().into_owned());
+            return Scenario::from_toml(&src, &stem, &file.display().to_string());
+        }
+        match NAMED.iter().find(|(n, _)| *n == name_or_path) {
+            Some((n, src)) => Scenario::from_toml(src, n, &format!("<embedded {n}>")),
+            None => Err(ScenarioError::UnknownName {
+                name: name_or_path.to_string(),
+                available: NAMED.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", "),
+            }),
+        }
+    }
+
+    /// The index of a model by name.
+    pub fn model_index(&self, name: &str) -> Option<usize> {
+        self.models.iter().position(|m| m.name == name)
+    }
+}
+
+/// Validates raw values into the resolved scenario.
+struct Resolver<'a> {
+    loc: &'a Locator<'a>,
+}
+
+type Res<T> = Result<T, ScenarioError>;
+
+impl Resolver<'_> {
+    fn err(&self, span: Range<usize>, key: &str, msg: impl Into<String>) -> ScenarioError {
+        self.loc.error(span, key, msg)
+    }
+
+    fn scenario(&self, raw: RawScenario, name: &str, file: &str) -> Res<Scenario> {
+        let bench_raw = raw.benchmark.ok_or_else(|| {
+            self.err(
+                0..0,
+                "benchmark",
+                "missing table [benchmark] (problems, mu, sigma, placement or rates)",
+            )
+        })?;
+        let bench_span = bench_raw.span();
+        let benchmark = self.benchmark(bench_raw.into_inner(), bench_span)?;
+        if raw.model.is_empty() {
+            return Err(self.err(0..0, "model", "no [[model]] given: a scenario needs at least one model (name, shift or rates, attractor)"));
+        }
+        let mut models: Vec<Model> = Vec::new();
+        for (i, m) in raw.model.into_iter().enumerate() {
+            let span = m.span();
+            let model = self.model(m.into_inner(), span.clone(), i + 1, &benchmark)?;
+            if models.iter().any(|o| o.name == model.name) {
+                return Err(self.err(
+                    span,
+                    &format!("model[{}].name", i + 1),
+                    format!(
+                        "duplicate model name `{}`: every model needs its own name",
+                        model.name
+                    ),
+                ));
+            }
+            models.push(model);
+        }
+        let mut experiments: Vec<Experiment> = Vec::new();
+        for (i, e) in raw.experiment.into_iter().enumerate() {
+            let span = e.span();
+            let exp = self.experiment(e.into_inner(), span.clone(), i + 1, &models)?;
+            if experiments.iter().any(|o| o.name == exp.name) {
+                return Err(self.err(span, &format!("experiment[{}].name", i + 1), format!("duplicate experiment name `{}`: give each experiment of the same kind its own `name`", exp.name)));
+            }
+            experiments.push(exp);
+        }
+        Ok(Scenario {
+            name: name.to_string(),
+            source: file.to_string(),
+            title: raw
+                .title
+                .map_or_else(|| name.to_string(), |t| t.into_inner()),
+            seed: raw.seed.map_or(1, |s| s.into_inner()),
+            benchmark,
+            models,
+            experiments,
+        })
+    }
+
+    fn benchmark(&self, b: RawBenchmark, span: Range<usize>) -> Res<Benchmark> {
+        if let Some(rates) = b.rates {
+            for (key, v) in [
+                ("mu", b.mu.as_ref().map(|x| x.span())),
+                ("sigma", b.sigma.as_ref().map(|x| x.span())),
+                ("placement", b.placement.as_ref().map(|x| x.span())),
+            ] {
+                if let Some(s) = v {
+                    return Err(self.err(s, &format!("benchmark.{key}"), "give either `rates` or a logit-normal spread (mu, sigma, placement), not both"));
+                }
+            }
+            let rs = rates.span();
+            let rates = rates.into_inner();
+            self.rates(&rates, rs.clone(), "benchmark.rates")?;
+            if let Some(p) = b.problems {
+                if p.get_ref() != &(rates.len() as u64) {
+                    return Err(self.err(p.span(), "benchmark.problems", format!("problems = {} but `rates` lists {} rates: drop `problems` or make them agree", p.get_ref(), rates.len())));
+                }
+            }
+            return Ok(Benchmark {
+                problems: rates.len(),
+                difficulty: Difficulty::Rates { rates },
+            });
+        }
+        let problems = b.problems.ok_or_else(|| self.err(span.clone(), "benchmark.problems", "missing key `problems` (number of problems, 1 to 100000), or give an explicit `rates` list"))?;
+        let n = *problems.get_ref();
+        if n == 0 || n > MAX_PROBLEMS {
+            return Err(self.err(
+                problems.span(),
+                "benchmark.problems",
+                format!("must be between 1 and {MAX_PROBLEMS}, got {n}"),
+            ));
+        }
+        let mu = b.mu.ok_or_else(|| {
+            self.err(
+                span.clone(),
+                "benchmark.mu",
+                "missing key `mu` (mean of the logit-normal spread, a finite number)",
+            )
+        })?;
+        self.finite(&mu, "benchmark.mu")?;
+        let sigma = b.sigma.ok_or_else(|| {
+            self.err(
+                span.clone(),
+                "benchmark.sigma",
+                "missing key `sigma` (sd of the logit-normal spread, > 0)",
+            )
+        })?;
+        if !(sigma.get_ref().is_finite() && *sigma.get_ref() > 0.0) {
+            return Err(self.err(
+                sigma.span(),
+                "benchmark.sigma",
+                format!(
+                    "must be a finite number > 0 (the sd of the logit-normal spread), got {}",
+                    sigma.get_ref()
+                ),
+            ));
+        }
+        Ok(Benchmark {
+            problems: n as usize,
+            difficulty: Difficulty::LogitNormal {
+                mu: mu.into_inner(),
+                sigma: sigma.into_inner(),
+                placement: b.placement.map_or(Placement::Quantiles, |p| p.into_inner()),
+            },
+        })
+    }
+
+    fn finite(&self, v: &Spanned<f64>, key: &str) -> Res<f64> {
+        if v.get_ref().is_finite() {
+            Ok(*v.get_ref())
+        } else {
+            Err(self.err(
+                v.span(),
+                key,
+                format!("must be a finite number, got {}", v.get_ref()),
+            ))
+        }
+    }
+
+    fn rates(&self, rates: &[f64], span: Range<usize>, key: &str) -> Res<()> {
+        if rates.is_empty() {
+            return Err(self.err(
+                span,
+                key,
+                "the list of rates is empty: give one rate in [0, 1] per problem",
+            ));
+        }
+        if rates.len() as u64 > MAX_PROBLEMS {
+            return Err(self.err(
+                span,
+                key,
+                format!("{} rates: at most {MAX_PROBLEMS} problems", rates.len()),
+            ));
+        }
+        if let Some((i, r)) = rates
+            .iter()
+            .enumerate()
+            .find(|(_, r)| !(0.0..=1.0).contains(*r))
+        {
+            return Err(self.err(
+                span,
+                key,
+                format!("rate #{} is {r}: every rate must be in [0, 1]", i + 1),
+            ));
+        }
+        Ok(())
+    }
+
+    fn model(&self, m: RawModel, span: Range<usize>, idx: usize, bench: &Benchmark) -> Res<Model> {
+        let key = |k: &str| format!("model[{idx}].{k}");
+        let name = m
+            .name
+            .ok_or_else(|| self.err(span.clone(), &key("name"), "missing key `name`"))?;
+        let valid = |s: &str| {
+            !s.is_empty()
+                && s.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "_-.+".contains(c))
+        };
+        if !valid(name.get_ref()) {
+            return Err(self.err(
+                name.span(),
+                &key("name"),
+                format!(
+                    "`{}` is not a valid model name: use letters, digits and _ - . +",
+                    name.get_ref()
+                ),
+            ));
+        }
+        let source = match (m.shift, m.rates) {
+            (Some(s), None) => RateSource::Shift(self.finite(&s, &key("shift"))?),
+            (None, Some(r)) => {
+                let rs = r.span();
+                let r = r.into_inner();
+                self.rates(&r, rs.clone(), &key("rates"))?;
+                if r.len() != bench.problems {
+                    return Err(self.err(rs, &key("rates"), format!("lists {} rates but the benchmark has {} problems: give one rate per problem", r.len(), bench.problems)));
+                }
+                RateSource::Rates(r)
+            }
+            (None, None) => RateSource::Shift(0.0),
+            (Some(s), Some(_)) => {
+                return Err(self.err(
+                    s.span(),
+                    &key("shift"),
+                    "give either `shift` (logits) or `rates` (one per problem), not both",
+                ))
+            }
+        };
+        let attractor = m.attractor.ok_or_else(|| self.err(span.clone(), &key("attractor"), "missing key `attractor`: the share of wrong answers that land on one repeated answer, in [0, 1]"))?;
+        let a = *attractor.get_ref();
+        if !(0.0..=1.0).contains(&a) {
+            return Err(self.err(
+                attractor.span(),
+                &key("attractor"),
+                format!(
+                    "must be in [0, 1] (share of wrong answers on the repeated attractor), got {a}"
+                ),
+            ));
+        }
+        let tokens = match m.tokens {
+            Some(t) => {
+                let ts = t.span();
+                Some(self.tokens(t.into_inner(), ts, idx)?)
+            }
+            None => None,
+        };
+        Ok(Model {
+            name: name.into_inner(),
+            source,
+            attractor: a,
+            vote_rule: m.vote_rule.map_or(VoteRule::Random, |v| v.into_inner()),
+            tokens,
+        })
+    }
+
+    fn tokens(&self, t: RawTokens, span: Range<usize>, idx: usize) -> Res<TraceLengths> {
+        let get = |v: Option<Spanned<f64>>, name: &str, what: &str, allow_zero: bool| -> Res<f64> {
+            let key = format!("model[{idx}].tokens.{name}");
+            let v = v.ok_or_else(|| {
+                self.err(span.clone(), &key, format!("missing key `{name}` ({what})"))
+            })?;
+            let x = *v.get_ref();
+            let ok = x.is_finite() && (x > 0.0 || (allow_zero && x == 0.0));
+            if ok {
+                Ok(x)
+            } else {
+                let bound = if allow_zero { ">= 0" } else { "> 0" };
+                Err(self.err(
+                    v.span(),
+                    &key,
+                    format!("must be a finite number {bound} ({what}), got {x}"),
+                ))
+            }
+        };
+        Ok(TraceLengths {
+            median_tokens: get(
+                t.median_tokens,
+                "median_tokens",
+                "median correct-trace length on the easiest problem, tokens",
+                false,
+            )?,
+            hard_growth: get(
+                t.hard_growth,
+                "hard_growth",
+                "growth of the median with difficulty",
+                true,
+            )?,
+            wrong_factor: get(
+                t.wrong_factor,
+                "wrong_factor",
+                "wrong traces are this many times longer",
+                false,
+            )?,
+            sigma: get(
+                t.sigma,
+                "sigma",
+                "log-sd of the lognormal trace length",
+                false,
+            )?,
+        })
+    }
+
+    fn experiment(
+        &self,
+        e: RawExperiment,
+        span: Range<usize>,
+        idx: usize,
+        models: &[Model],
+    ) -> Res<Experiment> {
+        let key = |k: &str| format!("experiment[{idx}].{k}");
+        let kinds =
+            "curves, attractor-sweep, seed-variance, vote-spread, head-to-head, budget, cost";
+        let kind = e.kind.as_ref().ok_or_else(|| {
+            self.err(
+                span.clone(),
+                &key("kind"),
+                format!("missing key `kind` (one of: {kinds})"),
+            )
+        })?;
+        let kind = *kind.get_ref();
+        for (k, s) in e.present() {
+            if !kind.keys().contains(&k) {
+                return Err(self.err(
+                    s,
+                    &key(k),
+                    format!(
+                        "`{k}` does not apply to a `{}` experiment (it takes: {})",
+                        kind.as_str(),
+                        kind.keys().join(", ")
+                    ),
+                ));
+            }
+        }
+        let name = match &e.name {
+            Some(n) => {
+                let ok = !n.get_ref().is_empty()
+                    && n.get_ref()
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || "_-".contains(c));
+                if !ok {
+                    return Err(self.err(n.span(), &key("name"), format!("`{}` is not a valid experiment name: use letters, digits, _ and - (it names output files)", n.get_ref())));
+                }
+                n.get_ref().clone()
+            }
+            None => kind.as_str().to_string(),
+        };
+        let model_ref = |v: &Spanned<String>, k: &str| -> Res<usize> {
+            models
+                .iter()
+                .position(|m| &m.name == v.get_ref())
+                .ok_or_else(|| {
+                    let names: Vec<&str> = models.iter().map(|m| m.name.as_str()).collect();
+                    self.err(
+                        v.span(),
+                        &key(k),
+                        format!(
+                            "no model named `{}` (models: {})",
+                            v.get_ref(),
+                            names.join(", ")
+                        ),
+                    )
+                })
+        };
+        let one_model = |k: &str| -> Res<usize> {
+            let v = e.model.as_ref().ok_or_else(|| {
+                self.err(
+                    span.clone(),
+                    &key(k),
+                    format!("missing key `{k}` (the name of a model)"),
+                )
+            })?;
+            model_ref(v, k)
+        };
+        let model_list = || -> Res<Vec<usize>> {
+            match &e.models {
+                None => Ok((0..models.len()).collect()),
+                Some(list) => {
+                    if list.get_ref().is_empty() {
+                        return Err(self.err(list.span(), &key("models"), "the list is empty: name at least one model, or leave `models` out for all"));
+                    }
+                    let mut out = Vec::new();
+                    for name in list.get_ref() {
+                        let s = Spanned::new(list.span(), name.clone());
+                        let i = model_ref(&s, "models")?;
+                        if out.contains(&i) {
+                            return Err(self.err(
+                                list.span(),
+                                &key("models"),
+                                format!("model `{name}` is listed twice"),
+                            ));
+                        }
+                        out.push(i);
+                    }
+                    Ok(out)
+                }
+            }
+        };
+        let ints = |v: &Option<Spanned<Vec<u64>>>,
+                    k: &str,
+                    max: u64,
+                    default: Option<&[u32]>|
+         -> Res<Vec<u32>> {
+            let Some(v) = v else {
+                return default.map(|d| d.to_vec()).ok_or_else(|| {
+                    self.err(
+                        span.clone(),
+                        &key(k),
+                        format!("missing key `{k}` (a list of whole numbers from 1 to {max})"),
+                    )
+                });
+            };
+            let list = v.get_ref();
+            if list.is_empty() || list.len() > MAX_LIST {
+                return Err(self.err(
+                    v.span(),
+                    &key(k),
+                    format!("must list 1 to {MAX_LIST} values, got {}", list.len()),
+                ));
+            }
+            if let Some(x) = list.iter().find(|&&x| x == 0 || x > max) {
+                return Err(self.err(
+                    v.span(),
+                    &key(k),
+                    format!("{x} is out of range: every value must be between 1 and {max}"),
+                ));
+            }
+            if list.windows(2).any(|w| w[0] >= w[1]) {
+                return Err(self.err(v.span(), &key(k), "values must be strictly increasing"));
+            }
+            Ok(list.iter().map(|&x| x as u32).collect())
+        };
+        let count = |v: &Option<Spanned<u64>>, k: &str, default: u64| -> Res<u64> {
+            match v {
+                None => Ok(default),
+                Some(v) if *v.get_ref() == 0 || *v.get_ref() > MAX_DRAWS => Err(self.err(
+                    v.span(),
+                    &key(k),
+                    format!("must be between 1 and {MAX_DRAWS}, got {}", v.get_ref()),
+                )),
+                Some(v) => Ok(*v.get_ref()),
+            }
+        };
+        let vote_rule = e.vote_rule.as_ref().map(|v| *v.get_ref());
+        let spec = match kind {
+            ExperimentKind::Curves => ExperimentSpec::Curves {
+                models: model_list()?,
+                k: ints(&e.k, "k", MAX_K, Some(&DEFAULT_K))?,
+                votes: count(&e.votes, "votes", 4000)?,
+                vote_rule,
+            },
+            ExperimentKind::AttractorSweep => {
+                let a = e.attractor.as_ref().ok_or_else(|| {
+                    self.err(
+                        span.clone(),
+                        &key("attractor"),
+                        "missing key `attractor` (a list of shares in [0, 1])",
+                    )
+                })?;
+                let list = a.get_ref();
+                if list.is_empty() || list.len() > MAX_LIST {
+                    return Err(self.err(
+                        a.span(),
+                        &key("attractor"),
+                        format!("must list 1 to {MAX_LIST} shares, got {}", list.len()),
+                    ));
+                }
+                if let Some(x) = list.iter().find(|x| !(0.0..=1.0).contains(*x)) {
+                    return Err(self.err(
+                        a.span(),
+                        &key("attractor"),
+                        format!("{x} is out of range: every share must be in [0, 1]"),
+                    ));
+                }
+                ExperimentSpec::AttractorSweep {
+                    model: one_model("model")?,
+                    attractors: list.clone(),
+                    k: ints(&e.k, "k", MAX_K, Some(&DEFAULT_K))?,
+                    votes: count(&e.votes, "votes", 4000)?,
+                    vote_rule,
+                }
+            }
+            ExperimentKind::SeedVariance => ExperimentSpec::SeedVariance {
+                model: one_model("model")?,
+                n: ints(&e.n, "n", MAX_SAMPLES, Some(&[1, 4, 16, 64]))?,
+                reruns: count(&e.reruns, "reruns", 20_000)?,
+            },
+            ExperimentKind::VoteSpread => ExperimentSpec::VoteSpread {
+                model: one_model("model")?,
+                k: ints(&e.k, "k", MAX_K, Some(&[16]))?,
+                reruns: count(&e.reruns, "reruns", 2000)?,
+                vote_rule,
+            },
+            ExperimentKind::HeadToHead => {
+                let a = e.a.as_ref().ok_or_else(|| {
+                    self.err(
+                        span.clone(),
+                        &key("a"),
+                        "missing key `a` (the name of the baseline model)",
+                    )
+                })?;
+                let b = e.b.as_ref().ok_or_else(|| {
+                    self.err(
+                        span.clone(),
+                        &key("b"),
+                        "missing key `b` (the name of the challenger model)",
+                    )
+                })?;
+                let (ai, bi) = (model_ref(a, "a")?, model_ref(b, "b")?);
+                if ai == bi {
+                    return Err(self.err(
+                        b.span(),
+                        &key("b"),
+                        format!(
+                            "`a` and `b` are both `{}`: a head-to-head needs two different models",
+                            b.get_ref()
+                        ),
+                    ));
+                }
+                ExperimentSpec::HeadToHead {
+                    a: ai,
+                    b: bi,
+                    n: ints(&e.n, "n", MAX_SAMPLES, Some(&[1, 4, 16, 64]))?,
+                    reruns: count(&e.reruns, "reruns", 20_000)?,
+                }
+            }
+            ExperimentKind::Budget => {
+                let ms = model_list()?;
+                self.need_tokens(&ms, models, span.clone(), &key("models"))?;
+                let b = e.budgets.as_ref().ok_or_else(|| {
+                    self.err(
+                        span.clone(),
+                        &key("budgets"),
+                        "missing key `budgets` (a list of token caps > 0, increasing)",
+                    )
+                })?;
+                let list = b.get_ref();
+                if list.len() < 2 || list.len() > MAX_LIST {
+                    return Err(self.err(
+                        b.span(),
+                        &key("budgets"),
+                        format!("must list 2 to {MAX_LIST} budgets, got {}", list.len()),
+                    ));
+                }
+                if let Some(x) = list.iter().find(|x| !(x.is_finite() && **x > 0.0)) {
+                    return Err(self.err(b.span(), &key("budgets"), format!("{x} is not a valid budget: every budget must be a finite number of tokens > 0")));
+                }
+                if list.windows(2).any(|w| w[0] >= w[1]) {
+                    return Err(self.err(
+                        b.span(),
+                        &key("budgets"),
+                        "budgets must be strictly increasing",
+                    ));
+                }
+                ExperimentSpec::Budget {
+                    models: ms,
+                    budgets: list.clone(),
+                    traces: count(&e.traces, "traces", 4000)?,
+                }
+            }
+            ExperimentKind::Cost => {
+                let ms = model_list()?;
+                self.need_tokens(&ms, models, span.clone(), &key("models"))?;
+                let cap = match &e.cap {
+                    Some(c) if !(c.get_ref().is_finite() && *c.get_ref() > 0.0) => {
+                        return Err(self.err(c.span(), &key("cap"), format!("must be a number of tokens > 0 (leave `cap` out for unlimited), got {}", c.get_ref())));
+                    }
+                    c => c.as_ref().map(|c| *c.get_ref()),
+                };
+                let price = match &e.price_per_mtok {
+                    Some(p) if !(p.get_ref().is_finite() && *p.get_ref() >= 0.0) => {
+                        return Err(self.err(
+                            p.span(),
+                            &key("price_per_mtok"),
+                            format!(
+                                "must be a price >= 0 per million output tokens, got {}",
+                                p.get_ref()
+                            ),
+                        ));
+                    }
+                    p => p.as_ref().map(|p| *p.get_ref()),
+                };
+                ExperimentSpec::Cost {
+                    models: ms,
+                    k: ints(&e.k, "k", MAX_K, Some(&[1, 8, 32]))?,
+                    cap,
+                    price_per_mtok: price,
+                    votes: count(&e.votes, "votes", 4000)?,
+                    traces: count(&e.traces, "traces", 4000)?,
+                    vote_rule,
+                }
+            }
+        };
+        Ok(Experiment { name, spec })
+    }
+
+    fn need_tokens(
+        &self,
+        ms: &[usize],
+        models: &[Model],
+        span: Range<usize>,
+        key: &str,
+    ) -> Res<()> {
+        match ms.iter().find(|&&i| models[i].tokens.is_none()) {
+            Some(&i) => Err(self.err(span, key, format!("model `{}` has no [model.tokens] block (median_tokens, hard_growth, wrong_factor, sigma), which this experiment needs", models[i].name))),
+            None => Ok(()),
+        }
+    }
+}

@@ -1,0 +1,162 @@
+//! The first stage: serde structs that mirror the TOML file one to one. They check types and
+//! reject unknown keys (with TOML's own line and column); values are checked in `resolve`.
+use serde::Deserialize;
+use toml::Spanned;
+
+use crate::model::{Placement, VoteRule};
+
+/// A whole scenario file.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawScenario {
+    pub title: Option<Spanned<String>>,
+    pub seed: Option<Spanned<u64>>,
+    pub benchmark: Option<Spanned<RawBenchmark>>,
+    #[serde(default)]
+    pub model: Vec<Spanned<RawModel>>,
+    #[serde(default)]
+    pub experiment: Vec<Spanned<RawExperiment>>,
+}
+
+/// `[benchmark]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawBenchmark {
+    pub problems: Option<Spanned<u64>>,
+    pub mu: Option<Spanned<f64>>,
+    pub sigma: Option<Spanned<f64>>,
+    pub placement: Option<Spanned<Placement>>,
+    pub rates: Option<Spanned<Vec<f64>>>,
+}
+
+/// One `[[model]]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawModel {
+    pub name: Option<Spanned<String>>,
+    pub shift: Option<Spanned<f64>>,
+    pub rates: Option<Spanned<Vec<f64>>>,
+    pub attractor: Option<Spanned<f64>>,
+    pub vote_rule: Option<Spanned<VoteRule>>,
+    pub tokens: Option<Spanned<RawTokens>>,
+}
+
+/// `[model.tokens]`: the trace-length block.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawTokens {
+    pub median_tokens: Option<Spanned<f64>>,
+    pub hard_growth: Option<Spanned<f64>>,
+    pub wrong_factor: Option<Spanned<f64>>,
+    pub sigma: Option<Spanned<f64>>,
+}
+
+/// The experiment kinds a scenario can ask for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ExperimentKind {
+    /// pass@k, pass^k and maj@k against k.
+    Curves,
+    /// maj@k for a list of attractor shares.
+    AttractorSweep,
+    /// Seed variance of the benchmark score for several samples per problem.
+    SeedVariance,
+    /// Seed SD of maj@k against the averaged pass@1.
+    VoteSpread,
+    /// How often a better model loses a rerun.
+    HeadToHead,
+    /// Accuracy against a token budget.
+    Budget,
+    /// Cost per correct answer of (model, k) strategies.
+    Cost,
+}
+
+impl ExperimentKind {
+    /// The name used in scenario files.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ExperimentKind::Curves => "curves",
+            ExperimentKind::AttractorSweep => "attractor-sweep",
+            ExperimentKind::SeedVariance => "seed-variance",
+            ExperimentKind::VoteSpread => "vote-spread",
+            ExperimentKind::HeadToHead => "head-to-head",
+            ExperimentKind::Budget => "budget",
+            ExperimentKind::Cost => "cost",
+        }
+    }
+
+    /// The keys an experiment of this kind takes besides `kind` and `name`.
+    pub fn keys(self) -> &'static [&'static str] {
+        match self {
+            ExperimentKind::Curves => &["models", "k", "votes", "vote_rule"],
+            ExperimentKind::AttractorSweep => &["model", "attractor", "k", "votes", "vote_rule"],
+            ExperimentKind::SeedVariance => &["model", "n", "reruns"],
+            ExperimentKind::VoteSpread => &["model", "k", "reruns", "vote_rule"],
+            ExperimentKind::HeadToHead => &["a", "b", "n", "reruns"],
+            ExperimentKind::Budget => &["models", "budgets", "traces"],
+            ExperimentKind::Cost => &[
+                "models",
+                "k",
+                "cap",
+                "price_per_mtok",
+                "votes",
+                "traces",
+                "vote_rule",
+            ],
+        }
+    }
+}
+
+/// One `[[experiment]]`: the union of every kind's keys, so that TOML errors keep their line and
+/// column (no internally tagged enums). `resolve` rejects keys the kind does not take.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawExperiment {
+    pub kind: Option<Spanned<ExperimentKind>>,
+    pub name: Option<Spanned<String>>,
+    pub models: Option<Spanned<Vec<String>>>,
+    pub model: Option<Spanned<String>>,
+    pub k: Option<Spanned<Vec<u64>>>,
+    pub votes: Option<Spanned<u64>>,
+    pub vote_rule: Option<Spanned<VoteRule>>,
+    pub attractor: Option<Spanned<Vec<f64>>>,
+    pub n: Option<Spanned<Vec<u64>>>,
+    pub reruns: Option<Spanned<u64>>,
+    pub a: Option<Spanned<String>>,
+    pub b: Option<Spanned<String>>,
+    pub budgets: Option<Spanned<Vec<f64>>>,
+    pub traces: Option<Spanned<u64>>,
+    pub cap: Option<Spanned<f64>>,
+    pub price_per_mtok: Option<Spanned<f64>>,
+}
+
+impl RawExperiment {
+    /// The optional keys that are present, with their spans.
+    pub fn present(&self) -> Vec<(&'static str, std::ops::Range<usize>)> {
+        fn s<T>(
+            name: &'static str,
+            v: &Option<Spanned<T>>,
+        ) -> Option<(&'static str, std::ops::Range<usize>)> {
+            v.as_ref().map(|x| (name, x.span()))
+        }
+        [
+            s("models", &self.models),
+            s("model", &self.model),
+            s("k", &self.k),
+            s("votes", &self.votes),
+            s("vote_rule", &self.vote_rule),
+            s("attractor", &self.attractor),
+            s("n", &self.n),
+            s("reruns", &self.reruns),
+            s("a", &self.a),
+            s("b", &self.b),
+            s("budgets", &self.budgets),
+            s("traces", &self.traces),
+            s("cap", &self.cap),
+            s("price_per_mtok", &self.price_per_mtok),
+        ]
+        .into_iter()
+        .flatten()
+        .collect()
+    }
+}

@@ -1,0 +1,96 @@
+//! Walker/Vose alias tables: one u64 per draw from any finite distribution.
+use rand::RngCore;
+
+/// A discrete distribution over 0..len sampled with one 64-bit word: the high half of
+/// `u * len` picks a column, the low half decides between the column and its alias.
+#[derive(Debug, Clone)]
+pub struct AliasTable {
+    threshold: Vec<u64>,
+    alias: Vec<u32>,
+}
+
+impl AliasTable {
+    /// Builds the table from probabilities (need not be normalised; must not all be zero).
+    /// Time: O(len).
+    pub fn new(probs: &[f64]) -> AliasTable {
+        let n = probs.len();
+        let total: f64 = probs.iter().sum();
+        let mut scaled: Vec<f64> = probs.iter().map(|p| p * n as f64 / total).collect();
+        let mut threshold = vec![u64::MAX; n];
+        let mut alias: Vec<u32> = (0..n as u32).collect();
+        let (mut small, mut large): (Vec<usize>, Vec<usize>) =
+            (0..n).partition(|&i| scaled[i] < 1.0);
+        while let (Some(s), Some(&l)) = (small.pop(), large.last()) {
+            threshold[s] = to_u64(scaled[s]);
+            alias[s] = l as u32;
+            scaled[l] -= 1.0 - scaled[s];
+            if scaled[l] < 1.0 {
+                large.pop();
+                small.push(l);
+            }
+        }
+        // Whatever is left holds probability 1 up to rounding.
+        AliasTable { threshold, alias }
+    }
+
+    /// Draws one value. Cost: one `next_u64`.
+    #[inline]
+    pub fn sample<R: RngCore + ?Sized>(&self, rng: &mut R) -> u32 {
+        let u = rng.next_u64();
+        let wide = u128::from(u) * self.threshold.len() as u128;
+        let col = (wide >> 64) as usize;
+        let frac = wide as u64;
+        if frac < self.threshold[col] {
+            col as u32
+        } else {
+            self.alias[col]
+        }
+    }
+
+    /// Number of outcomes.
+    pub fn len(&self) -> usize {
+        self.threshold.len()
+    }
+
+    /// True when there are no outcomes.
+    pub fn is_empty(&self) -> bool {
+        self.threshold.is_empty()
+    }
+}
+
+fn to_u64(x: f64) -> u64 {
+    if x >= 1.0 {
+        u64::MAX
+    } else if x <= 0.0 {
+        0
+    } else {
+        (x * 18_446_744_073_709_551_616.0) as u64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::stream::stream;
+
+    #[test]
+    fn frequencies_match_probabilities_within_mc_error() {
+        let probs = [0.1, 0.0, 0.35, 0.05, 0.5];
+        let t = AliasTable::new(&probs);
+        let mut rng = stream(3, &[1]);
+        let draws = 400_000u32;
+        let mut counts = [0u32; 5];
+        for _ in 0..draws {
+            counts[t.sample(&mut rng) as usize] += 1;
+        }
+        for (p, c) in probs.iter().zip(counts) {
+            let se = (p * (1.0 - p) / f64::from(draws)).sqrt();
+            let f = f64::from(c) / f64::from(draws);
+            if *p == 0.0 {
+                assert_eq!(c, 0);
+            } else {
+                assert!(((f - p) / se).abs() < 4.5, "p={p} f={f}");
+            }
+        }
+    }
+}

@@ -1,0 +1,30 @@
+//! The Monte Carlo engine: deterministic random streams, O(1) samplers and a parallel runner.
+//!
+//! Every batch of draws gets its own generator seeded from (scenario seed, experiment, cell,
+//! batch), never from the thread that runs it, so results are identical for any thread count.
+//! Nothing here knows about files; nothing above `sim` draws random numbers.
+pub mod alias;
+pub mod stream;
+pub mod votes;
+
+use rayon::prelude::*;
+
+/// Draws per batch: the unit of parallel work and of random streams.
+pub const BATCH: u64 = 4096;
+
+/// Splits `total` draws into fixed batches: (batch index, draws in it).
+pub fn batches(total: u64) -> impl Iterator<Item = (u64, u64)> {
+    let n = total.div_ceil(BATCH);
+    (0..n).map(move |b| (b, BATCH.min(total - b * BATCH)))
+}
+
+/// Runs `work` on every task in parallel and returns the results in task order, so that any
+/// reduction over them is independent of scheduling.
+pub fn run_ordered<T, R, F>(tasks: &[T], work: F) -> Vec<R>
+where
+    T: Sync,
+    R: Send,
+    F: Fn(&T) -> R + Sync + Send,
+{
+    tasks.par_iter().map(work).collect()
+}

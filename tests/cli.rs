@@ -1,0 +1,295 @@
+//! The command line from outside: status codes, stdout, stderr and files.
+use std::path::Path;
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+
+fn evalsim() -> Command {
+    Command::cargo_bin("evalsim").expect("binary built")
+}
+
+const GOOD: &str = r#"title = "tiny"
+seed = 3
+[benchmark]
+problems = 5
+mu = 0.0
+sigma = 1.0
+[[model]]
+name = "m"
+shift = 0.0
+attractor = 0.5
+[[experiment]]
+kind = "curves"
+k = [1, 2, 4]
+votes = 500
+"#;
+
+/// Writes `src` as a scenario, runs it, and expects exit code 2 with every `needle` on stderr
+/// and no output folder.
+fn rejects(src: &str, needles: &[&str]) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("bad.toml");
+    std::fs::write(&file, src).expect("write");
+    let out = dir.path().join("out");
+    let mut cmd = evalsim();
+    cmd.arg("run").arg(&file).arg("--out").arg(&out);
+    let mut assert = cmd
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("bad.toml:"));
+    for n in needles {
+        assert = assert.stderr(predicate::str::contains(*n));
+    }
+    assert!(!out.exists(), "nothing may be written for bad input");
+}
+
+#[test]
+fn clap_definition_is_consistent() {
+    use clap::CommandFactory;
+    evalsim::cli::Cli::command().debug_assert();
+}
+
+#[test]
+fn run_note_writes_every_output() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("note");
+    evalsim()
+        .args(["run", "note", "--quiet", "--out"])
+        .arg(&out)
+        .assert()
+        .success()
+        .stdout(predicate::str::is_empty());
+    for f in [
+        "curves.csv",
+        "curves.png",
+        "curves.svg",
+        "attractor-sweep.csv",
+        "attractor-sweep.png",
+        "checks.csv",
+        "summary.json",
+        "results.json",
+        "report.md",
+    ] {
+        let p = out.join(f);
+        assert!(p.is_file(), "{f} missing");
+        assert!(
+            std::fs::metadata(&p).expect("meta").len() > 100,
+            "{f} is too small"
+        );
+    }
+    // PNGs decode at their declared size; SVG text uses the CSS font list.
+    let img = image::open(out.join("curves.png")).expect("curves.png decodes");
+    assert_eq!((img.width(), img.height()), (1600, 640));
+    let svg = std::fs::read_to_string(out.join("curves.svg")).expect("svg");
+    assert!(svg.contains("DejaVu Sans, Helvetica, Arial, sans-serif"));
+    let summary = std::fs::read_to_string(out.join("summary.json")).expect("summary");
+    assert!(summary.contains("\"seed\": 20240601"));
+    let report = std::fs::read_to_string(out.join("report.md")).expect("report");
+    assert!(report.contains("![curves](curves.png)"));
+    // No temp files left behind.
+    assert!(std::fs::read_dir(&out).expect("dir").all(|e| !e
+        .expect("entry")
+        .file_name()
+        .to_string_lossy()
+        .starts_with('.')));
+}
+
+#[test]
+fn check_note_passes_and_reports_counts() {
+    evalsim()
+        .args(["check", "note"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "checks: 112 of 112 within |z| <= 4.5",
+        ));
+}
+
+#[test]
+fn list_names_the_shipped_scenarios() {
+    evalsim()
+        .arg("list")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("note").and(predicate::str::contains("concentrated")));
+}
+
+#[test]
+fn unknown_scenario_name_is_bad_input() {
+    evalsim().args(["run", "nosuch"]).assert().code(2).stderr(
+        predicate::str::contains("unknown scenario `nosuch`")
+            .and(predicate::str::contains("note, concentrated")),
+    );
+}
+
+fn csvs(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut v: Vec<_> = std::fs::read_dir(dir)
+        .expect("dir")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "csv" || x == "json"))
+        .map(|p| {
+            (
+                p.file_name().expect("name").to_string_lossy().into_owned(),
+                std::fs::read(&p).expect("read"),
+            )
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn tables_are_identical_for_any_thread_count() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (a, b) = (dir.path().join("t1"), dir.path().join("t2"));
+    for (out, threads) in [(&a, "1"), (&b, "2")] {
+        evalsim()
+            .args([
+                "run",
+                "note",
+                "--no-figures",
+                "--quiet",
+                "--threads",
+                threads,
+                "--out",
+            ])
+            .arg(out)
+            .assert()
+            .success();
+    }
+    let (ta, tb) = (csvs(&a), csvs(&b));
+    assert_eq!(ta.len(), 5);
+    assert_eq!(ta, tb);
+}
+
+#[test]
+fn seed_flag_changes_the_simulation_and_is_recorded() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("s");
+    evalsim()
+        .args([
+            "run",
+            "note",
+            "--no-figures",
+            "--quiet",
+            "--seed",
+            "99",
+            "--out",
+        ])
+        .arg(&out)
+        .assert()
+        .success();
+    let checks = std::fs::read_to_string(out.join("checks.csv")).expect("checks");
+    assert!(checks.lines().nth(1).expect("row").starts_with("note,99,"));
+}
+
+#[test]
+fn good_file_runs() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("tiny.toml");
+    std::fs::write(&file, GOOD).expect("write");
+    evalsim()
+        .arg("run")
+        .arg(&file)
+        .arg("--out")
+        .arg(dir.path().join("o"))
+        .assert()
+        .success();
+}
+
+#[test]
+fn bad_inputs_name_file_line_key_and_what_is_valid() {
+    let cases: Vec<(String, Vec<&str>)> = vec![
+        (
+            GOOD.replace("sigma = 1.0", "sigma = 1.0\nsigmaa = 2"),
+            vec![":7:", "benchmark.sigmaa", "unknown field `sigmaa`"],
+        ),
+        (
+            GOOD.replace("sigma = 1.0", "sigma = 0.0"),
+            vec![":6:", "benchmark.sigma", "must be a finite number > 0"],
+        ),
+        (
+            GOOD.replace("sigma = 1.0", "sigma = -1"),
+            vec!["benchmark.sigma", "> 0"],
+        ),
+        (
+            GOOD.replace("attractor = 0.5", "attractor = 1.5"),
+            vec![":10:", "model[1].attractor", "must be in [0, 1]"],
+        ),
+        (
+            GOOD.replace("problems = 5\nmu = 0.0\nsigma = 1.0", "rates = [0.1, 1.2]"),
+            vec!["benchmark.rates", "rate #2 is 1.2", "[0, 1]"],
+        ),
+        (
+            GOOD.replace("problems = 5", "problems = 0"),
+            vec![":4:", "benchmark.problems", "between 1 and 100000"],
+        ),
+        (
+            GOOD.replace("k = [1, 2, 4]", "k = []"),
+            vec!["experiment[1].k", "must list 1 to 256 values"],
+        ),
+        (
+            GOOD.replace("k = [1, 2, 4]", "k = [0, 2]"),
+            vec!["experiment[1].k", "0 is out of range", "between 1 and 1024"],
+        ),
+        (
+            GOOD.replace("k = [1, 2, 4]", "k = [1, 4096]"),
+            vec![
+                "experiment[1].k",
+                "4096 is out of range",
+                "between 1 and 1024",
+            ],
+        ),
+        (
+            GOOD.replace("votes = 500", "votes = 0"),
+            vec![":14:", "experiment[1].votes", "between 1 and 100000000"],
+        ),
+        (
+            GOOD.replace("k = [1, 2, 4]", "models = [\"nobody\"]"),
+            vec![
+                "experiment[1].models",
+                "no model named `nobody`",
+                "models: m",
+            ],
+        ),
+        (
+            GOOD.replace("kind = \"curves\"", "kind = \"curvez\""),
+            vec!["experiment[1].kind", "unknown variant `curvez`"],
+        ),
+        (
+            GOOD.replace("votes = 500", "votes = 500\nreruns = 3"),
+            vec![
+                "experiment[1].reruns",
+                "does not apply to a `curves` experiment",
+            ],
+        ),
+        (
+            GOOD.replace("seed = 3", "seed = \"x\""),
+            vec![":2:", "seed", "invalid type"],
+        ),
+        (
+            GOOD.replace("mu = 0.0", "mu = "),
+            vec![":5:", "benchmark.mu"],
+        ),
+        (
+            GOOD.replace("attractor = 0.5\n", ""),
+            vec!["model[1].attractor", "missing key `attractor`"],
+        ),
+    ];
+    for (src, needles) in cases {
+        rejects(&src, &needles);
+    }
+}
+
+#[test]
+fn unwritable_output_folder_is_bad_input() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let blocker = dir.path().join("file");
+    std::fs::write(&blocker, "x").expect("write");
+    evalsim()
+        .args(["run", "note", "--no-figures", "--out"])
+        .arg(blocker.join("sub"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("cannot write").and(predicate::str::contains("--out")));
+}

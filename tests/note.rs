@@ -1,0 +1,87 @@
+//! The canonical `note` scenario reproduces the spec's published table (shared/spec/model.md).
+use evalsim::exact::maj::{maj_at_k_all, maj_ceiling};
+use evalsim::exact::pass::{mean, pass_at_k};
+use evalsim::experiments::votes::Metric;
+use evalsim::experiments::{run_all, ExperimentResult, Z_BOUND};
+use evalsim::model::VoteRule;
+use evalsim::scenario::Scenario;
+
+fn note() -> Scenario {
+    Scenario::load("note").expect("the embedded note scenario is valid")
+}
+
+fn rates() -> Vec<f64> {
+    let s = note();
+    let r = s.benchmark.rates();
+    s.models[0].rates_on(&r)
+}
+
+fn pct1(x: f64) -> String {
+    format!("{:.1}", 100.0 * x)
+}
+
+#[test]
+fn exact_rows_of_the_published_table() {
+    let p = rates();
+    assert_eq!(p.len(), 30);
+    assert_eq!(pct1(p[0]), "1.1");
+    assert_eq!(pct1(mean(&p)), "52.9");
+    let pass64: Vec<f64> = p.iter().map(|&x| pass_at_k(x, 64)).collect();
+    assert_eq!(pct1(mean(&pass64)), "97.8");
+    assert_eq!(
+        pct1(mean(&maj_at_k_all(&p, 0.5, 64, VoteRule::Random))),
+        "65.7"
+    );
+    assert_eq!(
+        format!(
+            "{:.2}",
+            100.0 * mean(&maj_at_k_all(&p, 0.5, 16, VoteRule::Random))
+        ),
+        "65.69"
+    );
+    let maj2 = mean(&maj_at_k_all(&p, 0.5, 2, VoteRule::Random));
+    assert!(
+        (maj2 - mean(&p)).abs() < 1e-14,
+        "maj@2 {maj2} must equal pass@1"
+    );
+    assert_eq!(p.iter().filter(|&&x| x > 1.0 / 3.0).count(), 20);
+    assert!((maj_ceiling(&p, 0.5) - 20.0 / 30.0).abs() < 1e-15);
+    // maj@k never exceeds the ceiling 66.7%.
+    for k in [4, 16, 64, 256, 1024] {
+        assert!(mean(&maj_at_k_all(&p, 0.5, k, VoteRule::Random)) < 2.0 / 3.0);
+    }
+}
+
+#[test]
+fn simulated_values_agree_within_monte_carlo_error() {
+    let s = note();
+    let out = run_all(&s, &|_| {}).expect("note runs");
+    let checks = out.checks();
+    assert!(checks.len() >= 100);
+    for c in &checks {
+        assert!(
+            c.passed(),
+            "{} {} {}: z = {}",
+            c.experiment,
+            c.quantity,
+            c.cell,
+            c.estimate.z
+        );
+        assert!(c.estimate.se > 0.0 || c.estimate.sim == c.estimate.exact);
+    }
+    // maj@16 of `long`: exact 65.69%; the simulation lands within Z_BOUND standard errors.
+    let ExperimentResult::Curves(curves) = &out.results[0] else {
+        panic!("first experiment is curves")
+    };
+    let pt = curves
+        .points
+        .iter()
+        .find(|p| p.series == 0 && p.k == 16 && p.metric == Metric::MajAtK)
+        .expect("maj@16 point");
+    assert_eq!(format!("{:.2}", 100.0 * pt.estimate.exact), "65.69");
+    assert!(pt.estimate.z.abs() <= Z_BOUND);
+    assert!(
+        pt.estimate.se > 0.0 && pt.estimate.se < 0.005,
+        "4,000 votes per problem give an SE under half a point"
+    );
+}

@@ -1,1 +1,4 @@
 //! Closed forms: pure functions of rates and parameters, no I/O and no randomness.
+
+pub mod budget;
+pub mod noise;

@@ -212,13 +212,13 @@ pub fn score_quantile(pmf: &[f64], n: u32, n_problems: usize, prob: f64) -> f64 
     1.0
 }
 
-/// Moments of a problem's rate under random placement: (E[p], E[p (1 - p)], Var(p)) for
+/// Moments of a problem's rate under random placement: `(E[p], E[p (1 - p)], Var(p))` for
 /// p = expit(mu + sigma Z), Z ~ N(0, 1).
 ///
 /// Each is an integral against the normal density over |z| <= 12 (the mass beyond is ~4e-33),
 /// computed by adaptive Simpson on half-unit panels with an extra break where the logistic turns
 /// (z = -mu / sigma), so steep curves for large sigma are not stepped over. Var(p) is integrated
-/// as E[(p - E p)^2], not E[p^2] - E[p]^2, to avoid cancellation. Accurate to ~1e-12 absolute.
+/// as `E[(p - E p)^2]`, not `E[p^2] - E[p]^2`, to avoid cancellation. Accurate to ~1e-12 absolute.
 /// sigma = 0 gives (expit(mu), expit(mu) expit(-mu), 0) exactly.
 ///
 /// Time: O(1) (a few thousand evaluations of expit).

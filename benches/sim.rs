@@ -56,23 +56,32 @@ fn note_votes(c: &mut Criterion) {
     let s = Scenario::from_toml(PEER_AB, "peer-ab", "bench").expect("valid");
     let mut g = c.benchmark_group("note");
     g.sample_size(20);
-    let votes: u64 = (0..2).map(|i| evalsim::experiments::planned_draws(&s, i)).sum();
+    let votes: u64 = (0..2)
+        .map(|i| evalsim::experiments::planned_draws(&s, i))
+        .sum();
     assert_eq!(votes, 1_440_000);
     g.throughput(Throughput::Elements(votes));
-    g.bench_function("peer sections a+b: curves + attractor-sweep (votes, all threads)", |b| {
-        b.iter(|| {
-            for i in 0..2 {
-                black_box(run(&s, i, &|_| {}).expect("runs"));
-            }
-        })
-    });
+    g.bench_function(
+        "peer sections a+b: curves + attractor-sweep (votes, all threads)",
+        |b| {
+            b.iter(|| {
+                for i in 0..2 {
+                    black_box(run(&s, i, &|_| {}).expect("runs"));
+                }
+            })
+        },
+    );
     g.finish();
 }
 
 fn exact(c: &mut Criterion) {
     let mut g = c.benchmark_group("exact");
-    g.bench_function("maj@k one problem, k = 1024", |b| b.iter(|| maj_at_k(black_box(0.4), 0.5, 1024, VoteRule::Random)));
-    g.bench_function("maj@k one problem, k = 64", |b| b.iter(|| maj_at_k(black_box(0.4), 0.5, 64, VoteRule::Random)));
+    g.bench_function("maj@k one problem, k = 1024", |b| {
+        b.iter(|| maj_at_k(black_box(0.4), 0.5, 1024, VoteRule::Random))
+    });
+    g.bench_function("maj@k one problem, k = 64", |b| {
+        b.iter(|| maj_at_k(black_box(0.4), 0.5, 64, VoteRule::Random))
+    });
     g.finish();
 }
 

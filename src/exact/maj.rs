@@ -28,8 +28,8 @@ pub fn ln_factorials(n: u32) -> Vec<f64> {
     out
 }
 
-/// The pmf of Bin(n, p) over 0..=n, computed in log space (no underflow to garbage; p in {0, 1}
-/// exact). `lnf` must hold ln(j!) for j up to at least n. Time: O(n).
+/// The pmf of Bin(n, p) over 0..=n, computed in log space and renormalised (no underflow to
+/// garbage; p in {0, 1} exact). `lnf` must hold ln(j!) for j up to at least n. Time: O(n).
 pub fn binomial_pmf_with(n: u32, p: f64, lnf: &[f64]) -> Vec<f64> {
     let n_us = n as usize;
     if p <= 0.0 {
@@ -43,11 +43,16 @@ pub fn binomial_pmf_with(n: u32, p: f64, lnf: &[f64]) -> Vec<f64> {
         return v;
     }
     let (lp, lq) = (p.ln(), (-p).ln_1p());
-    (0..=n_us)
+    let mut pmf: Vec<f64> = (0..=n_us)
         .map(|j| {
             (lnf[n_us] - lnf[j] - lnf[n_us - j] + j as f64 * lp + (n_us - j) as f64 * lq).exp()
         })
-        .collect()
+        .collect();
+    // ln(j!) accumulates rounding (about n ulps of ln(n!)); renormalising removes the common
+    // factor that introduces.
+    let total: f64 = pmf.iter().sum();
+    pmf.iter_mut().for_each(|x| *x /= total);
+    pmf
 }
 
 /// The pmf of Bin(n, p) over 0..=n. Time: O(n).

@@ -1,0 +1,461 @@
+//! Token budgets: what a cap on trace length does to accuracy and cost, in closed form.
+//!
+//! A trace's length L is lognormal, ln L ~ N(mu_log, s^2), with median e^mu_log. Correct traces on
+//! problem i have median L0 (1 + g d_i), wrong ones w times that, where d_i = 1 - p_i is the
+//! difficulty of the problem in the benchmark (before any model shift). A trace longer than the
+//! budget B ends with no answer, so the cap turns a would-be answer into a miss with probability
+//! 1 - F(B).
+
+use statrs::function::erf::erfc;
+
+pub use crate::model::TraceLengths;
+
+/// P(L <= x) for L lognormal with the given median and log-SD s: Phi((ln x - ln median) / s).
+///
+/// x <= 0 gives 0 and x = infinity gives 1; s = 0 is the point mass at the median.
+///
+/// Time: O(1).
+///
+/// # Panics
+///
+/// If `median` is not positive and finite or `s` is negative or not finite.
+pub fn lognormal_cdf(x: f64, median: f64, s: f64) -> f64 {
+    check_lognormal(median, s);
+    if x <= 0.0 {
+        return 0.0;
+    }
+    if x == f64::INFINITY {
+        return 1.0;
+    }
+    if s == 0.0 {
+        return if x >= median { 1.0 } else { 0.0 };
+    }
+    standard_normal_cdf((x / median).ln() / s)
+}
+
+/// E[min(L, B)] for L lognormal with the given median and log-SD s (mu = ln median):
+/// e^(mu + s^2/2) Phi((ln B - mu - s^2) / s) + B (1 - Phi((ln B - mu) / s)).
+///
+/// B = infinity gives the mean e^(mu + s^2/2); B <= 0 gives 0; s = 0 gives min(median, B).
+///
+/// Time: O(1).
+///
+/// # Panics
+///
+/// If `median` is not positive and finite or `s` is negative or not finite.
+pub fn expected_min(median: f64, s: f64, budget: f64) -> f64 {
+    check_lognormal(median, s);
+    let mean = median * (0.5 * s * s).exp();
+    if budget <= 0.0 {
+        return 0.0;
+    }
+    if budget == f64::INFINITY {
+        return mean;
+    }
+    if s == 0.0 {
+        return median.min(budget);
+    }
+    let z = (budget / median).ln() / s;
+    mean * standard_normal_cdf(z - s) + budget * standard_normal_cdf(-z)
+}
+
+/// Accuracy of one sample under the cap: Acc(B) = mean_i p_i F_c,i(B).
+///
+/// `rates` are the model's p_i; `difficulty` the benchmark's d_i = 1 - p_i before the model's
+/// shift. Rises from 0 to mean_i p_i (pass@1) as B grows.
+///
+/// Time: O(N).
+///
+/// # Panics
+///
+/// If the slices differ in length or are empty, or as [`lognormal_cdf`] for any problem.
+pub fn accuracy_at_budget(
+    rates: &[f64],
+    difficulty: &[f64],
+    lengths: &TraceLengths,
+    budget: f64,
+) -> f64 {
+    mean_over_problems(rates, difficulty, |p, d| {
+        p * lognormal_cdf(budget, lengths.correct_median(d), lengths.sigma)
+    })
+}
+
+/// Share of traces the cap cuts off: mean_i [p_i (1 - F_c,i(B)) + (1 - p_i) (1 - F_w,i(B))].
+///
+/// Time: O(N).
+///
+/// # Panics
+///
+/// If the slices differ in length or are empty, or as [`lognormal_cdf`] for any problem.
+pub fn truncation_rate(
+    rates: &[f64],
+    difficulty: &[f64],
+    lengths: &TraceLengths,
+    budget: f64,
+) -> f64 {
+    mean_over_problems(rates, difficulty, |p, d| {
+        let correct_cut = 1.0 - lognormal_cdf(budget, lengths.correct_median(d), lengths.sigma);
+        let wrong_cut = 1.0 - lognormal_cdf(budget, lengths.wrong_median(d), lengths.sigma);
+        p * correct_cut + (1.0 - p) * wrong_cut
+    })
+}
+
+/// Expected tokens spent on one sample under the cap:
+/// mean_i [p_i E[min(L_c,i, B)] + (1 - p_i) E[min(L_w,i, B)]].
+///
+/// Time: O(N).
+///
+/// # Panics
+///
+/// If the slices differ in length or are empty, or as [`expected_min`] for any problem.
+pub fn tokens_per_sample(
+    rates: &[f64],
+    difficulty: &[f64],
+    lengths: &TraceLengths,
+    budget: f64,
+) -> f64 {
+    mean_over_problems(rates, difficulty, |p, d| {
+        let correct = expected_min(lengths.correct_median(d), lengths.sigma, budget);
+        let wrong = expected_min(lengths.wrong_median(d), lengths.sigma, budget);
+        p * correct + (1.0 - p) * wrong
+    })
+}
+
+/// Per-sample (p', q') of one problem under the cap: (p F_c(B), q F_w(B)).
+///
+/// p is the correct rate and q = a (1 - p) the attractor mass; a cut trace gives no answer, which
+/// in a vote is a one-off, so the one-off mass becomes 1 - p' - q'.
+///
+/// Time: O(1).
+///
+/// # Panics
+///
+/// As [`lognormal_cdf`].
+pub fn capped_rates(
+    p: f64,
+    q: f64,
+    lengths: &TraceLengths,
+    difficulty: f64,
+    budget: f64,
+) -> (f64, f64) {
+    let correct_kept = lognormal_cdf(budget, lengths.correct_median(difficulty), lengths.sigma);
+    let wrong_kept = lognormal_cdf(budget, lengths.wrong_median(difficulty), lengths.sigma);
+    (p * correct_kept, q * wrong_kept)
+}
+
+/// Points of the log grid scanned for sign changes of f - g.
+const CROSSOVER_GRID_POINTS: usize = 400;
+/// Width of the final bracket on ln B: a relative accuracy of 1e-10 in B.
+const CROSSOVER_LOG_TOLERANCE: f64 = 1e-10;
+
+/// Every budget B in [lo, hi] where f(B) - g(B) changes sign (e.g. where two Acc(B) curves cross).
+///
+/// Scans 400 points evenly spaced in ln B, then bisects each bracket with a sign change on ln B to
+/// a relative width of 1e-10. Grid points where f - g is exactly 0 (or NaN) are skipped over, so
+/// a curve that touches zero without changing sign gives no root; crossings closer together than
+/// one grid step (a factor (hi / lo)^(1/399)) may cancel out unseen. Roots come out increasing.
+///
+/// Time: O(400 + 40 r) evaluations of f and g, for r roots.
+///
+/// # Panics
+///
+/// If `lo` is not positive, or `hi` is not finite or not above `lo`.
+pub fn crossover_budgets(
+    f: impl Fn(f64) -> f64,
+    g: impl Fn(f64) -> f64,
+    lo: f64,
+    hi: f64,
+) -> Vec<f64> {
+    assert!(
+        lo > 0.0 && hi.is_finite() && hi > lo,
+        "budget range [{lo}, {hi}] must satisfy 0 < lo < hi < infinity"
+    );
+    let gap = |log_budget: f64| {
+        let budget = log_budget.exp();
+        f(budget) - g(budget)
+    };
+    let (log_lo, log_hi) = (lo.ln(), hi.ln());
+    let step = (log_hi - log_lo) / (CROSSOVER_GRID_POINTS - 1) as f64;
+    let mut roots = Vec::new();
+    let mut last_signed: Option<(f64, f64)> = None;
+    for j in 0..CROSSOVER_GRID_POINTS {
+        let log_budget = log_lo + j as f64 * step;
+        let value = gap(log_budget);
+        if value == 0.0 || value.is_nan() {
+            continue;
+        }
+        if let Some((log_prev, prev)) = last_signed {
+            if prev.signum() != value.signum() {
+                roots.push(bisect_sign_change(&gap, log_prev, log_budget).exp());
+            }
+        }
+        last_signed = Some((log_budget, value));
+    }
+    roots
+}
+
+/// Bisection for a sign change of `gap` between `below` and `above` (in ln B).
+fn bisect_sign_change(gap: &impl Fn(f64) -> f64, mut below: f64, mut above: f64) -> f64 {
+    let sign_below = gap(below).signum();
+    while (above - below).abs() > CROSSOVER_LOG_TOLERANCE {
+        let mid = 0.5 * (below + above);
+        let value = gap(mid);
+        if value == 0.0 {
+            return mid;
+        }
+        if value.signum() == sign_below {
+            below = mid;
+        } else {
+            above = mid;
+        }
+    }
+    0.5 * (below + above)
+}
+
+fn check_lognormal(median: f64, s: f64) {
+    assert!(
+        median > 0.0 && median.is_finite(),
+        "median trace length {median} must be positive and finite"
+    );
+    assert!(
+        s >= 0.0 && s.is_finite(),
+        "log-SD of trace length {s} must be finite and >= 0"
+    );
+}
+
+/// mean_i term(p_i, d_i) over paired model rates and benchmark difficulties.
+fn mean_over_problems(rates: &[f64], difficulty: &[f64], term: impl Fn(f64, f64) -> f64) -> f64 {
+    assert_eq!(
+        rates.len(),
+        difficulty.len(),
+        "one difficulty per problem is needed"
+    );
+    assert!(!rates.is_empty(), "a benchmark needs at least one problem");
+    let total: f64 = rates
+        .iter()
+        .zip(difficulty)
+        .map(|(&p, &d)| term(p, d))
+        .sum();
+    total / rates.len() as f64
+}
+
+/// Phi(x), through erfc so both tails keep their relative accuracy.
+fn standard_normal_cdf(x: f64) -> f64 {
+    0.5 * erfc(-x / std::f64::consts::SQRT_2)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::exact::noise::tests::{note_rates, shift_logits};
+    use statrs::distribution::{ContinuousCDF, LogNormal};
+
+    /// Identities hold to round-off.
+    const IDENTITY: f64 = 1e-12;
+
+    fn assert_close(actual: f64, expected: f64, tolerance: f64) {
+        assert!(
+            (actual - expected).abs() <= tolerance,
+            "{actual} differs from {expected} by more than {tolerance}"
+        );
+    }
+
+    fn note_lengths(median_tokens: f64) -> TraceLengths {
+        TraceLengths {
+            median_tokens,
+            hard_growth: 1.0,
+            wrong_factor: 1.5,
+            sigma: 0.55,
+        }
+    }
+
+    fn difficulty_of(rates: &[f64]) -> Vec<f64> {
+        rates.iter().map(|p| 1.0 - p).collect()
+    }
+
+    /// integral_0^B P(L > x) dx: x0 = median e^(-10 s) (P(L < x0) = Phi(-10) ~ 8e-24, so the
+    /// stretch below it is x0 to 1e-23), then composite Simpson in u = ln x on [ln x0, ln B].
+    fn survival_integral(median: f64, s: f64, budget: f64) -> f64 {
+        let start = median * (-10.0 * s).exp();
+        let (a, b) = (start.ln(), budget.ln());
+        let panels = 20_000;
+        let h = (b - a) / panels as f64;
+        let integrand = |u: f64| (1.0 - lognormal_cdf(u.exp(), median, s)) * u.exp();
+        let weighted: f64 = (0..=panels)
+            .map(|j| {
+                let weight = if j == 0 || j == panels {
+                    1.0
+                } else if j % 2 == 1 {
+                    4.0
+                } else {
+                    2.0
+                };
+                weight * integrand(a + j as f64 * h)
+            })
+            .sum();
+        start + weighted * h / 3.0
+    }
+
+    #[test]
+    fn lognormal_cdf_matches_statrs() {
+        for (median, s) in [(8000.0f64, 0.55), (2500.0, 1.3), (40.0, 0.05)] {
+            let reference = LogNormal::new(median.ln(), s).expect("valid lognormal");
+            for x in [1.0, median / 3.0, median, 2.0 * median, 10.0 * median] {
+                assert_close(lognormal_cdf(x, median, s), reference.cdf(x), IDENTITY);
+            }
+        }
+    }
+
+    #[test]
+    fn lognormal_cdf_limits() {
+        assert_eq!(lognormal_cdf(0.0, 100.0, 0.5), 0.0);
+        assert_eq!(lognormal_cdf(-3.0, 100.0, 0.5), 0.0);
+        assert_eq!(lognormal_cdf(f64::INFINITY, 100.0, 0.5), 1.0);
+        assert_eq!(lognormal_cdf(100.0, 100.0, 0.5), 0.5);
+        assert_eq!(lognormal_cdf(99.0, 100.0, 0.0), 0.0);
+        assert_eq!(lognormal_cdf(100.0, 100.0, 0.0), 1.0);
+    }
+
+    #[test]
+    fn expected_min_matches_integral_of_survival() {
+        for (median, s) in [(8000.0, 0.55), (2500.0, 1.2), (300.0, 0.1)] {
+            for budget in [0.2 * median, median, 3.0 * median, 50.0 * median] {
+                let exact = expected_min(median, s, budget);
+                let numeric = survival_integral(median, s, budget);
+                assert_close(exact / numeric, 1.0, 1e-8);
+            }
+        }
+    }
+
+    #[test]
+    fn expected_min_limits() {
+        let (median, s) = (8000.0f64, 0.55f64);
+        let mean = median * (0.5 * s * s).exp();
+        assert_eq!(expected_min(median, s, f64::INFINITY), mean);
+        assert_eq!(expected_min(median, s, 0.0), 0.0);
+        assert_eq!(expected_min(median, 0.0, 5000.0), 5000.0);
+        assert_eq!(expected_min(median, 0.0, 9000.0), median);
+        // A tiny cap binds almost every trace, a huge one almost none.
+        assert_close(expected_min(median, s, 1.0), 1.0, IDENTITY);
+        assert_close(expected_min(median, s, 1e9) / mean, 1.0, IDENTITY);
+    }
+
+    #[test]
+    fn trace_length_medians_follow_difficulty() {
+        let lengths = note_lengths(8000.0);
+        assert_eq!(lengths.correct_median(0.0), 8000.0);
+        assert_eq!(lengths.correct_median(0.5), 12_000.0);
+        assert_eq!(lengths.wrong_median(0.5), 18_000.0);
+    }
+
+    #[test]
+    fn accuracy_at_budget_rises_to_pass_at_one() {
+        let rates = note_rates();
+        let difficulty = difficulty_of(&rates);
+        let lengths = note_lengths(8000.0);
+        let pass_at_one = rates.iter().sum::<f64>() / rates.len() as f64;
+        let curve: Vec<f64> = (0..=40)
+            .map(|j| accuracy_at_budget(&rates, &difficulty, &lengths, 500.0 * 1.25f64.powi(j)))
+            .collect();
+        // Strictly rising up to ~130k tokens; beyond it F(B) rounds to 1 and the curve flattens.
+        assert!(curve[..=25].windows(2).all(|pair| pair[1] > pair[0]));
+        assert!(curve.windows(2).all(|pair| pair[1] >= pair[0]));
+        assert!(curve[0] < 0.01 * pass_at_one);
+        let uncapped = accuracy_at_budget(&rates, &difficulty, &lengths, f64::INFINITY);
+        assert_close(uncapped, pass_at_one, IDENTITY);
+        let generous = accuracy_at_budget(&rates, &difficulty, &lengths, 1e8);
+        assert_close(generous, pass_at_one, 1e-12);
+    }
+
+    #[test]
+    fn truncation_rate_runs_from_one_to_zero() {
+        let rates = note_rates();
+        let difficulty = difficulty_of(&rates);
+        let lengths = note_lengths(8000.0);
+        assert_close(
+            truncation_rate(&rates, &difficulty, &lengths, 1.0),
+            1.0,
+            IDENTITY,
+        );
+        assert_eq!(
+            truncation_rate(&rates, &difficulty, &lengths, f64::INFINITY),
+            0.0
+        );
+        let low = truncation_rate(&rates, &difficulty, &lengths, 8000.0);
+        let high = truncation_rate(&rates, &difficulty, &lengths, 32_000.0);
+        assert!(0.0 < high && high < low && low < 1.0);
+    }
+
+    #[test]
+    fn uncapped_tokens_per_sample_is_the_lognormal_mean() {
+        let rates = note_rates();
+        let difficulty = difficulty_of(&rates);
+        let lengths = note_lengths(2500.0);
+        let inflation = (0.5 * lengths.sigma * lengths.sigma).exp();
+        let expected = rates
+            .iter()
+            .zip(&difficulty)
+            .map(|(&p, &d)| {
+                inflation * (p * lengths.correct_median(d) + (1.0 - p) * lengths.wrong_median(d))
+            })
+            .sum::<f64>()
+            / rates.len() as f64;
+        let uncapped = tokens_per_sample(&rates, &difficulty, &lengths, f64::INFINITY);
+        assert_close(uncapped / expected, 1.0, IDENTITY);
+        let capped = tokens_per_sample(&rates, &difficulty, &lengths, 4000.0);
+        assert!(capped < 4000.0 && capped < uncapped);
+    }
+
+    #[test]
+    fn capped_rates_scale_by_the_kept_share() {
+        let lengths = note_lengths(8000.0);
+        let (p, q, d) = (0.6, 0.2, 0.4);
+        let (p_capped, q_capped) = capped_rates(p, q, &lengths, d, 11_200.0);
+        // The correct median is exactly 11,200 tokens, so half the correct traces survive.
+        assert_close(p_capped, 0.3, IDENTITY);
+        let wrong_kept = lognormal_cdf(11_200.0, 16_800.0, 0.55);
+        assert_close(q_capped, q * wrong_kept, IDENTITY);
+        assert_eq!(capped_rates(p, q, &lengths, d, f64::INFINITY), (p, q));
+    }
+
+    #[test]
+    fn crossover_budgets_find_every_sign_change() {
+        // sin(ln B) changes sign at B = e^(k pi).
+        let roots = crossover_budgets(|b: f64| b.ln().sin(), |_| 0.0, 2.0, 1e5);
+        let expected: Vec<f64> = (1..=3)
+            .map(|k| (k as f64 * std::f64::consts::PI).exp())
+            .collect();
+        assert_eq!(roots.len(), expected.len());
+        for (root, exact) in roots.iter().zip(&expected) {
+            assert_close(root / exact, 1.0, 1e-9);
+        }
+        // Touching zero without crossing is no crossover.
+        let touch = crossover_budgets(|b: f64| (b.ln() - 3.0).powi(2), |_| 0.0, 1.0, 100.0);
+        assert!(touch.is_empty());
+    }
+
+    #[test]
+    fn note_models_cross_once_between_1k_and_128k_tokens() {
+        let benchmark = note_rates();
+        let difficulty = difficulty_of(&benchmark);
+        let short_rates = shift_logits(&benchmark, -0.6);
+        let (long, short) = (note_lengths(8000.0), note_lengths(2500.0));
+        let long_accuracy = |b| accuracy_at_budget(&benchmark, &difficulty, &long, b);
+        let short_accuracy = |b| accuracy_at_budget(&short_rates, &difficulty, &short, b);
+        let crossings = crossover_budgets(long_accuracy, short_accuracy, 1_000.0, 128_000.0);
+        assert_eq!(crossings.len(), 1);
+        let crossover = crossings[0];
+        let gap = |b| long_accuracy(b) - short_accuracy(b);
+        assert!(
+            gap(crossover * 0.999) < 0.0,
+            "short leads below the crossover"
+        );
+        assert!(
+            gap(crossover * 1.001) > 0.0,
+            "long leads above the crossover"
+        );
+        assert!(gap(1_000.0) < 0.0 && gap(128_000.0) > 0.0);
+        // Regression value: the curves cross at 17,647 tokens, at 44.25% accuracy.
+        assert_close(crossover, 17_647.064, 1e-3);
+    }
+}

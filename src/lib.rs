@@ -8,3 +8,4 @@
 
 pub mod exact;
 pub mod model;
+pub mod analyze;

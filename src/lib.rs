@@ -6,6 +6,6 @@
 //! (CSV / JSON / Markdown / PNG / SVG) -> [`cli`].
 #![forbid(unsafe_code)]
 
+pub mod analyze;
 pub mod exact;
 pub mod model;
-pub mod analyze;

@@ -79,8 +79,10 @@ impl ProblemSamples {
         p.n = correct + wrong_groups.iter().sum::<usize>();
         p.sequence.extend(std::iter::repeat_n(0, correct));
         for (i, &g) in wrong_groups.iter().enumerate() {
-            p.sequence
-                .extend(std::iter::repeat_n(u32::try_from(i + 1).unwrap_or(u32::MAX), g));
+            p.sequence.extend(std::iter::repeat_n(
+                u32::try_from(i + 1).unwrap_or(u32::MAX),
+                g,
+            ));
         }
         p.tokens = vec![None; p.n];
         p
@@ -222,7 +224,11 @@ impl DatasetBuilder {
                 matches!(k, AnswerKey::Value(_)) && *k == r
             }
             (None, _, _) => {
-                let field = if key.is_some() { "reference" } else { "correct" };
+                let field = if key.is_some() {
+                    "reference"
+                } else {
+                    "correct"
+                };
                 return Err(AnalyzeError::MissingField {
                     source_name: self.source.clone(),
                     line,
@@ -267,7 +273,9 @@ impl DatasetBuilder {
                 model
                     .problems
                     .push(ProblemSamples::new(sample.problem_id.clone()));
-                model.index.insert(sample.problem_id, model.problems.len() - 1);
+                model
+                    .index
+                    .insert(sample.problem_id, model.problems.len() - 1);
                 model.problems.len() - 1
             }
         };

@@ -317,7 +317,12 @@ mod tests {
             }
         }
         let right = counts.get(&0).copied().unwrap_or(0);
-        let top = counts.values().copied().max().unwrap_or(0).max(usize::from(missing > 0));
+        let top = counts
+            .values()
+            .copied()
+            .max()
+            .unwrap_or(0)
+            .max(usize::from(missing > 0));
         match rule {
             VoteRule::Absolute => f64::from(u8::from(2 * right > labels.len())),
             _ if right == 0 || right < top => 0.0,
@@ -341,7 +346,10 @@ mod tests {
             if mask.count_ones() as usize != k {
                 continue;
             }
-            let subset: Vec<_> = (0..n).filter(|i| mask >> i & 1 == 1).map(|i| labels[i]).collect();
+            let subset: Vec<_> = (0..n)
+                .filter(|i| mask >> i & 1 == 1)
+                .map(|i| labels[i])
+                .collect();
             total += vote(&subset, rule);
             count += 1;
         }
@@ -368,9 +376,30 @@ mod tests {
             // ties between correct and one wrong group
             vec![Some(0), Some(0), Some(1), Some(1), Some(2)],
             // several wrong groups and missing answers
-            vec![Some(0), Some(0), Some(0), Some(1), Some(1), Some(1), Some(2), Some(2), None, None, Some(3)],
+            vec![
+                Some(0),
+                Some(0),
+                Some(0),
+                Some(1),
+                Some(1),
+                Some(1),
+                Some(2),
+                Some(2),
+                None,
+                None,
+                Some(3),
+            ],
             // correct in the minority
-            vec![Some(0), Some(1), Some(1), Some(1), Some(1), None, Some(2), Some(2)],
+            vec![
+                Some(0),
+                Some(1),
+                Some(1),
+                Some(1),
+                Some(1),
+                None,
+                Some(2),
+                Some(2),
+            ],
             // all missing except correct ones
             vec![Some(0), Some(0), None, None, None, None, None],
             // no correct answer at all
@@ -378,7 +407,20 @@ mod tests {
             // all correct
             vec![Some(0); 6],
             // a large wrong group and many one-offs
-            vec![Some(0), Some(0), Some(0), Some(0), Some(1), Some(1), Some(1), Some(1), Some(1), Some(2), Some(3), None],
+            vec![
+                Some(0),
+                Some(0),
+                Some(0),
+                Some(0),
+                Some(1),
+                Some(1),
+                Some(1),
+                Some(1),
+                Some(1),
+                Some(2),
+                Some(3),
+                None,
+            ],
         ];
         for labels in &cases {
             let (c, wrong) = groups_of(labels);
@@ -409,7 +451,10 @@ mod tests {
         for k in 1..=n {
             assert!(m[k - 1] <= pk[k - 1] + 1e-14 && (0.0..=1.0 + 1e-14).contains(&m[k - 1]));
         }
-        assert!((m[n - 1] - 1.0).abs() < 1e-12, "correct group is the strict plurality");
+        assert!(
+            (m[n - 1] - 1.0).abs() < 1e-12,
+            "correct group is the strict plurality"
+        );
     }
 
     #[test]

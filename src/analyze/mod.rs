@@ -26,9 +26,9 @@ pub mod data;
 pub mod estimators;
 pub mod fit;
 pub mod normalize;
+pub use read::{read_samples, Format, ReadOptions};
 pub mod read;
 pub mod summary;
-
 
 pub use data::{Dataset, DatasetBuilder, ModelSamples, ProblemSamples, Sample};
 pub use estimators::{
@@ -37,8 +37,6 @@ pub use estimators::{
 };
 
 pub use normalize::{normalize_answer, AnswerKey, Normalization};
-
-
 
 /// How maj@k is scored for analysis of real samples.
 ///
@@ -104,7 +102,9 @@ pub enum AnalyzeError {
         expected: String,
     },
     /// A field is present but its value has the wrong type or range.
-    #[error("{source_name}:{line}: field `{field}` has invalid value {value}; expected {expected}")]
+    #[error(
+        "{source_name}:{line}: field `{field}` has invalid value {value}; expected {expected}"
+    )]
     BadField {
         source_name: String,
         line: usize,
@@ -116,7 +116,9 @@ pub enum AnalyzeError {
     #[error("{source_name}: no samples found; expected at least one row with `problem_id` and `correct` (or `answer` + `reference`)")]
     Empty { source_name: String },
     /// A problem has no samples (e.g. an lm-eval row with empty `resps`).
-    #[error("{source_name}:{line}: problem `{problem}` has zero samples; every problem needs n >= 1")]
+    #[error(
+        "{source_name}:{line}: problem `{problem}` has zero samples; every problem needs n >= 1"
+    )]
     ZeroSamples {
         source_name: String,
         line: usize,
@@ -136,6 +138,12 @@ pub enum AnalyzeError {
         smallest_n: usize,
         problem: String,
         model: String,
+    },
+    /// An lm-eval log holds several filters and none was chosen.
+    #[error("{source_name}: several filters present ({available}); choose one by name")]
+    AmbiguousFilter {
+        source_name: String,
+        available: String,
     },
     /// k is larger than n for a single problem.
     #[error("k = {k} exceeds n = {n} samples; choose 1 <= k <= {n}")]

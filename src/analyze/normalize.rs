@@ -186,15 +186,25 @@ mod tests {
     fn text_is_trimmed_collapsed_and_lowercased() {
         assert_eq!(key("  Paris \n"), key("paris"));
         assert_eq!(key("New   York"), key("new york"));
-        assert_ne!(key("1,23"), key("123"), "malformed thousands separators are not merged");
+        assert_ne!(
+            key("1,23"),
+            key("123"),
+            "malformed thousands separators are not merged"
+        );
         assert_ne!(key("1/0"), key("1"));
     }
 
     #[test]
     fn missing_answers() {
         assert_eq!(key("   "), AnswerKey::Missing);
-        assert_eq!(normalize_answer(None, Normalization::Standard), AnswerKey::Missing);
-        assert_eq!(normalize_answer(Some(""), Normalization::Off), AnswerKey::Missing);
+        assert_eq!(
+            normalize_answer(None, Normalization::Standard),
+            AnswerKey::Missing
+        );
+        assert_eq!(
+            normalize_answer(Some(""), Normalization::Off),
+            AnswerKey::Missing
+        );
     }
 
     #[test]

@@ -71,14 +71,14 @@ impl ProblemSamples {
     }
 
     /// Build a problem directly from counts (for tests and simulations): `correct` right answers
-    /// and wrong groups of the given sizes, in that order.
+    /// and wrong groups of the given sizes (zeros dropped), in that order.
     pub fn from_groups(id: &str, correct: usize, wrong_groups: &[usize]) -> Self {
         let mut p = ProblemSamples::new(id.to_string());
         p.correct = correct;
-        p.wrong_groups = wrong_groups.to_vec();
-        p.n = correct + wrong_groups.iter().sum::<usize>();
+        p.wrong_groups = wrong_groups.iter().copied().filter(|&g| g > 0).collect();
+        p.n = correct + p.wrong_groups.iter().sum::<usize>();
         p.sequence.extend(std::iter::repeat_n(0, correct));
-        for (i, &g) in wrong_groups.iter().enumerate() {
+        for (i, &g) in p.wrong_groups.iter().enumerate() {
             p.sequence.extend(std::iter::repeat_n(
                 u32::try_from(i + 1).unwrap_or(u32::MAX),
                 g,

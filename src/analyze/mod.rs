@@ -27,6 +27,9 @@ pub mod estimators;
 pub mod fit;
 pub mod normalize;
 pub use read::{read_samples, Format, ReadOptions};
+pub use summary::{
+    summarize_model, token_summary, CurvePoint, ModelSummary, SummaryOptions, TokenSummary,
+};
 pub mod read;
 pub mod summary;
 

@@ -641,7 +641,7 @@ mod tests {
         let [lo, hi] = p1.bootstrap_ci.unwrap_or([1.0, 0.0]);
         assert!(lo < p1.estimate && p1.estimate < hi);
         assert!(
-            s.pass_at_k[9].sampling_se.is_none(),
+            s.pass_at_k[8].sampling_se.is_none(),
             "k = n has no jackknife"
         );
         // maj@1 equals pass@1 and its jackknife matches pass@1's.

@@ -26,6 +26,9 @@ pub mod data;
 pub mod estimators;
 pub mod fit;
 pub mod normalize;
+pub use compare::{
+    compare_models, sign_test_p_value, Comparison, ComparisonOptions, DiffEstimate, SignTest,
+};
 pub use read::{read_samples, Format, ReadOptions};
 pub use summary::{
     summarize_model, token_summary, CurvePoint, ModelSummary, SummaryOptions, TokenSummary,

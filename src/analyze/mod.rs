@@ -29,6 +29,10 @@ pub mod normalize;
 pub use compare::{
     compare_models, sign_test_p_value, Comparison, ComparisonOptions, DiffEstimate, SignTest,
 };
+pub use fit::{
+    fit_attractor, fit_model, fit_traces, gauss_hermite_normal, AttractorFit, CountHistogram,
+    FitOptions, FitResult, LogitNormalFit, TraceFit,
+};
 pub use read::{read_samples, Format, ReadOptions};
 pub use summary::{
     summarize_model, token_summary, CurvePoint, ModelSummary, SummaryOptions, TokenSummary,

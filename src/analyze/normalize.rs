@@ -63,7 +63,7 @@ pub fn normalize_answer(raw: Option<&str>, mode: Normalization) -> AnswerKey {
             }
             let lower = collapsed.to_lowercase();
             match parse_number(&lower) {
-                Some((num, den)) if den == 1 => AnswerKey::Value(num.to_string()),
+                Some((num, 1)) => AnswerKey::Value(num.to_string()),
                 Some((num, den)) => AnswerKey::Value(format!("{num}/{den}")),
                 None => AnswerKey::Value(lower),
             }
@@ -139,7 +139,7 @@ fn parse_decimal(s: &str) -> Option<(i128, i128)> {
         None => (body, None),
     };
     let int_value = if int_part.is_empty() {
-        if frac_part.is_none_or(|f| f.is_empty()) {
+        if frac_part.map_or(true, str::is_empty) {
             return None;
         }
         0

@@ -26,27 +26,26 @@ pub mod data;
 pub mod estimators;
 pub mod fit;
 pub mod normalize;
-pub use compare::{
-    compare_models, sign_test_p_value, Comparison, ComparisonOptions, DiffEstimate, SignTest,
-};
-pub use fit::{
-    fit_attractor, fit_model, fit_traces, gauss_hermite_normal, AttractorFit, CountHistogram,
-    FitOptions, FitResult, LogitNormalFit, TraceFit,
-};
-pub use read::{read_samples, Format, ReadOptions};
-pub use summary::{
-    summarize_model, token_summary, CurvePoint, ModelSummary, SummaryOptions, TokenSummary,
-};
 pub mod read;
 pub mod summary;
 
+pub use compare::{
+    compare_models, sign_test_p_value, Comparison, ComparisonOptions, DiffEstimate, SignTest,
+};
 pub use data::{Dataset, DatasetBuilder, ModelSamples, ProblemSamples, Sample};
 pub use estimators::{
     maj_at_k_exact, maj_at_k_first, pass_at_k, pass_at_k_curve, pass_at_k_plugin, pass_hat_k,
     pass_hat_k_curve,
 };
-
+pub use fit::{
+    fit_attractor, fit_model, fit_traces, gauss_hermite_normal, AttractorFit, CountHistogram,
+    FitOptions, FitResult, LogitNormalFit, TraceFit,
+};
 pub use normalize::{normalize_answer, AnswerKey, Normalization};
+pub use read::{read_samples, Format, ReadOptions};
+pub use summary::{
+    summarize_model, token_summary, CurvePoint, ModelSummary, SummaryOptions, TokenSummary,
+};
 
 /// How maj@k is scored for analysis of real samples.
 ///

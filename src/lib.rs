@@ -6,6 +6,7 @@
 //! (CSV / JSON / Markdown / PNG / SVG) -> [`cli`].
 #![forbid(unsafe_code)]
 
+pub mod analyze;
 pub mod cli;
 pub mod exact;
 pub mod experiments;

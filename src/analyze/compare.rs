@@ -1,0 +1,357 @@
+//! Paired comparison of two models on their common problems.
+//!
+//! Pairing matters: the question-sampling variance, which dominates the SE of each model's score,
+//! largely cancels in the per-problem difference d_i = theta_i^B - theta_i^A. The paired SE is
+//! SD_i(d_i)/sqrt(N) (CLT over problems); its sampling part is sqrt(sum_i (Var_jk^A + Var_jk^B))/N
+//! (within-problem jackknife of each model, independent samples), and the question part is
+//! the remainder sqrt(max(0, SE^2 - sampling^2)).
+use rand::SeedableRng;
+use rand_distr::{Binomial, Distribution};
+use rand_xoshiro::Xoshiro256PlusPlus;
+use serde::{Deserialize, Serialize};
+
+use super::data::{ModelSamples, ProblemSamples};
+use super::summary::{check_k, maj_curve, pass_curve, question_se};
+use super::{AnalyzeError, Result};
+use crate::model::VoteRule;
+
+/// Options of [`compare_models`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ComparisonOptions {
+    /// k for the maj@k difference (`None` skips it); needs answers in both inputs.
+    pub maj_k: Option<usize>,
+    /// Vote rule for maj@k.
+    pub maj_rule: VoteRule,
+    /// Simulated reruns for the reversal probability.
+    pub reruns: usize,
+    /// Seed of the reruns.
+    pub seed: u64,
+}
+
+impl Default for ComparisonOptions {
+    fn default() -> Self {
+        ComparisonOptions {
+            maj_k: None,
+            maj_rule: VoteRule::Random,
+            reruns: 20_000,
+            seed: 1,
+        }
+    }
+}
+
+/// A paired difference B - A of one metric.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DiffEstimate {
+    /// k of the metric (1 for pass@1).
+    pub k: usize,
+    /// Model A's mean over common problems.
+    pub a: f64,
+    /// Model B's mean over common problems.
+    pub b: f64,
+    /// b - a.
+    pub difference: f64,
+    /// Paired SE, SD_i(d_i)/sqrt(N).
+    pub se: f64,
+    /// Question-sampling part, sqrt(max(0, se^2 - sampling_se^2)).
+    pub question_se: f64,
+    /// Within-problem sampling part (jackknife), `None` when k equals some problem's n.
+    pub sampling_se: Option<f64>,
+    /// 95% normal CI of the difference, difference -/+ 1.96 se.
+    pub ci95: [f64; 2],
+}
+
+/// Exact two-sided sign test over problems whose pass@1 differs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SignTest {
+    /// Problems where B's rate is higher.
+    pub b_better: usize,
+    /// Problems where A's rate is higher.
+    pub a_better: usize,
+    /// Problems with equal rates (left out of the test).
+    pub ties: usize,
+    /// Two-sided p-value, min(1, 2 P(X <= min(a_better, b_better))), X ~ Bin(a_better + b_better, 1/2).
+    pub p_value: f64,
+}
+
+/// Result of [`compare_models`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Comparison {
+    /// Model A.
+    pub model_a: String,
+    /// Model B.
+    pub model_b: String,
+    /// Problems present for both models (the comparison uses only these).
+    pub common_problems: usize,
+    /// Problems only A has.
+    pub only_a: usize,
+    /// Problems only B has.
+    pub only_b: usize,
+    /// pass@1 difference B - A.
+    pub pass_at_1: DiffEstimate,
+    /// maj@k difference B - A, when requested.
+    pub maj_at_k: Option<DiffEstimate>,
+    /// Sign test on per-problem pass@1.
+    pub sign_test: SignTest,
+    /// Probability that a fresh rerun at the same n per problem orders the models the other way
+    /// (strictly), taking the observed per-problem rates as the truth; `None` when the observed
+    /// difference is exactly 0.
+    pub reversal_probability: Option<f64>,
+    /// Probability that the rerun ties exactly.
+    pub rerun_tie_probability: f64,
+    /// Reruns simulated.
+    pub reruns: usize,
+    /// Seed of the reruns.
+    pub seed: u64,
+}
+
+fn paired(
+    k: usize,
+    pairs: &[(&ProblemSamples, &ProblemSamples)],
+    per_problem: impl Fn(&ProblemSamples) -> Result<(f64, Option<f64>)>,
+) -> Result<DiffEstimate> {
+    let n = pairs.len() as f64;
+    let mut d = Vec::with_capacity(pairs.len());
+    let (mut sa, mut sb) = (0.0, 0.0);
+    let mut var_sum = Some(0.0);
+    for (pa, pb) in pairs {
+        let (ea, va) = per_problem(pa)?;
+        let (eb, vb) = per_problem(pb)?;
+        sa += ea;
+        sb += eb;
+        d.push(eb - ea);
+        var_sum = match (var_sum, va, vb) {
+            (Some(s), Some(x), Some(y)) => Some(s + x + y),
+            _ => None,
+        };
+    }
+    let se = question_se(&d).ok_or_else(|| AnalyzeError::TooFewProblems {
+        what: "a paired standard error".to_string(),
+        needed: 2,
+        found: pairs.len(),
+    })?;
+    let sampling_se = var_sum.map(|v| v.sqrt() / n);
+    let question = (se * se - sampling_se.unwrap_or(0.0).powi(2))
+        .max(0.0)
+        .sqrt();
+    let difference = (sb - sa) / n;
+    Ok(DiffEstimate {
+        k,
+        a: sa / n,
+        b: sb / n,
+        difference,
+        se,
+        question_se: question,
+        sampling_se,
+        ci95: [difference - 1.96 * se, difference + 1.96 * se],
+    })
+}
+
+/// Exact two-sided sign test. Cost: O(min(a, b)).
+pub fn sign_test_p_value(a_better: usize, b_better: usize) -> f64 {
+    let m = a_better + b_better;
+    if m == 0 {
+        return 1.0;
+    }
+    let lo = a_better.min(b_better);
+    let ln_half = -(m as f64) * std::f64::consts::LN_2;
+    let tail: f64 = (0..=lo)
+        .map(|x| (statrs::function::factorial::ln_binomial(m as u64, x as u64) + ln_half).exp())
+        .sum();
+    (2.0 * tail).min(1.0)
+}
+
+/// Compare models A and B on their common problems (matched by problem id).
+///
+/// Cost: O(N) for the differences plus O(reruns * N) binomial draws for the reversal
+/// probability, plus the maj@k DP when requested.
+///
+/// # Errors
+/// Fewer than 2 common problems; `maj_k` above the smallest n of either model (the error names
+/// it); maj@k requested without answers.
+pub fn compare_models(
+    a: &ModelSamples,
+    b: &ModelSamples,
+    options: &ComparisonOptions,
+) -> Result<Comparison> {
+    let index: std::collections::HashMap<&str, &ProblemSamples> =
+        b.problems.iter().map(|p| (p.id.as_str(), p)).collect();
+    let pairs: Vec<(&ProblemSamples, &ProblemSamples)> = a
+        .problems
+        .iter()
+        .filter_map(|p| index.get(p.id.as_str()).map(|q| (p, *q)))
+        .collect();
+    if pairs.len() < 2 {
+        return Err(AnalyzeError::TooFewProblems {
+            what: format!("comparing `{}` with `{}` (common problems)", a.name, b.name),
+            needed: 2,
+            found: pairs.len(),
+        });
+    }
+    check_k(a, 1)?;
+    check_k(b, 1)?;
+    let pass_at_1 = paired(1, &pairs, |p| {
+        let c = pass_curve(p, 1, false)?;
+        Ok((c.est[0], c.var[0]))
+    })?;
+    let maj_at_k = match options.maj_k {
+        None => None,
+        Some(k) => {
+            for m in [a, b] {
+                check_k(m, k)?;
+                if !m.has_answers {
+                    return Err(AnalyzeError::BadOption {
+                        option: "maj_k".to_string(),
+                        value: k.to_string(),
+                        expected: format!("no maj@k for `{}`: its input has no answers", m.name),
+                    });
+                }
+            }
+            Some(paired(k, &pairs, |p| {
+                let c = maj_curve(p, k, options.maj_rule)?;
+                Ok((c.est[k - 1], c.var[k - 1]))
+            })?)
+        }
+    };
+    let (mut a_better, mut b_better, mut ties) = (0, 0, 0);
+    for (pa, pb) in &pairs {
+        let ra = pa.correct as f64 / pa.n as f64;
+        let rb = pb.correct as f64 / pb.n as f64;
+        match rb.partial_cmp(&ra) {
+            Some(std::cmp::Ordering::Greater) => b_better += 1,
+            Some(std::cmp::Ordering::Less) => a_better += 1,
+            _ => ties += 1,
+        }
+    }
+    let (reversal, tie) =
+        reversal_probability(&pairs, pass_at_1.difference, options.reruns, options.seed)?;
+    Ok(Comparison {
+        model_a: a.name.clone(),
+        model_b: b.name.clone(),
+        common_problems: pairs.len(),
+        only_a: a.problems.len() - pairs.len(),
+        only_b: b.problems.len() - pairs.len(),
+        pass_at_1,
+        maj_at_k,
+        sign_test: SignTest {
+            b_better,
+            a_better,
+            ties,
+            p_value: sign_test_p_value(a_better, b_better),
+        },
+        reversal_probability: reversal,
+        rerun_tie_probability: tie,
+        reruns: options.reruns,
+        seed: options.seed,
+    })
+}
+
+/// Share of simulated reruns (c_i ~ Bin(n_i, observed rate) for each model and problem) whose
+/// pass@1 difference has the opposite sign to `observed`, and the share that tie.
+/// Cost: O(reruns * N).
+fn reversal_probability(
+    pairs: &[(&ProblemSamples, &ProblemSamples)],
+    observed: f64,
+    reruns: usize,
+    seed: u64,
+) -> Result<(Option<f64>, f64)> {
+    if reruns == 0 {
+        return Ok((None, 0.0));
+    }
+    let dist = |p: &ProblemSamples| {
+        Binomial::new(p.n as u64, p.correct as f64 / p.n as f64).map_err(|_| {
+            AnalyzeError::BadOption {
+                option: "problem rate".to_string(),
+                value: format!("{}/{}", p.correct, p.n),
+                expected: "a rate in [0, 1]".to_string(),
+            }
+        })
+    };
+    let dists: Vec<(Binomial, f64, Binomial, f64)> = pairs
+        .iter()
+        .map(|(pa, pb)| Ok((dist(pa)?, pa.n as f64, dist(pb)?, pb.n as f64)))
+        .collect::<Result<_>>()?;
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    let (mut reversed, mut tied) = (0usize, 0usize);
+    for _ in 0..reruns {
+        // Work in a common integer-free form: sum of rate differences.
+        let d: f64 = dists
+            .iter()
+            .map(|(da, na, db, nb)| {
+                db.sample(&mut rng) as f64 / nb - da.sample(&mut rng) as f64 / na
+            })
+            .sum();
+        if d.abs() < 1e-12 {
+            tied += 1;
+        } else if (d > 0.0) != (observed > 0.0) {
+            reversed += 1;
+        }
+    }
+    let r = reruns as f64;
+    let reversal = (observed.abs() >= 1e-12).then(|| reversed as f64 / r);
+    Ok((reversal, tied as f64 / r))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn model(name: &str, counts: &[(usize, usize)]) -> ModelSamples {
+        ModelSamples {
+            name: name.to_string(),
+            problems: counts
+                .iter()
+                .enumerate()
+                .map(|(i, &(c, n))| ProblemSamples::from_groups(&format!("p{i}"), c, &[n - c]))
+                .collect(),
+            has_answers: true,
+            has_tokens: false,
+        }
+    }
+
+    #[test]
+    fn sign_test_values() {
+        // 2 * P(X <= 1), X ~ Bin(10, 1/2) = 2 * 11/1024.
+        assert!((sign_test_p_value(1, 9) - 22.0 / 1024.0).abs() < 1e-12);
+        assert_eq!(sign_test_p_value(5, 5), 1.0);
+        assert_eq!(sign_test_p_value(0, 0), 1.0);
+    }
+
+    #[test]
+    fn paired_comparison() {
+        let a_counts: Vec<(usize, usize)> = (0..30).map(|i| (i % 9, 8)).collect();
+        let b_counts: Vec<(usize, usize)> = (0..30).map(|i| ((i % 9 + 1).min(8), 8)).collect();
+        let a = model("a", &a_counts);
+        let mut b = model("b", &b_counts);
+        b.problems
+            .push(ProblemSamples::from_groups("extra", 1, &[7]));
+        let opts = ComparisonOptions {
+            maj_k: Some(3),
+            reruns: 2000,
+            ..ComparisonOptions::default()
+        };
+        let c = compare_models(&a, &b, &opts).unwrap();
+        assert_eq!((c.common_problems, c.only_a, c.only_b), (30, 0, 1));
+        assert!(c.pass_at_1.difference > 0.0);
+        let s = c.pass_at_1.sampling_se.unwrap_or(0.0);
+        assert!(
+            (c.pass_at_1.question_se.powi(2) + s * s - c.pass_at_1.se.powi(2)).abs() < 1e-12
+                || c.pass_at_1.question_se == 0.0
+        );
+        assert_eq!(c.sign_test.b_better, 27);
+        assert_eq!(c.sign_test.ties, 3);
+        let r = c.reversal_probability.unwrap_or(1.0);
+        assert!(
+            (0.0..0.05).contains(&r),
+            "a +{} point gap rarely reverses: {r}",
+            c.pass_at_1.difference
+        );
+        assert!(c.maj_at_k.is_some());
+        assert_eq!(compare_models(&a, &b, &opts).unwrap(), c, "seeded");
+        let too_big = ComparisonOptions {
+            maj_k: Some(9),
+            ..opts
+        };
+        let err = compare_models(&a, &b, &too_big).unwrap_err().to_string();
+        assert!(err.contains("smallest n = 8"), "{err}");
+    }
+}

@@ -1,0 +1,326 @@
+//! Per-problem tallies built from a stream of samples.
+//!
+//! Readers turn each input line into [`Sample`]s and push them into a [`DatasetBuilder`], which
+//! keeps, per model and problem, only what the estimators need: n, c, answer-group sizes (with the
+//! distinct normalised answers stored once), the group id of each sample in file order (for the
+//! `first` rule; 4 bytes a sample) and the output-token count of each sample when present
+//! (8 bytes a sample, for trace-length fitting and truncation rates). Raw answer strings and the
+//! rest of each line are dropped as soon as the line is parsed.
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::normalize::{normalize_answer, AnswerKey, Normalization};
+use super::{AnalyzeError, Result};
+
+/// One sampled answer, as read from any input format.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Sample {
+    /// Problem identifier.
+    pub problem_id: String,
+    /// Model name; `None` falls back to the dataset's default model name.
+    pub model: Option<String>,
+    /// Whether the answer is right, when the harness graded it.
+    pub correct: Option<bool>,
+    /// The final answer: `None` when the input has no answer field at all, `Some(None)` when the
+    /// field is present but null (a missing answer).
+    pub answer: Option<Option<String>>,
+    /// The reference answer, used when `correct` is absent.
+    pub reference: Option<String>,
+    /// Output tokens of the trace.
+    pub output_tokens: Option<f64>,
+    /// Cluster (e.g. a shared passage or source) for clustered standard errors.
+    pub cluster: Option<String>,
+}
+
+/// All samples of one problem for one model.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProblemSamples {
+    /// Problem identifier.
+    pub id: String,
+    /// Cluster label, when the input has one (the first seen for the problem).
+    pub cluster: Option<String>,
+    /// Number of samples n.
+    pub n: usize,
+    /// Number of correct samples c.
+    pub correct: usize,
+    /// Sizes of the wrong-answer groups (each missing answer is its own group of size 1).
+    /// Meaningful only when [`ModelSamples::has_answers`] is true.
+    pub wrong_groups: Vec<usize>,
+    /// Group id of each sample in file order: 0 is the correct answer, `i >= 1` is
+    /// `wrong_groups[i - 1]`.
+    pub sequence: Vec<u32>,
+    /// Output tokens of each sample in file order (`None` where the input had none).
+    pub tokens: Vec<Option<f64>>,
+    #[serde(skip)]
+    keys: HashMap<String, u32>,
+}
+
+impl ProblemSamples {
+    fn new(id: String) -> Self {
+        ProblemSamples {
+            id,
+            cluster: None,
+            n: 0,
+            correct: 0,
+            wrong_groups: Vec::new(),
+            sequence: Vec::new(),
+            tokens: Vec::new(),
+            keys: HashMap::new(),
+        }
+    }
+
+    /// Build a problem directly from counts (for tests and simulations): `correct` right answers
+    /// and wrong groups of the given sizes (zeros dropped), in that order.
+    pub fn from_groups(id: &str, correct: usize, wrong_groups: &[usize]) -> Self {
+        let mut p = ProblemSamples::new(id.to_string());
+        p.correct = correct;
+        p.wrong_groups = wrong_groups.iter().copied().filter(|&g| g > 0).collect();
+        p.n = correct + p.wrong_groups.iter().sum::<usize>();
+        p.sequence.extend(std::iter::repeat(0).take(correct));
+        for (i, &g) in p.wrong_groups.iter().enumerate() {
+            p.sequence
+                .extend(std::iter::repeat(u32::try_from(i + 1).unwrap_or(u32::MAX)).take(g));
+        }
+        p.tokens = vec![None; p.n];
+        p
+    }
+
+    /// Per-sample correctness in file order.
+    pub fn correct_flags(&self) -> impl Iterator<Item = bool> + '_ {
+        self.sequence.iter().map(|&g| g == 0)
+    }
+
+    fn push(&mut self, correct: bool, key: Option<AnswerKey>, tokens: Option<f64>) {
+        self.n += 1;
+        self.tokens.push(tokens);
+        if correct {
+            self.correct += 1;
+            self.sequence.push(0);
+            return;
+        }
+        let id = match key {
+            Some(AnswerKey::Value(v)) => match self.keys.get(&v) {
+                Some(&id) => {
+                    self.wrong_groups[id as usize - 1] += 1;
+                    id
+                }
+                None => {
+                    self.wrong_groups.push(1);
+                    let id = u32::try_from(self.wrong_groups.len()).unwrap_or(u32::MAX);
+                    self.keys.insert(v, id);
+                    id
+                }
+            },
+            // Missing answers (and wrong samples without any answer field) never group.
+            _ => {
+                self.wrong_groups.push(1);
+                u32::try_from(self.wrong_groups.len()).unwrap_or(u32::MAX)
+            }
+        };
+        self.sequence.push(id);
+    }
+}
+
+/// All problems of one model, in first-seen order.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ModelSamples {
+    /// Model name.
+    pub name: String,
+    /// Problems in first-seen order.
+    pub problems: Vec<ProblemSamples>,
+    /// True when the input carried final answers (so maj@k and the attractor share can be
+    /// computed); false for pass/fail-only inputs such as human-eval.
+    pub has_answers: bool,
+    /// True when every sample carried an output-token count.
+    pub has_tokens: bool,
+}
+
+/// Samples grouped by model and problem.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Dataset {
+    /// Source name used in messages (usually the file name).
+    pub source: String,
+    /// Models in first-seen order.
+    pub models: Vec<ModelSamples>,
+}
+
+impl Dataset {
+    /// The model called `name`.
+    ///
+    /// # Errors
+    /// [`AnalyzeError::UnknownModel`] listing the models present.
+    pub fn model(&self, name: &str) -> Result<&ModelSamples> {
+        self.models
+            .iter()
+            .find(|m| m.name == name)
+            .ok_or_else(|| AnalyzeError::UnknownModel {
+                model: name.to_string(),
+                available: self.model_names(),
+            })
+    }
+
+    fn model_names(&self) -> String {
+        self.models
+            .iter()
+            .map(|m| format!("`{}`", m.name))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+struct ModelBuilder {
+    name: String,
+    problems: Vec<ProblemSamples>,
+    index: HashMap<String, usize>,
+    any_answer: bool,
+    all_tokens: bool,
+}
+
+/// Accumulates [`Sample`]s into a [`Dataset`] line by line.
+pub struct DatasetBuilder {
+    source: String,
+    default_model: String,
+    normalization: Normalization,
+    models: Vec<ModelBuilder>,
+    model_index: HashMap<String, usize>,
+}
+
+impl DatasetBuilder {
+    /// A builder for `source`; samples without a model go to `default_model`.
+    pub fn new(source: &str, default_model: &str, normalization: Normalization) -> Self {
+        DatasetBuilder {
+            source: source.to_string(),
+            default_model: default_model.to_string(),
+            normalization,
+            models: Vec::new(),
+            model_index: HashMap::new(),
+        }
+    }
+
+    /// Source name, for messages.
+    pub fn source(&self) -> &str {
+        &self.source
+    }
+
+    /// Add one sample read from `line` (1-based, for messages).
+    ///
+    /// Correctness is the `correct` flag when present, else whether the normalised answer equals
+    /// the normalised reference (a missing answer is wrong).
+    ///
+    /// # Errors
+    /// Neither `correct` nor `answer` + `reference` present; a negative or non-finite token count.
+    pub fn push(&mut self, line: usize, sample: Sample) -> Result<()> {
+        let key = sample
+            .answer
+            .as_ref()
+            .map(|a| normalize_answer(a.as_deref(), self.normalization));
+        let correct = match (sample.correct, &key, &sample.reference) {
+            (Some(c), _, _) => c,
+            (None, Some(k), Some(r)) => {
+                let r = normalize_answer(Some(r), self.normalization);
+                matches!(k, AnswerKey::Value(_)) && *k == r
+            }
+            (None, _, _) => {
+                let field = if key.is_some() {
+                    "reference"
+                } else {
+                    "correct"
+                };
+                return Err(AnalyzeError::MissingField {
+                    source_name: self.source.clone(),
+                    line,
+                    field: field.to_string(),
+                    expected: "`correct` (true/false or 0/1), or both `answer` and `reference`"
+                        .to_string(),
+                });
+            }
+        };
+        if let Some(t) = sample.output_tokens {
+            if !t.is_finite() || t < 0.0 {
+                return Err(AnalyzeError::BadField {
+                    source_name: self.source.clone(),
+                    line,
+                    field: "output_tokens".to_string(),
+                    value: t.to_string(),
+                    expected: "a non-negative number".to_string(),
+                });
+            }
+        }
+        let model_name = sample.model.unwrap_or_else(|| self.default_model.clone());
+        let mi = match self.model_index.get(&model_name) {
+            Some(&i) => i,
+            None => {
+                self.models.push(ModelBuilder {
+                    name: model_name.clone(),
+                    problems: Vec::new(),
+                    index: HashMap::new(),
+                    any_answer: false,
+                    all_tokens: true,
+                });
+                self.model_index.insert(model_name, self.models.len() - 1);
+                self.models.len() - 1
+            }
+        };
+        let model = &mut self.models[mi];
+        model.any_answer |= key.is_some();
+        model.all_tokens &= sample.output_tokens.is_some();
+        let pi = match model.index.get(&sample.problem_id) {
+            Some(&i) => i,
+            None => {
+                model
+                    .problems
+                    .push(ProblemSamples::new(sample.problem_id.clone()));
+                model
+                    .index
+                    .insert(sample.problem_id, model.problems.len() - 1);
+                model.problems.len() - 1
+            }
+        };
+        let problem = &mut model.problems[pi];
+        if problem.cluster.is_none() {
+            problem.cluster = sample.cluster;
+        }
+        problem.push(correct, key, sample.output_tokens);
+        Ok(())
+    }
+
+    /// Register a problem that has no samples, so that `finish` reports it (used by readers that
+    /// see a problem row with zero repeats).
+    ///
+    /// # Errors
+    /// Always [`AnalyzeError::ZeroSamples`].
+    pub fn zero_samples(&self, line: usize, problem: &str) -> Result<()> {
+        Err(AnalyzeError::ZeroSamples {
+            source_name: self.source.clone(),
+            line,
+            problem: problem.to_string(),
+        })
+    }
+
+    /// The finished dataset.
+    ///
+    /// # Errors
+    /// [`AnalyzeError::Empty`] when no sample was pushed.
+    pub fn finish(self) -> Result<Dataset> {
+        if self.models.is_empty() {
+            return Err(AnalyzeError::Empty {
+                source_name: self.source,
+            });
+        }
+        let models = self
+            .models
+            .into_iter()
+            .map(|m| ModelSamples {
+                name: m.name,
+                has_answers: m.any_answer,
+                has_tokens: m.all_tokens,
+                problems: m.problems,
+            })
+            .collect();
+        Ok(Dataset {
+            source: self.source,
+            models,
+        })
+    }
+}

@@ -1,0 +1,500 @@
+//! Per-problem estimators from n sampled answers: pass@k, pass^k, maj@k, and the biased plug-in.
+//!
+//! All functions are pure and deterministic. They take counts (n samples, c correct) or answer
+//! group sizes, never raw strings; grouping answers is [`super::normalize`]'s job.
+use super::{AnalyzeError, Result};
+use crate::model::VoteRule;
+
+fn check(n: usize, c: usize, k: usize) -> Result<()> {
+    if k == 0 {
+        return Err(AnalyzeError::KZero);
+    }
+    if c > n {
+        return Err(AnalyzeError::CountExceedsN { c, n });
+    }
+    if k > n {
+        return Err(AnalyzeError::KExceedsN { k, n });
+    }
+    Ok(())
+}
+
+/// Unbiased pass@k of one problem: 1 - C(n - c, k) / C(n, k), evaluated as the product
+/// 1 - prod_{j = n - c + 1}^{n} (1 - k / j), which never forms a binomial coefficient and so
+/// cannot overflow (n up to 10^5 and beyond). Equal to 1 when n - c < k (Chen et al. 2021).
+///
+/// Cost: O(c).
+///
+/// # Errors
+/// `k = 0`, `k > n` or `c > n`.
+pub fn pass_at_k(n: usize, c: usize, k: usize) -> Result<f64> {
+    check(n, c, k)?;
+    if n - c < k {
+        return Ok(1.0);
+    }
+    let kf = k as f64;
+    let prod: f64 = (n - c + 1..=n).map(|j| 1.0 - kf / j as f64).product();
+    Ok(1.0 - prod)
+}
+
+/// pass@k of one problem for every k = 1..=k_max (index 0 holds k = 1), using the recurrence
+/// C(n-c, k+1)/C(n, k+1) = C(n-c, k)/C(n, k) * (n-c-k)/(n-k). Agrees with [`pass_at_k`].
+///
+/// Cost: O(k_max).
+///
+/// # Errors
+/// `k_max = 0`, `k_max > n` or `c > n`.
+pub fn pass_at_k_curve(n: usize, c: usize, k_max: usize) -> Result<Vec<f64>> {
+    check(n, c, k_max)?;
+    let mut out = Vec::with_capacity(k_max);
+    let mut ratio = 1.0; // C(n-c, k)/C(n, k) at k = 0
+    for k in 0..k_max {
+        let wrong = (n - c) as f64 - k as f64;
+        ratio = if wrong <= 0.0 {
+            0.0
+        } else {
+            ratio * wrong / (n - k) as f64
+        };
+        out.push(1.0 - ratio);
+    }
+    Ok(out)
+}
+
+/// Unbiased pass^k of one problem (all k right): C(c, k) / C(n, k) = prod_{i<k} (c - i)/(n - i).
+///
+/// Cost: O(k).
+///
+/// # Errors
+/// `k = 0`, `k > n` or `c > n`.
+pub fn pass_hat_k(n: usize, c: usize, k: usize) -> Result<f64> {
+    check(n, c, k)?;
+    if k > c {
+        return Ok(0.0);
+    }
+    Ok((0..k).map(|i| (c - i) as f64 / (n - i) as f64).product())
+}
+
+/// pass^k for every k = 1..=k_max (index 0 holds k = 1). Cost: O(k_max).
+///
+/// # Errors
+/// `k_max = 0`, `k_max > n` or `c > n`.
+pub fn pass_hat_k_curve(n: usize, c: usize, k_max: usize) -> Result<Vec<f64>> {
+    check(n, c, k_max)?;
+    let mut out = Vec::with_capacity(k_max);
+    let mut v = 1.0;
+    for i in 0..k_max {
+        v = if i >= c {
+            0.0
+        } else {
+            v * (c - i) as f64 / (n - i) as f64
+        };
+        out.push(v);
+    }
+    Ok(out)
+}
+
+/// Plug-in pass@k, 1 - (1 - c/n)^k. Biased low by Jensen's inequality (n = 10, c = 3, k = 5:
+/// 0.832 against the unbiased 0.917); reported only to show that bias.
+///
+/// # Errors
+/// `k = 0` or `c > n` (k > n is allowed: the plug-in extrapolates).
+pub fn pass_at_k_plugin(n: usize, c: usize, k: usize) -> Result<f64> {
+    if k == 0 {
+        return Err(AnalyzeError::KZero);
+    }
+    if c > n || n == 0 {
+        return Err(AnalyzeError::CountExceedsN { c, n });
+    }
+    Ok(1.0 - (1.0 - c as f64 / n as f64).powi(k.min(i32::MAX as usize) as i32))
+}
+
+/// C(g, 0..=upto) by the multiplicative recurrence (relative error about upto * 1e-16).
+fn binom_row(g: usize, upto: usize) -> Vec<f64> {
+    let mut row = vec![0.0; upto + 1];
+    row[0] = 1.0;
+    for y in 0..upto.min(g) {
+        row[y + 1] = row[y] * (g - y) as f64 / (y + 1) as f64;
+    }
+    row
+}
+
+fn ln_binom(n: usize, k: usize) -> f64 {
+    statrs::function::factorial::ln_binomial(n as u64, k as u64)
+}
+
+/// Largest ln C(n, s) for s <= k, compared against this bound before using plain f64 counts.
+const LN_COUNT_LIMIT: f64 = 700.0;
+
+/// Exact maj@k of one problem for every k = 1..=k_max (index 0 holds k = 1): the expectation,
+/// over all C(n, k) subsets of size k of the problem's n answers, of the vote's score under
+/// `rule`.
+///
+/// The answers form groups: `correct` answers that are right, and wrong groups of the sizes in
+/// `wrong_groups` (each missing answer is its own group of size 1). For each count x of correct
+/// answers drawn, a polynomial DP over the wrong groups counts the ways the other k - x draws
+/// fall with every group at most x, tracking how many groups tie at exactly x:
+///
+/// maj@k = sum_x C(c, x) * sum_t W_x(k - x, t) * w(t) / C(n, k),
+///
+/// with w(t) = 1/(1 + t) for `Random` (ties split evenly) and w(t) = 1[t = 0] for `Strict`.
+/// Wrong groups smaller than x can never tie, so together they contribute the single factor
+/// C(sum of their sizes, s) (Vandermonde), and only groups of size >= x (at most (n - c)/x of
+/// them) enter the DP. One DP per x serves every k at once. `Absolute` (> k/2 votes) is the
+/// hypergeometric tail sum_{x > k/2} C(c, x) C(n - c, k - x) / C(n, k).
+///
+/// Cost: O(sum_x G_x * K^2) with G_x the number of wrong groups of size >= x and K = k_max;
+/// at most O(n K^2 log K). Counts are plain f64 (all terms positive, relative error ~1e-14).
+///
+/// # Errors
+/// `k_max = 0`, `k_max > n`, or ln C(n, k) above 700 (f64 overflow; the message gives the
+/// largest usable k).
+pub fn maj_at_k_exact(
+    correct: usize,
+    wrong_groups: &[usize],
+    k_max: usize,
+    rule: VoteRule,
+) -> Result<Vec<f64>> {
+    let n = correct + wrong_groups.iter().sum::<usize>();
+    check(n, correct, k_max)?;
+    let ln_peak = ln_binom(n, k_max.min(n / 2));
+    if ln_peak > LN_COUNT_LIMIT {
+        let k_limit = (1..=k_max)
+            .take_while(|&k| ln_binom(n, k.min(n / 2)) <= LN_COUNT_LIMIT)
+            .last()
+            .unwrap_or(0);
+        return Err(AnalyzeError::MajOverflow {
+            problem: String::new(),
+            n,
+            k: k_max,
+            k_limit,
+        });
+    }
+    let c = correct;
+    let wrong_total = n - c;
+    let total_row = binom_row(n, k_max);
+    let correct_row = binom_row(c, k_max);
+    let mut sums = vec![0.0; k_max + 1];
+
+    if rule == VoteRule::Absolute {
+        let wrong_row = binom_row(wrong_total, k_max);
+        for (k, sum) in sums.iter_mut().enumerate().skip(1) {
+            *sum = (k / 2 + 1..=k.min(c))
+                .map(|x| correct_row[x] * wrong_row[k - x])
+                .sum();
+        }
+    } else {
+        let strict = rule == VoteRule::Strict;
+        for x in 1..=c.min(k_max) {
+            let s_max = k_max - x;
+            let width = s_max + 1;
+            let small_total: usize = wrong_groups.iter().filter(|&&g| g < x).sum();
+            let big: Vec<usize> = wrong_groups.iter().copied().filter(|&g| g >= x).collect();
+            // Ties possible only with Random; at most min(#big, s_max / x) groups can tie.
+            let t_cap = if strict { 0 } else { big.len().min(s_max / x) };
+            let mut dp = vec![0.0; (t_cap + 1) * width];
+            dp[..width].copy_from_slice(&binom_row(small_total, s_max));
+            let mut next = vec![0.0; dp.len()];
+            for &g in &big {
+                let row = binom_row(g, x);
+                next.iter_mut().for_each(|v| *v = 0.0);
+                for t in 0..=t_cap {
+                    let old = &dp[t * width..(t + 1) * width];
+                    for s in 0..width {
+                        let ys = (x - 1).min(s);
+                        let mut acc = 0.0;
+                        for y in 0..=ys {
+                            acc += row[y] * old[s - y];
+                        }
+                        next[t * width + s] += acc;
+                        if !strict && t < t_cap && s + x < width {
+                            next[(t + 1) * width + s + x] += row[x] * old[s];
+                        }
+                    }
+                }
+                std::mem::swap(&mut dp, &mut next);
+            }
+            for s in 0..width {
+                let ways: f64 = (0..=t_cap)
+                    .map(|t| dp[t * width + s] / (t + 1) as f64)
+                    .sum();
+                sums[x + s] += correct_row[x] * ways;
+            }
+        }
+    }
+    Ok((1..=k_max).map(|k| sums[k] / total_row[k]).collect())
+}
+
+/// maj@k of one vote over the *first* k answers in file order, for k = 1..=answers.len()
+/// (index 0 holds k = 1), ties at the top split evenly. `answers` holds answer-group ids in file
+/// order with `correct_group` the id of the right answer; missing answers must carry unique ids.
+///
+/// This is what a harness that stops after k samples reports; its variance is far larger than
+/// the subset expectation of [`maj_at_k_exact`], which is why it is shown only for comparison.
+///
+/// Cost: O(n) with a count-of-counts table.
+pub fn maj_at_k_first(answers: &[u32], correct_group: u32) -> Vec<f64> {
+    let groups = answers.iter().map(|&g| g as usize + 1).max().unwrap_or(0);
+    let mut count = vec![0usize; groups.max(correct_group as usize + 1)];
+    let mut with_count = vec![0usize; answers.len() + 2];
+    let mut top = 0usize;
+    let mut out = Vec::with_capacity(answers.len());
+    for &g in answers {
+        let g = g as usize;
+        let old = count[g];
+        if old > 0 {
+            with_count[old] -= 1;
+        }
+        count[g] = old + 1;
+        with_count[old + 1] += 1;
+        top = top.max(old + 1);
+        let right = count[correct_group as usize];
+        out.push(if right == top && right > 0 {
+            1.0 / with_count[top] as f64
+        } else {
+            0.0
+        });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn close(a: f64, b: f64, tol: f64) -> bool {
+        (a - b).abs() <= tol * b.abs().max(1e-300) || (a - b).abs() < 1e-15
+    }
+
+    #[test]
+    fn worked_example_from_the_spec() {
+        assert!((pass_at_k(10, 3, 1).unwrap() - 0.300).abs() < 5e-4);
+        let p5 = pass_at_k(10, 3, 5).unwrap();
+        assert!((p5 - (1.0 - 21.0 / 252.0)).abs() < 1e-12);
+        assert!((p5 - 0.917).abs() < 5e-4);
+        assert_eq!(pass_at_k(10, 3, 10).unwrap(), 1.0);
+        assert!((pass_at_k_plugin(10, 3, 5).unwrap() - 0.832).abs() < 5e-4);
+        assert!((pass_at_k_plugin(10, 3, 10).unwrap() - 0.972).abs() < 5e-4);
+    }
+
+    #[test]
+    fn k_above_n_is_an_error_not_one() {
+        assert!(matches!(
+            pass_at_k(10, 3, 11),
+            Err(AnalyzeError::KExceedsN { k: 11, n: 10 })
+        ));
+        assert!(pass_hat_k(4, 4, 5).is_err());
+        assert!(maj_at_k_exact(2, &[1, 1], 5, VoteRule::Random).is_err());
+        assert!(matches!(pass_at_k(10, 3, 0), Err(AnalyzeError::KZero)));
+    }
+
+    #[test]
+    fn curves_agree_with_product_forms() {
+        for &(n, c) in &[(10, 3), (64, 0), (64, 64), (64, 17), (1000, 999)] {
+            let pc = pass_at_k_curve(n, c, n).unwrap();
+            let hc = pass_hat_k_curve(n, c, n).unwrap();
+            for k in 1..=n {
+                assert!(close(pc[k - 1], pass_at_k(n, c, k).unwrap(), 1e-12));
+                assert!(close(hc[k - 1], pass_hat_k(n, c, k).unwrap(), 1e-12));
+            }
+        }
+        assert!((pass_hat_k(10, 3, 2).unwrap() - 3.0 / 45.0).abs() < 1e-15);
+    }
+
+    #[test]
+    fn pass_at_k_handles_huge_n() {
+        let v = pass_at_k(100_000, 50_000, 2).unwrap();
+        let exact = 1.0 - (50_000.0 * 49_999.0) / (100_000.0 * 99_999.0);
+        assert!(close(v, exact, 1e-10));
+    }
+
+    /// Score of one vote over `labels` (0 = correct, others wrong groups; None = missing).
+    fn vote(labels: &[Option<u32>], rule: VoteRule) -> f64 {
+        let mut counts = std::collections::HashMap::new();
+        let mut missing = 0usize;
+        for l in labels {
+            match l {
+                Some(g) => *counts.entry(*g).or_insert(0usize) += 1,
+                None => missing += 1,
+            }
+        }
+        let right = counts.get(&0).copied().unwrap_or(0);
+        let top = counts
+            .values()
+            .copied()
+            .max()
+            .unwrap_or(0)
+            .max(usize::from(missing > 0));
+        match rule {
+            VoteRule::Absolute => f64::from(u8::from(2 * right > labels.len())),
+            _ if right == 0 || right < top => 0.0,
+            VoteRule::Strict => {
+                let tied = counts.values().filter(|&&v| v == top).count()
+                    + if top == 1 { missing } else { 0 };
+                f64::from(u8::from(tied == 1))
+            }
+            VoteRule::Random => {
+                let tied = counts.values().filter(|&&v| v == top).count()
+                    + if top == 1 { missing } else { 0 };
+                1.0 / tied as f64
+            }
+        }
+    }
+
+    fn brute(labels: &[Option<u32>], k: usize, rule: VoteRule) -> f64 {
+        let n = labels.len();
+        let (mut total, mut count) = (0.0, 0usize);
+        for mask in 0u32..(1 << n) {
+            if mask.count_ones() as usize != k {
+                continue;
+            }
+            let subset: Vec<_> = (0..n)
+                .filter(|i| mask >> i & 1 == 1)
+                .map(|i| labels[i])
+                .collect();
+            total += vote(&subset, rule);
+            count += 1;
+        }
+        total / count as f64
+    }
+
+    fn groups_of(labels: &[Option<u32>]) -> (usize, Vec<usize>) {
+        let mut counts = std::collections::BTreeMap::new();
+        let mut wrong = Vec::new();
+        for l in labels {
+            match l {
+                Some(g) => *counts.entry(*g).or_insert(0usize) += 1,
+                None => wrong.push(1),
+            }
+        }
+        let c = counts.remove(&0).unwrap_or(0);
+        wrong.extend(counts.values());
+        (c, wrong)
+    }
+
+    #[test]
+    fn exact_maj_matches_brute_force_enumeration() {
+        let cases: Vec<Vec<Option<u32>>> = vec![
+            // ties between correct and one wrong group
+            vec![Some(0), Some(0), Some(1), Some(1), Some(2)],
+            // several wrong groups and missing answers
+            vec![
+                Some(0),
+                Some(0),
+                Some(0),
+                Some(1),
+                Some(1),
+                Some(1),
+                Some(2),
+                Some(2),
+                None,
+                None,
+                Some(3),
+            ],
+            // correct in the minority
+            vec![
+                Some(0),
+                Some(1),
+                Some(1),
+                Some(1),
+                Some(1),
+                None,
+                Some(2),
+                Some(2),
+            ],
+            // all missing except correct ones
+            vec![Some(0), Some(0), None, None, None, None, None],
+            // no correct answer at all
+            vec![Some(1), Some(1), Some(2), None],
+            // all correct
+            vec![Some(0); 6],
+            // a large wrong group and many one-offs
+            vec![
+                Some(0),
+                Some(0),
+                Some(0),
+                Some(0),
+                Some(1),
+                Some(1),
+                Some(1),
+                Some(1),
+                Some(1),
+                Some(2),
+                Some(3),
+                None,
+            ],
+        ];
+        for labels in &cases {
+            let (c, wrong) = groups_of(labels);
+            let n = labels.len();
+            for rule in [VoteRule::Random, VoteRule::Strict, VoteRule::Absolute] {
+                let exact = maj_at_k_exact(c, &wrong, n, rule).unwrap();
+                for k in 1..=n {
+                    let b = brute(labels, k, rule);
+                    assert!(
+                        (exact[k - 1] - b).abs() < 1e-12,
+                        "{labels:?} k={k} {rule:?}: exact {} brute {b}",
+                        exact[k - 1]
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn maj_invariants() {
+        // maj@1 = maj@2 = pass@1 under even tie splitting; maj@k <= pass@k.
+        let (c, wrong) = (7usize, vec![5usize, 3, 1, 1, 1]);
+        let n = c + wrong.iter().sum::<usize>();
+        let m = maj_at_k_exact(c, &wrong, n, VoteRule::Random).unwrap();
+        let p1 = c as f64 / n as f64;
+        assert!((m[0] - p1).abs() < 1e-14 && (m[1] - p1).abs() < 1e-14);
+        let pk = pass_at_k_curve(n, c, n).unwrap();
+        for k in 1..=n {
+            assert!(m[k - 1] <= pk[k - 1] + 1e-14 && (0.0..=1.0 + 1e-14).contains(&m[k - 1]));
+        }
+        assert!(
+            (m[n - 1] - 1.0).abs() < 1e-12,
+            "correct group is the strict plurality"
+        );
+    }
+
+    #[test]
+    fn first_rule_votes_in_file_order() {
+        // file order: wrong(1), correct, correct, wrong(1), missing(5), wrong(1)
+        let seq = [1, 0, 0, 1, 5, 1];
+        let m = maj_at_k_first(&seq, 0);
+        assert_eq!(m, vec![0.0, 0.5, 1.0, 0.5, 0.5, 0.0]);
+    }
+
+    #[test]
+    fn exact_maj_is_fast_enough_for_500_by_64() {
+        // Not timed (tests never time); exercises the size the issue names: 500 problems x 64
+        // samples, every k from 1 to 64, with a realistic spread of answer groups.
+        let mut total = 0.0;
+        for i in 0..500usize {
+            let c = i % 65;
+            let mut rest = 64 - c;
+            let mut wrong = Vec::new();
+            let mut g = (i % 7) + 1;
+            while rest > 0 {
+                let take = g.min(rest);
+                wrong.push(take);
+                rest -= take;
+                g = if g > 1 { g / 2 } else { 1 };
+            }
+            let m = maj_at_k_exact(c, &wrong, 64, VoteRule::Random).unwrap();
+            total += m[63];
+        }
+        assert!(total.is_finite());
+    }
+
+    #[test]
+    fn overflow_is_reported_with_a_usable_limit() {
+        match maj_at_k_exact(1500, &[1500], 1500, VoteRule::Random) {
+            Err(AnalyzeError::MajOverflow { k_limit, .. }) => {
+                assert!(k_limit > 100 && k_limit < 1500);
+                assert!(maj_at_k_exact(1500, &[1500], k_limit, VoteRule::Random).is_ok());
+            }
+            other => panic!("expected overflow error, got {other:?}"),
+        }
+    }
+}

@@ -1,0 +1,194 @@
+//! Statistics from real eval samples: the computational core of `evalsim analyze` and `evalsim fit`.
+//!
+//! Why this module exists: the rest of the workbench simulates *known* rates. Real evals give n
+//! sampled answers per problem, and the honest numbers to report from them — unbiased pass@k and
+//! pass^k, maj@k as an exact expectation over subsets rather than one arbitrary vote, standard
+//! errors that separate "which questions" from "which samples", and a paired comparison of two
+//! models — are easy to get subtly wrong. `fit` closes the loop: it turns the observed counts into
+//! a scenario the simulator can rerun.
+//!
+//! Data flows one way:
+//!
+//! ```text
+//! read (BufRead, one line at a time) -> Dataset (per-problem tallies)
+//!   -> estimators (pure, per problem) -> summary / compare / fit (typed, serde results)
+//! ```
+//!
+//! Nothing here writes files, prints or plots; the `report` and `cli` layers do that from the
+//! serialisable result structs. Randomness (bootstrap, reversal probability) takes an explicit
+//! seed and uses [`rand_xoshiro::Xoshiro256PlusPlus`].
+use serde::{Deserialize, Serialize};
+
+use crate::model::VoteRule;
+
+pub mod compare;
+pub mod data;
+pub mod estimators;
+pub mod fit;
+pub mod normalize;
+pub mod read;
+pub mod summary;
+
+pub use compare::{
+    compare_models, sign_test_p_value, Comparison, ComparisonOptions, DiffEstimate, SignTest,
+};
+pub use data::{Dataset, DatasetBuilder, ModelSamples, ProblemSamples, Sample};
+pub use estimators::{
+    maj_at_k_exact, maj_at_k_first, pass_at_k, pass_at_k_curve, pass_at_k_plugin, pass_hat_k,
+    pass_hat_k_curve,
+};
+pub use fit::{
+    fit_attractor, fit_model, fit_traces, gauss_hermite_normal, AttractorFit, CountHistogram,
+    FitOptions, FitResult, LogitNormalFit, TraceFit,
+};
+pub use normalize::{normalize_answer, AnswerKey, Normalization};
+pub use read::{read_samples, Format, ReadOptions};
+pub use summary::{
+    summarize_model, token_summary, CurvePoint, ModelSummary, SummaryOptions, TokenSummary,
+};
+
+/// How maj@k is scored for analysis of real samples.
+///
+/// The first three are expectations over all size-k subsets of a problem's n answers (exact, see
+/// [`estimators::maj_at_k_exact`]); `First` votes once over the first k answers in file order,
+/// which is what a harness that stops after k samples would report, and is shown for comparison.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum MajRule {
+    /// Ties at the top split evenly (the correct answer gets 1/T of a win among T tied answers).
+    #[default]
+    Random,
+    /// A tie at the top is not a win.
+    Strict,
+    /// The correct answer needs more than k/2 of the k votes.
+    Absolute,
+    /// The first k answers in file order, ties split evenly.
+    First,
+}
+
+impl From<VoteRule> for MajRule {
+    fn from(rule: VoteRule) -> Self {
+        match rule {
+            VoteRule::Random => MajRule::Random,
+            VoteRule::Strict => MajRule::Strict,
+            VoteRule::Absolute => MajRule::Absolute,
+        }
+    }
+}
+
+/// Everything that can go wrong reading or analysing samples. Messages name the source, the line
+/// (1-based) or problem, the field, and say what would be valid.
+#[derive(Debug, thiserror::Error)]
+pub enum AnalyzeError {
+    /// The underlying reader failed.
+    #[error("{source_name}: read error after line {line}: {error}")]
+    Io {
+        source_name: String,
+        line: usize,
+        #[source]
+        error: std::io::Error,
+    },
+    /// A line (or the document) is not valid JSON.
+    #[error("{source_name}:{line}: malformed JSON: {message}")]
+    Json {
+        source_name: String,
+        line: usize,
+        message: String,
+    },
+    /// A CSV line cannot be split into fields.
+    #[error("{source_name}:{line}: malformed CSV: {message}")]
+    Csv {
+        source_name: String,
+        line: usize,
+        message: String,
+    },
+    /// A required field or column is absent.
+    #[error("{source_name}:{line}: missing field `{field}`; expected {expected}")]
+    MissingField {
+        source_name: String,
+        line: usize,
+        field: String,
+        expected: String,
+    },
+    /// A field is present but its value has the wrong type or range.
+    #[error(
+        "{source_name}:{line}: field `{field}` has invalid value {value}; expected {expected}"
+    )]
+    BadField {
+        source_name: String,
+        line: usize,
+        field: String,
+        value: String,
+        expected: String,
+    },
+    /// The input held no samples at all.
+    #[error("{source_name}: no samples found; expected at least one row with `problem_id` and `correct` (or `answer` + `reference`)")]
+    Empty { source_name: String },
+    /// A problem has no samples (e.g. an lm-eval row with empty `resps`).
+    #[error(
+        "{source_name}:{line}: problem `{problem}` has zero samples; every problem needs n >= 1"
+    )]
+    ZeroSamples {
+        source_name: String,
+        line: usize,
+        problem: String,
+    },
+    /// The lm-eval filter named by the user does not occur in the log.
+    #[error("{source_name}: no rows with filter `{filter}`; filters present: {available}")]
+    UnknownFilter {
+        source_name: String,
+        filter: String,
+        available: String,
+    },
+    /// k is larger than the number of samples of some problem.
+    #[error("k = {k} exceeds the smallest n = {smallest_n} (problem `{problem}` of model `{model}`); choose k <= {smallest_n}")]
+    KTooLarge {
+        k: usize,
+        smallest_n: usize,
+        problem: String,
+        model: String,
+    },
+    /// An lm-eval log holds several filters and none was chosen.
+    #[error("{source_name}: several filters present ({available}); choose one by name")]
+    AmbiguousFilter {
+        source_name: String,
+        available: String,
+    },
+    /// k is larger than n for a single problem.
+    #[error("k = {k} exceeds n = {n} samples; choose 1 <= k <= {n}")]
+    KExceedsN { k: usize, n: usize },
+    /// The correct count exceeds the sample count.
+    #[error("c = {c} correct out of n = {n} samples is impossible; expected c <= n")]
+    CountExceedsN { c: usize, n: usize },
+    /// k must be at least 1.
+    #[error("k = 0 is not a valid sample count; choose k >= 1")]
+    KZero,
+    /// An exact computation would overflow f64.
+    #[error("exact maj@k over subsets overflows f64 for problem `{problem}` (n = {n}, k = {k}); choose k <= {k_limit}")]
+    MajOverflow {
+        problem: String,
+        n: usize,
+        k: usize,
+        k_limit: usize,
+    },
+    /// A model named by the caller is not in the data.
+    #[error("model `{model}` not found; models present: {available}")]
+    UnknownModel { model: String, available: String },
+    /// A statistic needs more problems than there are.
+    #[error("{what} needs at least {needed} problems, found {found}")]
+    TooFewProblems {
+        what: String,
+        needed: usize,
+        found: usize,
+    },
+    /// An option is out of range.
+    #[error("option `{option}` = {value} is invalid; expected {expected}")]
+    BadOption {
+        option: String,
+        value: String,
+        expected: String,
+    },
+}
+
+/// Result alias for this module.
+pub type Result<T> = std::result::Result<T, AnalyzeError>;

@@ -101,7 +101,7 @@ fn check_note_passes_and_reports_counts() {
         .assert()
         .success()
         .stdout(predicate::str::contains(
-            "checks: 112 of 112 within |z| <= 4.5",
+            "checks: 168 of 168 within |z| <= 4.5",
         ));
 }
 
@@ -158,7 +158,7 @@ fn tables_are_identical_for_any_thread_count() {
             .success();
     }
     let (ta, tb) = (csvs(&a), csvs(&b));
-    assert_eq!(ta.len(), 5);
+    assert_eq!(ta.len(), 8);
     assert_eq!(ta, tb);
 }
 

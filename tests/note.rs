@@ -85,3 +85,61 @@ fn simulated_values_agree_within_monte_carlo_error() {
         "4,000 votes per problem give an SE under half a point"
     );
 }
+
+#[test]
+fn noise_rows_of_the_published_table() {
+    let s = note();
+    let out = run_all(&s, &|_| {}).expect("note runs");
+    let seed = out
+        .results
+        .iter()
+        .find_map(|r| match r {
+            ExperimentResult::SeedVariance(v) => Some(v),
+            _ => None,
+        })
+        .expect("note has seed-variance");
+    let sd: Vec<String> = seed.rows.iter().map(|r| pct1(r.sd.exact)).collect();
+    assert_eq!(sd, ["6.9", "3.4", "1.7", "0.9"]);
+    assert_eq!(
+        seed.rows.iter().map(|r| r.n).collect::<Vec<_>>(),
+        [1, 4, 16, 64]
+    );
+    assert_eq!(pct1(seed.question_se), "6.1");
+    // 20,000 simulated reruns at n = 1: the published simulation gave 6.93; ours lands within
+    // the z bound of the exact 6.89.
+    assert!(seed.rows[0].sd.z.abs() <= Z_BOUND);
+    for r in &seed.rows {
+        // SD falls as 1/sqrt(n).
+        assert!((r.sd.exact * f64::from(r.n).sqrt() - seed.rows[0].sd.exact).abs() < 1e-12);
+    }
+    let h2h = out
+        .results
+        .iter()
+        .find_map(|r| match r {
+            ExperimentResult::HeadToHead(v) => Some(v),
+            _ => None,
+        })
+        .expect("note has head-to-head");
+    assert_eq!(
+        format!("{:+.1}", 100.0 * (h2h.pass_at_1_b - h2h.pass_at_1_a)),
+        "+3.0"
+    );
+    // The better model loses less often as n grows, and the exact rates sum to one.
+    for w in h2h.rows.windows(2) {
+        assert!(w[1].loss.exact < w[0].loss.exact);
+    }
+    for r in &h2h.rows {
+        assert!((r.loss.exact + r.tie.exact + r.win.exact - 1.0).abs() < 1e-9);
+    }
+    let spread = out
+        .results
+        .iter()
+        .find_map(|r| match r {
+            ExperimentResult::VoteSpread(v) => Some(v),
+            _ => None,
+        })
+        .expect("note has vote-spread");
+    let k16 = spread.rows.iter().find(|r| r.k == 16).expect("k = 16");
+    // maj@16 is far noisier than pass@1 averaged over the same 16 samples.
+    assert!(k16.maj_sd.exact > 2.0 * k16.avg_sd.exact);
+}

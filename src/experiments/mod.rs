@@ -1,6 +1,7 @@
 //! Experiments: each pairs exact values with simulated ones into one serialisable result, and
 //! every simulated number becomes a [`Check`] with its Monte Carlo standard error and z-score.
 //! No file I/O here: [`crate::report`] turns results into files.
+pub mod noise;
 pub mod votes;
 
 use serde::Serialize;
@@ -84,6 +85,12 @@ pub enum ExperimentResult {
     Curves(votes::VoteCurves),
     /// maj@k for several attractor shares.
     AttractorSweep(votes::VoteCurves),
+    /// Seed variance of the pass@1 score.
+    SeedVariance(noise::SeedVariance),
+    /// Seed SD of maj@k against averaged pass@1.
+    VoteSpread(noise::VoteSpread),
+    /// How often the better model loses a rerun.
+    HeadToHead(noise::HeadToHead),
 }
 
 impl ExperimentResult {
@@ -91,6 +98,9 @@ impl ExperimentResult {
     pub fn name(&self) -> &str {
         match self {
             ExperimentResult::Curves(r) | ExperimentResult::AttractorSweep(r) => &r.experiment,
+            ExperimentResult::SeedVariance(r) => &r.experiment,
+            ExperimentResult::VoteSpread(r) => &r.experiment,
+            ExperimentResult::HeadToHead(r) => &r.experiment,
         }
     }
 
@@ -98,6 +108,9 @@ impl ExperimentResult {
     pub fn checks(&self) -> Vec<Check> {
         match self {
             ExperimentResult::Curves(r) | ExperimentResult::AttractorSweep(r) => r.checks(),
+            ExperimentResult::SeedVariance(r) => r.checks(),
+            ExperimentResult::VoteSpread(r) => r.checks(),
+            ExperimentResult::HeadToHead(r) => r.checks(),
         }
     }
 }
@@ -172,6 +185,9 @@ pub fn planned_draws(scenario: &Scenario, index: usize) -> u64 {
             votes,
             ..
         } => attractors.len() as u64 * k.len() as u64 * n * votes,
+        ExperimentSpec::SeedVariance { n, reruns, .. } => n.len() as u64 * reruns,
+        ExperimentSpec::VoteSpread { k, reruns, .. } => k.len() as u64 * reruns,
+        ExperimentSpec::HeadToHead { n, reruns, .. } => n.len() as u64 * reruns,
         _ => 0,
     }
 }
@@ -205,6 +221,20 @@ pub fn run(
         } => Ok(ExperimentResult::AttractorSweep(votes::attractor_sweep(
             scenario, &exp.name, key, *model, attractors, k, *votes, *vote_rule, progress,
         ))),
+        ExperimentSpec::SeedVariance { model, n, reruns } => Ok(ExperimentResult::SeedVariance(
+            noise::seed_variance(scenario, &exp.name, key, *model, n, *reruns, progress),
+        )),
+        ExperimentSpec::VoteSpread {
+            model,
+            k,
+            reruns,
+            vote_rule,
+        } => Ok(ExperimentResult::VoteSpread(noise::vote_spread(
+            scenario, &exp.name, key, *model, k, *reruns, *vote_rule, progress,
+        ))),
+        ExperimentSpec::HeadToHead { a, b, n, reruns } => Ok(ExperimentResult::HeadToHead(
+            noise::head_to_head(scenario, &exp.name, key, *a, *b, n, *reruns, progress),
+        )),
         other => Err(RunError::Unsupported(
             exp.name.clone(),
             kind_name(other.kind()),

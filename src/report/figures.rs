@@ -1,7 +1,8 @@
 //! Turns finished results into [`Figure`] descriptions (no statistics computed here).
 use plotters::prelude::SeriesLabelPosition;
 
-use super::plot::{Figure, Line, Markers, Panel, Scale};
+use super::plot::{Bars, Figure, Line, Markers, Panel, Scale};
+use crate::experiments::noise::{H2HRow, HeadToHead, SeedVariance, SpreadRow, VoteSpread};
 use crate::experiments::votes::{Metric, VoteCurves};
 use crate::experiments::{ExperimentResult, RunOutput};
 
@@ -19,6 +20,15 @@ pub fn experiment_figures(run: &RunOutput, result: &ExperimentResult) -> Vec<(St
     match result {
         ExperimentResult::Curves(r) => vec![(r.experiment.clone(), curves_figure(run, r))],
         ExperimentResult::AttractorSweep(r) => vec![(r.experiment.clone(), sweep_figure(run, r))],
+        ExperimentResult::SeedVariance(r) => vec![
+            (
+                format!("{}-histograms", r.experiment),
+                seed_histograms(run, r),
+            ),
+            (format!("{}-sd", r.experiment), seed_sd_figure(run, r)),
+        ],
+        ExperimentResult::VoteSpread(r) => vec![(r.experiment.clone(), spread_figure(run, r))],
+        ExperimentResult::HeadToHead(r) => vec![(r.experiment.clone(), h2h_figure(run, r))],
     }
 }
 
@@ -186,5 +196,289 @@ fn sweep_figure(run: &RunOutput, r: &VoteCurves) -> Figure {
         panels: vec![p],
         columns: 1,
         size: (1200, 720),
+    }
+}
+
+fn seed_histograms(run: &RunOutput, r: &SeedVariance) -> Figure {
+    let panels: Vec<Panel> = r
+        .rows
+        .iter()
+        .map(|row| {
+            let mut p = Panel::new(
+                format!(
+                    "n = {}: SD exact {:.2}, simulated {:.2} points",
+                    row.n,
+                    pct(row.sd.exact),
+                    pct(row.sd.sim)
+                ),
+                "benchmark score (%)",
+                "density (per point)",
+            );
+            let bars: Vec<(f64, f64, f64)> = row
+                .histogram
+                .iter()
+                .map(|&(a, b, d)| (pct(a), pct(b), d / 100.0))
+                .collect();
+            let ymax = bars
+                .iter()
+                .map(|b| b.2)
+                .chain(row.normal_curve.iter().map(|c| c.1 / 100.0))
+                .fold(0.0, f64::max);
+            p.x_range = (
+                bars.first().map_or(0.0, |b| b.0),
+                bars.last().map_or(100.0, |b| b.1),
+            );
+            p.y_range = (0.0, ymax * 1.15);
+            p.bars.push(Bars {
+                label: Some(format!("{} simulated reruns", r.reruns)),
+                color: 0,
+                bars,
+            });
+            p.lines.push(Line {
+                label: Some("normal, exact mean and SD".into()),
+                color: 1,
+                dashed: false,
+                points: row
+                    .normal_curve
+                    .iter()
+                    .map(|&(x, d)| (pct(x), d / 100.0))
+                    .collect(),
+            });
+            p.vlines.push((
+                pct(row.sim_interval.0),
+                2,
+                Some(format!(
+                    "central 95%: {:.1} to {:.1}",
+                    pct(row.sim_interval.0),
+                    pct(row.sim_interval.1)
+                )),
+            ));
+            p.vlines.push((pct(row.sim_interval.1), 2, None));
+            p.legend = SeriesLabelPosition::UpperLeft;
+            p
+        })
+        .collect();
+    let columns = panels.len().min(2);
+    let rows = panels.len().div_ceil(columns.max(1)) as u32;
+    Figure {
+        title: title(
+            run,
+            &format!(
+                "{}: score of model {} across reruns ({} placement)",
+                r.experiment,
+                r.model,
+                placement_name(r.placement)
+            ),
+        ),
+        panels,
+        columns,
+        size: (if columns > 1 { 1400 } else { 800 }, 70 + 430 * rows),
+    }
+}
+
+fn seed_sd_figure(run: &RunOutput, r: &SeedVariance) -> Figure {
+    let mut p = Panel::new(
+        format!(
+            "model {}: seed SD falls as 1/sqrt(n); question-sampling SE {:.2} points does not",
+            r.model,
+            pct(r.question_se)
+        ),
+        "n (samples per problem, log2 scale)",
+        "SD of the benchmark score (points, log scale)",
+    );
+    let ns: Vec<u32> = r.rows.iter().map(|x| x.n).collect();
+    k_axis(&mut p, &ns);
+    p.y_scale = Scale::Log10;
+    let all: Vec<f64> = r
+        .rows
+        .iter()
+        .flat_map(|x| [pct(x.sd.exact), pct(x.sd.ci_low.max(x.sd.sim * 0.5))])
+        .chain([pct(r.question_se)])
+        .collect();
+    let (lo, hi) = all
+        .iter()
+        .fold((f64::INFINITY, 0.0f64), |(a, b), &v| (a.min(v), b.max(v)));
+    p.y_range = (lo / 1.6, hi * 1.6);
+    p.lines.push(Line {
+        label: Some("exact seed SD".into()),
+        color: 0,
+        dashed: false,
+        points: r
+            .rows
+            .iter()
+            .map(|x| (f64::from(x.n), pct(x.sd.exact)))
+            .collect(),
+    });
+    p.markers.push(Markers {
+        label: Some(format!("simulated, {} reruns (95% CI)", r.reruns)),
+        color: 0,
+        points: r
+            .rows
+            .iter()
+            .map(|x| {
+                (
+                    f64::from(x.n),
+                    pct(x.sd.sim),
+                    pct(x.sd.ci_low),
+                    pct(x.sd.ci_high),
+                )
+            })
+            .collect(),
+    });
+    p.lines.push(Line {
+        label: Some(format!("question-sampling SE {:.2}", pct(r.question_se))),
+        color: 1,
+        dashed: true,
+        points: vec![
+            (p.x_range.0, pct(r.question_se)),
+            (p.x_range.1, pct(r.question_se)),
+        ],
+    });
+    p.legend = SeriesLabelPosition::UpperRight;
+    Figure {
+        title: title(
+            run,
+            &format!("{}: seed SD against samples per problem", r.experiment),
+        ),
+        panels: vec![p],
+        columns: 1,
+        size: (1000, 640),
+    }
+}
+
+fn spread_figure(run: &RunOutput, r: &VoteSpread) -> Figure {
+    let mut p = Panel::new(
+        format!(
+            "model {} (a = {}, {} ties): one vote per problem vs the mean of the same k samples",
+            r.model,
+            r.attractor,
+            r.vote_rule.as_str()
+        ),
+        "k (samples per problem, log2 scale)",
+        "seed SD of the score (points)",
+    );
+    let ks: Vec<u32> = r.rows.iter().map(|x| x.k).collect();
+    k_axis(&mut p, &ks);
+    let hi = r
+        .rows
+        .iter()
+        .flat_map(|x| [x.maj_sd.ci_high, x.avg_sd.ci_high, x.maj_sd.exact])
+        .fold(0.0, f64::max);
+    p.y_range = (0.0, pct(hi) * 1.25);
+    for (label, color, get) in [
+        (
+            "maj@k",
+            2usize,
+            (|x: &SpreadRow| x.maj_sd) as fn(&SpreadRow) -> crate::experiments::Estimate,
+        ),
+        ("pass@1 averaged over k", 0, |x: &SpreadRow| x.avg_sd),
+    ] {
+        p.lines.push(Line {
+            label: Some(format!("{label} exact")),
+            color,
+            dashed: false,
+            points: r
+                .rows
+                .iter()
+                .map(|x| (f64::from(x.k), pct(get(x).exact)))
+                .collect(),
+        });
+        p.markers.push(Markers {
+            label: None,
+            color,
+            points: r
+                .rows
+                .iter()
+                .map(|x| {
+                    let e = get(x);
+                    (f64::from(x.k), pct(e.sim), pct(e.ci_low), pct(e.ci_high))
+                })
+                .collect(),
+        });
+    }
+    p.legend = SeriesLabelPosition::UpperRight;
+    if r.rows.len() == 1 {
+        // A single k: draw each exact value as a short level so it stays visible.
+        p.x_range = (p.x_range.0 / 2.0, p.x_range.1 * 2.0);
+        for l in &mut p.lines {
+            if let Some(&(x, y)) = l.points.first() {
+                l.points = vec![(x / 1.3, y), (x * 1.3, y)];
+            }
+        }
+    }
+    Figure {
+        title: title(
+            run,
+            &format!(
+                "{}: seed SD of maj@k ({} reruns; dots simulated, 95% CI)",
+                r.experiment, r.reruns
+            ),
+        ),
+        panels: vec![p],
+        columns: 1,
+        size: (900, 560),
+    }
+}
+
+fn h2h_figure(run: &RunOutput, r: &HeadToHead) -> Figure {
+    let gap = pct(r.pass_at_1_b - r.pass_at_1_a);
+    let mut p = Panel::new(
+        format!(
+            "B = {} (pass@1 {:.1}%) against A = {} ({:.1}%): true gap {gap:+.1} points",
+            r.b,
+            pct(r.pass_at_1_b),
+            r.a,
+            pct(r.pass_at_1_a)
+        ),
+        "n (samples per problem per model, log2 scale)",
+        "probability (%)",
+    );
+    let ns: Vec<u32> = r.rows.iter().map(|x| x.n).collect();
+    k_axis(&mut p, &ns);
+    let hi = r
+        .rows
+        .iter()
+        .map(|x| x.loss_or_tie.exact)
+        .fold(0.0, f64::max);
+    p.y_range = (0.0, (pct(hi) * 1.3).clamp(5.0, 100.0));
+    for (label, color, get) in [
+        (
+            "P(B < A): the better model loses",
+            1usize,
+            (|x: &H2HRow| x.loss) as fn(&H2HRow) -> crate::experiments::Estimate,
+        ),
+        ("P(B <= A): loses or ties", 0, |x: &H2HRow| x.loss_or_tie),
+    ] {
+        p.lines.push(Line {
+            label: Some(label.into()),
+            color,
+            dashed: false,
+            points: r
+                .rows
+                .iter()
+                .map(|x| (f64::from(x.n), pct(get(x).exact)))
+                .collect(),
+        });
+        p.markers.push(Markers {
+            label: None,
+            color,
+            points: r
+                .rows
+                .iter()
+                .map(|x| {
+                    let e = get(x);
+                    (f64::from(x.n), pct(e.sim), pct(e.ci_low), pct(e.ci_high))
+                })
+                .collect(),
+        });
+    }
+    p.legend = SeriesLabelPosition::UpperRight;
+    Figure { title: title(run, &format!("{}: how often the better model loses a rerun ({} reruns; lines exact, dots simulated)", r.experiment, r.reruns)), panels: vec![p], columns: 1, size: (1000, 600) }
+}
+
+fn placement_name(p: crate::model::Placement) -> &'static str {
+    match p {
+        crate::model::Placement::Quantiles => "quantiles",
+        crate::model::Placement::Random => "random",
     }
 }

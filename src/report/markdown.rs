@@ -1,7 +1,9 @@
 //! `report.md` (every figure and table, ready to paste) and `summary.json` (headline numbers).
 use serde::Serialize;
 
+use crate::experiments::noise::{HeadToHead, SeedVariance, VoteSpread};
 use crate::experiments::votes::{Metric, VoteCurves};
+use crate::experiments::Estimate;
 use crate::experiments::{ExperimentResult, RunOutput};
 
 fn pct(x: f64) -> String {
@@ -56,6 +58,54 @@ pub fn summary(run: &RunOutput) -> Summary {
         match r {
             ExperimentResult::Curves(v) | ExperimentResult::AttractorSweep(v) => {
                 vote_headline(v, &mut headline)
+            }
+            ExperimentResult::SeedVariance(v) => {
+                for row in &v.rows {
+                    headline.push(Headline {
+                        experiment: v.experiment.clone(),
+                        name: format!("{} seed SD n={}", v.model, row.n),
+                        exact: row.sd.exact,
+                        sim: Some(row.sd.sim),
+                    });
+                }
+                headline.push(Headline {
+                    experiment: v.experiment.clone(),
+                    name: format!("{} question-sampling SE", v.model),
+                    exact: v.question_se,
+                    sim: None,
+                });
+            }
+            ExperimentResult::VoteSpread(v) => {
+                for row in &v.rows {
+                    headline.push(Headline {
+                        experiment: v.experiment.clone(),
+                        name: format!("{} maj@{} seed SD", v.model, row.k),
+                        exact: row.maj_sd.exact,
+                        sim: Some(row.maj_sd.sim),
+                    });
+                    headline.push(Headline {
+                        experiment: v.experiment.clone(),
+                        name: format!("{} avg pass@1 over {} seed SD", v.model, row.k),
+                        exact: row.avg_sd.exact,
+                        sim: Some(row.avg_sd.sim),
+                    });
+                }
+            }
+            ExperimentResult::HeadToHead(v) => {
+                headline.push(Headline {
+                    experiment: v.experiment.clone(),
+                    name: format!("pass@1 gap {} - {}", v.b, v.a),
+                    exact: v.pass_at_1_b - v.pass_at_1_a,
+                    sim: None,
+                });
+                for row in &v.rows {
+                    headline.push(Headline {
+                        experiment: v.experiment.clone(),
+                        name: format!("P({} < {}) n={}", v.b, v.a, row.n),
+                        exact: row.loss.exact,
+                        sim: Some(row.loss.sim),
+                    });
+                }
             }
         }
     }
@@ -126,6 +176,9 @@ pub fn report(run: &RunOutput, figures: &[String]) -> String {
         match r {
             ExperimentResult::Curves(v) => md += &curves_md(v),
             ExperimentResult::AttractorSweep(v) => md += &sweep_md(v),
+            ExperimentResult::SeedVariance(v) => md += &seed_md(v),
+            ExperimentResult::VoteSpread(v) => md += &spread_md(v),
+            ExperimentResult::HeadToHead(v) => md += &h2h_md(v),
         }
         md += &format!("Table: `{name}.csv`.\n\n");
     }
@@ -182,6 +235,79 @@ fn sweep_md(v: &VoteCurves) -> String {
             s.threshold,
             pct(s.ceiling),
             cell(v, si, kmax, Metric::MajAtK)
+        );
+    }
+    md + "\n"
+}
+
+/// `exact (sim ± se)` in points.
+fn pts(e: &Estimate) -> String {
+    format!(
+        "{:.2} ({:.2} ± {:.2})",
+        100.0 * e.exact,
+        100.0 * e.sim,
+        100.0 * e.se
+    )
+}
+
+fn seed_md(v: &SeedVariance) -> String {
+    let mut md = format!(
+        "Model `{}`, {} problems, {} reruns per n, placement `{:?}`. Scores in points; the question-sampling SE is {:.2} points: the floor that more samples per problem cannot lower.\n\n",
+        v.model, v.problems, v.reruns, v.placement, 100.0 * v.question_se
+    )
+    .replace("`Quantiles`", "`quantiles`")
+    .replace("`Random`", "`random`");
+    md += "| n | seed SD | mean | 2.5% (exact / sim) | 97.5% (exact / sim) |\n|---:|---:|---:|---:|---:|\n";
+    for r in &v.rows {
+        let q = |e: Option<f64>, s: f64| {
+            format!(
+                "{} / {:.2}",
+                e.map_or("–".into(), |x| format!("{:.2}", 100.0 * x)),
+                100.0 * s
+            )
+        };
+        md += &format!(
+            "| {} | {} | {} | {} | {} |\n",
+            r.n,
+            pts(&r.sd),
+            pts(&r.mean),
+            q(r.exact_interval.map(|i| i.0), r.sim_interval.0),
+            q(r.exact_interval.map(|i| i.1), r.sim_interval.1)
+        );
+    }
+    md + "\n"
+}
+
+fn spread_md(v: &VoteSpread) -> String {
+    let mut md = format!("Model `{}` (a = {}, `{}` ties), {} reruns. Seed SD in points of maj@k (one vote per problem) against pass@1 averaged over the same k samples.\n\n", v.model, v.attractor, v.vote_rule.as_str(), v.reruns);
+    md += "| k | maj@k mean | maj@k seed SD | avg pass@1 mean | avg pass@1 seed SD |\n|---:|---:|---:|---:|---:|\n";
+    for r in &v.rows {
+        md += &format!(
+            "| {} | {} | {} | {} | {} |\n",
+            r.k,
+            pts(&r.maj_mean),
+            pts(&r.maj_sd),
+            pts(&r.avg_mean),
+            pts(&r.avg_sd)
+        );
+    }
+    md + "\n"
+}
+
+fn h2h_md(v: &HeadToHead) -> String {
+    let mut md = format!(
+        "`{}` (pass@1 {}) against `{}` (pass@1 {}): a true gap of {:+.2} points. Each rerun scores both models on independent seeds; {} reruns per n. Probabilities in percent.\n\n",
+        v.b, pct(v.pass_at_1_b), v.a, pct(v.pass_at_1_a), 100.0 * (v.pass_at_1_b - v.pass_at_1_a), v.reruns
+    );
+    md += "| n | P(B < A) | P(B = A) | P(B > A) | P(B <= A) |\n|---:|---:|---:|---:|---:|\n";
+    for r in &v.rows {
+        md += &format!(
+            "| {} | {} | {} | {} | {} |\n",
+            r.n,
+            pts(&r.loss),
+            pts(&r.tie),
+            pts(&r.win),
+            pts(&r.loss_or_tie)
         );
     }
     md + "\n"

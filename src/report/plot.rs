@@ -233,8 +233,17 @@ fn err(fig: &Figure, e: impl std::fmt::Debug) -> PlotError {
 
 fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, fig: &Figure) -> Result<(), PlotError> {
     root.fill(&WHITE).map_err(|e| err(fig, e))?;
+    // The title shrinks until it fits the width.
+    let mut size = 24.0;
+    while size > 11.0 {
+        let font = TextStyle::from((FONT, size).into_font().style(FontStyle::Bold));
+        match root.estimate_text_size(&fig.title, &font) {
+            Ok((w, _)) if w + 24 > fig.size.0 => size -= 1.0,
+            _ => break,
+        }
+    }
     let body = root
-        .titled(&fig.title, (FONT, 24).into_font().style(FontStyle::Bold))
+        .titled(&fig.title, (FONT, size).into_font().style(FontStyle::Bold))
         .map_err(|e| err(fig, e))?;
     let cols = fig.columns.max(1);
     let rows = fig.panels.len().div_ceil(cols).max(1);
@@ -265,6 +274,34 @@ fn format_tick(scale: Scale, v: f64) -> String {
     } else {
         format!("{x:.1e}")
     }
+}
+
+/// Ticks at 1, 2, 5 times powers of ten inside a positive range (thinned to 1 and 5, or to
+/// powers of ten, when the range is wide).
+fn log_ticks((lo, hi): (f64, f64)) -> Vec<f64> {
+    if !(lo > 0.0 && hi > lo) {
+        return Vec::new();
+    }
+    let decades = (hi / lo).log10();
+    let steps: &[f64] = if decades > 4.0 {
+        &[1.0]
+    } else if decades > 2.0 {
+        &[1.0, 3.0]
+    } else {
+        &[1.0, 2.0, 5.0]
+    };
+    let mut out = Vec::new();
+    let mut base = 10f64.powf(lo.log10().floor());
+    while base <= hi {
+        for s in steps {
+            let t = base * s;
+            if t >= lo && t <= hi {
+                out.push(t);
+            }
+        }
+        base *= 10.0;
+    }
+    out
 }
 
 /// A linear axis over transformed values whose ticks can be given explicitly.
@@ -313,7 +350,18 @@ fn draw_panel<DB: DrawingBackend>(
     let y1 = ys.to_axis(p.y_range.1);
     let ticks: Vec<f64> = match &p.x_ticks {
         Some(t) => t.iter().map(|&v| xs.to_axis(v)).collect(),
+        None if xs == Scale::Log10 => log_ticks(p.x_range)
+            .into_iter()
+            .map(|v| xs.to_axis(v))
+            .collect(),
         None => Vec::new(),
+    };
+    let yticks: Vec<f64> = match ys {
+        Scale::Log10 => log_ticks(p.y_range)
+            .into_iter()
+            .map(|v| ys.to_axis(v))
+            .collect(),
+        _ => Vec::new(),
     };
     let mut chart = ChartBuilder::on(area)
         .caption(&p.title, (FONT, 18))
@@ -329,7 +377,7 @@ fn draw_panel<DB: DrawingBackend>(
             TickAxis {
                 lo: y0,
                 hi: y1,
-                ticks: Vec::new(),
+                ticks: yticks,
             },
         )?;
     let xfmt = |v: &f64| format_tick(xs, *v);

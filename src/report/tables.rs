@@ -1,6 +1,7 @@
 //! Tidy CSV tables: one row per point, columns documented in README.md.
+use crate::experiments::noise::{HeadToHead, SeedVariance, VoteSpread};
 use crate::experiments::votes::VoteCurves;
-use crate::experiments::{ExperimentResult, RunOutput};
+use crate::experiments::{Estimate, ExperimentResult, RunOutput};
 
 /// A minimal CSV builder (RFC 4180 quoting).
 #[derive(Debug, Default)]
@@ -56,6 +57,13 @@ pub fn experiment_tables(run: &RunOutput, result: &ExperimentResult) -> Vec<(Str
         ExperimentResult::Curves(r) | ExperimentResult::AttractorSweep(r) => {
             vec![(format!("{}.csv", r.experiment), vote_csv(run, r))]
         }
+        ExperimentResult::SeedVariance(r) => {
+            vec![(format!("{}.csv", r.experiment), seed_csv(run, r))]
+        }
+        ExperimentResult::VoteSpread(r) => {
+            vec![(format!("{}.csv", r.experiment), spread_csv(run, r))]
+        }
+        ExperimentResult::HeadToHead(r) => vec![(format!("{}.csv", r.experiment), h2h_csv(run, r))],
     }
 }
 
@@ -129,6 +137,137 @@ pub fn checks_csv(run: &RunOutput) -> String {
             num(e.z),
             c.passed().to_string(),
         ]);
+    }
+    csv.finish()
+}
+
+/// The columns every estimate contributes: exact, sim, se, z, ci_low, ci_high.
+const ESTIMATE_COLUMNS: [&str; 6] = ["exact", "sim", "se", "z", "ci_low", "ci_high"];
+
+fn estimate_fields(e: &Estimate) -> [String; 6] {
+    [
+        num(e.exact),
+        num(e.sim),
+        num(e.se),
+        num(e.z),
+        num(e.ci_low),
+        num(e.ci_high),
+    ]
+}
+
+fn header(lead: &[&str], tail: &[&str]) -> Csv {
+    let cols: Vec<&str> = ["scenario", "seed", "experiment"]
+        .iter()
+        .chain(lead)
+        .chain(ESTIMATE_COLUMNS.iter())
+        .chain(tail)
+        .copied()
+        .collect();
+    Csv::new(&cols)
+}
+
+fn seed_csv(run: &RunOutput, r: &SeedVariance) -> String {
+    let mut csv = header(
+        &["model", "placement", "n", "quantity"],
+        &["reruns", "question_se"],
+    );
+    let placement = format!("{:?}", r.placement).to_lowercase();
+    for row in &r.rows {
+        let mut emit = |quantity: &str, fields: [String; 6]| {
+            let mut v = vec![
+                run.scenario.clone(),
+                run.seed.to_string(),
+                r.experiment.clone(),
+                r.model.clone(),
+                placement.clone(),
+                row.n.to_string(),
+                quantity.to_string(),
+            ];
+            v.extend(fields);
+            v.extend([r.reruns.to_string(), num(r.question_se)]);
+            csv.row(v);
+        };
+        emit("mean", estimate_fields(&row.mean));
+        emit("sd", estimate_fields(&row.sd));
+        // Quantiles: exact (fixed placement only) and simulated; their checks are the CDF rows.
+        for (label, sim, exact) in [
+            ("q2.5", row.sim_interval.0, row.exact_interval.map(|i| i.0)),
+            ("q97.5", row.sim_interval.1, row.exact_interval.map(|i| i.1)),
+        ] {
+            emit(
+                label,
+                [
+                    exact.map(num).unwrap_or_default(),
+                    num(sim),
+                    String::new(),
+                    String::new(),
+                    String::new(),
+                    String::new(),
+                ],
+            );
+        }
+        for (q, e) in &row.interval_checks {
+            emit(q, estimate_fields(e));
+        }
+    }
+    csv.finish()
+}
+
+fn spread_csv(run: &RunOutput, r: &VoteSpread) -> String {
+    let mut csv = header(
+        &["model", "attractor", "vote_rule", "k", "quantity"],
+        &["reruns"],
+    );
+    for row in &r.rows {
+        for (q, e) in [
+            ("maj@k mean", &row.maj_mean),
+            ("maj@k sd", &row.maj_sd),
+            ("avg pass@1 mean", &row.avg_mean),
+            ("avg pass@1 sd", &row.avg_sd),
+        ] {
+            let mut v = vec![
+                run.scenario.clone(),
+                run.seed.to_string(),
+                r.experiment.clone(),
+                r.model.clone(),
+                num(r.attractor),
+                r.vote_rule.as_str().into(),
+                row.k.to_string(),
+                q.into(),
+            ];
+            v.extend(estimate_fields(e));
+            v.push(r.reruns.to_string());
+            csv.row(v);
+        }
+    }
+    csv.finish()
+}
+
+fn h2h_csv(run: &RunOutput, r: &HeadToHead) -> String {
+    let mut csv = header(
+        &["a", "b", "n", "quantity"],
+        &["reruns", "pass_at_1_a", "pass_at_1_b"],
+    );
+    for row in &r.rows {
+        for (q, e) in [
+            ("loss", &row.loss),
+            ("tie", &row.tie),
+            ("win", &row.win),
+            ("loss_or_tie", &row.loss_or_tie),
+        ] {
+            let mut v = vec![
+                run.scenario.clone(),
+                run.seed.to_string(),
+                r.experiment.clone(),
+                r.a.clone(),
+                r.b.clone(),
+                row.n.to_string(),
+                q.into(),
+            ];
+            v.extend(estimate_fields(e));
+            v.extend([r.reruns.to_string(), num(r.pass_at_1_a), num(r.pass_at_1_b)]);
+            csv.row(v);
+        }
     }
     csv.finish()
 }

@@ -5,8 +5,8 @@ use rand::RngCore;
 /// `u * len` picks a column, the low half decides between the column and its alias.
 #[derive(Debug, Clone)]
 pub struct AliasTable {
-    threshold: Vec<u64>,
-    alias: Vec<u32>,
+    /// (threshold, alias) per column, together so that a draw touches one cache line.
+    columns: Vec<(u64, u32)>,
 }
 
 impl AliasTable {
@@ -30,31 +30,33 @@ impl AliasTable {
             }
         }
         // Whatever is left holds probability 1 up to rounding.
-        AliasTable { threshold, alias }
+        AliasTable {
+            columns: threshold.into_iter().zip(alias).collect(),
+        }
     }
 
     /// Draws one value. Cost: one `next_u64`.
     #[inline]
     pub fn sample<R: RngCore + ?Sized>(&self, rng: &mut R) -> u32 {
         let u = rng.next_u64();
-        let wide = u128::from(u) * self.threshold.len() as u128;
+        let wide = u128::from(u) * self.columns.len() as u128;
         let col = (wide >> 64) as usize;
-        let frac = wide as u64;
-        if frac < self.threshold[col] {
+        let (threshold, alias) = self.columns[col];
+        if (wide as u64) < threshold {
             col as u32
         } else {
-            self.alias[col]
+            alias
         }
     }
 
     /// Number of outcomes.
     pub fn len(&self) -> usize {
-        self.threshold.len()
+        self.columns.len()
     }
 
     /// True when there are no outcomes.
     pub fn is_empty(&self) -> bool {
-        self.threshold.is_empty()
+        self.columns.is_empty()
     }
 }
 

@@ -4,6 +4,7 @@
 //! batch), never from the thread that runs it, so results are identical for any thread count.
 //! Nothing here knows about files; nothing above `sim` draws random numbers.
 pub mod alias;
+pub mod counts;
 pub mod stream;
 pub mod votes;
 
@@ -27,4 +28,20 @@ where
     F: Fn(&T) -> R + Sync + Send,
 {
     tasks.par_iter().map(work).collect()
+}
+
+/// Runs `work` on every task in parallel and folds the results with `merge`, which must be
+/// associative and commutative (exact integer sums), so the result is independent of scheduling
+/// while memory stays bounded by the number of threads, not the number of tasks.
+pub fn run_merged<T, R, F, M>(tasks: &[T], identity: R, work: F, merge: M) -> R
+where
+    T: Sync,
+    R: Send + Clone + Sync,
+    F: Fn(&T) -> R + Sync + Send,
+    M: Fn(R, R) -> R + Sync + Send,
+{
+    tasks
+        .par_iter()
+        .map(work)
+        .reduce(|| identity.clone(), &merge)
 }

@@ -65,17 +65,21 @@ impl<'a> VoteSampler<'a> {
         }
     }
 
-    /// One vote: one u64 for C, one for A, and one more only to break a tie.
+    /// One vote: one u64 for C, one for A when it can matter, and one more only to break a tie.
     #[inline]
     pub fn sample<R: RngCore + ?Sized>(&self, rng: &mut R) -> Vote {
         let k = self.k;
         let c = self.correct.sample(rng);
+        // With no correct answer, or a strict majority of them, A cannot change the outcome
+        // under any rule, so it is not drawn.
+        if c == 0 || 2 * c > k {
+            return Vote {
+                correct: c,
+                win: c > 0,
+            };
+        }
         let m = k - c;
-        let a = if m == 0 {
-            0
-        } else {
-            self.attractor.tables[m as usize].sample(rng)
-        };
+        let a = self.attractor.tables[m as usize].sample(rng);
         let s = m - a;
         let top = c.max(a).max(u32::from(s > 0));
         let tied = || 1 + u32::from(a == top) + if top == 1 { s } else { 0 };

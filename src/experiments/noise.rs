@@ -1,0 +1,642 @@
+//! Benchmark-level noise: `seed-variance`, `vote-spread` and `head-to-head`.
+//!
+//! A rerun samples every problem n times and scores mean_i c_i / n. The exact side uses the
+//! closed forms of [`crate::exact::noise`]; the simulated side draws whole reruns and keeps a
+//! histogram of the integer totals, so memory does not grow with the number of reruns.
+use serde::Serialize;
+
+use super::{Check, Estimate, Progress};
+use crate::exact::maj::maj_at_k_all;
+use crate::exact::noise::{
+    count_pmf, head_to_head as exact_h2h, question_se, random_placement_moments,
+    random_placement_sd, score_quantile, seed_sd, vote_seed_sd,
+};
+use crate::exact::pass::mean;
+use crate::model::{Difficulty, Placement, VoteRule};
+use crate::scenario::Scenario;
+use crate::sim::counts::{random_placement_total, CountSampler, Histogram};
+use crate::sim::stream::stream;
+use crate::sim::votes::{AttractorTables, VoteSampler};
+use crate::sim::{batches, run_merged};
+
+/// A histogram bin: (from, to, density per unit score).
+pub type Bin = (f64, f64, f64);
+
+/// Bins of the seed-variance histograms (at most).
+const HISTOGRAM_BINS: u64 = 40;
+
+/// Standard error of a sample SD over `reruns` draws of a variable with variance `var` and
+/// fourth central moment `mu4`: Var(s^2) ~ (mu4 - var^2 (R - 3) / (R - 1)) / R, then the delta
+/// method s = sqrt(s^2).
+pub fn sd_standard_error(var: f64, mu4: f64, reruns: u64) -> f64 {
+    if var <= 0.0 {
+        return 0.0;
+    }
+    let r = reruns as f64;
+    let var_s2 = ((mu4 - var * var * (r - 3.0) / (r - 1.0)) / r).max(0.0);
+    var_s2.sqrt() / (2.0 * var.sqrt())
+}
+
+/// Exact variance and fourth central moment of sum_i Bin(n, p_i): kappa2 = sum n p q,
+/// kappa4 = sum n p q (1 - 6 p q), mu4 = kappa4 + 3 kappa2^2.
+fn binomial_sum_moments(rates: &[f64], n: u32) -> (f64, f64) {
+    let n = f64::from(n);
+    let k2: f64 = rates.iter().map(|p| n * p * (1.0 - p)).sum();
+    let k4: f64 = rates
+        .iter()
+        .map(|p| {
+            let pq = p * (1.0 - p);
+            n * pq * (1.0 - 6.0 * pq)
+        })
+        .sum();
+    (k2, k4 + 3.0 * k2 * k2)
+}
+
+/// Summary statistics of a histogram of totals, as scores (total / scale).
+fn hist_stats(h: &Histogram, scale: f64) -> (f64, f64, f64) {
+    let (mean, m2, m4) = h.moments();
+    let r = h.reruns() as f64;
+    let var = if r > 1.0 { m2 * r / (r - 1.0) } else { 0.0 };
+    (mean / scale, var.sqrt() / scale, m4 / scale.powi(4))
+}
+
+/// One n of a seed-variance experiment.
+#[derive(Debug, Clone, Serialize)]
+pub struct SeedRow {
+    /// Samples per problem.
+    pub n: u32,
+    /// Mean score across reruns (fraction).
+    pub mean: Estimate,
+    /// SD of the score across reruns (fraction); exact sqrt(sum p(1-p)/n)/N, or with random
+    /// placement sqrt(E[p(1-p)]/(nN) + Var(p)/N).
+    pub sd: Estimate,
+    /// Exact 2.5% and 97.5% quantiles of the score (fixed placement only).
+    pub exact_interval: Option<(f64, f64)>,
+    /// Simulated 2.5% and 97.5% quantiles of the score.
+    pub sim_interval: (f64, f64),
+    /// Share of reruns at or below the exact 2.5% and 97.5% quantiles, against the exact CDF
+    /// there (fixed placement only).
+    pub interval_checks: Vec<(String, Estimate)>,
+    /// Histogram of simulated scores: (from, to, density per unit score).
+    pub histogram: Vec<Bin>,
+    /// Normal density with the exact mean and SD at points across the histogram's range.
+    pub normal_curve: Vec<(f64, f64)>,
+}
+
+/// Result of `seed-variance`.
+#[derive(Debug, Clone, Serialize)]
+pub struct SeedVariance {
+    /// Experiment name.
+    pub experiment: String,
+    /// Model name.
+    pub model: String,
+    /// Problem placement (`quantiles` = fixed benchmark; `random` = redrawn every rerun).
+    pub placement: Placement,
+    /// Number of problems N.
+    pub problems: usize,
+    /// Reruns per n.
+    pub reruns: u64,
+    /// Question-sampling SE: sample SD of the rates / sqrt(N) (the population value with random
+    /// placement): the floor more samples per problem cannot lower.
+    pub question_se: f64,
+    /// One row per n.
+    pub rows: Vec<SeedRow>,
+}
+
+impl SeedVariance {
+    /// Checks: mean and SD per n, and the CDF at the exact 2.5% / 97.5% quantiles.
+    pub fn checks(&self) -> Vec<Check> {
+        let mut out = Vec::new();
+        for r in &self.rows {
+            let cell = format!(
+                "model={} n={} placement={:?}",
+                self.model, r.n, self.placement
+            )
+            .to_lowercase();
+            let mut push = |q: &str, e: Estimate| {
+                out.push(Check {
+                    experiment: self.experiment.clone(),
+                    quantity: q.into(),
+                    cell: cell.clone(),
+                    estimate: e,
+                })
+            };
+            push("mean score", r.mean);
+            push("seed sd", r.sd);
+            for (q, e) in &r.interval_checks {
+                push(q, *e);
+            }
+        }
+        out
+    }
+}
+
+fn placement_of(s: &Scenario) -> (Placement, f64, f64) {
+    match s.benchmark.difficulty {
+        Difficulty::LogitNormal {
+            mu,
+            sigma,
+            placement,
+        } => (placement, mu, sigma),
+        Difficulty::Rates { .. } => (Placement::Quantiles, 0.0, 0.0),
+    }
+}
+
+/// Seed variance of one model's pass@1 score for each n.
+pub fn seed_variance(
+    scenario: &Scenario,
+    name: &str,
+    key: u64,
+    model: usize,
+    ns: &[u32],
+    reruns: u64,
+    progress: Progress,
+) -> SeedVariance {
+    let m = &scenario.models[model];
+    let (placement, mu, sigma) = placement_of(scenario);
+    let random =
+        placement == Placement::Random && matches!(m.source, crate::model::RateSource::Shift(_));
+    let (mu, sigma) = match m.source {
+        crate::model::RateSource::Shift(s) => (mu + s, sigma),
+        _ => (mu, sigma),
+    };
+    let rates = m.rates_on(&scenario.benchmark.rates());
+    let problems = rates.len();
+    let population = random_placement_moments(mu, sigma);
+    let rows = ns
+        .iter()
+        .map(|&n| {
+            let scale = f64::from(n) * problems as f64;
+            let sampler = (!random).then(|| CountSampler::new(n, &rates));
+            let tasks: Vec<(u64, u64)> = batches(reruns).collect();
+            let hist = run_merged(
+                &tasks,
+                Histogram::default(),
+                |&(b, count)| {
+                    let mut rng = stream(scenario.seed, &[key, u64::from(n), b]);
+                    let mut h = Histogram::default();
+                    for _ in 0..count {
+                        let t = match &sampler {
+                            Some(s) => s.total(&mut rng),
+                            None => random_placement_total(&mut rng, problems, mu, sigma, n),
+                        };
+                        h.add(t);
+                    }
+                    progress(count);
+                    h
+                },
+                Histogram::merge,
+            );
+            let (sim_mean, sim_sd, sim_m4) = hist_stats(&hist, scale);
+            let (exact_mean, exact_sd, sd_se, mean_se) = if random {
+                let sd = random_placement_sd(mu, sigma, n, problems);
+                // The fourth moment is estimated from the simulation itself (no closed form).
+                (
+                    population.0,
+                    sd,
+                    sd_standard_error(sim_sd * sim_sd, sim_m4, reruns),
+                    sd / (reruns as f64).sqrt(),
+                )
+            } else {
+                let (var_t, mu4_t) = binomial_sum_moments(&rates, n);
+                let sd = seed_sd(&rates, n);
+                (
+                    mean(&rates),
+                    sd,
+                    sd_standard_error(var_t, mu4_t, reruns) / scale,
+                    sd / (reruns as f64).sqrt(),
+                )
+            };
+            let sim_interval = (
+                hist.quantile(0.025) as f64 / scale,
+                hist.quantile(0.975) as f64 / scale,
+            );
+            let (exact_interval, interval_checks) = if random {
+                (None, Vec::new())
+            } else {
+                let pmf = count_pmf(&rates, n);
+                let lo = score_quantile(&pmf, n, problems, 0.025);
+                let hi = score_quantile(&pmf, n, problems, 0.975);
+                let checks = [("2.5%", lo), ("97.5%", hi)]
+                    .iter()
+                    .map(|(label, q)| {
+                        let t = (q * scale).round() as u64;
+                        let f: f64 = pmf.iter().take(t as usize + 1).sum::<f64>().min(1.0);
+                        let se = (f * (1.0 - f) / reruns as f64).sqrt();
+                        (
+                            format!("P(score <= exact {label} quantile)"),
+                            Estimate::new(f, hist.cdf(t), se),
+                        )
+                    })
+                    .collect();
+                (Some((lo, hi)), checks)
+            };
+            let (histogram, normal_curve) = histogram_and_curve(&hist, scale, exact_mean, exact_sd);
+            SeedRow {
+                n,
+                mean: Estimate::new(exact_mean, sim_mean, mean_se),
+                sd: Estimate::new(exact_sd, sim_sd, sd_se),
+                exact_interval,
+                sim_interval,
+                interval_checks,
+                histogram,
+                normal_curve,
+            }
+        })
+        .collect();
+    let question = if random {
+        (population.2 / problems as f64).sqrt()
+    } else {
+        question_se(&rates)
+    };
+    SeedVariance {
+        experiment: name.into(),
+        model: m.name.clone(),
+        placement: if random {
+            Placement::Random
+        } else {
+            Placement::Quantiles
+        },
+        problems,
+        reruns,
+        question_se: question,
+        rows,
+    }
+}
+
+/// Bins the totals into at most [`HISTOGRAM_BINS`] bins of whole counts, as densities per unit
+/// score, and evaluates the normal density with the exact mean and SD across the same range.
+fn histogram_and_curve(
+    h: &Histogram,
+    scale: f64,
+    mean: f64,
+    sd: f64,
+) -> (Vec<Bin>, Vec<(f64, f64)>) {
+    let (lo, hi) = (h.offset, h.offset + h.counts.len() as u64);
+    let width = (hi - lo).div_ceil(HISTOGRAM_BINS).max(1);
+    let r = h.reruns() as f64;
+    let mut bins = Vec::new();
+    let mut start = lo;
+    while start < hi {
+        let c: u64 = h
+            .iter()
+            .filter(|(t, _)| *t >= start && *t < start + width)
+            .map(|(_, c)| c)
+            .sum();
+        let (x0, x1) = (
+            (start as f64 - 0.5) / scale,
+            ((start + width) as f64 - 0.5) / scale,
+        );
+        bins.push((x0, x1, c as f64 / r / (x1 - x0)));
+        start += width;
+    }
+    let (x0, x1) = (
+        bins.first().map_or(0.0, |b| b.0),
+        bins.last().map_or(1.0, |b| b.1),
+    );
+    let curve = if sd > 0.0 {
+        (0..=120)
+            .map(|i| {
+                let x = x0 + (x1 - x0) * f64::from(i) / 120.0;
+                let z = (x - mean) / sd;
+                (
+                    x,
+                    (-0.5 * z * z).exp() / (sd * (2.0 * std::f64::consts::PI).sqrt()),
+                )
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    (bins, curve)
+}
+
+/// One k of a vote-spread experiment.
+#[derive(Debug, Clone, Serialize)]
+pub struct SpreadRow {
+    /// Samples per problem.
+    pub k: u32,
+    /// Mean maj@k score across reruns.
+    pub maj_mean: Estimate,
+    /// Seed SD of the maj@k score (one vote per problem per rerun): sqrt(sum m(1-m))/N.
+    pub maj_sd: Estimate,
+    /// Mean of pass@1 averaged over the same k samples.
+    pub avg_mean: Estimate,
+    /// Seed SD of pass@1 averaged over the k samples: sqrt(sum p(1-p)/k)/N.
+    pub avg_sd: Estimate,
+}
+
+/// Result of `vote-spread`.
+#[derive(Debug, Clone, Serialize)]
+pub struct VoteSpread {
+    /// Experiment name.
+    pub experiment: String,
+    /// Model name.
+    pub model: String,
+    /// Attractor share.
+    pub attractor: f64,
+    /// Vote rule.
+    pub vote_rule: VoteRule,
+    /// Reruns per k.
+    pub reruns: u64,
+    /// One row per k.
+    pub rows: Vec<SpreadRow>,
+}
+
+impl VoteSpread {
+    /// Checks: means and SDs of both scores per k.
+    pub fn checks(&self) -> Vec<Check> {
+        let mut out = Vec::new();
+        for r in &self.rows {
+            let cell = format!(
+                "model={} a={} rule={} k={}",
+                self.model,
+                self.attractor,
+                self.vote_rule.as_str(),
+                r.k
+            );
+            for (q, e) in [
+                ("maj@k mean", r.maj_mean),
+                ("maj@k seed sd", r.maj_sd),
+                ("avg pass@1 mean", r.avg_mean),
+                ("avg pass@1 seed sd", r.avg_sd),
+            ] {
+                out.push(Check {
+                    experiment: self.experiment.clone(),
+                    quantity: q.into(),
+                    cell: cell.clone(),
+                    estimate: e,
+                });
+            }
+        }
+        out
+    }
+}
+
+/// Seed SD of maj@k against the SD of pass@1 averaged over the same k samples.
+#[allow(clippy::too_many_arguments)]
+pub fn vote_spread(
+    scenario: &Scenario,
+    name: &str,
+    key: u64,
+    model: usize,
+    ks: &[u32],
+    reruns: u64,
+    rule: Option<VoteRule>,
+    progress: Progress,
+) -> VoteSpread {
+    let m = &scenario.models[model];
+    let rule = rule.unwrap_or(m.vote_rule);
+    let rates = m.rates_on(&scenario.benchmark.rates());
+    let problems = rates.len() as f64;
+    let rows = ks
+        .iter()
+        .map(|&k| {
+            let lnf = crate::exact::maj::ln_factorials(k);
+            let tables = AttractorTables::new(k, m.attractor, &lnf);
+            let samplers: Vec<VoteSampler> = rates
+                .iter()
+                .map(|&p| VoteSampler::new(k, p, &tables, rule, &lnf))
+                .collect();
+            let tasks: Vec<(u64, u64)> = batches(reruns).collect();
+            let (wins, correct) = run_merged(
+                &tasks,
+                (Histogram::default(), Histogram::default()),
+                |&(b, count)| {
+                    let mut rng = stream(scenario.seed, &[key, u64::from(k), b]);
+                    let (mut hw, mut hc) = (Histogram::default(), Histogram::default());
+                    for _ in 0..count {
+                        let (mut w, mut c) = (0u64, 0u64);
+                        for s in &samplers {
+                            let v = s.sample(&mut rng);
+                            w += u64::from(v.win);
+                            c += u64::from(v.correct);
+                        }
+                        hw.add(w);
+                        hc.add(c);
+                    }
+                    progress(count);
+                    (hw, hc)
+                },
+                |a, b| (a.0.merge(b.0), a.1.merge(b.1)),
+            );
+            let maj = maj_at_k_all(&rates, m.attractor, k, rule);
+            let (w_mean, w_sd, _) = hist_stats(&wins, problems);
+            let (c_mean, c_sd, _) = hist_stats(&correct, problems * f64::from(k));
+            // Moments of the exact totals: a sum of Bernoulli(m_i), and a sum of Bin(k, p_i).
+            let (wv, w4) = binomial_sum_moments(&maj, 1);
+            let (cv, c4) = binomial_sum_moments(&rates, k);
+            let maj_sd = vote_seed_sd(&maj);
+            let avg_sd = seed_sd(&rates, k);
+            let root_r = (reruns as f64).sqrt();
+            SpreadRow {
+                k,
+                maj_mean: Estimate::new(mean(&maj), w_mean, maj_sd / root_r),
+                maj_sd: Estimate::new(maj_sd, w_sd, sd_standard_error(wv, w4, reruns) / problems),
+                avg_mean: Estimate::new(mean(&rates), c_mean, avg_sd / root_r),
+                avg_sd: Estimate::new(
+                    avg_sd,
+                    c_sd,
+                    sd_standard_error(cv, c4, reruns) / (problems * f64::from(k)),
+                ),
+            }
+        })
+        .collect();
+    VoteSpread {
+        experiment: name.into(),
+        model: m.name.clone(),
+        attractor: m.attractor,
+        vote_rule: rule,
+        reruns,
+        rows,
+    }
+}
+
+/// One n of a head-to-head experiment.
+#[derive(Debug, Clone, Serialize)]
+pub struct H2HRow {
+    /// Samples per problem per model.
+    pub n: u32,
+    /// P(score_B < score_A): the better model loses the rerun.
+    pub loss: Estimate,
+    /// P(score_B = score_A).
+    pub tie: Estimate,
+    /// P(score_B > score_A).
+    pub win: Estimate,
+    /// P(score_B <= score_A).
+    pub loss_or_tie: Estimate,
+}
+
+/// Result of `head-to-head`.
+#[derive(Debug, Clone, Serialize)]
+pub struct HeadToHead {
+    /// Experiment name.
+    pub experiment: String,
+    /// Baseline model A.
+    pub a: String,
+    /// Challenger model B.
+    pub b: String,
+    /// pass@1 of A.
+    pub pass_at_1_a: f64,
+    /// pass@1 of B.
+    pub pass_at_1_b: f64,
+    /// Paired reruns per n.
+    pub reruns: u64,
+    /// One row per n.
+    pub rows: Vec<H2HRow>,
+}
+
+impl HeadToHead {
+    /// Checks: loss, tie and loss-or-tie rates per n.
+    pub fn checks(&self) -> Vec<Check> {
+        let mut out = Vec::new();
+        for r in &self.rows {
+            let cell = format!("a={} b={} n={}", self.a, self.b, r.n);
+            for (q, e) in [
+                ("P(B < A)", r.loss),
+                ("P(B = A)", r.tie),
+                ("P(B <= A)", r.loss_or_tie),
+            ] {
+                out.push(Check {
+                    experiment: self.experiment.clone(),
+                    quantity: q.into(),
+                    cell: cell.clone(),
+                    estimate: e,
+                });
+            }
+        }
+        out
+    }
+}
+
+/// Model b against model a on independent seeds, n samples per problem each, on the fixed
+/// benchmark's rates.
+#[allow(clippy::too_many_arguments)]
+pub fn head_to_head(
+    scenario: &Scenario,
+    name: &str,
+    key: u64,
+    a: usize,
+    b: usize,
+    ns: &[u32],
+    reruns: u64,
+    progress: Progress,
+) -> HeadToHead {
+    let bench = scenario.benchmark.rates();
+    let (ra, rb) = (
+        scenario.models[a].rates_on(&bench),
+        scenario.models[b].rates_on(&bench),
+    );
+    let rows = ns
+        .iter()
+        .map(|&n| {
+            let (sa, sb) = (CountSampler::new(n, &ra), CountSampler::new(n, &rb));
+            let tasks: Vec<(u64, u64)> = batches(reruns).collect();
+            let (loss, tie) = run_merged(
+                &tasks,
+                (0u64, 0u64),
+                |&(batch, count)| {
+                    let mut rng = stream(scenario.seed, &[key, u64::from(n), batch]);
+                    let (mut loss, mut tie) = (0u64, 0u64);
+                    for _ in 0..count {
+                        let (ta, tb) = (sa.total(&mut rng), sb.total(&mut rng));
+                        loss += u64::from(tb < ta);
+                        tie += u64::from(tb == ta);
+                    }
+                    progress(count);
+                    (loss, tie)
+                },
+                |x, y| (x.0 + y.0, x.1 + y.1),
+            );
+            let exact = exact_h2h(&ra, &rb, n);
+            let r = reruns as f64;
+            let est =
+                |p: f64, hits: u64| Estimate::new(p, hits as f64 / r, (p * (1.0 - p) / r).sqrt());
+            H2HRow {
+                n,
+                loss: est(exact.loss, loss),
+                tie: est(exact.tie, tie),
+                win: est(exact.win, reruns - loss - tie),
+                loss_or_tie: est(exact.loss + exact.tie, loss + tie),
+            }
+        })
+        .collect();
+    HeadToHead {
+        experiment: name.into(),
+        a: scenario.models[a].name.clone(),
+        b: scenario.models[b].name.clone(),
+        pass_at_1_a: mean(&ra),
+        pass_at_1_b: mean(&rb),
+        reruns,
+        rows,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::experiments::Z_BOUND;
+
+    fn scenario(placement: &str) -> Scenario {
+        let src = format!(
+            "seed = 9\n[benchmark]\nproblems = 40\nmu = 0.3\nsigma = 1.5\nplacement = \"{placement}\"\n[[model]]\nname = \"m\"\nshift = 0.2\nattractor = 0.5\n[[model]]\nname = \"w\"\nshift = -0.2\nattractor = 0.5\n"
+        );
+        Scenario::from_toml(&src, "t", "test").expect("valid")
+    }
+
+    #[test]
+    fn random_placement_sd_matches_exact_total_sd() {
+        let s = scenario("random");
+        let r = seed_variance(&s, "sv", 1, 0, &[1, 16], 40_000, &|_| {});
+        assert_eq!(r.placement, Placement::Random);
+        for row in &r.rows {
+            assert!(
+                row.sd.z.abs() <= Z_BOUND && row.mean.z.abs() <= Z_BOUND,
+                "{row:?}"
+            );
+            // Redrawing the problems keeps the SD above the question-sampling floor.
+            assert!(row.sd.exact > r.question_se);
+        }
+    }
+
+    #[test]
+    fn fixed_placement_agrees_and_checks_the_interval() {
+        let s = scenario("quantiles");
+        let r = seed_variance(&s, "sv", 1, 0, &[2], 30_000, &|_| {});
+        let c = r.checks();
+        assert_eq!(c.len(), 4);
+        assert!(c.iter().all(Check::passed), "{c:?}");
+    }
+
+    #[test]
+    fn head_to_head_and_vote_spread_agree_with_exact() {
+        let s = scenario("quantiles");
+        let h = head_to_head(&s, "h", 2, 1, 0, &[1, 8], 30_000, &|_| {});
+        assert!(h.checks().iter().all(Check::passed));
+        let v = vote_spread(&s, "v", 3, 0, &[3, 8], 20_000, None, &|_| {});
+        assert!(v.checks().iter().all(Check::passed));
+    }
+
+    #[test]
+    fn results_do_not_depend_on_thread_count() {
+        let s = scenario("quantiles");
+        let run = |threads| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .expect("pool");
+            pool.install(|| {
+                serde_json::to_string(&seed_variance(&s, "sv", 1, 0, &[4], 20_000, &|_| {}))
+                    .expect("json")
+            })
+        };
+        assert_eq!(run(1), run(3));
+    }
+
+    #[test]
+    fn sd_standard_error_of_a_normal_is_sd_over_root_2r() {
+        // For a normal variable mu4 = 3 var^2, so se(s) ~ sigma / sqrt(2 (R - 1)).
+        let se = sd_standard_error(4.0, 48.0, 10_001);
+        assert!((se - 2.0 / (2.0f64 * 10_000.0).sqrt()).abs() < 1e-6);
+    }
+}

@@ -1,0 +1,208 @@
+//! Benchmark counts of one rerun: T = sum_i c_i with c_i ~ Bin(n, p_i), and streaming
+//! histograms of T over many reruns (memory bounded by the observed range, not by reruns).
+use rand::RngCore;
+use rand_distr::{Binomial, Distribution, StandardNormal};
+
+use super::alias::AliasTable;
+use crate::exact::maj::{binomial_pmf_with, ln_factorials};
+use crate::model::expit;
+
+/// Largest n for which per-problem alias tables are built; above it each count is drawn with
+/// rand_distr's BTPE binomial.
+const ALIAS_MAX_N: u32 = 4096;
+
+/// 2^53 as f64: thresholds compare the top 53 bits of a word, so p = 1 always succeeds.
+const TWO_53: f64 = 9_007_199_254_740_992.0;
+
+/// Draws T = sum_i Bin(n, p_i) for a fixed set of rates: one u64 per problem.
+#[derive(Debug, Clone)]
+pub enum CountSampler {
+    /// n = 1: c_i = [u < p_i] on 53-bit uniforms.
+    Bernoulli(Vec<u64>),
+    /// Alias tables of Bin(n, p_i).
+    Alias(Vec<AliasTable>),
+    /// Large n: BTPE per draw.
+    Btpe(Vec<Binomial>),
+}
+
+impl CountSampler {
+    /// A sampler for n samples of each problem with the given rates. Time: O(N n) for n <= 4096.
+    pub fn new(n: u32, rates: &[f64]) -> CountSampler {
+        if n == 1 {
+            CountSampler::Bernoulli(rates.iter().map(|&p| (p * TWO_53) as u64).collect())
+        } else if n <= ALIAS_MAX_N {
+            let lnf = ln_factorials(n);
+            CountSampler::Alias(
+                rates
+                    .iter()
+                    .map(|&p| AliasTable::new(&binomial_pmf_with(n, p, &lnf)))
+                    .collect(),
+            )
+        } else {
+            // Rates are validated to lie in [0, 1], where Binomial::new cannot fail.
+            CountSampler::Btpe(
+                rates
+                    .iter()
+                    .filter_map(|&p| Binomial::new(u64::from(n), p).ok())
+                    .collect(),
+            )
+        }
+    }
+
+    /// One rerun's total count.
+    #[inline]
+    pub fn total<R: RngCore>(&self, rng: &mut R) -> u64 {
+        match self {
+            CountSampler::Bernoulli(t) => t
+                .iter()
+                .map(|&t| u64::from((rng.next_u64() >> 11) < t))
+                .sum(),
+            CountSampler::Alias(tables) => tables.iter().map(|a| u64::from(a.sample(rng))).sum(),
+            CountSampler::Btpe(b) => b.iter().map(|b| b.sample(rng)).sum(),
+        }
+    }
+}
+
+/// One rerun's total count when the problems are redrawn: p_i = expit(mu + sigma z_i) with
+/// z_i ~ N(0, 1), then c_i ~ Bin(n, p_i).
+pub fn random_placement_total<R: RngCore>(
+    rng: &mut R,
+    problems: usize,
+    mu: f64,
+    sigma: f64,
+    n: u32,
+) -> u64 {
+    (0..problems)
+        .map(|_| {
+            let z: f64 = StandardNormal.sample(rng);
+            let p = expit(mu + sigma * z);
+            if n == 1 {
+                u64::from(((rng.next_u64() >> 11) as f64) < p * TWO_53)
+            } else {
+                Binomial::new(u64::from(n), p).map_or(0, |b| b.sample(rng))
+            }
+        })
+        .sum()
+}
+
+/// A histogram of integer totals, stored over the observed range only.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Histogram {
+    /// Smallest total the `counts` start at.
+    pub offset: u64,
+    /// counts[j] = reruns with total offset + j.
+    pub counts: Vec<u64>,
+}
+
+impl Histogram {
+    /// Records one total.
+    pub fn add(&mut self, t: u64) {
+        if self.counts.is_empty() {
+            self.offset = t;
+            self.counts.push(0);
+        }
+        if t < self.offset {
+            let grow = (self.offset - t) as usize;
+            let mut v = vec![0; grow];
+            v.append(&mut self.counts);
+            self.counts = v;
+            self.offset = t;
+        }
+        let j = (t - self.offset) as usize;
+        if j >= self.counts.len() {
+            self.counts.resize(j + 1, 0);
+        }
+        self.counts[j] += 1;
+    }
+
+    /// Merges another histogram (exact integer sums, so the order of merging never matters).
+    pub fn merge(mut self, other: Histogram) -> Histogram {
+        if other.counts.is_empty() {
+            return self;
+        }
+        if self.counts.is_empty() {
+            return other;
+        }
+        let lo = self.offset.min(other.offset);
+        let hi =
+            (self.offset + self.counts.len() as u64).max(other.offset + other.counts.len() as u64);
+        let mut out = vec![0u64; (hi - lo) as usize];
+        for (h, o) in [(&self, self.offset), (&other, other.offset)] {
+            for (j, c) in h.counts.iter().enumerate() {
+                out[(o - lo) as usize + j] += c;
+            }
+        }
+        self.offset = lo;
+        self.counts = out;
+        self
+    }
+
+    /// Number of reruns recorded.
+    pub fn reruns(&self) -> u64 {
+        self.counts.iter().sum()
+    }
+
+    /// (total, reruns) pairs with nonzero counts.
+    pub fn iter(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
+        self.counts
+            .iter()
+            .enumerate()
+            .filter(|(_, &c)| c > 0)
+            .map(|(j, &c)| (self.offset + j as u64, c))
+    }
+
+    /// Mean, and the central moments m2, m4 (divided by R) of the totals, with exact integer
+    /// sums around the offset.
+    pub fn moments(&self) -> (f64, f64, f64) {
+        let r = self.reruns() as f64;
+        let mean = self.iter().map(|(t, c)| t as f64 * c as f64).sum::<f64>() / r;
+        let (mut m2, mut m4) = (0.0, 0.0);
+        for (t, c) in self.iter() {
+            let d = t as f64 - mean;
+            m2 += c as f64 * d * d;
+            m4 += c as f64 * d * d * d * d;
+        }
+        (mean, m2 / r, m4 / r)
+    }
+
+    /// Share of reruns with total <= t.
+    pub fn cdf(&self, t: u64) -> f64 {
+        let below: u64 = self.iter().filter(|(x, _)| *x <= t).map(|(_, c)| c).sum();
+        below as f64 / self.reruns() as f64
+    }
+
+    /// The smallest total whose empirical CDF reaches `prob`.
+    pub fn quantile(&self, prob: f64) -> u64 {
+        let r = self.reruns() as f64;
+        let mut acc = 0u64;
+        for (t, c) in self.iter() {
+            acc += c;
+            if acc as f64 >= prob * r {
+                return t;
+            }
+        }
+        self.offset + self.counts.len().saturating_sub(1) as u64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn histogram_merge_is_order_free() {
+        let mut a = Histogram::default();
+        let mut b = Histogram::default();
+        for t in [5, 3, 9, 5] {
+            a.add(t);
+        }
+        for t in [1, 12, 5] {
+            b.add(t);
+        }
+        let ab = a.clone().merge(b.clone());
+        assert_eq!(ab, b.merge(a));
+        assert_eq!(ab.reruns(), 7);
+        assert_eq!(ab.quantile(0.5), 5);
+        assert!((ab.cdf(5) - 5.0 / 7.0).abs() < 1e-15);
+    }
+}

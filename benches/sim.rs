@@ -74,6 +74,57 @@ fn note_votes(c: &mut Criterion) {
     g.finish();
 }
 
+/// The workload of sections (c), (d) and (e) of the numpy peer: seed variance at n = 1, 4, 16, 64
+/// with 20,000 reruns; the maj@16 seed spread with 2,000 reruns; head-to-head of `long` against
+/// `long` + 0.21 logits at the same n with 20,000 paired reruns. Exact values are included in the
+/// timing (the peer's normal mode computes none).
+const PEER_CDE: &str = r#"
+seed = 20240601
+[benchmark]
+problems = 30
+mu = 0.2
+sigma = 2.2
+[[model]]
+name = "long"
+attractor = 0.5
+[[model]]
+name = "b"
+shift = 0.21
+attractor = 0.5
+[[experiment]]
+kind = "seed-variance"
+model = "long"
+n = [1, 4, 16, 64]
+reruns = 20000
+[[experiment]]
+kind = "vote-spread"
+model = "long"
+k = [16]
+reruns = 2000
+[[experiment]]
+kind = "head-to-head"
+a = "long"
+b = "b"
+n = [1, 4, 16, 64]
+reruns = 20000
+"#;
+
+fn note_noise(c: &mut Criterion) {
+    let s = Scenario::from_toml(PEER_CDE, "peer-cde", "bench").expect("valid");
+    let mut g = c.benchmark_group("note");
+    g.sample_size(20);
+    for (i, label) in [
+        (0, "peer section c: seed-variance"),
+        (1, "peer section d: vote-spread maj@16"),
+        (2, "peer section e: head-to-head"),
+    ] {
+        g.bench_function(label, |b| {
+            b.iter(|| black_box(run(&s, i, &|_| {}).expect("runs")))
+        });
+    }
+    g.finish();
+}
+
 fn exact(c: &mut Criterion) {
     let mut g = c.benchmark_group("exact");
     g.bench_function("maj@k one problem, k = 1024", |b| {
@@ -85,5 +136,5 @@ fn exact(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, generator, note_votes, exact);
+criterion_group!(benches, generator, note_votes, note_noise, exact);
 criterion_main!(benches);

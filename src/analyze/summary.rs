@@ -14,8 +14,8 @@
 //!   (theta_i - mean))^2) / N, for problems that share a passage or template.
 //!
 //! plus a seeded percentile **bootstrap** 95% CI over problems.
-use rand::{Rng, SeedableRng};
-use rand_xoshiro::Xoshiro256PlusPlus;
+use rand::Rng;
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::data::{ModelSamples, ProblemSamples};
@@ -315,6 +315,10 @@ pub(crate) fn clustered_se(values: &[f64], clusters: &[Option<&str>]) -> Option<
 }
 
 /// Percentile bootstrap CIs for the mean of each column, resampling problems (rows).
+///
+/// Replicate b draws N problem indices from its own stream keyed by (seed, b), turns them into
+/// per-problem multiplicities and takes the weighted column means in one sequential pass over the
+/// rows, so replicates run in parallel and the result does not depend on the thread count.
 /// Cost: O(B * N * K).
 pub(crate) fn bootstrap_ci(
     rows: &[Vec<f64>],
@@ -326,28 +330,39 @@ pub(crate) fn bootstrap_ci(
     if b == 0 || n == 0 {
         return vec![None; width];
     }
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-    let mut reps: Vec<Vec<f64>> = vec![Vec::with_capacity(b); width];
-    let mut acc = vec![0.0; width];
-    for _ in 0..b {
-        acc.iter_mut().for_each(|a| *a = 0.0);
-        for _ in 0..n {
-            let row = &rows[rng.random_range(0..n)];
-            for (a, v) in acc.iter_mut().zip(row) {
-                *a += v;
+    let replicates: Vec<Vec<f64>> = (0..b)
+        .into_par_iter()
+        .map(|r| {
+            let mut rng = crate::sim::stream::stream(seed, &[BOOTSTRAP_STREAM, r as u64]);
+            let mut counts = vec![0u32; n];
+            for _ in 0..n {
+                counts[rng.random_range(0..n)] += 1;
             }
-        }
-        for (r, a) in reps.iter_mut().zip(&acc) {
-            r.push(a / n as f64);
-        }
-    }
-    reps.into_iter()
-        .map(|mut r| {
+            let mut acc = vec![0.0; width];
+            for (row, &m) in rows.iter().zip(&counts) {
+                if m == 0 {
+                    continue;
+                }
+                let m = f64::from(m);
+                for (a, v) in acc.iter_mut().zip(row) {
+                    *a += m * v;
+                }
+            }
+            acc.iter_mut().for_each(|a| *a /= n as f64);
+            acc
+        })
+        .collect();
+    (0..width)
+        .map(|j| {
+            let mut r: Vec<f64> = replicates.iter().map(|rep| rep[j]).collect();
             r.sort_by(f64::total_cmp);
             Some([quantile(&r, 0.025), quantile(&r, 0.975)])
         })
         .collect()
 }
+
+/// Stream tag of the bootstrap replicates.
+const BOOTSTRAP_STREAM: u64 = 0xB007;
 
 /// Linear-interpolated quantile of sorted data.
 fn quantile(sorted: &[f64], q: f64) -> f64 {
@@ -488,11 +503,14 @@ pub fn summarize_model(model: &ModelSamples, options: &SummaryOptions) -> Result
                         MajRule::Absolute => VoteRule::Absolute,
                         _ => VoteRule::Random,
                     };
-                    let per: Vec<PerProblem> = model
+                    // In parallel, then in order, so the first error is the same for any
+                    // thread count.
+                    let per: Vec<Result<PerProblem>> = model
                         .problems
-                        .iter()
+                        .par_iter()
                         .map(|p| maj_curve(p, maj_max, vote))
-                        .collect::<Result<_>>()?;
+                        .collect();
+                    let per: Vec<PerProblem> = per.into_iter().collect::<Result<_>>()?;
                     Some(curve_of(&per, &maj_ks, true))
                 }
             };

@@ -178,6 +178,7 @@ pub(crate) fn default_ks(n_min: usize) -> Vec<usize> {
 
 /// Per-problem estimate and jackknife variance of a curve up to `k_max`.
 /// Index [k - 1]; the variance is `None` when k >= n.
+#[derive(Clone)]
 pub(crate) struct PerProblem {
     pub est: Vec<f64>,
     pub var: Vec<Option<f64>>,
@@ -317,9 +318,9 @@ pub(crate) fn clustered_se(values: &[f64], clusters: &[Option<&str>]) -> Option<
 /// Percentile bootstrap CIs for the mean of each column, resampling problems (rows).
 ///
 /// Replicate b draws N problem indices from its own stream keyed by (seed, b), turns them into
-/// per-problem multiplicities and takes the weighted column means in one sequential pass over the
-/// rows, so replicates run in parallel and the result does not depend on the thread count.
-/// Cost: O(B * N * K).
+/// multiplicities of the distinct rows and takes the weighted column means in one sequential pass,
+/// so replicates run in parallel and the result does not depend on the thread count.
+/// Cost: O(N K) to find the D distinct rows, then O(B (N + D K)).
 pub(crate) fn bootstrap_ci(
     rows: &[Vec<f64>],
     width: usize,
@@ -330,21 +331,35 @@ pub(crate) fn bootstrap_ci(
     if b == 0 || n == 0 {
         return vec![None; width];
     }
+    // Identical rows (e.g. pass@k of problems with the same n and c) are accumulated once, with
+    // the summed multiplicity of their problems.
+    let mut index: std::collections::HashMap<Vec<u64>, u32> = std::collections::HashMap::new();
+    let mut distinct: Vec<&Vec<f64>> = Vec::new();
+    let of: Vec<u32> = rows
+        .iter()
+        .map(|row| {
+            let key: Vec<u64> = row.iter().map(|v| v.to_bits()).collect();
+            *index.entry(key).or_insert_with(|| {
+                distinct.push(row);
+                u32::try_from(distinct.len() - 1).unwrap_or(u32::MAX)
+            })
+        })
+        .collect();
     let replicates: Vec<Vec<f64>> = (0..b)
         .into_par_iter()
         .map(|r| {
             let mut rng = crate::sim::stream::stream(seed, &[BOOTSTRAP_STREAM, r as u64]);
-            let mut counts = vec![0u32; n];
+            let mut counts = vec![0u32; distinct.len()];
             for _ in 0..n {
-                counts[rng.random_range(0..n)] += 1;
+                counts[of[rng.random_range(0..n)] as usize] += 1;
             }
             let mut acc = vec![0.0; width];
-            for (row, &m) in rows.iter().zip(&counts) {
+            for (row, &m) in distinct.iter().zip(&counts) {
                 if m == 0 {
                     continue;
                 }
                 let m = f64::from(m);
-                for (a, v) in acc.iter_mut().zip(row) {
+                for (a, v) in acc.iter_mut().zip(row.iter()) {
                     *a += m * v;
                 }
             }
@@ -505,12 +520,29 @@ pub fn summarize_model(model: &ModelSamples, options: &SummaryOptions) -> Result
                     };
                     // In parallel, then in order, so the first error is the same for any
                     // thread count.
-                    let per: Vec<Result<PerProblem>> = model
+                    // Problems with the same counts (c and the multiset of wrong-group sizes)
+                    // have the same curve: compute each distinct one once.
+                    let mut index: std::collections::HashMap<(usize, Vec<usize>), usize> =
+                        std::collections::HashMap::new();
+                    let mut distinct: Vec<&ProblemSamples> = Vec::new();
+                    let which: Vec<usize> = model
                         .problems
+                        .iter()
+                        .map(|p| {
+                            let mut groups = p.wrong_groups.clone();
+                            groups.sort_unstable();
+                            *index.entry((p.correct, groups)).or_insert_with(|| {
+                                distinct.push(p);
+                                distinct.len() - 1
+                            })
+                        })
+                        .collect();
+                    let curves: Vec<Result<PerProblem>> = distinct
                         .par_iter()
                         .map(|p| maj_curve(p, maj_max, vote))
                         .collect();
-                    let per: Vec<PerProblem> = per.into_iter().collect::<Result<_>>()?;
+                    let curves: Vec<PerProblem> = curves.into_iter().collect::<Result<_>>()?;
+                    let per: Vec<PerProblem> = which.iter().map(|&i| curves[i].clone()).collect();
                     Some(curve_of(&per, &maj_ks, true))
                 }
             };

@@ -37,6 +37,11 @@ enum Command {
     Check(RunArgs),
     /// List the named scenarios.
     List(CommonArgs),
+    /// Analyse real per-sample eval results: unbiased pass@k, pass^k, exact maj@k, standard
+    /// errors, bootstrap CIs, figures and (with --compare) a paired comparison.
+    Analyze(AnalyzeArgs),
+    /// Fit a scenario to real per-sample results and print its TOML on stdout.
+    Fit(FitArgs),
 }
 
 /// Flags every command takes.
@@ -98,6 +103,8 @@ fn run(cli: Cli) -> Result<u8, Failure> {
         Command::List(c) => list(&c),
         Command::Run(a) => run_scenario(&a, false),
         Command::Check(a) => run_scenario(&a, true),
+        Command::Analyze(a) => analyze_command(&a),
+        Command::Fit(a) => fit_command(&a),
     }
 }
 
@@ -248,4 +255,290 @@ fn run_scenario(a: &RunArgs, check_only: bool) -> Result<u8, Failure> {
     } else {
         EXIT_CHECK_FAILED
     })
+}
+
+// ---------------------------------------------------------------------------------------------
+// `analyze` and `fit`: read real samples (src/analyze), report (src/report/analyze.rs).
+
+/// Input format for `analyze` and `fit`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum FormatArg {
+    /// By extension and first line (see README)
+    Auto,
+    /// Canonical JSONL, one object per sample
+    Jsonl,
+    /// Canonical CSV with a header row
+    Csv,
+    /// human-eval `*_results.jsonl`
+    HumanEval,
+    /// lm-evaluation-harness `--log_samples` JSONL
+    LmEval,
+    /// inspect_ai `.json` log
+    Inspect,
+}
+
+/// maj@k vote rule for `analyze`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum RuleArg {
+    /// Ties at the top split evenly
+    Random,
+    /// A tie at the top is not a win
+    Strict,
+    /// The correct answer needs more than k/2 votes
+    Absolute,
+    /// Only the vote of the first k answers in file order
+    First,
+}
+
+/// Flags shared by `analyze` and `fit` about how to read the inputs.
+#[derive(Debug, Args)]
+struct InputArgs {
+    /// Input format
+    #[arg(long, value_enum, default_value = "auto")]
+    format: FormatArg,
+    /// Compare answers as raw strings (no whitespace, case or number normalisation)
+    #[arg(long)]
+    no_normalize: bool,
+    /// lm-eval: the filter whose `filtered_resps` hold the answers
+    #[arg(long, value_name = "NAME")]
+    filter: Option<String>,
+    /// inspect_ai: the scorer to read when samples carry several
+    #[arg(long, value_name = "NAME")]
+    scorer: Option<String>,
+}
+
+#[derive(Debug, Args)]
+struct AnalyzeArgs {
+    /// Result files (one row per sample)
+    #[arg(required = true, value_name = "FILE")]
+    files: Vec<PathBuf>,
+    /// k values, comma separated [default: every k up to the smallest n (powers of two above 128)]
+    #[arg(long, value_name = "K,...", value_delimiter = ',', value_parser = clap::value_parser!(u32).range(1..))]
+    k: Option<Vec<u32>>,
+    /// Paired comparison of two models (two files, or one file holding two models)
+    #[arg(long)]
+    compare: bool,
+    /// maj@k tie rule; `first` reports only the vote of the first k answers in file order
+    #[arg(long, value_enum, default_value = "random")]
+    rule: RuleArg,
+    /// Token cap for the truncation rate (share of samples with output_tokens >= TOKENS)
+    #[arg(long, value_name = "TOKENS")]
+    cap: Option<f64>,
+    /// Bootstrap resamples over problems for the 95% CIs (0 turns them off)
+    #[arg(long, value_name = "N", default_value_t = 2000)]
+    bootstrap: usize,
+    /// Skip the PNG and SVG figures
+    #[arg(long)]
+    no_figures: bool,
+    #[command(flatten)]
+    input: InputArgs,
+    #[command(flatten)]
+    common: CommonArgs,
+}
+
+#[derive(Debug, Args)]
+struct FitArgs {
+    /// Result file (one row per sample)
+    #[arg(value_name = "FILE")]
+    file: PathBuf,
+    /// The model to fit when the file holds several
+    #[arg(long, value_name = "NAME")]
+    model: Option<String>,
+    /// Skip the PNG and SVG figure
+    #[arg(long)]
+    no_figures: bool,
+    #[command(flatten)]
+    input: InputArgs,
+    #[command(flatten)]
+    common: CommonArgs,
+}
+
+fn internal(e: impl Into<anyhow::Error>) -> Failure {
+    Failure {
+        code: EXIT_INTERNAL,
+        error: e.into(),
+    }
+}
+
+fn file_stem(path: &std::path::Path) -> String {
+    path.file_stem()
+        .map_or_else(|| "input".to_string(), |s| s.to_string_lossy().into_owned())
+}
+
+fn worker_pool(threads: Option<u16>) -> Result<rayon::ThreadPool, Failure> {
+    let mut b = rayon::ThreadPoolBuilder::new();
+    if let Some(t) = threads {
+        b = b.num_threads(usize::from(t));
+    }
+    b.build()
+        .context("cannot start worker threads")
+        .map_err(internal)
+}
+
+/// Reads one result file; the format is detected unless given. Samples without a model name
+/// belong to a model named after the file stem.
+fn read_input(
+    path: &std::path::Path,
+    input: &InputArgs,
+) -> Result<(crate::analyze::Dataset, crate::analyze::Format), Failure> {
+    use crate::analyze::{Format, Normalization, ReadOptions};
+    use std::io::Read;
+    let source = path.display().to_string();
+    let open = || {
+        std::fs::File::open(path)
+            .with_context(|| format!("cannot read {source}"))
+            .map_err(bad_input)
+    };
+    let format = match input.format {
+        FormatArg::Jsonl => Format::Jsonl,
+        FormatArg::Csv => Format::Csv,
+        FormatArg::HumanEval => Format::HumanEval,
+        FormatArg::LmEval => Format::LmEval,
+        FormatArg::Inspect => Format::Inspect,
+        FormatArg::Auto => {
+            let mut head = Vec::new();
+            open()?
+                .take(crate::analyze::DETECT_BYTES as u64)
+                .read_to_end(&mut head)
+                .with_context(|| format!("cannot read {source}"))
+                .map_err(bad_input)?;
+            crate::analyze::detect_format(&source, &String::from_utf8_lossy(&head))
+        }
+    };
+    let options = ReadOptions {
+        normalization: if input.no_normalize {
+            Normalization::Off
+        } else {
+            Normalization::Standard
+        },
+        default_model: file_stem(path),
+        filter: input.filter.clone(),
+        scorer: input.scorer.clone(),
+    };
+    let mut reader = std::io::BufReader::with_capacity(1 << 20, open()?);
+    let dataset =
+        crate::analyze::read_samples(format, &mut reader, &source, &options).map_err(bad_input)?;
+    Ok((dataset, format))
+}
+
+fn analyze_command(a: &AnalyzeArgs) -> Result<u8, Failure> {
+    use crate::analyze::{AnalysisOptions, MajRule, SummaryOptions};
+    let c = &a.common;
+    if let Some(cap) = a.cap {
+        if !(cap.is_finite() && cap > 0.0) {
+            return Err(bad_input(anyhow::anyhow!(
+                "--cap: must be a finite number of tokens > 0, got {cap}"
+            )));
+        }
+    }
+    let pool = worker_pool(c.threads)?;
+    let mut inputs = Vec::new();
+    for f in &a.files {
+        inputs.push(read_input(f, &a.input)?);
+    }
+    let options = AnalysisOptions {
+        summary: SummaryOptions {
+            ks: a
+                .k
+                .as_ref()
+                .map(|ks| ks.iter().map(|&k| k as usize).collect()),
+            maj_rule: match a.rule {
+                RuleArg::Random => MajRule::Random,
+                RuleArg::Strict => MajRule::Strict,
+                RuleArg::Absolute => MajRule::Absolute,
+                RuleArg::First => MajRule::First,
+            },
+            token_cap: a.cap,
+            bootstrap: a.bootstrap,
+            seed: c.seed.unwrap_or(1),
+            ..SummaryOptions::default()
+        },
+        compare: a.compare,
+        ..AnalysisOptions::default()
+    };
+    let analysis = pool
+        .install(|| crate::analyze::analyze(inputs, &options))
+        .map_err(bad_input)?;
+    let out_dir = c.out.clone().unwrap_or_else(|| {
+        let stems: Vec<String> = a.files.iter().map(|f| file_stem(f)).collect();
+        let name = if a.compare && stems.len() == 2 {
+            format!("analyze-{}-vs-{}", stems[0], stems[1])
+        } else {
+            format!("analyze-{}", stems[0])
+        };
+        PathBuf::from("out").join(name)
+    });
+    let artifacts =
+        report::analyze::analysis_artifacts(&analysis, !a.no_figures).map_err(internal)?;
+    report::write_artifacts(&out_dir, &artifacts).map_err(bad_input)?;
+    if !c.quiet {
+        print!("{}", report::analyze::analysis_text(&analysis));
+        println!("wrote {} files to {}", artifacts.len(), out_dir.display());
+    }
+    Ok(EXIT_OK)
+}
+
+fn fit_command(a: &FitArgs) -> Result<u8, Failure> {
+    use crate::analyze::FitOptions;
+    let c = &a.common;
+    let pool = worker_pool(c.threads)?;
+    let (dataset, _) = read_input(&a.file, &a.input)?;
+    let model = match &a.model {
+        Some(name) => dataset.model(name).map_err(bad_input)?,
+        None if dataset.models.len() == 1 => &dataset.models[0],
+        None => {
+            let names: Vec<String> = dataset
+                .models
+                .iter()
+                .map(|m| format!("`{}`", m.name))
+                .collect();
+            return Err(bad_input(anyhow::anyhow!(
+                "{}: holds {} models ({}); choose one with --model NAME",
+                dataset.source,
+                names.len(),
+                names.join(", ")
+            )));
+        }
+    };
+    let seed = c.seed.unwrap_or(1);
+    let source = a.file.file_name().map_or_else(
+        || dataset.source.clone(),
+        |s| s.to_string_lossy().into_owned(),
+    );
+    let fit = pool
+        .install(|| {
+            crate::analyze::fit_model(
+                model,
+                &source,
+                &FitOptions {
+                    seed,
+                    ..FitOptions::default()
+                },
+            )
+        })
+        .map_err(bad_input)?;
+    let out_dir = c
+        .out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("out").join(format!("fit-{}", file_stem(&a.file))));
+    let artifacts = report::analyze::fit_artifacts(&fit, &dataset.source, seed, !a.no_figures)
+        .map_err(internal)?;
+    report::write_artifacts(&out_dir, &artifacts).map_err(bad_input)?;
+    // The scenario goes to stdout even with --quiet: it is the command's output.
+    print!("{}", fit.scenario_toml);
+    if !c.quiet {
+        eprintln!(
+            "fit `{}`: mu {:.3}, sigma {:.3}{}; wrote {} files to {}",
+            fit.model,
+            fit.logit_normal.mu,
+            fit.logit_normal.sigma,
+            fit.attractor.as_ref().map_or(String::new(), |at| format!(
+                ", attractor share {:.3}",
+                at.share
+            )),
+            artifacts.len(),
+            out_dir.display()
+        );
+    }
+    Ok(EXIT_OK)
 }

@@ -534,6 +534,17 @@ fn toml_string(s: &str) -> String {
     format!("\"{escaped}\"")
 }
 
+/// A positive number for the scenario TOML: 4 decimals, or scientific notation when that would
+/// print 0 (the loader requires these values to be > 0).
+fn positive(x: f64) -> String {
+    let fixed = format!("{x:.4}");
+    if fixed.parse::<f64>().is_ok_and(|v| v > 0.0) {
+        fixed
+    } else {
+        format!("{x:e}")
+    }
+}
+
 /// The scenario TOML in the lead's format (see `scenario`).
 fn scenario_toml(
     source: &str,
@@ -550,9 +561,18 @@ fn scenario_toml(
     ));
     out.push_str(&format!("seed = {}\n", options.seed));
     out.push_str("[benchmark]\n");
-    out.push_str(&format!("problems = {problems}\n"));
+    if problems > crate::scenario::MAX_PROBLEMS as usize {
+        out.push_str(&format!(
+            "# the input has {problems} problems; scenarios hold at most {}\n",
+            crate::scenario::MAX_PROBLEMS
+        ));
+    }
+    out.push_str(&format!(
+        "problems = {}\n",
+        problems.min(crate::scenario::MAX_PROBLEMS as usize)
+    ));
     out.push_str(&format!("mu = {:.4}\n", spread.mu));
-    out.push_str(&format!("sigma = {:.4}\n", spread.sigma));
+    out.push_str(&format!("sigma = {}\n", positive(spread.sigma)));
     out.push_str("placement = \"quantiles\"\n\n");
     out.push_str("[[model]]\nname = \"fitted\"\nshift = 0.0\n");
     match attractor {
@@ -561,10 +581,10 @@ fn scenario_toml(
     }
     if let Some(t) = traces {
         out.push_str("[model.tokens]\n");
-        out.push_str(&format!("median_tokens = {:.1}\n", t.median_tokens));
+        out.push_str(&format!("median_tokens = {}\n", positive(t.median_tokens)));
         out.push_str(&format!("hard_growth = {:.4}\n", t.hard_growth));
-        out.push_str(&format!("wrong_factor = {:.4}\n", t.wrong_factor));
-        out.push_str(&format!("sigma = {:.4}\n", t.sigma));
+        out.push_str(&format!("wrong_factor = {}\n", positive(t.wrong_factor)));
+        out.push_str(&format!("sigma = {}\n", positive(t.sigma)));
     }
     let ks = options
         .curve_k

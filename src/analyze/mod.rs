@@ -21,18 +21,26 @@ use serde::{Deserialize, Serialize};
 
 use crate::model::VoteRule;
 
+pub mod analysis;
 pub mod compare;
 pub mod data;
+pub mod detect;
 pub mod estimators;
 pub mod fit;
 pub mod normalize;
 pub mod read;
 pub mod summary;
+pub mod synth;
 
+pub use analysis::{
+    analyze, solve_rate_histogram, Analysis, AnalysisOptions, ModelAnalysis, RateBin,
+    SolveRateHistogram, SourceInfo,
+};
 pub use compare::{
     compare_models, sign_test_p_value, Comparison, ComparisonOptions, DiffEstimate, SignTest,
 };
 pub use data::{Dataset, DatasetBuilder, ModelSamples, ProblemSamples, Sample};
+pub use detect::{detect_format, DETECT_BYTES};
 pub use estimators::{
     maj_at_k_exact, maj_at_k_first, pass_at_k, pass_at_k_curve, pass_at_k_plugin, pass_hat_k,
     pass_hat_k_curve,

@@ -14,8 +14,8 @@
 //!   (theta_i - mean))^2) / N, for problems that share a passage or template.
 //!
 //! plus a seeded percentile **bootstrap** 95% CI over problems.
-use rand::{Rng, SeedableRng};
-use rand_xoshiro::Xoshiro256PlusPlus;
+use rand::Rng;
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::data::{ModelSamples, ProblemSamples};
@@ -178,6 +178,7 @@ pub(crate) fn default_ks(n_min: usize) -> Vec<usize> {
 
 /// Per-problem estimate and jackknife variance of a curve up to `k_max`.
 /// Index [k - 1]; the variance is `None` when k >= n.
+#[derive(Clone)]
 pub(crate) struct PerProblem {
     pub est: Vec<f64>,
     pub var: Vec<Option<f64>>,
@@ -315,7 +316,11 @@ pub(crate) fn clustered_se(values: &[f64], clusters: &[Option<&str>]) -> Option<
 }
 
 /// Percentile bootstrap CIs for the mean of each column, resampling problems (rows).
-/// Cost: O(B * N * K).
+///
+/// Replicate b draws N problem indices from its own stream keyed by (seed, b), turns them into
+/// multiplicities of the distinct rows and takes the weighted column means in one sequential pass,
+/// so replicates run in parallel and the result does not depend on the thread count.
+/// Cost: O(N K) to find the D distinct rows, then O(B (N + D K)).
 pub(crate) fn bootstrap_ci(
     rows: &[Vec<f64>],
     width: usize,
@@ -326,28 +331,53 @@ pub(crate) fn bootstrap_ci(
     if b == 0 || n == 0 {
         return vec![None; width];
     }
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-    let mut reps: Vec<Vec<f64>> = vec![Vec::with_capacity(b); width];
-    let mut acc = vec![0.0; width];
-    for _ in 0..b {
-        acc.iter_mut().for_each(|a| *a = 0.0);
-        for _ in 0..n {
-            let row = &rows[rng.random_range(0..n)];
-            for (a, v) in acc.iter_mut().zip(row) {
-                *a += v;
+    // Identical rows (e.g. pass@k of problems with the same n and c) are accumulated once, with
+    // the summed multiplicity of their problems.
+    let mut index: std::collections::HashMap<Vec<u64>, u32> = std::collections::HashMap::new();
+    let mut distinct: Vec<&Vec<f64>> = Vec::new();
+    let of: Vec<u32> = rows
+        .iter()
+        .map(|row| {
+            let key: Vec<u64> = row.iter().map(|v| v.to_bits()).collect();
+            *index.entry(key).or_insert_with(|| {
+                distinct.push(row);
+                u32::try_from(distinct.len() - 1).unwrap_or(u32::MAX)
+            })
+        })
+        .collect();
+    let replicates: Vec<Vec<f64>> = (0..b)
+        .into_par_iter()
+        .map(|r| {
+            let mut rng = crate::sim::stream::stream(seed, &[BOOTSTRAP_STREAM, r as u64]);
+            let mut counts = vec![0u32; distinct.len()];
+            for _ in 0..n {
+                counts[of[rng.random_range(0..n)] as usize] += 1;
             }
-        }
-        for (r, a) in reps.iter_mut().zip(&acc) {
-            r.push(a / n as f64);
-        }
-    }
-    reps.into_iter()
-        .map(|mut r| {
+            let mut acc = vec![0.0; width];
+            for (row, &m) in distinct.iter().zip(&counts) {
+                if m == 0 {
+                    continue;
+                }
+                let m = f64::from(m);
+                for (a, v) in acc.iter_mut().zip(row.iter()) {
+                    *a += m * v;
+                }
+            }
+            acc.iter_mut().for_each(|a| *a /= n as f64);
+            acc
+        })
+        .collect();
+    (0..width)
+        .map(|j| {
+            let mut r: Vec<f64> = replicates.iter().map(|rep| rep[j]).collect();
             r.sort_by(f64::total_cmp);
             Some([quantile(&r, 0.025), quantile(&r, 0.975)])
         })
         .collect()
 }
+
+/// Stream tag of the bootstrap replicates.
+const BOOTSTRAP_STREAM: u64 = 0xB007;
 
 /// Linear-interpolated quantile of sorted data.
 fn quantile(sorted: &[f64], q: f64) -> f64 {
@@ -488,11 +518,31 @@ pub fn summarize_model(model: &ModelSamples, options: &SummaryOptions) -> Result
                         MajRule::Absolute => VoteRule::Absolute,
                         _ => VoteRule::Random,
                     };
-                    let per: Vec<PerProblem> = model
+                    // In parallel, then in order, so the first error is the same for any
+                    // thread count.
+                    // Problems with the same counts (c and the multiset of wrong-group sizes)
+                    // have the same curve: compute each distinct one once.
+                    let mut index: std::collections::HashMap<(usize, Vec<usize>), usize> =
+                        std::collections::HashMap::new();
+                    let mut distinct: Vec<&ProblemSamples> = Vec::new();
+                    let which: Vec<usize> = model
                         .problems
                         .iter()
+                        .map(|p| {
+                            let mut groups = p.wrong_groups.clone();
+                            groups.sort_unstable();
+                            *index.entry((p.correct, groups)).or_insert_with(|| {
+                                distinct.push(p);
+                                distinct.len() - 1
+                            })
+                        })
+                        .collect();
+                    let curves: Vec<Result<PerProblem>> = distinct
+                        .par_iter()
                         .map(|p| maj_curve(p, maj_max, vote))
-                        .collect::<Result<_>>()?;
+                        .collect();
+                    let curves: Vec<PerProblem> = curves.into_iter().collect::<Result<_>>()?;
+                    let per: Vec<PerProblem> = which.iter().map(|&i| curves[i].clone()).collect();
                     Some(curve_of(&per, &maj_ks, true))
                 }
             };

@@ -1,6 +1,7 @@
 //! Outputs: CSV, JSON, Markdown, PNG and SVG from finished results. Exporters return bytes;
 //! [`write_artifacts`] is the one place that writes files, each atomically (temp file + rename).
 //! Nothing here computes a statistic.
+pub mod analyze;
 pub mod figures;
 pub mod markdown;
 pub mod plot;

@@ -77,6 +77,17 @@ pub struct Markers {
     pub points: Vec<(f64, f64, f64, f64)>,
 }
 
+/// A shaded band between two curves (confidence intervals): (x, low, high) in data units.
+#[derive(Debug, Clone, Default)]
+pub struct Band {
+    /// Legend label.
+    pub label: Option<String>,
+    /// Index into [`PALETTE`].
+    pub color: usize,
+    /// (x, low, high) in data units, sorted by x.
+    pub points: Vec<(f64, f64, f64)>,
+}
+
 /// Filled bars (histograms): (x from, x to, height).
 #[derive(Debug, Clone, Default)]
 pub struct Bars {
@@ -118,6 +129,8 @@ pub struct Panel {
     pub x_ticks: Option<Vec<f64>>,
     /// Bars, drawn first.
     pub bars: Vec<Bars>,
+    /// Shaded bands, drawn after the bars and before the lines.
+    pub bands: Vec<Band>,
     /// Lines.
     pub lines: Vec<Line>,
     /// Markers with error bars.
@@ -147,6 +160,7 @@ impl Panel {
             y_range: (0.0, 1.0),
             x_ticks: None,
             bars: Vec::new(),
+            bands: Vec::new(),
             lines: Vec::new(),
             markers: Vec::new(),
             vlines: Vec::new(),
@@ -411,6 +425,29 @@ fn draw_panel<DB: DrawingBackend>(
             labelled = true;
             series.label(l.as_str()).legend(move |(x, y)| {
                 Rectangle::new([(x, y - 5), (x + 16, y + 5)], c.mix(0.35).filled())
+            });
+        }
+    }
+    for band in &p.bands {
+        let c = color(band.color);
+        let clamp = |y: f64| ys.to_axis(y.clamp(p.y_range.0, p.y_range.1));
+        let mut outline: Vec<(f64, f64)> = band
+            .points
+            .iter()
+            .map(|&(x, _, hi)| (xs.to_axis(x), clamp(hi)))
+            .collect();
+        outline.extend(
+            band.points
+                .iter()
+                .rev()
+                .map(|&(x, lo, _)| (xs.to_axis(x), clamp(lo))),
+        );
+        let series =
+            chart.draw_series(std::iter::once(Polygon::new(outline, c.mix(0.18).filled())))?;
+        if let Some(l) = &band.label {
+            labelled = true;
+            series.label(l.as_str()).legend(move |(x, y)| {
+                Rectangle::new([(x, y - 5), (x + 16, y + 5)], c.mix(0.18).filled())
             });
         }
     }

@@ -1,0 +1,300 @@
+//! `evalsim analyze` as one computation: datasets in, one serialisable [`Analysis`] out, which the
+//! report layer turns into tables, figures and text without computing anything further.
+//!
+//! Models are summarised in parallel (and maj@k per problem inside each summary); every random
+//! number comes from streams keyed by the seed, so the result is the same for any thread count.
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use super::compare::{compare_models, Comparison, ComparisonOptions};
+use super::data::{Dataset, ModelSamples};
+use super::read::Format;
+use super::summary::{summarize_model, ModelSummary, SummaryOptions};
+use super::{AnalyzeError, MajRule, Result};
+use crate::model::VoteRule;
+
+/// Options of [`analyze`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AnalysisOptions {
+    /// Per-model summary options (k grid, vote rule, token cap, bootstrap, seed).
+    pub summary: SummaryOptions,
+    /// Run the paired comparison (needs exactly two models in all inputs together).
+    pub compare: bool,
+    /// Simulated reruns for the comparison's reversal probability.
+    pub reruns: usize,
+}
+
+impl Default for AnalysisOptions {
+    fn default() -> Self {
+        AnalysisOptions {
+            summary: SummaryOptions::default(),
+            compare: false,
+            reruns: ComparisonOptions::default().reruns,
+        }
+    }
+}
+
+/// One input file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SourceInfo {
+    /// The file as named on the command line.
+    pub source: String,
+    /// The format it was read as.
+    pub format: Format,
+    /// The models it holds (as named in the analysis).
+    pub models: Vec<String>,
+}
+
+/// One bin of the per-problem solve-rate histogram.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RateBin {
+    /// Lower edge of the bin (solve rate c/n).
+    pub low: f64,
+    /// Upper edge.
+    pub high: f64,
+    /// Problems whose c/n falls in [low, high) (the last bin includes 1).
+    pub problems: usize,
+}
+
+/// Per-problem solve rates c_i / n_i of one model, binned.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SolveRateHistogram {
+    /// Bins covering 0 to 1. When every problem has the same n <= 20, one bin per possible count
+    /// c, centred on c/n with width 1/(n + 1) (so the end bins reach past 0 and 1); otherwise 20
+    /// bins of width 0.05.
+    pub bins: Vec<RateBin>,
+    /// Problems with c = 0 (never solved).
+    pub never_solved: usize,
+    /// Problems with c = n (always solved).
+    pub always_solved: usize,
+}
+
+/// Everything `analyze` reports about one model.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ModelAnalysis {
+    /// The input file the model came from.
+    pub source: String,
+    /// Estimates with their uncertainty.
+    pub summary: ModelSummary,
+    /// Per-problem solve rates.
+    pub solve_rates: SolveRateHistogram,
+}
+
+/// The whole result of `evalsim analyze`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Analysis {
+    /// evalsim version.
+    pub version: String,
+    /// Seed of the bootstrap and the reversal simulation.
+    pub seed: u64,
+    /// The inputs, in command-line order.
+    pub sources: Vec<SourceInfo>,
+    /// The options used.
+    pub options: AnalysisOptions,
+    /// One entry per model, in input order.
+    pub models: Vec<ModelAnalysis>,
+    /// The paired comparison (second model minus first), when asked for.
+    pub comparison: Option<Comparison>,
+}
+
+/// Bins per-problem solve rates. Cost: O(N).
+pub fn solve_rate_histogram(model: &ModelSamples) -> SolveRateHistogram {
+    let n_min = model.problems.iter().map(|p| p.n).min().unwrap_or(0);
+    let n_max = model.problems.iter().map(|p| p.n).max().unwrap_or(0);
+    let mut bins: Vec<RateBin> = if n_min == n_max && (1..=20).contains(&n_min) {
+        let w = 1.0 / (n_min as f64 + 1.0);
+        (0..=n_min)
+            .map(|c| {
+                let centre = c as f64 / n_min as f64;
+                RateBin {
+                    low: centre - w / 2.0,
+                    high: centre + w / 2.0,
+                    problems: 0,
+                }
+            })
+            .collect()
+    } else {
+        (0..20)
+            .map(|i| RateBin {
+                low: i as f64 * 0.05,
+                high: (i + 1) as f64 * 0.05,
+                problems: 0,
+            })
+            .collect()
+    };
+    let per_count = n_min == n_max && bins.len() == n_min + 1;
+    let (mut never, mut always) = (0, 0);
+    for p in &model.problems {
+        if p.n == 0 {
+            continue;
+        }
+        never += usize::from(p.correct == 0);
+        always += usize::from(p.correct == p.n);
+        let i = if per_count {
+            p.correct
+        } else {
+            ((p.correct as f64 / p.n as f64) * 20.0).floor() as usize
+        };
+        let last = bins.len() - 1;
+        bins[i.min(last)].problems += 1;
+    }
+    SolveRateHistogram {
+        bins,
+        never_solved: never,
+        always_solved: always,
+    }
+}
+
+/// Summarises every model of every dataset and, with `options.compare`, compares the two models.
+///
+/// Models with the same name in different files are renamed `name (file)`.
+///
+/// Cost: that of [`summarize_model`] per model (in parallel) plus [`compare_models`].
+///
+/// # Errors
+/// Any error of [`summarize_model`] or [`compare_models`]; `compare` with other than two models.
+pub fn analyze(inputs: Vec<(Dataset, Format)>, options: &AnalysisOptions) -> Result<Analysis> {
+    let mut sources = Vec::new();
+    let mut models: Vec<(String, ModelSamples)> = Vec::new();
+    for (dataset, format) in inputs {
+        let mut names = Vec::new();
+        for mut m in dataset.models {
+            if models.iter().any(|(_, o)| o.name == m.name) {
+                m.name = format!("{} ({})", m.name, dataset.source);
+            }
+            names.push(m.name.clone());
+            models.push((dataset.source.clone(), m));
+        }
+        sources.push(SourceInfo {
+            source: dataset.source,
+            format,
+            models: names,
+        });
+    }
+    if options.compare && models.len() != 2 {
+        return Err(AnalyzeError::BadOption {
+            option: "--compare".to_string(),
+            value: format!(
+                "{} model(s) ({})",
+                models.len(),
+                models
+                    .iter()
+                    .map(|(_, m)| format!("`{}`", m.name))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            expected: "exactly two models: two files with one model each, or one file with two"
+                .to_string(),
+        });
+    }
+    let results: Vec<Result<ModelAnalysis>> = models
+        .par_iter()
+        .map(|(source, m)| {
+            Ok(ModelAnalysis {
+                source: source.clone(),
+                summary: summarize_model(m, &options.summary)?,
+                solve_rates: solve_rate_histogram(m),
+            })
+        })
+        .collect();
+    let analyses: Vec<ModelAnalysis> = results.into_iter().collect::<Result<_>>()?;
+    let comparison = if options.compare {
+        let (a, b) = (&models[0].1, &models[1].1);
+        let vote = match options.summary.maj_rule {
+            MajRule::Random => Some(VoteRule::Random),
+            MajRule::Strict => Some(VoteRule::Strict),
+            MajRule::Absolute => Some(VoteRule::Absolute),
+            MajRule::First => None,
+        };
+        // maj@k at the largest k both summaries report (no maj@k for `first` or without answers).
+        let maj_k = analyses
+            .iter()
+            .map(|m| {
+                m.summary
+                    .maj_at_k
+                    .as_ref()
+                    .and_then(|c| c.last().map(|p| p.k))
+            })
+            .collect::<Option<Vec<usize>>>()
+            .and_then(|ks| ks.into_iter().min())
+            .filter(|_| vote.is_some());
+        Some(compare_models(
+            a,
+            b,
+            &ComparisonOptions {
+                maj_k,
+                maj_rule: vote.unwrap_or(VoteRule::Random),
+                reruns: options.reruns,
+                seed: options.summary.seed,
+            },
+        )?)
+    } else {
+        None
+    };
+    Ok(Analysis {
+        version: env!("CARGO_PKG_VERSION").to_string(),
+        seed: options.summary.seed,
+        sources,
+        options: options.clone(),
+        models: analyses,
+        comparison,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analyze::data::ProblemSamples;
+
+    fn model(name: &str, counts: &[(usize, usize)]) -> ModelSamples {
+        ModelSamples {
+            name: name.to_string(),
+            problems: counts
+                .iter()
+                .enumerate()
+                .map(|(i, &(c, n))| ProblemSamples::from_groups(&format!("p{i}"), c, &[n - c]))
+                .collect(),
+            has_answers: true,
+            has_tokens: false,
+        }
+    }
+
+    #[test]
+    fn histogram_bins() {
+        let h = solve_rate_histogram(&model("m", &[(0, 4), (4, 4), (2, 4), (2, 4)]));
+        assert_eq!(h.bins.len(), 5);
+        let counts: Vec<usize> = h.bins.iter().map(|b| b.problems).collect();
+        assert_eq!(counts, vec![1, 0, 2, 0, 1]);
+        assert_eq!((h.never_solved, h.always_solved), (1, 1));
+        let h = solve_rate_histogram(&model("m", &[(0, 30), (30, 30), (15, 31)]));
+        assert_eq!(h.bins.len(), 20);
+        assert_eq!(h.bins[19].problems, 1);
+        assert_eq!(h.bins[9].problems, 1, "15/31 = 0.484");
+    }
+
+    #[test]
+    fn compare_needs_two_models_and_renames_duplicates() {
+        let d = |src: &str| Dataset {
+            source: src.to_string(),
+            models: vec![model("m", &[(1, 4), (2, 4), (3, 4)])],
+        };
+        let opts = AnalysisOptions {
+            compare: true,
+            reruns: 100,
+            ..AnalysisOptions::default()
+        };
+        let a = analyze(
+            vec![(d("a.jsonl"), Format::Jsonl), (d("b.jsonl"), Format::Jsonl)],
+            &opts,
+        )
+        .unwrap();
+        assert_eq!(a.models[1].summary.model, "m (b.jsonl)");
+        let c = a.comparison.as_ref().unwrap();
+        assert_eq!(c.pass_at_1.difference, 0.0);
+        assert_eq!(c.maj_at_k.as_ref().map(|d| d.k), Some(4));
+        let err = analyze(vec![(d("a.jsonl"), Format::Jsonl)], &opts)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("exactly two models"), "{err}");
+    }
+}

@@ -1,0 +1,113 @@
+//! Input-format detection for `--format auto`: by file extension, then by the first line.
+//!
+//! The rule (also in README.md):
+//!
+//! 1. `.csv` is canonical CSV and `.json` is an inspect_ai log (one JSON document);
+//! 2. otherwise the first non-blank line decides. A JSON object with `doc_id` and `resps` (or
+//!    `filtered_resps`) is an lm-eval `--log_samples` file; with `task_id` and `passed` a
+//!    human-eval results file; with `problem_id` canonical JSONL; with `eval`, `samples` or
+//!    `status` (a log written on one line) an inspect_ai log. A line that is just `{` starts a
+//!    pretty-printed JSON document: inspect_ai. A line naming a `problem_id` column among commas
+//!    is a CSV header;
+//! 3. anything else is read as canonical JSONL, whose reader then names the line and field that
+//!    do not fit. Only the first 64 KiB are looked at, so a long line is judged by the field
+//!    names it starts with.
+use serde_json::Value;
+
+use super::read::Format;
+
+/// How many bytes of the file detection looks at.
+pub const DETECT_BYTES: usize = 64 * 1024;
+
+impl Format {
+    /// The name used by `--format`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Jsonl => "jsonl",
+            Format::Csv => "csv",
+            Format::HumanEval => "human-eval",
+            Format::LmEval => "lm-eval",
+            Format::Inspect => "inspect",
+        }
+    }
+}
+
+/// Detects the format of `file_name` from its extension and `head`, the file's first bytes
+/// (up to [`DETECT_BYTES`]; a cut in the middle of a line is fine). Cost: O(len(head)).
+pub fn detect_format(file_name: &str, head: &str) -> Format {
+    let lower = file_name.to_ascii_lowercase();
+    if lower.ends_with(".csv") {
+        return Format::Csv;
+    }
+    if lower.ends_with(".json") {
+        return Format::Inspect;
+    }
+    let Some(line) = head.lines().map(str::trim).find(|l| !l.is_empty()) else {
+        return Format::Jsonl;
+    };
+    if line == "{" {
+        return Format::Inspect;
+    }
+    if line.starts_with('{') {
+        let has: Box<dyn Fn(&str) -> bool> = match serde_json::from_str::<Value>(line) {
+            Ok(Value::Object(map)) => Box::new(move |k: &str| map.contains_key(k)),
+            // A cut or malformed line: look for the quoted key names.
+            _ => {
+                let text = line.to_string();
+                Box::new(move |k: &str| text.contains(&format!("\"{k}\"")))
+            }
+        };
+        return if has("doc_id") && (has("resps") || has("filtered_resps")) {
+            Format::LmEval
+        } else if has("task_id") && has("passed") {
+            Format::HumanEval
+        } else if has("problem_id") {
+            Format::Jsonl
+        } else if has("eval") || has("samples") || has("status") {
+            Format::Inspect
+        } else {
+            Format::Jsonl
+        };
+    }
+    if line.contains(',') && line.split(',').any(|f| f.trim() == "problem_id") {
+        return Format::Csv;
+    }
+    Format::Jsonl
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn detection_rule() {
+        assert_eq!(detect_format("x.CSV", "{}"), Format::Csv);
+        assert_eq!(detect_format("log.json", ""), Format::Inspect);
+        assert_eq!(
+            detect_format("s.jsonl", "\n{\"doc_id\": 0, \"resps\": [[\"a\"]]}\n"),
+            Format::LmEval
+        );
+        assert_eq!(
+            detect_format(
+                "r.jsonl",
+                "{\"task_id\": \"HumanEval/0\", \"passed\": true}"
+            ),
+            Format::HumanEval
+        );
+        assert_eq!(
+            detect_format("r.jsonl", "{\"problem_id\": 1, \"correct\": tru}"),
+            Format::Jsonl
+        );
+        assert_eq!(
+            detect_format("r.txt", "{\n  \"version\": 2"),
+            Format::Inspect
+        );
+        assert_eq!(
+            detect_format("r.txt", "{\"version\": 2, \"eval\": {\"model\": \"m\""),
+            Format::Inspect
+        );
+        assert_eq!(detect_format("r", "problem_id,correct\n"), Format::Csv);
+        assert_eq!(detect_format("r.jsonl", ""), Format::Jsonl);
+        assert_eq!(detect_format("r.jsonl", "hello"), Format::Jsonl);
+    }
+}

@@ -1,0 +1,881 @@
+//! Outputs of `evalsim analyze` and `evalsim fit`: tidy CSV tables, JSON, Markdown, figures and
+//! the text printed on stdout, all from a finished [`Analysis`] or [`FitResult`]. Nothing here
+//! computes a statistic; percentages are the same numbers times 100.
+use plotters::prelude::SeriesLabelPosition;
+
+use super::plot::{self, Band, Bars, Figure, Line, Markers, Panel, Scale};
+use super::tables::{num, Csv};
+use super::{json, Artifact, ReportError};
+use crate::analyze::{Analysis, CurvePoint, FitResult, MajRule, ModelAnalysis};
+
+/// The name of a maj@k rule as the command line spells it.
+pub fn rule_name(rule: MajRule) -> &'static str {
+    match rule {
+        MajRule::Random => "random",
+        MajRule::Strict => "strict",
+        MajRule::Absolute => "absolute",
+        MajRule::First => "first",
+    }
+}
+
+/// A file-name-safe version of a model name (`openai/gpt-4o` -> `openai_gpt-4o`).
+pub fn file_safe(name: &str) -> String {
+    let s: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '+') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let s = s.trim_matches('.').to_string();
+    if s.is_empty() {
+        "model".to_string()
+    } else {
+        s
+    }
+}
+
+/// Per-model table file names, made unique.
+fn model_files(a: &Analysis) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for m in &a.models {
+        let base = format!("model-{}", file_safe(&m.summary.model));
+        let mut name = base.clone();
+        let mut i = 2;
+        while names.contains(&name) {
+            name = format!("{base}-{i}");
+            i += 1;
+        }
+        names.push(name);
+    }
+    names
+}
+
+fn opt(x: Option<f64>) -> String {
+    x.map(num).unwrap_or_default()
+}
+
+fn pct(x: f64) -> String {
+    format!("{:.1}%", 100.0 * x)
+}
+
+fn pts(x: f64) -> String {
+    format!("{:.1}", 100.0 * x)
+}
+
+fn signed_pts(x: f64) -> String {
+    format!("{:+.1}", 100.0 * x)
+}
+
+fn opt_pts(x: Option<f64>) -> String {
+    x.map_or("-".to_string(), pts)
+}
+
+fn ci_pct(ci: Option<[f64; 2]>) -> String {
+    ci.map_or("-".to_string(), |[lo, hi]| {
+        format!("{:.1}–{:.1}", 100.0 * lo, 100.0 * hi)
+    })
+}
+
+/// The curves of one model with their metric names and vote rules.
+fn curves(m: &ModelAnalysis) -> Vec<(&'static str, &'static str, &[CurvePoint])> {
+    let s = &m.summary;
+    let mut out: Vec<(&'static str, &'static str, &[CurvePoint])> = vec![
+        ("pass@k", "", s.pass_at_k.as_slice()),
+        ("pass^k", "", s.pass_hat_k.as_slice()),
+    ];
+    if let Some(c) = &s.maj_at_k {
+        out.push(("maj@k", rule_name(s.maj_rule), c.as_slice()));
+    }
+    if let Some(c) = &s.maj_first {
+        out.push(("maj@k-first", "first", c.as_slice()));
+    }
+    out
+}
+
+/// Columns of the per-model CSV.
+pub const MODEL_COLUMNS: [&str; 13] = [
+    "source",
+    "model",
+    "seed",
+    "metric",
+    "vote_rule",
+    "k",
+    "estimate",
+    "question_se",
+    "sampling_se",
+    "clustered_se",
+    "ci_low",
+    "ci_high",
+    "plug_in",
+];
+
+/// The tidy table of one model: one row per (metric, k).
+pub fn model_csv(a: &Analysis, m: &ModelAnalysis) -> String {
+    let mut csv = Csv::new(&MODEL_COLUMNS);
+    for (metric, rule, points) in curves(m) {
+        for p in points {
+            let [lo, hi] = p
+                .bootstrap_ci
+                .map_or([None, None], |[l, h]| [Some(l), Some(h)]);
+            csv.row([
+                m.source.clone(),
+                m.summary.model.clone(),
+                a.seed.to_string(),
+                metric.to_string(),
+                rule.to_string(),
+                p.k.to_string(),
+                num(p.estimate),
+                opt(p.question_se),
+                opt(p.sampling_se),
+                opt(p.clustered_se),
+                opt(lo),
+                opt(hi),
+                opt(p.plug_in),
+            ]);
+        }
+    }
+    csv.finish()
+}
+
+/// Columns of `comparison.csv`.
+pub const COMPARISON_COLUMNS: [&str; 21] = [
+    "source_a",
+    "model_a",
+    "source_b",
+    "model_b",
+    "seed",
+    "metric",
+    "vote_rule",
+    "k",
+    "a",
+    "b",
+    "difference",
+    "se",
+    "question_se",
+    "sampling_se",
+    "ci_low",
+    "ci_high",
+    "common_problems",
+    "sign_test_b_better",
+    "sign_test_a_better",
+    "sign_test_p",
+    "reversal_probability",
+];
+
+/// `comparison.csv`: pass@1 and maj@k differences B - A; `None` without a comparison.
+pub fn comparison_csv(a: &Analysis) -> Option<String> {
+    let c = a.comparison.as_ref()?;
+    let source_of = |name: &str| {
+        a.models
+            .iter()
+            .find(|m| m.summary.model == name)
+            .map(|m| m.source.clone())
+            .unwrap_or_default()
+    };
+    let mut csv = Csv::new(&COMPARISON_COLUMNS);
+    let rule = rule_name(a.options.summary.maj_rule);
+    let mut rows = vec![("pass@1", "", &c.pass_at_1)];
+    if let Some(d) = &c.maj_at_k {
+        rows.push(("maj@k", rule, d));
+    }
+    for (metric, rule, d) in rows {
+        csv.row([
+            source_of(&c.model_a),
+            c.model_a.clone(),
+            source_of(&c.model_b),
+            c.model_b.clone(),
+            a.seed.to_string(),
+            metric.to_string(),
+            rule.to_string(),
+            d.k.to_string(),
+            num(d.a),
+            num(d.b),
+            num(d.difference),
+            num(d.se),
+            num(d.question_se),
+            opt(d.sampling_se),
+            num(d.ci95[0]),
+            num(d.ci95[1]),
+            c.common_problems.to_string(),
+            c.sign_test.b_better.to_string(),
+            c.sign_test.a_better.to_string(),
+            num(c.sign_test.p_value),
+            opt(c.reversal_probability),
+        ]);
+    }
+    Some(csv.finish())
+}
+
+fn input_names(a: &Analysis) -> String {
+    a.sources
+        .iter()
+        .map(|s| s.source.as_str())
+        .collect::<Vec<_>>()
+        .join(" vs ")
+}
+
+fn k_ticks(kmin: f64, kmax: f64) -> Vec<f64> {
+    let mut ticks = Vec::new();
+    let mut t = 1.0;
+    while t <= kmax * 1.01 {
+        if t >= kmin * 0.99 {
+            ticks.push(t);
+        }
+        t *= 2.0;
+    }
+    if ticks.is_empty() {
+        ticks.push(kmin);
+    }
+    ticks
+}
+
+/// pass@k, pass^k and maj@k against k, one panel per model, with bootstrap 95% CI bands.
+pub fn curves_figure(a: &Analysis) -> Figure {
+    let panels: Vec<Panel> = a
+        .models
+        .iter()
+        .map(|m| {
+            let s = &m.summary;
+            let mut p = Panel::new(
+                format!(
+                    "{}: {} problems, n = {}{}, pass@1 {}",
+                    s.model,
+                    s.problems,
+                    s.n_min,
+                    if s.n_max > s.n_min {
+                        format!("–{}", s.n_max)
+                    } else {
+                        String::new()
+                    },
+                    pct(s.pass_at_1)
+                ),
+                "k (samples per problem, log2 scale)",
+                "benchmark score (%)",
+            );
+            p.x_scale = Scale::Log2;
+            let kmin = s.pass_at_k.first().map_or(1.0, |q| q.k as f64);
+            let kmax = s.pass_at_k.last().map_or(1.0, |q| q.k as f64);
+            p.x_range = (kmin / 1.25, kmax * 1.25);
+            p.x_ticks = Some(k_ticks(kmin, kmax));
+            p.y_range = (0.0, 100.0);
+            for (metric, rule, points) in curves(m) {
+                let (color, label) = match metric {
+                    "pass@k" => (0, "pass@k (unbiased)".to_string()),
+                    "pass^k" => (1, "pass^k".to_string()),
+                    "maj@k" => (2, format!("maj@k ({rule} ties, exact over subsets)")),
+                    _ => (3, "maj@k of the first k answers".to_string()),
+                };
+                let line: Vec<(f64, f64)> = points
+                    .iter()
+                    .map(|q| (q.k as f64, 100.0 * q.estimate))
+                    .collect();
+                let band: Vec<(f64, f64, f64)> = points
+                    .iter()
+                    .filter_map(|q| {
+                        q.bootstrap_ci
+                            .map(|[lo, hi]| (q.k as f64, 100.0 * lo, 100.0 * hi))
+                    })
+                    .collect();
+                if metric != "maj@k-first" && band.len() == points.len() && points.len() > 1 {
+                    p.bands.push(Band {
+                        label: None,
+                        color,
+                        points: band,
+                    });
+                } else if !band.is_empty() && metric != "maj@k-first" {
+                    p.markers.push(Markers {
+                        label: None,
+                        color,
+                        points: band
+                            .iter()
+                            .zip(&line)
+                            .map(|(&(x, lo, hi), &(_, y))| (x, y, lo, hi))
+                            .collect(),
+                    });
+                }
+                if points.len() == 1 {
+                    p.markers.push(Markers {
+                        label: Some(label.clone()),
+                        color,
+                        points: line.iter().map(|&(x, y)| (x, y, y, y)).collect(),
+                    });
+                } else {
+                    p.lines.push(Line {
+                        label: Some(label),
+                        color,
+                        dashed: metric == "maj@k-first",
+                        points: line,
+                    });
+                }
+            }
+            let plug: Vec<(f64, f64)> = s
+                .pass_at_k
+                .iter()
+                .filter_map(|q| q.plug_in.map(|v| (q.k as f64, 100.0 * v)))
+                .collect();
+            if plug.len() > 1 {
+                p.lines.push(Line {
+                    label: Some("plug-in 1-(1-c/n)^k (biased low)".to_string()),
+                    color: 7,
+                    dashed: true,
+                    points: plug,
+                });
+            }
+            p.legend = least_crowded(&p);
+            p
+        })
+        .collect();
+    let columns = panels.len().clamp(1, 2);
+    let rows = panels.len().div_ceil(columns).max(1) as u32;
+    Figure {
+        title: format!(
+            "pass@k and maj@k against k · {} · bands: bootstrap 95% CI ({} resamples) · seed {}",
+            input_names(a),
+            a.options.summary.bootstrap,
+            a.seed
+        ),
+        panels,
+        columns,
+        size: (if columns > 1 { 1600 } else { 1000 }, 80 + 600 * rows),
+    }
+}
+
+/// The legend corner (or side) of a panel that covers the fewest drawn points: lines and band
+/// edges are sampled along their length in axis coordinates. Layout only.
+fn least_crowded(p: &Panel) -> SeriesLabelPosition {
+    let ax = |v: f64, scale: Scale, (lo, hi): (f64, f64)| {
+        let t = |x: f64| match scale {
+            Scale::Linear => x,
+            Scale::Log2 => x.max(1e-300).log2(),
+            Scale::Log10 => x.max(1e-300).log10(),
+        };
+        (t(v) - t(lo)) / (t(hi) - t(lo))
+    };
+    let mut curves: Vec<(f64, Vec<(f64, f64)>)> = Vec::new();
+    for l in &p.lines {
+        curves.push((1.0, l.points.clone()));
+    }
+    for b in &p.bands {
+        curves.push((0.5, b.points.iter().map(|&(x, lo, _)| (x, lo)).collect()));
+        curves.push((0.5, b.points.iter().map(|&(x, _, hi)| (x, hi)).collect()));
+    }
+    let mut samples: Vec<(f64, f64, f64)> = Vec::new();
+    for (w, pts) in &curves {
+        let norm: Vec<(f64, f64)> = pts
+            .iter()
+            .map(|&(x, y)| (ax(x, p.x_scale, p.x_range), ax(y, p.y_scale, p.y_range)))
+            .collect();
+        for pair in norm.windows(2) {
+            for i in 0..20 {
+                let t = f64::from(i) / 20.0;
+                samples.push((
+                    *w,
+                    pair[0].0 + t * (pair[1].0 - pair[0].0),
+                    pair[0].1 + t * (pair[1].1 - pair[0].1),
+                ));
+            }
+        }
+    }
+    let candidates = [
+        (SeriesLabelPosition::LowerRight, (0.55, 1.0), (0.0, 0.3)),
+        (SeriesLabelPosition::UpperLeft, (0.0, 0.45), (0.7, 1.0)),
+        (SeriesLabelPosition::LowerLeft, (0.0, 0.45), (0.0, 0.3)),
+        (SeriesLabelPosition::UpperRight, (0.55, 1.0), (0.7, 1.0)),
+        (SeriesLabelPosition::MiddleRight, (0.55, 1.0), (0.35, 0.65)),
+        (SeriesLabelPosition::MiddleLeft, (0.0, 0.45), (0.35, 0.65)),
+    ];
+    let mut best = (f64::INFINITY, SeriesLabelPosition::LowerRight);
+    for (pos, (x0, x1), (y0, y1)) in candidates {
+        let hits: f64 = samples
+            .iter()
+            .filter(|&&(_, x, y)| x >= x0 && x <= x1 && y >= y0 && y <= y1)
+            .map(|s| s.0)
+            .sum();
+        if hits < best.0 {
+            best = (hits, pos);
+        }
+    }
+    best.1
+}
+
+/// Histogram of per-problem solve rates, one panel per model.
+pub fn solve_rates_figure(a: &Analysis) -> Figure {
+    let panels: Vec<Panel> = a
+        .models
+        .iter()
+        .map(|m| {
+            let h = &m.solve_rates;
+            let mut p = Panel::new(
+                format!(
+                    "{}: {} problems; never solved {}, always solved {}",
+                    m.summary.model, m.summary.problems, h.never_solved, h.always_solved
+                ),
+                "per-problem solve rate c/n",
+                "problems",
+            );
+            let top = h.bins.iter().map(|b| b.problems).max().unwrap_or(1).max(1) as f64;
+            let lo = h.bins.first().map_or(0.0, |b| b.low.min(0.0));
+            let hi = h.bins.last().map_or(1.0, |b| b.high.max(1.0));
+            p.x_range = (lo, hi);
+            p.y_range = (0.0, top * 1.12);
+            p.x_ticks = Some((0..=10).map(|i| f64::from(i) / 10.0).collect());
+            p.bars.push(Bars {
+                label: None,
+                color: 0,
+                bars: h
+                    .bins
+                    .iter()
+                    .map(|b| (b.low, b.high, b.problems as f64))
+                    .collect(),
+            });
+            p
+        })
+        .collect();
+    let columns = panels.len().clamp(1, 2);
+    let rows = panels.len().div_ceil(columns).max(1) as u32;
+    Figure {
+        title: format!(
+            "per-problem solve rates · {} · seed {}",
+            input_names(a),
+            a.seed
+        ),
+        panels,
+        columns,
+        size: (if columns > 1 { 1600 } else { 1000 }, 80 + 520 * rows),
+    }
+}
+
+fn figure_artifacts(
+    stem: &str,
+    fig: &Figure,
+    out: &mut Vec<Artifact>,
+    files: &mut Vec<String>,
+) -> Result<(), ReportError> {
+    out.push(Artifact {
+        file: format!("{stem}.png"),
+        bytes: plot::render_png(fig)?,
+    });
+    out.push(Artifact {
+        file: format!("{stem}.svg"),
+        bytes: plot::render_svg(fig)?.into_bytes(),
+    });
+    files.push(format!("{stem}.png"));
+    Ok(())
+}
+
+/// Every output file of `analyze`: per-model CSVs, `comparison.csv`, `summary.json`, figures and
+/// `report.md`.
+///
+/// # Errors
+/// [`ReportError`] when a figure or JSON document cannot be produced.
+pub fn analysis_artifacts(a: &Analysis, figures: bool) -> Result<Vec<Artifact>, ReportError> {
+    let mut out = Vec::new();
+    let names = model_files(a);
+    for (m, name) in a.models.iter().zip(&names) {
+        out.push(Artifact {
+            file: format!("{name}.csv"),
+            bytes: model_csv(a, m).into_bytes(),
+        });
+    }
+    if let Some(c) = comparison_csv(a) {
+        out.push(Artifact {
+            file: "comparison.csv".into(),
+            bytes: c.into_bytes(),
+        });
+    }
+    out.push(Artifact {
+        file: "summary.json".into(),
+        bytes: json("summary.json", a)?,
+    });
+    let mut figure_files = Vec::new();
+    if figures {
+        figure_artifacts("curves", &curves_figure(a), &mut out, &mut figure_files)?;
+        figure_artifacts(
+            "solve-rates",
+            &solve_rates_figure(a),
+            &mut out,
+            &mut figure_files,
+        )?;
+    }
+    out.push(Artifact {
+        file: "report.md".into(),
+        bytes: analysis_markdown(a, &names, &figure_files).into_bytes(),
+    });
+    Ok(out)
+}
+
+/// The k values shown in text: all when there are at most 8, else powers of two and the last.
+fn shown(points: &[CurvePoint]) -> Vec<&CurvePoint> {
+    if points.len() <= 8 {
+        return points.iter().collect();
+    }
+    let last = points.len() - 1;
+    points
+        .iter()
+        .enumerate()
+        .filter(|(i, p)| p.k.is_power_of_two() || *i == last)
+        .map(|(_, p)| p)
+        .collect()
+}
+
+fn at_k(points: Option<&Vec<CurvePoint>>, k: usize) -> Option<&CurvePoint> {
+    points.and_then(|c| c.iter().find(|p| p.k == k))
+}
+
+fn model_header(m: &ModelAnalysis) -> String {
+    let s = &m.summary;
+    let p1 = &s.pass_at_k[0];
+    let mut t = format!(
+        "model `{}` ({}): {} problems, {} samples, n per problem {}..{}\n",
+        s.model, m.source, s.problems, s.samples, s.n_min, s.n_max
+    );
+    t += &format!(
+        "  pass@1 (avg@n) {}: question SE {} pts, sampling SE {} pts{}, bootstrap 95% CI {}\n",
+        pct(s.pass_at_1),
+        opt_pts(p1.question_se),
+        opt_pts(p1.sampling_se),
+        p1.clustered_se
+            .map_or(String::new(), |c| format!(", clustered SE {} pts", pts(c))),
+        ci_pct(p1.bootstrap_ci)
+    );
+    if let Some(tok) = &s.tokens {
+        t += &format!(
+            "  tokens: {:.0} per sample, {} per correct answer{}\n",
+            tok.mean_tokens_per_sample,
+            tok.tokens_per_correct
+                .map_or("-".to_string(), |v| format!("{v:.0}")),
+            match (tok.cap_tokens, tok.truncation_rate) {
+                (Some(cap), Some(r)) =>
+                    format!(", {} of samples at or above the cap {cap}", pct(r)),
+                _ => String::new(),
+            }
+        );
+    }
+    t
+}
+
+/// The concise summary printed on stdout.
+pub fn analysis_text(a: &Analysis) -> String {
+    let mut t = String::new();
+    let rule = rule_name(a.options.summary.maj_rule);
+    for m in &a.models {
+        let s = &m.summary;
+        t += &model_header(m);
+        let maj_label = if s.maj_at_k.is_some() {
+            format!("maj@k {rule}")
+        } else {
+            "maj@k".to_string()
+        };
+        t += &format!(
+            "  {:>5} {:>16} {:>8} {:>8} {:>16} {:>12}\n",
+            "k", "pass@k [95% CI]", "plug-in", "pass^k", maj_label, "maj@k first"
+        );
+        for p in shown(&s.pass_at_k) {
+            let hat = at_k(Some(&s.pass_hat_k), p.k);
+            let maj = at_k(s.maj_at_k.as_ref(), p.k);
+            let first = at_k(s.maj_first.as_ref(), p.k);
+            t += &format!(
+                "  {:>5} {:>16} {:>8} {:>8} {:>16} {:>12}\n",
+                p.k,
+                format!("{} [{}]", pts(p.estimate), ci_pct(p.bootstrap_ci)),
+                opt_pts(p.plug_in),
+                hat.map_or("-".to_string(), |q| pts(q.estimate)),
+                maj.map_or("-".to_string(), |q| pts(q.estimate)),
+                first.map_or("-".to_string(), |q| pts(q.estimate)),
+            );
+        }
+    }
+    if let Some(c) = &a.comparison {
+        t += &format!(
+            "comparison `{}` - `{}` on {} common problems:\n",
+            c.model_b, c.model_a, c.common_problems
+        );
+        let mut rows = vec![("pass@1".to_string(), &c.pass_at_1)];
+        if let Some(d) = &c.maj_at_k {
+            rows.push((format!("maj@{} ({rule})", d.k), d));
+        }
+        for (name, d) in rows {
+            t += &format!(
+                "  {name}: {} pts, 95% CI [{}, {}]; paired SE {} (question part {}, sampling part {}, in quadrature)\n",
+                signed_pts(d.difference),
+                signed_pts(d.ci95[0]),
+                signed_pts(d.ci95[1]),
+                pts(d.se),
+                pts(d.question_se),
+                opt_pts(d.sampling_se),
+            );
+        }
+        t += &format!(
+            "  sign test: `{}` better on {}, `{}` on {}, {} ties, p = {:.3}; a fresh rerun reverses the order with probability {}\n",
+            c.model_b,
+            c.sign_test.b_better,
+            c.model_a,
+            c.sign_test.a_better,
+            c.sign_test.ties,
+            c.sign_test.p_value,
+            c.reversal_probability
+                .map_or("- (no difference)".to_string(), |r| format!("{:.3}", r))
+        );
+    }
+    t += &format!(
+        "pts = percentage points; seed {}, {} bootstrap resamples\n",
+        a.seed, a.options.summary.bootstrap
+    );
+    t
+}
+
+fn md_curve_table(m: &ModelAnalysis, rule: &str) -> String {
+    let s = &m.summary;
+    let mut md = format!(
+        "| k | pass@k | question SE | sampling SE | clustered SE | 95% CI | plug-in | pass^k | maj@k ({rule}) | maj@k 95% CI | maj@k first |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"
+    );
+    for p in shown(&s.pass_at_k) {
+        let maj = at_k(s.maj_at_k.as_ref(), p.k);
+        md += &format!(
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+            p.k,
+            pts(p.estimate),
+            opt_pts(p.question_se),
+            opt_pts(p.sampling_se),
+            opt_pts(p.clustered_se),
+            ci_pct(p.bootstrap_ci),
+            opt_pts(p.plug_in),
+            at_k(Some(&s.pass_hat_k), p.k).map_or("-".to_string(), |q| pts(q.estimate)),
+            maj.map_or("-".to_string(), |q| pts(q.estimate)),
+            maj.map_or("-".to_string(), |q| ci_pct(q.bootstrap_ci)),
+            at_k(s.maj_first.as_ref(), p.k).map_or("-".to_string(), |q| pts(q.estimate)),
+        );
+    }
+    md + "\n"
+}
+
+/// `report.md`: inputs, per-model tables, the comparison and the figures.
+pub fn analysis_markdown(a: &Analysis, model_files: &[String], figures: &[String]) -> String {
+    let rule = rule_name(a.options.summary.maj_rule);
+    let mut md = format!(
+        "# evalsim analyze: {}\n\nevalsim {}, seed {}, {} bootstrap resamples over problems. Numbers are percentages of the benchmark (mean over problems); SEs in percentage points.\n\n",
+        input_names(a),
+        a.version,
+        a.seed,
+        a.options.summary.bootstrap
+    );
+    md += "| input | format | models |\n|---|---|---|\n";
+    for s in &a.sources {
+        md += &format!(
+            "| `{}` | {} | {} |\n",
+            s.source,
+            s.format.name(),
+            s.models
+                .iter()
+                .map(|m| format!("`{m}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    md += "\n";
+    for f in figures {
+        md += &format!("![{f}]({f})\n\n");
+    }
+    for (m, file) in a.models.iter().zip(model_files) {
+        md += &format!("## {}\n\n", m.summary.model);
+        md += &format!("```\n{}```\n\n", model_header(m));
+        md += &md_curve_table(m, rule);
+        md += &format!("Every k: `{file}.csv`.\n\n");
+    }
+    if let Some(c) = &a.comparison {
+        md += &format!(
+            "## Comparison: `{}` - `{}`\n\n{} common problems ({} only in `{}`, {} only in `{}`).\n\n",
+            c.model_b, c.model_a, c.common_problems, c.only_a, c.model_a, c.only_b, c.model_b
+        );
+        md += "| metric | A | B | B - A | paired SE | question part | sampling part | 95% CI |\n|---|---:|---:|---:|---:|---:|---:|---:|\n";
+        let mut rows = vec![("pass@1".to_string(), &c.pass_at_1)];
+        if let Some(d) = &c.maj_at_k {
+            rows.push((format!("maj@{} ({rule})", d.k), d));
+        }
+        for (name, d) in rows {
+            md += &format!(
+                "| {name} | {} | {} | {} | {} | {} | {} | [{}, {}] |\n",
+                pts(d.a),
+                pts(d.b),
+                signed_pts(d.difference),
+                pts(d.se),
+                pts(d.question_se),
+                opt_pts(d.sampling_se),
+                signed_pts(d.ci95[0]),
+                signed_pts(d.ci95[1])
+            );
+        }
+        md += &format!(
+            "\nSign test over problems whose pass@1 differs: B better on {}, A better on {}, {} ties, two-sided p = {:.4}. Probability that a fresh rerun at the same n reverses the order: {} ({} simulated reruns, seed {}). Table: `comparison.csv`.\n\n",
+            c.sign_test.b_better,
+            c.sign_test.a_better,
+            c.sign_test.ties,
+            c.sign_test.p_value,
+            c.reversal_probability.map_or("- (no difference)".to_string(), |r| format!("{r:.4}")),
+            c.reruns,
+            c.seed
+        );
+    }
+    md
+}
+
+/// Observed against fitted distribution of per-problem correct counts.
+pub fn fit_figure(fit: &FitResult, source: &str, seed: u64) -> Figure {
+    let h = &fit.counts;
+    let n = h.n as f64;
+    let top = h
+        .observed
+        .iter()
+        .map(|&o| o as f64)
+        .chain(h.fitted.iter().copied())
+        .fold(1.0, f64::max);
+    let mut p = Panel::new(
+        format!(
+            "{} problems with n = {}; logit-normal mu = {:.3}, sigma = {:.3}",
+            h.observed.iter().sum::<usize>(),
+            h.n,
+            fit.logit_normal.mu,
+            fit.logit_normal.sigma
+        ),
+        "correct answers c out of n",
+        "problems",
+    );
+    p.x_range = (-0.5, n + 0.5);
+    p.y_range = (0.0, top * 1.15);
+    let step = (h.n / 16).max(1);
+    p.x_ticks = Some((0..=h.n).step_by(step).map(|c| c as f64).collect());
+    p.bars.push(Bars {
+        label: Some("observed".to_string()),
+        color: 0,
+        bars: h
+            .observed
+            .iter()
+            .enumerate()
+            .map(|(c, &o)| (c as f64 - 0.4, c as f64 + 0.4, o as f64))
+            .collect(),
+    });
+    let fitted: Vec<(f64, f64)> = h
+        .fitted
+        .iter()
+        .enumerate()
+        .map(|(c, &f)| (c as f64, f))
+        .collect();
+    p.lines.push(Line {
+        label: Some("fitted (expected problems)".to_string()),
+        color: 1,
+        dashed: false,
+        points: fitted.clone(),
+    });
+    p.markers.push(Markers {
+        label: None,
+        color: 1,
+        points: fitted.iter().map(|&(x, y)| (x, y, y, y)).collect(),
+    });
+    p.legend = SeriesLabelPosition::UpperMiddle;
+    Figure {
+        title: format!(
+            "fit of `{}`: observed vs fitted correct counts · {source} · seed {seed}",
+            fit.model
+        ),
+        panels: vec![p],
+        columns: 1,
+        size: (1000, 640),
+    }
+}
+
+/// `fit.csv`: one row per fitted parameter.
+pub fn fit_csv(fit: &FitResult, source: &str, seed: u64) -> String {
+    let mut csv = Csv::new(&["source", "model", "seed", "parameter", "estimate", "se"]);
+    let mut row = |name: &str, v: f64, se: Option<f64>| {
+        csv.row([
+            source.to_string(),
+            fit.model.clone(),
+            seed.to_string(),
+            name.to_string(),
+            num(v),
+            opt(se),
+        ]);
+    };
+    let ln = &fit.logit_normal;
+    row("problems", fit.problems as f64, None);
+    row("mu", ln.mu, ln.mu_se);
+    row("sigma", ln.sigma, ln.sigma_se);
+    row("log_likelihood", ln.log_likelihood, None);
+    if let Some(at) = &fit.attractor {
+        row("attractor", at.share, at.se);
+        row("attractor_naive", at.naive_share, None);
+        row("wrong_answers", at.wrong_answers as f64, None);
+    }
+    if let Some(t) = &fit.traces {
+        row("median_tokens", t.median_tokens, None);
+        row("hard_growth", t.hard_growth, None);
+        row("wrong_factor", t.wrong_factor, None);
+        row("trace_sigma", t.sigma, None);
+    }
+    csv.finish()
+}
+
+/// `fit-counts.csv`: observed and fitted problems per correct count.
+pub fn fit_counts_csv(fit: &FitResult) -> String {
+    let mut csv = Csv::new(&["n", "c", "observed", "fitted"]);
+    for (c, (o, f)) in fit
+        .counts
+        .observed
+        .iter()
+        .zip(&fit.counts.fitted)
+        .enumerate()
+    {
+        csv.row([
+            fit.counts.n.to_string(),
+            c.to_string(),
+            o.to_string(),
+            num(*f),
+        ]);
+    }
+    csv.finish()
+}
+
+/// Every output file of `fit`: `scenario.toml`, `fit.csv`, `fit-counts.csv`, `fit.json` and the
+/// count figure.
+///
+/// # Errors
+/// [`ReportError`] when the figure or JSON cannot be produced.
+pub fn fit_artifacts(
+    fit: &FitResult,
+    source: &str,
+    seed: u64,
+    figures: bool,
+) -> Result<Vec<Artifact>, ReportError> {
+    let mut out = vec![
+        Artifact {
+            file: "scenario.toml".into(),
+            bytes: fit.scenario_toml.clone().into_bytes(),
+        },
+        Artifact {
+            file: "fit.csv".into(),
+            bytes: fit_csv(fit, source, seed).into_bytes(),
+        },
+        Artifact {
+            file: "fit-counts.csv".into(),
+            bytes: fit_counts_csv(fit).into_bytes(),
+        },
+        Artifact {
+            file: "fit.json".into(),
+            bytes: json("fit.json", fit)?,
+        },
+    ];
+    if figures {
+        let mut files = Vec::new();
+        figure_artifacts(
+            "fit-counts",
+            &fit_figure(fit, source, seed),
+            &mut out,
+            &mut files,
+        )?;
+    }
+    Ok(out)
+}

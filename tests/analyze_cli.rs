@@ -1,0 +1,326 @@
+//! `evalsim analyze` and `evalsim fit` from outside: formats, comparison, errors, files, round trip.
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use evalsim::analyze::synth::{write_jsonl, SynthSpec};
+use predicates::prelude::*;
+
+const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/analyze/");
+
+fn evalsim() -> Command {
+    Command::cargo_bin("evalsim").expect("binary built")
+}
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(FIXTURES).join(name)
+}
+
+/// Writes synthetic canonical JSONL drawn from the workbench's model.
+fn synth(dir: &Path, file: &str, model: &str, problems: usize, samples: usize, mu: f64) -> PathBuf {
+    let spec = SynthSpec {
+        model: model.to_string(),
+        problems,
+        samples,
+        mu,
+        sigma: 1.5,
+        attractor: 0.4,
+        tokens: true,
+        seed: 11,
+    };
+    let mut bytes = Vec::new();
+    write_jsonl(&spec, &mut bytes).expect("in memory");
+    let path = dir.join(file);
+    std::fs::write(&path, bytes).expect("write");
+    path
+}
+
+fn png_size(path: &Path) -> (u32, u32) {
+    let img = image::open(path).unwrap_or_else(|e| panic!("{} decodes: {e}", path.display()));
+    (img.width(), img.height())
+}
+
+#[test]
+fn every_fixture_format_is_detected_and_analysed() {
+    let cases: [(&str, &[&str], &str); 5] = [
+        ("canonical.jsonl", &[], "model `a`"),
+        ("canonical.csv", &[], "model `a`"),
+        (
+            "humaneval_samples.jsonl_results.jsonl",
+            &[],
+            "model `humaneval_samples.jsonl_results`",
+        ),
+        (
+            "lm_eval_samples_gsm8k.jsonl",
+            &["--filter", "extract-all"],
+            "model `lm_eval_samples_gsm8k`",
+        ),
+        ("inspect_log_gsm8k.json", &[], "model `openai/gpt-4o-mini`"),
+    ];
+    for (file, extra, model) in cases {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let out = dir.path().join("out");
+        evalsim()
+            .arg("analyze")
+            .arg(fixture(file))
+            .args(extra)
+            .arg("--out")
+            .arg(&out)
+            .assert()
+            .success()
+            .stdout(predicate::str::contains(model))
+            .stdout(predicate::str::contains("pass@1 (avg@n)"));
+        for f in ["summary.json", "report.md", "curves.png", "solve-rates.svg"] {
+            assert!(out.join(f).is_file(), "{file}: {f} missing");
+        }
+    }
+    // An explicit format overrides detection.
+    evalsim()
+        .args([
+            "analyze",
+            "--format",
+            "jsonl",
+            "--quiet",
+            "--no-figures",
+            "--out",
+        ])
+        .arg(tempfile::tempdir().expect("tempdir").path().join("o"))
+        .arg(fixture("canonical.jsonl"))
+        .assert()
+        .success()
+        .stdout(predicate::str::is_empty());
+}
+
+#[test]
+fn outputs_exist_decode_and_hold_the_documented_columns() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let input = synth(dir.path(), "res.jsonl", "m", 40, 8, 0.2);
+    let out = dir.path().join("out");
+    evalsim()
+        .arg("analyze")
+        .arg(&input)
+        .args(["--k", "1,2,4,8", "--cap", "5000", "--seed", "5", "--out"])
+        .arg(&out)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("seed 5"));
+    let csv = std::fs::read_to_string(out.join("model-m.csv")).expect("model csv");
+    assert!(csv.starts_with(
+        "source,model,seed,metric,vote_rule,k,estimate,question_se,sampling_se,clustered_se,ci_low,ci_high,plug_in\n"
+    ));
+    for metric in [
+        ",pass@k,",
+        ",pass^k,",
+        ",maj@k,random,",
+        ",maj@k-first,first,",
+    ] {
+        assert_eq!(csv.matches(metric).count(), 4, "{metric} rows in\n{csv}");
+    }
+    for png in ["curves.png", "solve-rates.png"] {
+        let (w, h) = png_size(&out.join(png));
+        assert!(w >= 800 && h >= 500, "{png}: {w}x{h}");
+    }
+    let svg = std::fs::read_to_string(out.join("curves.svg")).expect("svg");
+    assert!(svg.contains("res.jsonl") && svg.contains("seed 5"));
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("summary.json")).expect("json"))
+            .expect("valid json");
+    assert_eq!(json["seed"], 5);
+    assert_eq!(json["models"][0]["summary"]["n_min"], 8);
+    let md = std::fs::read_to_string(out.join("report.md")).expect("md");
+    assert!(md.contains("![curves.png](curves.png)"));
+}
+
+#[test]
+fn same_output_for_any_thread_count() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let input = synth(dir.path(), "res.jsonl", "m", 60, 16, 0.0);
+    let mut outputs = Vec::new();
+    for threads in ["1", "2"] {
+        let out = dir.path().join(format!("out{threads}"));
+        evalsim()
+            .arg("analyze")
+            .arg(&input)
+            .args(["--quiet", "--no-figures", "--threads", threads, "--out"])
+            .arg(&out)
+            .assert()
+            .success();
+        outputs.push(std::fs::read(out.join("summary.json")).expect("json"));
+    }
+    assert_eq!(outputs[0], outputs[1]);
+}
+
+#[test]
+fn compare_two_files() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let a = synth(dir.path(), "a.jsonl", "base", 80, 8, 0.0);
+    let b = synth(dir.path(), "b.jsonl", "tuned", 80, 8, 0.6);
+    let out = dir.path().join("out");
+    evalsim()
+        .arg("analyze")
+        .arg(&a)
+        .arg(&b)
+        .args(["--compare", "--out"])
+        .arg(&out)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("comparison `tuned` - `base`"))
+        .stdout(predicate::str::contains("sign test"));
+    let csv = std::fs::read_to_string(out.join("comparison.csv")).expect("comparison csv");
+    assert!(csv.starts_with("source_a,model_a,source_b,model_b,seed,metric,"));
+    assert!(csv.contains(",pass@1,") && csv.contains(",maj@k,random,8,"));
+    // One file holding both models compares too; three models cannot.
+    let both = dir.path().join("both.jsonl");
+    let text = std::fs::read_to_string(&a).expect("a") + &std::fs::read_to_string(&b).expect("b");
+    std::fs::write(&both, text).expect("write");
+    evalsim()
+        .arg("analyze")
+        .arg(&both)
+        .args(["--compare", "--quiet", "--no-figures", "--out"])
+        .arg(dir.path().join("out2"))
+        .assert()
+        .success();
+    evalsim()
+        .arg("analyze")
+        .arg(&both)
+        .arg(&a)
+        .args(["--compare", "--out"])
+        .arg(dir.path().join("out3"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("exactly two models"));
+    assert!(!dir.path().join("out3").exists());
+}
+
+/// Runs `analyze` on `file` and expects exit code 2, every needle on stderr and nothing written.
+fn rejects(file: &Path, extra: &[&str], needles: &[&str]) {
+    let out = file.with_extension("out");
+    let mut assert = evalsim()
+        .arg("analyze")
+        .arg(file)
+        .args(extra)
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .code(2);
+    for n in needles {
+        assert = assert.stderr(predicate::str::contains(*n));
+    }
+    assert!(!out.exists(), "nothing may be written for bad input");
+}
+
+#[test]
+fn k_above_the_smallest_n_is_an_error_naming_it() {
+    rejects(
+        &fixture("canonical.jsonl"),
+        &["--k", "1,5"],
+        &["k = 5 exceeds the smallest n = 3", "choose k <= 3"],
+    );
+}
+
+#[test]
+fn bad_inputs_name_file_line_and_field() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let bad = dir.path().join("bad.jsonl");
+    std::fs::write(
+        &bad,
+        "{\"problem_id\": \"a\", \"correct\": true}\n{\"problem_id\": \"a\", \"correct\": false}\n{\"problem_id\": \"b\", \"correct\": tru}\n",
+    )
+    .expect("write");
+    rejects(&bad, &[], &["bad.jsonl:3: malformed JSON"]);
+
+    let csv = dir.path().join("missing.csv");
+    std::fs::write(&csv, "problem_id,answer\np1,3\n").expect("write");
+    rejects(
+        &csv,
+        &[],
+        &["missing.csv:1: missing field `correct`", "reference"],
+    );
+
+    let field = dir.path().join("field.jsonl");
+    std::fs::write(&field, "{\"problem_id\": \"a\", \"correct\": \"yes\"}\n").expect("write");
+    rejects(
+        &field,
+        &[],
+        &["field.jsonl:1: field `correct`", "true/false or 0/1"],
+    );
+
+    let empty = dir.path().join("empty.jsonl");
+    std::fs::write(&empty, "").expect("write");
+    rejects(&empty, &[], &["empty.jsonl: no samples found"]);
+
+    rejects(
+        &fixture("lm_eval_samples_gsm8k.jsonl"),
+        &[],
+        &["several filters present", "`extract-all`"],
+    );
+    rejects(
+        &dir.path().join("absent.jsonl"),
+        &[],
+        &["cannot read", "absent.jsonl"],
+    );
+}
+
+#[test]
+fn fit_round_trip_loads_and_runs() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let input = synth(dir.path(), "sim.jsonl", "m", 300, 16, 0.3);
+    let out = dir.path().join("fit");
+    let assert = evalsim()
+        .arg("fit")
+        .arg(&input)
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success();
+    let toml = String::from_utf8(assert.get_output().stdout.clone()).expect("utf-8");
+    let scenario = evalsim::scenario::Scenario::from_toml(&toml, "mine", "mine.toml")
+        .unwrap_or_else(|e| panic!("the fitted scenario loads: {e}\n{toml}"));
+    assert_eq!(scenario.benchmark.problems, 300);
+    assert_eq!(scenario.models.len(), 1);
+    let a = scenario.models[0].attractor;
+    assert!((a - 0.4).abs() < 0.1, "attractor share {a}");
+    for f in ["scenario.toml", "fit.csv", "fit-counts.csv", "fit.json"] {
+        assert!(out.join(f).is_file(), "{f} missing");
+    }
+    let (w, h) = png_size(&out.join("fit-counts.png"));
+    assert_eq!((w, h), (1000, 640));
+
+    let file = dir.path().join("mine.toml");
+    std::fs::write(&file, &toml).expect("write");
+    let run_out = dir.path().join("run");
+    evalsim()
+        .arg("run")
+        .arg(&file)
+        .args(["--quiet", "--no-figures", "--out"])
+        .arg(&run_out)
+        .assert()
+        .success();
+    assert!(run_out.join("curves.csv").is_file());
+}
+
+#[test]
+fn fit_with_several_models_asks_for_one() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let a = synth(dir.path(), "a.jsonl", "base", 20, 4, 0.0);
+    let b = synth(dir.path(), "b.jsonl", "tuned", 20, 4, 0.0);
+    let both = dir.path().join("both.jsonl");
+    let text = std::fs::read_to_string(&a).expect("a") + &std::fs::read_to_string(&b).expect("b");
+    std::fs::write(&both, text).expect("write");
+    evalsim()
+        .arg("fit")
+        .arg(&both)
+        .arg("--out")
+        .arg(dir.path().join("o"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("`base`, `tuned`"))
+        .stderr(predicate::str::contains("--model"));
+    evalsim()
+        .arg("fit")
+        .arg(&both)
+        .args(["--model", "tuned", "--quiet", "--no-figures", "--out"])
+        .arg(dir.path().join("o"))
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("[[model]]"));
+}

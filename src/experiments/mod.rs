@@ -1,6 +1,7 @@
 //! Experiments: each pairs exact values with simulated ones into one serialisable result, and
 //! every simulated number becomes a [`Check`] with its Monte Carlo standard error and z-score.
 //! No file I/O here: [`crate::report`] turns results into files.
+pub mod budget;
 pub mod votes;
 
 use serde::Serialize;
@@ -84,6 +85,10 @@ pub enum ExperimentResult {
     Curves(votes::VoteCurves),
     /// maj@k for several attractor shares.
     AttractorSweep(votes::VoteCurves),
+    /// Accuracy, truncation and tokens against a token budget.
+    Budget(budget::BudgetCurves),
+    /// Tokens per correct answer of (model, k) strategies.
+    Cost(budget::CostTable),
 }
 
 impl ExperimentResult {
@@ -91,6 +96,8 @@ impl ExperimentResult {
     pub fn name(&self) -> &str {
         match self {
             ExperimentResult::Curves(r) | ExperimentResult::AttractorSweep(r) => &r.experiment,
+            ExperimentResult::Budget(r) => &r.experiment,
+            ExperimentResult::Cost(r) => &r.experiment,
         }
     }
 
@@ -98,6 +105,8 @@ impl ExperimentResult {
     pub fn checks(&self) -> Vec<Check> {
         match self {
             ExperimentResult::Curves(r) | ExperimentResult::AttractorSweep(r) => r.checks(),
+            ExperimentResult::Budget(r) => r.checks(),
+            ExperimentResult::Cost(r) => r.checks(),
         }
     }
 }
@@ -172,6 +181,17 @@ pub fn planned_draws(scenario: &Scenario, index: usize) -> u64 {
             votes,
             ..
         } => attractors.len() as u64 * k.len() as u64 * n * votes,
+        ExperimentSpec::Budget { models, traces, .. } => models.len() as u64 * n * traces,
+        ExperimentSpec::Cost {
+            models,
+            k,
+            votes,
+            traces,
+            ..
+        } => {
+            let voting = k.iter().filter(|&&k| k > 1).count() as u64;
+            models.len() as u64 * n * (traces + voting * votes)
+        }
         _ => 0,
     }
 }
@@ -204,6 +224,34 @@ pub fn run(
             vote_rule,
         } => Ok(ExperimentResult::AttractorSweep(votes::attractor_sweep(
             scenario, &exp.name, key, *model, attractors, k, *votes, *vote_rule, progress,
+        ))),
+        ExperimentSpec::Budget {
+            models,
+            budgets,
+            traces,
+        } => Ok(ExperimentResult::Budget(budget::budget(
+            scenario, &exp.name, key, models, budgets, *traces, progress,
+        ))),
+        ExperimentSpec::Cost {
+            models,
+            k,
+            cap,
+            price_per_mtok,
+            votes,
+            traces,
+            vote_rule,
+        } => Ok(ExperimentResult::Cost(budget::cost(
+            scenario,
+            &exp.name,
+            key,
+            models,
+            k,
+            *cap,
+            *price_per_mtok,
+            *votes,
+            *traces,
+            *vote_rule,
+            progress,
         ))),
         other => Err(RunError::Unsupported(
             exp.name.clone(),

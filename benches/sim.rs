@@ -74,6 +74,69 @@ fn note_votes(c: &mut Criterion) {
     g.finish();
 }
 
+/// The workload of sections (f) and (g) of the numpy peer: 4,000 traces per problem for `long`
+/// and `short` evaluated at 9 budgets, then the uncapped cost table (k = 1, 8, 32; 4,000 votes
+/// per problem for k > 1). evalsim's cost experiment also re-simulates 4,000 traces per problem
+/// for tokens per sample, which the peer reuses from (f): 960,000 draws in all.
+const PEER_FG: &str = r#"
+seed = 20240601
+[benchmark]
+problems = 30
+mu = 0.2
+sigma = 2.2
+[[model]]
+name = "long"
+attractor = 0.5
+[model.tokens]
+median_tokens = 8000
+hard_growth = 1.0
+wrong_factor = 1.5
+sigma = 0.55
+[[model]]
+name = "short"
+shift = -0.6
+attractor = 0.5
+[model.tokens]
+median_tokens = 2500
+hard_growth = 1.0
+wrong_factor = 1.5
+sigma = 0.55
+[[experiment]]
+kind = "budget"
+budgets = [1000, 2000, 4000, 8000, 16000, 24000, 32000, 64000, 128000]
+traces = 4000
+[[experiment]]
+kind = "cost"
+k = [1, 8, 32]
+votes = 4000
+traces = 4000
+"#;
+
+fn note_budget(c: &mut Criterion) {
+    let s = Scenario::from_toml(PEER_FG, "peer-fg", "bench").expect("valid");
+    let mut g = c.benchmark_group("note");
+    g.sample_size(30);
+    let draws: u64 = (0..2)
+        .map(|i| evalsim::experiments::planned_draws(&s, i))
+        .sum();
+    assert_eq!(draws, 240_000 + 240_000 + 480_000);
+    g.throughput(Throughput::Elements(draws));
+    g.bench_function("peer section f: budget (traces, all threads)", |b| {
+        b.iter(|| black_box(run(&s, 0, &|_| {}).expect("runs")))
+    });
+    g.bench_function("peer section g: cost (traces + votes, all threads)", |b| {
+        b.iter(|| black_box(run(&s, 1, &|_| {}).expect("runs")))
+    });
+    g.bench_function("peer sections f+g: budget + cost (all threads)", |b| {
+        b.iter(|| {
+            for i in 0..2 {
+                black_box(run(&s, i, &|_| {}).expect("runs"));
+            }
+        })
+    });
+    g.finish();
+}
+
 fn exact(c: &mut Criterion) {
     let mut g = c.benchmark_group("exact");
     g.bench_function("maj@k one problem, k = 1024", |b| {
@@ -85,5 +148,5 @@ fn exact(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, generator, note_votes, exact);
+criterion_group!(benches, generator, note_votes, note_budget, exact);
 criterion_main!(benches);

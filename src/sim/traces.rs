@@ -72,25 +72,6 @@ pub struct CellTraces {
     pub hist_wrong: Vec<u64>,
 }
 
-/// Per-batch accumulators indexed by the first budget that keeps the trace (len J + 1, where
-/// index J means "cut at every budget").
-#[derive(Debug, Clone)]
-struct FirstKept {
-    count: Vec<u64>,
-    sum: Vec<f64>,
-    sum_sq: Vec<f64>,
-}
-
-impl FirstKept {
-    fn new(len: usize) -> FirstKept {
-        FirstKept {
-            count: vec![0; len],
-            sum: vec![0.0; len],
-            sum_sq: vec![0.0; len],
-        }
-    }
-}
-
 struct Batch {
     totals: ProblemTraces,
     hist_correct: Vec<u64>,
@@ -191,68 +172,71 @@ fn batch<R: RngCore>(
     rng: &mut R,
 ) -> Batch {
     let nb = budgets.len();
-    let zc = thresholds(problem.correct_median, sigma, budgets);
-    let zw = thresholds(problem.wrong_median, sigma, budgets);
-    let mut correct = FirstKept::new(nb + 1);
-    let mut wrong = FirstKept::new(nb + 1);
+    let stride = nb + 1;
+    // Class 0 = wrong, 1 = correct; everything per class sits at offset class * stride, so the
+    // loop picks its row by index instead of branching on the (unpredictable) class.
+    let medians = [problem.wrong_median, problem.correct_median];
+    let mut thr = thresholds(problem.wrong_median, sigma, budgets);
+    thr.extend(thresholds(problem.correct_median, sigma, budgets));
+    // Accumulators indexed by class * stride + (the first budget that keeps the trace; nb when
+    // every budget cuts it).
+    let mut count = vec![0u64; 2 * stride];
+    let mut sum = vec![0.0f64; 2 * stride];
+    let mut sum_sq = vec![0.0f64; 2 * stride];
+    // Histogram rows with an underflow and an overflow slot at each end.
     let nbins = bins.map_or(0, |b| b.bins);
-    let mut hist_correct = vec![0u64; nbins];
-    let mut hist_wrong = vec![0u64; nbins];
-    // log10 of each median, and sigma in log10 units, for the histogram.
-    let (lc, lw) = (problem.correct_median.log10(), problem.wrong_median.log10());
-    let sigma10 = sigma * std::f64::consts::LOG10_E;
+    let hstride = nbins + 2;
+    let mut hist = vec![0u64; 2 * hstride];
+    let (lo, width) = bins.map_or((0.0, 1.0), |b| (b.lo_log10, b.width_log10));
+    // Bin position of each class's median, and sigma in bins per unit of Z.
+    let hist_origin = [
+        (problem.wrong_median.log10() - lo) / width,
+        (problem.correct_median.log10() - lo) / width,
+    ];
+    let hist_slope = sigma * std::f64::consts::LOG10_E / width;
+    let top = nbins as f64 + 1.0;
     for _ in 0..n {
         let u = (rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64);
-        let is_correct = u < problem.p;
+        let class = usize::from(u < problem.p);
         let z: f64 = StandardNormal.sample(rng);
-        let (acc, thr, median, log_median, hist) = if is_correct {
-            (
-                &mut correct,
-                &zc,
-                problem.correct_median,
-                lc,
-                &mut hist_correct,
-            )
-        } else {
-            (&mut wrong, &zw, problem.wrong_median, lw, &mut hist_wrong)
-        };
-        let first = thr.partition_point(|&t| t < z);
-        acc.count[first] += 1;
-        if first < nb {
-            let len = median * (sigma * z).exp();
-            acc.sum[first] += len;
-            acc.sum_sq[first] += len * len;
-        }
-        if let Some(b) = bins {
-            let x = (log_median + sigma10 * z - b.lo_log10) / b.width_log10;
-            if x >= 0.0 && x < b.bins as f64 {
-                hist[x as usize] += 1;
-            }
+        let row = &thr[class * nb..class * nb + nb];
+        // Thresholds increase, so the number below z is the first budget that keeps the trace.
+        let first = row.iter().filter(|&&t| t < z).count();
+        let slot = class * stride + first;
+        count[slot] += 1;
+        let len = medians[class] * (sigma * z).exp();
+        sum[slot] += len;
+        sum_sq[slot] += len * len;
+        if nbins > 0 {
+            let x = (hist_origin[class] + hist_slope * z + 1.0).clamp(0.0, top);
+            hist[class * hstride + x as usize] += 1;
         }
     }
     // Prefix sums over "first budget that keeps the trace" give every budget's totals.
     let mut totals = ProblemTraces::zeros(nb);
     totals.traces = n;
     let (mut kept_all, mut kept_correct) = (0u64, 0u64);
-    let (mut sum, mut sum_sq, mut sum_correct) = (0.0, 0.0, 0.0);
+    let (mut kept_sum, mut kept_sum_sq, mut sum_correct) = (0.0, 0.0, 0.0);
     for (j, &budget) in budgets.iter().enumerate() {
-        kept_correct += correct.count[j];
-        kept_all += correct.count[j] + wrong.count[j];
-        sum += correct.sum[j] + wrong.sum[j];
-        sum_sq += correct.sum_sq[j] + wrong.sum_sq[j];
-        sum_correct += correct.sum[j];
+        let (w, c) = (j, stride + j);
+        kept_correct += count[c];
+        kept_all += count[c] + count[w];
+        kept_sum += sum[c] + sum[w];
+        kept_sum_sq += sum_sq[c] + sum_sq[w];
+        sum_correct += sum[c];
         let cut = n - kept_all;
         totals.correct_kept[j] = kept_correct;
         totals.cut[j] = cut;
         let capped = if cut == 0 { 0.0 } else { cut as f64 * budget };
-        totals.tokens[j] = sum + capped;
-        totals.tokens_sq[j] = sum_sq + if cut == 0 { 0.0 } else { capped * budget };
+        totals.tokens[j] = kept_sum + capped;
+        totals.tokens_sq[j] = kept_sum_sq + if cut == 0 { 0.0 } else { capped * budget };
         totals.tokens_correct[j] = sum_correct;
     }
+    let inner = |class: usize| hist[class * hstride + 1..class * hstride + 1 + nbins].to_vec();
     Batch {
         totals,
-        hist_correct,
-        hist_wrong,
+        hist_correct: inner(1),
+        hist_wrong: inner(0),
     }
 }
 

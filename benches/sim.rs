@@ -8,6 +8,8 @@ use evalsim::experiments::run;
 use evalsim::model::VoteRule;
 use evalsim::scenario::Scenario;
 use evalsim::sim::stream::stream;
+use evalsim::sim::traces::{self, TraceCell, TraceProblem};
+use evalsim::sim::votes::{self, VoteCell};
 use rand::RngCore;
 
 fn generator(c: &mut Criterion) {
@@ -134,6 +136,64 @@ fn note_budget(c: &mut Criterion) {
             }
         })
     });
+    // The simulated part alone, as the peer's sections time it: the traces of (f) at 9 budgets
+    // and the votes of (g); evalsim's exact values, checks, crossovers and figure data excluded.
+    let bench = s.benchmark.rates();
+    let difficulty = s.benchmark.difficulty();
+    let cells: Vec<TraceCell> = s
+        .models
+        .iter()
+        .map(|m| {
+            let lengths = m.tokens.expect("tokens");
+            TraceCell {
+                problems: m
+                    .rates_on(&bench)
+                    .iter()
+                    .zip(&difficulty)
+                    .map(|(&p, &d)| TraceProblem {
+                        p,
+                        correct_median: lengths.correct_median(d),
+                        wrong_median: lengths.wrong_median(d),
+                    })
+                    .collect(),
+                sigma: lengths.sigma,
+            }
+        })
+        .collect();
+    let vote_cells: Vec<VoteCell> = s
+        .models
+        .iter()
+        .flat_map(|m| {
+            let rates = m.rates_on(&bench);
+            [8u32, 32].map(|k| VoteCell {
+                k,
+                p: rates.clone(),
+                alpha: vec![m.attractor; rates.len()],
+                rule: VoteRule::Random,
+            })
+        })
+        .collect();
+    let budgets = [
+        1000.0, 2000.0, 4000.0, 8000.0, 16000.0, 24000.0, 32000.0, 64000.0, 128000.0,
+    ];
+    g.throughput(Throughput::Elements(240_000 + 480_000));
+    g.bench_function(
+        "peer sections f+g, simulation only: 240k traces at 9 budgets + 480k votes",
+        |b| {
+            b.iter(|| {
+                black_box(traces::simulate(
+                    1,
+                    &[1],
+                    &cells,
+                    &budgets,
+                    4000,
+                    None,
+                    &|_| {},
+                ));
+                black_box(votes::simulate(1, &[2], &vote_cells, 4000, &|_| {}));
+            })
+        },
+    );
     g.finish();
 }
 

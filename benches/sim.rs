@@ -8,6 +8,8 @@ use evalsim::experiments::run;
 use evalsim::model::VoteRule;
 use evalsim::scenario::Scenario;
 use evalsim::sim::stream::stream;
+use evalsim::sim::traces::{self, TraceCell, TraceProblem};
+use evalsim::sim::votes::{self, VoteCell};
 use rand::RngCore;
 
 fn generator(c: &mut Criterion) {
@@ -68,6 +70,127 @@ fn note_votes(c: &mut Criterion) {
                 for i in 0..2 {
                     black_box(run(&s, i, &|_| {}).expect("runs"));
                 }
+            })
+        },
+    );
+    g.finish();
+}
+
+/// The workload of sections (f) and (g) of the numpy peer: 4,000 traces per problem for `long`
+/// and `short` evaluated at 9 budgets, then the uncapped cost table (k = 1, 8, 32; 4,000 votes
+/// per problem for k > 1). evalsim's cost experiment also re-simulates 4,000 traces per problem
+/// for tokens per sample, which the peer reuses from (f): 960,000 draws in all.
+const PEER_FG: &str = r#"
+seed = 20240601
+[benchmark]
+problems = 30
+mu = 0.2
+sigma = 2.2
+[[model]]
+name = "long"
+attractor = 0.5
+[model.tokens]
+median_tokens = 8000
+hard_growth = 1.0
+wrong_factor = 1.5
+sigma = 0.55
+[[model]]
+name = "short"
+shift = -0.6
+attractor = 0.5
+[model.tokens]
+median_tokens = 2500
+hard_growth = 1.0
+wrong_factor = 1.5
+sigma = 0.55
+[[experiment]]
+kind = "budget"
+budgets = [1000, 2000, 4000, 8000, 16000, 24000, 32000, 64000, 128000]
+traces = 4000
+[[experiment]]
+kind = "cost"
+k = [1, 8, 32]
+votes = 4000
+traces = 4000
+"#;
+
+fn note_budget(c: &mut Criterion) {
+    let s = Scenario::from_toml(PEER_FG, "peer-fg", "bench").expect("valid");
+    let mut g = c.benchmark_group("note");
+    g.sample_size(30);
+    let draws: u64 = (0..2)
+        .map(|i| evalsim::experiments::planned_draws(&s, i))
+        .sum();
+    assert_eq!(draws, 240_000 + 240_000 + 480_000);
+    g.throughput(Throughput::Elements(draws));
+    g.bench_function("peer section f: budget (traces, all threads)", |b| {
+        b.iter(|| black_box(run(&s, 0, &|_| {}).expect("runs")))
+    });
+    g.bench_function("peer section g: cost (traces + votes, all threads)", |b| {
+        b.iter(|| black_box(run(&s, 1, &|_| {}).expect("runs")))
+    });
+    g.bench_function("peer sections f+g: budget + cost (all threads)", |b| {
+        b.iter(|| {
+            for i in 0..2 {
+                black_box(run(&s, i, &|_| {}).expect("runs"));
+            }
+        })
+    });
+    // The simulated part alone, as the peer's sections time it: the traces of (f) at 9 budgets
+    // and the votes of (g); evalsim's exact values, checks, crossovers and figure data excluded.
+    let bench = s.benchmark.rates();
+    let difficulty = s.benchmark.difficulty();
+    let cells: Vec<TraceCell> = s
+        .models
+        .iter()
+        .map(|m| {
+            let lengths = m.tokens.expect("tokens");
+            TraceCell {
+                problems: m
+                    .rates_on(&bench)
+                    .iter()
+                    .zip(&difficulty)
+                    .map(|(&p, &d)| TraceProblem {
+                        p,
+                        correct_median: lengths.correct_median(d),
+                        wrong_median: lengths.wrong_median(d),
+                    })
+                    .collect(),
+                sigma: lengths.sigma,
+            }
+        })
+        .collect();
+    let vote_cells: Vec<VoteCell> = s
+        .models
+        .iter()
+        .flat_map(|m| {
+            let rates = m.rates_on(&bench);
+            [8u32, 32].map(|k| VoteCell {
+                k,
+                p: rates.clone(),
+                alpha: vec![m.attractor; rates.len()],
+                rule: VoteRule::Random,
+            })
+        })
+        .collect();
+    let budgets = [
+        1000.0, 2000.0, 4000.0, 8000.0, 16000.0, 24000.0, 32000.0, 64000.0, 128000.0,
+    ];
+    g.throughput(Throughput::Elements(240_000 + 480_000));
+    g.bench_function(
+        "peer sections f+g, simulation only: 240k traces at 9 budgets + 480k votes",
+        |b| {
+            b.iter(|| {
+                black_box(traces::simulate(
+                    1,
+                    &[1],
+                    &cells,
+                    &budgets,
+                    4000,
+                    None,
+                    &|_| {},
+                ));
+                black_box(votes::simulate(1, &[2], &vote_cells, 4000, &|_| {}));
             })
         },
     );
@@ -136,5 +259,12 @@ fn exact(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, generator, note_votes, note_noise, exact);
+criterion_group!(
+    benches,
+    generator,
+    note_votes,
+    note_noise,
+    note_budget,
+    exact
+);
 criterion_main!(benches);

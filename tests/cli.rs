@@ -65,6 +65,15 @@ fn run_note_writes_every_output() {
         "curves.svg",
         "attractor-sweep.csv",
         "attractor-sweep.png",
+        "budget.csv",
+        "budget-crossover.csv",
+        "budget.png",
+        "budget.svg",
+        "budget-lengths.png",
+        "budget-lengths.svg",
+        "cost.csv",
+        "cost.png",
+        "cost.svg",
         "checks.csv",
         "summary.json",
         "results.json",
@@ -101,7 +110,7 @@ fn check_note_passes_and_reports_counts() {
         .assert()
         .success()
         .stdout(predicate::str::contains(
-            "checks: 168 of 168 within |z| <= 4.5",
+            "checks: 236 of 236 within |z| <= 4.5",
         ));
 }
 
@@ -158,7 +167,7 @@ fn tables_are_identical_for_any_thread_count() {
             .success();
     }
     let (ta, tb) = (csvs(&a), csvs(&b));
-    assert_eq!(ta.len(), 8);
+    assert_eq!(ta.len(), 11);
     assert_eq!(ta, tb);
 }
 
@@ -274,6 +283,117 @@ fn bad_inputs_name_file_line_key_and_what_is_valid() {
         (
             GOOD.replace("attractor = 0.5\n", ""),
             vec!["model[1].attractor", "missing key `attractor`"],
+        ),
+    ];
+    for (src, needles) in cases {
+        rejects(&src, &needles);
+    }
+}
+
+const BUDGET_GOOD: &str = r#"seed = 3
+[benchmark]
+problems = 4
+mu = 0.0
+sigma = 1.0
+[[model]]
+name = "m"
+attractor = 0.5
+[model.tokens]
+median_tokens = 2000
+hard_growth = 1.0
+wrong_factor = 1.5
+sigma = 0.5
+[[experiment]]
+kind = "budget"
+budgets = [1000, 4000]
+traces = 300
+[[experiment]]
+kind = "cost"
+models = ["m"]
+k = [1, 4]
+votes = 300
+traces = 300
+"#;
+
+#[test]
+fn budget_and_cost_file_runs() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("tiny.toml");
+    std::fs::write(&file, BUDGET_GOOD).expect("write");
+    let out = dir.path().join("o");
+    evalsim()
+        .args(["check", "--no-figures"])
+        .arg(&file)
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("checks: 11 of 11"));
+}
+
+#[test]
+fn bad_budget_and_cost_inputs_are_clear_errors() {
+    let cases: Vec<(String, Vec<&str>)> = vec![
+        (
+            BUDGET_GOOD.replace("budgets = [1000, 4000]", "budgets = [0, 4000]"),
+            vec![
+                ":16:",
+                "experiment[1].budgets",
+                "0 is not a valid budget",
+                "> 0",
+            ],
+        ),
+        (
+            BUDGET_GOOD.replace("budgets = [1000, 4000]", "budgets = [-5, 4000]"),
+            vec!["experiment[1].budgets", "-5 is not a valid budget"],
+        ),
+        (
+            BUDGET_GOOD.replace("sigma = 0.5", "sigma = 0"),
+            vec![
+                ":13:",
+                "model[1].tokens.sigma",
+                "must be a finite number > 0",
+            ],
+        ),
+        (
+            BUDGET_GOOD.replace("sigma = 0.5", "sigma = -0.5"),
+            vec!["model[1].tokens.sigma", "> 0"],
+        ),
+        (
+            BUDGET_GOOD.replace("wrong_factor = 1.5", "wrong_factor = 0"),
+            vec![
+                ":12:",
+                "model[1].tokens.wrong_factor",
+                "must be a finite number > 0",
+            ],
+        ),
+        (
+            BUDGET_GOOD.replace("models = [\"m\"]", "models = [\"nobody\"]"),
+            vec![":20:", "experiment[2].models", "no model named `nobody`", "models: m"],
+        ),
+        (
+            BUDGET_GOOD.replace("k = [1, 4]", "k = [0, 4]"),
+            vec![
+                ":21:",
+                "experiment[2].k",
+                "0 is out of range",
+                "between 1 and 1024",
+            ],
+        ),
+        (
+            BUDGET_GOOD.replace("k = [1, 4]", "k = [1, 4]\ncap = 0"),
+            vec!["experiment[2].cap", "tokens > 0", "unlimited"],
+        ),
+        (
+            BUDGET_GOOD.replace("traces = 300\n[[experiment]]", "traces = 0\n[[experiment]]"),
+            vec!["experiment[1].traces", "between 1 and 100000000"],
+        ),
+        (
+            BUDGET_GOOD.replace(
+                "[model.tokens]\nmedian_tokens = 2000\nhard_growth = 1.0\nwrong_factor = 1.5\nsigma = 0.5\n",
+                "",
+            ),
+            vec!["experiment[1].models", "model `m` has no [model.tokens] block"],
         ),
     ];
     for (src, needles) in cases {

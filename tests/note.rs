@@ -1,6 +1,7 @@
 //! The canonical `note` scenario reproduces the spec's published table (shared/spec/model.md).
 use evalsim::exact::maj::{maj_at_k_all, maj_ceiling};
 use evalsim::exact::pass::{mean, pass_at_k};
+use evalsim::experiments::budget::BudgetMetric;
 use evalsim::experiments::votes::Metric;
 use evalsim::experiments::{run_all, ExperimentResult, Z_BOUND};
 use evalsim::model::VoteRule;
@@ -142,4 +143,75 @@ fn noise_rows_of_the_published_table() {
     let k16 = spread.rows.iter().find(|r| r.k == 16).expect("k = 16");
     // maj@16 is far noisier than pass@1 averaged over the same 16 samples.
     assert!(k16.maj_sd.exact > 2.0 * k16.avg_sd.exact);
+}
+
+fn run_named(s: &Scenario, name: &str) -> ExperimentResult {
+    let index = s
+        .experiments
+        .iter()
+        .position(|e| e.name == name)
+        .expect("experiment in note");
+    evalsim::experiments::run(s, index, &|_| {}).expect("runs")
+}
+
+#[test]
+fn budget_crossover_is_single_short_below_long_above() {
+    let s = note();
+    let ExperimentResult::Budget(b) = run_named(&s, "budget") else {
+        panic!("budget result")
+    };
+    assert_eq!(b.crossovers.len(), 1);
+    let pair = &b.crossovers[0];
+    assert_eq!(
+        (pair.model_a.as_str(), pair.model_b.as_str()),
+        ("long", "short")
+    );
+    assert_eq!(pair.crossings.len(), 1, "exactly one crossover in 1k..128k");
+    let x = &pair.crossings[0];
+    assert_eq!(x.leader_below, "short");
+    assert_eq!(x.leader_above, "long");
+    assert!((x.budget_tokens - 17_647.064).abs() < 1e-2);
+    assert!(pair.gap_at_min < 0.0 && pair.gap_at_max > 0.0);
+    // Acc(B) rises in B for both models and tends to pass@1 (exact).
+    for (mi, m) in b.models.iter().enumerate() {
+        let acc: Vec<f64> = b
+            .budgets
+            .iter()
+            .map(|&budget| {
+                b.point(mi, budget, BudgetMetric::Accuracy)
+                    .expect("point")
+                    .estimate
+                    .exact
+            })
+            .collect();
+        assert!(acc.windows(2).all(|w| w[1] > w[0]), "{}", m.model);
+        let last = *acc.last().expect("budgets");
+        assert!(last <= m.pass_at_1 && m.pass_at_1 - last < 0.005);
+    }
+}
+
+#[test]
+fn cost_table_is_sorted_with_the_frontier_marked() {
+    let s = note();
+    let ExperimentResult::Cost(c) = run_named(&s, "cost") else {
+        panic!("cost result")
+    };
+    assert_eq!(c.strategies.len(), 6);
+    assert!(c
+        .strategies
+        .windows(2)
+        .all(|w| w[0].tokens_per_correct.exact <= w[1].tokens_per_correct.exact));
+    // Uncapped: k = 1 accuracy is pass@1 and k > 1 is maj@k of the published table.
+    let find = |m: &str, k: u32| {
+        c.strategies
+            .iter()
+            .find(|s| s.model == m && s.k == k)
+            .expect("strategy")
+    };
+    assert_eq!(pct1(find("long", 1).accuracy.exact), "52.9");
+    let maj32 = mean(&maj_at_k_all(&rates(), 0.5, 32, VoteRule::Random));
+    assert!((find("long", 32).accuracy.exact - maj32).abs() < 1e-12);
+    // short k = 32 costs more than long k = 8 and is less accurate: off the frontier.
+    assert!(!find("short", 32).frontier);
+    assert!(find("short", 1).frontier && find("long", 32).frontier);
 }

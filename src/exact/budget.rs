@@ -8,7 +8,11 @@
 
 use statrs::function::erf::erfc;
 
+#[cfg(doc)]
+use crate::exact::maj::maj_at_k_all;
+use crate::exact::maj::{binomial_pmf_with, conditional_win, ln_factorials, win_given_counts};
 pub use crate::model::TraceLengths;
+use crate::model::VoteRule;
 
 /// P(L <= x) for L lognormal with the given median and log-SD s: Phi((ln x - ln median) / s).
 ///
@@ -57,6 +61,59 @@ pub fn expected_min(median: f64, s: f64, budget: f64) -> f64 {
     }
     let z = (budget / median).ln() / s;
     mean * standard_normal_cdf(z - s) + budget * standard_normal_cdf(-z)
+}
+
+/// E[L 1(L <= B)], the mean of the traces that finish within the budget (a partial mean):
+/// e^(mu + s^2/2) Phi((ln B - mu - s^2) / s).
+///
+/// B = infinity gives the mean; B <= 0 gives 0; s = 0 gives the median when B >= median.
+///
+/// Time: O(1).
+///
+/// # Panics
+///
+/// If `median` is not positive and finite or `s` is negative or not finite.
+pub fn partial_mean(median: f64, s: f64, budget: f64) -> f64 {
+    check_lognormal(median, s);
+    let mean = median * (0.5 * s * s).exp();
+    if budget <= 0.0 {
+        return 0.0;
+    }
+    if budget == f64::INFINITY {
+        return mean;
+    }
+    if s == 0.0 {
+        return if budget >= median { median } else { 0.0 };
+    }
+    mean * standard_normal_cdf((budget / median).ln() / s - s)
+}
+
+/// E[min(L, B)^2] for L lognormal with the given median and log-SD s (mu = ln median):
+/// e^(2 mu + 2 s^2) Phi((ln B - mu - 2 s^2) / s) + B^2 (1 - Phi((ln B - mu) / s)).
+///
+/// With [`expected_min`] it gives the variance of the tokens one sample spends under the cap,
+/// from which the Monte Carlo standard error of a simulated token count follows.
+/// B = infinity gives E[L^2] = e^(2 mu + 2 s^2); B <= 0 gives 0; s = 0 gives min(median, B)^2.
+///
+/// Time: O(1).
+///
+/// # Panics
+///
+/// If `median` is not positive and finite or `s` is negative or not finite.
+pub fn expected_min_sq(median: f64, s: f64, budget: f64) -> f64 {
+    check_lognormal(median, s);
+    let second = median * median * (2.0 * s * s).exp();
+    if budget <= 0.0 {
+        return 0.0;
+    }
+    if budget == f64::INFINITY {
+        return second;
+    }
+    if s == 0.0 {
+        return median.min(budget).powi(2);
+    }
+    let z = (budget / median).ln() / s;
+    second * standard_normal_cdf(z - 2.0 * s) + budget * budget * standard_normal_cdf(-z)
 }
 
 /// Accuracy of one sample under the cap: Acc(B) = mean_i p_i F_c,i(B).
@@ -141,6 +198,78 @@ pub fn capped_rates(
     let correct_kept = lognormal_cdf(budget, lengths.correct_median(difficulty), lengths.sigma);
     let wrong_kept = lognormal_cdf(budget, lengths.wrong_median(difficulty), lengths.sigma);
     (p * correct_kept, q * wrong_kept)
+}
+
+/// Per-sample (p', alpha') of one problem under the cap, in the form a vote needs: p' = p F_c(B)
+/// and alpha' = q' / (1 - p'), the attractor share among the non-correct samples, with
+/// q = a (1 - p) and q' = q F_w(B).
+///
+/// Written as alpha' = a F_w(B) (1 - p) / (1 - p'), so that when the cap keeps every trace
+/// (F = 1 exactly, e.g. B = infinity) p' = p and alpha' = a to the last bit. p' = 1 gives
+/// alpha' = 0 (no non-correct samples).
+///
+/// Time: O(1).
+///
+/// # Panics
+///
+/// As [`lognormal_cdf`].
+pub fn capped_vote_rates(
+    p: f64,
+    attractor: f64,
+    lengths: &TraceLengths,
+    difficulty: f64,
+    budget: f64,
+) -> (f64, f64) {
+    let correct_kept = lognormal_cdf(budget, lengths.correct_median(difficulty), lengths.sigma);
+    let wrong_kept = lognormal_cdf(budget, lengths.wrong_median(difficulty), lengths.sigma);
+    let p_capped = p * correct_kept;
+    if p_capped >= 1.0 {
+        return (p_capped, 0.0);
+    }
+    let alpha = attractor * wrong_kept * ((1.0 - p) / (1.0 - p_capped));
+    (p_capped, alpha.clamp(0.0, 1.0))
+}
+
+/// maj@k of every problem under the cap B: the vote of k samples where a cut trace is a one-off
+/// (it matches nothing), i.e. maj@k with per-sample (p F_c(B), a (1 - p) F_w(B)); see
+/// [`capped_vote_rates`]. With B = infinity this is [`maj_at_k_all`] bit for bit.
+///
+/// Time: O(N k) plus O(k^1.5) per distinct alpha'.
+///
+/// # Panics
+///
+/// If the slices differ in length, or as [`lognormal_cdf`].
+pub fn maj_at_k_capped(
+    rates: &[f64],
+    difficulty: &[f64],
+    attractor: f64,
+    lengths: &TraceLengths,
+    k: u32,
+    rule: VoteRule,
+    budget: f64,
+) -> Vec<f64> {
+    assert_eq!(
+        rates.len(),
+        difficulty.len(),
+        "one difficulty per problem is needed"
+    );
+    let lnf = ln_factorials(k);
+    let mut wins: Vec<(u64, Vec<f64>)> = Vec::new();
+    rates
+        .iter()
+        .zip(difficulty)
+        .map(|(&p, &d)| {
+            let (p_capped, alpha) = capped_vote_rates(p, attractor, lengths, d, budget);
+            let w = match wins.iter().position(|(bits, _)| *bits == alpha.to_bits()) {
+                Some(i) => i,
+                None => {
+                    wins.push((alpha.to_bits(), conditional_win(k, alpha, rule)));
+                    wins.len() - 1
+                }
+            };
+            win_given_counts(&binomial_pmf_with(k, p_capped, &lnf), &wins[w].1)
+        })
+        .collect()
 }
 
 /// Points of the log grid scanned for sign changes of f - g.
@@ -327,6 +456,49 @@ mod tests {
         }
     }
 
+    /// integral_0^B 2 x P(L > x) dx = E[min(L, B)^2], by the same Simpson rule in u = ln x.
+    fn survival_integral_sq(median: f64, s: f64, budget: f64) -> f64 {
+        let start = median * (-10.0 * s).exp();
+        let (a, b) = (start.ln(), budget.ln());
+        let panels = 20_000;
+        let h = (b - a) / panels as f64;
+        let integrand = |u: f64| 2.0 * (1.0 - lognormal_cdf(u.exp(), median, s)) * (2.0 * u).exp();
+        let weighted: f64 = (0..=panels)
+            .map(|j| {
+                let weight = if j == 0 || j == panels {
+                    1.0
+                } else if j % 2 == 1 {
+                    4.0
+                } else {
+                    2.0
+                };
+                weight * integrand(a + j as f64 * h)
+            })
+            .sum();
+        start * start + weighted * h / 3.0
+    }
+
+    #[test]
+    fn second_moment_and_partial_mean_match_integrals() {
+        for (median, s) in [(8000.0, 0.55), (2500.0, 1.2), (300.0, 0.1)] {
+            for budget in [0.2 * median, median, 3.0 * median, 50.0 * median] {
+                let exact = expected_min_sq(median, s, budget);
+                let numeric = survival_integral_sq(median, s, budget);
+                assert_close(exact / numeric, 1.0, 1e-8);
+                // E[min(L, B)] = E[L; L <= B] + B P(L > B).
+                let split = partial_mean(median, s, budget)
+                    + budget * (1.0 - lognormal_cdf(budget, median, s));
+                assert_close(split / expected_min(median, s, budget), 1.0, 1e-12);
+            }
+        }
+        let (median, s) = (8000.0f64, 0.55f64);
+        let second = median * median * (2.0 * s * s).exp();
+        assert_eq!(expected_min_sq(median, s, f64::INFINITY), second);
+        assert_close(expected_min_sq(median, s, 1e9) / second, 1.0, 1e-12);
+        assert_eq!(expected_min_sq(median, 0.0, 5000.0), 25e6);
+        assert_eq!(partial_mean(median, 0.0, 5000.0), 0.0);
+    }
+
     #[test]
     fn expected_min_limits() {
         let (median, s) = (8000.0f64, 0.55f64);
@@ -416,6 +588,44 @@ mod tests {
         let wrong_kept = lognormal_cdf(11_200.0, 16_800.0, 0.55);
         assert_close(q_capped, q * wrong_kept, IDENTITY);
         assert_eq!(capped_rates(p, q, &lengths, d, f64::INFINITY), (p, q));
+    }
+
+    #[test]
+    fn maj_under_a_huge_cap_equals_uncapped_maj_exactly() {
+        use crate::exact::maj::maj_at_k_all;
+        let rates = note_rates();
+        let difficulty = difficulty_of(&rates);
+        let lengths = note_lengths(8000.0);
+        for k in [1u32, 2, 8, 32, 64] {
+            for rule in [VoteRule::Random, VoteRule::Strict, VoteRule::Absolute] {
+                let uncapped = maj_at_k_all(&rates, 0.5, k, rule);
+                for cap in [1e12, f64::INFINITY] {
+                    let capped = maj_at_k_capped(&rates, &difficulty, 0.5, &lengths, k, rule, cap);
+                    assert_eq!(capped, uncapped, "k={k} {rule:?} cap={cap}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn maj_under_a_tight_cap_matches_the_pq_route() {
+        use crate::exact::maj::maj_at_k_pq;
+        let rates = note_rates();
+        let difficulty = difficulty_of(&rates);
+        let lengths = note_lengths(8000.0);
+        let capped = maj_at_k_capped(
+            &rates,
+            &difficulty,
+            0.5,
+            &lengths,
+            8,
+            VoteRule::Random,
+            12_000.0,
+        );
+        for ((&p, &d), &c) in rates.iter().zip(&difficulty).zip(&capped) {
+            let (pc, qc) = capped_rates(p, 0.5 * (1.0 - p), &lengths, d, 12_000.0);
+            assert_close(c, maj_at_k_pq(pc, qc, 8, VoteRule::Random), 1e-12);
+        }
     }
 
     #[test]

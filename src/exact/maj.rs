@@ -158,7 +158,9 @@ pub fn maj_at_k(p: f64, attractor: f64, k: u32, rule: VoteRule) -> f64 {
     maj_at_k_pq(p, attractor * (1.0 - p), k, rule)
 }
 
-fn win_given_counts(pmf_c: &[f64], w: &[f64]) -> f64 {
+/// sum_c P(C = c) W(c), clamped to [0, 1]: maj@k from the pmf of the correct count and the
+/// conditional win probabilities of [`conditional_win`]. Time: O(k).
+pub fn win_given_counts(pmf_c: &[f64], w: &[f64]) -> f64 {
     pmf_c
         .iter()
         .zip(w)

@@ -1,12 +1,13 @@
 //! Experiments: each pairs exact values with simulated ones into one serialisable result, and
 //! every simulated number becomes a [`Check`] with its Monte Carlo standard error and z-score.
 //! No file I/O here: [`crate::report`] turns results into files.
+pub mod budget;
 pub mod noise;
 pub mod votes;
 
 use serde::Serialize;
 
-use crate::scenario::{ExperimentKind, ExperimentSpec, Scenario};
+use crate::scenario::{ExperimentSpec, Scenario};
 use crate::sim::stream::name_id;
 
 /// A check fails when |z| = |sim - exact| / se exceeds this bound. Under a correct model each
@@ -91,6 +92,10 @@ pub enum ExperimentResult {
     VoteSpread(noise::VoteSpread),
     /// How often the better model loses a rerun.
     HeadToHead(noise::HeadToHead),
+    /// Accuracy, truncation and tokens against a token budget.
+    Budget(budget::BudgetCurves),
+    /// Tokens per correct answer of (model, k) strategies.
+    Cost(budget::CostTable),
 }
 
 impl ExperimentResult {
@@ -101,6 +106,8 @@ impl ExperimentResult {
             ExperimentResult::SeedVariance(r) => &r.experiment,
             ExperimentResult::VoteSpread(r) => &r.experiment,
             ExperimentResult::HeadToHead(r) => &r.experiment,
+            ExperimentResult::Budget(r) => &r.experiment,
+            ExperimentResult::Cost(r) => &r.experiment,
         }
     }
 
@@ -111,6 +118,8 @@ impl ExperimentResult {
             ExperimentResult::SeedVariance(r) => r.checks(),
             ExperimentResult::VoteSpread(r) => r.checks(),
             ExperimentResult::HeadToHead(r) => r.checks(),
+            ExperimentResult::Budget(r) => r.checks(),
+            ExperimentResult::Cost(r) => r.checks(),
         }
     }
 }
@@ -188,7 +197,17 @@ pub fn planned_draws(scenario: &Scenario, index: usize) -> u64 {
         ExperimentSpec::SeedVariance { n, reruns, .. } => n.len() as u64 * reruns,
         ExperimentSpec::VoteSpread { k, reruns, .. } => k.len() as u64 * reruns,
         ExperimentSpec::HeadToHead { n, reruns, .. } => n.len() as u64 * reruns,
-        _ => 0,
+        ExperimentSpec::Budget { models, traces, .. } => models.len() as u64 * n * traces,
+        ExperimentSpec::Cost {
+            models,
+            k,
+            votes,
+            traces,
+            ..
+        } => {
+            let voting = k.iter().filter(|&&k| k > 1).count() as u64;
+            models.len() as u64 * n * (traces + voting * votes)
+        }
     }
 }
 
@@ -235,13 +254,33 @@ pub fn run(
         ExperimentSpec::HeadToHead { a, b, n, reruns } => Ok(ExperimentResult::HeadToHead(
             noise::head_to_head(scenario, &exp.name, key, *a, *b, n, *reruns, progress),
         )),
-        other => Err(RunError::Unsupported(
-            exp.name.clone(),
-            kind_name(other.kind()),
-        )),
+        ExperimentSpec::Budget {
+            models,
+            budgets,
+            traces,
+        } => Ok(ExperimentResult::Budget(budget::budget(
+            scenario, &exp.name, key, models, budgets, *traces, progress,
+        ))),
+        ExperimentSpec::Cost {
+            models,
+            k,
+            cap,
+            price_per_mtok,
+            votes,
+            traces,
+            vote_rule,
+        } => Ok(ExperimentResult::Cost(budget::cost(
+            scenario,
+            &exp.name,
+            key,
+            models,
+            k,
+            *cap,
+            *price_per_mtok,
+            *votes,
+            *traces,
+            *vote_rule,
+            progress,
+        ))),
     }
-}
-
-fn kind_name(kind: ExperimentKind) -> &'static str {
-    kind.as_str()
 }

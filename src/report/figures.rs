@@ -1,7 +1,8 @@
 //! Turns finished results into [`Figure`] descriptions (no statistics computed here).
 use plotters::prelude::SeriesLabelPosition;
 
-use super::plot::{Bars, Figure, Line, Markers, Panel, Scale};
+use super::plot::{Bars, Figure, Line, Markers, Note, Panel, Scale};
+use crate::experiments::budget::{BudgetCurves, BudgetMetric, CostTable};
 use crate::experiments::noise::{H2HRow, HeadToHead, SeedVariance, SpreadRow, VoteSpread};
 use crate::experiments::votes::{Metric, VoteCurves};
 use crate::experiments::{ExperimentResult, RunOutput};
@@ -29,6 +30,325 @@ pub fn experiment_figures(run: &RunOutput, result: &ExperimentResult) -> Vec<(St
         ],
         ExperimentResult::VoteSpread(r) => vec![(r.experiment.clone(), spread_figure(run, r))],
         ExperimentResult::HeadToHead(r) => vec![(r.experiment.clone(), h2h_figure(run, r))],
+        ExperimentResult::Budget(r) => vec![
+            (r.experiment.clone(), budget_figure(run, r)),
+            (format!("{}-lengths", r.experiment), lengths_figure(run, r)),
+        ],
+        ExperimentResult::Cost(r) => vec![(r.experiment.clone(), cost_figure(run, r))],
+    }
+}
+
+/// Short token labels: 1k, 24k, 128k, 1.5M.
+fn tokens_label(x: f64) -> String {
+    if x >= 1e6 {
+        format!("{}M", (x / 1e5).round() / 10.0)
+    } else if x >= 1000.0 {
+        format!("{}k", (x / 100.0).round() / 10.0)
+    } else {
+        format!("{x:.0}")
+    }
+}
+
+/// Ticks 1, 2, 5 times powers of ten inside [lo, hi].
+fn ticks_125(lo: f64, hi: f64) -> Vec<f64> {
+    let mut out = Vec::new();
+    let mut decade = 10f64.powf(lo.log10().floor());
+    while decade <= hi {
+        for m in [1.0, 2.0, 5.0] {
+            let t = decade * m;
+            if t >= lo && t <= hi {
+                out.push(t);
+            }
+        }
+        decade *= 10.0;
+    }
+    out
+}
+
+/// Top of a percent axis: the largest value plus headroom, rounded up to 10 points.
+fn pct_top(max_fraction: f64) -> f64 {
+    ((pct(max_fraction) * 1.12 / 10.0).ceil() * 10.0).clamp(10.0, 100.0)
+}
+
+fn budget_axis(p: &mut Panel, budgets: &[f64]) {
+    let lo = budgets.first().copied().unwrap_or(1000.0);
+    let hi = budgets.last().copied().unwrap_or(1000.0);
+    p.x_scale = Scale::Log10;
+    p.x_range = (lo / 1.25, hi * 1.25);
+    p.x_ticks = Some(budgets.to_vec());
+}
+
+fn budget_figure(run: &RunOutput, r: &BudgetCurves) -> Figure {
+    let x_label = "token budget B per sample (log scale)";
+    let mut acc = Panel::new(
+        "accuracy of one sample under the budget: lines exact, dots simulated (95% CI)",
+        x_label,
+        "Acc(B) (% of problems)",
+    );
+    let mut cut = Panel::new(
+        "truncation rate: share of traces cut off by the budget",
+        x_label,
+        "traces longer than B (%)",
+    );
+    budget_axis(&mut acc, &r.budgets);
+    budget_axis(&mut cut, &r.budgets);
+    let top = r.models.iter().map(|m| m.pass_at_1).fold(0.0, f64::max);
+    acc.y_range = (0.0, pct_top(top));
+    cut.y_range = (0.0, 100.0);
+    for (mi, m) in r.models.iter().enumerate() {
+        let color = [0usize, 1, 2, 3, 4, 5][mi % 6];
+        if let Some(c) = r.exact_curves.iter().find(|c| c.model == m.model) {
+            for (panel, ys, what) in [
+                (
+                    &mut acc,
+                    &c.accuracy,
+                    format!("pass@1 {:.1}%", pct(m.pass_at_1)),
+                ),
+                (&mut cut, &c.truncation_rate, "exact".to_string()),
+            ] {
+                panel.lines.push(Line {
+                    label: Some(format!("{} ({what})", m.model)),
+                    color,
+                    dashed: false,
+                    points: c
+                        .budget_tokens
+                        .iter()
+                        .zip(ys.iter())
+                        .map(|(&b, &y)| (b, pct(y)))
+                        .collect(),
+                });
+            }
+        }
+        for (panel, metric) in [
+            (&mut acc, BudgetMetric::Accuracy),
+            (&mut cut, BudgetMetric::TruncationRate),
+        ] {
+            panel.markers.push(Markers {
+                label: None,
+                color,
+                points: r
+                    .points
+                    .iter()
+                    .filter(|p| p.model == mi && p.metric == metric)
+                    .map(|p| {
+                        let e = p.estimate;
+                        (p.budget_tokens, pct(e.sim), pct(e.ci_low), pct(e.ci_high))
+                    })
+                    .collect(),
+            });
+        }
+    }
+    for c in &r.crossovers {
+        for x in &c.crossings {
+            let label = format!(
+                "crossover {}/{}: {} tokens ({} leads below, {} above)",
+                c.model_a,
+                c.model_b,
+                tokens_label(x.budget_tokens),
+                x.leader_below,
+                x.leader_above
+            );
+            for panel in [&mut acc, &mut cut] {
+                panel.vlines.push((x.budget_tokens, 6, Some(label.clone())));
+            }
+        }
+    }
+    acc.legend = SeriesLabelPosition::UpperLeft;
+    cut.legend = SeriesLabelPosition::UpperRight;
+    Figure {
+        title: title(
+            run,
+            &format!(
+                "{}: accuracy against token budget ({} traces per problem)",
+                r.experiment, r.traces
+            ),
+        ),
+        panels: vec![acc, cut],
+        columns: 2,
+        size: (1700, 720),
+    }
+}
+
+fn lengths_figure(run: &RunOutput, r: &BudgetCurves) -> Figure {
+    let top = r
+        .lengths
+        .iter()
+        .flat_map(|h| {
+            h.correct_sim
+                .iter()
+                .chain(&h.wrong_sim)
+                .chain(&h.correct_exact)
+                .chain(&h.wrong_exact)
+        })
+        .fold(0.0f64, |a, &b| a.max(b));
+    let panels = r
+        .lengths
+        .iter()
+        .map(|h| {
+            let mut p = Panel::new(
+                format!(
+                    "model {}: bars simulated, lines exact; dashed: the budgets",
+                    h.model
+                ),
+                "trace length (tokens, log scale)",
+                "share of the model's traces per bin (%)",
+            );
+            let lo = h.edges_tokens.first().copied().unwrap_or(100.0);
+            let hi = h.edges_tokens.last().copied().unwrap_or(1e6);
+            p.x_scale = Scale::Log10;
+            p.x_range = (lo, hi);
+            // Ticks at the budgets, so each dashed budget line sits on a labelled tick.
+            p.x_ticks = Some(r.budgets.clone());
+            p.y_range = (0.0, 1.15 * pct(top));
+            for (sim, exact, color, what) in [
+                (&h.correct_sim, &h.correct_exact, 2usize, "correct"),
+                (&h.wrong_sim, &h.wrong_exact, 1, "wrong"),
+            ] {
+                p.bars.push(Bars {
+                    label: Some(format!("{what} traces (simulated)")),
+                    color,
+                    bars: h
+                        .edges_tokens
+                        .windows(2)
+                        .zip(sim.iter())
+                        .map(|(w, &y)| (w[0], w[1], pct(y)))
+                        .collect(),
+                });
+                p.lines.push(Line {
+                    label: Some(format!("{what} traces (exact)")),
+                    color,
+                    dashed: false,
+                    points: h
+                        .edges_tokens
+                        .windows(2)
+                        .zip(exact.iter())
+                        .map(|(w, &y)| ((w[0] * w[1]).sqrt(), pct(y)))
+                        .collect(),
+                });
+            }
+            for (j, &b) in r.budgets.iter().enumerate() {
+                let label = (j == 0).then(|| {
+                    format!(
+                        "budgets {} to {}",
+                        tokens_label(r.budgets[0]),
+                        tokens_label(*r.budgets.last().unwrap_or(&b))
+                    )
+                });
+                p.vlines.push((b, 7, label));
+            }
+            p.legend = SeriesLabelPosition::UpperRight;
+            p
+        })
+        .collect::<Vec<_>>();
+    let columns = panels.len().clamp(1, 2);
+    let rows = panels.len().div_ceil(columns) as u32;
+    Figure {
+        title: title(
+            run,
+            &format!(
+                "{}: trace-length distributions ({} traces per problem)",
+                r.experiment, r.traces
+            ),
+        ),
+        panels,
+        columns,
+        size: (if columns > 1 { 1700 } else { 900 }, 80 + 560 * rows),
+    }
+}
+
+fn cost_figure(run: &RunOutput, r: &CostTable) -> Figure {
+    let finite: Vec<_> = r
+        .strategies
+        .iter()
+        .filter(|s| s.tokens_per_correct.exact.is_finite() && s.tokens_per_correct.sim.is_finite())
+        .collect();
+    let xs = finite
+        .iter()
+        .flat_map(|s| [s.tokens_per_correct.exact, s.tokens_per_correct.sim]);
+    let lo = xs.clone().fold(f64::INFINITY, f64::min);
+    let hi = xs.fold(0.0f64, f64::max);
+    let (lo, hi) = if lo.is_finite() && hi > 0.0 {
+        (lo / 1.6, hi * 1.6)
+    } else {
+        (1e3, 1e6)
+    };
+    let cap = r.cap_tokens.map_or("no cap".to_string(), |c| {
+        format!("cap {} tokens", tokens_label(c))
+    });
+    let mut p = Panel::new(
+        format!(
+            "{cap}; dots simulated (95% CI; {} traces, {} votes per problem), * on the exact Pareto frontier",
+            r.traces, r.votes
+        ),
+        "tokens per correct answer (k × tokens per sample / accuracy, log scale)",
+        "accuracy (% of problems)",
+    );
+    p.x_scale = Scale::Log10;
+    p.x_range = (lo, hi);
+    p.x_ticks = Some(ticks_125(lo, hi));
+    let top = finite
+        .iter()
+        .map(|s| s.accuracy.ci_high)
+        .fold(0.0, f64::max);
+    let bottom = finite.iter().map(|s| s.accuracy.ci_low).fold(1.0, f64::min);
+    let floor = ((pct(bottom) - 8.0) / 10.0).floor().max(0.0) * 10.0;
+    p.y_range = (floor, pct_top(top));
+    p.lines.push(Line {
+        label: Some("Pareto frontier (exact)".into()),
+        color: 6,
+        dashed: false,
+        points: finite
+            .iter()
+            .filter(|s| s.frontier)
+            .map(|s| (s.tokens_per_correct.exact, pct(s.accuracy.exact)))
+            .collect(),
+    });
+    for (mi, m) in r.models.iter().enumerate() {
+        let color = [0usize, 1, 2, 3, 4, 5][mi % 6];
+        p.markers.push(Markers {
+            label: Some(format!("{} (k = 1: one sample; k > 1: maj@k)", m.model)),
+            color,
+            points: finite
+                .iter()
+                .filter(|s| s.model == m.model)
+                .map(|s| {
+                    let a = s.accuracy;
+                    (
+                        s.tokens_per_correct.sim,
+                        pct(a.sim),
+                        pct(a.ci_low),
+                        pct(a.ci_high),
+                    )
+                })
+                .collect(),
+        });
+    }
+    for s in &finite {
+        p.notes.push(Note {
+            at: (
+                s.tokens_per_correct.sim * 1.04,
+                pct(s.accuracy.sim) + 0.025 * (p.y_range.1 - p.y_range.0),
+            ),
+            text: format!(
+                "{} k={}{}",
+                s.model,
+                s.k,
+                if s.frontier { " *" } else { "" }
+            ),
+        });
+    }
+    p.legend = SeriesLabelPosition::LowerRight;
+    Figure {
+        title: title(
+            run,
+            &format!(
+                "{}: accuracy against tokens per correct answer",
+                r.experiment
+            ),
+        ),
+        panels: vec![p],
+        columns: 1,
+        size: (1200, 760),
     }
 }
 

@@ -1,6 +1,7 @@
 //! `report.md` (every figure and table, ready to paste) and `summary.json` (headline numbers).
 use serde::Serialize;
 
+use crate::experiments::budget::{BudgetCurves, BudgetMetric, CostTable};
 use crate::experiments::noise::{HeadToHead, SeedVariance, VoteSpread};
 use crate::experiments::votes::{Metric, VoteCurves};
 use crate::experiments::Estimate;
@@ -107,6 +108,8 @@ pub fn summary(run: &RunOutput) -> Summary {
                     });
                 }
             }
+            ExperimentResult::Budget(b) => budget_headline(b, &mut headline),
+            ExperimentResult::Cost(c) => cost_headline(c, &mut headline),
         }
     }
     Summary {
@@ -152,6 +155,165 @@ fn vote_headline(v: &VoteCurves, out: &mut Vec<Headline>) {
     }
 }
 
+fn budget_headline(b: &BudgetCurves, out: &mut Vec<Headline>) {
+    let (lo, hi) = (
+        b.budgets.first().copied().unwrap_or(0.0),
+        b.budgets.last().copied().unwrap_or(0.0),
+    );
+    for (mi, m) in b.models.iter().enumerate() {
+        for budget in [lo, hi] {
+            if let Some(p) = b.point(mi, budget, BudgetMetric::Accuracy) {
+                out.push(Headline {
+                    experiment: b.experiment.clone(),
+                    name: format!("{} accuracy at {} tokens", m.model, budget),
+                    exact: p.estimate.exact,
+                    sim: Some(p.estimate.sim),
+                });
+            }
+        }
+    }
+    for c in &b.crossovers {
+        for x in &c.crossings {
+            out.push(Headline {
+                experiment: b.experiment.clone(),
+                name: format!(
+                    "crossover {} vs {} (tokens; {} leads below, {} above)",
+                    c.model_a, c.model_b, x.leader_below, x.leader_above
+                ),
+                exact: x.budget_tokens,
+                sim: None,
+            });
+        }
+    }
+}
+
+fn cost_headline(c: &CostTable, out: &mut Vec<Headline>) {
+    for s in &c.strategies {
+        out.push(Headline {
+            experiment: c.experiment.clone(),
+            name: format!("{} k={} tokens per correct", s.model, s.k),
+            exact: s.tokens_per_correct.exact,
+            sim: Some(s.tokens_per_correct.sim),
+        });
+    }
+}
+
+fn tokens(x: f64) -> String {
+    if x.is_finite() {
+        format!("{x:.0}")
+    } else {
+        "inf".into()
+    }
+}
+
+fn budget_cell(b: &BudgetCurves, mi: usize, budget: f64, metric: BudgetMetric) -> String {
+    b.point(mi, budget, metric).map_or("".into(), |p| {
+        let e = p.estimate;
+        match metric {
+            BudgetMetric::TokensPerSample => {
+                format!("{} ({} ± {:.0})", tokens(e.exact), tokens(e.sim), e.se)
+            }
+            _ => format!("{} ({} ± {:.2})", pct(e.exact), pct(e.sim), 100.0 * e.se),
+        }
+    })
+}
+
+fn budget_md(b: &BudgetCurves) -> String {
+    let mut md = format!(
+        "Accuracy of one sample under a token budget B (a trace longer than B ends with no answer), {} simulated traces per problem per model, every budget read off the same traces.\n\n",
+        b.traces
+    );
+    for c in &b.crossovers {
+        let gaps = format!(
+            "The gap {} − {} is {:+.2} points at {} tokens and {:+.2} points at {} tokens.",
+            c.model_a,
+            c.model_b,
+            100.0 * c.gap_at_min,
+            c.min_budget_tokens,
+            100.0 * c.gap_at_max,
+            c.max_budget_tokens
+        );
+        if c.crossings.is_empty() {
+            md += &format!(
+                "`{}` and `{}` do not cross between {} and {} tokens ({} leads). {gaps}\n\n",
+                c.model_a, c.model_b, c.min_budget_tokens, c.max_budget_tokens, c.leader_at_min
+            );
+        }
+        for x in &c.crossings {
+            md += &format!(
+                "`{}` and `{}` cross at **{:.0} tokens** (accuracy {}): `{}` leads below, `{}` above. {gaps}\n\n",
+                c.model_a, c.model_b, x.budget_tokens, pct(x.accuracy), x.leader_below, x.leader_above
+            );
+        }
+    }
+    for (metric, what) in [
+        (BudgetMetric::Accuracy, "Acc(B)"),
+        (BudgetMetric::TruncationRate, "truncation rate"),
+        (BudgetMetric::TokensPerSample, "tokens per sample"),
+    ] {
+        md += &format!("{what}:\n\n| budget (tokens) |");
+        for m in &b.models {
+            md += &format!(" {} |", m.model);
+        }
+        md += "\n|---:|";
+        md += &"---:|".repeat(b.models.len());
+        md += "\n";
+        for &budget in &b.budgets {
+            md += &format!("| {budget} |");
+            for mi in 0..b.models.len() {
+                md += &format!(" {} |", budget_cell(b, mi, budget, metric));
+            }
+            md += "\n";
+        }
+        md += "\n";
+    }
+    md += &format!("Crossovers: `{}-crossover.csv`. ", b.experiment);
+    md
+}
+
+fn cost_md(c: &CostTable) -> String {
+    let cap = c
+        .cap_tokens
+        .map_or("no cap".to_string(), |b| format!("a cap of {b} tokens"));
+    let mut md = format!(
+        "Strategies (model, k samples per problem; k > 1 is a majority vote) at {cap}, sorted by tokens per correct answer = k × tokens per sample / accuracy. Frontier: no cheaper strategy is at least as accurate. {} traces per problem for k = 1 and tokens, {} votes per problem for k > 1.\n\n",
+        c.traces, c.votes
+    );
+    let money = c.price_per_mtok.is_some();
+    md += "| model | k | accuracy | tokens per sample | tokens per correct | frontier |";
+    if money {
+        md += " cost per correct |";
+    }
+    md += "\n|---|---:|---:|---:|---:|:---:|";
+    if money {
+        md += "---:|";
+    }
+    md += "\n";
+    for s in &c.strategies {
+        let (a, t, r) = (s.accuracy, s.tokens_per_sample, s.tokens_per_correct);
+        md += &format!(
+            "| {} | {} | {} ({} ± {:.2}) | {} ({} ± {:.0}) | {} ({} ± {:.0}) | {} |",
+            s.model,
+            s.k,
+            pct(a.exact),
+            pct(a.sim),
+            100.0 * a.se,
+            tokens(t.exact),
+            tokens(t.sim),
+            t.se,
+            tokens(r.exact),
+            tokens(r.sim),
+            r.se,
+            if s.frontier { "yes" } else { "" }
+        );
+        if let (Some(e), Some(p)) = (s.cost_per_correct, c.price_per_mtok) {
+            md += &format!(" {e:.4} (at {p} per million tokens) |");
+        }
+        md += "\n";
+    }
+    md + "\n"
+}
+
 /// The Markdown report.
 pub fn report(run: &RunOutput, figures: &[String]) -> String {
     let s = summary(run);
@@ -179,6 +341,8 @@ pub fn report(run: &RunOutput, figures: &[String]) -> String {
             ExperimentResult::SeedVariance(v) => md += &seed_md(v),
             ExperimentResult::VoteSpread(v) => md += &spread_md(v),
             ExperimentResult::HeadToHead(v) => md += &h2h_md(v),
+            ExperimentResult::Budget(b) => md += &budget_md(b),
+            ExperimentResult::Cost(c) => md += &cost_md(c),
         }
         md += &format!("Table: `{name}.csv`.\n\n");
     }

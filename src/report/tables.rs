@@ -1,4 +1,5 @@
 //! Tidy CSV tables: one row per point, columns documented in README.md.
+use crate::experiments::budget::{BudgetCurves, CostTable};
 use crate::experiments::noise::{HeadToHead, SeedVariance, VoteSpread};
 use crate::experiments::votes::VoteCurves;
 use crate::experiments::{Estimate, ExperimentResult, RunOutput};
@@ -64,7 +65,167 @@ pub fn experiment_tables(run: &RunOutput, result: &ExperimentResult) -> Vec<(Str
             vec![(format!("{}.csv", r.experiment), spread_csv(run, r))]
         }
         ExperimentResult::HeadToHead(r) => vec![(format!("{}.csv", r.experiment), h2h_csv(run, r))],
+        ExperimentResult::Budget(r) => vec![
+            (format!("{}.csv", r.experiment), budget_csv(run, r)),
+            (
+                format!("{}-crossover.csv", r.experiment),
+                crossover_csv(run, r),
+            ),
+        ],
+        ExperimentResult::Cost(r) => vec![(format!("{}.csv", r.experiment), cost_csv(run, r))],
     }
+}
+
+fn opt(x: Option<f64>) -> String {
+    x.map_or(String::new(), num)
+}
+
+fn budget_csv(run: &RunOutput, r: &BudgetCurves) -> String {
+    let mut csv = Csv::new(&[
+        "scenario",
+        "seed",
+        "experiment",
+        "model",
+        "budget_tokens",
+        "metric",
+        "exact",
+        "sim",
+        "se",
+        "z",
+        "ci_low",
+        "ci_high",
+        "traces",
+    ]);
+    for p in &r.points {
+        let e = p.estimate;
+        csv.row([
+            run.scenario.clone(),
+            run.seed.to_string(),
+            r.experiment.clone(),
+            r.models[p.model].model.clone(),
+            num(p.budget_tokens),
+            p.metric.as_str().to_string(),
+            num(e.exact),
+            num(e.sim),
+            num(e.se),
+            num(e.z),
+            num(e.ci_low),
+            num(e.ci_high),
+            r.traces.to_string(),
+        ]);
+    }
+    csv.finish()
+}
+
+fn crossover_csv(run: &RunOutput, r: &BudgetCurves) -> String {
+    let mut csv = Csv::new(&[
+        "scenario",
+        "seed",
+        "experiment",
+        "model_a",
+        "model_b",
+        "crossover_tokens",
+        "accuracy_at_crossover",
+        "leader_below",
+        "leader_above",
+        "min_budget_tokens",
+        "max_budget_tokens",
+        "gap_at_min",
+        "gap_at_max",
+    ]);
+    for c in &r.crossovers {
+        let base = |cross: Option<&crate::experiments::budget::Crossing>| {
+            vec![
+                run.scenario.clone(),
+                run.seed.to_string(),
+                r.experiment.clone(),
+                c.model_a.clone(),
+                c.model_b.clone(),
+                opt(cross.map(|x| x.budget_tokens)),
+                opt(cross.map(|x| x.accuracy)),
+                cross.map_or(c.leader_at_min.clone(), |x| x.leader_below.clone()),
+                cross.map_or(c.leader_at_max.clone(), |x| x.leader_above.clone()),
+                num(c.min_budget_tokens),
+                num(c.max_budget_tokens),
+                num(c.gap_at_min),
+                num(c.gap_at_max),
+            ]
+        };
+        if c.crossings.is_empty() {
+            csv.row(base(None));
+        }
+        for x in &c.crossings {
+            csv.row(base(Some(x)));
+        }
+    }
+    csv.finish()
+}
+
+fn cost_csv(run: &RunOutput, r: &CostTable) -> String {
+    let mut csv = Csv::new(&[
+        "scenario",
+        "seed",
+        "experiment",
+        "model",
+        "k",
+        "vote_rule",
+        "cap_tokens",
+        "accuracy_exact",
+        "accuracy_sim",
+        "accuracy_se",
+        "accuracy_z",
+        "tokens_per_sample_exact",
+        "tokens_per_sample_sim",
+        "tokens_per_sample_se",
+        "tokens_per_correct_exact",
+        "tokens_per_correct_sim",
+        "tokens_per_correct_se",
+        "tokens_per_correct_z",
+        "tokens_per_correct_ci_low",
+        "tokens_per_correct_ci_high",
+        "frontier",
+        "price_per_mtok",
+        "cost_per_correct_exact",
+        "cost_per_correct_sim",
+        "votes",
+        "traces",
+    ]);
+    for s in &r.strategies {
+        let (a, t, c) = (s.accuracy, s.tokens_per_sample, s.tokens_per_correct);
+        csv.row([
+            run.scenario.clone(),
+            run.seed.to_string(),
+            r.experiment.clone(),
+            s.model.clone(),
+            s.k.to_string(),
+            s.vote_rule.as_str().to_string(),
+            r.cap_tokens.map_or("unlimited".into(), num),
+            num(a.exact),
+            num(a.sim),
+            num(a.se),
+            num(a.z),
+            num(t.exact),
+            num(t.sim),
+            num(t.se),
+            num(c.exact),
+            num(c.sim),
+            num(c.se),
+            num(c.z),
+            num(c.ci_low),
+            num(c.ci_high),
+            s.frontier.to_string(),
+            opt(r.price_per_mtok),
+            opt(s.cost_per_correct),
+            opt(s.cost_per_correct_sim),
+            if s.k > 1 {
+                r.votes.to_string()
+            } else {
+                String::new()
+            },
+            r.traces.to_string(),
+        ]);
+    }
+    csv.finish()
 }
 
 fn vote_csv(run: &RunOutput, r: &VoteCurves) -> String {

@@ -6,6 +6,7 @@
 pub mod alias;
 pub mod counts;
 pub mod stream;
+pub mod traces;
 pub mod votes;
 
 use rayon::prelude::*;

@@ -1,0 +1,887 @@
+//! `budget` and `cost`: what a cap on trace length does to accuracy and to the tokens paid per
+//! correct answer, exact and simulated.
+//!
+//! Exact values come from [`crate::exact::budget`] (lognormal CDFs and E[min(L, B)]) and
+//! [`crate::exact::maj`]; simulated ones from [`crate::sim::traces`] (lognormal lengths drawn and
+//! compared with each budget) and [`crate::sim::votes`] (capped votes). Standard errors: from the
+//! exact per-problem probabilities for shares, from the per-problem sample variance (stratified
+//! by problem) for token counts, and by the delta method for tokens per correct answer.
+use serde::Serialize;
+
+use super::{Check, Estimate, Progress};
+use crate::exact::budget::{
+    accuracy_at_budget, capped_vote_rates, crossover_budgets, expected_min, expected_min_sq,
+    lognormal_cdf, maj_at_k_capped, partial_mean, tokens_per_sample, truncation_rate, TraceLengths,
+};
+use crate::exact::pass::{bernoulli_mean_se, mean};
+use crate::model::VoteRule;
+use crate::scenario::Scenario;
+use crate::sim::traces::{self, CellTraces, LogBins, TraceCell, TraceProblem};
+use crate::sim::votes::{self, VoteCell};
+
+/// Which quantity a budget point is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BudgetMetric {
+    /// Acc(B): share of samples that are right and within the budget.
+    Accuracy,
+    /// Share of traces longer than the budget (cut off with no answer).
+    TruncationRate,
+    /// Mean tokens spent on one sample, E[min(L, B)] mixed over correct and wrong traces.
+    TokensPerSample,
+}
+
+impl BudgetMetric {
+    /// The name used in tables and checks.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BudgetMetric::Accuracy => "accuracy",
+            BudgetMetric::TruncationRate => "truncation_rate",
+            BudgetMetric::TokensPerSample => "tokens_per_sample",
+        }
+    }
+}
+
+/// A model of a budget or cost experiment.
+#[derive(Debug, Clone, Serialize)]
+pub struct BudgetModel {
+    /// Model name.
+    pub model: String,
+    /// pass@1 without a cap (mean rate): the limit of Acc(B) as B grows.
+    pub pass_at_1: f64,
+    /// The model's trace-length parameters.
+    pub lengths: TraceLengths,
+}
+
+/// One point of a budget experiment: a metric of one model at one budget.
+#[derive(Debug, Clone, Serialize)]
+pub struct BudgetPoint {
+    /// Index into [`BudgetCurves::models`].
+    pub model: usize,
+    /// The cap B, tokens.
+    pub budget_tokens: f64,
+    /// Which metric.
+    pub metric: BudgetMetric,
+    /// Exact and simulated values (shares as fractions; tokens as tokens).
+    #[serde(flatten)]
+    pub estimate: Estimate,
+}
+
+/// One budget where two Acc(B) curves cross.
+#[derive(Debug, Clone, Serialize)]
+pub struct Crossing {
+    /// The crossover budget, tokens (exact, root of Acc_a - Acc_b on ln B).
+    pub budget_tokens: f64,
+    /// Acc(B) of both models at the crossover.
+    pub accuracy: f64,
+    /// Model ahead just below the crossover.
+    pub leader_below: String,
+    /// Model ahead just above the crossover.
+    pub leader_above: String,
+}
+
+/// How the Acc(B) curves of two models compare over the budget range.
+#[derive(Debug, Clone, Serialize)]
+pub struct CrossoverPair {
+    /// First model (gaps are a - b).
+    pub model_a: String,
+    /// Second model.
+    pub model_b: String,
+    /// Smallest budget of the experiment, tokens.
+    pub min_budget_tokens: f64,
+    /// Largest budget of the experiment, tokens.
+    pub max_budget_tokens: f64,
+    /// Acc_a - Acc_b at the smallest budget (exact).
+    pub gap_at_min: f64,
+    /// Acc_a - Acc_b at the largest budget (exact).
+    pub gap_at_max: f64,
+    /// Model ahead at the smallest budget (`tie` when equal).
+    pub leader_at_min: String,
+    /// Model ahead at the largest budget.
+    pub leader_at_max: String,
+    /// Every crossing in the range, increasing.
+    pub crossings: Vec<Crossing>,
+}
+
+/// Distribution of one model's trace lengths: share of all its traces per log-spaced bin,
+/// correct and wrong separately (exact and simulated), for the lengths figure.
+#[derive(Debug, Clone, Serialize)]
+pub struct LengthHistogram {
+    /// Model name.
+    pub model: String,
+    /// Bin edges, tokens (bins + 1 values, equally spaced in log10).
+    pub edges_tokens: Vec<f64>,
+    /// Exact share of all traces that are correct and fall in each bin.
+    pub correct_exact: Vec<f64>,
+    /// Exact share of all traces that are wrong and fall in each bin.
+    pub wrong_exact: Vec<f64>,
+    /// Simulated share of correct traces per bin.
+    pub correct_sim: Vec<f64>,
+    /// Simulated share of wrong traces per bin.
+    pub wrong_sim: Vec<f64>,
+}
+
+/// Result of a `budget` experiment.
+#[derive(Debug, Clone, Serialize)]
+pub struct BudgetCurves {
+    /// Experiment name.
+    pub experiment: String,
+    /// Traces simulated per problem per model (every budget uses the same traces).
+    pub traces: u64,
+    /// The budgets, tokens, increasing.
+    pub budgets: Vec<f64>,
+    /// The models.
+    pub models: Vec<BudgetModel>,
+    /// Every point: accuracy, truncation rate and tokens per sample per model per budget.
+    pub points: Vec<BudgetPoint>,
+    /// Crossovers of each pair of models, in model order.
+    pub crossovers: Vec<CrossoverPair>,
+    /// Trace-length distributions, one per model.
+    pub lengths: Vec<LengthHistogram>,
+    /// Exact Acc(B) and truncation rate of each model on a fine log grid, for smooth lines.
+    pub exact_curves: Vec<ExactCurve>,
+}
+
+/// Exact curves of one model on a fine grid of budgets (for figures).
+#[derive(Debug, Clone, Serialize)]
+pub struct ExactCurve {
+    /// Model name.
+    pub model: String,
+    /// Budgets, tokens (log-spaced from the smallest to the largest budget).
+    pub budget_tokens: Vec<f64>,
+    /// Acc(B) at each budget.
+    pub accuracy: Vec<f64>,
+    /// Truncation rate at each budget.
+    pub truncation_rate: Vec<f64>,
+}
+
+impl BudgetCurves {
+    /// Every point as a check.
+    pub fn checks(&self) -> Vec<Check> {
+        self.points
+            .iter()
+            .map(|pt| Check {
+                experiment: self.experiment.clone(),
+                quantity: pt.metric.as_str().to_string(),
+                cell: format!(
+                    "model={} budget={}",
+                    self.models[pt.model].model, pt.budget_tokens
+                ),
+                estimate: pt.estimate,
+            })
+            .collect()
+    }
+
+    /// The point of a model, budget and metric.
+    pub fn point(&self, model: usize, budget: f64, metric: BudgetMetric) -> Option<&BudgetPoint> {
+        self.points
+            .iter()
+            .find(|p| p.model == model && p.budget_tokens == budget && p.metric == metric)
+    }
+}
+
+/// One strategy of a cost experiment: k samples of one model per problem, at the cap.
+#[derive(Debug, Clone, Serialize)]
+pub struct Strategy {
+    /// Model name.
+    pub model: String,
+    /// Samples per problem (k = 1: one sample; k > 1: majority vote).
+    pub k: u32,
+    /// Vote rule of the maj@k (k > 1).
+    pub vote_rule: VoteRule,
+    /// Accuracy: Acc(B) for k = 1, maj@k under the cap for k > 1.
+    pub accuracy: Estimate,
+    /// Mean tokens per sample under the cap (the same for every k of a model).
+    pub tokens_per_sample: Estimate,
+    /// k * tokens per sample / accuracy (delta-method standard error).
+    pub tokens_per_correct: Estimate,
+    /// Exact money per correct answer, tokens per correct * price / 1e6 (when a price is set).
+    pub cost_per_correct: Option<f64>,
+    /// Simulated money per correct answer (when a price is set).
+    pub cost_per_correct_sim: Option<f64>,
+    /// On the Pareto frontier: no other strategy is at least as accurate for fewer tokens per
+    /// correct answer (exact values).
+    pub frontier: bool,
+}
+
+/// Result of a `cost` experiment.
+#[derive(Debug, Clone, Serialize)]
+pub struct CostTable {
+    /// Experiment name.
+    pub experiment: String,
+    /// The cap, tokens (`None`: unlimited).
+    pub cap_tokens: Option<f64>,
+    /// Price per million output tokens, when given.
+    pub price_per_mtok: Option<f64>,
+    /// Votes simulated per problem per strategy with k > 1.
+    pub votes: u64,
+    /// Traces simulated per problem per model (accuracy at k = 1 and tokens per sample).
+    pub traces: u64,
+    /// The models.
+    pub models: Vec<BudgetModel>,
+    /// The strategies, sorted by exact tokens per correct answer (cheapest first).
+    pub strategies: Vec<Strategy>,
+}
+
+impl CostTable {
+    /// Tokens per sample once per model, then accuracy and tokens per correct per strategy.
+    pub fn checks(&self) -> Vec<Check> {
+        let cap = self
+            .cap_tokens
+            .map_or("unlimited".to_string(), |c| c.to_string());
+        let mut out = Vec::new();
+        for m in &self.models {
+            if let Some(s) = self.strategies.iter().find(|s| s.model == m.model) {
+                out.push(Check {
+                    experiment: self.experiment.clone(),
+                    quantity: "tokens_per_sample".into(),
+                    cell: format!("model={} cap={cap}", m.model),
+                    estimate: s.tokens_per_sample,
+                });
+            }
+        }
+        for s in &self.strategies {
+            for (quantity, estimate) in [
+                ("accuracy", s.accuracy),
+                ("tokens_per_correct", s.tokens_per_correct),
+            ] {
+                out.push(Check {
+                    experiment: self.experiment.clone(),
+                    quantity: quantity.into(),
+                    cell: format!("model={} k={} cap={cap}", s.model, s.k),
+                    estimate,
+                });
+            }
+        }
+        out
+    }
+}
+
+/// A model's per-problem inputs: rates, benchmark difficulties and trace lengths.
+struct ModelInputs {
+    name: String,
+    rates: Vec<f64>,
+    attractor: f64,
+    rule: VoteRule,
+    lengths: TraceLengths,
+}
+
+fn inputs(scenario: &Scenario, models: &[usize]) -> Vec<ModelInputs> {
+    let bench = scenario.benchmark.rates();
+    models
+        .iter()
+        .filter_map(|&m| {
+            let model = &scenario.models[m];
+            // Validation guarantees the tokens block for budget and cost models.
+            model.tokens.map(|lengths| ModelInputs {
+                name: model.name.clone(),
+                rates: model.rates_on(&bench),
+                attractor: model.attractor,
+                rule: model.vote_rule,
+                lengths,
+            })
+        })
+        .collect()
+}
+
+fn trace_cell(m: &ModelInputs, difficulty: &[f64]) -> TraceCell {
+    TraceCell {
+        problems: m
+            .rates
+            .iter()
+            .zip(difficulty)
+            .map(|(&p, &d)| TraceProblem {
+                p,
+                correct_median: m.lengths.correct_median(d),
+                wrong_median: m.lengths.wrong_median(d),
+            })
+            .collect(),
+        sigma: m.lengths.sigma,
+    }
+}
+
+fn budget_model(m: &ModelInputs) -> BudgetModel {
+    BudgetModel {
+        model: m.name.clone(),
+        pass_at_1: mean(&m.rates),
+        lengths: m.lengths,
+    }
+}
+
+/// Simulated means at budget index j, over problems.
+struct SimMeans {
+    /// Mean tokens per sample.
+    tokens: f64,
+    /// Share correct within the budget.
+    accuracy: f64,
+    /// Share cut.
+    cut: f64,
+}
+
+fn sim_means(cell: &CellTraces, j: usize) -> SimMeans {
+    let big_n = cell.problems.len() as f64;
+    let (mut tok, mut acc, mut cut) = (0.0, 0.0, 0.0);
+    for pt in &cell.problems {
+        let n = pt.traces as f64;
+        tok += pt.tokens[j] / n;
+        acc += pt.correct_kept[j] as f64 / n;
+        cut += pt.cut[j] as f64 / n;
+    }
+    SimMeans {
+        tokens: tok / big_n,
+        accuracy: acc / big_n,
+        cut: cut / big_n,
+    }
+}
+
+/// Exact sampling moments of one trace of the model under the cap, for standard errors:
+/// (variance of the benchmark mean of tokens per sample, covariance of that mean with the
+/// benchmark mean of "correct within the budget"), both for `traces` traces per problem.
+///
+/// Per problem, X = min(L, B) and Y = 1[correct and L <= B]:
+/// E[X^2] = p E[min(L_c, B)^2] + (1 - p) E[min(L_w, B)^2], Cov(X, Y) = p E[L_c; L_c <= B] - E[X] E[Y].
+/// Exact moments rather than sample ones: with a tight cap almost every trace is cut, and the
+/// rare short traces make sample variances unreliable.
+fn token_moments(m: &ModelInputs, difficulty: &[f64], budget: f64, traces: u64) -> (f64, f64) {
+    let s = m.lengths.sigma;
+    let (mut var, mut cov) = (0.0, 0.0);
+    for (&p, &d) in m.rates.iter().zip(difficulty) {
+        let (mc, mw) = (m.lengths.correct_median(d), m.lengths.wrong_median(d));
+        let ex = p * expected_min(mc, s, budget) + (1.0 - p) * expected_min(mw, s, budget);
+        let ex2 = p * expected_min_sq(mc, s, budget) + (1.0 - p) * expected_min_sq(mw, s, budget);
+        let ey = p * lognormal_cdf(budget, mc, s);
+        var += (ex2 - ex * ex).max(0.0);
+        cov += p * partial_mean(mc, s, budget) - ex * ey;
+    }
+    let scale = traces as f64 * (m.rates.len() as f64).powi(2);
+    (var / scale, cov / scale)
+}
+
+/// Bins of the lengths figure: 60 bins on log10 tokens covering the budgets and 3.5 log-SDs
+/// around every model's shortest and longest median.
+fn length_bins(ms: &[ModelInputs], difficulty: &[f64], budgets: &[f64]) -> LogBins {
+    let mut lo = budgets.first().copied().unwrap_or(1000.0).log10();
+    let mut hi = budgets.last().copied().unwrap_or(1000.0).log10();
+    for m in ms {
+        let spread = 3.5 * m.lengths.sigma * std::f64::consts::LOG10_E;
+        for &d in difficulty {
+            lo = lo.min(m.lengths.correct_median(d).log10() - spread);
+            hi = hi.max(m.lengths.wrong_median(d).log10() + spread);
+        }
+    }
+    let bins = 60;
+    LogBins {
+        lo_log10: lo,
+        width_log10: (hi - lo) / bins as f64,
+        bins,
+    }
+}
+
+/// Exact share of all traces that are correct (wrong) and fall in each bin: the CDF at every
+/// edge once per problem, then differences. Time: O(N * edges).
+fn exact_histogram(m: &ModelInputs, difficulty: &[f64], edges: &[f64]) -> (Vec<f64>, Vec<f64>) {
+    let bins = edges.len().saturating_sub(1);
+    let (mut correct, mut wrong) = (vec![0.0; bins], vec![0.0; bins]);
+    let s = m.lengths.sigma;
+    for (&p, &d) in m.rates.iter().zip(difficulty) {
+        for (median, weight, out) in [
+            (m.lengths.correct_median(d), p, &mut correct),
+            (m.lengths.wrong_median(d), 1.0 - p, &mut wrong),
+        ] {
+            let cdf: Vec<f64> = edges.iter().map(|&x| lognormal_cdf(x, median, s)).collect();
+            for (o, w) in out.iter_mut().zip(cdf.windows(2)) {
+                *o += weight * (w[1] - w[0]);
+            }
+        }
+    }
+    let n = m.rates.len() as f64;
+    correct
+        .iter_mut()
+        .chain(wrong.iter_mut())
+        .for_each(|x| *x /= n);
+    (correct, wrong)
+}
+
+/// Acc(B), truncation rate and tokens per sample of each model at each budget, the crossovers
+/// of every pair of models, and the trace-length distributions.
+pub fn budget(
+    scenario: &Scenario,
+    name: &str,
+    key: u64,
+    models: &[usize],
+    budgets: &[f64],
+    traces: u64,
+    progress: Progress,
+) -> BudgetCurves {
+    let difficulty = scenario.benchmark.difficulty();
+    let ms = inputs(scenario, models);
+    let cells: Vec<TraceCell> = ms.iter().map(|m| trace_cell(m, &difficulty)).collect();
+    let bins = length_bins(&ms, &difficulty, budgets);
+    let sims = traces::simulate(
+        scenario.seed,
+        &[key],
+        &cells,
+        budgets,
+        traces,
+        Some(bins),
+        progress,
+    );
+    let mut points = Vec::new();
+    for (mi, (m, cell)) in ms.iter().zip(&sims).enumerate() {
+        for (j, &b) in budgets.iter().enumerate() {
+            let mo = sim_means(cell, j);
+            let (tokens_var, _) = token_moments(m, &difficulty, b, traces);
+            let acc_i: Vec<f64> = m
+                .rates
+                .iter()
+                .zip(&difficulty)
+                .map(|(&p, &d)| p * lognormal_cdf(b, m.lengths.correct_median(d), m.lengths.sigma))
+                .collect();
+            let cut_i: Vec<f64> = m
+                .rates
+                .iter()
+                .zip(&difficulty)
+                .map(|(&p, &d)| truncation_rate(&[p], &[d], &m.lengths, b))
+                .collect();
+            let rows = [
+                (
+                    BudgetMetric::Accuracy,
+                    Estimate::new(
+                        accuracy_at_budget(&m.rates, &difficulty, &m.lengths, b),
+                        mo.accuracy,
+                        bernoulli_mean_se(&acc_i, traces),
+                    ),
+                ),
+                (
+                    BudgetMetric::TruncationRate,
+                    Estimate::new(
+                        truncation_rate(&m.rates, &difficulty, &m.lengths, b),
+                        mo.cut,
+                        bernoulli_mean_se(&cut_i, traces),
+                    ),
+                ),
+                (
+                    BudgetMetric::TokensPerSample,
+                    Estimate::new(
+                        tokens_per_sample(&m.rates, &difficulty, &m.lengths, b),
+                        mo.tokens,
+                        tokens_var.sqrt(),
+                    ),
+                ),
+            ];
+            for (metric, estimate) in rows {
+                points.push(BudgetPoint {
+                    model: mi,
+                    budget_tokens: b,
+                    metric,
+                    estimate,
+                });
+            }
+        }
+    }
+    let mut crossovers = Vec::new();
+    for a in 0..ms.len() {
+        for b in a + 1..ms.len() {
+            crossovers.push(crossover_pair(&ms[a], &ms[b], &difficulty, budgets));
+        }
+    }
+    let lengths = ms
+        .iter()
+        .zip(&sims)
+        .map(|(m, cell)| {
+            let edges: Vec<f64> = (0..=bins.bins)
+                .map(|j| 10f64.powf(bins.lo_log10 + j as f64 * bins.width_log10))
+                .collect();
+            let (correct_exact, wrong_exact) = exact_histogram(m, &difficulty, &edges);
+            let total = (traces * m.rates.len() as u64) as f64;
+            let share = |h: &[u64]| h.iter().map(|&c| c as f64 / total).collect();
+            LengthHistogram {
+                model: m.name.clone(),
+                edges_tokens: edges,
+                correct_exact,
+                wrong_exact,
+                correct_sim: share(&cell.hist_correct),
+                wrong_sim: share(&cell.hist_wrong),
+            }
+        })
+        .collect();
+    let exact_curves = ms
+        .iter()
+        .map(|m| exact_curve(m, &difficulty, budgets))
+        .collect();
+    BudgetCurves {
+        experiment: name.to_string(),
+        traces,
+        budgets: budgets.to_vec(),
+        models: ms.iter().map(budget_model).collect(),
+        points,
+        crossovers,
+        lengths,
+        exact_curves,
+    }
+}
+
+/// Points of the exact curves drawn in figures.
+const CURVE_POINTS: usize = 81;
+
+fn exact_curve(m: &ModelInputs, difficulty: &[f64], budgets: &[f64]) -> ExactCurve {
+    let lo = budgets.first().copied().unwrap_or(1.0).ln();
+    let hi = budgets.last().copied().unwrap_or(2.0).ln();
+    let grid: Vec<f64> = (0..CURVE_POINTS)
+        .map(|j| (lo + (hi - lo) * j as f64 / (CURVE_POINTS - 1) as f64).exp())
+        .collect();
+    ExactCurve {
+        model: m.name.clone(),
+        accuracy: grid
+            .iter()
+            .map(|&b| accuracy_at_budget(&m.rates, difficulty, &m.lengths, b))
+            .collect(),
+        truncation_rate: grid
+            .iter()
+            .map(|&b| truncation_rate(&m.rates, difficulty, &m.lengths, b))
+            .collect(),
+        budget_tokens: grid,
+    }
+}
+
+fn leader(gap: f64, a: &str, b: &str) -> String {
+    if gap > 0.0 {
+        a.to_string()
+    } else if gap < 0.0 {
+        b.to_string()
+    } else {
+        "tie".to_string()
+    }
+}
+
+fn crossover_pair(
+    a: &ModelInputs,
+    b: &ModelInputs,
+    difficulty: &[f64],
+    budgets: &[f64],
+) -> CrossoverPair {
+    let acc_a = |x: f64| accuracy_at_budget(&a.rates, difficulty, &a.lengths, x);
+    let acc_b = |x: f64| accuracy_at_budget(&b.rates, difficulty, &b.lengths, x);
+    let gap = |x: f64| acc_a(x) - acc_b(x);
+    // Validation guarantees at least two increasing budgets > 0.
+    let lo = budgets.first().copied().unwrap_or(1.0);
+    let hi = budgets.last().copied().unwrap_or(2.0);
+    let roots = crossover_budgets(acc_a, acc_b, lo, hi);
+    // The leader on each stretch between roots, read at its geometric midpoint.
+    let mut bounds = vec![lo];
+    bounds.extend(&roots);
+    bounds.push(hi);
+    let stretch_leader: Vec<String> = bounds
+        .windows(2)
+        .map(|w| leader(gap((w[0] * w[1]).sqrt()), &a.name, &b.name))
+        .collect();
+    let crossings = roots
+        .iter()
+        .enumerate()
+        .map(|(j, &r)| Crossing {
+            budget_tokens: r,
+            accuracy: 0.5 * (acc_a(r) + acc_b(r)),
+            leader_below: stretch_leader[j].clone(),
+            leader_above: stretch_leader[j + 1].clone(),
+        })
+        .collect();
+    CrossoverPair {
+        model_a: a.name.clone(),
+        model_b: b.name.clone(),
+        min_budget_tokens: lo,
+        max_budget_tokens: hi,
+        gap_at_min: gap(lo),
+        gap_at_max: gap(hi),
+        leader_at_min: leader(gap(lo), &a.name, &b.name),
+        leader_at_max: leader(gap(hi), &a.name, &b.name),
+        crossings,
+    }
+}
+
+/// Accuracy, tokens per sample and tokens per correct answer of every (model, k) strategy at the
+/// cap (`None`: unlimited), with the Pareto frontier.
+#[allow(clippy::too_many_arguments)]
+pub fn cost(
+    scenario: &Scenario,
+    name: &str,
+    key: u64,
+    models: &[usize],
+    ks: &[u32],
+    cap: Option<f64>,
+    price_per_mtok: Option<f64>,
+    votes_per_problem: u64,
+    traces: u64,
+    rule: Option<VoteRule>,
+    progress: Progress,
+) -> CostTable {
+    let difficulty = scenario.benchmark.difficulty();
+    let ms = inputs(scenario, models);
+    let budget = cap.unwrap_or(f64::INFINITY);
+    let cells: Vec<TraceCell> = ms.iter().map(|m| trace_cell(m, &difficulty)).collect();
+    let sims = traces::simulate(
+        scenario.seed,
+        &[key, 0],
+        &cells,
+        &[budget],
+        traces,
+        None,
+        progress,
+    );
+    // Vote cells: every (model, k > 1), with the per-problem capped (p', alpha').
+    let mut vote_cells = Vec::new();
+    let mut vote_index = Vec::new();
+    for (mi, m) in ms.iter().enumerate() {
+        let capped: Vec<(f64, f64)> = m
+            .rates
+            .iter()
+            .zip(&difficulty)
+            .map(|(&p, &d)| capped_vote_rates(p, m.attractor, &m.lengths, d, budget))
+            .collect();
+        for &k in ks.iter().filter(|&&k| k > 1) {
+            vote_index.push((mi, k));
+            vote_cells.push(VoteCell {
+                k,
+                p: capped.iter().map(|c| c.0).collect(),
+                alpha: capped.iter().map(|c| c.1).collect(),
+                rule: rule.unwrap_or(m.rule),
+            });
+        }
+    }
+    let vote_counts = votes::simulate(
+        scenario.seed,
+        &[key, 1],
+        &vote_cells,
+        votes_per_problem,
+        progress,
+    );
+    let big_n = difficulty.len() as f64;
+    let mut strategies = Vec::new();
+    for (mi, (m, cell)) in ms.iter().zip(&sims).enumerate() {
+        let mo = sim_means(cell, 0);
+        let (tokens_var, tokens_cov) = token_moments(m, &difficulty, budget, traces);
+        let tokens_exact = tokens_per_sample(&m.rates, &difficulty, &m.lengths, budget);
+        let tokens = Estimate::new(tokens_exact, mo.tokens, tokens_var.sqrt());
+        let vote_rule = rule.unwrap_or(m.rule);
+        for &k in ks {
+            // (exact per problem, simulated mean, draws per problem, covariance with tokens)
+            let (per_problem, sim, draws, cov) = if k == 1 {
+                let acc_i: Vec<f64> = m
+                    .rates
+                    .iter()
+                    .zip(&difficulty)
+                    .map(|(&p, &d)| {
+                        p * lognormal_cdf(budget, m.lengths.correct_median(d), m.lengths.sigma)
+                    })
+                    .collect();
+                (acc_i, mo.accuracy, traces, tokens_cov)
+            } else {
+                let maj_i = maj_at_k_capped(
+                    &m.rates,
+                    &difficulty,
+                    m.attractor,
+                    &m.lengths,
+                    k,
+                    vote_rule,
+                    budget,
+                );
+                let vi = vote_index
+                    .iter()
+                    .position(|&(vm, vk)| vm == mi && vk == k)
+                    .unwrap_or(0);
+                let wins: u64 = vote_counts
+                    .get(vi)
+                    .map_or(0, |c| c.iter().map(|v| v.wins).sum());
+                let sim = wins as f64 / (votes_per_problem as f64 * big_n);
+                (maj_i, sim, votes_per_problem, 0.0)
+            };
+            let acc_se = bernoulli_mean_se(&per_problem, draws);
+            let accuracy = Estimate::new(mean(&per_problem), sim, acc_se);
+            let kf = f64::from(k);
+            let ratio = |t: f64, a: f64| kf * t / a;
+            let r = ratio(tokens_exact, accuracy.exact);
+            // Delta method: Var(R) / R^2 = Var(T) / T^2 + Var(A) / A^2 - 2 Cov(T, A) / (T A).
+            let rel_var = tokens.se.powi(2) / tokens_exact.powi(2)
+                + acc_se.powi(2) / accuracy.exact.powi(2)
+                - 2.0 * cov / (tokens_exact * accuracy.exact);
+            let tpc_se = r * rel_var.max(0.0).sqrt();
+            let tokens_per_correct = Estimate::new(r, ratio(tokens.sim, accuracy.sim), tpc_se);
+            strategies.push(Strategy {
+                model: m.name.clone(),
+                k,
+                vote_rule,
+                accuracy,
+                tokens_per_sample: tokens,
+                tokens_per_correct,
+                cost_per_correct: price_per_mtok.map(|p| tokens_per_correct.exact * p / 1e6),
+                cost_per_correct_sim: price_per_mtok.map(|p| tokens_per_correct.sim * p / 1e6),
+                frontier: false,
+            });
+        }
+    }
+    strategies.sort_by(|a, b| {
+        a.tokens_per_correct
+            .exact
+            .total_cmp(&b.tokens_per_correct.exact)
+            .then(b.accuracy.exact.total_cmp(&a.accuracy.exact))
+    });
+    mark_frontier(&mut strategies);
+    CostTable {
+        experiment: name.to_string(),
+        cap_tokens: cap,
+        price_per_mtok,
+        votes: votes_per_problem,
+        traces,
+        models: ms.iter().map(budget_model).collect(),
+        strategies,
+    }
+}
+
+/// Marks the Pareto frontier of strategies sorted by cost (then by accuracy, best first): a
+/// strategy is on it when every cheaper-or-equal strategy is strictly less accurate.
+fn mark_frontier(sorted: &mut [Strategy]) {
+    let mut best = f64::NEG_INFINITY;
+    for s in sorted.iter_mut() {
+        let finite = s.tokens_per_correct.exact.is_finite();
+        s.frontier = finite && s.accuracy.exact > best;
+        if finite {
+            best = best.max(s.accuracy.exact);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::experiments::Z_BOUND;
+
+    const SMALL: &str = r#"
+seed = 11
+[benchmark]
+problems = 6
+mu = 0.2
+sigma = 1.5
+[[model]]
+name = "long"
+attractor = 0.5
+[model.tokens]
+median_tokens = 8000
+hard_growth = 1.0
+wrong_factor = 1.5
+sigma = 0.55
+[[model]]
+name = "short"
+shift = -0.6
+attractor = 0.5
+[model.tokens]
+median_tokens = 2500
+hard_growth = 1.0
+wrong_factor = 1.5
+sigma = 0.55
+[[experiment]]
+kind = "budget"
+budgets = [1000, 4000, 16000, 64000]
+traces = 20000
+[[experiment]]
+kind = "cost"
+k = [1, 4, 9]
+cap = 20000
+votes = 20000
+traces = 20000
+"#;
+
+    fn small() -> Scenario {
+        Scenario::from_toml(SMALL, "small", "test").expect("valid")
+    }
+
+    #[test]
+    fn budget_simulation_agrees_with_exact_within_the_z_bound() {
+        let s = small();
+        let r = budget(
+            &s,
+            "budget",
+            7,
+            &[0, 1],
+            &[1000.0, 4000.0, 16000.0, 64000.0],
+            20_000,
+            &|_| {},
+        );
+        assert_eq!(r.points.len(), 2 * 4 * 3);
+        for c in r.checks() {
+            assert!(c.estimate.se > 0.0, "{}", c.cell);
+            assert!(
+                c.passed(),
+                "{} {}: z = {}",
+                c.quantity,
+                c.cell,
+                c.estimate.z
+            );
+        }
+        // Simulated length shares add up to the traces inside the bins.
+        for h in &r.lengths {
+            let sim: f64 = h.correct_sim.iter().chain(&h.wrong_sim).sum();
+            let exact: f64 = h.correct_exact.iter().chain(&h.wrong_exact).sum();
+            assert!(sim <= 1.0 && exact <= 1.0 && exact > 0.99);
+        }
+    }
+
+    #[test]
+    fn cost_simulation_agrees_with_exact_and_marks_the_frontier() {
+        let s = small();
+        let r = cost(
+            &s,
+            "cost",
+            8,
+            &[0, 1],
+            &[1, 4, 9],
+            Some(20_000.0),
+            Some(2.0),
+            20_000,
+            20_000,
+            None,
+            &|_| {},
+        );
+        assert_eq!(r.strategies.len(), 6);
+        assert_eq!(r.checks().len(), 2 + 6 * 2);
+        for c in r.checks() {
+            assert!(
+                c.estimate.z.abs() <= Z_BOUND,
+                "{} {}: z = {}",
+                c.quantity,
+                c.cell,
+                c.estimate.z
+            );
+        }
+        assert!(r
+            .strategies
+            .windows(2)
+            .all(|w| w[0].tokens_per_correct.exact <= w[1].tokens_per_correct.exact));
+        // The cheapest strategy is always on the frontier; the frontier's accuracy rises.
+        assert!(r.strategies[0].frontier);
+        let front: Vec<f64> = r
+            .strategies
+            .iter()
+            .filter(|s| s.frontier)
+            .map(|s| s.accuracy.exact)
+            .collect();
+        assert!(front.windows(2).all(|w| w[1] > w[0]));
+        let st = &r.strategies[0];
+        let money = st.cost_per_correct.expect("price given");
+        assert!((money - st.tokens_per_correct.exact * 2.0 / 1e6).abs() < 1e-15);
+    }
+
+    #[test]
+    fn same_seed_same_result_other_seed_other_result() {
+        let s = small();
+        let run = |seed: u64| {
+            let mut s = s.clone();
+            s.seed = seed;
+            budget(&s, "budget", 7, &[0], &[1000.0, 4000.0], 3000, &|_| {})
+                .points
+                .iter()
+                .map(|p| p.estimate.sim)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(run(1), run(1));
+        assert_ne!(run(1), run(2));
+    }
+}

@@ -8,6 +8,7 @@ use clap::{Args, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::experiments::{self, RunOutput, Z_BOUND};
+use crate::interrupt;
 use crate::report::{self, Options};
 use crate::scenario::{Scenario, ScenarioError, NAMED};
 
@@ -19,6 +20,10 @@ pub const EXIT_CHECK_FAILED: u8 = 1;
 pub const EXIT_BAD_INPUT: u8 = 2;
 /// Exit code for an internal failure (a figure that cannot be drawn).
 pub const EXIT_INTERNAL: u8 = 3;
+/// Exit code after Ctrl-C (SIGINT): 128 + 2, as a shell reports it.
+pub const EXIT_SIGINT: u8 = 130;
+/// Exit code after SIGTERM: 128 + 15.
+pub const EXIT_SIGTERM: u8 = 143;
 
 /// evalsim: a Monte Carlo workbench for the statistics of evaluating sampled language models.
 #[derive(Debug, Parser)]
@@ -86,6 +91,18 @@ fn bad_input(e: impl Into<anyhow::Error>) -> Failure {
     }
 }
 
+/// A failure to write outputs: bad input (exit 2), or the interruption's exit code.
+fn write_failure(e: report::ReportError) -> Failure {
+    match (&e, interrupt::exit_code()) {
+        (report::ReportError::Interrupted { .. }, Some(code)) => Failure {
+            code,
+            error: anyhow::Error::new(e)
+                .context(format!("interrupted by {}", interrupt::signal_name())),
+        },
+        _ => bad_input(e),
+    }
+}
+
 /// Parses the command line, runs, prints errors with their causes and returns the exit code.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -95,6 +112,20 @@ pub fn main() -> ExitCode {
             eprintln!("error: {:#}", f.error);
             ExitCode::from(f.code)
         }
+    }
+}
+
+/// Fails with the interruption's exit code (130 SIGINT, 143 SIGTERM) once a signal arrived.
+fn stop_if_interrupted(stage: &str) -> Result<(), Failure> {
+    match interrupt::exit_code() {
+        Some(code) => Err(Failure {
+            code,
+            error: anyhow::anyhow!(
+                "interrupted by {} {stage}; every file in the output folder is complete or absent",
+                interrupt::signal_name()
+            ),
+        }),
+        None => Ok(()),
     }
 }
 
@@ -162,6 +193,12 @@ fn progress_bar(total: u64, quiet: bool) -> ProgressBar {
 
 fn run_scenario(a: &RunArgs, check_only: bool) -> Result<u8, Failure> {
     let c = &a.common;
+    interrupt::install()
+        .context("cannot install the SIGINT/SIGTERM handler")
+        .map_err(|e| Failure {
+            code: EXIT_INTERNAL,
+            error: e,
+        })?;
     let mut scenario = Scenario::load(&a.scenario).map_err(|e: ScenarioError| bad_input(e))?;
     if let Some(seed) = c.seed {
         scenario.seed = seed;
@@ -191,6 +228,7 @@ fn run_scenario(a: &RunArgs, check_only: bool) -> Result<u8, Failure> {
             error: e.into(),
         })?;
     pb.finish_and_clear();
+    stop_if_interrupted("while simulating; nothing was written")?;
     let checks = output.checks();
     let failed: Vec<_> = checks.iter().filter(|c| !c.passed()).collect();
     let out_dir = c
@@ -203,7 +241,7 @@ fn run_scenario(a: &RunArgs, check_only: bool) -> Result<u8, Failure> {
                 file: "checks.csv".into(),
                 bytes: report::tables::checks_csv(&output).into_bytes(),
             };
-            report::write_artifacts(&out_dir, &[csv]).map_err(bad_input)?;
+            report::write_artifacts(&out_dir, &[csv]).map_err(write_failure)?;
         }
     } else {
         let artifacts = report::render(
@@ -216,7 +254,8 @@ fn run_scenario(a: &RunArgs, check_only: bool) -> Result<u8, Failure> {
             code: EXIT_INTERNAL,
             error: e.into(),
         })?;
-        report::write_artifacts(&out_dir, &artifacts).map_err(bad_input)?;
+        stop_if_interrupted("while rendering; nothing was written")?;
+        report::write_artifacts(&out_dir, &artifacts).map_err(write_failure)?;
         if !c.quiet {
             println!(
                 "{}: wrote {} files to {}",

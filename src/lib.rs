@@ -10,6 +10,7 @@ pub mod analyze;
 pub mod cli;
 pub mod exact;
 pub mod experiments;
+pub mod interrupt;
 pub mod model;
 pub mod report;
 pub mod scenario;

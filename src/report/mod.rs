@@ -43,6 +43,13 @@ pub enum ReportError {
         /// The operating system's reason.
         reason: String,
     },
+    /// SIGINT or SIGTERM arrived while writing: the files before this one are complete, this
+    /// one and the rest were not written.
+    #[error("interrupted before writing {path}: the files written before it are complete, it and the rest were not written")]
+    Interrupted {
+        /// The first file not written.
+        path: String,
+    },
 }
 
 /// What to render.
@@ -111,10 +118,12 @@ fn json<T: serde::Serialize>(file: &str, value: &T) -> Result<Vec<u8>, ReportErr
 
 /// Writes the artifacts into `dir` (created if missing). Each file is written to a temporary
 /// name in the same folder and renamed into place, so a reader never sees a partial file.
-/// Files in `dir` that evalsim did not name are left alone.
+/// Files in `dir` that evalsim did not name are left alone. Between files it checks for an
+/// interruption ([`crate::interrupt::requested`]) and stops, so every file is complete or absent.
 ///
 /// # Errors
-/// [`ReportError::Write`] naming the path that failed.
+/// [`ReportError::Write`] naming the path that failed; [`ReportError::Interrupted`] when a
+/// signal arrived.
 pub fn write_artifacts(dir: &Path, artifacts: &[Artifact]) -> Result<Vec<PathBuf>, ReportError> {
     let werr = |p: &Path, e: std::io::Error| ReportError::Write {
         path: p.display().to_string(),
@@ -124,6 +133,11 @@ pub fn write_artifacts(dir: &Path, artifacts: &[Artifact]) -> Result<Vec<PathBuf
     let mut written = Vec::new();
     for a in artifacts {
         let path = dir.join(&a.file);
+        if crate::interrupt::requested() {
+            return Err(ReportError::Interrupted {
+                path: path.display().to_string(),
+            });
+        }
         let tmp = dir.join(format!(".{}.tmp-{}", a.file, std::process::id()));
         let result = std::fs::File::create(&tmp)
             .and_then(|mut f| {

@@ -85,6 +85,15 @@ impl<'a> Locator<'a> {
             .find('\n')
             .map_or(self.src.len(), |i| offset + i);
         let line = &self.src[line_start..line_end];
+        // A table header itself, e.g. `[model]` where `[[model]]` was meant.
+        let header = line.trim();
+        if let Some(name) = header.strip_prefix('[') {
+            let name = name.trim_start_matches('[');
+            let name = name.split(']').next().unwrap_or(name).trim();
+            if !name.is_empty() {
+                return name.to_string();
+            }
+        }
         let mut table = String::new();
         let mut counts: std::collections::HashMap<String, usize> = Default::default();
         for l in self.src[..line_start].lines() {
@@ -121,9 +130,68 @@ impl<'a> Locator<'a> {
     /// Converts TOML's own error (syntax, type, unknown key) into a located error.
     pub fn toml_error(&self, err: &toml::de::Error) -> ScenarioError {
         let span = err.span().unwrap_or(0..0);
-        let message = err.message().trim().to_string();
         // For an unknown field, the span is the key itself.
         let key = self.key_at(span.start);
+        let message = plain_message(err.message().trim(), &key, self.value_missing(span.start));
         self.error(span, key, message)
     }
+
+    /// True when the line at `offset` is `key =` with nothing after the `=`.
+    fn value_missing(&self, offset: usize) -> bool {
+        let offset = offset.min(self.src.len());
+        let start = self.src[..offset].rfind('\n').map_or(0, |i| i + 1);
+        let end = self.src[offset..]
+            .find('\n')
+            .map_or(self.src.len(), |i| offset + i);
+        let line = self.src[start..end].split('#').next().unwrap_or("");
+        line.split_once('=')
+            .is_some_and(|(k, v)| !k.trim().is_empty() && v.trim().is_empty())
+    }
+}
+
+/// Rewrites serde's and TOML's wording for people who write scenario files: Rust type names
+/// become TOML's (a whole number, a number, a table, an array), and a few syntax errors say
+/// what to write.
+fn plain_message(msg: &str, key: &str, value_missing: bool) -> String {
+    if value_missing {
+        return format!(
+            "missing value after `=` (write a value, e.g. `{} = 1`, or remove the line)",
+            key.rsplit('.').next().unwrap_or(key)
+        );
+    }
+    let mut m = msg
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join("; ")
+        .replace("expected u64", "expected a whole number >= 0")
+        .replace("expected f64", "expected a number")
+        .replace("expected a sequence", "expected an array")
+        .replace("invalid type: map", "invalid type: table")
+        .replace("invalid type: sequence", "invalid type: array");
+    for raw in [
+        "RawScenario",
+        "RawBenchmark",
+        "RawModel",
+        "RawTokens",
+        "RawExperiment",
+    ] {
+        m = m.replace(&format!("expected struct {raw}"), "expected a table");
+    }
+    if m.contains("number too large to fit in target type") {
+        m.push_str(" (whole numbers in TOML go up to 9223372036854775807; see the Limits in the README for each key)");
+    }
+    if m.contains("invalid basic string") || m.contains("invalid literal string") {
+        m.push_str(" (a string is missing its closing quote, or holds a bad escape)");
+    }
+    if m.contains("invalid table header") {
+        m.push_str(" (a table header looks like [benchmark], [[model]] or [[experiment]])");
+    }
+    if (key == "model" || key == "experiment") && m.contains("expected an array") {
+        m.push_str(&format!(
+            " (write [[{key}]], with double brackets, for each {key})"
+        ));
+    }
+    m
 }

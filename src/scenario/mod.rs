@@ -29,6 +29,12 @@ pub const MAX_SAMPLES: u64 = 100_000;
 pub const MAX_DRAWS: u64 = 100_000_000;
 /// Longest list (k values, n values, attractor shares, budgets, models) in one experiment.
 pub const MAX_LIST: usize = 256;
+/// Largest number of simulated votes in one experiment: problems x cells (series x k values) x
+/// votes. About an hour on 8 cores; the simulation itself streams, so this bounds time, not memory.
+pub const MAX_TOTAL_VOTES: u64 = 100_000_000_000;
+/// Largest number of (cell, problem) pairs in one experiment (cells = series x k values): bounds
+/// the memory of the per-problem counts and exact values (about 32 bytes each).
+pub const MAX_GRID: u64 = 10_000_000;
 /// Default k values of a curve: 1, 2, 4, ..., 64.
 pub const DEFAULT_K: [u32; 7] = [1, 2, 4, 8, 16, 32, 64];
 
@@ -173,9 +179,23 @@ impl Scenario {
             None
         };
         if let Some(file) = file {
-            let src = std::fs::read_to_string(&file).map_err(|e| ScenarioError::Read {
+            let bytes = std::fs::read(&file).map_err(|e| ScenarioError::Read {
                 path: file.display().to_string(),
                 reason: e.to_string(),
+            })?;
+            let src = String::from_utf8(bytes).map_err(|e| {
+                let at = e.utf8_error().valid_up_to();
+                let bad = e.as_bytes().get(at).copied().unwrap_or(0);
+                let text = String::from_utf8_lossy(e.as_bytes());
+                let display = file.display().to_string();
+                let loc = Locator::new(&display, &text);
+                loc.error(
+                    at..at,
+                    loc.key_at(at),
+                    format!(
+                        "byte 0x{bad:02X} is not valid UTF-8: scenario files must be UTF-8 text"
+                    ),
+                )
             })?;
             let stem = file
                 .file_stem()
@@ -241,7 +261,13 @@ impl Resolver<'_> {
         let mut experiments: Vec<Experiment> = Vec::new();
         for (i, e) in raw.experiment.into_iter().enumerate() {
             let span = e.span();
-            let exp = self.experiment(e.into_inner(), span.clone(), i + 1, &models)?;
+            let exp = self.experiment(
+                e.into_inner(),
+                span.clone(),
+                i + 1,
+                &models,
+                benchmark.problems,
+            )?;
             if experiments.iter().any(|o| o.name == exp.name) {
                 return Err(self.err(span, &format!("experiment[{}].name", i + 1), format!("duplicate experiment name `{}`: give each experiment of the same kind its own `name`", exp.name)));
             }
@@ -489,6 +515,7 @@ impl Resolver<'_> {
         span: Range<usize>,
         idx: usize,
         models: &[Model],
+        problems: usize,
     ) -> Res<Experiment> {
         let key = |k: &str| format!("experiment[{idx}].{k}");
         let kinds =
@@ -773,6 +800,29 @@ impl Resolver<'_> {
                 }
             }
         };
+        let grid = match &spec {
+            ExperimentSpec::Curves {
+                models, k, votes, ..
+            } => Some((models.len(), k.len(), *votes)),
+            ExperimentSpec::AttractorSweep {
+                attractors,
+                k,
+                votes,
+                ..
+            } => Some((attractors.len(), k.len(), *votes)),
+            _ => None,
+        };
+        if let Some((series, ks, votes)) = grid {
+            let cells = (series as u64) * (ks as u64) * (problems as u64);
+            let total = cells.saturating_mul(votes);
+            if cells > MAX_GRID {
+                return Err(self.err(span, &key("k"), format!("{series} series x {ks} k values x {problems} problems = {cells} (cell, problem) pairs: at most {MAX_GRID} per experiment; list fewer k values or models, or use fewer problems")));
+            }
+            if total > MAX_TOTAL_VOTES {
+                let at = e.votes.as_ref().map_or(span, |v| v.span());
+                return Err(self.err(at, &key("votes"), format!("{series} series x {ks} k values x {problems} problems x {votes} votes = {total} simulated votes: at most {MAX_TOTAL_VOTES} per experiment; lower `votes`")));
+            }
+        }
         Ok(Experiment { name, spec })
     }
 

@@ -21,7 +21,8 @@ pub fn batches(total: u64) -> impl Iterator<Item = (u64, u64)> {
 }
 
 /// Runs `work` on every task in parallel and returns the results in task order, so that any
-/// reduction over them is independent of scheduling.
+/// reduction over them is independent of scheduling. Long tasks should return early once
+/// [`crate::interrupt::requested`] is true (the caller then discards the results).
 pub fn run_ordered<T, R, F>(tasks: &[T], work: F) -> Vec<R>
 where
     T: Sync,

@@ -7,9 +7,10 @@
 use std::collections::HashMap;
 
 use rand::RngCore;
+use rayon::prelude::*;
 
 use super::alias::AliasTable;
-use super::{batches, run_ordered, stream::stream};
+use super::{stream::stream, BATCH};
 use crate::exact::maj::{binomial_pmf_with, ln_factorials};
 use crate::model::VoteRule;
 
@@ -132,9 +133,15 @@ pub struct VoteCell {
     pub rule: VoteRule,
 }
 
-/// Simulates `votes` votes per problem in every cell, in parallel over fixed batches; the batch
-/// of problem i in cell c uses the stream (seed, key..., c, i, batch). Returns counts per cell
-/// per problem, identical for any thread count. `progress` is called with votes done.
+/// Simulates `votes` votes per problem in every cell; the batch of problem i in cell c uses the
+/// stream (seed, key..., c, i, batch). Returns counts per cell per problem, identical for any
+/// thread count (counts are integer sums, so the order batches finish in cannot matter).
+/// `progress` is called with votes done.
+///
+/// Cells run one after another, each in parallel over problems and batches, so memory is
+/// O(k^2) for one cell's tables plus O(cells x problems) counts, whatever `votes` is. Once an
+/// interruption is [`requested`](crate::interrupt::requested), remaining batches are skipped
+/// (their counts stay zero) so the caller can stop quickly; such counts must be discarded.
 pub fn simulate(
     seed: u64,
     key: &[u64],
@@ -144,13 +151,15 @@ pub fn simulate(
 ) -> Vec<Vec<VoteCounts>> {
     let kmax = cells.iter().map(|c| c.k).max().unwrap_or(1);
     let lnf = ln_factorials(kmax);
-    // Attractor tables per cell, shared by the problems with the same alpha.
-    let tables: Vec<(Vec<AttractorTables>, Vec<usize>)> = cells
+    let n_batches = votes.div_ceil(BATCH);
+    cells
         .iter()
-        .map(|cell| {
+        .enumerate()
+        .map(|(ci, cell)| {
+            // Attractor tables shared by the problems with the same alpha: O(k^2) each.
             let mut index: HashMap<u64, usize> = HashMap::new();
             let mut list = Vec::new();
-            let which = cell
+            let which: Vec<usize> = cell
                 .alpha
                 .iter()
                 .map(|a| {
@@ -160,45 +169,42 @@ pub fn simulate(
                     })
                 })
                 .collect();
-            (list, which)
+            (0..cell.p.len())
+                .into_par_iter()
+                .map(|i| {
+                    let sampler =
+                        VoteSampler::new(cell.k, cell.p[i], &list[which[i]], cell.rule, &lnf);
+                    (0..n_batches)
+                        .into_par_iter()
+                        .map(|b| {
+                            if crate::interrupt::requested() {
+                                return VoteCounts::default();
+                            }
+                            let n = BATCH.min(votes - b * BATCH);
+                            let mut path = key.to_vec();
+                            path.extend([ci as u64, i as u64, b]);
+                            let mut rng = stream(seed, &path);
+                            let mut out = VoteCounts {
+                                votes: n,
+                                ..Default::default()
+                            };
+                            for _ in 0..n {
+                                let v = sampler.sample(&mut rng);
+                                out.wins += u64::from(v.win);
+                                out.any_correct += u64::from(v.correct > 0);
+                                out.all_correct += u64::from(v.correct == cell.k);
+                            }
+                            progress(n);
+                            out
+                        })
+                        .reduce(VoteCounts::default, |mut a, b| {
+                            a.add(b);
+                            a
+                        })
+                })
+                .collect()
         })
-        .collect();
-    let mut tasks = Vec::new();
-    for (ci, cell) in cells.iter().enumerate() {
-        for i in 0..cell.p.len() {
-            for (b, n) in batches(votes) {
-                tasks.push((ci, i, b, n));
-            }
-        }
-    }
-    let counts = run_ordered(&tasks, |&(ci, i, b, n)| {
-        let cell = &cells[ci];
-        let (list, which) = &tables[ci];
-        let sampler = VoteSampler::new(cell.k, cell.p[i], &list[which[i]], cell.rule, &lnf);
-        let mut path = key.to_vec();
-        path.extend([ci as u64, i as u64, b]);
-        let mut rng = stream(seed, &path);
-        let mut out = VoteCounts {
-            votes: n,
-            ..Default::default()
-        };
-        for _ in 0..n {
-            let v = sampler.sample(&mut rng);
-            out.wins += u64::from(v.win);
-            out.any_correct += u64::from(v.correct > 0);
-            out.all_correct += u64::from(v.correct == cell.k);
-        }
-        progress(n);
-        out
-    });
-    let mut result: Vec<Vec<VoteCounts>> = cells
-        .iter()
-        .map(|c| vec![VoteCounts::default(); c.p.len()])
-        .collect();
-    for (&(ci, i, _, _), c) in tasks.iter().zip(counts) {
-        result[ci][i].add(c);
-    }
-    result
+        .collect()
 }
 
 #[cfg(test)]

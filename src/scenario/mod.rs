@@ -823,6 +823,45 @@ impl Resolver<'_> {
                 return Err(self.err(at, &key("votes"), format!("{series} series x {ks} k values x {problems} problems x {votes} votes = {total} simulated votes: at most {MAX_TOTAL_VOTES} per experiment; lower `votes`")));
             }
         }
+        // Every other kind: bound the total simulated draws (reruns, votes or traces times the
+        // problems they cover), which bounds the run time; memory is streamed.
+        let p = problems as u64;
+        let work = match &spec {
+            ExperimentSpec::SeedVariance { n, reruns, .. } => {
+                Some(("reruns", n.len() as u64 * reruns * p))
+            }
+            ExperimentSpec::VoteSpread { k, reruns, .. } => {
+                Some(("reruns", k.len() as u64 * reruns * p))
+            }
+            ExperimentSpec::HeadToHead { n, reruns, .. } => {
+                Some(("reruns", 2 * n.len() as u64 * reruns * p))
+            }
+            ExperimentSpec::Budget { models, traces, .. } => {
+                Some(("traces", models.len() as u64 * traces * p))
+            }
+            ExperimentSpec::Cost {
+                models,
+                k,
+                votes,
+                traces,
+                ..
+            } => {
+                let voting = k.iter().filter(|&&k| k > 1).count() as u64;
+                Some(("votes", models.len() as u64 * p * (traces + voting * votes)))
+            }
+            _ => None,
+        };
+        if let Some((what, total)) = work {
+            if total > MAX_TOTAL_VOTES {
+                let at = match what {
+                    "reruns" => e.reruns.as_ref().map(|v| v.span()),
+                    "traces" => e.traces.as_ref().map(|v| v.span()),
+                    _ => e.votes.as_ref().map(|v| v.span()),
+                }
+                .unwrap_or(span);
+                return Err(self.err(at, &key(what), format!("this experiment would simulate {total} draws ({problems} problems x its cells x `{what}`): at most {MAX_TOTAL_VOTES} per experiment; lower `{what}`")));
+            }
+        }
         Ok(Experiment { name, spec })
     }
 

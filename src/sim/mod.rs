@@ -20,18 +20,6 @@ pub fn batches(total: u64) -> impl Iterator<Item = (u64, u64)> {
     (0..n).map(move |b| (b, BATCH.min(total - b * BATCH)))
 }
 
-/// Runs `work` on every task in parallel and returns the results in task order, so that any
-/// reduction over them is independent of scheduling. Long tasks should return early once
-/// [`crate::interrupt::requested`] is true (the caller then discards the results).
-pub fn run_ordered<T, R, F>(tasks: &[T], work: F) -> Vec<R>
-where
-    T: Sync,
-    R: Send,
-    F: Fn(&T) -> R + Sync + Send,
-{
-    tasks.par_iter().map(work).collect()
-}
-
 /// Runs `work` on every task in parallel and folds the results with `merge`, which must be
 /// associative and commutative (exact integer sums), so the result is independent of scheduling
 /// while memory stays bounded by the number of threads, not the number of tasks.
@@ -44,6 +32,37 @@ where
 {
     tasks
         .par_iter()
-        .map(work)
+        .map(|t| {
+            if crate::interrupt::requested() {
+                identity.clone()
+            } else {
+                work(t)
+            }
+        })
         .reduce(|| identity.clone(), &merge)
+}
+
+/// Tasks per parallel chunk of [`run_ordered_fold`].
+const CHUNK: usize = 8192;
+
+/// Runs `work` on every task in parallel, chunk by chunk, and folds the results in task order
+/// with `fold` (so floating-point sums are identical for any thread count), keeping at most one
+/// chunk of results in memory. Stops after the current chunk once an interruption is
+/// [`requested`](crate::interrupt::requested); the caller must then discard the result.
+pub fn run_ordered_fold<T, R, F, G>(tasks: &[T], work: F, mut fold: G)
+where
+    T: Sync,
+    R: Send,
+    F: Fn(&T) -> R + Sync + Send,
+    G: FnMut(&T, R),
+{
+    for chunk in tasks.chunks(CHUNK) {
+        if crate::interrupt::requested() {
+            return;
+        }
+        let done: Vec<R> = chunk.par_iter().map(&work).collect();
+        for (t, r) in chunk.iter().zip(done) {
+            fold(t, r);
+        }
+    }
 }

@@ -10,7 +10,7 @@
 use rand::RngCore;
 use rand_distr::{Distribution, StandardNormal};
 
-use super::{batches, run_ordered, stream::stream};
+use super::{batches, run_ordered_fold, stream::stream};
 
 /// One problem of a trace cell.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -101,15 +101,6 @@ pub fn simulate(
             }
         }
     }
-    let done = run_ordered(&tasks, |&(ci, i, b, n)| {
-        let mut path = key.to_vec();
-        path.extend([ci as u64, i as u64, b]);
-        let mut rng = stream(seed, &path);
-        let cell = &cells[ci];
-        let out = batch(&cell.problems[i], cell.sigma, budgets, n, bins, &mut rng);
-        progress(n);
-        out
-    });
     let nbins = bins.map_or(0, |b| b.bins);
     let mut result: Vec<CellTraces> = cells
         .iter()
@@ -119,12 +110,21 @@ pub fn simulate(
             hist_wrong: vec![0; nbins],
         })
         .collect();
-    for (&(ci, i, _, _), b) in tasks.iter().zip(done) {
+    let work = |&(ci, i, b, n): &(usize, usize, u64, u64)| {
+        let mut path = key.to_vec();
+        path.extend([ci as u64, i as u64, b]);
+        let mut rng = stream(seed, &path);
+        let cell = &cells[ci];
+        let out = batch(&cell.problems[i], cell.sigma, budgets, n, bins, &mut rng);
+        progress(n);
+        out
+    };
+    run_ordered_fold(&tasks, work, |&(ci, i, _, _), b| {
         let cell = &mut result[ci];
         cell.problems[i].add(&b.totals);
         add_counts(&mut cell.hist_correct, &b.hist_correct);
         add_counts(&mut cell.hist_wrong, &b.hist_wrong);
-    }
+    });
     result
 }
 

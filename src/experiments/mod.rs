@@ -2,6 +2,8 @@
 //! every simulated number becomes a [`Check`] with its Monte Carlo standard error and z-score.
 //! No file I/O here: [`crate::report`] turns results into files.
 pub mod noise;
+pub mod plan;
+pub mod sweep;
 pub mod votes;
 
 use serde::Serialize;

@@ -3,7 +3,9 @@
 //! Nothing here computes a statistic.
 pub mod figures;
 pub mod markdown;
+pub mod planning;
 pub mod plot;
+pub mod sweep;
 pub mod tables;
 
 use std::io::Write;

@@ -11,6 +11,8 @@ use crate::experiments::{self, RunOutput, Z_BOUND};
 use crate::report::{self, Options};
 use crate::scenario::{Scenario, ScenarioError, NAMED};
 
+mod grid;
+
 /// Exit code for a run that finished with every check passing.
 pub const EXIT_OK: u8 = 0;
 /// Exit code when a simulated number disagrees with its exact value (|z| above the bound).
@@ -37,6 +39,12 @@ enum Command {
     Check(RunArgs),
     /// List the named scenarios.
     List(CommonArgs),
+    /// Run a scenario in every cell of a parameter grid (--set PATH=VALUES); optionally one shard.
+    Sweep(grid::SweepArgs),
+    /// How many problems N and samples per problem n tell two models apart.
+    Plan(grid::PlanArgs),
+    /// Join the shard-I-of-N.json files of a sharded sweep into the tables and figures of a whole one.
+    Merge(grid::MergeArgs),
 }
 
 /// Flags every command takes.
@@ -98,6 +106,9 @@ fn run(cli: Cli) -> Result<u8, Failure> {
         Command::List(c) => list(&c),
         Command::Run(a) => run_scenario(&a, false),
         Command::Check(a) => run_scenario(&a, true),
+        Command::Sweep(a) => grid::sweep(&a),
+        Command::Plan(a) => grid::plan(&a),
+        Command::Merge(a) => grid::merge(&a),
     }
 }
 

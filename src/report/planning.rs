@@ -107,9 +107,10 @@ fn answer_text(a: &Answer) -> String {
                 format!("half-width {:.2} points", pct(v))
             };
             format!(
-                "N = {} problems with n = {} samples each ({} samples per model; {what}) {}",
+                "N = {} problems with n = {} sample{} each ({} samples per model; {what}) {}",
                 thousands(big_n as u64),
                 n,
+                if n == 1 { "" } else { "s" },
                 thousands(big_n as u64 * u64::from(n)),
                 design_words(a.design)
             )

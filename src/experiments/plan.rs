@@ -268,7 +268,7 @@ fn checked(count: usize, which: CheckCells) -> Vec<usize> {
 
 /// Simulates paired reruns of the chosen fixed-design cells: per rerun one total count of A and
 /// one of B, each one u64 per problem ([`CountSampler`]). Batches of 4,096 reruns have their own
-/// stream keyed by (seed, "plan", N, n, gap, batch), so a cell's numbers depend on nothing else.
+/// stream per model keyed by (seed, "plan", N, n, gap, batch, model), so a cell's numbers depend on nothing else.
 /// Returns (per cell: (loss, tie) counts), draws.
 pub fn simulate(
     spec: &PlanSpec,
@@ -297,13 +297,13 @@ pub fn simulate(
         |&(ci, batch, count)| {
             let (big_n, n, gap) = cells[ci];
             let (sa, sb) = &samplers[ci];
-            let mut rng = stream(
-                spec.seed,
-                &[key, big_n as u64, u64::from(n), gap.to_bits(), batch],
-            );
+            let cell = [key, big_n as u64, u64::from(n), gap.to_bits(), batch];
+            // Model A and model B each have their own stream (interleaved draws, see total_pair).
+            let mut rng_a = stream(spec.seed, &[cell[0], cell[1], cell[2], cell[3], cell[4], 0]);
+            let mut rng_b = stream(spec.seed, &[cell[0], cell[1], cell[2], cell[3], cell[4], 1]);
             let (mut loss, mut tie) = (0u64, 0u64);
             for _ in 0..count {
-                let (ta, tb) = (sa.total(&mut rng), sb.total(&mut rng));
+                let (ta, tb) = sa.total_pair(sb, &mut rng_a, &mut rng_b);
                 loss += u64::from(tb < ta);
                 tie += u64::from(tb == ta);
             }

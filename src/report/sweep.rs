@@ -58,20 +58,32 @@ pub fn sweep_figures(s: &SweepOutput) -> Vec<(String, Figure)> {
     };
     let mut out = Vec::new();
     for exp in experiments {
-        let mut keys: Vec<(&str, &str)> = Vec::new();
-        for c in &s.cells {
-            for ch in c.checks.iter().filter(|ch| ch.experiment == exp) {
-                let k = (ch.quantity.as_str(), ch.cell.as_str());
-                if !keys.contains(&k) {
-                    keys.push(k);
+        // The j-th check of the experiment is the same quantity in every cell (the cell text
+        // may name a swept value, so it is not the key); the title keeps the words all cells share.
+        let per_cell: Vec<Vec<&crate::experiments::sweep::StoredCheck>> = s
+            .cells
+            .iter()
+            .map(|c| c.checks.iter().filter(|ch| ch.experiment == exp).collect())
+            .collect();
+        let count = per_cell.iter().map(Vec::len).max().unwrap_or(0);
+        let title_of = |j: usize| -> String {
+            let mut first: Option<(String, Vec<String>)> = None;
+            for checks in &per_cell {
+                if let Some(ch) = checks.get(j) {
+                    let words: Vec<String> = ch.cell.split(' ').map(str::to_string).collect();
+                    first = Some(match first {
+                        None => (ch.quantity.clone(), words),
+                        Some((q, w)) => (q, w.into_iter().filter(|x| words.contains(x)).collect()),
+                    });
                 }
             }
-        }
-        let picked: Vec<(&str, &str)> = if keys.len() <= MAX_PANELS {
-            keys.clone()
+            first.map_or_else(String::new, |(q, w)| format!("{q} [{}]", w.join(" ")))
+        };
+        let picked: Vec<usize> = if count <= MAX_PANELS {
+            (0..count).collect()
         } else {
             (0..MAX_PANELS)
-                .map(|j| keys[j * (keys.len() - 1) / (MAX_PANELS - 1)])
+                .map(|j| j * (count - 1) / (MAX_PANELS - 1))
                 .collect()
         };
         let mut series: Vec<String> = Vec::new();
@@ -81,86 +93,89 @@ pub fn sweep_figures(s: &SweepOutput) -> Vec<(String, Figure)> {
                 series.push(l);
             }
         }
-        let panels: Vec<Panel> =
-            picked
-                .iter()
-                .map(|&(q, cell)| {
-                    let mut p = Panel::new(format!("{q} [{cell}]"), xpath.as_str(), q);
-                    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
-                    let (mut xlo, mut xhi) = (f64::INFINITY, f64::NEG_INFINITY);
-                    for (si, label) in series.iter().enumerate() {
-                        let mut line = Vec::new();
-                        let mut marks = Vec::new();
-                        for c in s.cells.iter().filter(|c| &series_label(&c.values) == label) {
-                            let x = value(&c.values[0]);
-                            if let Some(ch) = c.checks.iter().find(|ch| {
-                                ch.experiment == exp && ch.quantity == q && ch.cell == cell
-                            }) {
-                                let e = ch.estimate();
-                                xlo = xlo.min(x);
-                                xhi = xhi.max(x);
-                                for v in [e.exact, e.ci_low, e.ci_high] {
-                                    if v.is_finite() {
-                                        lo = lo.min(v);
-                                        hi = hi.max(v);
-                                    }
-                                }
-                                if e.exact.is_finite() {
-                                    line.push((x, e.exact));
-                                }
-                                if e.sim.is_finite() && e.se.is_finite() {
-                                    marks.push((x, e.sim, e.ci_low, e.ci_high));
+        let panels: Vec<Panel> = picked
+            .iter()
+            .map(|&j| {
+                let q = per_cell
+                    .iter()
+                    .find_map(|c| c.get(j))
+                    .map_or("", |ch| ch.quantity.as_str());
+                let mut p = Panel::new(title_of(j), xpath.as_str(), q);
+                let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+                let (mut xlo, mut xhi) = (f64::INFINITY, f64::NEG_INFINITY);
+                for (si, label) in series.iter().enumerate() {
+                    let mut line = Vec::new();
+                    let mut marks = Vec::new();
+                    for (c, checks) in s.cells.iter().zip(&per_cell) {
+                        if &series_label(&c.values) != label {
+                            continue;
+                        }
+                        let x = value(&c.values[0]);
+                        if let Some(ch) = checks.get(j) {
+                            let e = ch.estimate();
+                            xlo = xlo.min(x);
+                            xhi = xhi.max(x);
+                            for v in [e.exact, e.ci_low, e.ci_high] {
+                                if v.is_finite() {
+                                    lo = lo.min(v);
+                                    hi = hi.max(v);
                                 }
                             }
+                            if e.exact.is_finite() {
+                                line.push((x, e.exact));
+                            }
+                            if e.sim.is_finite() && e.se.is_finite() {
+                                marks.push((x, e.sim, e.ci_low, e.ci_high));
+                            }
                         }
-                        line.sort_by(|a, b| a.0.total_cmp(&b.0));
-                        let name = if label.is_empty() {
-                            "exact".to_string()
-                        } else {
-                            label.clone()
-                        };
-                        p.lines.push(Line {
-                            label: Some(name),
-                            color: si,
-                            dashed: false,
-                            points: line,
-                        });
-                        p.markers.push(Markers {
-                            label: None,
-                            color: si,
-                            points: marks,
-                        });
                     }
-                    if !(lo.is_finite() && hi.is_finite()) {
-                        (lo, hi) = (0.0, 1.0);
-                    }
-                    let pad = ((hi - lo) * 0.08).max(1e-9 + hi.abs() * 0.02);
-                    p.y_range = (lo - pad, hi + pad);
-                    if !(xlo.is_finite() && xhi.is_finite()) {
-                        (xlo, xhi) = (0.0, 1.0);
-                    }
-                    let xpad = ((xhi - xlo) * 0.05).max(0.5 * (xhi - xlo == 0.0) as u8 as f64);
-                    p.x_range = (xlo - xpad, xhi + xpad);
-                    let xs: Vec<f64> = s
-                        .manifest
-                        .grid
-                        .first()
-                        .map(|(_, v)| v.iter().map(|x| value(x)).collect())
-                        .unwrap_or_default();
-                    if xs.len() <= 12 {
-                        p.x_ticks = Some(xs);
-                    }
-                    p.legend = SeriesLabelPosition::UpperRight;
-                    p
-                })
-                .collect();
+                    line.sort_by(|a, b| a.0.total_cmp(&b.0));
+                    let name = if label.is_empty() {
+                        "exact".to_string()
+                    } else {
+                        label.clone()
+                    };
+                    p.lines.push(Line {
+                        label: Some(name),
+                        color: si,
+                        dashed: false,
+                        points: line,
+                    });
+                    p.markers.push(Markers {
+                        label: None,
+                        color: si,
+                        points: marks,
+                    });
+                }
+                if !(lo.is_finite() && hi.is_finite()) {
+                    (lo, hi) = (0.0, 1.0);
+                }
+                let pad = ((hi - lo) * 0.08).max(1e-9 + hi.abs() * 0.02);
+                p.y_range = (lo - pad, hi + pad);
+                if !(xlo.is_finite() && xhi.is_finite()) {
+                    (xlo, xhi) = (0.0, 1.0);
+                }
+                let xpad = ((xhi - xlo) * 0.05).max(0.5 * (xhi - xlo == 0.0) as u8 as f64);
+                p.x_range = (xlo - xpad, xhi + xpad);
+                let xs: Vec<f64> = s
+                    .manifest
+                    .grid
+                    .first()
+                    .map(|(_, v)| v.iter().map(|x| value(x)).collect())
+                    .unwrap_or_default();
+                if xs.len() <= 12 {
+                    p.x_ticks = Some(xs);
+                }
+                p.legend = SeriesLabelPosition::UpperRight;
+                p
+            })
+            .collect();
         let columns = panels.len().clamp(1, 3);
         let rows = panels.len().div_ceil(columns).max(1) as u32;
-        let shown = if keys.len() > picked.len() {
+        let shown = if count > picked.len() {
             format!(
-                " ({} of {} quantities; all in sweep.csv)",
-                picked.len(),
-                keys.len()
+                " ({} of {count} quantities; all in sweep.csv)",
+                picked.len()
             )
         } else {
             String::new()

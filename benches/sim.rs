@@ -259,12 +259,54 @@ fn exact(c: &mut Criterion) {
     g.finish();
 }
 
+/// The peer's `--heavy` grid (N {30, 100, 300, 1000} x n {1, 4, 16, 64} x shift {0.05, 0.1, 0.21,
+/// 0.4}) through `evalsim plan`: the exact values of all 192 cells, and the simulated check of the
+/// 64 fixed-design cells at 10,000 paired reruns each (457.6 million binomial draws; the peer runs
+/// 100,000, so multiply the time by 10 to compare).
+fn plan(c: &mut Criterion) {
+    use evalsim::experiments::plan::{exact_cells, simulate, CheckCells, PlanSpec};
+    let spec = PlanSpec {
+        mu: 0.2,
+        sigma: 2.2,
+        gaps: vec![0.05, 0.1, 0.21, 0.4],
+        problems: vec![30, 100, 300, 1000],
+        samples: vec![1, 4, 16, 64],
+        target_loss_or_tie: 0.05,
+        target_halfwidth: 0.02,
+        reruns: 10_000,
+        check_cells: CheckCells::All,
+        seed: 1,
+    };
+    let cells: Vec<(usize, u32, f64)> = spec
+        .gaps
+        .iter()
+        .flat_map(|&g| {
+            spec.problems
+                .iter()
+                .flat_map(move |&big_n| [1u32, 4, 16, 64].map(|n| (big_n, n, g)))
+        })
+        .collect();
+    let mut g = c.benchmark_group("plan");
+    g.sample_size(10);
+    g.bench_function("exact, all 192 cells (all threads)", |b| {
+        b.iter(|| black_box(exact_cells(&spec)))
+    });
+    let draws: u64 = cells.iter().map(|c| 2 * c.0 as u64 * spec.reruns).sum();
+    g.throughput(Throughput::Elements(draws));
+    g.bench_function(
+        "simulated heavy grid, 10,000 reruns per cell (binomial draws, all threads)",
+        |b| b.iter(|| black_box(simulate(&spec, &cells, &|_| {}))),
+    );
+    g.finish();
+}
+
 criterion_group!(
     benches,
     generator,
     note_votes,
     note_noise,
     note_budget,
-    exact
+    exact,
+    plan
 );
 criterion_main!(benches);

@@ -12,6 +12,8 @@ use crate::interrupt;
 use crate::report::{self, Options};
 use crate::scenario::{Scenario, ScenarioError, NAMED};
 
+mod grid;
+
 /// Exit code for a run that finished with every check passing.
 pub const EXIT_OK: u8 = 0;
 /// Exit code when a simulated number disagrees with its exact value (|z| above the bound).
@@ -47,6 +49,12 @@ enum Command {
     Analyze(AnalyzeArgs),
     /// Fit a scenario to real per-sample results and print its TOML on stdout.
     Fit(FitArgs),
+    /// Run a scenario in every cell of a parameter grid (--set PATH=VALUES); optionally one shard.
+    Sweep(grid::SweepArgs),
+    /// How many problems N and samples per problem n tell two models apart.
+    Plan(grid::PlanArgs),
+    /// Join the shard-I-of-N.json files of a sharded sweep into the tables and figures of a whole one.
+    Merge(grid::MergeArgs),
 }
 
 /// Flags every command takes.
@@ -136,6 +144,9 @@ fn run(cli: Cli) -> Result<u8, Failure> {
         Command::Check(a) => run_scenario(&a, true),
         Command::Analyze(a) => analyze_command(&a),
         Command::Fit(a) => fit_command(&a),
+        Command::Sweep(a) => grid::sweep(&a),
+        Command::Plan(a) => grid::plan(&a),
+        Command::Merge(a) => grid::merge(&a),
     }
 }
 

@@ -4,3 +4,4 @@ pub mod budget;
 pub mod maj;
 pub mod noise;
 pub mod pass;
+pub mod plan;

@@ -3,6 +3,8 @@
 //! No file I/O here: [`crate::report`] turns results into files.
 pub mod budget;
 pub mod noise;
+pub mod plan;
+pub mod sweep;
 pub mod votes;
 
 use serde::Serialize;

@@ -4,7 +4,9 @@
 pub mod analyze;
 pub mod figures;
 pub mod markdown;
+pub mod planning;
 pub mod plot;
+pub mod sweep;
 pub mod tables;
 
 use std::io::Write;

@@ -531,3 +531,203 @@ fn draw_panel<DB: DrawingBackend>(
     }
     Ok(())
 }
+
+/// A heat map: one coloured, labelled cell per (column, row), with chosen cells outlined.
+#[derive(Debug, Clone)]
+pub struct HeatPanel {
+    /// Caption above the chart.
+    pub title: String,
+    /// X axis label.
+    pub x_label: String,
+    /// Y axis label.
+    pub y_label: String,
+    /// Column labels, left to right.
+    pub columns: Vec<String>,
+    /// Row labels, bottom to top.
+    pub rows: Vec<String>,
+    /// values[row][column], coloured from white (`range.0`) to blue (`range.1`).
+    pub values: Vec<Vec<f64>>,
+    /// Text drawn in each cell.
+    pub labels: Vec<Vec<String>>,
+    /// Cells drawn with a thick outline (e.g. those meeting a target).
+    pub outlined: Vec<Vec<bool>>,
+    /// Colour scale.
+    pub range: (f64, f64),
+    /// A line of text under the chart (e.g. what the outline means).
+    pub footnote: String,
+}
+
+/// A figure of heat maps laid out in a grid.
+#[derive(Debug, Clone)]
+pub struct HeatFigure {
+    /// Title naming the scenario and seed.
+    pub title: String,
+    /// Panels, row by row.
+    pub panels: Vec<HeatPanel>,
+    /// Grid columns.
+    pub columns: usize,
+    /// Pixel size.
+    pub size: (u32, u32),
+}
+
+/// Renders a heat-map figure to PNG bytes.
+///
+/// # Errors
+/// [`PlotError`] when plotters or the PNG encoder fails.
+pub fn render_heat_png(fig: &HeatFigure) -> Result<Vec<u8>, PlotError> {
+    register_fonts();
+    let (w, h) = fig.size;
+    let mut buf = vec![0u8; w as usize * h as usize * 3];
+    let e = |x: &dyn std::fmt::Debug| PlotError {
+        figure: fig.title.clone(),
+        reason: format!("{x:?}"),
+    };
+    {
+        let root = BitMapBackend::with_buffer(&mut buf, (w, h)).into_drawing_area();
+        draw_heat(&root, fig)?;
+        root.present().map_err(|x| e(&x))?;
+    }
+    let mut png = Vec::new();
+    use image::ImageEncoder;
+    image::codecs::png::PngEncoder::new(&mut png)
+        .write_image(&buf, w, h, image::ColorType::Rgb8)
+        .map_err(|x| e(&x))?;
+    Ok(png)
+}
+
+/// Renders a heat-map figure to an SVG document.
+///
+/// # Errors
+/// [`PlotError`] when plotters fails.
+pub fn render_heat_svg(fig: &HeatFigure) -> Result<String, PlotError> {
+    register_fonts();
+    let mut out = String::new();
+    {
+        let root = SVGBackend::with_string(&mut out, fig.size).into_drawing_area();
+        draw_heat(&root, fig)?;
+        root.present().map_err(|x| PlotError {
+            figure: fig.title.clone(),
+            reason: format!("{x:?}"),
+        })?;
+    }
+    Ok(out)
+}
+
+fn draw_heat<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    fig: &HeatFigure,
+) -> Result<(), PlotError> {
+    let e = |x: &dyn std::fmt::Debug| PlotError {
+        figure: fig.title.clone(),
+        reason: format!("{x:?}"),
+    };
+    root.fill(&WHITE).map_err(|x| e(&x))?;
+    let body = root
+        .titled(&fig.title, (FONT, 20).into_font().style(FontStyle::Bold))
+        .map_err(|x| e(&x))?;
+    let cols = fig.columns.max(1);
+    let rows = fig.panels.len().div_ceil(cols).max(1);
+    for (panel, area) in fig
+        .panels
+        .iter()
+        .zip(body.split_evenly((rows, cols)).iter())
+    {
+        draw_heat_panel(area, panel).map_err(|x| e(&x))?;
+    }
+    Ok(())
+}
+
+fn heat_colour(v: f64, (lo, hi): (f64, f64)) -> RGBColor {
+    let t = if hi > lo {
+        ((v - lo) / (hi - lo)).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    let mix = |a: u8, b: u8| (f64::from(a) + t * (f64::from(b) - f64::from(a))).round() as u8;
+    // White to the palette's blue.
+    RGBColor(mix(255, 0x08), mix(255, 0x45), mix(255, 0x94))
+}
+
+fn draw_heat_panel<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    p: &HeatPanel,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let (nc, nr) = (p.columns.len().max(1), p.rows.len().max(1));
+    let (plot_area, foot) = area.split_vertically(area.dim_in_pixel().1.saturating_sub(28));
+    let mut chart = ChartBuilder::on(&plot_area)
+        .caption(&p.title, (FONT, 17))
+        .margin(12)
+        .x_label_area_size(48)
+        .y_label_area_size(64)
+        .build_cartesian_2d(
+            TickAxis {
+                lo: 0.0,
+                hi: nc as f64,
+                ticks: (0..nc).map(|i| i as f64 + 0.5).collect(),
+            },
+            TickAxis {
+                lo: 0.0,
+                hi: nr as f64,
+                ticks: (0..nr).map(|i| i as f64 + 0.5).collect(),
+            },
+        )?;
+    let label = |names: &[String], v: f64| {
+        names
+            .get(v.floor().max(0.0) as usize)
+            .cloned()
+            .unwrap_or_default()
+    };
+    let xfmt = |v: &f64| label(&p.columns, *v);
+    let yfmt = |v: &f64| label(&p.rows, *v);
+    chart
+        .configure_mesh()
+        .disable_mesh()
+        .x_desc(p.x_label.as_str())
+        .y_desc(p.y_label.as_str())
+        .x_label_formatter(&xfmt)
+        .y_label_formatter(&yfmt)
+        .label_style((FONT, 14))
+        .axis_desc_style((FONT, 15))
+        .draw()?;
+    for (r, row) in p.values.iter().enumerate() {
+        for (c, &v) in row.iter().enumerate() {
+            let (x, y) = (c as f64, r as f64);
+            chart.draw_series(std::iter::once(Rectangle::new(
+                [(x, y), (x + 1.0, y + 1.0)],
+                heat_colour(v, p.range).filled(),
+            )))?;
+            let dark = heat_colour(v, p.range).0 < 110;
+            let colour = if dark { WHITE } else { BLACK };
+            let text = p
+                .labels
+                .get(r)
+                .and_then(|l| l.get(c))
+                .cloned()
+                .unwrap_or_default();
+            let style = TextStyle::from((FONT, 14).into_font()).color(&colour).pos(
+                plotters::style::text_anchor::Pos::new(
+                    plotters::style::text_anchor::HPos::Center,
+                    plotters::style::text_anchor::VPos::Center,
+                ),
+            );
+            chart.draw_series(std::iter::once(Text::new(text, (x + 0.5, y + 0.5), style)))?;
+        }
+    }
+    for (r, row) in p.outlined.iter().enumerate() {
+        for (c, &on) in row.iter().enumerate() {
+            if on {
+                let (x, y) = (c as f64, r as f64);
+                chart.draw_series(std::iter::once(Rectangle::new(
+                    [(x + 0.02, y + 0.02), (x + 0.98, y + 0.98)],
+                    PALETTE[1].stroke_width(3),
+                )))?;
+            }
+        }
+    }
+    foot.draw(&Text::new(
+        p.footnote.clone(),
+        (16, 4),
+        (FONT, 13).into_font(),
+    ))?;
+    Ok(())
+}

@@ -5,6 +5,7 @@
 //! checks every value and builds the model structs. Every error names the file, the line and
 //! column, the key, and what would be valid; nothing is clamped silently.
 pub mod error;
+pub mod grid;
 pub mod raw;
 
 use std::ops::Range;
@@ -169,51 +170,79 @@ impl Scenario {
     /// [`ScenarioError::Read`] when a file cannot be read, [`ScenarioError::UnknownName`] when
     /// the name matches nothing, and any error of [`Scenario::from_toml`].
     pub fn load(name_or_path: &str) -> Result<Scenario, ScenarioError> {
-        let path = Path::new(name_or_path);
-        let local = Path::new("scenarios").join(format!("{name_or_path}.toml"));
-        let file = if path.is_file() || name_or_path.ends_with(".toml") {
-            Some(path.to_path_buf())
-        } else if !name_or_path.contains(['/', '\\']) && local.is_file() {
-            Some(local)
-        } else {
-            None
-        };
-        if let Some(file) = file {
-            let bytes = std::fs::read(&file).map_err(|e| ScenarioError::Read {
-                path: file.display().to_string(),
-                reason: e.to_string(),
-            })?;
-            let src = String::from_utf8(bytes).map_err(|e| {
-                let at = e.utf8_error().valid_up_to();
-                let bad = e.as_bytes().get(at).copied().unwrap_or(0);
-                let text = String::from_utf8_lossy(e.as_bytes());
-                let display = file.display().to_string();
-                let loc = Locator::new(&display, &text);
-                loc.error(
-                    at..at,
-                    loc.key_at(at),
-                    format!(
-                        "byte 0x{bad:02X} is not valid UTF-8: scenario files must be UTF-8 text"
-                    ),
-                )
-            })?;
-            let stem = file
-                .file_stem()
-                .map_or("scenario".into(), |s| s.to_string_lossy().into_owned());
-            return Scenario::from_toml(&src, &stem, &file.display().to_string());
-        }
-        match NAMED.iter().find(|(n, _)| *n == name_or_path) {
-            Some((n, src)) => Scenario::from_toml(src, n, &format!("<embedded {n}>")),
-            None => Err(ScenarioError::UnknownName {
-                name: name_or_path.to_string(),
-                available: NAMED.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", "),
-            }),
-        }
+        let src = read_source(name_or_path)?;
+        Scenario::from_toml(&src.text, &src.name, &src.file)
     }
 
     /// The index of a model by name.
     pub fn model_index(&self, name: &str) -> Option<usize> {
         self.models.iter().position(|m| m.name == name)
+    }
+}
+
+/// The text of a scenario and what to call it.
+#[derive(Debug, Clone)]
+pub struct ScenarioSource {
+    /// The TOML text.
+    pub text: String,
+    /// Short name (named scenario or file stem).
+    pub name: String,
+    /// What error messages call the source (a path or `<embedded NAME>`).
+    pub file: String,
+}
+
+/// Finds a scenario's text the way [`Scenario::load`] does: an existing file path (or anything
+/// ending in `.toml`), then `scenarios/NAME.toml`, then the compiled-in named scenarios.
+///
+/// # Errors
+/// [`ScenarioError::Read`] when a file cannot be read, [`ScenarioError::UnknownName`] when the
+/// name matches nothing.
+pub fn read_source(name_or_path: &str) -> Result<ScenarioSource, ScenarioError> {
+    let path = Path::new(name_or_path);
+    let local = Path::new("scenarios").join(format!("{name_or_path}.toml"));
+    let file = if path.is_file() || name_or_path.ends_with(".toml") {
+        Some(path.to_path_buf())
+    } else if !name_or_path.contains(['/', '\\']) && local.is_file() {
+        Some(local)
+    } else {
+        None
+    };
+    if let Some(file) = file {
+        let bytes = std::fs::read(&file).map_err(|e| ScenarioError::Read {
+            path: file.display().to_string(),
+            reason: e.to_string(),
+        })?;
+        let text = String::from_utf8(bytes).map_err(|e| {
+            let at = e.utf8_error().valid_up_to();
+            let bad = e.as_bytes().get(at).copied().unwrap_or(0);
+            let lossy = String::from_utf8_lossy(e.as_bytes());
+            let display = file.display().to_string();
+            let loc = Locator::new(&display, &lossy);
+            loc.error(
+                at..at,
+                loc.key_at(at),
+                format!("byte 0x{bad:02X} is not valid UTF-8: scenario files must be UTF-8 text"),
+            )
+        })?;
+        let name = file
+            .file_stem()
+            .map_or("scenario".into(), |s| s.to_string_lossy().into_owned());
+        return Ok(ScenarioSource {
+            text,
+            name,
+            file: file.display().to_string(),
+        });
+    }
+    match NAMED.iter().find(|(n, _)| *n == name_or_path) {
+        Some((n, src)) => Ok(ScenarioSource {
+            text: (*src).to_string(),
+            name: (*n).to_string(),
+            file: format!("<embedded {n}>"),
+        }),
+        None => Err(ScenarioError::UnknownName {
+            name: name_or_path.to_string(),
+            available: NAMED.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", "),
+        }),
     }
 }
 

@@ -63,6 +63,40 @@ impl CountSampler {
     }
 }
 
+impl CountSampler {
+    /// One rerun's totals of two samplers over the same problems (e.g. models A and B), each from
+    /// its own generator: one u64 per problem per sampler, exactly as [`CountSampler::total`]
+    /// would draw them, but interleaved so that the two generators' dependency chains overlap in
+    /// the CPU (about twice the throughput of two calls in a row).
+    #[inline]
+    pub fn total_pair<R: RngCore>(
+        &self,
+        other: &CountSampler,
+        rng_self: &mut R,
+        rng_other: &mut R,
+    ) -> (u64, u64) {
+        match (self, other) {
+            (CountSampler::Bernoulli(a), CountSampler::Bernoulli(b)) if a.len() == b.len() => {
+                a.iter().zip(b).fold((0, 0), |(x, y), (&ta, &tb)| {
+                    (
+                        x + u64::from((rng_self.next_u64() >> 11) < ta),
+                        y + u64::from((rng_other.next_u64() >> 11) < tb),
+                    )
+                })
+            }
+            (CountSampler::Alias(a), CountSampler::Alias(b)) if a.len() == b.len() => {
+                a.iter().zip(b).fold((0, 0), |(x, y), (ta, tb)| {
+                    (
+                        x + u64::from(ta.sample(rng_self)),
+                        y + u64::from(tb.sample(rng_other)),
+                    )
+                })
+            }
+            _ => (self.total(rng_self), other.total(rng_other)),
+        }
+    }
+}
+
 /// One rerun's total count when the problems are redrawn: p_i = expit(mu + sigma z_i) with
 /// z_i ~ N(0, 1), then c_i ~ Bin(n, p_i).
 pub fn random_placement_total<R: RngCore>(
@@ -188,6 +222,21 @@ impl Histogram {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn total_pair_draws_what_two_totals_draw() {
+        use crate::sim::stream::stream;
+        for n in [1, 5] {
+            let a = CountSampler::new(n, &[0.1, 0.5, 0.9]);
+            let b = CountSampler::new(n, &[0.2, 0.6, 0.7]);
+            let (mut r1, mut r2) = (stream(1, &[n.into()]), stream(2, &[n.into()]));
+            let (mut s1, mut s2) = (r1.clone(), r2.clone());
+            for _ in 0..100 {
+                let pair = a.total_pair(&b, &mut r1, &mut r2);
+                assert_eq!(pair, (a.total(&mut s1), b.total(&mut s2)));
+            }
+        }
+    }
 
     #[test]
     fn histogram_merge_is_order_free() {

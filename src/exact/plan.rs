@@ -1,0 +1,203 @@
+//! Planning formulas: how far apart two models' benchmark scores are, how noisy their difference
+//! is under three designs, and the power of a test to see the gap.
+//!
+//! Model A has rates p_A = expit(mu + sigma z), model B p_B = expit(mu + gap + sigma z) for the same
+//! problem z. A score is mean_i c_i / n over N problems with n samples each (pass@1 averaged over n).
+//!
+//! - Fixed benchmark (quantile placement, independent seeds): Var(score_B - score_A) =
+//!   seed_sd(p_A)^2 + seed_sd(p_B)^2 (see [`crate::exact::noise::seed_sd`]).
+//! - Population, paired (both models on the same N drawn problems): per problem the score
+//!   difference has variance (E[p_A q_A] + E[p_B q_B]) / n + Var(p_B - p_A), so
+//!   Var = (E[p_A q_A] + E[p_B q_B]) / (n N) + Var(p_B - p_A) / N.
+//! - Population, unpaired (each model on its own N drawn problems):
+//!   Var = (E[p_A q_A] + E[p_B q_B]) / (n N) + (Var p_A + Var p_B) / N.
+//!
+//! The population moments are integrals over z ~ N(0, 1), computed by composite Simpson.
+
+use serde::Serialize;
+use statrs::function::erf::erfc;
+
+use crate::model::expit;
+
+/// Two-sided 5% normal quantile used for CI half-widths and power.
+pub const Z_95: f64 = 1.959_963_984_540_054;
+
+/// Integration range for z ~ N(0, 1): the mass beyond |z| = 12 is ~4e-33.
+const Z_RANGE: f64 = 12.0;
+/// Simpson intervals over [-12, 12] (step 0.0012: far below any feature of expit for sigma up to
+/// ~100, absolute error below 1e-12 there).
+const INTERVALS: usize = 20_000;
+
+/// Population moments of a pair of models on problems drawn from the logit-normal.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct PairMoments {
+    /// E[p_A].
+    pub mean_a: f64,
+    /// E[p_B].
+    pub mean_b: f64,
+    /// E[p_A (1 - p_A)].
+    pub mean_pq_a: f64,
+    /// E[p_B (1 - p_B)].
+    pub mean_pq_b: f64,
+    /// Var(p_A).
+    pub var_a: f64,
+    /// Var(p_B).
+    pub var_b: f64,
+    /// Var(p_B - p_A) for the same problem.
+    pub var_diff: f64,
+}
+
+/// E[f(Z)] for Z ~ N(0, 1) by composite Simpson over |z| <= 12. Time: O(20,000) evaluations.
+fn normal_expectation(f: impl Fn(f64) -> f64) -> f64 {
+    let h = 2.0 * Z_RANGE / INTERVALS as f64;
+    let norm = 1.0 / (2.0 * std::f64::consts::PI).sqrt();
+    let g = |z: f64| f(z) * (-0.5 * z * z).exp() * norm;
+    let mut acc = g(-Z_RANGE) + g(Z_RANGE);
+    for j in 1..INTERVALS {
+        let w = if j % 2 == 1 { 4.0 } else { 2.0 };
+        acc += w * g(-Z_RANGE + j as f64 * h);
+    }
+    acc * h / 3.0
+}
+
+/// Population moments of A = expit(mu + sigma z) and B = expit(mu + gap + sigma z). Central
+/// moments are integrated around the means (no cancellation). Time: O(1) (~10^5 expit calls).
+///
+/// # Panics
+/// If `mu`, `gap` are not finite or `sigma` is negative or not finite.
+pub fn population_pair_moments(mu: f64, sigma: f64, gap: f64) -> PairMoments {
+    assert!(
+        mu.is_finite() && gap.is_finite(),
+        "mu and gap must be finite"
+    );
+    assert!(sigma.is_finite() && sigma >= 0.0, "sigma must be >= 0");
+    let pa = |z: f64| expit(mu + sigma * z);
+    let pb = |z: f64| expit(mu + gap + sigma * z);
+    let mean_a = normal_expectation(pa);
+    let mean_b = normal_expectation(pb);
+    let mean_diff = mean_b - mean_a;
+    PairMoments {
+        mean_a,
+        mean_b,
+        mean_pq_a: normal_expectation(|z| pa(z) * (1.0 - pa(z))),
+        mean_pq_b: normal_expectation(|z| pb(z) * (1.0 - pb(z))),
+        var_a: normal_expectation(|z| (pa(z) - mean_a).powi(2)),
+        var_b: normal_expectation(|z| (pb(z) - mean_b).powi(2)),
+        var_diff: normal_expectation(|z| (pb(z) - pa(z) - mean_diff).powi(2)),
+    }
+}
+
+impl PairMoments {
+    /// SD of score_B - score_A when both models run on the same N drawn problems.
+    pub fn paired_se(&self, n: u32, problems: usize) -> f64 {
+        let (n, big_n) = (f64::from(n), problems as f64);
+        ((self.mean_pq_a + self.mean_pq_b) / (n * big_n) + self.var_diff / big_n).sqrt()
+    }
+
+    /// SD of score_B - score_A when each model runs on its own N drawn problems.
+    pub fn unpaired_se(&self, n: u32, problems: usize) -> f64 {
+        let (n, big_n) = (f64::from(n), problems as f64);
+        ((self.mean_pq_a + self.mean_pq_b) / (n * big_n) + (self.var_a + self.var_b) / big_n).sqrt()
+    }
+}
+
+/// The logit shift whose population pass@1 gap E[p_B] - E[p_A] equals `points` / 100, by
+/// bisection on [-40, 40] logits.
+///
+/// # Errors
+/// When the gap cannot be reached (|points| >= the room left above or below E[p_A]).
+pub fn gap_logits_for_points(mu: f64, sigma: f64, points: f64) -> Result<f64, String> {
+    let base = normal_expectation(|z| expit(mu + sigma * z));
+    let target = points / 100.0;
+    let gap_at = |s: f64| normal_expectation(|z| expit(mu + s + sigma * z)) - base;
+    let (mut lo, mut hi) = (-40.0, 40.0);
+    if !(gap_at(lo) < target && target < gap_at(hi)) {
+        return Err(format!(
+            "a gap of {points} points is out of reach: pass@1 of A is {:.1}%, so the gap must lie between {:.1} and {:.1} points",
+            100.0 * base,
+            -100.0 * base,
+            100.0 * (1.0 - base)
+        ));
+    }
+    for _ in 0..100 {
+        let mid = 0.5 * (lo + hi);
+        if gap_at(mid) < target {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    Ok(0.5 * (lo + hi))
+}
+
+/// Phi(x) through erfc (both tails keep their relative accuracy).
+pub fn normal_cdf(x: f64) -> f64 {
+    0.5 * erfc(-x / std::f64::consts::SQRT_2)
+}
+
+/// Power of a two-sided 5% z-test of a true difference `gap` with standard error `se`:
+/// Phi(gap / se - 1.96) + Phi(-gap / se - 1.96). A zero SE gives 1 for a nonzero gap.
+pub fn detect_power(gap: f64, se: f64) -> f64 {
+    if se <= 0.0 {
+        return if gap != 0.0 { 1.0 } else { 0.05 };
+    }
+    normal_cdf(gap / se - Z_95) + normal_cdf(-gap / se - Z_95)
+}
+
+/// Normal approximation of (P(B < A), P(B = A)) for a count difference D = C_B - C_A with mean
+/// `mean` and SD `sd` (in counts), with continuity correction: loss = Phi((-1/2 - mean) / sd),
+/// loss or tie = Phi((1/2 - mean) / sd).
+pub fn normal_loss_tie(mean: f64, sd: f64) -> (f64, f64) {
+    if sd <= 0.0 {
+        return (
+            f64::from(u8::from(mean < 0.0)),
+            f64::from(u8::from(mean == 0.0)),
+        );
+    }
+    let loss = normal_cdf((-0.5 - mean) / sd);
+    let loss_or_tie = normal_cdf((0.5 - mean) / sd);
+    (loss, (loss_or_tie - loss).max(0.0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::exact::noise::random_placement_moments;
+
+    #[test]
+    fn moments_match_the_adaptive_integrator() {
+        let m = population_pair_moments(0.2, 2.2, 0.21);
+        let (ea, pqa, va) = random_placement_moments(0.2, 2.2);
+        let (eb, pqb, vb) = random_placement_moments(0.41, 2.2);
+        for (x, y) in [
+            (m.mean_a, ea),
+            (m.mean_pq_a, pqa),
+            (m.var_a, va),
+            (m.mean_b, eb),
+            (m.mean_pq_b, pqb),
+            (m.var_b, vb),
+        ] {
+            assert!((x - y).abs() < 1e-11, "{x} vs {y}");
+        }
+        // Same problems: the difference varies far less than either rate.
+        assert!(m.var_diff < 0.01 * m.var_a);
+        // A zero gap makes the paired difference pure seed noise.
+        let z = population_pair_moments(0.2, 2.2, 0.0);
+        assert!(z.var_diff < 1e-20);
+    }
+
+    #[test]
+    fn points_round_trip_to_logits() {
+        let s = gap_logits_for_points(0.2, 2.2, 3.0).expect("reachable");
+        let m = population_pair_moments(0.2, 2.2, s);
+        assert!((m.mean_b - m.mean_a - 0.03).abs() < 1e-10);
+        assert!(gap_logits_for_points(0.2, 2.2, 60.0).is_err());
+    }
+
+    #[test]
+    fn power_is_five_percent_at_zero_and_rises() {
+        assert!((detect_power(0.0, 1.0) - 0.05).abs() < 1e-9);
+        assert!((detect_power(Z_95, 1.0) - 0.5).abs() < 1e-3);
+        assert!(detect_power(4.0, 1.0) > 0.97);
+    }
+}

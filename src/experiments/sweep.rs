@@ -1,0 +1,317 @@
+//! `sweep`: a scenario's experiments run in every cell of a parameter grid.
+//!
+//! Each cell is the scenario's TOML document with the cell's values set at their paths, loaded
+//! with [`Scenario::from_toml`] (so every cell is validated like a file), and seeded with
+//! stream_id(seed, [hash of "path=value;..."]): a cell's numbers depend only on the master seed
+//! and its own parameters, not on which other cells run, the thread count or the shard.
+use serde::{Deserialize, Serialize};
+
+use super::{run_all, Check, Estimate, Progress, RunError};
+use crate::scenario::grid::{check_path, fmt_value, set_value, Axis, GridError, MAX_CELLS};
+use crate::scenario::{Scenario, ScenarioError, ScenarioSource};
+use crate::sim::stream::{name_id, stream_id};
+
+/// What identifies a sweep: shards of one sweep must agree on all of it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Manifest {
+    /// Scenario name.
+    pub scenario: String,
+    /// FNV-1a hash of the scenario's TOML text, hex.
+    pub scenario_hash: String,
+    /// Master seed.
+    pub seed: u64,
+    /// Swept paths and their values (shortest round-trip text, so they survive JSON exactly).
+    pub grid: Vec<(String, Vec<String>)>,
+    /// Number of cells.
+    pub cells: usize,
+    /// evalsim version.
+    pub version: String,
+}
+
+/// One check row of a cell, every number as shortest round-trip text (`inf` and `nan` spelled
+/// out), so that JSON round trips are exact.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StoredCheck {
+    /// Experiment name.
+    pub experiment: String,
+    /// Quantity.
+    pub quantity: String,
+    /// The experiment's own cell description.
+    pub cell: String,
+    /// Exact, sim, se, z.
+    pub values: [String; 4],
+}
+
+/// The results of one grid cell.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SweepCell {
+    /// Index in the grid (the last `--set` varies fastest).
+    pub index: usize,
+    /// The cell's values, one per axis, as text.
+    pub values: Vec<String>,
+    /// The cell's seed.
+    pub seed: u64,
+    /// Every check of every experiment of the cell.
+    pub checks: Vec<StoredCheck>,
+}
+
+/// A whole sweep, or one shard of it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SweepOutput {
+    /// What the sweep is.
+    pub manifest: Manifest,
+    /// `[index, count]` for a shard; absent for a whole sweep.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<[usize; 2]>,
+    /// The cells, by index.
+    pub cells: Vec<SweepCell>,
+}
+
+/// A sweep that cannot run.
+#[derive(Debug, thiserror::Error)]
+pub enum SweepError {
+    /// A bad `--set`.
+    #[error(transparent)]
+    Grid(#[from] GridError),
+    /// The scenario text does not parse.
+    #[error("{0}")]
+    Parse(String),
+    /// A cell's scenario does not validate.
+    #[error("cell {index} ({assignments}): {source}")]
+    Cell {
+        /// The cell's index.
+        index: usize,
+        /// `path=value, ...`.
+        assignments: String,
+        /// Why.
+        source: ScenarioError,
+    },
+    /// Too many cells.
+    #[error("the grid has {0} cells; at most {MAX_CELLS} are allowed")]
+    TooBig(usize),
+    /// An experiment cannot run.
+    #[error(transparent)]
+    Run(#[from] RunError),
+}
+
+/// A prepared sweep: the grid and every cell's validated scenario.
+#[derive(Debug)]
+pub struct Sweep {
+    /// The manifest.
+    pub manifest: Manifest,
+    /// The axes.
+    pub axes: Vec<Axis>,
+    /// Per cell: its values and its scenario (seeded for the cell).
+    pub cells: Vec<(Vec<f64>, Scenario)>,
+}
+
+/// FNV-1a of a text, as 16 hex digits.
+pub fn text_hash(text: &str) -> String {
+    format!("{:016x}", name_id(text))
+}
+
+/// Builds every cell's scenario. The master seed is `seed` when given, else the scenario's.
+///
+/// # Errors
+/// [`SweepError`] naming the path or cell that is invalid; nothing has run yet.
+pub fn prepare(
+    src: &ScenarioSource,
+    sets: &[(String, Vec<f64>)],
+    seed: Option<u64>,
+) -> Result<Sweep, SweepError> {
+    let mut doc: toml::Value = toml::from_str(&src.text)
+        .map_err(|e| SweepError::Parse(format!("{}: {}", src.file, e.message())))?;
+    if let Some(s) = seed {
+        set_value(&mut doc, "seed", s as f64)?;
+    }
+    let mut axes = Vec::new();
+    for (path, values) in sets {
+        if axes.iter().any(|a: &Axis| &a.path == path) {
+            return Err(GridError::Syntax {
+                arg: path.clone(),
+                reason: "the same path is set twice; give all its values in one --set".into(),
+            }
+            .into());
+        }
+        let integer = check_path(&doc, path)?;
+        if integer {
+            if let Some(x) = values.iter().find(|x| x.fract() != 0.0 || **x < 0.0) {
+                return Err(GridError::Syntax {
+                    arg: path.clone(),
+                    reason: format!("{x} is not a whole number >= 0, which {path} needs"),
+                }
+                .into());
+            }
+        }
+        axes.push(Axis {
+            path: path.clone(),
+            values: values.clone(),
+            integer,
+        });
+    }
+    let total = axes.iter().map(|a| a.values.len()).product::<usize>();
+    if total > MAX_CELLS {
+        return Err(SweepError::TooBig(total));
+    }
+    let base: Scenario = Scenario::from_toml(
+        &toml::to_string(&doc).map_err(|e| SweepError::Parse(e.to_string()))?,
+        &src.name,
+        &src.file,
+    )
+    .map_err(|e| SweepError::Parse(e.to_string()))?;
+    let master = base.seed;
+    let mut cells = Vec::with_capacity(total);
+    for index in 0..total {
+        let mut rest = index;
+        let mut values = vec![0.0; axes.len()];
+        for (ai, a) in axes.iter().enumerate().rev() {
+            values[ai] = a.values[rest % a.values.len()];
+            rest /= a.values.len();
+        }
+        let assignments = assignments(&axes, &values);
+        let mut cell_doc = doc.clone();
+        for (a, &v) in axes.iter().zip(&values) {
+            set_value(&mut cell_doc, &a.path, v)?;
+        }
+        let text = toml::to_string(&cell_doc).map_err(|e| SweepError::Parse(e.to_string()))?;
+        let mut s = Scenario::from_toml(&text, &src.name, &format!("{} cell {index}", src.file))
+            .map_err(|source| SweepError::Cell {
+                index,
+                assignments: assignments.clone(),
+                source,
+            })?;
+        // A swept `seed` moves the cell's base seed; the cell hash mixes in every assignment.
+        s.seed = stream_id(s.seed, &[name_id(&assignments)]);
+        cells.push((values, s));
+    }
+    let manifest = Manifest {
+        scenario: src.name.clone(),
+        scenario_hash: text_hash(&src.text),
+        seed: master,
+        grid: axes
+            .iter()
+            .map(|a| {
+                (
+                    a.path.clone(),
+                    a.values.iter().map(|&v| fmt_value(v)).collect(),
+                )
+            })
+            .collect(),
+        cells: total,
+        version: env!("CARGO_PKG_VERSION").into(),
+    };
+    Ok(Sweep {
+        manifest,
+        axes,
+        cells,
+    })
+}
+
+/// `path=value, path=value` of a cell.
+pub fn assignments(axes: &[Axis], values: &[f64]) -> String {
+    axes.iter()
+        .zip(values)
+        .map(|(a, &v)| format!("{}={}", a.path, fmt_value(v)))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Runs the cells whose index is in `indices`, in index order.
+///
+/// # Errors
+/// The first experiment that cannot run.
+pub fn run_cells(
+    sweep: &Sweep,
+    indices: &[usize],
+    progress: Progress,
+) -> Result<Vec<SweepCell>, SweepError> {
+    let mut out = Vec::with_capacity(indices.len());
+    for &index in indices {
+        let (values, scenario) = &sweep.cells[index];
+        let run = run_all(scenario, progress)?;
+        out.push(SweepCell {
+            index,
+            values: values.iter().map(|&v| fmt_value(v)).collect(),
+            seed: scenario.seed,
+            checks: run.checks().iter().map(store).collect(),
+        });
+    }
+    Ok(out)
+}
+
+/// Shortest round-trip text of a number, `inf` / `-inf` / `nan` spelled out (as in the tables).
+fn text(x: f64) -> String {
+    if x.is_finite() {
+        format!("{x}")
+    } else if x.is_nan() {
+        "nan".into()
+    } else if x > 0.0 {
+        "inf".into()
+    } else {
+        "-inf".into()
+    }
+}
+
+fn store(c: &Check) -> StoredCheck {
+    let e = c.estimate;
+    StoredCheck {
+        experiment: c.experiment.clone(),
+        quantity: c.quantity.clone(),
+        cell: c.cell.clone(),
+        values: [text(e.exact), text(e.sim), text(e.se), text(e.z)],
+    }
+}
+
+impl StoredCheck {
+    /// The numbers back: (exact, sim, se, z); unparsable text reads as NaN.
+    pub fn estimate(&self) -> Estimate {
+        let v: Vec<f64> = self
+            .values
+            .iter()
+            .map(|s| s.parse().unwrap_or(f64::NAN))
+            .collect();
+        let mut e = Estimate::new(v[0], v[1], v[2]);
+        e.z = v[3];
+        e
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::read_source;
+
+    #[test]
+    fn cells_are_seeded_by_their_parameters_only() {
+        let src = read_source("note").expect("note");
+        let a = prepare(
+            &src,
+            &[("model.long.attractor".into(), vec![0.0, 0.5])],
+            None,
+        )
+        .expect("grid");
+        let b = prepare(
+            &src,
+            &[("model.long.attractor".into(), vec![0.5, 0.9, 0.0])],
+            None,
+        )
+        .expect("grid");
+        assert_eq!(a.cells[1].1.seed, b.cells[0].1.seed);
+        assert_eq!(a.cells[0].1.seed, b.cells[2].1.seed);
+        assert_ne!(a.cells[0].1.seed, a.cells[1].1.seed);
+    }
+
+    #[test]
+    fn invalid_cells_name_the_cell() {
+        let src = read_source("note").expect("note");
+        let e = prepare(
+            &src,
+            &[("model.long.attractor".into(), vec![0.5, 1.5])],
+            None,
+        )
+        .expect_err("1.5 is not a share");
+        let msg = e.to_string();
+        assert!(msg.contains("cell 1 (model.long.attractor=1.5)"), "{msg}");
+        assert!(msg.contains("attractor"), "{msg}");
+    }
+}

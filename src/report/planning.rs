@@ -1,0 +1,401 @@
+//! Outputs of `evalsim plan`: the table, the figures and the answer paragraph (nothing computed
+//! here beyond picking finished numbers).
+use plotters::prelude::SeriesLabelPosition;
+
+use super::plot::{self, HeatFigure, HeatPanel, Line, Markers, Panel, Scale};
+use super::tables::{num, Csv};
+use super::{Artifact, ReportError};
+use crate::experiments::plan::{Answer, Design, PlanCell, PlanResult};
+
+fn pct(x: f64) -> f64 {
+    100.0 * x
+}
+
+/// `plan.csv`: one row per (design, gap, N, n).
+pub fn plan_csv(r: &PlanResult) -> String {
+    let mut csv = Csv::new(&[
+        "mu",
+        "sigma",
+        "metric",
+        "seed",
+        "design",
+        "problems",
+        "samples",
+        "gap_logits",
+        "gap",
+        "se",
+        "halfwidth",
+        "power",
+        "loss",
+        "tie",
+        "loss_or_tie",
+        "method",
+        "sim_loss_or_tie",
+        "sim_se",
+        "z",
+        "reruns",
+        "meets_loss_or_tie",
+        "meets_halfwidth",
+    ]);
+    let s = &r.spec;
+    for c in &r.cells {
+        let (sim, se, z, reruns) = match c.sim {
+            Some(x) => (
+                num(x.loss_or_tie.sim),
+                num(x.loss_or_tie.se),
+                num(x.loss_or_tie.z),
+                x.reruns.to_string(),
+            ),
+            None => Default::default(),
+        };
+        csv.row([
+            num(s.mu),
+            num(s.sigma),
+            "pass@1".into(),
+            s.seed.to_string(),
+            c.design.as_str().into(),
+            c.problems.to_string(),
+            c.samples.to_string(),
+            num(c.gap_logits),
+            num(c.gap),
+            num(c.se),
+            num(c.halfwidth),
+            num(c.power),
+            num(c.loss),
+            num(c.tie),
+            num(c.loss_or_tie),
+            c.method.into(),
+            sim,
+            se,
+            z,
+            reruns,
+            (c.loss_or_tie <= s.target_loss_or_tie).to_string(),
+            (c.halfwidth <= s.target_halfwidth).to_string(),
+        ]);
+    }
+    csv.finish()
+}
+
+fn design_words(d: Design) -> &'static str {
+    match d {
+        Design::Fixed => "on a fixed benchmark (the same problems for both models, independent seeds)",
+        Design::PopulationPaired => {
+            "when the problems are a sample from a population and both models answer the same ones (paired)"
+        }
+        Design::PopulationUnpaired => "when each model answers its own sample of problems (unpaired)",
+    }
+}
+
+fn thousands(x: u64) -> String {
+    let s = x.to_string();
+    let mut out = String::new();
+    for (i, ch) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
+}
+
+fn answer_text(a: &Answer) -> String {
+    match a.best {
+        Some((big_n, n, v)) => {
+            let what = if a.target == "loss_or_tie" {
+                format!("loss-or-tie {:.1}%", pct(v))
+            } else {
+                format!("half-width {:.2} points", pct(v))
+            };
+            format!(
+                "N = {} problems with n = {} sample{} each ({} samples per model; {what}) {}",
+                thousands(big_n as u64),
+                n,
+                if n == 1 { "" } else { "s" },
+                thousands(big_n as u64 * u64::from(n)),
+                design_words(a.design)
+            )
+        }
+        None => format!(
+            "no cell of the grid suffices {} (try larger N or n)",
+            design_words(a.design)
+        ),
+    }
+}
+
+/// The answer: one paragraph per gap, ready to paste into a plan.
+pub fn paragraph(r: &PlanResult) -> String {
+    let s = &r.spec;
+    let mut out = String::new();
+    for &gap in &s.gaps {
+        let pick = |design: Design, target: &str| {
+            r.answers
+                .iter()
+                .find(|a| a.design == design && a.gap_logits == gap && a.target == target)
+        };
+        let pop_gap = r
+            .cells
+            .iter()
+            .find(|c| c.design == Design::PopulationPaired && c.gap_logits == gap)
+            .map_or(0.0, |c| c.gap);
+        let lt: Vec<String> = Design::ALL
+            .iter()
+            .filter_map(|&d| pick(d, "loss_or_tie"))
+            .take(1)
+            .map(answer_text)
+            .collect();
+        let hw: Vec<String> = Design::ALL
+            .iter()
+            .filter_map(|&d| pick(d, "halfwidth"))
+            .map(answer_text)
+            .collect();
+        out.push_str(&format!(
+            "Model B is {gap:+} logits better than model A on problems whose solve rates are \
+             logit-normal(mu = {}, sigma = {}): {:+.1} points of pass@1 (averaged over n samples \
+             per problem). Searching N in {:?} and n in {:?} for the fewest samples N x n: for B \
+             to lose or tie a rerun at most {}% of the time, use {}. For a 95% confidence \
+             interval on the difference no wider than +/-{} points, use {}; {}; and {}.\n\n",
+            s.mu,
+            s.sigma,
+            pct(pop_gap),
+            s.problems,
+            s.samples,
+            pct(s.target_loss_or_tie),
+            lt.join("; "),
+            pct(s.target_halfwidth),
+            hw.first().cloned().unwrap_or_default(),
+            hw.get(1).cloned().unwrap_or_default(),
+            hw.get(2).cloned().unwrap_or_default(),
+        ));
+    }
+    out.trim_end().to_string() + "\n"
+}
+
+fn title(r: &PlanResult, what: &str) -> String {
+    format!(
+        "{what} · logit-normal({}, {}) · seed {}",
+        r.spec.mu, r.spec.sigma, r.spec.seed
+    )
+}
+
+fn fixed(r: &PlanResult, gap: f64) -> impl Iterator<Item = &PlanCell> {
+    r.cells
+        .iter()
+        .filter(move |c| c.design == Design::Fixed && c.gap_logits == gap)
+}
+
+/// Loss-or-tie against N on a log axis, one line per n (fixed design), one panel per gap.
+pub fn loss_figure(r: &PlanResult) -> plot::Figure {
+    let s = &r.spec;
+    let nmin = *s.problems.iter().min().unwrap_or(&1) as f64;
+    let nmax = *s.problems.iter().max().unwrap_or(&1) as f64;
+    let panels = s
+        .gaps
+        .iter()
+        .map(|&gap| {
+            let mut p = Panel::new(
+                format!("B = A {gap:+} logits (fixed benchmark)"),
+                "problems N",
+                "P(B scores <= A) in one rerun, %",
+            );
+            p.x_scale = Scale::Log10;
+            p.x_range = (nmin / 1.3, nmax * 1.3);
+            p.x_ticks = Some(s.problems.iter().map(|&n| n as f64).collect());
+            let ymax = fixed(r, gap).map(|c| c.loss_or_tie).fold(0.0, f64::max);
+            p.y_range = (0.0, (pct(ymax) * 1.1).max(pct(s.target_loss_or_tie) * 1.5));
+            p.legend = SeriesLabelPosition::UpperRight;
+            for (i, &n) in s.samples.iter().enumerate() {
+                let cells: Vec<&PlanCell> = fixed(r, gap).filter(|c| c.samples == n).collect();
+                p.lines.push(Line {
+                    label: Some(format!("n = {n}")),
+                    color: i,
+                    dashed: false,
+                    points: cells
+                        .iter()
+                        .map(|c| (c.problems as f64, pct(c.loss_or_tie)))
+                        .collect(),
+                });
+                let sims: Vec<_> = cells
+                    .iter()
+                    .filter_map(|c| {
+                        c.sim.map(|x| {
+                            let e = x.loss_or_tie;
+                            (c.problems as f64, pct(e.sim), pct(e.ci_low), pct(e.ci_high))
+                        })
+                    })
+                    .collect();
+                if !sims.is_empty() {
+                    p.markers.push(Markers {
+                        label: (i == 0).then(|| "simulated (95% CI)".to_string()),
+                        color: i,
+                        points: sims,
+                    });
+                }
+            }
+            p.lines.push(Line {
+                label: Some(format!("target {}%", pct(s.target_loss_or_tie))),
+                color: 6,
+                dashed: true,
+                points: vec![
+                    (nmin / 1.3, pct(s.target_loss_or_tie)),
+                    (nmax * 1.3, pct(s.target_loss_or_tie)),
+                ],
+            });
+            p
+        })
+        .collect::<Vec<_>>();
+    let columns = panels.len().min(2);
+    let rows = panels.len().div_ceil(2) as u32;
+    plot::Figure {
+        title: title(r, "How often the better model loses or ties"),
+        panels,
+        columns,
+        size: (if columns == 1 { 900 } else { 1600 }, 80 + 560 * rows),
+    }
+}
+
+/// Heat maps over N x n: fixed-design loss-or-tie and population-paired half-width per gap, the
+/// cells meeting each target outlined.
+pub fn heat_figure(r: &PlanResult) -> HeatFigure {
+    let s = &r.spec;
+    let mut panels = Vec::new();
+    for &gap in &s.gaps {
+        for (design, target) in [
+            (Design::Fixed, "loss_or_tie"),
+            (Design::PopulationPaired, "halfwidth"),
+        ] {
+            let value = |c: &PlanCell| {
+                if target == "loss_or_tie" {
+                    c.loss_or_tie
+                } else {
+                    c.halfwidth
+                }
+            };
+            let bound = if target == "loss_or_tie" {
+                s.target_loss_or_tie
+            } else {
+                s.target_halfwidth
+            };
+            let cell = |big_n: usize, n: u32| {
+                r.cells.iter().find(|c| {
+                    c.design == design
+                        && c.gap_logits == gap
+                        && c.problems == big_n
+                        && c.samples == n
+                })
+            };
+            let grid: Vec<Vec<f64>> = s
+                .samples
+                .iter()
+                .map(|&n| {
+                    s.problems
+                        .iter()
+                        .map(|&big_n| cell(big_n, n).map_or(f64::NAN, value))
+                        .collect()
+                })
+                .collect();
+            let hi = grid.iter().flatten().copied().fold(0.0, f64::max);
+            let best = r
+                .answers
+                .iter()
+                .find(|a| a.design == design && a.gap_logits == gap && a.target == target)
+                .and_then(|a| a.best);
+            let labels = grid
+                .iter()
+                .zip(&s.samples)
+                .map(|(row, &n)| {
+                    row.iter()
+                        .zip(&s.problems)
+                        .map(|(&v, &big_n)| {
+                            let star = if best.is_some_and(|b| b.0 == big_n && b.1 == n) {
+                                " *"
+                            } else {
+                                ""
+                            };
+                            if target == "loss_or_tie" {
+                                format!("{:.1}%{star}", pct(v))
+                            } else {
+                                format!("{:.2}{star}", pct(v))
+                            }
+                        })
+                        .collect()
+                })
+                .collect();
+            let outlined = grid
+                .iter()
+                .map(|row| row.iter().map(|&v| v <= bound).collect())
+                .collect();
+            let (what, unit) = if target == "loss_or_tie" {
+                ("P(B <= A), fixed benchmark", format!("{}%", pct(bound)))
+            } else {
+                (
+                    "95% CI half-width (points), population paired",
+                    format!("{} points", pct(bound)),
+                )
+            };
+            panels.push(HeatPanel {
+                title: format!("{what}, gap {gap:+} logits"),
+                x_label: "problems N".into(),
+                y_label: "samples per problem n".into(),
+                columns: s.problems.iter().map(|n| n.to_string()).collect(),
+                rows: s.samples.iter().map(|n| n.to_string()).collect(),
+                values: grid,
+                labels,
+                outlined,
+                range: (0.0, hi),
+                footnote: format!(
+                    "outlined: meets the target (<= {unit}); * fewest samples N x n meeting it"
+                ),
+            });
+        }
+    }
+    let rows = s.gaps.len() as u32;
+    HeatFigure {
+        title: title(r, "Plan over N x n"),
+        panels,
+        columns: 2,
+        size: (1600, 80 + 520 * rows),
+    }
+}
+
+/// Every output file of a plan: `plan.csv`, `plan.txt` (the answer), `plan.json`, and the
+/// figures `plan-loss` and `plan-heatmap` (PNG and SVG).
+///
+/// # Errors
+/// [`ReportError`] when a figure or JSON document cannot be produced.
+pub fn render_plan(r: &PlanResult, figures: bool) -> Result<Vec<Artifact>, ReportError> {
+    let mut out = vec![
+        Artifact {
+            file: "plan.csv".into(),
+            bytes: plan_csv(r).into_bytes(),
+        },
+        Artifact {
+            file: "plan.txt".into(),
+            bytes: paragraph(r).into_bytes(),
+        },
+        Artifact {
+            file: "plan.json".into(),
+            bytes: super::json("plan.json", r)?,
+        },
+    ];
+    if figures {
+        let loss = loss_figure(r);
+        out.push(Artifact {
+            file: "plan-loss.png".into(),
+            bytes: plot::render_png(&loss)?,
+        });
+        out.push(Artifact {
+            file: "plan-loss.svg".into(),
+            bytes: plot::render_svg(&loss)?.into_bytes(),
+        });
+        let heat = heat_figure(r);
+        out.push(Artifact {
+            file: "plan-heatmap.png".into(),
+            bytes: plot::render_heat_png(&heat)?,
+        });
+        out.push(Artifact {
+            file: "plan-heatmap.svg".into(),
+            bytes: plot::render_heat_svg(&heat)?.into_bytes(),
+        });
+    }
+    Ok(out)
+}

@@ -1,0 +1,240 @@
+//! Outputs of `evalsim sweep` and `evalsim merge`: one tidy table over the grid, the full JSON,
+//! and per experiment a figure of headline quantities against the first swept field. Built from
+//! a finished [`SweepOutput`] only, so a merged sweep renders byte for byte like an unsharded one.
+use plotters::prelude::SeriesLabelPosition;
+
+use super::plot::{self, Figure, Line, Markers, Panel};
+use super::tables::Csv;
+use super::{Artifact, ReportError};
+use crate::experiments::sweep::SweepOutput;
+
+/// Most panels (quantities) drawn per experiment; every quantity is in `sweep.csv`.
+pub const MAX_PANELS: usize = 6;
+
+/// `sweep.csv`: one row per cell and check, the swept values first.
+pub fn sweep_csv(s: &SweepOutput) -> String {
+    let mut header: Vec<&str> = s.manifest.grid.iter().map(|(p, _)| p.as_str()).collect();
+    header.extend(["experiment", "quantity", "cell", "exact", "sim", "se", "z"]);
+    let mut csv = Csv::new(&header);
+    for c in &s.cells {
+        for ch in &c.checks {
+            let mut row = c.values.clone();
+            row.extend([ch.experiment.clone(), ch.quantity.clone(), ch.cell.clone()]);
+            row.extend(ch.values.iter().cloned());
+            csv.row(row);
+        }
+    }
+    csv.finish()
+}
+
+fn value(s: &str) -> f64 {
+    s.parse().unwrap_or(f64::NAN)
+}
+
+/// One figure per experiment: up to [`MAX_PANELS`] of its quantities (spread over its list)
+/// against the first swept field, one line per combination of the other fields; exact values as
+/// lines, simulated ones as points with 95% intervals.
+pub fn sweep_figures(s: &SweepOutput) -> Vec<(String, Figure)> {
+    let Some((xpath, _)) = s.manifest.grid.first() else {
+        return Vec::new();
+    };
+    let mut experiments: Vec<&str> = Vec::new();
+    for c in &s.cells {
+        for ch in &c.checks {
+            if !experiments.contains(&ch.experiment.as_str()) {
+                experiments.push(&ch.experiment);
+            }
+        }
+    }
+    let series_label = |values: &[String]| -> String {
+        s.manifest
+            .grid
+            .iter()
+            .zip(values)
+            .skip(1)
+            .map(|((p, _), v)| format!("{p}={v}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut out = Vec::new();
+    for exp in experiments {
+        // The j-th check of the experiment is the same quantity in every cell (the cell text
+        // may name a swept value, so it is not the key); the title keeps the words all cells share.
+        let per_cell: Vec<Vec<&crate::experiments::sweep::StoredCheck>> = s
+            .cells
+            .iter()
+            .map(|c| c.checks.iter().filter(|ch| ch.experiment == exp).collect())
+            .collect();
+        let count = per_cell.iter().map(Vec::len).max().unwrap_or(0);
+        let title_of = |j: usize| -> String {
+            let mut first: Option<(String, Vec<String>)> = None;
+            for checks in &per_cell {
+                if let Some(ch) = checks.get(j) {
+                    let words: Vec<String> = ch.cell.split(' ').map(str::to_string).collect();
+                    first = Some(match first {
+                        None => (ch.quantity.clone(), words),
+                        Some((q, w)) => (q, w.into_iter().filter(|x| words.contains(x)).collect()),
+                    });
+                }
+            }
+            first.map_or_else(String::new, |(q, w)| format!("{q} [{}]", w.join(" ")))
+        };
+        let picked: Vec<usize> = if count <= MAX_PANELS {
+            (0..count).collect()
+        } else {
+            (0..MAX_PANELS)
+                .map(|j| j * (count - 1) / (MAX_PANELS - 1))
+                .collect()
+        };
+        let mut series: Vec<String> = Vec::new();
+        for c in &s.cells {
+            let l = series_label(&c.values);
+            if !series.contains(&l) {
+                series.push(l);
+            }
+        }
+        let panels: Vec<Panel> = picked
+            .iter()
+            .map(|&j| {
+                let q = per_cell
+                    .iter()
+                    .find_map(|c| c.get(j))
+                    .map_or("", |ch| ch.quantity.as_str());
+                let mut p = Panel::new(title_of(j), xpath.as_str(), q);
+                let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+                let (mut xlo, mut xhi) = (f64::INFINITY, f64::NEG_INFINITY);
+                for (si, label) in series.iter().enumerate() {
+                    let mut line = Vec::new();
+                    let mut marks = Vec::new();
+                    for (c, checks) in s.cells.iter().zip(&per_cell) {
+                        if &series_label(&c.values) != label {
+                            continue;
+                        }
+                        let x = value(&c.values[0]);
+                        if let Some(ch) = checks.get(j) {
+                            let e = ch.estimate();
+                            xlo = xlo.min(x);
+                            xhi = xhi.max(x);
+                            for v in [e.exact, e.ci_low, e.ci_high] {
+                                if v.is_finite() {
+                                    lo = lo.min(v);
+                                    hi = hi.max(v);
+                                }
+                            }
+                            if e.exact.is_finite() {
+                                line.push((x, e.exact));
+                            }
+                            if e.sim.is_finite() && e.se.is_finite() {
+                                marks.push((x, e.sim, e.ci_low, e.ci_high));
+                            }
+                        }
+                    }
+                    line.sort_by(|a, b| a.0.total_cmp(&b.0));
+                    let name = if label.is_empty() {
+                        "exact".to_string()
+                    } else {
+                        label.clone()
+                    };
+                    p.lines.push(Line {
+                        label: Some(name),
+                        color: si,
+                        dashed: false,
+                        points: line,
+                    });
+                    p.markers.push(Markers {
+                        label: None,
+                        color: si,
+                        points: marks,
+                    });
+                }
+                if !(lo.is_finite() && hi.is_finite()) {
+                    (lo, hi) = (0.0, 1.0);
+                }
+                let pad = ((hi - lo) * 0.08).max(1e-9 + hi.abs() * 0.02);
+                p.y_range = (lo - pad, hi + pad);
+                if !(xlo.is_finite() && xhi.is_finite()) {
+                    (xlo, xhi) = (0.0, 1.0);
+                }
+                let xpad = ((xhi - xlo) * 0.05).max(0.5 * (xhi - xlo == 0.0) as u8 as f64);
+                p.x_range = (xlo - xpad, xhi + xpad);
+                let xs: Vec<f64> = s
+                    .manifest
+                    .grid
+                    .first()
+                    .map(|(_, v)| v.iter().map(|x| value(x)).collect())
+                    .unwrap_or_default();
+                if xs.len() <= 12 {
+                    p.x_ticks = Some(xs);
+                }
+                p.legend = SeriesLabelPosition::UpperRight;
+                p
+            })
+            .collect();
+        let columns = panels.len().clamp(1, 3);
+        let rows = panels.len().div_ceil(columns).max(1) as u32;
+        let shown = if count > picked.len() {
+            format!(
+                " ({} of {count} quantities; all in sweep.csv)",
+                picked.len()
+            )
+        } else {
+            String::new()
+        };
+        out.push((
+            format!("sweep-{exp}"),
+            Figure {
+                title: format!(
+                    "{exp} across the sweep{shown} · scenario {} · seed {}",
+                    s.manifest.scenario, s.manifest.seed
+                ),
+                panels,
+                columns,
+                size: (560 * columns as u32, 60 + 440 * rows),
+            },
+        ));
+    }
+    out
+}
+
+/// Every output of a whole sweep: `sweep.csv`, `sweep.json` and the figures.
+///
+/// # Errors
+/// [`ReportError`] when a figure or JSON document cannot be produced.
+pub fn render_sweep(s: &SweepOutput, figures: bool) -> Result<Vec<Artifact>, ReportError> {
+    let mut out = vec![
+        Artifact {
+            file: "sweep.csv".into(),
+            bytes: sweep_csv(s).into_bytes(),
+        },
+        Artifact {
+            file: "sweep.json".into(),
+            bytes: super::json("sweep.json", s)?,
+        },
+    ];
+    if figures {
+        for (stem, fig) in sweep_figures(s) {
+            out.push(Artifact {
+                file: format!("{stem}.png"),
+                bytes: plot::render_png(&fig)?,
+            });
+            out.push(Artifact {
+                file: format!("{stem}.svg"),
+                bytes: plot::render_svg(&fig)?.into_bytes(),
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// A shard's one file, `shard-I-of-N.json`.
+///
+/// # Errors
+/// [`ReportError::Json`] when it cannot be serialised.
+pub fn render_shard(s: &SweepOutput) -> Result<Artifact, ReportError> {
+    let [i, n] = s.shard.unwrap_or([0, 1]);
+    let file = format!("shard-{i}-of-{n}.json");
+    Ok(Artifact {
+        bytes: super::json(&file, s)?,
+        file,
+    })
+}

@@ -1,0 +1,359 @@
+//! `evalsim plan`, `sweep`, `merge` and sharding, from outside.
+use std::path::Path;
+
+use assert_cmd::Command;
+use evalsim::exact::noise::head_to_head;
+use evalsim::model::{quantile_rates, shift_rate};
+use predicates::prelude::*;
+
+fn evalsim() -> Command {
+    let mut c = Command::cargo_bin("evalsim").expect("binary built");
+    for k in [
+        "SLURM_ARRAY_TASK_ID",
+        "SLURM_ARRAY_TASK_COUNT",
+        "SLURM_ARRAY_TASK_MIN",
+        "JOB_COMPLETION_INDEX",
+        "AWS_BATCH_JOB_ARRAY_INDEX",
+        "AWS_BATCH_JOB_ARRAY_SIZE",
+    ] {
+        c.env_remove(k);
+    }
+    c
+}
+
+/// A small scenario that sweeps fast.
+const TINY: &str = r#"seed = 11
+[benchmark]
+problems = 8
+mu = 0.0
+sigma = 1.0
+[[model]]
+name = "a"
+shift = 0.0
+attractor = 0.5
+[[model]]
+name = "b"
+shift = 0.3
+attractor = 0.5
+[[experiment]]
+kind = "head-to-head"
+a = "a"
+b = "b"
+n = [1, 4]
+reruns = 2000
+"#;
+
+fn tiny(dir: &Path) -> std::path::PathBuf {
+    let f = dir.join("tiny.toml");
+    std::fs::write(&f, TINY).expect("write");
+    f
+}
+
+fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut v: Vec<_> = std::fs::read_dir(dir)
+        .expect("dir")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| {
+            !p.file_name()
+                .expect("name")
+                .to_string_lossy()
+                .starts_with("shard-")
+        })
+        .map(|p| {
+            (
+                p.file_name().expect("name").to_string_lossy().into_owned(),
+                std::fs::read(&p).expect("read"),
+            )
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn sweep_grid_has_a_row_per_cell_and_check() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let f = tiny(dir.path());
+    let out = dir.path().join("out");
+    evalsim()
+        .arg("sweep")
+        .arg(&f)
+        .args([
+            "--set",
+            "model.b.shift=0:0.4:0.2",
+            "--set",
+            "benchmark.sigma=0.5,2",
+            "-q",
+            "--out",
+        ])
+        .arg(&out)
+        .assert()
+        .success();
+    let csv = std::fs::read_to_string(out.join("sweep.csv")).expect("csv");
+    let mut lines = csv.lines();
+    assert_eq!(
+        lines.next(),
+        Some("model.b.shift,benchmark.sigma,experiment,quantity,cell,exact,sim,se,z")
+    );
+    // 3 x 2 cells, each with 2 n x 3 quantities.
+    assert_eq!(lines.count(), 6 * 6);
+    assert!(csv.contains("\n0.2,2,head-to-head,P(B < A),"));
+    for f in [
+        "sweep.json",
+        "sweep-head-to-head.png",
+        "sweep-head-to-head.svg",
+    ] {
+        assert!(out.join(f).is_file(), "{f}");
+    }
+    let img = image::open(out.join("sweep-head-to-head.png")).expect("png decodes");
+    assert!(img.width() > 500);
+}
+
+#[test]
+fn sweep_rejects_bad_paths_and_values() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let f = tiny(dir.path());
+    let out = dir.path().join("out");
+    evalsim()
+        .arg("sweep")
+        .arg(&f)
+        .args(["--set", "model.c.shift=1", "--out"])
+        .arg(&out)
+        .assert()
+        .code(2)
+        .stderr(
+            predicate::str::contains("model.c.shift")
+                .and(predicate::str::contains("valid paths"))
+                .and(predicate::str::contains("model.a.attractor"))
+                .and(predicate::str::contains("experiment.head-to-head.reruns")),
+        );
+    evalsim()
+        .arg("sweep")
+        .arg(&f)
+        .args(["--set", "model.a.attractor=0.5,1.5", "--out"])
+        .arg(&out)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("cell 1 (model.a.attractor=1.5)"));
+    evalsim()
+        .arg("sweep")
+        .arg(&f)
+        .args(["--set", "benchmark.sigma=1:0:0.1", "--out"])
+        .arg(&out)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("FROM:TO:STEP"));
+    assert!(!out.exists(), "nothing may be written for bad input");
+}
+
+#[test]
+fn shards_merge_byte_identical_to_an_unsharded_run() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let f = tiny(dir.path());
+    let whole = dir.path().join("whole");
+    let shards = dir.path().join("shards");
+    let set = [
+        "--set",
+        "model.b.shift=0.1,0.3,0.5",
+        "--set",
+        "benchmark.mu=-1,1",
+    ];
+    evalsim()
+        .arg("sweep")
+        .arg(&f)
+        .args(set)
+        .args(["-q", "--threads", "2", "--out"])
+        .arg(&whole)
+        .assert()
+        .success();
+    for i in 0..3 {
+        evalsim()
+            .arg("sweep")
+            .arg(&f)
+            .args(set)
+            .args([
+                "-q",
+                "--threads",
+                "1",
+                "--shard",
+                &format!("{i}/3"),
+                "--out",
+            ])
+            .arg(&shards)
+            .assert()
+            .success();
+    }
+    assert!(shards.join("shard-2-of-3.json").is_file());
+    let merged = dir.path().join("merged");
+    evalsim()
+        .arg("merge")
+        .arg(&shards)
+        .args(["-q", "--out"])
+        .arg(&merged)
+        .assert()
+        .success();
+    let (a, b) = (files(&whole), files(&merged));
+    assert!(a.len() >= 4);
+    assert_eq!(
+        a.iter().map(|x| &x.0).collect::<Vec<_>>(),
+        b.iter().map(|x| &x.0).collect::<Vec<_>>()
+    );
+    for (x, y) in a.iter().zip(&b) {
+        assert!(x.1 == y.1, "{} differs", x.0);
+    }
+    // A missing shard is named.
+    std::fs::remove_file(shards.join("shard-1-of-3.json")).expect("rm");
+    evalsim()
+        .arg("merge")
+        .arg(&shards)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("missing shard(s) 1 of 3"));
+}
+
+#[test]
+fn shard_auto_reads_the_scheduler_or_fails_clearly() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let f = tiny(dir.path());
+    let out = dir.path().join("out");
+    evalsim()
+        .arg("sweep")
+        .arg(&f)
+        .args(["--set", "benchmark.mu=0,1", "--shard", "auto", "--out"])
+        .arg(&out)
+        .assert()
+        .code(2)
+        .stderr(
+            predicate::str::contains("SLURM_ARRAY_TASK_ID")
+                .and(predicate::str::contains("JOB_COMPLETION_INDEX")),
+        );
+    evalsim()
+        .arg("sweep")
+        .arg(&f)
+        .args([
+            "--set",
+            "benchmark.mu=0,1",
+            "--shard",
+            "auto",
+            "-q",
+            "--out",
+        ])
+        .arg(&out)
+        .env("SLURM_ARRAY_TASK_ID", "1")
+        .env("SLURM_ARRAY_TASK_COUNT", "2")
+        .assert()
+        .success();
+    assert!(out.join("shard-1-of-2.json").is_file());
+    evalsim()
+        .arg("sweep")
+        .arg(&f)
+        .args([
+            "--set",
+            "benchmark.mu=0,1",
+            "--shard",
+            "auto",
+            "--shard-count",
+            "2",
+            "-q",
+            "--out",
+        ])
+        .arg(&out)
+        .env("JOB_COMPLETION_INDEX", "0")
+        .assert()
+        .success();
+    assert!(out.join("shard-0-of-2.json").is_file());
+    evalsim()
+        .arg("sweep")
+        .arg(&f)
+        .args([
+            "--set",
+            "benchmark.mu=0,1",
+            "--shard",
+            "auto",
+            "-q",
+            "--out",
+        ])
+        .arg(&out)
+        .env("AWS_BATCH_JOB_ARRAY_INDEX", "1")
+        .env("AWS_BATCH_JOB_ARRAY_SIZE", "3")
+        .assert()
+        .success();
+    assert!(out.join("shard-1-of-3.json").is_file());
+}
+
+#[test]
+fn plan_reproduces_the_note_and_names_the_smallest_design() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("plan");
+    let assert = evalsim()
+        .args(["plan", "--mu", "0.2", "--sigma", "2.2", "--gap-logits", "0.21"])
+        .args(["--simulate-reruns", "20000", "--out"])
+        .arg(&out)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "for B to lose or tie a rerun at most 5% of the time, use N = 1,000 problems with n = 1 sample each",
+        ));
+    let stdout = String::from_utf8_lossy(&assert.get_output().stdout).into_owned();
+    assert!(stdout.contains("checks: 32 of 32"), "{stdout}");
+    let csv = std::fs::read_to_string(out.join("plan.csv")).expect("csv");
+    let row = csv
+        .lines()
+        .find(|l| l.contains(",fixed,30,1,0.21,"))
+        .expect("the note's cell");
+    let fields: Vec<&str> = row.split(',').collect();
+    let loss_or_tie: f64 = fields[14].parse().expect("number");
+    let ra = quantile_rates(0.2, 2.2, 30);
+    let rb: Vec<f64> = ra.iter().map(|&p| shift_rate(p, 0.21)).collect();
+    let h = head_to_head(&ra, &rb, 1);
+    assert_eq!(loss_or_tie, h.loss + h.tie);
+    // 3 designs x 4 N x 4 n rows plus the header.
+    assert_eq!(csv.lines().count(), 1 + 48);
+    for f in [
+        "plan-loss.png",
+        "plan-heatmap.png",
+        "plan-heatmap.svg",
+        "plan.txt",
+        "plan.json",
+    ] {
+        assert!(out.join(f).is_file(), "{f}");
+    }
+    let img = image::open(out.join("plan-heatmap.png")).expect("decodes");
+    assert_eq!((img.width(), img.height()), (1600, 600));
+}
+
+#[test]
+fn plan_accepts_points_and_rejects_bad_flags() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    evalsim()
+        .args([
+            "plan",
+            "--gap-points",
+            "3",
+            "--simulate-reruns",
+            "0",
+            "--no-figures",
+            "-q",
+            "--out",
+        ])
+        .arg(dir.path().join("p"))
+        .assert()
+        .success();
+    let txt = std::fs::read_to_string(dir.path().join("p/plan.txt")).expect("txt");
+    assert!(txt.contains("+3.0 points of pass@1"), "{txt}");
+    evalsim()
+        .args(["plan", "--metric", "maj@16"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("only pass1"));
+    evalsim()
+        .args(["plan", "--gap-points", "80"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("out of reach"));
+    evalsim()
+        .args(["plan", "--problems", "100,30"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("strictly increasing"));
+}

@@ -42,10 +42,9 @@ impl AliasTable {
         let wide = u128::from(u) * self.columns.len() as u128;
         let col = (wide >> 64) as usize;
         let (threshold, alias) = self.columns[col];
-        // Branch-free select: the comparison is a coin flip, which a branch would mispredict.
-        let keep = u32::from((wide as u64) < threshold);
-        let col = col as u32;
-        alias ^ ((col ^ alias) & keep.wrapping_neg())
+        // The comparison is a coin flip, which a branch would mispredict half the time: ask for
+        // a conditional move.
+        std::hint::select_unpredictable((wide as u64) < threshold, col as u32, alias)
     }
 
     /// Number of outcomes.

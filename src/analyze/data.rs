@@ -77,10 +77,12 @@ impl ProblemSamples {
         p.correct = correct;
         p.wrong_groups = wrong_groups.iter().copied().filter(|&g| g > 0).collect();
         p.n = correct + p.wrong_groups.iter().sum::<usize>();
-        p.sequence.extend(std::iter::repeat(0).take(correct));
+        p.sequence.extend(std::iter::repeat_n(0, correct));
         for (i, &g) in p.wrong_groups.iter().enumerate() {
-            p.sequence
-                .extend(std::iter::repeat(u32::try_from(i + 1).unwrap_or(u32::MAX)).take(g));
+            p.sequence.extend(std::iter::repeat_n(
+                u32::try_from(i + 1).unwrap_or(u32::MAX),
+                g,
+            ));
         }
         p.tokens = vec![None; p.n];
         p

@@ -623,7 +623,7 @@ mod tests {
             let wrong = n - c;
             let att = Binomial::new(wrong as u64, a).unwrap().sample(&mut rng) as usize;
             let mut groups = vec![att];
-            groups.extend(std::iter::repeat(1).take(wrong - att));
+            groups.extend(std::iter::repeat_n(1, wrong - att));
             let mut prob = ProblemSamples::from_groups(&format!("q{i}"), c, &groups);
             let median = l0 * (1.0 + g * (1.0 - p));
             prob.tokens = prob

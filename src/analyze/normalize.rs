@@ -139,7 +139,7 @@ fn parse_decimal(s: &str) -> Option<(i128, i128)> {
         None => (body, None),
     };
     let int_value = if int_part.is_empty() {
-        if frac_part.map_or(true, str::is_empty) {
+        if frac_part.is_none_or(str::is_empty) {
             return None;
         }
         0

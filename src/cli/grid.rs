@@ -384,7 +384,7 @@ trait ShardFilter {
 
 impl ShardFilter for Option<(usize, usize)> {
     fn is_none_or_all(&self, index: usize) -> bool {
-        self.map_or(true, |(i, n)| index % n == i)
+        self.is_none_or(|(i, n)| index % n == i)
     }
 }
 

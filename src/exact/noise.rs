@@ -543,7 +543,7 @@ pub(crate) mod tests {
     fn enumerate_counts(rates: &[f64], n: u32) -> Vec<(usize, f64)> {
         let draws: Vec<f64> = rates
             .iter()
-            .flat_map(|&p| std::iter::repeat(p).take(n as usize))
+            .flat_map(|&p| std::iter::repeat_n(p, n as usize))
             .collect();
         (0u32..1 << draws.len())
             .map(|bits| {

@@ -223,7 +223,7 @@ fn find_named<'a>(
             let matches = rest.len() > name.len()
                 && rest.starts_with(&name)
                 && rest.as_bytes()[name.len()] == b'.';
-            if matches && best.map_or(true, |(_, l)| name.len() > l) {
+            if matches && best.is_none_or(|(_, l)| name.len() > l) {
                 best = Some((i, name.len()));
             }
         }

@@ -232,12 +232,12 @@ impl CostTable {
         let mut out = Vec::new();
         for m in &self.models {
             if let Some(s) = self.strategies.iter().find(|s| s.model == m.model) {
-                out.push(Check {
-                    experiment: self.experiment.clone(),
-                    quantity: "tokens_per_sample".into(),
-                    cell: format!("model={} cap={cap}", m.model),
-                    estimate: s.tokens_per_sample,
-                });
+                out.push(Check::new(
+                    &self.experiment,
+                    "tokens_per_sample",
+                    &format!("model={} cap={cap}", m.model),
+                    s.tokens_per_sample,
+                ));
             }
         }
         for s in &self.strategies {
@@ -245,12 +245,12 @@ impl CostTable {
                 ("accuracy", s.accuracy),
                 ("tokens_per_correct", s.tokens_per_correct),
             ] {
-                out.push(Check {
-                    experiment: self.experiment.clone(),
-                    quantity: quantity.into(),
-                    cell: format!("model={} k={} cap={cap}", s.model, s.k),
+                out.push(Check::new(
+                    &self.experiment,
+                    quantity,
+                    &format!("model={} k={} cap={cap}", s.model, s.k),
                     estimate,
-                });
+                ));
             }
         }
         out

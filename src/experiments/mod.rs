@@ -74,6 +74,16 @@ pub struct Check {
 }
 
 impl Check {
+    /// A check of `estimate` for `quantity` in `cell` of `experiment`.
+    pub fn new(experiment: &str, quantity: &str, cell: &str, estimate: Estimate) -> Check {
+        Check {
+            experiment: experiment.into(),
+            quantity: quantity.into(),
+            cell: cell.into(),
+            estimate,
+        }
+    }
+
     /// True when |z| is within [`Z_BOUND`].
     pub fn passed(&self) -> bool {
         self.estimate.z.abs() <= Z_BOUND

@@ -113,14 +113,8 @@ impl SeedVariance {
                 self.model, r.n, self.placement
             )
             .to_lowercase();
-            let mut push = |q: &str, e: Estimate| {
-                out.push(Check {
-                    experiment: self.experiment.clone(),
-                    quantity: q.into(),
-                    cell: cell.clone(),
-                    estimate: e,
-                })
-            };
+            let mut push =
+                |q: &str, e: Estimate| out.push(Check::new(&self.experiment, q, &cell, e));
             push("mean score", r.mean);
             push("seed sd", r.sd);
             for (q, e) in &r.interval_checks {
@@ -361,12 +355,7 @@ impl VoteSpread {
                 ("avg pass@1 mean", r.avg_mean),
                 ("avg pass@1 seed sd", r.avg_sd),
             ] {
-                out.push(Check {
-                    experiment: self.experiment.clone(),
-                    quantity: q.into(),
-                    cell: cell.clone(),
-                    estimate: e,
-                });
+                out.push(Check::new(&self.experiment, q, &cell, e));
             }
         }
         out
@@ -497,12 +486,7 @@ impl HeadToHead {
                 ("P(B = A)", r.tie),
                 ("P(B <= A)", r.loss_or_tie),
             ] {
-                out.push(Check {
-                    experiment: self.experiment.clone(),
-                    quantity: q.into(),
-                    cell: cell.clone(),
-                    estimate: e,
-                });
+                out.push(Check::new(&self.experiment, q, &cell, e));
             }
         }
         out

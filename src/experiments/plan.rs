@@ -170,12 +170,7 @@ impl PlanResult {
                 c.problems, c.samples, c.gap_logits
             );
             for (q, e) in [("P(B < A)", s.loss), ("P(B <= A)", s.loss_or_tie)] {
-                out.push(Check {
-                    experiment: "plan".into(),
-                    quantity: q.into(),
-                    cell: cell.clone(),
-                    estimate: e,
-                });
+                out.push(Check::new("plan", q, &cell, e));
             }
         }
         out

@@ -3,13 +3,14 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use evalsim::exact::maj::maj_at_k;
+use evalsim::exact::maj::{ln_factorials, maj_at_k};
 use evalsim::experiments::run;
 use evalsim::model::VoteRule;
 use evalsim::scenario::Scenario;
+use evalsim::sim::counts::{loss_tie_counts, total_histograms, CountSampler};
 use evalsim::sim::stream::stream;
 use evalsim::sim::traces::{self, TraceCell, TraceProblem};
-use evalsim::sim::votes::{self, VoteCell};
+use evalsim::sim::votes::{self, vote_total_histograms, AttractorTables, VoteCell, VoteSampler};
 use rand::RngCore;
 
 fn generator(c: &mut Criterion) {
@@ -245,6 +246,49 @@ fn note_noise(c: &mut Criterion) {
             b.iter(|| black_box(run(&s, i, &|_| {}).expect("runs")))
         });
     }
+    // The simulated part alone: the same samplers, draws, streams and histograms as the
+    // experiments (sampler set-up included), no exact values.
+    let bench = s.benchmark.rates();
+    let (ra, rb) = (s.models[0].rates_on(&bench), s.models[1].rates_on(&bench));
+    let ns = [1u32, 4, 16, 64];
+    let keys: Vec<[u64; 2]> = ns.iter().map(|&n| [1, u64::from(n)]).collect();
+    let samplers = |rates: &[f64]| -> Vec<CountSampler> {
+        ns.iter().map(|&n| CountSampler::new(n, rates)).collect()
+    };
+    g.bench_function(
+        "peer section c, simulated part: seed-variance totals",
+        |b| {
+            b.iter(|| {
+                let sa = samplers(&ra);
+                let cells: Vec<(&[u64], &CountSampler)> =
+                    keys.iter().map(|k| &k[..]).zip(&sa).collect();
+                black_box(total_histograms(s.seed, &cells, 20_000, &|_| {}))
+            })
+        },
+    );
+    g.bench_function("peer section d, simulated part: maj@16 spread votes", |b| {
+        b.iter(|| {
+            let lnf = ln_factorials(16);
+            let tables = AttractorTables::new(16, 0.5, &lnf);
+            let voters: Vec<VoteSampler> = ra
+                .iter()
+                .map(|&p| VoteSampler::new(16, p, &tables, VoteRule::Random, &lnf))
+                .collect();
+            let cells: [(&[u64], &[VoteSampler]); 1] = [(&[1, 16], &voters)];
+            black_box(vote_total_histograms(s.seed, &cells, 2_000, &|_| {}))
+        })
+    });
+    g.bench_function("peer section e, simulated part: head-to-head totals", |b| {
+        b.iter(|| {
+            let (sa, sb) = (samplers(&ra), samplers(&rb));
+            let cells: Vec<(&[u64], &CountSampler, &CountSampler)> = keys
+                .iter()
+                .zip(sa.iter().zip(&sb))
+                .map(|(k, (a, b))| (&k[..], a, b))
+                .collect();
+            black_box(loss_tie_counts(s.seed, &cells, 20_000, &|_| {}))
+        })
+    });
     g.finish();
 }
 

@@ -14,10 +14,8 @@ use crate::exact::noise::{
 use crate::exact::pass::mean;
 use crate::model::{Difficulty, Placement, VoteRule};
 use crate::scenario::Scenario;
-use crate::sim::counts::{random_placement_total, CountSampler, Histogram};
-use crate::sim::stream::stream;
-use crate::sim::votes::{AttractorTables, VoteSampler};
-use crate::sim::{batches, run_merged};
+use crate::sim::counts::{loss_tie_counts, total_histograms, CountSampler, Histogram};
+use crate::sim::votes::{vote_total_histograms, AttractorTables, VoteSampler};
 
 /// A histogram bin: (from, to, density per unit score).
 pub type Bin = (f64, f64, f64);
@@ -157,30 +155,29 @@ pub fn seed_variance(
     let rates = m.rates_on(&scenario.benchmark.rates());
     let problems = rates.len();
     let population = random_placement_moments(mu, sigma);
-    let rows = ns
+    let samplers: Vec<CountSampler> = ns
         .iter()
         .map(|&n| {
+            if random {
+                CountSampler::Population {
+                    problems,
+                    mu,
+                    sigma,
+                    n,
+                }
+            } else {
+                CountSampler::new(n, &rates)
+            }
+        })
+        .collect();
+    let keys: Vec<[u64; 2]> = ns.iter().map(|&n| [key, u64::from(n)]).collect();
+    let cells: Vec<(&[u64], &CountSampler)> = keys.iter().map(|k| &k[..]).zip(&samplers).collect();
+    let hists = total_histograms(scenario.seed, &cells, reruns, progress);
+    let rows = ns
+        .iter()
+        .zip(hists)
+        .map(|(&n, hist)| {
             let scale = f64::from(n) * problems as f64;
-            let sampler = (!random).then(|| CountSampler::new(n, &rates));
-            let tasks: Vec<(u64, u64)> = batches(reruns).collect();
-            let hist = run_merged(
-                &tasks,
-                Histogram::default(),
-                |&(b, count)| {
-                    let mut rng = stream(scenario.seed, &[key, u64::from(n), b]);
-                    let mut h = Histogram::default();
-                    for _ in 0..count {
-                        let t = match &sampler {
-                            Some(s) => s.total(&mut rng),
-                            None => random_placement_total(&mut rng, problems, mu, sigma, n),
-                        };
-                        h.add(t);
-                    }
-                    progress(count);
-                    h
-                },
-                Histogram::merge,
-            );
             let (sim_mean, sim_sd, sim_m4) = hist_stats(&hist, scale);
             let (exact_mean, exact_sd, sd_se, mean_se) = if random {
                 let sd = random_placement_sd(mu, sigma, n, problems);
@@ -378,37 +375,33 @@ pub fn vote_spread(
     let rule = rule.unwrap_or(m.vote_rule);
     let rates = m.rates_on(&scenario.benchmark.rates());
     let problems = rates.len() as f64;
+    let kmax = ks.iter().copied().max().unwrap_or(1);
+    let lnf = crate::exact::maj::ln_factorials(kmax);
+    let tables: Vec<AttractorTables> = ks
+        .iter()
+        .map(|&k| AttractorTables::new(k, m.attractor, &lnf))
+        .collect();
+    let samplers: Vec<Vec<VoteSampler>> = ks
+        .iter()
+        .zip(&tables)
+        .map(|(&k, t)| {
+            rates
+                .iter()
+                .map(|&p| VoteSampler::new(k, p, t, rule, &lnf))
+                .collect()
+        })
+        .collect();
+    let keys: Vec<[u64; 2]> = ks.iter().map(|&k| [key, u64::from(k)]).collect();
+    let cells: Vec<(&[u64], &[VoteSampler])> = keys
+        .iter()
+        .map(|k| &k[..])
+        .zip(samplers.iter().map(Vec::as_slice))
+        .collect();
+    let hists = vote_total_histograms(scenario.seed, &cells, reruns, progress);
     let rows = ks
         .iter()
-        .map(|&k| {
-            let lnf = crate::exact::maj::ln_factorials(k);
-            let tables = AttractorTables::new(k, m.attractor, &lnf);
-            let samplers: Vec<VoteSampler> = rates
-                .iter()
-                .map(|&p| VoteSampler::new(k, p, &tables, rule, &lnf))
-                .collect();
-            let tasks: Vec<(u64, u64)> = batches(reruns).collect();
-            let (wins, correct) = run_merged(
-                &tasks,
-                (Histogram::default(), Histogram::default()),
-                |&(b, count)| {
-                    let mut rng = stream(scenario.seed, &[key, u64::from(k), b]);
-                    let (mut hw, mut hc) = (Histogram::default(), Histogram::default());
-                    for _ in 0..count {
-                        let (mut w, mut c) = (0u64, 0u64);
-                        for s in &samplers {
-                            let v = s.sample(&mut rng);
-                            w += u64::from(v.win);
-                            c += u64::from(v.correct);
-                        }
-                        hw.add(w);
-                        hc.add(c);
-                    }
-                    progress(count);
-                    (hw, hc)
-                },
-                |a, b| (a.0.merge(b.0), a.1.merge(b.1)),
-            );
+        .zip(hists)
+        .map(|(&k, (wins, correct))| {
             let maj = maj_at_k_all(&rates, m.attractor, k, rule);
             let (w_mean, w_sd, _) = hist_stats(&wins, problems);
             let (c_mean, c_sd, _) = hist_stats(&correct, problems * f64::from(k));
@@ -511,27 +504,21 @@ pub fn head_to_head(
         scenario.models[a].rates_on(&bench),
         scenario.models[b].rates_on(&bench),
     );
+    let samplers: Vec<(CountSampler, CountSampler)> = ns
+        .iter()
+        .map(|&n| (CountSampler::new(n, &ra), CountSampler::new(n, &rb)))
+        .collect();
+    let keys: Vec<[u64; 2]> = ns.iter().map(|&n| [key, u64::from(n)]).collect();
+    let cells: Vec<(&[u64], &CountSampler, &CountSampler)> = keys
+        .iter()
+        .zip(&samplers)
+        .map(|(k, (sa, sb))| (&k[..], sa, sb))
+        .collect();
+    let counts = loss_tie_counts(scenario.seed, &cells, reruns, progress);
     let rows = ns
         .iter()
-        .map(|&n| {
-            let (sa, sb) = (CountSampler::new(n, &ra), CountSampler::new(n, &rb));
-            let tasks: Vec<(u64, u64)> = batches(reruns).collect();
-            let (loss, tie) = run_merged(
-                &tasks,
-                (0u64, 0u64),
-                |&(batch, count)| {
-                    let mut rng = stream(scenario.seed, &[key, u64::from(n), batch]);
-                    let (mut loss, mut tie) = (0u64, 0u64);
-                    for _ in 0..count {
-                        let (ta, tb) = (sa.total(&mut rng), sb.total(&mut rng));
-                        loss += u64::from(tb < ta);
-                        tie += u64::from(tb == ta);
-                    }
-                    progress(count);
-                    (loss, tie)
-                },
-                |x, y| (x.0 + y.0, x.1 + y.1),
-            );
+        .zip(counts)
+        .map(|(&n, (loss, tie))| {
             let exact = exact_h2h(&ra, &rb, n);
             let r = reruns as f64;
             let est =

@@ -3,7 +3,9 @@
 use rand::RngCore;
 use rand_distr::{Binomial, Distribution, StandardNormal};
 
-use super::alias::AliasTable;
+use super::alias::{sample_packed, AliasTable};
+use super::stream::{stream, Rng};
+use super::{batches, batches_of, run_merged};
 use crate::exact::maj::{binomial_pmf_with, ln_factorials};
 use crate::model::expit;
 
@@ -19,10 +21,28 @@ const TWO_53: f64 = 9_007_199_254_740_992.0;
 pub enum CountSampler {
     /// n = 1: c_i = [u < p_i] on 53-bit uniforms.
     Bernoulli(Vec<u64>),
-    /// Alias tables of Bin(n, p_i).
-    Alias(Vec<AliasTable>),
+    /// Alias tables of Bin(n, p_i), packed ([`AliasTable::packed`]) and laid end to end,
+    /// `columns` = n + 1 entries each.
+    Alias {
+        /// Entries per table.
+        columns: usize,
+        /// The tables.
+        entries: Vec<u64>,
+    },
     /// Large n: BTPE per draw.
     Btpe(Vec<Binomial>),
+    /// Problems redrawn every rerun from the logit-normal population (see
+    /// [`random_placement_total`]).
+    Population {
+        /// Number of problems N.
+        problems: usize,
+        /// Logit mean.
+        mu: f64,
+        /// Logit SD.
+        sigma: f64,
+        /// Samples per problem.
+        n: u32,
+    },
 }
 
 impl CountSampler {
@@ -32,12 +52,14 @@ impl CountSampler {
             CountSampler::Bernoulli(rates.iter().map(|&p| (p * TWO_53) as u64).collect())
         } else if n <= ALIAS_MAX_N {
             let lnf = ln_factorials(n);
-            CountSampler::Alias(
-                rates
-                    .iter()
-                    .map(|&p| AliasTable::new(&binomial_pmf_with(n, p, &lnf)))
-                    .collect(),
-            )
+            let mut entries = Vec::with_capacity(rates.len() * (n as usize + 1));
+            for &p in rates {
+                entries.extend(AliasTable::new(&binomial_pmf_with(n, p, &lnf)).packed());
+            }
+            CountSampler::Alias {
+                columns: n as usize + 1,
+                entries,
+            }
         } else {
             // Rates are validated to lie in [0, 1], where Binomial::new cannot fail.
             CountSampler::Btpe(
@@ -57,44 +79,202 @@ impl CountSampler {
                 .iter()
                 .map(|&t| u64::from((rng.next_u64() >> 11) < t))
                 .sum(),
-            CountSampler::Alias(tables) => tables.iter().map(|a| u64::from(a.sample(rng))).sum(),
+            CountSampler::Alias { columns, entries } => entries
+                .chunks_exact(*columns)
+                .map(|t| u64::from(sample_packed(t, rng.next_u64())))
+                .sum(),
             CountSampler::Btpe(b) => b.iter().map(|b| b.sample(rng)).sum(),
+            CountSampler::Population {
+                problems,
+                mu,
+                sigma,
+                n,
+            } => random_placement_total(rng, *problems, *mu, *sigma, *n),
         }
     }
 }
 
 impl CountSampler {
+    /// Adds one rerun's total to each entry of `totals` (an entry per rerun). The loops run
+    /// problem by problem and, inside, rerun by rerun, so one problem's table and the generator
+    /// stay in registers and cache: the same distribution as [`CountSampler::total`] per entry,
+    /// with the words of the stream used in a different order.
+    pub fn add_totals<R: RngCore + Clone>(&self, rng: &mut R, totals: &mut [u64]) {
+        let mut r = rng.clone();
+        match self {
+            CountSampler::Bernoulli(thresholds) => {
+                for &t in thresholds {
+                    for x in totals.iter_mut() {
+                        *x += u64::from((r.next_u64() >> 11) < t);
+                    }
+                }
+            }
+            CountSampler::Alias { columns, entries } => {
+                for table in entries.chunks_exact(*columns) {
+                    for x in totals.iter_mut() {
+                        *x += u64::from(sample_packed(table, r.next_u64()));
+                    }
+                }
+            }
+            _ => {
+                for x in totals.iter_mut() {
+                    *x += self.total(&mut r);
+                }
+            }
+        }
+        *rng = r;
+    }
+
     /// One rerun's totals of two samplers over the same problems (e.g. models A and B), each from
     /// its own generator: one u64 per problem per sampler, exactly as [`CountSampler::total`]
     /// would draw them, but interleaved so that the two generators' dependency chains overlap in
     /// the CPU (about twice the throughput of two calls in a row).
     #[inline]
-    pub fn total_pair<R: RngCore>(
+    pub fn total_pair<R: RngCore + Clone>(
         &self,
         other: &CountSampler,
         rng_self: &mut R,
         rng_other: &mut R,
     ) -> (u64, u64) {
         match (self, other) {
+            // The generators are copied into locals so that their states stay in registers.
             (CountSampler::Bernoulli(a), CountSampler::Bernoulli(b)) if a.len() == b.len() => {
-                a.iter().zip(b).fold((0, 0), |(x, y), (&ta, &tb)| {
+                let (mut ra, mut rb) = (rng_self.clone(), rng_other.clone());
+                let pair = a.iter().zip(b).fold((0, 0), |(x, y), (&ta, &tb)| {
                     (
-                        x + u64::from((rng_self.next_u64() >> 11) < ta),
-                        y + u64::from((rng_other.next_u64() >> 11) < tb),
+                        x + u64::from((ra.next_u64() >> 11) < ta),
+                        y + u64::from((rb.next_u64() >> 11) < tb),
                     )
-                })
+                });
+                (*rng_self, *rng_other) = (ra, rb);
+                pair
             }
-            (CountSampler::Alias(a), CountSampler::Alias(b)) if a.len() == b.len() => {
-                a.iter().zip(b).fold((0, 0), |(x, y), (ta, tb)| {
-                    (
-                        x + u64::from(ta.sample(rng_self)),
-                        y + u64::from(tb.sample(rng_other)),
-                    )
-                })
+            (
+                CountSampler::Alias {
+                    columns: ca,
+                    entries: a,
+                },
+                CountSampler::Alias {
+                    columns: cb,
+                    entries: b,
+                },
+            ) if a.len() / ca == b.len() / cb => {
+                let (mut ra, mut rb) = (rng_self.clone(), rng_other.clone());
+                let pair = a.chunks_exact(*ca).zip(b.chunks_exact(*cb)).fold(
+                    (0, 0),
+                    |(x, y), (ta, tb)| {
+                        (
+                            x + u64::from(sample_packed(ta, ra.next_u64())),
+                            y + u64::from(sample_packed(tb, rb.next_u64())),
+                        )
+                    },
+                );
+                (*rng_self, *rng_other) = (ra, rb);
+                pair
             }
             _ => (self.total(rng_self), other.total(rng_other)),
         }
     }
+}
+
+/// Reruns drawn together by [`CountSampler::add_totals`] (their totals fit in L1 cache).
+const BLOCK: u64 = 512;
+
+/// Histograms of the rerun totals of several cells, `reruns` each. Every (cell, batch) is one
+/// parallel task with its own generator keyed by (seed, cell key, batch), drawing blocks of
+/// reruns problem by problem ([`CountSampler::add_totals`]). Results do not depend on the thread
+/// count or on which other cells run.
+pub fn total_histograms(
+    seed: u64,
+    cells: &[(&[u64], &CountSampler)],
+    reruns: u64,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Vec<Histogram> {
+    let tasks = cell_batches(cells.len(), reruns);
+    run_merged(
+        &tasks,
+        vec![Histogram::default(); cells.len()],
+        |&(ci, batch, count)| {
+            let mut block = [0u64; BLOCK as usize];
+            let (key, sampler) = cells[ci];
+            let mut rng = stream(seed, &[key, &[batch]].concat());
+            let mut h = Histogram::default();
+            for (_, n) in batches_of(count, BLOCK) {
+                let totals = &mut block[..n as usize];
+                totals.fill(0);
+                sampler.add_totals(&mut rng, totals);
+                for &t in totals.iter() {
+                    h.add(t);
+                }
+            }
+            progress(count);
+            let mut out = vec![Histogram::default(); cells.len()];
+            out[ci] = h;
+            out
+        },
+        |a, b| a.into_iter().zip(b).map(|(x, y)| x.merge(y)).collect(),
+    )
+}
+
+/// (loss, tie) counts of paired reruns for several cells: per rerun the total of B against the
+/// total of A, each model on its own generator keyed by (seed, cell key, batch, 0 for A or 1 for
+/// B), in blocks of reruns ([`CountSampler::add_totals`]).
+pub fn loss_tie_counts(
+    seed: u64,
+    cells: &[(&[u64], &CountSampler, &CountSampler)],
+    reruns: u64,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Vec<(u64, u64)> {
+    let tasks = cell_batches(cells.len(), reruns);
+    run_merged(
+        &tasks,
+        vec![(0, 0); cells.len()],
+        |&(ci, batch, count)| {
+            let (key, a, b) = cells[ci];
+            let (mut ra, mut rb) = lanes(seed, key, batch);
+            let (mut loss, mut tie) = (0u64, 0u64);
+            let (mut ta, mut tb) = ([0u64; BLOCK as usize], [0u64; BLOCK as usize]);
+            for (_, n) in batches_of(count, BLOCK) {
+                let (ta, tb) = (&mut ta[..n as usize], &mut tb[..n as usize]);
+                ta.fill(0);
+                tb.fill(0);
+                a.add_totals(&mut ra, ta);
+                b.add_totals(&mut rb, tb);
+                for (x, y) in ta.iter().zip(tb.iter()) {
+                    loss += u64::from(y < x);
+                    tie += u64::from(y == x);
+                }
+            }
+            progress(count);
+            let mut out = vec![(0, 0); cells.len()];
+            out[ci] = (loss, tie);
+            out
+        },
+        |x, y| {
+            x.iter()
+                .zip(&y)
+                .map(|(a, b)| (a.0 + b.0, a.1 + b.1))
+                .collect()
+        },
+    )
+}
+
+/// (cell, batch, reruns in it) for every cell, largest cells are the caller's concern.
+fn cell_batches(cells: usize, reruns: u64) -> Vec<(usize, u64, u64)> {
+    (0..cells)
+        .flat_map(|ci| batches(reruns).map(move |(b, count)| (ci, b, count)))
+        .collect()
+}
+
+/// The two generators of one batch of a cell.
+fn lanes(seed: u64, key: &[u64], batch: u64) -> (Rng, Rng) {
+    let mut k = key.to_vec();
+    k.extend([batch, 0]);
+    let r0 = stream(seed, &k);
+    if let Some(last) = k.last_mut() {
+        *last = 1;
+    }
+    (r0, stream(seed, &k))
 }
 
 /// One rerun's total count when the problems are redrawn: p_i = expit(mu + sigma z_i) with

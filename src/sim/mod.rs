@@ -16,8 +16,13 @@ pub const BATCH: u64 = 4096;
 
 /// Splits `total` draws into fixed batches: (batch index, draws in it).
 pub fn batches(total: u64) -> impl Iterator<Item = (u64, u64)> {
-    let n = total.div_ceil(BATCH);
-    (0..n).map(move |b| (b, BATCH.min(total - b * BATCH)))
+    batches_of(total, BATCH)
+}
+
+/// Splits `total` draws into batches of `size` (> 0): (batch index, draws in it).
+pub fn batches_of(total: u64, size: u64) -> impl Iterator<Item = (u64, u64)> {
+    let n = total.div_ceil(size);
+    (0..n).map(move |b| (b, size.min(total - b * size)))
 }
 
 /// Runs `work` on every task in parallel and folds the results with `merge`, which must be

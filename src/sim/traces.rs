@@ -158,6 +158,9 @@ impl ProblemTraces {
     }
 }
 
+/// 2^53 as f64.
+const TWO_53: f64 = 9_007_199_254_740_992.0;
+
 /// z-thresholds ln(B_j / median) / sigma, increasing in j (infinite for B = infinity).
 fn thresholds(median: f64, sigma: f64, budgets: &[f64]) -> Vec<f64> {
     budgets.iter().map(|&b| (b / median).ln() / sigma).collect()
@@ -195,13 +198,16 @@ fn batch<R: RngCore>(
     ];
     let hist_slope = sigma * std::f64::consts::LOG10_E / width;
     let top = nbins as f64 + 1.0;
+    // A trace is correct when the top 53 bits of a word, as an integer, are below p 2^53: the
+    // same event as u < p for the 53-bit uniform u, with no conversion to f64.
+    let correct_below = (problem.p * TWO_53).ceil() as u64;
     for _ in 0..n {
-        let u = (rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64);
-        let class = usize::from(u < problem.p);
+        let class = usize::from((rng.next_u64() >> 11) < correct_below);
         let z: f64 = StandardNormal.sample(rng);
         let row = &thr[class * nb..class * nb + nb];
-        // Thresholds increase, so the number below z is the first budget that keeps the trace.
-        let first = row.iter().filter(|&&t| t < z).count();
+        // Thresholds increase, so the number below z is the first budget that keeps the trace
+        // (a branch-free binary search).
+        let first = row.partition_point(|&t| t < z);
         let slot = class * stride + first;
         count[slot] += 1;
         let len = medians[class] * (sigma * z).exp();

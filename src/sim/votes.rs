@@ -10,7 +10,8 @@ use rand::RngCore;
 use rayon::prelude::*;
 
 use super::alias::AliasTable;
-use super::{stream::stream, BATCH};
+use super::counts::Histogram;
+use super::{batches_of, run_merged, stream::stream, BATCH};
 use crate::exact::maj::{binomial_pmf_with, ln_factorials};
 use crate::model::VoteRule;
 
@@ -67,7 +68,7 @@ impl<'a> VoteSampler<'a> {
     }
 
     /// One vote: one u64 for C, one for A when it can matter, and one more only to break a tie.
-    #[inline]
+    #[inline(always)]
     pub fn sample<R: RngCore + ?Sized>(&self, rng: &mut R) -> Vote {
         let k = self.k;
         let c = self.correct.sample(rng);
@@ -205,6 +206,56 @@ pub fn simulate(
                 .collect()
         })
         .collect()
+}
+
+/// Reruns per parallel task of [`vote_total_histograms`] (a rerun is one vote per problem).
+const RERUN_BATCH: u64 = 256;
+
+/// Per cell (one sampler per problem), histograms of the wins and of the correct samples of
+/// `reruns` reruns, each rerun one vote on every problem. Every (cell, batch of 256 reruns) is
+/// one parallel task with the stream (seed, cell key, batch), so the result does not depend on
+/// the thread count or on the other cells.
+pub fn vote_total_histograms(
+    seed: u64,
+    cells: &[(&[u64], &[VoteSampler])],
+    reruns: u64,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Vec<(Histogram, Histogram)> {
+    let tasks: Vec<(usize, u64, u64)> = (0..cells.len())
+        .flat_map(|ci| batches_of(reruns, RERUN_BATCH).map(move |(b, c)| (ci, b, c)))
+        .collect();
+    let empty = (Histogram::default(), Histogram::default());
+    run_merged(
+        &tasks,
+        vec![empty.clone(); cells.len()],
+        |&(ci, batch, count)| {
+            let (key, samplers) = cells[ci];
+            let mut path = key.to_vec();
+            path.push(batch);
+            let mut rng = stream(seed, &path);
+            let (mut hw, mut hc) = (Histogram::default(), Histogram::default());
+            for _ in 0..count {
+                let (mut w, mut c) = (0u64, 0u64);
+                for s in samplers {
+                    let v = s.sample(&mut rng);
+                    w += u64::from(v.win);
+                    c += u64::from(v.correct);
+                }
+                hw.add(w);
+                hc.add(c);
+            }
+            progress(count);
+            let mut out = vec![empty.clone(); cells.len()];
+            out[ci] = (hw, hc);
+            out
+        },
+        |a, b| {
+            a.into_iter()
+                .zip(b)
+                .map(|(x, y)| (x.0.merge(y.0), x.1.merge(y.1)))
+                .collect()
+        },
+    )
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@ use super::plot::{Bars, Figure, Line, Markers, Note, Panel, Scale};
 use crate::experiments::budget::{BudgetCurves, BudgetMetric, CostTable};
 use crate::experiments::noise::{H2HRow, HeadToHead, SeedVariance, SpreadRow, VoteSpread};
 use crate::experiments::votes::{Metric, VoteCurves};
-use crate::experiments::{ExperimentResult, RunOutput};
+use crate::experiments::{Estimate, ExperimentResult, RunOutput};
 
 /// Percent of a fraction, for axes in percent.
 fn pct(x: f64) -> f64 {
@@ -63,6 +63,31 @@ fn ticks_125(lo: f64, hi: f64) -> Vec<f64> {
         decade *= 10.0;
     }
     out
+}
+
+/// Adds one estimated series to a panel, in percent: the exact values as a solid line labelled
+/// `line_label`, the simulated values as dots with their 95% CI bars labelled `dots_label`.
+fn exact_and_simulated(
+    p: &mut Panel,
+    line_label: Option<String>,
+    dots_label: Option<String>,
+    color: usize,
+    points: &[(f64, Estimate)],
+) {
+    p.lines.push(Line {
+        label: line_label,
+        color,
+        dashed: false,
+        points: points.iter().map(|(x, e)| (*x, pct(e.exact))).collect(),
+    });
+    p.markers.push(Markers {
+        label: dots_label,
+        color,
+        points: points
+            .iter()
+            .map(|(x, e)| (*x, pct(e.sim), pct(e.ci_low), pct(e.ci_high)))
+            .collect(),
+    });
 }
 
 /// Top of a percent axis: the largest value plus headroom, rounded up to 10 points.
@@ -619,32 +644,14 @@ fn seed_sd_figure(run: &RunOutput, r: &SeedVariance) -> Figure {
         .iter()
         .fold((f64::INFINITY, 0.0f64), |(a, b), &v| (a.min(v), b.max(v)));
     p.y_range = (lo / 1.6, hi * 1.6);
-    p.lines.push(Line {
-        label: Some("exact seed SD".into()),
-        color: 0,
-        dashed: false,
-        points: r
-            .rows
-            .iter()
-            .map(|x| (f64::from(x.n), pct(x.sd.exact)))
-            .collect(),
-    });
-    p.markers.push(Markers {
-        label: Some(format!("simulated, {} reruns (95% CI)", r.reruns)),
-        color: 0,
-        points: r
-            .rows
-            .iter()
-            .map(|x| {
-                (
-                    f64::from(x.n),
-                    pct(x.sd.sim),
-                    pct(x.sd.ci_low),
-                    pct(x.sd.ci_high),
-                )
-            })
-            .collect(),
-    });
+    let sds: Vec<(f64, Estimate)> = r.rows.iter().map(|x| (f64::from(x.n), x.sd)).collect();
+    exact_and_simulated(
+        &mut p,
+        Some("exact seed SD".into()),
+        Some(format!("simulated, {} reruns (95% CI)", r.reruns)),
+        0,
+        &sds,
+    );
     p.lines.push(Line {
         label: Some(format!("question-sampling SE {:.2}", pct(r.question_se))),
         color: 1,
@@ -689,32 +696,13 @@ fn spread_figure(run: &RunOutput, r: &VoteSpread) -> Figure {
         (
             "maj@k",
             2usize,
-            (|x: &SpreadRow| x.maj_sd) as fn(&SpreadRow) -> crate::experiments::Estimate,
+            (|x: &SpreadRow| x.maj_sd) as fn(&SpreadRow) -> Estimate,
         ),
         ("pass@1 averaged over k", 0, |x: &SpreadRow| x.avg_sd),
     ] {
-        p.lines.push(Line {
-            label: Some(format!("{label} exact")),
-            color,
-            dashed: false,
-            points: r
-                .rows
-                .iter()
-                .map(|x| (f64::from(x.k), pct(get(x).exact)))
-                .collect(),
-        });
-        p.markers.push(Markers {
-            label: None,
-            color,
-            points: r
-                .rows
-                .iter()
-                .map(|x| {
-                    let e = get(x);
-                    (f64::from(x.k), pct(e.sim), pct(e.ci_low), pct(e.ci_high))
-                })
-                .collect(),
-        });
+        let points: Vec<(f64, Estimate)> =
+            r.rows.iter().map(|x| (f64::from(x.k), get(x))).collect();
+        exact_and_simulated(&mut p, Some(format!("{label} exact")), None, color, &points);
     }
     p.legend = SeriesLabelPosition::UpperRight;
     if r.rows.len() == 1 {
@@ -765,35 +753,16 @@ fn h2h_figure(run: &RunOutput, r: &HeadToHead) -> Figure {
         (
             "P(B < A): the better model loses",
             1usize,
-            (|x: &H2HRow| x.loss) as fn(&H2HRow) -> crate::experiments::Estimate,
+            (|x: &H2HRow| x.loss) as fn(&H2HRow) -> Estimate,
         ),
         ("P(B <= A): loses or ties", 0, |x: &H2HRow| x.loss_or_tie),
     ] {
-        p.lines.push(Line {
-            label: Some(label.into()),
-            color,
-            dashed: false,
-            points: r
-                .rows
-                .iter()
-                .map(|x| (f64::from(x.n), pct(get(x).exact)))
-                .collect(),
-        });
-        p.markers.push(Markers {
-            label: None,
-            color,
-            points: r
-                .rows
-                .iter()
-                .map(|x| {
-                    let e = get(x);
-                    (f64::from(x.n), pct(e.sim), pct(e.ci_low), pct(e.ci_high))
-                })
-                .collect(),
-        });
+        let points: Vec<(f64, Estimate)> =
+            r.rows.iter().map(|x| (f64::from(x.n), get(x))).collect();
+        exact_and_simulated(&mut p, Some(label.into()), None, color, &points);
     }
     p.legend = SeriesLabelPosition::UpperRight;
-    Figure { title: title(run, &format!("{}: how often the better model loses a rerun ({} reruns; lines exact, dots simulated)", r.experiment, r.reruns)), panels: vec![p], columns: 1, size: (1000, 600) }
+    Figure { title: title(run, &format!("{}: how often the better model loses a rerun ({} reruns; lines exact, dots simulated)", r.experiment, r.reruns)), panels: vec![p], columns: 1, size: (1100, 600) }
 }
 
 fn placement_name(p: crate::model::Placement) -> &'static str {

@@ -81,38 +81,19 @@ fn opt(x: Option<f64>) -> String {
 }
 
 fn budget_csv(run: &RunOutput, r: &BudgetCurves) -> String {
-    let mut csv = Csv::new(&[
-        "scenario",
-        "seed",
-        "experiment",
-        "model",
-        "budget_tokens",
-        "metric",
-        "exact",
-        "sim",
-        "se",
-        "z",
-        "ci_low",
-        "ci_high",
-        "traces",
-    ]);
+    let mut csv = header(&["model", "budget_tokens", "metric"], &["traces"]);
     for p in &r.points {
-        let e = p.estimate;
-        csv.row([
-            run.scenario.clone(),
-            run.seed.to_string(),
-            r.experiment.clone(),
-            r.models[p.model].model.clone(),
-            num(p.budget_tokens),
-            p.metric.as_str().to_string(),
-            num(e.exact),
-            num(e.sim),
-            num(e.se),
-            num(e.z),
-            num(e.ci_low),
-            num(e.ci_high),
-            r.traces.to_string(),
-        ]);
+        csv.row(estimate_row(
+            run,
+            &r.experiment,
+            [
+                r.models[p.model].model.clone(),
+                num(p.budget_tokens),
+                p.metric.as_str().to_string(),
+            ],
+            &p.estimate,
+            [r.traces.to_string()],
+        ));
     }
     csv.finish()
 }
@@ -229,43 +210,25 @@ fn cost_csv(run: &RunOutput, r: &CostTable) -> String {
 }
 
 fn vote_csv(run: &RunOutput, r: &VoteCurves) -> String {
-    let mut csv = Csv::new(&[
-        "scenario",
-        "seed",
-        "experiment",
-        "model",
-        "attractor",
-        "vote_rule",
-        "k",
-        "metric",
-        "exact",
-        "sim",
-        "se",
-        "z",
-        "ci_low",
-        "ci_high",
-        "votes",
-    ]);
+    let mut csv = header(
+        &["model", "attractor", "vote_rule", "k", "metric"],
+        &["votes"],
+    );
     for p in &r.points {
         let s = &r.series[p.series];
-        let e = p.estimate;
-        csv.row([
-            run.scenario.clone(),
-            run.seed.to_string(),
-            r.experiment.clone(),
-            s.model.clone(),
-            num(s.attractor),
-            s.vote_rule.as_str().to_string(),
-            p.k.to_string(),
-            p.metric.as_str().to_string(),
-            num(e.exact),
-            num(e.sim),
-            num(e.se),
-            num(e.z),
-            num(e.ci_low),
-            num(e.ci_high),
-            r.votes.to_string(),
-        ]);
+        csv.row(estimate_row(
+            run,
+            &r.experiment,
+            [
+                s.model.clone(),
+                num(s.attractor),
+                s.vote_rule.as_str().to_string(),
+                p.k.to_string(),
+                p.metric.as_str().to_string(),
+            ],
+            &p.estimate,
+            [r.votes.to_string()],
+        ));
     }
     csv.finish()
 }
@@ -314,6 +277,26 @@ fn estimate_fields(e: &Estimate) -> [String; 6] {
         num(e.ci_low),
         num(e.ci_high),
     ]
+}
+
+/// A row of a table made by [`header`]: scenario, seed, experiment, the `lead` fields, the
+/// estimate's six fields, then the `tail` fields.
+fn estimate_row(
+    run: &RunOutput,
+    experiment: &str,
+    lead: impl IntoIterator<Item = String>,
+    e: &Estimate,
+    tail: impl IntoIterator<Item = String>,
+) -> Vec<String> {
+    let mut v = vec![
+        run.scenario.clone(),
+        run.seed.to_string(),
+        experiment.to_string(),
+    ];
+    v.extend(lead);
+    v.extend(estimate_fields(e));
+    v.extend(tail);
+    v
 }
 
 fn header(lead: &[&str], tail: &[&str]) -> Csv {
@@ -386,19 +369,19 @@ fn spread_csv(run: &RunOutput, r: &VoteSpread) -> String {
             ("avg pass@1 mean", &row.avg_mean),
             ("avg pass@1 sd", &row.avg_sd),
         ] {
-            let mut v = vec![
-                run.scenario.clone(),
-                run.seed.to_string(),
-                r.experiment.clone(),
-                r.model.clone(),
-                num(r.attractor),
-                r.vote_rule.as_str().into(),
-                row.k.to_string(),
-                q.into(),
-            ];
-            v.extend(estimate_fields(e));
-            v.push(r.reruns.to_string());
-            csv.row(v);
+            csv.row(estimate_row(
+                run,
+                &r.experiment,
+                [
+                    r.model.clone(),
+                    num(r.attractor),
+                    r.vote_rule.as_str().into(),
+                    row.k.to_string(),
+                    q.into(),
+                ],
+                e,
+                [r.reruns.to_string()],
+            ));
         }
     }
     csv.finish()
@@ -416,18 +399,13 @@ fn h2h_csv(run: &RunOutput, r: &HeadToHead) -> String {
             ("win", &row.win),
             ("loss_or_tie", &row.loss_or_tie),
         ] {
-            let mut v = vec![
-                run.scenario.clone(),
-                run.seed.to_string(),
-                r.experiment.clone(),
-                r.a.clone(),
-                r.b.clone(),
-                row.n.to_string(),
-                q.into(),
-            ];
-            v.extend(estimate_fields(e));
-            v.extend([r.reruns.to_string(), num(r.pass_at_1_a), num(r.pass_at_1_b)]);
-            csv.row(v);
+            csv.row(estimate_row(
+                run,
+                &r.experiment,
+                [r.a.clone(), r.b.clone(), row.n.to_string(), q.into()],
+                e,
+                [r.reruns.to_string(), num(r.pass_at_1_a), num(r.pass_at_1_b)],
+            ));
         }
     }
     csv.finish()

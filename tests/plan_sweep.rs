@@ -295,14 +295,16 @@ fn plan_reproduces_the_note_and_names_the_smallest_design() {
             "for B to lose or tie a rerun at most 5% of the time, use N = 1,000 problems with n = 1 sample each",
         ));
     let stdout = String::from_utf8_lossy(&assert.get_output().stdout).into_owned();
-    assert!(stdout.contains("checks: 32 of 32"), "{stdout}");
+    // Fixed: loss, loss-or-tie, mean and SD in 16 cells; population: mean and SD in 4 cells of
+    // each of the two designs (the default --check-population 4).
+    assert!(stdout.contains("checks: 80 of 80"), "{stdout}");
     let csv = std::fs::read_to_string(out.join("plan.csv")).expect("csv");
     let row = csv
         .lines()
         .find(|l| l.contains(",fixed,30,1,0.21,"))
         .expect("the note's cell");
     let fields: Vec<&str> = row.split(',').collect();
-    let loss_or_tie: f64 = fields[14].parse().expect("number");
+    let loss_or_tie: f64 = fields[16].parse().expect("number");
     let ra = quantile_rates(0.2, 2.2, 30);
     let rb: Vec<f64> = ra.iter().map(|&p| shift_rate(p, 0.21)).collect();
     let h = head_to_head(&ra, &rb, 1);
@@ -345,7 +347,45 @@ fn plan_accepts_points_and_rejects_bad_flags() {
         .args(["plan", "--metric", "maj@16"])
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("only pass1"));
+        .stderr(predicate::str::contains("expected pass1").and(predicate::str::contains("maj")));
+    evalsim()
+        .args(["plan", "--metric", "maj", "--k", "1,4"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--attractor"));
+    evalsim()
+        .args([
+            "plan",
+            "--metric",
+            "maj",
+            "--samples",
+            "4",
+            "--attractor",
+            "0.5",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--samples").and(predicate::str::contains("--k")));
+    evalsim()
+        .args(["plan", "--k", "4"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("only with --metric maj"));
+    evalsim()
+        .args([
+            "plan",
+            "--problems",
+            "100000",
+            "--samples",
+            "4096",
+            "--simulate-reruns",
+            "100000000",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "simulated draws: at most 100000000000",
+        ));
     evalsim()
         .args(["plan", "--gap-points", "80"])
         .assert()
@@ -356,4 +396,72 @@ fn plan_accepts_points_and_rejects_bad_flags() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("strictly increasing"));
+}
+
+#[test]
+fn plan_maj_metric_writes_k_rows_and_checks_votes() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("maj");
+    let assert = evalsim()
+        .args([
+            "plan",
+            "--metric",
+            "maj",
+            "--k",
+            "1,9",
+            "--attractor",
+            "0.5",
+        ])
+        .args([
+            "--rule",
+            "strict",
+            "--problems",
+            "30,100",
+            "--gap-logits",
+            "0.4",
+        ])
+        .args([
+            "--simulate-reruns",
+            "8000",
+            "--check-population",
+            "all",
+            "--out",
+        ])
+        .arg(&out)
+        .assert()
+        .success();
+    let stdout = String::from_utf8_lossy(&assert.get_output().stdout).into_owned();
+    // Fixed: 4 checks in 4 cells; population: 2 checks in 4 cells of each design.
+    assert!(stdout.contains("checks: 32 of 32"), "{stdout}");
+    assert!(
+        stdout.contains("k in [1, 9]") && stdout.contains("+6.2 at k = 9"),
+        "{stdout}"
+    );
+    let csv = std::fs::read_to_string(out.join("plan.csv")).expect("csv");
+    assert_eq!(csv.lines().count(), 1 + 12);
+    let row = csv
+        .lines()
+        .find(|l| l.contains(",fixed,30,1,0.4,"))
+        .expect("k = 1 cell");
+    assert!(row.contains(",maj@k,0.5,strict,"), "{row}");
+    // maj@1 is pass@1: the k = 1 cell equals the exact pass@1 head-to-head.
+    let fields: Vec<&str> = row.split(',').collect();
+    let loss_or_tie: f64 = fields[16].parse().expect("number");
+    let ra = quantile_rates(0.2, 2.2, 30);
+    let rb: Vec<f64> = ra.iter().map(|&p| shift_rate(p, 0.4)).collect();
+    let h = head_to_head(&ra, &rb, 1);
+    assert!((loss_or_tie - (h.loss + h.tie)).abs() < 1e-12);
+    // Population rows: simulated loss-or-tie beside the normal approximation, z left empty.
+    let pop = csv
+        .lines()
+        .find(|l| l.contains(",population-paired,100,9,"))
+        .expect("population cell");
+    let f: Vec<&str> = pop.split(',').collect();
+    assert_eq!(f[17], "normal");
+    assert!(
+        !f[19].is_empty() && f[21].is_empty() && !f[22].is_empty(),
+        "{pop}"
+    );
+    let img = image::open(out.join("plan-loss.png")).expect("decodes");
+    assert!(img.width() >= 900);
 }

@@ -465,3 +465,91 @@ fn plan_maj_metric_writes_k_rows_and_checks_votes() {
     let img = image::open(out.join("plan-loss.png")).expect("decodes");
     assert!(img.width() >= 900);
 }
+
+/// A scenario whose plan block asks for what the flags of `plan_block_equals_the_command` ask.
+const PLAN_SCENARIO: &str = r#"seed = 5
+[benchmark]
+problems = 10
+mu = 0.1
+sigma = 1.5
+[[model]]
+name = "base"
+shift = 0.2
+attractor = 0.6
+vote_rule = "strict"
+[[experiment]]
+kind = "plan"
+name = "size"
+model = "base"
+metric = "maj"
+gap_logits = [0.3]
+problems = [20, 60]
+k = [1, 7]
+reruns = 3000
+check_population = "all"
+"#;
+
+#[test]
+fn plan_block_equals_the_command() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let f = dir.path().join("planned.toml");
+    std::fs::write(&f, PLAN_SCENARIO).expect("write");
+    let run_out = dir.path().join("run");
+    evalsim()
+        .arg("run")
+        .arg(&f)
+        .args(["-q", "--out"])
+        .arg(&run_out)
+        .assert()
+        .success();
+    let cli_out = dir.path().join("cli");
+    // Model A: mu = 0.1 + its shift 0.2; its attractor share and vote rule.
+    evalsim()
+        .args(["plan", "--mu", "0.30000000000000004", "--sigma", "1.5"])
+        .args(["--metric", "maj", "--k", "1,7", "--attractor", "0.6"])
+        .args([
+            "--rule",
+            "strict",
+            "--gap-logits",
+            "0.3",
+            "--problems",
+            "20,60",
+        ])
+        .args(["--simulate-reruns", "3000", "--check-population", "all"])
+        .args(["--seed", "5", "-q", "--out"])
+        .arg(&cli_out)
+        .assert()
+        .success();
+    for (a, b) in [
+        ("size.csv", "plan.csv"),
+        ("size.txt", "plan.txt"),
+        ("size-heatmap.svg", "plan-heatmap.svg"),
+    ] {
+        let x = std::fs::read(run_out.join(a)).expect(a);
+        let y = std::fs::read(cli_out.join(b)).expect(b);
+        assert!(x == y, "{a} differs from {b}");
+    }
+    for f in [
+        "size.json",
+        "size-loss.png",
+        "size-heatmap.png",
+        "report.md",
+    ] {
+        assert!(run_out.join(f).is_file(), "{f}");
+    }
+    let checks = std::fs::read_to_string(run_out.join("checks.csv")).expect("checks");
+    // Fixed: 4 checks in 4 cells; population: 2 in 4 cells of each of two designs.
+    assert_eq!(checks.lines().filter(|l| l.contains(",size,")).count(), 32);
+    let md = std::fs::read_to_string(run_out.join("report.md")).expect("report");
+    assert!(
+        md.contains("## size") && md.contains("![size](size-loss.png)"),
+        "{md}"
+    );
+    // `check` runs the plan's checks too.
+    evalsim()
+        .arg("check")
+        .arg(&f)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("checks: 32 of 32"));
+}

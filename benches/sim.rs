@@ -7,7 +7,7 @@ use evalsim::exact::maj::{ln_factorials, maj_at_k};
 use evalsim::experiments::run;
 use evalsim::model::VoteRule;
 use evalsim::scenario::Scenario;
-use evalsim::sim::counts::{loss_tie_counts, total_histograms, CountSampler};
+use evalsim::sim::counts::{pair_tallies, total_histograms, CountSampler};
 use evalsim::sim::stream::stream;
 use evalsim::sim::traces::{self, TraceCell, TraceProblem};
 use evalsim::sim::votes::{self, vote_total_histograms, AttractorTables, VoteCell, VoteSampler};
@@ -286,7 +286,7 @@ fn note_noise(c: &mut Criterion) {
                 .zip(sa.iter().zip(&sb))
                 .map(|(k, (a, b))| (&k[..], a, b))
                 .collect();
-            black_box(loss_tie_counts(s.seed, &cells, 20_000, &|_| {}))
+            black_box(pair_tallies(s.seed, &cells, 20_000, &|_| {}))
         })
     });
     g.finish();

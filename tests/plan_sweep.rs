@@ -295,14 +295,16 @@ fn plan_reproduces_the_note_and_names_the_smallest_design() {
             "for B to lose or tie a rerun at most 5% of the time, use N = 1,000 problems with n = 1 sample each",
         ));
     let stdout = String::from_utf8_lossy(&assert.get_output().stdout).into_owned();
-    assert!(stdout.contains("checks: 32 of 32"), "{stdout}");
+    // Fixed: loss, loss-or-tie, mean and SD in 16 cells; population: mean and SD in 4 cells of
+    // each of the two designs (the default --check-population 4).
+    assert!(stdout.contains("checks: 80 of 80"), "{stdout}");
     let csv = std::fs::read_to_string(out.join("plan.csv")).expect("csv");
     let row = csv
         .lines()
         .find(|l| l.contains(",fixed,30,1,0.21,"))
         .expect("the note's cell");
     let fields: Vec<&str> = row.split(',').collect();
-    let loss_or_tie: f64 = fields[14].parse().expect("number");
+    let loss_or_tie: f64 = fields[16].parse().expect("number");
     let ra = quantile_rates(0.2, 2.2, 30);
     let rb: Vec<f64> = ra.iter().map(|&p| shift_rate(p, 0.21)).collect();
     let h = head_to_head(&ra, &rb, 1);
@@ -345,7 +347,45 @@ fn plan_accepts_points_and_rejects_bad_flags() {
         .args(["plan", "--metric", "maj@16"])
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("only pass1"));
+        .stderr(predicate::str::contains("expected pass1").and(predicate::str::contains("maj")));
+    evalsim()
+        .args(["plan", "--metric", "maj", "--k", "1,4"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--attractor"));
+    evalsim()
+        .args([
+            "plan",
+            "--metric",
+            "maj",
+            "--samples",
+            "4",
+            "--attractor",
+            "0.5",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--samples").and(predicate::str::contains("--k")));
+    evalsim()
+        .args(["plan", "--k", "4"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("only with --metric maj"));
+    evalsim()
+        .args([
+            "plan",
+            "--problems",
+            "100000",
+            "--samples",
+            "4096",
+            "--simulate-reruns",
+            "100000000",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "simulated draws: at most 100000000000",
+        ));
     evalsim()
         .args(["plan", "--gap-points", "80"])
         .assert()
@@ -356,4 +396,160 @@ fn plan_accepts_points_and_rejects_bad_flags() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("strictly increasing"));
+}
+
+#[test]
+fn plan_maj_metric_writes_k_rows_and_checks_votes() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("maj");
+    let assert = evalsim()
+        .args([
+            "plan",
+            "--metric",
+            "maj",
+            "--k",
+            "1,9",
+            "--attractor",
+            "0.5",
+        ])
+        .args([
+            "--rule",
+            "strict",
+            "--problems",
+            "30,100",
+            "--gap-logits",
+            "0.4",
+        ])
+        .args([
+            "--simulate-reruns",
+            "8000",
+            "--check-population",
+            "all",
+            "--out",
+        ])
+        .arg(&out)
+        .assert()
+        .success();
+    let stdout = String::from_utf8_lossy(&assert.get_output().stdout).into_owned();
+    // Fixed: 4 checks in 4 cells; population: 2 checks in 4 cells of each design.
+    assert!(stdout.contains("checks: 32 of 32"), "{stdout}");
+    assert!(
+        stdout.contains("k in [1, 9]") && stdout.contains("+6.2 at k = 9"),
+        "{stdout}"
+    );
+    let csv = std::fs::read_to_string(out.join("plan.csv")).expect("csv");
+    assert_eq!(csv.lines().count(), 1 + 12);
+    let row = csv
+        .lines()
+        .find(|l| l.contains(",fixed,30,1,0.4,"))
+        .expect("k = 1 cell");
+    assert!(row.contains(",maj@k,0.5,strict,"), "{row}");
+    // maj@1 is pass@1: the k = 1 cell equals the exact pass@1 head-to-head.
+    let fields: Vec<&str> = row.split(',').collect();
+    let loss_or_tie: f64 = fields[16].parse().expect("number");
+    let ra = quantile_rates(0.2, 2.2, 30);
+    let rb: Vec<f64> = ra.iter().map(|&p| shift_rate(p, 0.4)).collect();
+    let h = head_to_head(&ra, &rb, 1);
+    assert!((loss_or_tie - (h.loss + h.tie)).abs() < 1e-12);
+    // Population rows: simulated loss-or-tie beside the normal approximation, z left empty.
+    let pop = csv
+        .lines()
+        .find(|l| l.contains(",population-paired,100,9,"))
+        .expect("population cell");
+    let f: Vec<&str> = pop.split(',').collect();
+    assert_eq!(f[17], "normal");
+    assert!(
+        !f[19].is_empty() && f[21].is_empty() && !f[22].is_empty(),
+        "{pop}"
+    );
+    let img = image::open(out.join("plan-loss.png")).expect("decodes");
+    assert!(img.width() >= 900);
+}
+
+/// A scenario whose plan block asks for what the flags of `plan_block_equals_the_command` ask.
+const PLAN_SCENARIO: &str = r#"seed = 5
+[benchmark]
+problems = 10
+mu = 0.1
+sigma = 1.5
+[[model]]
+name = "base"
+shift = 0.2
+attractor = 0.6
+vote_rule = "strict"
+[[experiment]]
+kind = "plan"
+name = "size"
+model = "base"
+metric = "maj"
+gap_logits = [0.3]
+problems = [20, 60]
+k = [1, 7]
+reruns = 3000
+check_population = "all"
+"#;
+
+#[test]
+fn plan_block_equals_the_command() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let f = dir.path().join("planned.toml");
+    std::fs::write(&f, PLAN_SCENARIO).expect("write");
+    let run_out = dir.path().join("run");
+    evalsim()
+        .arg("run")
+        .arg(&f)
+        .args(["-q", "--out"])
+        .arg(&run_out)
+        .assert()
+        .success();
+    let cli_out = dir.path().join("cli");
+    // Model A: mu = 0.1 + its shift 0.2; its attractor share and vote rule.
+    evalsim()
+        .args(["plan", "--mu", "0.30000000000000004", "--sigma", "1.5"])
+        .args(["--metric", "maj", "--k", "1,7", "--attractor", "0.6"])
+        .args([
+            "--rule",
+            "strict",
+            "--gap-logits",
+            "0.3",
+            "--problems",
+            "20,60",
+        ])
+        .args(["--simulate-reruns", "3000", "--check-population", "all"])
+        .args(["--seed", "5", "-q", "--out"])
+        .arg(&cli_out)
+        .assert()
+        .success();
+    for (a, b) in [
+        ("size.csv", "plan.csv"),
+        ("size.txt", "plan.txt"),
+        ("size-heatmap.svg", "plan-heatmap.svg"),
+    ] {
+        let x = std::fs::read(run_out.join(a)).expect(a);
+        let y = std::fs::read(cli_out.join(b)).expect(b);
+        assert!(x == y, "{a} differs from {b}");
+    }
+    for f in [
+        "size.json",
+        "size-loss.png",
+        "size-heatmap.png",
+        "report.md",
+    ] {
+        assert!(run_out.join(f).is_file(), "{f}");
+    }
+    let checks = std::fs::read_to_string(run_out.join("checks.csv")).expect("checks");
+    // Fixed: 4 checks in 4 cells; population: 2 in 4 cells of each of two designs.
+    assert_eq!(checks.lines().filter(|l| l.contains(",size,")).count(), 32);
+    let md = std::fs::read_to_string(run_out.join("report.md")).expect("report");
+    assert!(
+        md.contains("## size") && md.contains("![size](size-loss.png)"),
+        "{md}"
+    );
+    // `check` runs the plan's checks too.
+    evalsim()
+        .arg("check")
+        .arg(&f)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("checks: 32 of 32"));
 }

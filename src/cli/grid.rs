@@ -9,9 +9,10 @@ use super::{
     bad_input, progress_bar, CommonArgs, Failure, EXIT_CHECK_FAILED, EXIT_INTERNAL, EXIT_OK,
 };
 use crate::exact::plan::gap_logits_for_points;
-use crate::experiments::plan::{run_plan, CheckCells, PlanSpec};
+use crate::experiments::plan::{run_plan, CheckCells, Metric, Plan, PlanSpec};
 use crate::experiments::sweep::{prepare, run_cells, SweepOutput};
 use crate::experiments::Z_BOUND;
+use crate::model::VoteRule;
 use crate::report;
 use crate::scenario::grid::parse_set;
 use crate::scenario::read_source;
@@ -51,15 +52,25 @@ pub(super) struct PlanArgs {
     /// B's advantage in points of population pass@1 (a list), converted to logits
     #[arg(long, value_delimiter = ',', allow_negative_numbers = true)]
     gap_points: Vec<f64>,
-    /// The score: pass1 (pass@1 averaged over the n samples of each problem)
+    /// The score: pass1 (pass@1 averaged over the n samples of each problem) or maj (maj@k: one
+    /// majority vote of k samples per problem; needs --k and --attractor)
     #[arg(long, default_value = "pass1")]
     metric: String,
     /// Candidate numbers of problems N
     #[arg(long, value_delimiter = ',', default_value = "30,100,300,1000")]
     problems: Vec<usize>,
-    /// Candidate samples per problem n
-    #[arg(long, value_delimiter = ',', default_value = "1,4,16,64")]
+    /// Candidate samples per problem n (pass1) [default: 1,4,16,64]
+    #[arg(long, value_delimiter = ',')]
     samples: Vec<u32>,
+    /// Candidate samples per vote k (--metric maj: the grid's second axis, in place of --samples)
+    #[arg(long, value_delimiter = ',')]
+    k: Vec<u32>,
+    /// Share of wrong answers on the one repeated attractor answer, in [0, 1] (--metric maj)
+    #[arg(long)]
+    attractor: Option<f64>,
+    /// How a vote's ties are scored: random, strict or absolute (--metric maj) [default: random]
+    #[arg(long)]
+    rule: Option<String>,
     /// Largest acceptable probability that B scores <= A in one rerun
     #[arg(long, default_value_t = 0.05)]
     target_loss_or_tie: f64,
@@ -69,9 +80,14 @@ pub(super) struct PlanArgs {
     /// Simulated paired reruns per checked cell (0: no simulation)
     #[arg(long, default_value_t = 20_000)]
     simulate_reruns: u64,
-    /// Fixed-design cells to simulate: all, none, or a number spread over the grid
+    /// (gap, N, n) cells to simulate in the fixed design: all, none, or a number spread over the
+    /// grid
     #[arg(long, default_value = "all")]
     check_cells: String,
+    /// (gap, N, n) cells to simulate in each population design (problems redrawn every rerun):
+    /// all, none, or a number spread over the grid
+    #[arg(long, default_value = "4")]
+    check_population: String,
     /// Skip the PNG and SVG figures
     #[arg(long)]
     no_figures: bool,
@@ -84,13 +100,8 @@ fn bad(msg: String) -> Failure {
 }
 
 impl PlanArgs {
-    fn spec(&self) -> Result<PlanSpec, Failure> {
-        if self.metric != "pass1" {
-            return Err(bad(format!(
-                "--metric {}: only pass1 (pass@1 averaged over n samples) is available; maj@k planning is not implemented yet",
-                self.metric
-            )));
-        }
+    fn spec(&self) -> Result<Plan, Failure> {
+        let metric = self.metric()?;
         if !self.mu.is_finite() {
             return Err(bad(format!("--mu {}: must be a finite number", self.mu)));
         }
@@ -137,14 +148,22 @@ impl PlanArgs {
             &self.problems.iter().map(|&x| x as u64).collect::<Vec<_>>(),
             crate::scenario::MAX_PROBLEMS,
         )?;
+        let (axis, samples, max) = match metric {
+            Metric::Pass1 => (
+                "samples",
+                if self.samples.is_empty() {
+                    vec![1, 4, 16, 64]
+                } else {
+                    self.samples.clone()
+                },
+                4096,
+            ),
+            Metric::Maj { .. } => ("k", self.k.clone(), crate::scenario::MAX_K),
+        };
         limit(
-            "samples",
-            &self
-                .samples
-                .iter()
-                .map(|&x| u64::from(x))
-                .collect::<Vec<_>>(),
-            4096,
+            axis,
+            &samples.iter().map(|&x| u64::from(x)).collect::<Vec<_>>(),
+            max,
         )?;
         for (name, v) in [
             ("target-loss-or-tie", self.target_loss_or_tie),
@@ -161,27 +180,97 @@ impl PlanArgs {
                 crate::scenario::MAX_DRAWS
             )));
         }
-        let check_cells = match self.check_cells.as_str() {
-            "all" => CheckCells::All,
-            "none" => CheckCells::None,
-            s => CheckCells::Count(s.parse().map_err(|_| {
-                bad(format!(
-                    "--check-cells {s}: expected all, none or a number of cells"
-                ))
-            })?),
+        let cells = |flag: &str, v: &str| -> Result<CheckCells, Failure> {
+            match v {
+                "all" => Ok(CheckCells::All),
+                "none" => Ok(CheckCells::None),
+                s => s.parse().map(CheckCells::Count).map_err(|_| {
+                    bad(format!(
+                        "--{flag} {s}: expected all, none or a number of cells"
+                    ))
+                }),
+            }
         };
-        Ok(PlanSpec {
+        let check_cells = cells("check-cells", &self.check_cells)?;
+        let check_population = cells("check-population", &self.check_population)?;
+        let spec = PlanSpec {
             mu: self.mu,
             sigma: self.sigma,
             gaps,
             problems: self.problems.clone(),
-            samples: self.samples.clone(),
+            samples,
             target_loss_or_tie: self.target_loss_or_tie,
             target_halfwidth: self.target_halfwidth,
             reruns: self.simulate_reruns,
             check_cells,
             seed: self.common.seed.unwrap_or(20_240_601),
-        })
+        };
+        let spec = Plan {
+            spec,
+            metric,
+            check_population,
+        };
+        let draws = spec.simulated_draws();
+        if draws > crate::scenario::MAX_TOTAL_VOTES {
+            return Err(bad(format!(
+                "--simulate-reruns {}: the checked cells (--check-cells, and --check-population in both population designs) x 2 models x their N problems x {} reruns = {draws} simulated draws: at most {}; lower --simulate-reruns, --check-cells or --check-population",
+                self.simulate_reruns,
+                self.simulate_reruns,
+                crate::scenario::MAX_TOTAL_VOTES
+            )));
+        }
+        Ok(spec)
+    }
+
+    fn metric(&self) -> Result<Metric, Failure> {
+        match self.metric.as_str() {
+            "pass1" => {
+                for (flag, given) in [
+                    ("--k", !self.k.is_empty()),
+                    ("--attractor", self.attractor.is_some()),
+                    ("--rule", self.rule.is_some()),
+                ] {
+                    if given {
+                        return Err(bad(format!(
+                            "{flag}: only with --metric maj (with --metric pass1 the grid's second axis is --samples)"
+                        )));
+                    }
+                }
+                Ok(Metric::Pass1)
+            }
+            "maj" => {
+                if !self.samples.is_empty() {
+                    return Err(bad("--samples: with --metric maj the grid's second axis is --k, the samples per vote (one vote per problem per rerun); give --k instead".into()));
+                }
+                if self.k.is_empty() {
+                    return Err(bad(
+                        "--metric maj needs --k: the samples per vote to plan for (a list, e.g. 1,4,16,64)".into(),
+                    ));
+                }
+                let attractor = self.attractor.ok_or_else(|| {
+                    bad("--metric maj needs --attractor A: the share of wrong answers on the one repeated attractor answer, in [0, 1]".into())
+                })?;
+                if !(0.0..=1.0).contains(&attractor) {
+                    return Err(bad(format!(
+                        "--attractor {attractor}: must be a share in [0, 1]"
+                    )));
+                }
+                let rule = match self.rule.as_deref() {
+                    None | Some("random") => VoteRule::Random,
+                    Some("strict") => VoteRule::Strict,
+                    Some("absolute") => VoteRule::Absolute,
+                    Some(r) => {
+                        return Err(bad(format!(
+                            "--rule {r}: expected random, strict or absolute"
+                        )))
+                    }
+                };
+                Ok(Metric::Maj { attractor, rule })
+            }
+            m => Err(bad(format!(
+                "--metric {m}: expected pass1 (pass@1 averaged over n samples) or maj (maj@k, with --k and --attractor)"
+            ))),
+        }
     }
 }
 
@@ -190,20 +279,14 @@ pub(super) fn plan(a: &PlanArgs) -> Result<u8, Failure> {
     let spec = a.spec()?;
     let pool = pool(c.threads)?;
     let t0 = Instant::now();
-    let exact = pool.install(|| crate::experiments::plan::exact_cells(&spec));
+    let exact = pool.install(|| crate::experiments::plan::exact_plan_cells(&spec));
     let exact_s = t0.elapsed().as_secs_f64();
-    let fixed_cells = spec.gaps.len() * spec.problems.len() * spec.samples.len();
-    let planned = match spec.check_cells {
-        CheckCells::All => fixed_cells,
-        CheckCells::None => 0,
-        CheckCells::Count(k) => k.min(fixed_cells),
-    } as u64
-        * spec.reruns;
+    let planned = spec.planned_reruns();
     let pb = progress_bar(planned, c.quiet);
     pb.set_message("plan");
     let tick = |n: u64| pb.inc(n);
     let t1 = Instant::now();
-    let result = pool.install(|| run_plan(&spec, &tick));
+    let result = pool.install(|| run_plan(&spec, "plan", &tick));
     let total_s = t1.elapsed().as_secs_f64();
     pb.finish_and_clear();
     let artifacts = report::planning::render_plan(&result, !a.no_figures).map_err(internal)?;

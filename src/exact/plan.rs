@@ -101,6 +101,144 @@ impl PairMoments {
     }
 }
 
+/// A per-problem score tabulated on the Simpson nodes of z ~ N(0, 1) for both models:
+/// f_A(z) = f(expit(mu + sigma z)) and f_B(z) = f(expit(mu + gap + sigma z)), where f maps a
+/// solve rate to the problem's success probability in one rerun (p itself for pass@1, maj@k(p)
+/// for a majority vote). Every population moment is then a weighted sum over the nodes, so an
+/// expensive f is evaluated once per node.
+#[derive(Debug, Clone)]
+pub struct PopulationNodes {
+    /// Simpson weight times the normal density at each node (they sum to 1 within 1e-15).
+    weights: Vec<f64>,
+    /// f_A at each node.
+    fa: Vec<f64>,
+    /// f_B at each node.
+    fb: Vec<f64>,
+}
+
+impl PopulationNodes {
+    /// Tabulates f for both models on the same 20,001 nodes [`population_pair_moments`] uses.
+    /// Time: 40,002 evaluations of f (in parallel).
+    ///
+    /// # Panics
+    /// If `mu`, `gap` are not finite or `sigma` is negative or not finite.
+    pub fn new(mu: f64, sigma: f64, gap: f64, f: impl Fn(f64) -> f64 + Sync) -> PopulationNodes {
+        use rayon::prelude::*;
+        assert!(
+            mu.is_finite() && gap.is_finite(),
+            "mu and gap must be finite"
+        );
+        assert!(sigma.is_finite() && sigma >= 0.0, "sigma must be >= 0");
+        let h = 2.0 * Z_RANGE / INTERVALS as f64;
+        let norm = 1.0 / (2.0 * std::f64::consts::PI).sqrt();
+        let z = |j: usize| -Z_RANGE + j as f64 * h;
+        let weights = (0..=INTERVALS)
+            .map(|j| {
+                let w = if j == 0 || j == INTERVALS {
+                    1.0
+                } else if j % 2 == 1 {
+                    4.0
+                } else {
+                    2.0
+                };
+                w * h / 3.0 * (-0.5 * z(j) * z(j)).exp() * norm
+            })
+            .collect();
+        let fa = (0..=INTERVALS)
+            .into_par_iter()
+            .map(|j| f(expit(mu + sigma * z(j))))
+            .collect();
+        let fb = (0..=INTERVALS)
+            .into_par_iter()
+            .map(|j| f(expit(mu + gap + sigma * z(j))))
+            .collect();
+        PopulationNodes { weights, fa, fb }
+    }
+
+    /// E[g(f_A, f_B)] over the population.
+    fn expect(&self, g: impl Fn(f64, f64) -> f64) -> f64 {
+        self.weights
+            .iter()
+            .zip(self.fa.iter().zip(&self.fb))
+            .map(|(w, (&a, &b))| w * g(a, b))
+            .sum()
+    }
+
+    /// The population moments of f_A and f_B (central moments integrated around the means).
+    pub fn moments(&self) -> PairMoments {
+        let mean_a = self.expect(|a, _| a);
+        let mean_b = self.expect(|_, b| b);
+        let mean_diff = mean_b - mean_a;
+        PairMoments {
+            mean_a,
+            mean_b,
+            mean_pq_a: self.expect(|a, _| a * (1.0 - a)),
+            mean_pq_b: self.expect(|_, b| b * (1.0 - b)),
+            var_a: self.expect(|a, _| (a - mean_a).powi(2)),
+            var_b: self.expect(|_, b| (b - mean_b).powi(2)),
+            var_diff: self.expect(|a, b| (b - a - mean_diff).powi(2)),
+        }
+    }
+
+    /// Variance and fourth central moment of one problem's count difference d = c_B - c_A,
+    /// where given the problem c ~ Bin(`trials`, f) independently for each model (`trials` = n
+    /// for pass@1 over n samples, 1 for one majority vote). Paired: both counts on the same
+    /// problem z; unpaired: each on its own draw.
+    ///
+    /// Given z, Bin(t, f) has cumulants k2 = t f q, k3 = t f q (1 - 2f), k4 = t f q (1 - 6 f q)
+    /// (q = 1 - f), and the conditional central moments about the overall mean follow from
+    /// c4 = k4 + 3 k2^2 and the shift delta = E[d | z] - E[d]:
+    /// E[(d - E d)^4 | z] = c4 + 4 k3 delta + 6 k2 delta^2 + delta^4. Unpaired, d is a difference
+    /// of independent counts: m4 = m4_A + 6 var_A var_B + m4_B. Time: O(nodes).
+    pub fn count_diff_moments(&self, trials: u32, paired: bool) -> (f64, f64) {
+        let t = f64::from(trials);
+        let cum = |f: f64| {
+            let pq = f * (1.0 - f);
+            (t * pq, t * pq * (1.0 - 2.0 * f), t * pq * (1.0 - 6.0 * pq))
+        };
+        let mean_a = t * self.expect(|a, _| a);
+        let mean_b = t * self.expect(|_, b| b);
+        if paired {
+            let mean = mean_b - mean_a;
+            let var = self.expect(|a, b| {
+                let delta = t * (b - a) - mean;
+                cum(a).0 + cum(b).0 + delta * delta
+            });
+            let m4 = self.expect(|a, b| {
+                let ((k2a, k3a, k4a), (k2b, k3b, k4b)) = (cum(a), cum(b));
+                let (k2, k3, k4) = (k2a + k2b, k3b - k3a, k4a + k4b);
+                let delta = t * (b - a) - mean;
+                k4 + 3.0 * k2 * k2 + 4.0 * k3 * delta + 6.0 * k2 * delta * delta + delta.powi(4)
+            });
+            (var, m4)
+        } else {
+            let one = |pick: &dyn Fn(f64, f64) -> f64, mean: f64| {
+                let var = self.expect(|a, b| {
+                    let f = pick(a, b);
+                    cum(f).0 + (t * f - mean).powi(2)
+                });
+                let m4 = self.expect(|a, b| {
+                    let f = pick(a, b);
+                    let (k2, k3, k4) = cum(f);
+                    let delta = t * f - mean;
+                    k4 + 3.0 * k2 * k2 + 4.0 * k3 * delta + 6.0 * k2 * delta * delta + delta.powi(4)
+                });
+                (var, m4)
+            };
+            let (va, m4a) = one(&|a, _| a, mean_a);
+            let (vb, m4b) = one(&|_, b| b, mean_b);
+            (va + vb, m4a + 6.0 * va * vb + m4b)
+        }
+    }
+}
+
+/// Variance and fourth central moment of a sum of `problems` independent copies of a variable
+/// with variance `var` and fourth central moment `m4`: N var and N m4 + 3 N (N - 1) var^2.
+pub fn sum_moments(var: f64, m4: f64, problems: usize) -> (f64, f64) {
+    let n = problems as f64;
+    (n * var, n * m4 + 3.0 * n * (n - 1.0) * var * var)
+}
+
 /// The logit shift whose population pass@1 gap E[p_B] - E[p_A] equals `points` / 100, by
 /// bisection on [-40, 40] logits.
 ///
@@ -162,6 +300,7 @@ pub fn normal_loss_tie(mean: f64, sd: f64) -> (f64, f64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::exact::maj::binomial_pmf;
     use crate::exact::noise::random_placement_moments;
 
     #[test]
@@ -184,6 +323,72 @@ mod tests {
         // A zero gap makes the paired difference pure seed noise.
         let z = population_pair_moments(0.2, 2.2, 0.0);
         assert!(z.var_diff < 1e-20);
+    }
+
+    /// Variance and fourth central moment of one problem's count difference by enumerating the
+    /// pmf of (c_A, c_B) at every node and integrating the pmf itself.
+    fn brute_diff_moments(nodes: &PopulationNodes, t: u32, paired: bool) -> (f64, f64) {
+        let bin = |f: f64, c: u32| binomial_pmf(t, f)[c as usize];
+        let w = &nodes.weights;
+        // pmf of d = c_B - c_A over -t..=t.
+        let mut pmf = vec![0.0; 2 * t as usize + 1];
+        if paired {
+            for (j, wj) in w.iter().enumerate() {
+                for ca in 0..=t {
+                    for cb in 0..=t {
+                        pmf[(cb + t - ca) as usize] +=
+                            wj * bin(nodes.fa[j], ca) * bin(nodes.fb[j], cb);
+                    }
+                }
+            }
+        } else {
+            let marginal = |f: &[f64]| -> Vec<f64> {
+                (0..=t)
+                    .map(|c| (0..w.len()).map(|j| w[j] * bin(f[j], c)).sum())
+                    .collect()
+            };
+            let (pa, pb) = (marginal(&nodes.fa), marginal(&nodes.fb));
+            for ca in 0..=t {
+                for cb in 0..=t {
+                    pmf[(cb + t - ca) as usize] += pa[ca as usize] * pb[cb as usize];
+                }
+            }
+        }
+        let d = |i: usize| i as f64 - f64::from(t);
+        let mean: f64 = pmf.iter().enumerate().map(|(i, p)| p * d(i)).sum();
+        let m = |k: i32| -> f64 {
+            pmf.iter()
+                .enumerate()
+                .map(|(i, p)| p * (d(i) - mean).powi(k))
+                .sum()
+        };
+        (m(2), m(4))
+    }
+
+    #[test]
+    fn count_difference_moments_equal_the_enumerated_pmf() {
+        let nodes = PopulationNodes::new(0.2, 2.2, 0.4, |p| p);
+        for paired in [true, false] {
+            for t in [1, 3] {
+                let (v, m4) = nodes.count_diff_moments(t, paired);
+                let (bv, bm4) = brute_diff_moments(&nodes, t, paired);
+                assert!((v - bv).abs() < 1e-10 * bv, "{t} {paired}: {v} vs {bv}");
+                assert!(
+                    (m4 - bm4).abs() < 1e-10 * bm4,
+                    "{t} {paired}: {m4} vs {bm4}"
+                );
+            }
+        }
+        // The variance is the per-problem SE formula: t (E[pq_A] + E[pq_B]) + t^2 Var(p_B - p_A).
+        let m = nodes.moments();
+        let (v, _) = nodes.count_diff_moments(4, true);
+        assert!((v - (4.0 * (m.mean_pq_a + m.mean_pq_b) + 16.0 * m.var_diff)).abs() < 1e-12);
+        // Tabulated moments equal the closure-integrated ones.
+        let direct = population_pair_moments(0.2, 2.2, 0.4);
+        assert!(
+            (m.var_diff - direct.var_diff).abs() < 1e-14
+                && (m.mean_b - direct.mean_b).abs() < 1e-14
+        );
     }
 
     #[test]

@@ -108,6 +108,8 @@ pub enum ExperimentResult {
     Budget(budget::BudgetCurves),
     /// Tokens per correct answer of (model, k) strategies.
     Cost(budget::CostTable),
+    /// How many problems and samples tell two models apart.
+    Plan(plan::PlanResult),
 }
 
 impl ExperimentResult {
@@ -120,6 +122,7 @@ impl ExperimentResult {
             ExperimentResult::HeadToHead(r) => &r.experiment,
             ExperimentResult::Budget(r) => &r.experiment,
             ExperimentResult::Cost(r) => &r.experiment,
+            ExperimentResult::Plan(r) => &r.experiment,
         }
     }
 
@@ -132,6 +135,7 @@ impl ExperimentResult {
             ExperimentResult::HeadToHead(r) => r.checks(),
             ExperimentResult::Budget(r) => r.checks(),
             ExperimentResult::Cost(r) => r.checks(),
+            ExperimentResult::Plan(r) => r.checks(),
         }
     }
 }
@@ -220,6 +224,7 @@ pub fn planned_draws(scenario: &Scenario, index: usize) -> u64 {
             let voting = k.iter().filter(|&&k| k > 1).count() as u64;
             models.len() as u64 * n * (traces + voting * votes)
         }
+        ExperimentSpec::Plan { plan, .. } => plan.planned_reruns(),
     }
 }
 
@@ -294,5 +299,13 @@ pub fn run(
             *vote_rule,
             progress,
         ))),
+        ExperimentSpec::Plan { plan: p, .. } => {
+            // The scenario's seed (after any --seed override) drives the plan's streams.
+            let mut p = (**p).clone();
+            p.spec.seed = scenario.seed;
+            Ok(ExperimentResult::Plan(plan::run_plan(
+                &p, &exp.name, progress,
+            )))
+        }
     }
 }

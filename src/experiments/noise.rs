@@ -14,7 +14,7 @@ use crate::exact::noise::{
 use crate::exact::pass::mean;
 use crate::model::{Difficulty, Placement, VoteRule};
 use crate::scenario::Scenario;
-use crate::sim::counts::{loss_tie_counts, total_histograms, CountSampler, Histogram};
+use crate::sim::counts::{pair_tallies, total_histograms, CountSampler, Histogram};
 use crate::sim::votes::{vote_total_histograms, AttractorTables, VoteSampler};
 
 /// A histogram bin: (from, to, density per unit score).
@@ -514,11 +514,12 @@ pub fn head_to_head(
         .zip(&samplers)
         .map(|(k, (sa, sb))| (&k[..], sa, sb))
         .collect();
-    let counts = loss_tie_counts(scenario.seed, &cells, reruns, progress);
+    let tallies = pair_tallies(scenario.seed, &cells, reruns, progress);
     let rows = ns
         .iter()
-        .zip(counts)
-        .map(|(&n, (loss, tie))| {
+        .zip(tallies)
+        .map(|(&n, t)| {
+            let (loss, tie) = (t.loss, t.tie);
             let exact = exact_h2h(&ra, &rb, n);
             let r = reruns as f64;
             let est =

@@ -35,6 +35,8 @@ pub fn experiment_figures(run: &RunOutput, result: &ExperimentResult) -> Vec<(St
             (format!("{}-lengths", r.experiment), lengths_figure(run, r)),
         ],
         ExperimentResult::Cost(r) => vec![(r.experiment.clone(), cost_figure(run, r))],
+        // A plan's figures (a line figure and a heat map) come from `planning::render_plan`.
+        ExperimentResult::Plan(_) => Vec::new(),
     }
 }
 

@@ -110,6 +110,24 @@ pub fn summary(run: &RunOutput) -> Summary {
             }
             ExperimentResult::Budget(b) => budget_headline(b, &mut headline),
             ExperimentResult::Cost(c) => cost_headline(c, &mut headline),
+            ExperimentResult::Plan(p) => {
+                for a in &p.answers {
+                    if let Some((big_n, n, v)) = a.best {
+                        headline.push(Headline {
+                            experiment: p.experiment.clone(),
+                            name: format!(
+                                "{} {} <= {} at gap {} logits: N={big_n} samples={n}",
+                                a.design.as_str(),
+                                a.target,
+                                a.bound,
+                                a.gap_logits
+                            ),
+                            exact: v,
+                            sim: None,
+                        });
+                    }
+                }
+            }
         }
     }
     Summary {
@@ -343,6 +361,7 @@ pub fn report(run: &RunOutput, figures: &[String]) -> String {
             ExperimentResult::HeadToHead(v) => md += &h2h_md(v),
             ExperimentResult::Budget(b) => md += &budget_md(b),
             ExperimentResult::Cost(c) => md += &cost_md(c),
+            ExperimentResult::Plan(p) => md += &plan_md(p),
         }
         md += &format!("Table: `{name}.csv`.\n\n");
     }
@@ -472,6 +491,25 @@ fn h2h_md(v: &HeadToHead) -> String {
             pts(&r.tie),
             pts(&r.win),
             pts(&r.loss_or_tie)
+        );
+    }
+    md + "\n"
+}
+
+fn plan_md(p: &crate::experiments::plan::PlanResult) -> String {
+    let mut md = super::planning::paragraph(p);
+    md += "\n| design | gap (logits) | target | bound | N | samples | value |\n|---|---:|---|---:|---:|---:|---:|\n";
+    for a in &p.answers {
+        let (n, s, v) = a.best.map_or(
+            ("none".into(), String::new(), String::new()),
+            |(n, s, v)| (n.to_string(), s.to_string(), format!("{v:.4}")),
+        );
+        md += &format!(
+            "| {} | {} | {} | {} | {n} | {s} | {v} |\n",
+            a.design.as_str(),
+            a.gap_logits,
+            a.target,
+            a.bound
         );
     }
     md + "\n"

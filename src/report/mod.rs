@@ -70,6 +70,16 @@ pub fn render(run: &RunOutput, opts: Options) -> Result<Vec<Artifact>, ReportErr
     let mut out = Vec::new();
     let mut figure_files = Vec::new();
     for result in &run.results {
+        if let crate::experiments::ExperimentResult::Plan(p) = result {
+            // The same files `evalsim plan` writes, named after the experiment.
+            for a in planning::render_plan(p, opts.figures)? {
+                if a.file.ends_with(".png") {
+                    figure_files.push(a.file.clone());
+                }
+                out.push(a);
+            }
+            continue;
+        }
         for (file, text) in tables::experiment_tables(run, result) {
             out.push(Artifact {
                 file,

@@ -5,18 +5,20 @@ use plotters::prelude::SeriesLabelPosition;
 use super::plot::{self, HeatFigure, HeatPanel, Line, Markers, Panel, Scale};
 use super::tables::{num, Csv};
 use super::{Artifact, ReportError};
-use crate::experiments::plan::{Answer, Design, PlanCell, PlanResult};
+use crate::experiments::plan::{Answer, Design, Metric, PlanCell, PlanResult};
 
 fn pct(x: f64) -> f64 {
     100.0 * x
 }
 
-/// `plan.csv`: one row per (design, gap, N, n).
+/// `<plan>.csv`: one row per (design, gap, N, n).
 pub fn plan_csv(r: &PlanResult) -> String {
     let mut csv = Csv::new(&[
         "mu",
         "sigma",
         "metric",
+        "attractor",
+        "vote_rule",
         "seed",
         "design",
         "problems",
@@ -30,28 +32,59 @@ pub fn plan_csv(r: &PlanResult) -> String {
         "tie",
         "loss_or_tie",
         "method",
+        "sim_loss",
         "sim_loss_or_tie",
         "sim_se",
         "z",
+        "approx_error_in_se",
+        "sim_gap",
+        "sim_gap_se",
+        "gap_z",
+        "sim_sd",
+        "sim_sd_se",
+        "sd_z",
         "reruns",
         "meets_loss_or_tie",
         "meets_halfwidth",
     ]);
     let s = &r.spec;
+    let (attractor, rule) = match s.metric {
+        Metric::Pass1 => (String::new(), String::new()),
+        Metric::Maj { attractor, rule } => (num(attractor), rule.as_str().to_string()),
+    };
     for c in &r.cells {
-        let (sim, se, z, reruns) = match c.sim {
-            Some(x) => (
-                num(x.loss_or_tie.sim),
-                num(x.loss_or_tie.se),
-                num(x.loss_or_tie.z),
-                x.reruns.to_string(),
-            ),
+        let sim: [String; 12] = match c.sim {
+            Some(x) => {
+                // z is a check only against an exact value; against the normal approximation
+                // the same number measures the approximation (information, not a check).
+                let (z, approx) = if c.loss_checked() {
+                    (num(x.loss_or_tie.z), String::new())
+                } else {
+                    (String::new(), num(x.loss_or_tie.z))
+                };
+                [
+                    num(x.loss.sim),
+                    num(x.loss_or_tie.sim),
+                    num(x.loss_or_tie.se),
+                    z,
+                    approx,
+                    num(x.gap.sim),
+                    num(x.gap.se),
+                    num(x.gap.z),
+                    num(x.sd.sim),
+                    num(x.sd.se),
+                    num(x.sd.z),
+                    x.reruns.to_string(),
+                ]
+            }
             None => Default::default(),
         };
-        csv.row([
+        let mut row = vec![
             num(s.mu),
             num(s.sigma),
-            "pass@1".into(),
+            s.metric.label().into(),
+            attractor.clone(),
+            rule.clone(),
             s.seed.to_string(),
             c.design.as_str().into(),
             c.problems.to_string(),
@@ -65,15 +98,21 @@ pub fn plan_csv(r: &PlanResult) -> String {
             num(c.tie),
             num(c.loss_or_tie),
             c.method.into(),
-            sim,
-            se,
-            z,
-            reruns,
-            (c.loss_or_tie <= s.target_loss_or_tie).to_string(),
-            (c.halfwidth <= s.target_halfwidth).to_string(),
-        ]);
+        ];
+        row.extend(sim);
+        row.push((c.loss_or_tie <= s.target_loss_or_tie).to_string());
+        row.push((c.halfwidth <= s.target_halfwidth).to_string());
+        csv.row(row);
     }
     csv.finish()
+}
+
+/// The letter of the grid's second axis: n (pass@1) or k (maj@k).
+fn axis(r: &PlanResult) -> &'static str {
+    match r.spec.metric {
+        Metric::Pass1 => "n",
+        Metric::Maj { .. } => "k",
+    }
 }
 
 fn design_words(d: Design) -> &'static str {
@@ -98,7 +137,7 @@ fn thousands(x: u64) -> String {
     out
 }
 
-fn answer_text(a: &Answer) -> String {
+fn answer_text(r: &PlanResult, a: &Answer) -> String {
     match a.best {
         Some((big_n, n, v)) => {
             let what = if a.target == "loss_or_tie" {
@@ -106,18 +145,24 @@ fn answer_text(a: &Answer) -> String {
             } else {
                 format!("half-width {:.2} points", pct(v))
             };
+            let each = match r.spec.metric {
+                Metric::Pass1 => format!("n = {n} sample{} each", if n == 1 { "" } else { "s" }),
+                Metric::Maj { .. } => format!(
+                    "one vote of k = {n} sample{} each",
+                    if n == 1 { "" } else { "s" }
+                ),
+            };
             format!(
-                "N = {} problems with n = {} sample{} each ({} samples per model; {what}) {}",
+                "N = {} problems with {each} ({} samples per model; {what}) {}",
                 thousands(big_n as u64),
-                n,
-                if n == 1 { "" } else { "s" },
                 thousands(big_n as u64 * u64::from(n)),
                 design_words(a.design)
             )
         }
         None => format!(
-            "no cell of the grid suffices {} (try larger N or n)",
-            design_words(a.design)
+            "a larger grid: no cell suffices {} (try larger N or {})",
+            design_words(a.design),
+            axis(r)
         ),
     }
 }
@@ -132,33 +177,56 @@ pub fn paragraph(r: &PlanResult) -> String {
                 .iter()
                 .find(|a| a.design == design && a.gap_logits == gap && a.target == target)
         };
-        let pop_gap = r
+        let pop_gaps: Vec<(u32, f64)> = r
             .cells
             .iter()
-            .find(|c| c.design == Design::PopulationPaired && c.gap_logits == gap)
-            .map_or(0.0, |c| c.gap);
+            .filter(|c| {
+                c.design == Design::PopulationPaired
+                    && c.gap_logits == gap
+                    && Some(&c.problems) == s.problems.first()
+            })
+            .map(|c| (c.samples, c.gap))
+            .collect();
         let lt: Vec<String> = Design::ALL
             .iter()
             .filter_map(|&d| pick(d, "loss_or_tie"))
             .take(1)
-            .map(answer_text)
+            .map(|a| answer_text(r, a))
             .collect();
         let hw: Vec<String> = Design::ALL
             .iter()
             .filter_map(|&d| pick(d, "halfwidth"))
-            .map(answer_text)
+            .map(|a| answer_text(r, a))
             .collect();
+        let score = match s.metric {
+            Metric::Pass1 => format!(
+                "{:+.1} points of pass@1 (averaged over n samples per problem)",
+                pct(pop_gaps.first().map_or(0.0, |g| g.1))
+            ),
+            Metric::Maj { attractor, rule } => {
+                let gaps: Vec<String> = pop_gaps
+                    .iter()
+                    .map(|(k, g)| format!("{:+.1} at k = {k}", pct(*g)))
+                    .collect();
+                format!(
+                    "in maj@k (one majority vote of k samples per problem; attractor share {attractor}, {} ties) the population gap is {} points",
+                    rule.as_str(),
+                    gaps.join(", ")
+                )
+            }
+        };
         out.push_str(&format!(
             "Model B is {gap:+} logits better than model A on problems whose solve rates are \
-             logit-normal(mu = {}, sigma = {}): {:+.1} points of pass@1 (averaged over n samples \
-             per problem). Searching N in {:?} and n in {:?} for the fewest samples N x n: for B \
-             to lose or tie a rerun at most {}% of the time, use {}. For a 95% confidence \
-             interval on the difference no wider than +/-{} points, use {}; {}; and {}.\n\n",
+             logit-normal(mu = {}, sigma = {}): {score}. Searching N in {:?} and {} in {:?} for \
+             the fewest samples N x {}: for B to lose or tie a rerun at most {}% of the time, \
+             use {}. For a 95% confidence interval on the difference no wider than +/-{} points, \
+             use {}; {}; and {}.\n\n",
             s.mu,
             s.sigma,
-            pct(pop_gap),
             s.problems,
+            axis(r),
             s.samples,
+            axis(r),
             pct(s.target_loss_or_tie),
             lt.join("; "),
             pct(s.target_halfwidth),
@@ -171,8 +239,12 @@ pub fn paragraph(r: &PlanResult) -> String {
 }
 
 fn title(r: &PlanResult, what: &str) -> String {
+    let metric = match r.spec.metric {
+        Metric::Pass1 => "pass@1".to_string(),
+        Metric::Maj { attractor, rule } => format!("maj@k (a = {attractor}, {})", rule.as_str()),
+    };
     format!(
-        "{what} · logit-normal({}, {}) · seed {}",
+        "{what} · {metric} · logit-normal({}, {}) · seed {}",
         r.spec.mu, r.spec.sigma, r.spec.seed
     )
 }
@@ -206,7 +278,7 @@ pub fn loss_figure(r: &PlanResult) -> plot::Figure {
             for (i, &n) in s.samples.iter().enumerate() {
                 let cells: Vec<&PlanCell> = fixed(r, gap).filter(|c| c.samples == n).collect();
                 p.lines.push(Line {
-                    label: Some(format!("n = {n}")),
+                    label: Some(format!("{} = {n}", axis(r))),
                     color: i,
                     dashed: false,
                     points: cells
@@ -335,7 +407,10 @@ pub fn heat_figure(r: &PlanResult) -> HeatFigure {
             panels.push(HeatPanel {
                 title: format!("{what}, gap {gap:+} logits"),
                 x_label: "problems N".into(),
-                y_label: "samples per problem n".into(),
+                y_label: match r.spec.metric {
+                    Metric::Pass1 => "samples per problem n".into(),
+                    Metric::Maj { .. } => "samples per vote k".into(),
+                },
                 columns: s.problems.iter().map(|n| n.to_string()).collect(),
                 rows: s.samples.iter().map(|n| n.to_string()).collect(),
                 values: grid,
@@ -343,7 +418,8 @@ pub fn heat_figure(r: &PlanResult) -> HeatFigure {
                 outlined,
                 range: (0.0, hi),
                 footnote: format!(
-                    "outlined: meets the target (<= {unit}); * fewest samples N x n meeting it"
+                    "outlined: meets the target (<= {unit}); * fewest samples N x {} meeting it",
+                    axis(r)
                 ),
             });
         }
@@ -357,43 +433,45 @@ pub fn heat_figure(r: &PlanResult) -> HeatFigure {
     }
 }
 
-/// Every output file of a plan: `plan.csv`, `plan.txt` (the answer), `plan.json`, and the
-/// figures `plan-loss` and `plan-heatmap` (PNG and SVG).
+/// Every output file of a plan, named after its experiment (`plan` from the command line):
+/// `<plan>.csv`, `<plan>.txt` (the answer), `<plan>.json`, and the figures `<plan>-loss` and
+/// `<plan>-heatmap` (PNG and SVG).
 ///
 /// # Errors
 /// [`ReportError`] when a figure or JSON document cannot be produced.
 pub fn render_plan(r: &PlanResult, figures: bool) -> Result<Vec<Artifact>, ReportError> {
+    let stem = &r.experiment;
     let mut out = vec![
         Artifact {
-            file: "plan.csv".into(),
+            file: format!("{stem}.csv"),
             bytes: plan_csv(r).into_bytes(),
         },
         Artifact {
-            file: "plan.txt".into(),
+            file: format!("{stem}.txt"),
             bytes: paragraph(r).into_bytes(),
         },
         Artifact {
-            file: "plan.json".into(),
-            bytes: super::json("plan.json", r)?,
+            file: format!("{stem}.json"),
+            bytes: super::json(&format!("{stem}.json"), r)?,
         },
     ];
     if figures {
         let loss = loss_figure(r);
         out.push(Artifact {
-            file: "plan-loss.png".into(),
+            file: format!("{stem}-loss.png"),
             bytes: plot::render_png(&loss)?,
         });
         out.push(Artifact {
-            file: "plan-loss.svg".into(),
+            file: format!("{stem}-loss.svg"),
             bytes: plot::render_svg(&loss)?.into_bytes(),
         });
         let heat = heat_figure(r);
         out.push(Artifact {
-            file: "plan-heatmap.png".into(),
+            file: format!("{stem}-heatmap.png"),
             bytes: plot::render_heat_png(&heat)?,
         });
         out.push(Artifact {
-            file: "plan-heatmap.svg".into(),
+            file: format!("{stem}-heatmap.svg"),
             bytes: plot::render_heat_svg(&heat)?.into_bytes(),
         });
     }

@@ -73,6 +73,8 @@ pub fn experiment_tables(run: &RunOutput, result: &ExperimentResult) -> Vec<(Str
             ),
         ],
         ExperimentResult::Cost(r) => vec![(format!("{}.csv", r.experiment), cost_csv(run, r))],
+        // A plan writes the files of `evalsim plan` (see `planning::render_plan`).
+        ExperimentResult::Plan(_) => Vec::new(),
     }
 }
 

@@ -132,6 +132,12 @@ pub enum ExperimentSpec {
         traces: u64,
         vote_rule: Option<VoteRule>,
     },
+    /// How many problems and samples tell model A (`model`) from B = A + gap logits. The plan's
+    /// `mu` is the benchmark's mu plus A's shift; its seed is set from the scenario when it runs.
+    Plan {
+        model: usize,
+        plan: Box<crate::experiments::plan::Plan>,
+    },
 }
 
 impl ExperimentSpec {
@@ -145,6 +151,7 @@ impl ExperimentSpec {
             ExperimentSpec::HeadToHead { .. } => ExperimentKind::HeadToHead,
             ExperimentSpec::Budget { .. } => ExperimentKind::Budget,
             ExperimentSpec::Cost { .. } => ExperimentKind::Cost,
+            ExperimentSpec::Plan { .. } => ExperimentKind::Plan,
         }
     }
 }
@@ -290,13 +297,7 @@ impl Resolver<'_> {
         let mut experiments: Vec<Experiment> = Vec::new();
         for (i, e) in raw.experiment.into_iter().enumerate() {
             let span = e.span();
-            let exp = self.experiment(
-                e.into_inner(),
-                span.clone(),
-                i + 1,
-                &models,
-                benchmark.problems,
-            )?;
+            let exp = self.experiment(e.into_inner(), span.clone(), i + 1, &models, &benchmark)?;
             if experiments.iter().any(|o| o.name == exp.name) {
                 return Err(self.err(span, &format!("experiment[{}].name", i + 1), format!("duplicate experiment name `{}`: give each experiment of the same kind its own `name`", exp.name)));
             }
@@ -544,11 +545,12 @@ impl Resolver<'_> {
         span: Range<usize>,
         idx: usize,
         models: &[Model],
-        problems: usize,
+        bench: &Benchmark,
     ) -> Res<Experiment> {
+        let problems = bench.problems;
         let key = |k: &str| format!("experiment[{idx}].{k}");
         let kinds =
-            "curves, attractor-sweep, seed-variance, vote-spread, head-to-head, budget, cost";
+            "curves, attractor-sweep, seed-variance, vote-spread, head-to-head, budget, cost, plan";
         let kind = e.kind.as_ref().ok_or_else(|| {
             self.err(
                 span.clone(),
@@ -828,6 +830,22 @@ impl Resolver<'_> {
                     vote_rule,
                 }
             }
+            ExperimentKind::Plan => {
+                let model = match &e.model {
+                    Some(v) => model_ref(v, "model")?,
+                    None => 0,
+                };
+                let plan = self.plan(&e, span.clone(), idx, &models[model], bench, &ints)?;
+                let draws = plan.simulated_draws();
+                if draws > MAX_TOTAL_VOTES {
+                    let at = e.reruns.as_ref().map_or(span, |v| v.span());
+                    return Err(self.err(at, &key("reruns"), format!("the checked cells (check_cells, and check_population in both population designs) x 2 models x their problems x {} reruns = {draws} simulated draws: at most {MAX_TOTAL_VOTES} per experiment; lower `reruns`, `check_cells` or `check_population`", plan.reruns)));
+                }
+                ExperimentSpec::Plan {
+                    model,
+                    plan: Box::new(plan),
+                }
+            }
         };
         let grid = match &spec {
             ExperimentSpec::Curves {
@@ -894,6 +912,162 @@ impl Resolver<'_> {
         Ok(Experiment { name, spec })
     }
 
+    /// The plan of a `plan` experiment: model A is `model` (default: the first model), on the
+    /// benchmark's logit-normal population shifted by A's own shift; B is A + each gap.
+    fn plan<F>(
+        &self,
+        e: &RawExperiment,
+        span: Range<usize>,
+        idx: usize,
+        model: &Model,
+        bench: &Benchmark,
+        ints: &F,
+    ) -> Res<crate::experiments::plan::Plan>
+    where
+        F: Fn(&Option<Spanned<Vec<u64>>>, &str, u64, Option<&[u32]>) -> Res<Vec<u32>>,
+    {
+        use crate::experiments::plan::{CheckCells, Metric, Plan, PlanSpec};
+        use raw::{RawCheckCells, RawMetric};
+        let key = |k: &str| format!("experiment[{idx}].{k}");
+        let Difficulty::LogitNormal { mu, sigma, .. } = bench.difficulty else {
+            return Err(self.err(span, &key("kind"), "a `plan` needs the benchmark's logit-normal population (mu, sigma), not an explicit `rates` list: problems are drawn from it"));
+        };
+        let RateSource::Shift(shift) = model.source else {
+            let at = e.model.as_ref().map_or(span.clone(), |m| m.span());
+            return Err(self.err(at, &key("model"), format!("model `{}` lists explicit rates; a `plan` needs a model given by a `shift` (model A is the population shifted by it)", model.name)));
+        };
+        let mu = mu + shift;
+        let metric_raw = e.metric.as_ref().map_or(RawMetric::Pass1, |m| *m.get_ref());
+        let metric = match metric_raw {
+            RawMetric::Pass1 => {
+                for (k, v) in [
+                    ("k", e.k.as_ref().map(|x| x.span())),
+                    ("vote_rule", e.vote_rule.as_ref().map(|x| x.span())),
+                ] {
+                    if let Some(at) = v {
+                        return Err(self.err(at, &key(k), format!("`{k}` applies only with metric = \"maj\" (with metric = \"pass1\" the grid's second axis is `samples`)")));
+                    }
+                }
+                Metric::Pass1
+            }
+            RawMetric::Maj => {
+                if let Some(s) = &e.samples {
+                    return Err(self.err(s.span(), &key("samples"), "with metric = \"maj\" the grid's second axis is `k`, the samples per vote (one vote per problem per rerun): give `k` instead of `samples`"));
+                }
+                Metric::Maj {
+                    attractor: model.attractor,
+                    rule: e
+                        .vote_rule
+                        .as_ref()
+                        .map_or(model.vote_rule, |v| *v.get_ref()),
+                }
+            }
+        };
+        let gaps = match (&e.gap_logits, &e.gap_points) {
+            (Some(_), Some(p)) => {
+                return Err(self.err(
+                    p.span(),
+                    &key("gap_points"),
+                    "give either `gap_logits` or `gap_points`, not both",
+                ));
+            }
+            (None, None) => {
+                return Err(self.err(span, &key("gap_logits"), "missing key `gap_logits` (B's advantage over A in logits, a list such as [0.21]) or `gap_points` (in points of population pass@1)"));
+            }
+            (Some(g), None) | (None, Some(g)) => {
+                let k = if e.gap_logits.is_some() {
+                    "gap_logits"
+                } else {
+                    "gap_points"
+                };
+                let list = g.get_ref();
+                if list.is_empty() || list.len() > 64 {
+                    return Err(self.err(
+                        g.span(),
+                        &key(k),
+                        format!("must list 1 to 64 values, got {}", list.len()),
+                    ));
+                }
+                let mut out = Vec::new();
+                for &x in list {
+                    let logits = if k == "gap_logits" {
+                        x
+                    } else {
+                        crate::exact::plan::gap_logits_for_points(mu, sigma, x)
+                            .map_err(|m| self.err(g.span(), &key(k), m))?
+                    };
+                    if !(logits.is_finite() && logits.abs() <= 40.0) {
+                        return Err(self.err(g.span(), &key(k), format!("{x} is out of range: every gap must be a number of logits between -40 and 40")));
+                    }
+                    out.push(logits);
+                }
+                out
+            }
+        };
+        let problems = ints(
+            &e.problems,
+            "problems",
+            MAX_PROBLEMS,
+            Some(&[30, 100, 300, 1000]),
+        )?;
+        let samples = match metric {
+            Metric::Pass1 => ints(&e.samples, "samples", 4096, Some(&[1, 4, 16, 64]))?,
+            Metric::Maj { .. } => ints(&e.k, "k", MAX_K, None)?,
+        };
+        let fraction = |v: &Option<Spanned<f64>>, k: &str, default: f64| -> Res<f64> {
+            match v {
+                None => Ok(default),
+                Some(x) if *x.get_ref() > 0.0 && *x.get_ref() < 1.0 => Ok(*x.get_ref()),
+                Some(x) => Err(self.err(
+                    x.span(),
+                    &key(k),
+                    format!("must be a fraction in (0, 1), got {}", x.get_ref()),
+                )),
+            }
+        };
+        let cells =
+            |v: &Option<Spanned<RawCheckCells>>, k: &str, default: CheckCells| -> Res<CheckCells> {
+                match v.as_ref().map(|x| (x.get_ref(), x.span())) {
+                    None => Ok(default),
+                    Some((RawCheckCells::Count(n), _)) => Ok(CheckCells::Count(*n as usize)),
+                    Some((RawCheckCells::Word(w), _)) if w == "all" => Ok(CheckCells::All),
+                    Some((RawCheckCells::Word(w), _)) if w == "none" => Ok(CheckCells::None),
+                    Some((RawCheckCells::Word(w), at)) => Err(self.err(
+                        at,
+                        &key(k),
+                        format!("`{w}`: expected \"all\", \"none\" or a number of cells"),
+                    )),
+                }
+            };
+        let reruns = match &e.reruns {
+            None => 20_000,
+            Some(v) if *v.get_ref() == 0 || *v.get_ref() > MAX_DRAWS => {
+                return Err(self.err(v.span(), &key("reruns"), format!("must be between 1 and {MAX_DRAWS}, got {} (use check_cells = \"none\" for no simulation)", v.get_ref())));
+            }
+            Some(v) => *v.get_ref(),
+        };
+        Ok(Plan {
+            spec: PlanSpec {
+                mu,
+                sigma,
+                gaps,
+                problems: problems.iter().map(|&n| n as usize).collect(),
+                samples,
+                target_loss_or_tie: fraction(&e.target_loss_or_tie, "target_loss_or_tie", 0.05)?,
+                target_halfwidth: fraction(&e.target_halfwidth, "target_halfwidth", 0.02)?,
+                reruns,
+                check_cells: cells(&e.check_cells, "check_cells", CheckCells::All)?,
+                seed: 0,
+            },
+            metric,
+            check_population: cells(
+                &e.check_population,
+                "check_population",
+                CheckCells::Count(4),
+            )?,
+        })
+    }
+
     fn need_tokens(
         &self,
         ms: &[usize],
@@ -905,5 +1079,92 @@ impl Resolver<'_> {
             Some(&i) => Err(self.err(span, key, format!("model `{}` has no [model.tokens] block (median_tokens, hard_growth, wrong_factor, sigma), which this experiment needs", models[i].name))),
             None => Ok(()),
         }
+    }
+}
+
+#[cfg(test)]
+mod plan_block_tests {
+    use super::*;
+    use crate::experiments::plan::{CheckCells, Metric};
+
+    const HEAD: &str = "seed = 4\n[benchmark]\nproblems = 10\nmu = 0.5\nsigma = 2.0\n[[model]]\nname = \"a\"\nshift = 0.0\nattractor = 0.5\n[[model]]\nname = \"b\"\nshift = -0.25\nattractor = 0.3\nvote_rule = \"absolute\"\n[[experiment]]\nkind = \"plan\"\n";
+
+    fn load(body: &str) -> Result<Scenario, ScenarioError> {
+        Scenario::from_toml(&format!("{HEAD}{body}"), "t", "t.toml")
+    }
+
+    #[test]
+    fn a_plan_block_resolves_with_defaults_and_model_a() {
+        let s =
+            load("model = \"b\"\nmetric = \"maj\"\ngap_points = [3]\nk = [1, 9]\n").expect("valid");
+        let ExperimentSpec::Plan { model, plan } = &s.experiments[0].spec else {
+            panic!("not a plan");
+        };
+        assert_eq!(*model, 1);
+        // A's population is the benchmark shifted by A's shift; maj@k takes A's share and rule.
+        assert_eq!(plan.mu, 0.25);
+        assert_eq!(
+            plan.metric,
+            Metric::Maj {
+                attractor: 0.3,
+                rule: VoteRule::Absolute
+            }
+        );
+        assert_eq!(plan.samples, vec![1, 9]);
+        assert_eq!(plan.problems, vec![30, 100, 300, 1000]);
+        assert_eq!(
+            (plan.check_cells, plan.check_population),
+            (CheckCells::All, CheckCells::Count(4))
+        );
+        assert_eq!(
+            (plan.reruns, plan.target_loss_or_tie, plan.target_halfwidth),
+            (20_000, 0.05, 0.02)
+        );
+        // 3 points of pass@1 converted to logits on A's population.
+        let m = crate::exact::plan::population_pair_moments(0.25, 2.0, plan.gaps[0]);
+        assert!((m.mean_b - m.mean_a - 0.03).abs() < 1e-9);
+    }
+
+    #[test]
+    fn plan_block_errors_name_line_column_and_key() {
+        let cases = [
+            (
+                "gap_logits = [0.2]\nk = [4]\n",
+                "t.toml:18:5: experiment[1].k: `k` applies only with metric = \"maj\"",
+            ),
+            (
+                "gap_logits = [0.2]\ntarget_halfwidth = 2\n",
+                "t.toml:18:20: experiment[1].target_halfwidth: must be a fraction in (0, 1), got 2",
+            ),
+            (
+                "gap_logits = [0.2]\nmetric = \"maj\"\n",
+                "experiment[1].k: missing key `k`",
+            ),
+            (
+                "gap_logits = [0.2]\nmetric = \"top\"\n",
+                "unknown variant `top`, expected `pass1` or `maj`",
+            ),
+            (
+                "gap_logits = [0.2]\ngap_points = [1]\n",
+                "experiment[1].gap_points: give either `gap_logits` or `gap_points`",
+            ),
+            (
+                "gap_logits = [0.2]\nvotes = 10\n",
+                "`votes` does not apply to a `plan` experiment",
+            ),
+            (
+                "gap_logits = [0.2]\nproblems = [100, 30]\n",
+                "experiment[1].problems: values must be strictly increasing",
+            ),
+        ];
+        for (body, want) in cases {
+            let e = load(body).expect_err(body).to_string();
+            assert!(e.contains(want), "{body}: {e}");
+        }
+        let rates = "seed = 4\n[benchmark]\nrates = [0.1, 0.9]\n[[model]]\nname = \"a\"\nattractor = 0.5\n[[experiment]]\nkind = \"plan\"\ngap_logits = [0.2]\n";
+        let e = Scenario::from_toml(rates, "r", "r.toml")
+            .expect_err("rates")
+            .to_string();
+        assert!(e.contains("logit-normal population"), "{e}");
     }
 }

@@ -69,6 +69,8 @@ pub enum ExperimentKind {
     Budget,
     /// Cost per correct answer of (model, k) strategies.
     Cost,
+    /// How many problems and samples tell two models apart (`evalsim plan` from a file).
+    Plan,
 }
 
 impl ExperimentKind {
@@ -82,6 +84,7 @@ impl ExperimentKind {
             ExperimentKind::HeadToHead => "head-to-head",
             ExperimentKind::Budget => "budget",
             ExperimentKind::Cost => "cost",
+            ExperimentKind::Plan => "plan",
         }
     }
 
@@ -103,8 +106,43 @@ impl ExperimentKind {
                 "traces",
                 "vote_rule",
             ],
+            ExperimentKind::Plan => &[
+                "model",
+                "metric",
+                "gap_logits",
+                "gap_points",
+                "problems",
+                "samples",
+                "k",
+                "vote_rule",
+                "target_loss_or_tie",
+                "target_halfwidth",
+                "reruns",
+                "check_cells",
+                "check_population",
+            ],
         }
     }
+}
+
+/// The score a `plan` experiment plans for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RawMetric {
+    /// pass@1 averaged over n samples per problem.
+    Pass1,
+    /// maj@k: one majority vote of k samples per problem.
+    Maj,
+}
+
+/// `check_cells` / `check_population` of a `plan`: "all", "none" or a number of cells.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum RawCheckCells {
+    /// A number of cells spread over the grid.
+    Count(u64),
+    /// "all" or "none".
+    Word(String),
 }
 
 /// One `[[experiment]]`: the union of every kind's keys, so that TOML errors keep their line and
@@ -128,6 +166,15 @@ pub struct RawExperiment {
     pub traces: Option<Spanned<u64>>,
     pub cap: Option<Spanned<f64>>,
     pub price_per_mtok: Option<Spanned<f64>>,
+    pub metric: Option<Spanned<RawMetric>>,
+    pub gap_logits: Option<Spanned<Vec<f64>>>,
+    pub gap_points: Option<Spanned<Vec<f64>>>,
+    pub problems: Option<Spanned<Vec<u64>>>,
+    pub samples: Option<Spanned<Vec<u64>>>,
+    pub target_loss_or_tie: Option<Spanned<f64>>,
+    pub target_halfwidth: Option<Spanned<f64>>,
+    pub check_cells: Option<Spanned<RawCheckCells>>,
+    pub check_population: Option<Spanned<RawCheckCells>>,
 }
 
 impl RawExperiment {
@@ -154,6 +201,15 @@ impl RawExperiment {
             s("traces", &self.traces),
             s("cap", &self.cap),
             s("price_per_mtok", &self.price_per_mtok),
+            s("metric", &self.metric),
+            s("gap_logits", &self.gap_logits),
+            s("gap_points", &self.gap_points),
+            s("problems", &self.problems),
+            s("samples", &self.samples),
+            s("target_loss_or_tie", &self.target_loss_or_tie),
+            s("target_halfwidth", &self.target_halfwidth),
+            s("check_cells", &self.check_cells),
+            s("check_population", &self.check_population),
         ]
         .into_iter()
         .flatten()

@@ -216,23 +216,59 @@ pub fn total_histograms(
     )
 }
 
-/// (loss, tie) counts of paired reruns for several cells: per rerun the total of B against the
-/// total of A, each model on its own generator keyed by (seed, cell key, batch, 0 for A or 1 for
-/// B), in blocks of reruns ([`CountSampler::add_totals`]).
-pub fn loss_tie_counts(
+/// Integer tallies of paired reruns: how often B's total is below or equal to A's, and the sums
+/// of D = T_B - T_A and D^2. Exact, so sums do not depend on the order batches are merged in.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PairTally {
+    /// Reruns with T_B < T_A.
+    pub loss: u64,
+    /// Reruns with T_B = T_A.
+    pub tie: u64,
+    /// Sum of D.
+    pub sum: i128,
+    /// Sum of D^2.
+    pub sum_sq: i128,
+}
+
+impl PairTally {
+    /// Records one rerun.
+    #[inline]
+    pub fn add(&mut self, ta: u64, tb: u64) {
+        let d = i128::from(tb) - i128::from(ta);
+        self.loss += u64::from(tb < ta);
+        self.tie += u64::from(tb == ta);
+        self.sum += d;
+        self.sum_sq += d * d;
+    }
+
+    /// Adds another tally.
+    pub fn merge(self, o: PairTally) -> PairTally {
+        PairTally {
+            loss: self.loss + o.loss,
+            tie: self.tie + o.tie,
+            sum: self.sum + o.sum,
+            sum_sq: self.sum_sq + o.sum_sq,
+        }
+    }
+}
+
+/// Tallies of paired reruns for several cells: per rerun the total of B against the total of A,
+/// each model on its own generator keyed by (seed, cell key, batch, 0 for A or 1 for B), in
+/// blocks of reruns ([`CountSampler::add_totals`]).
+pub fn pair_tallies(
     seed: u64,
     cells: &[(&[u64], &CountSampler, &CountSampler)],
     reruns: u64,
     progress: &(dyn Fn(u64) + Sync),
-) -> Vec<(u64, u64)> {
+) -> Vec<PairTally> {
     let tasks = cell_batches(cells.len(), reruns);
     run_merged(
         &tasks,
-        vec![(0, 0); cells.len()],
+        vec![PairTally::default(); cells.len()],
         |&(ci, batch, count)| {
             let (key, a, b) = cells[ci];
             let (mut ra, mut rb) = lanes(seed, key, batch);
-            let (mut loss, mut tie) = (0u64, 0u64);
+            let mut tally = PairTally::default();
             let (mut ta, mut tb) = ([0u64; BLOCK as usize], [0u64; BLOCK as usize]);
             for (_, n) in batches_of(count, BLOCK) {
                 let (ta, tb) = (&mut ta[..n as usize], &mut tb[..n as usize]);
@@ -240,22 +276,16 @@ pub fn loss_tie_counts(
                 tb.fill(0);
                 a.add_totals(&mut ra, ta);
                 b.add_totals(&mut rb, tb);
-                for (x, y) in ta.iter().zip(tb.iter()) {
-                    loss += u64::from(y < x);
-                    tie += u64::from(y == x);
+                for (&x, &y) in ta.iter().zip(tb.iter()) {
+                    tally.add(x, y);
                 }
             }
             progress(count);
-            let mut out = vec![(0, 0); cells.len()];
-            out[ci] = (loss, tie);
+            let mut out = vec![PairTally::default(); cells.len()];
+            out[ci] = tally;
             out
         },
-        |x, y| {
-            x.iter()
-                .zip(&y)
-                .map(|(a, b)| (a.0 + b.0, a.1 + b.1))
-                .collect()
-        },
+        |x, y| x.iter().zip(&y).map(|(a, b)| a.merge(*b)).collect(),
     )
 }
 

@@ -32,6 +32,41 @@ impl AttractorTables {
     }
 }
 
+impl AttractorTables {
+    /// Scores one vote of k samples (k at most the k these tables were built for) of which c are
+    /// correct: draws A ~ Bin(k - c, alpha) (one u64) when it can matter, leaves S = k - c - A
+    /// one-off answers, and returns whether the correct answer wins under `rule` (a uniform
+    /// tie-break costs one more u64, only when there is a tie).
+    #[inline(always)]
+    pub fn correct_wins<R: RngCore + ?Sized>(
+        &self,
+        k: u32,
+        c: u32,
+        rule: VoteRule,
+        rng: &mut R,
+    ) -> bool {
+        // With no correct answer, or a strict majority of them, A cannot change the outcome
+        // under any rule, so it is not drawn.
+        if c == 0 || 2 * c > k {
+            return c > 0;
+        }
+        let m = k - c;
+        let a = self.tables[m as usize].sample(rng);
+        let s = m - a;
+        let top = c.max(a).max(u32::from(s > 0));
+        let tied = || 1 + u32::from(a == top) + if top == 1 { s } else { 0 };
+        match rule {
+            VoteRule::Absolute => false,
+            _ if c != top => false,
+            VoteRule::Strict => tied() == 1,
+            VoteRule::Random => {
+                let t = tied();
+                t == 1 || ((u128::from(rng.next_u64()) * u128::from(t)) >> 64) == 0
+            }
+        }
+    }
+}
+
 /// Draws votes of k samples for one problem.
 #[derive(Debug, Clone)]
 pub struct VoteSampler<'a> {
@@ -70,31 +105,11 @@ impl<'a> VoteSampler<'a> {
     /// One vote: one u64 for C, one for A when it can matter, and one more only to break a tie.
     #[inline(always)]
     pub fn sample<R: RngCore + ?Sized>(&self, rng: &mut R) -> Vote {
-        let k = self.k;
         let c = self.correct.sample(rng);
-        // With no correct answer, or a strict majority of them, A cannot change the outcome
-        // under any rule, so it is not drawn.
-        if c == 0 || 2 * c > k {
-            return Vote {
-                correct: c,
-                win: c > 0,
-            };
+        Vote {
+            correct: c,
+            win: self.attractor.correct_wins(self.k, c, self.rule, rng),
         }
-        let m = k - c;
-        let a = self.attractor.tables[m as usize].sample(rng);
-        let s = m - a;
-        let top = c.max(a).max(u32::from(s > 0));
-        let tied = || 1 + u32::from(a == top) + if top == 1 { s } else { 0 };
-        let win = match self.rule {
-            VoteRule::Absolute => 2 * c > k,
-            _ if c != top || c == 0 => false,
-            VoteRule::Strict => tied() == 1,
-            VoteRule::Random => {
-                let t = tied();
-                t == 1 || ((u128::from(rng.next_u64()) * u128::from(t)) >> 64) == 0
-            }
-        };
-        Vote { correct: c, win }
     }
 }
 

@@ -59,6 +59,59 @@ impl<'a> Locator<'a> {
         (line, col)
     }
 
+    /// Where the `index`-th element of the TOML array at `list` starts (the array's own span
+    /// when the text there is not an array or has fewer elements), so that an error about one
+    /// entry points at that entry. Elements are split at top-level commas; comments and quoted
+    /// strings are skipped.
+    pub fn element(&self, list: Range<usize>, index: usize) -> Range<usize> {
+        let Some(text) = self.src.get(list.clone()).filter(|t| t.starts_with('[')) else {
+            return list;
+        };
+        let bytes = text.as_bytes();
+        let (mut i, mut depth, mut current) = (1, 0usize, 0usize);
+        let mut start: Option<usize> = None;
+        while i < bytes.len() {
+            let c = bytes[i];
+            match c {
+                b'#' => {
+                    while i < bytes.len() && bytes[i] != b'\n' {
+                        i += 1;
+                    }
+                    continue;
+                }
+                b'"' | b'\'' => {
+                    start.get_or_insert(i);
+                    i += 1;
+                    while i < bytes.len() && bytes[i] != c {
+                        i += if bytes[i] == b'\\' && c == b'"' { 2 } else { 1 };
+                    }
+                }
+                b'[' | b'{' => {
+                    start.get_or_insert(i);
+                    depth += 1;
+                }
+                b']' | b'}' if depth == 0 => break,
+                b']' | b'}' => depth -= 1,
+                b',' if depth == 0 => {
+                    if current == index {
+                        break;
+                    }
+                    current += 1;
+                    start = None;
+                }
+                c if c.is_ascii_whitespace() => {}
+                _ => {
+                    start.get_or_insert(i);
+                }
+            }
+            i += 1;
+        }
+        match start {
+            Some(s) if current == index => list.start + s..list.start + s + 1,
+            _ => list,
+        }
+    }
+
     /// An error at `span` for `key`.
     pub fn error(
         &self,
@@ -194,4 +247,28 @@ fn plain_message(msg: &str, key: &str, value_missing: bool) -> String {
         ));
     }
     m
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn element_finds_each_entry_of_an_array() {
+        let src = "k = [1, \"a,]b\", # one, two ]\n  [3, 4], 5_000 ]\nx = 1";
+        let loc = Locator::new("f.toml", src);
+        let list = 4..src.find(" ]\nx").map_or(src.len(), |i| i + 2);
+        let at = |i: usize| {
+            let r = loc.element(list.clone(), i);
+            &src[r.start..]
+        };
+        assert!(at(0).starts_with("1,"));
+        assert!(at(1).starts_with("\"a,]b\""));
+        assert!(at(2).starts_with("[3, 4]"));
+        assert!(at(3).starts_with("5_000"));
+        assert_eq!(loc.line_col(loc.element(list.clone(), 3).start), (2, 11));
+        // Past the end, or not an array: the whole value.
+        assert_eq!(loc.element(list.clone(), 4), list);
+        assert_eq!(loc.element(0..1, 0), 0..1);
+    }
 }

@@ -265,6 +265,11 @@ impl Resolver<'_> {
         self.loc.error(span, key, msg)
     }
 
+    /// The span of entry `index` of a list value (see [`Locator::element`]).
+    fn entry<T>(&self, list: &Spanned<Vec<T>>, index: usize) -> Range<usize> {
+        self.loc.element(list.span(), index)
+    }
+
     fn scenario(&self, raw: RawScenario, name: &str, file: &str) -> Res<Scenario> {
         let bench_raw = raw.benchmark.ok_or_else(|| {
             self.err(
@@ -417,7 +422,7 @@ impl Resolver<'_> {
             .find(|(_, r)| !(0.0..=1.0).contains(*r))
         {
             return Err(self.err(
-                span,
+                self.loc.element(span, i),
                 key,
                 format!("rate #{} is {r}: every rate must be in [0, 1]", i + 1),
             ));
@@ -658,15 +663,26 @@ impl Resolver<'_> {
                     format!("must list 1 to {MAX_LIST} values, got {}", list.len()),
                 ));
             }
-            if let Some(x) = list.iter().find(|&&x| x == 0 || x > max) {
+            if let Some(i) = list.iter().position(|&x| x == 0 || x > max) {
                 return Err(self.err(
-                    v.span(),
+                    self.entry(v, i),
                     &key(k),
-                    format!("{x} is out of range: every value must be between 1 and {max}"),
+                    format!(
+                        "{} is out of range: every value must be between 1 and {max}",
+                        list[i]
+                    ),
                 ));
             }
-            if list.windows(2).any(|w| w[0] >= w[1]) {
-                return Err(self.err(v.span(), &key(k), "values must be strictly increasing"));
+            if let Some(i) = list.windows(2).position(|w| w[0] >= w[1]) {
+                return Err(self.err(
+                    self.entry(v, i + 1),
+                    &key(k),
+                    format!(
+                        "values must be strictly increasing: {} follows {}",
+                        list[i + 1],
+                        list[i]
+                    ),
+                ));
             }
             Ok(list.iter().map(|&x| x as u32).collect())
         };
@@ -705,11 +721,11 @@ impl Resolver<'_> {
                         format!("must list 1 to {MAX_LIST} shares, got {}", list.len()),
                     ));
                 }
-                if let Some(x) = list.iter().find(|x| !(0.0..=1.0).contains(*x)) {
+                if let Some(i) = list.iter().position(|x| !(0.0..=1.0).contains(x)) {
                     return Err(self.err(
-                        a.span(),
+                        self.entry(a, i),
                         &key("attractor"),
-                        format!("{x} is out of range: every share must be in [0, 1]"),
+                        format!("{} is out of range: every share must be in [0, 1]", list[i]),
                     ));
                 }
                 ExperimentSpec::AttractorSweep {
@@ -782,14 +798,18 @@ impl Resolver<'_> {
                         format!("must list 2 to {MAX_LIST} budgets, got {}", list.len()),
                     ));
                 }
-                if let Some(x) = list.iter().find(|x| !(x.is_finite() && **x > 0.0)) {
-                    return Err(self.err(b.span(), &key("budgets"), format!("{x} is not a valid budget: every budget must be a finite number of tokens > 0")));
+                if let Some(i) = list.iter().position(|x| !(x.is_finite() && *x > 0.0)) {
+                    return Err(self.err(self.entry(b, i), &key("budgets"), format!("{} is not a valid budget: every budget must be a finite number of tokens > 0", list[i])));
                 }
-                if list.windows(2).any(|w| w[0] >= w[1]) {
+                if let Some(i) = list.windows(2).position(|w| w[0] >= w[1]) {
                     return Err(self.err(
-                        b.span(),
+                        self.entry(b, i + 1),
                         &key("budgets"),
-                        "budgets must be strictly increasing",
+                        format!(
+                            "budgets must be strictly increasing: {} follows {}",
+                            list[i + 1],
+                            list[i]
+                        ),
                     ));
                 }
                 ExperimentSpec::Budget {
@@ -989,15 +1009,15 @@ impl Resolver<'_> {
                     ));
                 }
                 let mut out = Vec::new();
-                for &x in list {
+                for (i, &x) in list.iter().enumerate() {
                     let logits = if k == "gap_logits" {
                         x
                     } else {
                         crate::exact::plan::gap_logits_for_points(mu, sigma, x)
-                            .map_err(|m| self.err(g.span(), &key(k), m))?
+                            .map_err(|m| self.err(self.entry(g, i), &key(k), m))?
                     };
                     if !(logits.is_finite() && logits.abs() <= 40.0) {
-                        return Err(self.err(g.span(), &key(k), format!("{x} is out of range: every gap must be a number of logits between -40 and 40")));
+                        return Err(self.err(self.entry(g, i), &key(k), format!("{x} is out of range: every gap must be a number of logits between -40 and 40")));
                     }
                     out.push(logits);
                 }

@@ -234,7 +234,11 @@ fn reruns_flag_sets_the_simulated_reruns() {
         &["--compare", "--reruns", "100000001"],
         &["--reruns", "0..=100000000"],
     );
-    rejects(&a, &["--compare", "--reruns=-1"], &["invalid value", "--reruns"]);
+    rejects(
+        &a,
+        &["--compare", "--reruns=-1"],
+        &["invalid value", "--reruns"],
+    );
     rejects(&a, &["--reruns", "10"], &["--compare"]);
 }
 

@@ -275,7 +275,7 @@ fn diagonal_ties(groups: &[usize], t_cap: usize) -> Vec<f64> {
     for (i, &g) in groups.iter().enumerate() {
         let g = g as f64;
         for s in (1..=t_cap.min(i + 1)).rev() {
-            e[s] = g * e[s - 1] + e[s];
+            e[s] += g * e[s - 1];
         }
     }
     e

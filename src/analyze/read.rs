@@ -1359,7 +1359,8 @@ mod tests {
         let opts = ReadOptions::default();
         let a = read_str(Format::Jsonl, &interleaved, &opts).unwrap();
         let b = read_str(Format::Jsonl, &sorted, &opts).unwrap();
-        let tallies = |d: &Dataset| -> Vec<(String, Vec<(String, usize, usize, Vec<usize>)>)> {
+        type Tallies = Vec<(String, Vec<(String, usize, usize, Vec<usize>)>)>;
+        let tallies = |d: &Dataset| -> Tallies {
             let mut v: Vec<_> = d
                 .models
                 .iter()

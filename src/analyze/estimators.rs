@@ -197,12 +197,21 @@ pub fn maj_at_k_exact(
         // changes (the longest row first, as s_max falls with x).
         let mut small_row: (usize, Vec<f64>) = (usize::MAX, Vec::new());
         let (mut big, mut dp, mut next, mut acc) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        // The first big group's convolution at the last x: ((g, small_total, x), values).
+        let mut first: (Option<(usize, usize, usize)>, Vec<f64>) = (None, Vec::new());
+        // Groups of size >= x in input order, and the total size of the others: groups drop
+        // out of `big` as x grows (O(G) once, not per x).
+        big.extend(wrong_groups.iter().copied().filter(|&g| g >= 1));
+        let mut small_total: usize = wrong_groups.iter().filter(|&&g| g < 1).sum();
         for x in 1..=c.min(k_max) {
             let s_max = k_max - x;
             let width = s_max + 1;
-            let small_total: usize = wrong_groups.iter().filter(|&&g| g < x).sum();
-            big.clear();
-            big.extend(wrong_groups.iter().copied().filter(|&g| g >= x));
+            big.retain(|&g| {
+                if g < x {
+                    small_total += g;
+                }
+                g >= x
+            });
             // Ties possible only with Random; at most min(#big, s_max / x) groups can tie.
             let t_cap = if strict { 0 } else { big.len().min(s_max / x) };
             if !strict && x == 1 {
@@ -237,10 +246,34 @@ pub fn maj_at_k_exact(
                     let old = &dp[t * width..(t + 1) * width];
                     // acc[s] = sum_{y <= min(x - 1, s)} row[y] old[s - y], added in order of y
                     // (loops swapped so that the inner one runs over s and vectorises).
-                    acc.iter_mut().for_each(|v| *v = 0.0);
-                    for (y, &r) in row.iter().enumerate().take(x.min(width)) {
-                        for (a, &o) in acc[y..].iter_mut().zip(old) {
-                            *a += r * o;
+                    if i == 0 {
+                        // The first big group meets old = C(small_total, .), the same at every
+                        // x with the same small_total, and the sum over y is sequential: the
+                        // sum at x is the sum at x - 1 plus its term y = x - 1 (same bits).
+                        let key = (g, small_total, x);
+                        if first.0 == Some((g, small_total, x - 1)) {
+                            first.1.truncate(width);
+                            let r = row[x - 1];
+                            for (a, &o) in first.1.iter_mut().skip(x - 1).zip(old) {
+                                *a += r * o;
+                            }
+                        } else {
+                            first.1.clear();
+                            first.1.resize(width, 0.0);
+                            for (y, &r) in row.iter().enumerate().take(x.min(width)) {
+                                for (a, &o) in first.1[y..].iter_mut().zip(old) {
+                                    *a += r * o;
+                                }
+                            }
+                        }
+                        first.0 = Some(key);
+                        acc.copy_from_slice(&first.1);
+                    } else {
+                        acc.iter_mut().for_each(|v| *v = 0.0);
+                        for (y, &r) in row.iter().enumerate().take(x.min(width)) {
+                            for (a, &o) in acc[y..].iter_mut().zip(old) {
+                                *a += r * o;
+                            }
                         }
                     }
                     for (v, &a) in next[t * width..(t + 1) * width].iter_mut().zip(&acc) {

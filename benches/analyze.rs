@@ -1,7 +1,9 @@
-//! Speed of `evalsim analyze` on real-sized inputs: a 1,000,000-row canonical JSONL (15,625
-//! problems x 64 samples, with answers and token counts) read and summarised (every k from 1 to
-//! 64, all standard errors, 2,000 bootstrap resamples), and exact maj@k over subsets for 500
-//! problems x 64 samples at every k from 1 to 64. Run with `cargo bench --bench analyze`.
+//! Speed of `evalsim analyze` on real-sized inputs: 1,000,000-row canonical JSONL files (with
+//! answers and token counts) in three shapes, 15,625 problems x 64 samples, 10,000 x 100 and
+//! 1,000 x 1,000, read and summarised with the default options (the default k grid, maj@k up to
+//! k = 256, all standard errors, 2,000 bootstrap resamples), and exact maj@k over subsets for 500
+//! problems x 64 samples at every k from 1 to 64. Run with `cargo bench --bench analyze`
+//! (`cargo bench --bench analyze -- 1M` for the large files only).
 use std::hint::black_box;
 use std::io::Cursor;
 use std::time::Duration;
@@ -29,48 +31,46 @@ fn jsonl(problems: usize, samples: usize) -> Vec<u8> {
     bytes
 }
 
+fn read(bytes: &[u8]) -> evalsim::analyze::Dataset {
+    read_samples(
+        Format::Jsonl,
+        &mut Cursor::new(bytes),
+        "bench.jsonl",
+        &ReadOptions::default(),
+    )
+    .expect("valid")
+}
+
 fn million_rows(c: &mut Criterion) {
-    let bytes = jsonl(15_625, 64);
     let mut g = c.benchmark_group("analyze");
     g.sample_size(10);
-    g.measurement_time(Duration::from_secs(40));
+    g.measurement_time(Duration::from_secs(20));
     g.throughput(Throughput::Elements(1_000_000));
-    g.bench_function("read 1M-row JSONL", |b| {
-        b.iter(|| {
-            let d = read_samples(
-                Format::Jsonl,
-                &mut Cursor::new(&bytes),
-                "bench.jsonl",
-                &ReadOptions::default(),
-            )
-            .expect("valid");
-            black_box(d)
-        })
-    });
-    g.bench_function("read + analyze 1M-row JSONL (all threads)", |b| {
-        b.iter(|| {
-            let d = read_samples(
-                Format::Jsonl,
-                &mut Cursor::new(&bytes),
-                "bench.jsonl",
-                &ReadOptions::default(),
-            )
-            .expect("valid");
-            black_box(analyze(vec![(d, Format::Jsonl)], &AnalysisOptions::default()).expect("ok"))
-        })
-    });
+    for (problems, samples) in [(15_625, 64), (10_000, 100), (1_000, 1_000)] {
+        let bytes = jsonl(problems, samples);
+        if samples == 64 {
+            g.bench_function("read 1M-row JSONL (15,625 x 64)", |b| {
+                b.iter(|| black_box(read(&bytes)))
+            });
+        }
+        g.bench_function(
+            format!("read + analyze 1M-row JSONL ({problems} x {samples}, all threads)"),
+            |b| {
+                b.iter(|| {
+                    let d = read(&bytes);
+                    black_box(
+                        analyze(vec![(d, Format::Jsonl)], &AnalysisOptions::default()).expect("ok"),
+                    )
+                })
+            },
+        );
+    }
     g.finish();
 }
 
 fn maj_500x64(c: &mut Criterion) {
     let bytes = jsonl(500, 64);
-    let d = read_samples(
-        Format::Jsonl,
-        &mut Cursor::new(&bytes),
-        "bench.jsonl",
-        &ReadOptions::default(),
-    )
-    .expect("valid");
+    let d = read(&bytes);
     let model = d.models[0].clone();
     let mut g = c.benchmark_group("maj");
     g.sample_size(10);

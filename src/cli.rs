@@ -340,6 +340,9 @@ enum RuleArg {
     First,
 }
 
+/// Largest `--reruns` of `analyze` (the scenario files' limit on reruns).
+const MAX_RERUNS: u64 = 100_000_000;
+
 /// Flags shared by `analyze` and `fit` about how to read the inputs.
 #[derive(Debug, Args)]
 struct InputArgs {
@@ -377,6 +380,16 @@ struct AnalyzeArgs {
     /// Bootstrap resamples over problems for the 95% CIs (0 turns them off)
     #[arg(long, value_name = "N", default_value_t = 2000)]
     bootstrap: usize,
+    /// With --compare: simulated reruns for the probability that a rerun reverses the order
+    /// (0 turns it off; at most 100000000)
+    #[arg(
+        long,
+        value_name = "N",
+        requires = "compare",
+        default_value_t = crate::analyze::ComparisonOptions::default().reruns as u64,
+        value_parser = clap::value_parser!(u64).range(0..=MAX_RERUNS)
+    )]
+    reruns: u64,
     /// Skip the PNG and SVG figures
     #[arg(long)]
     no_figures: bool,
@@ -504,7 +517,8 @@ fn analyze_command(a: &AnalyzeArgs) -> Result<u8, Failure> {
             ..SummaryOptions::default()
         },
         compare: a.compare,
-        ..AnalysisOptions::default()
+        reruns: usize::try_from(a.reruns)
+            .map_err(|e| bad_input(anyhow::anyhow!("--reruns: {e}")))?,
     };
     let analysis = pool
         .install(|| crate::analyze::analyze(inputs, &options))

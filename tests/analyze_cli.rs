@@ -191,6 +191,57 @@ fn compare_two_files() {
     assert!(!dir.path().join("out3").exists());
 }
 
+#[test]
+fn reruns_flag_sets_the_simulated_reruns() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let a = synth(dir.path(), "a.jsonl", "base", 40, 8, 0.0);
+    let b = synth(dir.path(), "b.jsonl", "tuned", 40, 8, 0.6);
+    // (flag value, reruns reported in summary.json, text of the report)
+    let cases: [(Option<&str>, u64, &str); 3] = [
+        (None, 20_000, "(20000 simulated reruns, seed 1)"),
+        (Some("300"), 300, "(300 simulated reruns, seed 1)"),
+        (Some("0"), 0, "- (not simulated: --reruns 0)"),
+    ];
+    for (flag, reruns, text) in cases {
+        let out = dir.path().join(format!("out-{reruns}"));
+        let mut cmd = evalsim();
+        cmd.arg("analyze")
+            .arg(&a)
+            .arg(&b)
+            .args(["--compare", "--no-figures", "--out"])
+            .arg(&out);
+        if let Some(n) = flag {
+            cmd.args(["--reruns", n]);
+        }
+        cmd.assert()
+            .success()
+            .stdout(predicate::str::contains(text));
+        let json: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(out.join("summary.json")).expect("json"))
+                .expect("valid json");
+        assert_eq!(json["comparison"]["reruns"], reruns, "{flag:?}");
+        assert_eq!(json["options"]["reruns"], reruns, "{flag:?}");
+        assert_eq!(
+            json["comparison"]["reversal_probability"].is_null(),
+            reruns == 0,
+            "{flag:?}"
+        );
+        let report = std::fs::read_to_string(out.join("report.md")).expect("report");
+        assert!(report.contains(text), "{flag:?}: {report}");
+    }
+    rejects(
+        &a,
+        &["--compare", "--reruns", "100000001"],
+        &["--reruns", "0..=100000000"],
+    );
+    rejects(
+        &a,
+        &["--compare", "--reruns=-1"],
+        &["invalid value", "--reruns"],
+    );
+    rejects(&a, &["--reruns", "10"], &["--compare"]);
+}
+
 /// Runs `analyze` on `file` and expects exit code 2, every needle on stderr and nothing written.
 fn rejects(file: &Path, extra: &[&str], needles: &[&str]) {
     let out = file.with_extension("out");

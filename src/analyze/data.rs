@@ -6,11 +6,12 @@
 //! `first` rule; 4 bytes a sample) and the output-token count of each sample when present
 //! (8 bytes a sample, for trace-length fitting and truncation rates). Raw answer strings and the
 //! rest of each line are dropped as soon as the line is parsed.
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::normalize::{normalize_answer, AnswerKey, Normalization};
+use super::normalize::{normalize_into, Normalization};
 use super::{AnalyzeError, Result};
 
 /// One sampled answer, as read from any input format.
@@ -31,6 +32,59 @@ pub struct Sample {
     pub output_tokens: Option<f64>,
     /// Cluster (e.g. a shared passage or source) for clustered standard errors.
     pub cluster: Option<String>,
+}
+
+impl Sample {
+    /// The same sample, borrowed.
+    pub fn as_ref(&self) -> SampleRef<'_> {
+        SampleRef {
+            problem_id: Cow::Borrowed(&self.problem_id),
+            model: self.model.as_deref().map(Cow::Borrowed),
+            correct: self.correct,
+            answer: self
+                .answer
+                .as_ref()
+                .map(|a| a.as_deref().map(Cow::Borrowed)),
+            reference: self.reference.as_deref().map(Cow::Borrowed),
+            output_tokens: self.output_tokens,
+            cluster: self.cluster.as_deref().map(Cow::Borrowed),
+        }
+    }
+}
+
+/// A [`Sample`] whose strings are borrowed from the input line where possible, so that reading a
+/// row allocates nothing for problems, models and answers already seen.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct SampleRef<'a> {
+    /// Problem identifier.
+    pub problem_id: Cow<'a, str>,
+    /// Model name; `None` falls back to the dataset's default model name.
+    pub model: Option<Cow<'a, str>>,
+    /// Whether the answer is right, when the harness graded it.
+    pub correct: Option<bool>,
+    /// The final answer (`Some(None)`: present but null).
+    pub answer: Option<Option<Cow<'a, str>>>,
+    /// The reference answer, used when `correct` is absent.
+    pub reference: Option<Cow<'a, str>>,
+    /// Output tokens of the trace.
+    pub output_tokens: Option<f64>,
+    /// Cluster label.
+    pub cluster: Option<Cow<'a, str>>,
+}
+
+impl SampleRef<'_> {
+    /// The owned sample.
+    pub fn into_owned(self) -> Sample {
+        Sample {
+            problem_id: self.problem_id.into_owned(),
+            model: self.model.map(Cow::into_owned),
+            correct: self.correct,
+            answer: self.answer.map(|a| a.map(Cow::into_owned)),
+            reference: self.reference.map(Cow::into_owned),
+            output_tokens: self.output_tokens,
+            cluster: self.cluster.map(Cow::into_owned),
+        }
+    }
 }
 
 /// All samples of one problem for one model.
@@ -93,7 +147,9 @@ impl ProblemSamples {
         self.sequence.iter().map(|&g| g == 0)
     }
 
-    fn push(&mut self, correct: bool, key: Option<AnswerKey>, tokens: Option<f64>) {
+    /// Add one sample: `key` is `None` for a correct sample or one without an answer field,
+    /// `Some(None)` for a missing answer and `Some(Some(k))` for the normalised answer `k`.
+    fn push(&mut self, correct: bool, key: Option<Option<&str>>, tokens: Option<f64>) {
         self.n += 1;
         self.tokens.push(tokens);
         if correct {
@@ -102,7 +158,7 @@ impl ProblemSamples {
             return;
         }
         let id = match key {
-            Some(AnswerKey::Value(v)) => match self.keys.get(&v) {
+            Some(Some(v)) => match self.keys.get(v) {
                 Some(&id) => {
                     self.wrong_groups[id as usize - 1] += 1;
                     id
@@ -110,7 +166,7 @@ impl ProblemSamples {
                 None => {
                     self.wrong_groups.push(1);
                     let id = u32::try_from(self.wrong_groups.len()).unwrap_or(u32::MAX);
-                    self.keys.insert(v, id);
+                    self.keys.insert(v.to_string(), id);
                     id
                 }
             },
@@ -175,6 +231,8 @@ struct ModelBuilder {
     name: String,
     problems: Vec<ProblemSamples>,
     index: HashMap<String, usize>,
+    /// The problem of the previous sample (rows usually come problem by problem).
+    last_problem: usize,
     any_answer: bool,
     all_tokens: bool,
 }
@@ -186,6 +244,11 @@ pub struct DatasetBuilder {
     normalization: Normalization,
     models: Vec<ModelBuilder>,
     model_index: HashMap<String, usize>,
+    /// The model of the previous sample.
+    last_model: usize,
+    /// Reused buffers for the normalised answer and reference.
+    key: String,
+    reference_key: String,
 }
 
 impl DatasetBuilder {
@@ -197,6 +260,9 @@ impl DatasetBuilder {
             normalization,
             models: Vec::new(),
             model_index: HashMap::new(),
+            last_model: 0,
+            key: String::new(),
+            reference_key: String::new(),
         }
     }
 
@@ -213,18 +279,33 @@ impl DatasetBuilder {
     /// # Errors
     /// Neither `correct` nor `answer` + `reference` present; a negative or non-finite token count.
     pub fn push(&mut self, line: usize, sample: Sample) -> Result<()> {
-        let key = sample
-            .answer
-            .as_ref()
-            .map(|a| normalize_answer(a.as_deref(), self.normalization));
-        let correct = match (sample.correct, &key, &sample.reference) {
+        self.push_ref(line, sample.as_ref())
+    }
+
+    /// [`DatasetBuilder::push`] for a borrowed sample: allocates only for a model, problem or
+    /// wrong answer not seen before.
+    ///
+    /// # Errors
+    /// As [`DatasetBuilder::push`].
+    pub fn push_ref(&mut self, line: usize, sample: SampleRef<'_>) -> Result<()> {
+        let answer: Option<Option<&str>> = sample.answer.as_ref().map(|a| a.as_deref());
+        // The normalised answer is needed to grade by reference and to group wrong answers; a
+        // sample graded correct never needs it.
+        let needs_key = sample.correct != Some(true);
+        let has_key = match answer {
+            Some(a) if needs_key => normalize_into(a, self.normalization, &mut self.key),
+            _ => false,
+        };
+        let correct = match (sample.correct, answer, &sample.reference) {
             (Some(c), _, _) => c,
-            (None, Some(k), Some(r)) => {
-                let r = normalize_answer(Some(r), self.normalization);
-                matches!(k, AnswerKey::Value(_)) && *k == r
+            (None, Some(_), Some(r)) => {
+                let r_is_value =
+                    normalize_into(Some(r), self.normalization, &mut self.reference_key);
+                // A missing answer is wrong, even against a missing reference.
+                has_key && r_is_value && self.key == self.reference_key
             }
             (None, _, _) => {
-                let field = if key.is_some() {
+                let field = if answer.is_some() {
                     "reference"
                 } else {
                     "correct"
@@ -249,40 +330,48 @@ impl DatasetBuilder {
                 });
             }
         }
-        let model_name = sample.model.unwrap_or_else(|| self.default_model.clone());
-        let mi = match self.model_index.get(&model_name) {
-            Some(&i) => i,
-            None => {
-                self.models.push(ModelBuilder {
-                    name: model_name.clone(),
-                    problems: Vec::new(),
-                    index: HashMap::new(),
-                    any_answer: false,
-                    all_tokens: true,
-                });
-                self.model_index.insert(model_name, self.models.len() - 1);
-                self.models.len() - 1
-            }
+        let model_name: &str = sample.model.as_deref().unwrap_or(&self.default_model);
+        let mi = match self.models.get(self.last_model) {
+            Some(m) if m.name == model_name => self.last_model,
+            _ => match self.model_index.get(model_name) {
+                Some(&i) => i,
+                None => {
+                    self.models.push(ModelBuilder {
+                        name: model_name.to_string(),
+                        problems: Vec::new(),
+                        index: HashMap::new(),
+                        last_problem: 0,
+                        any_answer: false,
+                        all_tokens: true,
+                    });
+                    self.model_index
+                        .insert(model_name.to_string(), self.models.len() - 1);
+                    self.models.len() - 1
+                }
+            },
         };
+        self.last_model = mi;
         let model = &mut self.models[mi];
-        model.any_answer |= key.is_some();
+        model.any_answer |= answer.is_some();
         model.all_tokens &= sample.output_tokens.is_some();
-        let pi = match model.index.get(&sample.problem_id) {
-            Some(&i) => i,
-            None => {
-                model
-                    .problems
-                    .push(ProblemSamples::new(sample.problem_id.clone()));
-                model
-                    .index
-                    .insert(sample.problem_id, model.problems.len() - 1);
-                model.problems.len() - 1
-            }
+        let id: &str = &sample.problem_id;
+        let pi = match model.problems.get(model.last_problem) {
+            Some(p) if p.id == id => model.last_problem,
+            _ => match model.index.get(id) {
+                Some(&i) => i,
+                None => {
+                    model.problems.push(ProblemSamples::new(id.to_string()));
+                    model.index.insert(id.to_string(), model.problems.len() - 1);
+                    model.problems.len() - 1
+                }
+            },
         };
+        model.last_problem = pi;
         let problem = &mut model.problems[pi];
         if problem.cluster.is_none() {
-            problem.cluster = sample.cluster;
+            problem.cluster = sample.cluster.map(Cow::into_owned);
         }
+        let key = answer.map(|_| has_key.then_some(self.key.as_str()));
         problem.push(correct, key, sample.output_tokens);
         Ok(())
     }

@@ -183,30 +183,106 @@ pub fn maj_at_k_exact(
         }
     } else {
         let strict = rule == VoteRule::Strict;
+        // Rows C(g, 0..) of the wrong-group sizes, computed once up to k_max: the recurrence
+        // gives the same prefix whatever its length, so a prefix equals the shorter row.
+        let mut sizes: Vec<usize> = wrong_groups.to_vec();
+        sizes.sort_unstable();
+        sizes.dedup();
+        let group_rows: Vec<Vec<f64>> = sizes.iter().map(|&g| binom_row(g, k_max)).collect();
+        let row_of = |g: usize| match sizes.binary_search(&g) {
+            Ok(i) => &group_rows[i],
+            Err(_) => &group_rows[0], // unreachable: every size is in `sizes`
+        };
+        // C(small_total, 0..): small_total only grows with x, so it is recomputed only when it
+        // changes (the longest row first, as s_max falls with x).
+        let mut small_row: (usize, Vec<f64>) = (usize::MAX, Vec::new());
+        let (mut big, mut dp, mut next, mut acc) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        // The first big group's convolution at the last x: ((g, small_total, x), values).
+        let mut first: (Option<(usize, usize, usize)>, Vec<f64>) = (None, Vec::new());
+        // Groups of size >= x in input order, and the total size of the others: groups drop
+        // out of `big` as x grows (O(G) once, not per x).
+        big.extend(wrong_groups.iter().copied().filter(|&g| g >= 1));
+        let mut small_total: usize = wrong_groups.iter().filter(|&&g| g < 1).sum();
         for x in 1..=c.min(k_max) {
             let s_max = k_max - x;
             let width = s_max + 1;
-            let small_total: usize = wrong_groups.iter().filter(|&&g| g < x).sum();
-            let big: Vec<usize> = wrong_groups.iter().copied().filter(|&g| g >= x).collect();
+            big.retain(|&g| {
+                if g < x {
+                    small_total += g;
+                }
+                g >= x
+            });
             // Ties possible only with Random; at most min(#big, s_max / x) groups can tie.
             let t_cap = if strict { 0 } else { big.len().min(s_max / x) };
-            let mut dp = vec![0.0; (t_cap + 1) * width];
-            dp[..width].copy_from_slice(&binom_row(small_total, s_max));
-            let mut next = vec![0.0; dp.len()];
-            for &g in &big {
-                let row = binom_row(g, x);
-                next.iter_mut().for_each(|v| *v = 0.0);
-                for t in 0..=t_cap {
+            if !strict && x == 1 {
+                // Every wrong group is big at x = 1 and can give at most one draw, which ties:
+                // t always equals s, so the DP is its diagonal (elementary symmetric sums of
+                // the group sizes), O(G K) instead of O(G K^2). Same operations on the nonzero
+                // entries, so the same bits.
+                let diag = diagonal_ties(&big, t_cap);
+                for (s, &ways) in diag.iter().enumerate() {
+                    sums[x + s] += correct_row[x] * (ways / (s + 1) as f64);
+                }
+                continue;
+            }
+            if small_row.0 != small_total {
+                small_row = (small_total, binom_row(small_total, s_max));
+            }
+            dp.clear();
+            dp.resize((t_cap + 1) * width, 0.0);
+            dp[..width].copy_from_slice(&small_row.1[..width]);
+            next.clear();
+            next.resize(dp.len(), 0.0);
+            acc.clear();
+            acc.resize(width, 0.0);
+            for (i, &g) in big.iter().enumerate() {
+                let row = &row_of(g)[..=x];
+                // After i groups at most i of them tie, so rows t > i are still zero.
+                let t_top = t_cap.min(i);
+                next[..(t_cap.min(i + 1) + 1) * width]
+                    .iter_mut()
+                    .for_each(|v| *v = 0.0);
+                for t in 0..=t_top {
                     let old = &dp[t * width..(t + 1) * width];
-                    for s in 0..width {
-                        let ys = (x - 1).min(s);
-                        let mut acc = 0.0;
-                        for y in 0..=ys {
-                            acc += row[y] * old[s - y];
+                    // acc[s] = sum_{y <= min(x - 1, s)} row[y] old[s - y], added in order of y
+                    // (loops swapped so that the inner one runs over s and vectorises).
+                    if i == 0 {
+                        // The first big group meets old = C(small_total, .), the same at every
+                        // x with the same small_total, and the sum over y is sequential: the
+                        // sum at x is the sum at x - 1 plus its term y = x - 1 (same bits).
+                        let key = (g, small_total, x);
+                        if first.0 == Some((g, small_total, x - 1)) {
+                            first.1.truncate(width);
+                            let r = row[x - 1];
+                            for (a, &o) in first.1.iter_mut().skip(x - 1).zip(old) {
+                                *a += r * o;
+                            }
+                        } else {
+                            first.1.clear();
+                            first.1.resize(width, 0.0);
+                            for (y, &r) in row.iter().enumerate().take(x.min(width)) {
+                                for (a, &o) in first.1[y..].iter_mut().zip(old) {
+                                    *a += r * o;
+                                }
+                            }
                         }
-                        next[t * width + s] += acc;
-                        if !strict && t < t_cap && s + x < width {
-                            next[(t + 1) * width + s + x] += row[x] * old[s];
+                        first.0 = Some(key);
+                        acc.copy_from_slice(&first.1);
+                    } else {
+                        acc.iter_mut().for_each(|v| *v = 0.0);
+                        for (y, &r) in row.iter().enumerate().take(x.min(width)) {
+                            for (a, &o) in acc[y..].iter_mut().zip(old) {
+                                *a += r * o;
+                            }
+                        }
+                    }
+                    for (v, &a) in next[t * width..(t + 1) * width].iter_mut().zip(&acc) {
+                        *v += a;
+                    }
+                    if !strict && t < t_cap && x < width {
+                        let tie = &mut next[(t + 1) * width + x..(t + 2) * width];
+                        for (v, &o) in tie.iter_mut().zip(old) {
+                            *v += row[x] * o;
                         }
                     }
                 }
@@ -221,6 +297,21 @@ pub fn maj_at_k_exact(
         }
     }
     Ok((1..=k_max).map(|k| sums[k] / total_row[k]).collect())
+}
+
+/// The diagonal of the x = 1 tie DP: entry s is the number of ways to draw one answer from each
+/// of s distinct wrong groups (sizes `groups`), for s up to `t_cap`, by the recurrence
+/// e_s <- g e_{s-1} + e_s per group (entries above the groups seen so far stay zero).
+fn diagonal_ties(groups: &[usize], t_cap: usize) -> Vec<f64> {
+    let mut e = vec![0.0; t_cap + 1];
+    e[0] = 1.0;
+    for (i, &g) in groups.iter().enumerate() {
+        let g = g as f64;
+        for s in (1..=t_cap.min(i + 1)).rev() {
+            e[s] += g * e[s - 1];
+        }
+    }
+    e
 }
 
 /// maj@k of one vote over the *first* k answers in file order, for k = 1..=answers.len()
@@ -463,6 +554,90 @@ mod tests {
         let seq = [1, 0, 0, 1, 5, 1];
         let m = maj_at_k_first(&seq, 0);
         assert_eq!(m, vec![0.0, 0.5, 1.0, 0.5, 0.5, 0.0]);
+    }
+
+    /// The tie DP as first written: every (t, s) cell for every group, every row recomputed.
+    fn maj_reference(c: usize, wrong_groups: &[usize], k_max: usize, strict: bool) -> Vec<f64> {
+        let n = c + wrong_groups.iter().sum::<usize>();
+        let total_row = binom_row(n, k_max);
+        let correct_row = binom_row(c, k_max);
+        let mut sums = vec![0.0; k_max + 1];
+        for x in 1..=c.min(k_max) {
+            let s_max = k_max - x;
+            let width = s_max + 1;
+            let small_total: usize = wrong_groups.iter().filter(|&&g| g < x).sum();
+            let big: Vec<usize> = wrong_groups.iter().copied().filter(|&g| g >= x).collect();
+            let t_cap = if strict { 0 } else { big.len().min(s_max / x) };
+            let mut dp = vec![0.0; (t_cap + 1) * width];
+            dp[..width].copy_from_slice(&binom_row(small_total, s_max));
+            let mut next = vec![0.0; dp.len()];
+            for &g in &big {
+                let row = binom_row(g, x);
+                next.iter_mut().for_each(|v| *v = 0.0);
+                for t in 0..=t_cap {
+                    let old = &dp[t * width..(t + 1) * width];
+                    for s in 0..width {
+                        let ys = (x - 1).min(s);
+                        let mut acc = 0.0;
+                        for y in 0..=ys {
+                            acc += row[y] * old[s - y];
+                        }
+                        next[t * width + s] += acc;
+                        if !strict && t < t_cap && s + x < width {
+                            next[(t + 1) * width + s + x] += row[x] * old[s];
+                        }
+                    }
+                }
+                std::mem::swap(&mut dp, &mut next);
+            }
+            for s in 0..width {
+                let ways: f64 = (0..=t_cap)
+                    .map(|t| dp[t * width + s] / (t + 1) as f64)
+                    .sum();
+                sums[x + s] += correct_row[x] * ways;
+            }
+        }
+        (1..=k_max).map(|k| sums[k] / total_row[k]).collect()
+    }
+
+    #[test]
+    fn faster_dp_gives_the_same_bits_as_the_reference() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(5);
+        for case in 0..300 {
+            let n = rng.random_range(1..=160usize);
+            let c = rng.random_range(0..=n);
+            // A mix of one-offs, small groups and one large attractor group.
+            let mut rest = n - c;
+            let mut wrong = Vec::new();
+            let attractor = rng.random_range(0..=rest);
+            if attractor > 0 {
+                wrong.push(attractor);
+                rest -= attractor;
+            }
+            while rest > 0 {
+                let g = if rng.random::<f64>() < 0.6 {
+                    1
+                } else {
+                    rng.random_range(1..=rest.min(6))
+                };
+                wrong.push(g);
+                rest -= g;
+            }
+            let k_max = rng.random_range(1..=n);
+            for (rule, strict) in [(VoteRule::Random, false), (VoteRule::Strict, true)] {
+                let fast = maj_at_k_exact(c, &wrong, k_max, rule).unwrap();
+                let slow = maj_reference(c, &wrong, k_max, strict);
+                let same = fast
+                    .iter()
+                    .zip(&slow)
+                    .all(|(a, b)| a.to_bits() == b.to_bits());
+                assert!(
+                    same,
+                    "case {case}: c {c}, groups {wrong:?}, k_max {k_max}, {rule:?}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -19,6 +19,8 @@
 //!
 //! A missing or unparseable answer is [`AnswerKey::Missing`], which never votes together with
 //! another answer (not even another missing one).
+use std::fmt::Write;
+
 use serde::{Deserialize, Serialize};
 
 /// Whether to normalise answers before comparing them.
@@ -45,28 +47,56 @@ pub enum AnswerKey {
 ///
 /// Cost: O(len) per answer.
 pub fn normalize_answer(raw: Option<&str>, mode: Normalization) -> AnswerKey {
+    let mut key = String::new();
+    if normalize_into(raw, mode, &mut key) {
+        AnswerKey::Value(key)
+    } else {
+        AnswerKey::Missing
+    }
+}
+
+/// [`normalize_answer`] into a reusable buffer: returns false for a missing answer, else true
+/// with the key of [`AnswerKey::Value`] in `key` (replacing its contents). Readers use it to
+/// look answers up without allocating a `String` per sample.
+///
+/// Cost: O(len); allocates only for non-ASCII answers (Unicode lower-casing).
+pub fn normalize_into(raw: Option<&str>, mode: Normalization, key: &mut String) -> bool {
+    key.clear();
     let Some(raw) = raw else {
-        return AnswerKey::Missing;
+        return false;
     };
     match mode {
         Normalization::Off => {
-            if raw.is_empty() {
-                AnswerKey::Missing
-            } else {
-                AnswerKey::Value(raw.to_string())
-            }
+            key.push_str(raw);
+            !raw.is_empty()
         }
         Normalization::Standard => {
-            let collapsed = raw.split_whitespace().collect::<Vec<_>>().join(" ");
-            if collapsed.is_empty() {
-                return AnswerKey::Missing;
+            for (i, word) in raw.split_whitespace().enumerate() {
+                if i > 0 {
+                    key.push(' ');
+                }
+                key.push_str(word);
             }
-            let lower = collapsed.to_lowercase();
-            match parse_number(&lower) {
-                Some((num, 1)) => AnswerKey::Value(num.to_string()),
-                Some((num, den)) => AnswerKey::Value(format!("{num}/{den}")),
-                None => AnswerKey::Value(lower),
+            if key.is_empty() {
+                return false;
             }
+            if key.is_ascii() {
+                key.make_ascii_lowercase();
+            } else {
+                *key = key.to_lowercase();
+            }
+            match parse_number(key) {
+                Some((num, 1)) => {
+                    key.clear();
+                    let _ = write!(key, "{num}");
+                }
+                Some((num, den)) => {
+                    key.clear();
+                    let _ = write!(key, "{num}/{den}");
+                }
+                None => {}
+            }
+            true
         }
     }
 }
@@ -96,23 +126,25 @@ fn reduce(num: i128, den: i128) -> Option<(i128, i128)> {
     Some((n, d))
 }
 
-/// Parse an integer with optional sign and optional thousands separators.
+/// Parse an integer with optional thousands separators (digits only, no sign; no allocation).
 fn parse_integer_part(s: &str) -> Option<i128> {
-    let digits: String = if s.contains(',') {
-        let groups: Vec<&str> = s.split(',').collect();
-        let first_ok = (1..=3).contains(&groups[0].len());
-        let rest_ok = groups[1..].iter().all(|g| g.len() == 3);
-        if !first_ok || !rest_ok {
+    if s.contains(',') {
+        let mut groups = s.split(',');
+        let first_ok = groups.next().is_some_and(|g| (1..=3).contains(&g.len()));
+        if !first_ok || !groups.all(|g| g.len() == 3) {
             return None;
         }
-        groups.concat()
-    } else {
-        s.to_string()
-    };
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
     }
-    digits.parse::<i128>().ok()
+    let mut value = 0i128;
+    let mut digits = 0usize;
+    for b in s.bytes().filter(|&b| b != b',') {
+        if !b.is_ascii_digit() {
+            return None;
+        }
+        value = value.checked_mul(10)?.checked_add(i128::from(b - b'0'))?;
+        digits += 1;
+    }
+    (digits > 0).then_some(value)
 }
 
 /// Parse a decimal or simple fraction into a reduced rational (num, den).

@@ -315,63 +315,132 @@ pub(crate) fn clustered_se(values: &[f64], clusters: &[Option<&str>]) -> Option<
     Some((g as f64 / (g - 1) as f64 * ss).sqrt() / values.len() as f64)
 }
 
-/// Percentile bootstrap CIs for the mean of each column, resampling problems (rows).
+/// One table of per-problem values for [`bootstrap_cis`]: a row per problem, `width` columns.
+pub(crate) struct BootstrapTable<'a> {
+    pub rows: &'a [Vec<f64>],
+    pub width: usize,
+}
+
+/// A table's distinct rows (identical rows, e.g. pass@k of problems with the same n and c, are
+/// accumulated once with the summed multiplicity of their problems), in order of first
+/// appearance, stored contiguously, and the distinct row of each problem.
+struct DistinctRows {
+    width: usize,
+    of: Vec<u32>,
+    values: Vec<f64>,
+    count: usize,
+}
+
+impl DistinctRows {
+    fn new(table: &BootstrapTable<'_>) -> Self {
+        let mut index: std::collections::HashMap<Vec<u64>, u32> = std::collections::HashMap::new();
+        let mut values = Vec::new();
+        let mut count = 0usize;
+        let of = table
+            .rows
+            .iter()
+            .map(|row| {
+                let key: Vec<u64> = row.iter().map(|v| v.to_bits()).collect();
+                *index.entry(key).or_insert_with(|| {
+                    values.extend_from_slice(&row[..table.width]);
+                    count += 1;
+                    u32::try_from(count - 1).unwrap_or(u32::MAX)
+                })
+            })
+            .collect();
+        DistinctRows {
+            width: table.width,
+            of,
+            values,
+            count,
+        }
+    }
+}
+
+/// Replicates resampled together: each block draws its replicates' problem indices once for
+/// every table, then streams each table's distinct rows once for the whole block.
+const BOOTSTRAP_BLOCK: usize = 16;
+
+/// Percentile bootstrap CIs for the mean of each column of each table, resampling problems
+/// (rows; every table has one row per problem, in the same order).
 ///
 /// Replicate b draws N problem indices from its own stream keyed by (seed, b), turns them into
-/// multiplicities of the distinct rows and takes the weighted column means in one sequential pass,
-/// so replicates run in parallel and the result does not depend on the thread count.
-/// Cost: O(N K) to find the D distinct rows, then O(B (N + D K)).
-pub(crate) fn bootstrap_ci(
-    rows: &[Vec<f64>],
-    width: usize,
+/// multiplicities of each table's distinct rows and takes the weighted column means, adding the
+/// distinct rows in order of first appearance. The same draws serve every table (so a model's
+/// curves are resampled jointly, and the draws are made once), and replicates are computed in
+/// blocks of [`BOOTSTRAP_BLOCK`] so that each distinct row is read once per block; neither
+/// changes a replicate's arithmetic. Blocks run in parallel, so the result does not depend on
+/// the thread count.
+///
+/// Cost: O(N K) to find the D distinct rows, then O(B (N + D K)) per table.
+pub(crate) fn bootstrap_cis(
+    tables: &[BootstrapTable<'_>],
     b: usize,
     seed: u64,
-) -> Vec<Option<[f64; 2]>> {
-    let n = rows.len();
-    if b == 0 || n == 0 {
-        return vec![None; width];
+) -> Vec<Vec<Option<[f64; 2]>>> {
+    let n = tables.first().map_or(0, |t| t.rows.len());
+    if b == 0 || n == 0 || tables.iter().any(|t| t.rows.len() != n) {
+        return tables.iter().map(|t| vec![None; t.width]).collect();
     }
-    // Identical rows (e.g. pass@k of problems with the same n and c) are accumulated once, with
-    // the summed multiplicity of their problems.
-    let mut index: std::collections::HashMap<Vec<u64>, u32> = std::collections::HashMap::new();
-    let mut distinct: Vec<&Vec<f64>> = Vec::new();
-    let of: Vec<u32> = rows
+    let distinct: Vec<DistinctRows> = tables.iter().map(DistinctRows::new).collect();
+    let starts: Vec<usize> = (0..b).step_by(BOOTSTRAP_BLOCK).collect();
+    // blocks[block][table] = the block's replicate means, replicate-major.
+    let blocks: Vec<Vec<Vec<f64>>> = starts
+        .par_iter()
+        .map(|&lo| {
+            let hi = (lo + BOOTSTRAP_BLOCK).min(b);
+            let m = hi - lo;
+            // counts[table][d * m + r]: problems of distinct row d drawn by replicate lo + r.
+            let mut counts: Vec<Vec<u32>> =
+                distinct.iter().map(|t| vec![0u32; t.count * m]).collect();
+            for r in 0..m {
+                let mut rng =
+                    crate::sim::stream::stream(seed, &[BOOTSTRAP_STREAM, (lo + r) as u64]);
+                for _ in 0..n {
+                    let i = rng.random_range(0..n);
+                    for (t, c) in distinct.iter().zip(counts.iter_mut()) {
+                        c[t.of[i] as usize * m + r] += 1;
+                    }
+                }
+            }
+            distinct
+                .iter()
+                .zip(&counts)
+                .map(|(t, c)| {
+                    let w = t.width;
+                    let mut acc = vec![0.0; m * w];
+                    for (d, row) in t.values.chunks_exact(w.max(1)).enumerate() {
+                        for (r, &times) in c[d * m..(d + 1) * m].iter().enumerate() {
+                            if times == 0 {
+                                continue;
+                            }
+                            let times = f64::from(times);
+                            for (a, v) in acc[r * w..(r + 1) * w].iter_mut().zip(row) {
+                                *a += times * v;
+                            }
+                        }
+                    }
+                    acc.iter_mut().for_each(|a| *a /= n as f64);
+                    acc
+                })
+                .collect()
+        })
+        .collect();
+    distinct
         .iter()
-        .map(|row| {
-            let key: Vec<u64> = row.iter().map(|v| v.to_bits()).collect();
-            *index.entry(key).or_insert_with(|| {
-                distinct.push(row);
-                u32::try_from(distinct.len() - 1).unwrap_or(u32::MAX)
-            })
-        })
-        .collect();
-    let replicates: Vec<Vec<f64>> = (0..b)
-        .into_par_iter()
-        .map(|r| {
-            let mut rng = crate::sim::stream::stream(seed, &[BOOTSTRAP_STREAM, r as u64]);
-            let mut counts = vec![0u32; distinct.len()];
-            for _ in 0..n {
-                counts[of[rng.random_range(0..n)] as usize] += 1;
-            }
-            let mut acc = vec![0.0; width];
-            for (row, &m) in distinct.iter().zip(&counts) {
-                if m == 0 {
-                    continue;
-                }
-                let m = f64::from(m);
-                for (a, v) in acc.iter_mut().zip(row.iter()) {
-                    *a += m * v;
-                }
-            }
-            acc.iter_mut().for_each(|a| *a /= n as f64);
-            acc
-        })
-        .collect();
-    (0..width)
-        .map(|j| {
-            let mut r: Vec<f64> = replicates.iter().map(|rep| rep[j]).collect();
-            r.sort_by(f64::total_cmp);
-            Some([quantile(&r, 0.025), quantile(&r, 0.975)])
+        .enumerate()
+        .map(|(t, d)| {
+            (0..d.width)
+                .map(|j| {
+                    let mut r: Vec<f64> = blocks
+                        .iter()
+                        .flat_map(|block| block[t].iter().skip(j).step_by(d.width))
+                        .copied()
+                        .collect();
+                    r.sort_by(f64::total_cmp);
+                    Some([quantile(&r, 0.025), quantile(&r, 0.975)])
+                })
+                .collect()
         })
         .collect()
 }
@@ -387,49 +456,74 @@ fn quantile(sorted: &[f64], q: f64) -> f64 {
     sorted[lo] + (pos - lo as f64) * (sorted[hi] - sorted[lo])
 }
 
-struct CurveInput<'a> {
-    ks: &'a [usize],
-    per: &'a [PerProblem],
-    clusters: &'a [Option<&'a str>],
-    bootstrap: usize,
-    seed: u64,
+/// The rows of a curve's bootstrap table: per problem, its estimates at `ks`.
+fn curve_rows(per: &[&PerProblem], ks: &[usize]) -> Vec<Vec<f64>> {
+    per.iter()
+        .map(|p| ks.iter().map(|&k| p.est[k - 1]).collect())
+        .collect()
 }
 
-fn build_curve(input: &CurveInput<'_>, with_sampling: bool) -> Vec<CurvePoint> {
+struct CurveInput<'a> {
+    ks: &'a [usize],
+    per: &'a [&'a PerProblem],
+    rows: &'a [Vec<f64>],
+    cis: &'a [Option<[f64; 2]>],
+    clusters: &'a [Option<&'a str>],
+}
+
+/// The points of one curve. The sampling SE is `None` wherever a problem has no jackknife
+/// variance (k = n, or the file-order vote, which has none).
+fn build_curve(input: &CurveInput<'_>) -> Vec<CurvePoint> {
     let n = input.per.len();
-    let rows: Vec<Vec<f64>> = input
-        .per
-        .iter()
-        .map(|p| input.ks.iter().map(|&k| p.est[k - 1]).collect())
-        .collect();
-    let cis = bootstrap_ci(&rows, input.ks.len(), input.bootstrap, input.seed);
     input
         .ks
         .iter()
         .enumerate()
         .map(|(j, &k)| {
-            let col: Vec<f64> = rows.iter().map(|r| r[j]).collect();
-            let sampling_se = if with_sampling {
-                input
-                    .per
-                    .iter()
-                    .map(|p| p.var[k - 1])
-                    .sum::<Option<f64>>()
-                    .map(|s| s.sqrt() / n as f64)
-            } else {
-                None
-            };
+            let col: Vec<f64> = input.rows.iter().map(|r| r[j]).collect();
+            let sampling_se = input
+                .per
+                .iter()
+                .map(|p| p.var[k - 1])
+                .sum::<Option<f64>>()
+                .map(|s| s.sqrt() / n as f64);
             CurvePoint {
                 k,
                 estimate: mean(col.iter().copied()),
                 question_se: question_se(&col),
                 sampling_se,
                 clustered_se: clustered_se(&col, input.clusters),
-                bootstrap_ci: cis[j],
+                bootstrap_ci: input.cis.get(j).copied().flatten(),
                 plug_in: None,
             }
         })
         .collect()
+}
+
+/// Computes `f` once per distinct key (in order of first appearance, so the first error is the
+/// same as computing it for every problem) and returns each problem's value by reference.
+fn shared_per_problem<'a, K: std::hash::Hash + Eq>(
+    problems: &'a [ProblemSamples],
+    key: impl Fn(&ProblemSamples) -> K,
+    distinct: &'a mut Vec<PerProblem>,
+    f: impl Fn(&ProblemSamples) -> Result<PerProblem> + Sync,
+) -> Result<Vec<&'a PerProblem>> {
+    let mut index: std::collections::HashMap<K, usize> = std::collections::HashMap::new();
+    let mut firsts: Vec<&ProblemSamples> = Vec::new();
+    let which: Vec<usize> = problems
+        .iter()
+        .map(|p| {
+            *index.entry(key(p)).or_insert_with(|| {
+                firsts.push(p);
+                firsts.len() - 1
+            })
+        })
+        .collect();
+    // In parallel, then in order, so the first error is the same for any thread count.
+    let computed: Vec<Result<PerProblem>> = firsts.par_iter().map(|p| f(p)).collect();
+    *distinct = computed.into_iter().collect::<Result<_>>()?;
+    let distinct: &'a Vec<PerProblem> = distinct;
+    Ok(which.iter().map(|&i| &distinct[i]).collect())
 }
 
 /// Summarise one model: pass@k, pass^k, maj@k (exact over subsets, plus the file-order vote),
@@ -458,29 +552,103 @@ pub fn summarize_model(model: &ModelSamples, options: &SummaryOptions) -> Result
         .map(|p| p.cluster.as_deref())
         .collect();
 
-    let pass: Vec<PerProblem> = model
-        .problems
+    // pass@k and pass^k depend on (n, c) only, maj@k on c and the multiset of wrong-group sizes:
+    // each distinct curve is computed once.
+    let (mut pass_store, mut hat_store, mut exact_store) = (Vec::new(), Vec::new(), Vec::new());
+    let pass = shared_per_problem(
+        &model.problems,
+        |p| (p.n, p.correct),
+        &mut pass_store,
+        |p| pass_curve(p, k_max, false),
+    )?;
+    let hat = shared_per_problem(
+        &model.problems,
+        |p| (p.n, p.correct),
+        &mut hat_store,
+        |p| pass_curve(p, k_max, true),
+    )?;
+    let maj_ks: Vec<usize> = ks
         .iter()
-        .map(|p| pass_curve(p, k_max, false))
-        .collect::<Result<_>>()?;
-    let hat: Vec<PerProblem> = model
-        .problems
-        .iter()
-        .map(|p| pass_curve(p, k_max, true))
-        .collect::<Result<_>>()?;
-    let curve_of = |per: &[PerProblem], ks: &[usize], with_sampling: bool| {
-        build_curve(
-            &CurveInput {
-                ks,
-                per,
-                clusters: &clusters,
-                bootstrap: options.bootstrap,
-                seed: options.seed,
-            },
-            with_sampling,
-        )
+        .copied()
+        .filter(|&k| k <= options.maj_k_cap)
+        .collect();
+    let maj_max = maj_ks.last().copied().unwrap_or(0);
+    let with_maj = model.has_answers && maj_max > 0;
+    let first_store: Vec<PerProblem> = if with_maj {
+        model
+            .problems
+            .iter()
+            .map(|p| PerProblem {
+                est: maj_at_k_first(&p.sequence, 0),
+                var: vec![None; p.n],
+            })
+            .collect()
+    } else {
+        Vec::new()
     };
-    let mut pass_at_k = curve_of(&pass, &ks, true);
+    let first: Vec<&PerProblem> = first_store.iter().collect();
+    let exact: Option<Vec<&PerProblem>> = match options.maj_rule {
+        MajRule::First => None,
+        _ if !with_maj => None,
+        rule => {
+            let vote = match rule {
+                MajRule::Strict => VoteRule::Strict,
+                MajRule::Absolute => VoteRule::Absolute,
+                _ => VoteRule::Random,
+            };
+            Some(shared_per_problem(
+                &model.problems,
+                |p| {
+                    let mut groups = p.wrong_groups.clone();
+                    groups.sort_unstable();
+                    (p.correct, groups)
+                },
+                &mut exact_store,
+                |p| maj_curve(p, maj_max, vote),
+            )?)
+        }
+    };
+
+    // One bootstrap for every curve (the same resampled problems for all of them).
+    let pass_rows = curve_rows(&pass, &ks);
+    let hat_rows = curve_rows(&hat, &ks);
+    let first_rows = curve_rows(&first, &maj_ks);
+    let exact_rows = exact
+        .as_ref()
+        .map_or_else(Vec::new, |e| curve_rows(e, &maj_ks));
+    let mut tables = vec![
+        BootstrapTable {
+            rows: &pass_rows,
+            width: ks.len(),
+        },
+        BootstrapTable {
+            rows: &hat_rows,
+            width: ks.len(),
+        },
+    ];
+    if with_maj {
+        tables.push(BootstrapTable {
+            rows: &first_rows,
+            width: maj_ks.len(),
+        });
+    }
+    if exact.is_some() {
+        tables.push(BootstrapTable {
+            rows: &exact_rows,
+            width: maj_ks.len(),
+        });
+    }
+    let cis = bootstrap_cis(&tables, options.bootstrap, options.seed);
+    let curve = |ks: &[usize], per: &[&PerProblem], rows: &[Vec<f64>], table: usize| {
+        build_curve(&CurveInput {
+            ks,
+            per,
+            rows,
+            cis: cis.get(table).map_or(&[], Vec::as_slice),
+            clusters: &clusters,
+        })
+    };
+    let mut pass_at_k = curve(&ks, &pass, &pass_rows, 0);
     for point in &mut pass_at_k {
         let plug: Vec<f64> = model
             .problems
@@ -489,68 +657,9 @@ pub fn summarize_model(model: &ModelSamples, options: &SummaryOptions) -> Result
             .collect::<Result<_>>()?;
         point.plug_in = Some(mean(plug.into_iter()));
     }
-    let pass_hat_k = curve_of(&hat, &ks, true);
-
-    let (maj_at_k, maj_first) = if model.has_answers {
-        let maj_ks: Vec<usize> = ks
-            .iter()
-            .copied()
-            .filter(|&k| k <= options.maj_k_cap)
-            .collect();
-        let maj_max = maj_ks.last().copied().unwrap_or(0);
-        if maj_max == 0 {
-            (None, None)
-        } else {
-            let first: Vec<PerProblem> = model
-                .problems
-                .iter()
-                .map(|p| PerProblem {
-                    est: maj_at_k_first(&p.sequence, 0),
-                    var: vec![None; p.n],
-                })
-                .collect();
-            let first_curve = curve_of(&first, &maj_ks, false);
-            let exact = match options.maj_rule {
-                MajRule::First => None,
-                rule => {
-                    let vote = match rule {
-                        MajRule::Strict => VoteRule::Strict,
-                        MajRule::Absolute => VoteRule::Absolute,
-                        _ => VoteRule::Random,
-                    };
-                    // In parallel, then in order, so the first error is the same for any
-                    // thread count.
-                    // Problems with the same counts (c and the multiset of wrong-group sizes)
-                    // have the same curve: compute each distinct one once.
-                    let mut index: std::collections::HashMap<(usize, Vec<usize>), usize> =
-                        std::collections::HashMap::new();
-                    let mut distinct: Vec<&ProblemSamples> = Vec::new();
-                    let which: Vec<usize> = model
-                        .problems
-                        .iter()
-                        .map(|p| {
-                            let mut groups = p.wrong_groups.clone();
-                            groups.sort_unstable();
-                            *index.entry((p.correct, groups)).or_insert_with(|| {
-                                distinct.push(p);
-                                distinct.len() - 1
-                            })
-                        })
-                        .collect();
-                    let curves: Vec<Result<PerProblem>> = distinct
-                        .par_iter()
-                        .map(|p| maj_curve(p, maj_max, vote))
-                        .collect();
-                    let curves: Vec<PerProblem> = curves.into_iter().collect::<Result<_>>()?;
-                    let per: Vec<PerProblem> = which.iter().map(|&i| curves[i].clone()).collect();
-                    Some(curve_of(&per, &maj_ks, true))
-                }
-            };
-            (exact, Some(first_curve))
-        }
-    } else {
-        (None, None)
-    };
+    let pass_hat_k = curve(&ks, &hat, &hat_rows, 1);
+    let maj_first = with_maj.then(|| curve(&maj_ks, &first, &first_rows, 2));
+    let maj_at_k = exact.as_ref().map(|e| curve(&maj_ks, e, &exact_rows, 3));
 
     Ok(ModelSummary {
         model: model.name.clone(),

@@ -6,7 +6,7 @@ use plotters::prelude::SeriesLabelPosition;
 use super::plot::{self, Band, Bars, Figure, Line, Markers, Panel, Scale};
 use super::tables::{num, Csv};
 use super::{json, Artifact, ReportError};
-use crate::analyze::{Analysis, CurvePoint, FitResult, MajRule, ModelAnalysis};
+use crate::analyze::{Analysis, Comparison, CurvePoint, FitResult, MajRule, ModelAnalysis};
 
 /// The name of a maj@k rule as the command line spells it.
 pub fn rule_name(rule: MajRule) -> &'static str {
@@ -617,8 +617,7 @@ pub fn analysis_text(a: &Analysis) -> String {
             c.sign_test.a_better,
             c.sign_test.ties,
             c.sign_test.p_value,
-            c.reversal_probability
-                .map_or("- (no difference)".to_string(), |r| format!("{:.3}", r))
+            reversal_text(c, 3)
         );
     }
     t += &format!(
@@ -626,6 +625,20 @@ pub fn analysis_text(a: &Analysis) -> String {
         a.seed, a.options.summary.bootstrap
     );
     t
+}
+
+/// The reversal probability with the number of simulated reruns and the seed, or why there is
+/// none (no observed difference, or `--reruns 0`).
+fn reversal_text(c: &Comparison, decimals: usize) -> String {
+    if c.reruns == 0 {
+        return "- (not simulated: --reruns 0)".to_string();
+    }
+    let p = c
+        .reversal_probability
+        .map_or("- (no difference)".to_string(), |r| {
+            format!("{r:.decimals$}")
+        });
+    format!("{p} ({} simulated reruns, seed {})", c.reruns, c.seed)
 }
 
 fn md_curve_table(m: &ModelAnalysis, rule: &str) -> String {
@@ -710,14 +723,12 @@ pub fn analysis_markdown(a: &Analysis, model_files: &[String], figures: &[String
             );
         }
         md += &format!(
-            "\nSign test over problems whose pass@1 differs: B better on {}, A better on {}, {} ties, two-sided p = {:.4}. Probability that a fresh rerun at the same n reverses the order: {} ({} simulated reruns, seed {}). Table: `comparison.csv`.\n\n",
+            "\nSign test over problems whose pass@1 differs: B better on {}, A better on {}, {} ties, two-sided p = {:.4}. Probability that a fresh rerun at the same n reverses the order: {}. Table: `comparison.csv`.\n\n",
             c.sign_test.b_better,
             c.sign_test.a_better,
             c.sign_test.ties,
             c.sign_test.p_value,
-            c.reversal_probability.map_or("- (no difference)".to_string(), |r| format!("{r:.4}")),
-            c.reruns,
-            c.seed
+            reversal_text(c, 4),
         );
     }
     md

@@ -615,6 +615,94 @@ fn run_cell(
     )
 }
 
+/// Count samplers of models A and B for a fixed-design pass@1 cell: alias tables, or BTPE draws
+/// when the tables would exceed [`TABLE_ENTRIES`].
+fn fixed_samplers(spec: &Plan, (gap, big_n, n): (f64, usize, u32)) -> (CountSampler, CountSampler) {
+    let ra = quantile_rates(spec.mu, spec.sigma, big_n);
+    let rb: Vec<f64> = ra.iter().map(|&p| shift_rate(p, gap)).collect();
+    let big = big_n as u64 * (u64::from(n) + 1) > TABLE_ENTRIES;
+    let sampler = |r: &[f64]| {
+        if big && n > 1 {
+            CountSampler::Btpe(
+                r.iter()
+                    .filter_map(|&p| Binomial::new(u64::from(n), p).ok())
+                    .collect(),
+            )
+        } else {
+            CountSampler::new(n, r)
+        }
+    };
+    (sampler(&ra), sampler(&rb))
+}
+
+/// Table entries of a fixed-design pass@1 cell's two samplers (for the memory budget).
+fn fixed_entries((_, big_n, n): (f64, usize, u32)) -> u64 {
+    2 * (big_n as u64 * (u64::from(n) + 1)).min(TABLE_ENTRIES)
+}
+
+/// Simulates every chosen (design, cell). Fixed-design pass@1 cells run together, as one parallel
+/// job of (cell, batch) tasks ([`pair_tallies`]) in groups whose tables fit in [`TABLE_ENTRIES`]
+/// x 2, so the threads stay busy to the end; the other cells run one after another, each in
+/// parallel over its batches. Stops early (with zero tallies) once an interruption is requested.
+fn simulate_chosen(
+    spec: &Plan,
+    chosen: &[(Design, (f64, usize, u32))],
+    progress: Progress,
+) -> Vec<Tally> {
+    let mut out = vec![Tally::default(); chosen.len()];
+    let together = |d: Design| d == Design::Fixed && spec.metric == Metric::Pass1;
+    let fixed: Vec<usize> = (0..chosen.len())
+        .filter(|&i| together(chosen[i].0))
+        .collect();
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    let mut entries = u64::MAX;
+    for &i in &fixed {
+        let e = fixed_entries(chosen[i].1);
+        if entries.saturating_add(e) > 2 * TABLE_ENTRIES {
+            groups.push(Vec::new());
+            entries = 0;
+        }
+        entries += e;
+        if let Some(g) = groups.last_mut() {
+            g.push(i);
+        }
+    }
+    for group in groups {
+        if crate::interrupt::requested() {
+            return out;
+        }
+        let samplers: Vec<(CountSampler, CountSampler)> = group
+            .par_iter()
+            .map(|&i| fixed_samplers(spec, chosen[i].1))
+            .collect();
+        let keys: Vec<Vec<u64>> = group
+            .iter()
+            .map(|&i| stream_prefix(spec, Design::Fixed, chosen[i].1))
+            .collect();
+        let cells: Vec<(&[u64], &CountSampler, &CountSampler)> = keys
+            .iter()
+            .zip(&samplers)
+            .map(|(k, (a, b))| (k.as_slice(), a, b))
+            .collect();
+        for (&i, t) in group
+            .iter()
+            .zip(pair_tallies(spec.seed, &cells, spec.reruns, progress))
+        {
+            out[i] = t;
+        }
+    }
+    for (i, &(design, cell)) in chosen.iter().enumerate() {
+        if together(design) {
+            continue;
+        }
+        if crate::interrupt::requested() {
+            break;
+        }
+        out[i] = simulate_cell(spec, design, cell, progress);
+    }
+    out
+}
+
 /// Simulates one cell in one design.
 fn simulate_cell(
     spec: &Plan,
@@ -627,20 +715,7 @@ fn simulate_cell(
     let big = big_n as u64 * (u64::from(n) + 1) > TABLE_ENTRIES;
     match (design, spec.metric) {
         (Design::Fixed, Metric::Pass1) => {
-            let ra = quantile_rates(mu, sigma, big_n);
-            let rb: Vec<f64> = ra.iter().map(|&p| shift_rate(p, gap)).collect();
-            let sampler = |r: &[f64]| {
-                if big && n > 1 {
-                    CountSampler::Btpe(
-                        r.iter()
-                            .filter_map(|&p| Binomial::new(u64::from(n), p).ok())
-                            .collect(),
-                    )
-                } else {
-                    CountSampler::new(n, r)
-                }
-            };
-            let (sa, sb) = (sampler(&ra), sampler(&rb));
+            let (sa, sb) = fixed_samplers(spec, cell);
             let key = stream_prefix(spec, design, cell);
             pair_tallies(spec.seed, &[(&key, &sa, &sb)], spec.reruns, progress)[0]
         }
@@ -709,8 +784,8 @@ fn simulate_cell(
     }
 }
 
-/// Simulates paired fixed-design pass@1 reruns of `cells` (N, n, gap), one cell after another
-/// (the batches of a cell in parallel), with the streams [`run_plan`] uses.
+/// Simulates paired fixed-design pass@1 reruns of `cells` (N, n, gap), all cells as one parallel
+/// job, with the streams [`run_plan`] uses.
 /// Returns (per cell: (loss, tie) counts), per-problem draws.
 pub fn simulate(
     spec: &PlanSpec,
@@ -718,12 +793,13 @@ pub fn simulate(
     progress: Progress,
 ) -> (Vec<(u64, u64)>, u64) {
     let plan = spec.clone().pass1();
-    let counts = cells
+    let chosen: Vec<(Design, (f64, usize, u32))> = cells
         .iter()
-        .map(|&(big_n, n, gap)| {
-            let t = simulate_cell(&plan, Design::Fixed, (gap, big_n, n), progress);
-            (t.loss, t.tie)
-        })
+        .map(|&(big_n, n, gap)| (Design::Fixed, (gap, big_n, n)))
+        .collect();
+    let counts = simulate_chosen(&plan, &chosen, progress)
+        .into_iter()
+        .map(|t| (t.loss, t.tie))
         .collect();
     let draws = cells
         .iter()
@@ -762,43 +838,44 @@ fn exact_count_moments(spec: &Plan, tables: &[Vec<PopulationNodes>], c: &PlanCel
 /// scenario's plan and `evalsim plan` with the same inputs and seed give the same numbers.
 pub fn run_plan(spec: &Plan, experiment: &str, progress: Progress) -> PlanResult {
     let tables = population_tables(spec);
-    let mut cells = exact_cells_with(spec, &tables);
+    let chosen: Vec<(Design, (f64, usize, u32))> = Design::ALL
+        .iter()
+        .flat_map(|&d| spec.checked_cells(d).into_iter().map(move |c| (d, c)))
+        .collect();
+    // The simulation needs no exact value, so both run at once on the same threads.
+    let (mut cells, tallies) = rayon::join(
+        || exact_cells_with(spec, &tables),
+        || simulate_chosen(spec, &chosen, progress),
+    );
     let mut draws = 0u64;
     let r = spec.reruns as f64;
-    for design in Design::ALL {
-        for (gap, big_n, n) in spec.checked_cells(design) {
-            let Some(c) = cells.iter_mut().find(|c| {
-                c.design == design && c.gap_logits == gap && c.problems == big_n && c.samples == n
-            }) else {
-                continue;
-            };
-            let tally = simulate_cell(spec, design, (gap, big_n, n), progress);
-            if crate::interrupt::requested() {
-                break;
-            }
-            draws += 2 * big_n as u64 * spec.reruns;
-            let scale = f64::from(spec.metric.trials(n)) * big_n as f64;
-            let (var_d, mu4_d) = exact_count_moments(spec, &tables, c);
-            let est =
-                |p: f64, hits: u64| Estimate::new(p, hits as f64 / r, (p * (1.0 - p) / r).sqrt());
-            let rr = spec.reruns as i128;
-            let sim_var = if spec.reruns > 1 {
-                (rr * tally.sum_sq - tally.sum * tally.sum) as f64 / (r * (r - 1.0))
-            } else {
-                0.0
-            };
-            c.sim = Some(SimCheck {
-                reruns: spec.reruns,
-                loss: est(c.loss, tally.loss),
-                loss_or_tie: est(c.loss_or_tie, tally.loss + tally.tie),
-                gap: Estimate::new(c.gap, tally.sum as f64 / r / scale, c.se / r.sqrt()),
-                sd: Estimate::new(
-                    c.se,
-                    sim_var.max(0.0).sqrt() / scale,
-                    sd_standard_error(var_d, mu4_d, spec.reruns) / scale,
-                ),
-            });
-        }
+    for (&(design, (gap, big_n, n)), tally) in chosen.iter().zip(tallies) {
+        let Some(c) = cells.iter_mut().find(|c| {
+            c.design == design && c.gap_logits == gap && c.problems == big_n && c.samples == n
+        }) else {
+            continue;
+        };
+        draws += 2 * big_n as u64 * spec.reruns;
+        let scale = f64::from(spec.metric.trials(n)) * big_n as f64;
+        let (var_d, mu4_d) = exact_count_moments(spec, &tables, c);
+        let est = |p: f64, hits: u64| Estimate::new(p, hits as f64 / r, (p * (1.0 - p) / r).sqrt());
+        let rr = spec.reruns as i128;
+        let sim_var = if spec.reruns > 1 {
+            (rr * tally.sum_sq - tally.sum * tally.sum) as f64 / (r * (r - 1.0))
+        } else {
+            0.0
+        };
+        c.sim = Some(SimCheck {
+            reruns: spec.reruns,
+            loss: est(c.loss, tally.loss),
+            loss_or_tie: est(c.loss_or_tie, tally.loss + tally.tie),
+            gap: Estimate::new(c.gap, tally.sum as f64 / r / scale, c.se / r.sqrt()),
+            sd: Estimate::new(
+                c.se,
+                sim_var.max(0.0).sqrt() / scale,
+                sd_standard_error(var_d, mu4_d, spec.reruns) / scale,
+            ),
+        });
     }
     let answers = answers(spec, &cells);
     PlanResult {

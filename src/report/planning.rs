@@ -426,7 +426,13 @@ pub fn heat_figure(r: &PlanResult) -> HeatFigure {
     }
     let rows = s.gaps.len() as u32;
     HeatFigure {
-        title: title(r, "Plan over N x n"),
+        title: title(
+            r,
+            match r.spec.metric {
+                Metric::Pass1 => "Plan over N x n",
+                Metric::Maj { .. } => "Plan over N x k",
+            },
+        ),
         panels,
         columns: 2,
         size: (1600, 80 + 520 * rows),

@@ -755,29 +755,24 @@ fn simulate_cell(
                 })
             }
         }
-        (_, Metric::Pass1) => {
+        (_, metric) => {
+            // Problems redrawn every rerun: one z per problem for both models when paired, one
+            // each otherwise; then the problem's score (its count, or its vote) drawn literally.
+            let voter = match metric {
+                Metric::Maj { attractor, rule } => Some(LiteralVoter::new(n, attractor, rule)),
+                Metric::Pass1 => None,
+            };
+            let score = |p: f64, rng: &mut Rng| match &voter {
+                Some(v) => v.vote(p, rng),
+                None => u64::from(binomial(n, p, rng)),
+            };
             let paired = design == Design::PopulationPaired;
             run_cell(spec, design, cell, progress, |a, b| {
                 (0..big_n).fold((0, 0), |(x, y), _| {
                     let za: f64 = StandardNormal.sample(a);
                     let zb: f64 = if paired { za } else { StandardNormal.sample(b) };
                     let (pa, pb) = (expit(mu + sigma * za), expit(mu + gap + sigma * zb));
-                    (
-                        x + u64::from(binomial(n, pa, a)),
-                        y + u64::from(binomial(n, pb, b)),
-                    )
-                })
-            })
-        }
-        (_, Metric::Maj { attractor, rule }) => {
-            let voter = LiteralVoter::new(n, attractor, rule);
-            let paired = design == Design::PopulationPaired;
-            run_cell(spec, design, cell, progress, |a, b| {
-                (0..big_n).fold((0, 0), |(x, y), _| {
-                    let za: f64 = StandardNormal.sample(a);
-                    let zb: f64 = if paired { za } else { StandardNormal.sample(b) };
-                    let (pa, pb) = (expit(mu + sigma * za), expit(mu + gap + sigma * zb));
-                    (x + voter.vote(pa, a), y + voter.vote(pb, b))
+                    (x + score(pa, a), y + score(pb, b))
                 })
             })
         }

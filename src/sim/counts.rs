@@ -124,57 +124,6 @@ impl CountSampler {
         }
         *rng = r;
     }
-
-    /// One rerun's totals of two samplers over the same problems (e.g. models A and B), each from
-    /// its own generator: one u64 per problem per sampler, exactly as [`CountSampler::total`]
-    /// would draw them, but interleaved so that the two generators' dependency chains overlap in
-    /// the CPU (about twice the throughput of two calls in a row).
-    #[inline]
-    pub fn total_pair<R: RngCore + Clone>(
-        &self,
-        other: &CountSampler,
-        rng_self: &mut R,
-        rng_other: &mut R,
-    ) -> (u64, u64) {
-        match (self, other) {
-            // The generators are copied into locals so that their states stay in registers.
-            (CountSampler::Bernoulli(a), CountSampler::Bernoulli(b)) if a.len() == b.len() => {
-                let (mut ra, mut rb) = (rng_self.clone(), rng_other.clone());
-                let pair = a.iter().zip(b).fold((0, 0), |(x, y), (&ta, &tb)| {
-                    (
-                        x + u64::from((ra.next_u64() >> 11) < ta),
-                        y + u64::from((rb.next_u64() >> 11) < tb),
-                    )
-                });
-                (*rng_self, *rng_other) = (ra, rb);
-                pair
-            }
-            (
-                CountSampler::Alias {
-                    columns: ca,
-                    entries: a,
-                },
-                CountSampler::Alias {
-                    columns: cb,
-                    entries: b,
-                },
-            ) if a.len() / ca == b.len() / cb => {
-                let (mut ra, mut rb) = (rng_self.clone(), rng_other.clone());
-                let pair = a.chunks_exact(*ca).zip(b.chunks_exact(*cb)).fold(
-                    (0, 0),
-                    |(x, y), (ta, tb)| {
-                        (
-                            x + u64::from(sample_packed(ta, ra.next_u64())),
-                            y + u64::from(sample_packed(tb, rb.next_u64())),
-                        )
-                    },
-                );
-                (*rng_self, *rng_other) = (ra, rb);
-                pair
-            }
-            _ => (self.total(rng_self), other.total(rng_other)),
-        }
-    }
 }
 
 /// Reruns drawn together by [`CountSampler::add_totals`] (their totals fit in L1 cache).
@@ -434,17 +383,29 @@ mod tests {
     use super::*;
 
     #[test]
-    fn total_pair_draws_what_two_totals_draw() {
+    fn add_totals_gives_every_entry_the_total_distribution() {
         use crate::sim::stream::stream;
-        for n in [1, 5] {
-            let a = CountSampler::new(n, &[0.1, 0.5, 0.9]);
-            let b = CountSampler::new(n, &[0.2, 0.6, 0.7]);
-            let (mut r1, mut r2) = (stream(1, &[n.into()]), stream(2, &[n.into()]));
-            let (mut s1, mut s2) = (r1.clone(), r2.clone());
-            for _ in 0..100 {
-                let pair = a.total_pair(&b, &mut r1, &mut r2);
-                assert_eq!(pair, (a.total(&mut s1), b.total(&mut s2)));
-            }
+        let rates = [0.05, 0.5, 0.9, 0.0, 1.0];
+        // Bernoulli, alias tables and BTPE.
+        for n in [1u32, 5, 5000] {
+            let s = CountSampler::new(n, &rates);
+            let mut rng = stream(3, &[n.into()]);
+            let mut totals = vec![0u64; 20_000];
+            s.add_totals(&mut rng, &mut totals);
+            let r = totals.len() as f64;
+            let nf = f64::from(n);
+            let mean: f64 = rates.iter().map(|p| nf * p).sum();
+            let var: f64 = rates.iter().map(|p| nf * p * (1.0 - p)).sum();
+            let sim_mean = totals.iter().map(|&t| t as f64).sum::<f64>() / r;
+            let z = (sim_mean - mean) / (var / r).sqrt();
+            assert!(
+                z.abs() < 4.5,
+                "n = {n}: mean {sim_mean} against {mean}, z = {z}"
+            );
+            // Entries are independent: the next call continues the stream.
+            let mut more = vec![0u64; 20_000];
+            s.add_totals(&mut rng, &mut more);
+            assert_ne!(totals, more);
         }
     }
 

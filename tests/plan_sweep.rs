@@ -227,58 +227,50 @@ fn shard_auto_reads_the_scheduler_or_fails_clearly() {
             predicate::str::contains("SLURM_ARRAY_TASK_ID")
                 .and(predicate::str::contains("JOB_COMPLETION_INDEX")),
         );
-    evalsim()
-        .arg("sweep")
-        .arg(&f)
-        .args([
-            "--set",
-            "benchmark.mu=0,1",
-            "--shard",
-            "auto",
-            "-q",
-            "--out",
-        ])
-        .arg(&out)
-        .env("SLURM_ARRAY_TASK_ID", "1")
-        .env("SLURM_ARRAY_TASK_COUNT", "2")
-        .assert()
-        .success();
-    assert!(out.join("shard-1-of-2.json").is_file());
-    evalsim()
-        .arg("sweep")
-        .arg(&f)
-        .args([
-            "--set",
-            "benchmark.mu=0,1",
-            "--shard",
-            "auto",
-            "--shard-count",
-            "2",
-            "-q",
-            "--out",
-        ])
-        .arg(&out)
-        .env("JOB_COMPLETION_INDEX", "0")
-        .assert()
-        .success();
-    assert!(out.join("shard-0-of-2.json").is_file());
-    evalsim()
-        .arg("sweep")
-        .arg(&f)
-        .args([
-            "--set",
-            "benchmark.mu=0,1",
-            "--shard",
-            "auto",
-            "-q",
-            "--out",
-        ])
-        .arg(&out)
-        .env("AWS_BATCH_JOB_ARRAY_INDEX", "1")
-        .env("AWS_BATCH_JOB_ARRAY_SIZE", "3")
-        .assert()
-        .success();
-    assert!(out.join("shard-1-of-3.json").is_file());
+    // Each scheduler's variables (and, for Kubernetes, the count from the flag) pick the shard.
+    // (environment, extra flags, the shard file expected)
+    type Case = (
+        &'static [(&'static str, &'static str)],
+        &'static [&'static str],
+        &'static str,
+    );
+    let cases: [Case; 3] = [
+        (
+            &[
+                ("SLURM_ARRAY_TASK_ID", "1"),
+                ("SLURM_ARRAY_TASK_COUNT", "2"),
+            ],
+            &[],
+            "shard-1-of-2.json",
+        ),
+        (
+            &[("JOB_COMPLETION_INDEX", "0")],
+            &["--shard-count", "2"],
+            "shard-0-of-2.json",
+        ),
+        (
+            &[
+                ("AWS_BATCH_JOB_ARRAY_INDEX", "1"),
+                ("AWS_BATCH_JOB_ARRAY_SIZE", "3"),
+            ],
+            &[],
+            "shard-1-of-3.json",
+        ),
+    ];
+    for (vars, extra, file) in cases {
+        let mut cmd = evalsim();
+        cmd.arg("sweep")
+            .arg(&f)
+            .args(["--set", "benchmark.mu=0,1", "--shard", "auto"])
+            .args(extra)
+            .args(["-q", "--out"])
+            .arg(&out);
+        for (k, v) in vars {
+            cmd.env(k, v);
+        }
+        cmd.assert().success();
+        assert!(out.join(file).is_file(), "{file}");
+    }
 }
 
 #[test]

@@ -244,19 +244,9 @@ pub fn analyze(inputs: Vec<(Dataset, Format)>, options: &AnalysisOptions) -> Res
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analyze::data::ProblemSamples;
 
     fn model(name: &str, counts: &[(usize, usize)]) -> ModelSamples {
-        ModelSamples {
-            name: name.to_string(),
-            problems: counts
-                .iter()
-                .enumerate()
-                .map(|(i, &(c, n))| ProblemSamples::from_groups(&format!("p{i}"), c, &[n - c]))
-                .collect(),
-            has_answers: true,
-            has_tokens: false,
-        }
+        ModelSamples::from_counts(name, counts)
     }
 
     #[test]

@@ -296,16 +296,7 @@ mod tests {
     use super::*;
 
     fn model(name: &str, counts: &[(usize, usize)]) -> ModelSamples {
-        ModelSamples {
-            name: name.to_string(),
-            problems: counts
-                .iter()
-                .enumerate()
-                .map(|(i, &(c, n))| ProblemSamples::from_groups(&format!("p{i}"), c, &[n - c]))
-                .collect(),
-            has_answers: true,
-            has_tokens: false,
-        }
+        ModelSamples::from_counts(name, counts)
     }
 
     #[test]

@@ -194,6 +194,24 @@ pub struct ModelSamples {
     pub has_tokens: bool,
 }
 
+#[cfg(test)]
+impl ModelSamples {
+    /// A test model with answers and no tokens: problem `p{i}` has counts[i] = (correct, n),
+    /// its wrong answers all in one group.
+    pub(crate) fn from_counts(name: &str, counts: &[(usize, usize)]) -> ModelSamples {
+        ModelSamples {
+            name: name.to_string(),
+            problems: counts
+                .iter()
+                .enumerate()
+                .map(|(i, &(c, n))| ProblemSamples::from_groups(&format!("p{i}"), c, &[n - c]))
+                .collect(),
+            has_answers: true,
+            has_tokens: false,
+        }
+    }
+}
+
 /// Samples grouped by model and problem.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Dataset {

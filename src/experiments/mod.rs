@@ -20,6 +20,21 @@ pub const Z_BOUND: f64 = 4.5;
 /// Where an experiment reports progress: called with the number of draws just done.
 pub type Progress<'a> = &'a (dyn Fn(u64) + Sync);
 
+/// A number as the tables write it: the shortest text that reads back to the same f64, with
+/// `inf`, `-inf` and `nan` spelled out. Experiments that keep rows as text (`sweep`) and every
+/// report table use this one function.
+pub fn num(x: f64) -> String {
+    if x.is_finite() {
+        format!("{x}")
+    } else if x.is_nan() {
+        "nan".into()
+    } else if x > 0.0 {
+        "inf".into()
+    } else {
+        "-inf".into()
+    }
+}
+
 /// One simulated number next to its exact value.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Estimate {

@@ -6,7 +6,7 @@
 //! and its own parameters, not on which other cells run, the thread count or the shard.
 use serde::{Deserialize, Serialize};
 
-use super::{run_all, Check, Estimate, Progress, RunError};
+use super::{num, run_all, Check, Estimate, Progress, RunError};
 use crate::scenario::grid::{check_path, fmt_value, set_value, Axis, GridError, MAX_CELLS};
 use crate::scenario::{Scenario, ScenarioError, ScenarioSource};
 use crate::sim::stream::{name_id, stream_id};
@@ -239,26 +239,13 @@ pub fn run_cells(
     Ok(out)
 }
 
-/// Shortest round-trip text of a number, `inf` / `-inf` / `nan` spelled out (as in the tables).
-fn text(x: f64) -> String {
-    if x.is_finite() {
-        format!("{x}")
-    } else if x.is_nan() {
-        "nan".into()
-    } else if x > 0.0 {
-        "inf".into()
-    } else {
-        "-inf".into()
-    }
-}
-
 fn store(c: &Check) -> StoredCheck {
     let e = c.estimate;
     StoredCheck {
         experiment: c.experiment.clone(),
         quantity: c.quantity.clone(),
         cell: c.cell.clone(),
-        values: [text(e.exact), text(e.sim), text(e.se), text(e.z)],
+        values: [num(e.exact), num(e.sim), num(e.se), num(e.z)],
     }
 }
 

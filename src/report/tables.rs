@@ -39,18 +39,7 @@ fn quote(f: &str) -> String {
     }
 }
 
-/// Formats a number for a table: shortest round-trip form, `inf`/`-inf`/`nan` spelled out.
-pub fn num(x: f64) -> String {
-    if x.is_finite() {
-        format!("{x}")
-    } else if x.is_nan() {
-        "nan".into()
-    } else if x > 0.0 {
-        "inf".into()
-    } else {
-        "-inf".into()
-    }
-}
+pub use crate::experiments::num;
 
 /// The CSV tables of one experiment: (file name, text).
 pub fn experiment_tables(run: &RunOutput, result: &ExperimentResult) -> Vec<(String, String)> {

@@ -7,7 +7,7 @@ use evalsim::exact::maj::{ln_factorials, maj_at_k};
 use evalsim::experiments::run;
 use evalsim::model::VoteRule;
 use evalsim::scenario::Scenario;
-use evalsim::sim::counts::{pair_tallies, total_histograms, CountSampler};
+use evalsim::sim::counts::{pair_tallies, total_histograms, CountSampler, PairSampler};
 use evalsim::sim::stream::stream;
 use evalsim::sim::traces::{self, TraceCell, TraceProblem};
 use evalsim::sim::votes::{self, vote_total_histograms, AttractorTables, VoteCell, VoteSampler};
@@ -195,6 +195,22 @@ fn note_budget(c: &mut Criterion) {
             })
         },
     );
+    g.bench_function(
+        "peer section f, simulated part: 240k traces at 9 budgets",
+        |b| {
+            b.iter(|| {
+                black_box(traces::simulate(
+                    1,
+                    &[1],
+                    &cells,
+                    &budgets,
+                    4000,
+                    None,
+                    &|_| {},
+                ))
+            })
+        },
+    );
     g.finish();
 }
 
@@ -280,12 +296,10 @@ fn note_noise(c: &mut Criterion) {
     });
     g.bench_function("peer section e, simulated part: head-to-head totals", |b| {
         b.iter(|| {
-            let (sa, sb) = (samplers(&ra), samplers(&rb));
-            let cells: Vec<(&[u64], &CountSampler, &CountSampler)> = keys
-                .iter()
-                .zip(sa.iter().zip(&sb))
-                .map(|(k, (a, b))| (&k[..], a, b))
-                .collect();
+            let pairs: Vec<PairSampler> =
+                ns.iter().map(|&n| PairSampler::new(n, &ra, &rb)).collect();
+            let cells: Vec<(&[u64], &PairSampler)> =
+                keys.iter().map(|k| &k[..]).zip(&pairs).collect();
             black_box(pair_tallies(s.seed, &cells, 20_000, &|_| {}))
         })
     });

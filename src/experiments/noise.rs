@@ -14,7 +14,7 @@ use crate::exact::noise::{
 use crate::exact::pass::mean;
 use crate::model::{Difficulty, Placement, VoteRule};
 use crate::scenario::Scenario;
-use crate::sim::counts::{pair_tallies, total_histograms, CountSampler, Histogram};
+use crate::sim::counts::{pair_tallies, total_histograms, CountSampler, Histogram, PairSampler};
 use crate::sim::votes::{vote_total_histograms, AttractorTables, VoteSampler};
 
 /// A histogram bin: (from, to, density per unit score).
@@ -504,16 +504,9 @@ pub fn head_to_head(
         scenario.models[a].rates_on(&bench),
         scenario.models[b].rates_on(&bench),
     );
-    let samplers: Vec<(CountSampler, CountSampler)> = ns
-        .iter()
-        .map(|&n| (CountSampler::new(n, &ra), CountSampler::new(n, &rb)))
-        .collect();
+    let samplers: Vec<PairSampler> = ns.iter().map(|&n| PairSampler::new(n, &ra, &rb)).collect();
     let keys: Vec<[u64; 2]> = ns.iter().map(|&n| [key, u64::from(n)]).collect();
-    let cells: Vec<(&[u64], &CountSampler, &CountSampler)> = keys
-        .iter()
-        .zip(&samplers)
-        .map(|(k, (sa, sb))| (&k[..], sa, sb))
-        .collect();
+    let cells: Vec<(&[u64], &PairSampler)> = keys.iter().map(|k| &k[..]).zip(&samplers).collect();
     let tallies = pair_tallies(scenario.seed, &cells, reruns, progress);
     let rows = ns
         .iter()

@@ -29,7 +29,7 @@ use crate::exact::maj::{ln_factorials, maj_at_k_all, maj_at_k_pq};
 use crate::exact::noise::{diff_normal_approx, head_to_head, seed_sd};
 use crate::exact::plan::{detect_power, normal_loss_tie, sum_moments, PopulationNodes, Z_95};
 use crate::model::{expit, quantile_rates, shift_rate, VoteRule};
-use crate::sim::counts::{pair_tallies, CountSampler, PairTally as Tally};
+use crate::sim::counts::{pair_tallies, CountSampler, PairSampler, PairTally as Tally};
 use crate::sim::stream::{name_id, stream, Rng};
 use crate::sim::votes::{AttractorTables, VoteSampler};
 use crate::sim::{batches, run_merged};
@@ -617,22 +617,22 @@ fn run_cell(
 
 /// Count samplers of models A and B for a fixed-design pass@1 cell: alias tables, or BTPE draws
 /// when the tables would exceed [`TABLE_ENTRIES`].
-fn fixed_samplers(spec: &Plan, (gap, big_n, n): (f64, usize, u32)) -> (CountSampler, CountSampler) {
+fn fixed_samplers(spec: &Plan, (gap, big_n, n): (f64, usize, u32)) -> PairSampler {
     let ra = quantile_rates(spec.mu, spec.sigma, big_n);
     let rb: Vec<f64> = ra.iter().map(|&p| shift_rate(p, gap)).collect();
     let big = big_n as u64 * (u64::from(n) + 1) > TABLE_ENTRIES;
-    let sampler = |r: &[f64]| {
-        if big && n > 1 {
+    if big && n > 1 {
+        let btpe = |r: &[f64]| {
             CountSampler::Btpe(
                 r.iter()
                     .filter_map(|&p| Binomial::new(u64::from(n), p).ok())
                     .collect(),
             )
-        } else {
-            CountSampler::new(n, r)
-        }
-    };
-    (sampler(&ra), sampler(&rb))
+        };
+        PairSampler::Separate(btpe(&ra), btpe(&rb))
+    } else {
+        PairSampler::new(n, &ra, &rb)
+    }
 }
 
 /// Table entries of a fixed-design pass@1 cell's two samplers (for the memory budget).
@@ -671,7 +671,7 @@ fn simulate_chosen(
         if crate::interrupt::requested() {
             return out;
         }
-        let samplers: Vec<(CountSampler, CountSampler)> = group
+        let samplers: Vec<PairSampler> = group
             .par_iter()
             .map(|&i| fixed_samplers(spec, chosen[i].1))
             .collect();
@@ -679,11 +679,8 @@ fn simulate_chosen(
             .iter()
             .map(|&i| stream_prefix(spec, Design::Fixed, chosen[i].1))
             .collect();
-        let cells: Vec<(&[u64], &CountSampler, &CountSampler)> = keys
-            .iter()
-            .zip(&samplers)
-            .map(|(k, (a, b))| (k.as_slice(), a, b))
-            .collect();
+        let cells: Vec<(&[u64], &PairSampler)> =
+            keys.iter().map(|k| k.as_slice()).zip(&samplers).collect();
         for (&i, t) in group
             .iter()
             .zip(pair_tallies(spec.seed, &cells, spec.reruns, progress))
@@ -715,9 +712,9 @@ fn simulate_cell(
     let big = big_n as u64 * (u64::from(n) + 1) > TABLE_ENTRIES;
     match (design, spec.metric) {
         (Design::Fixed, Metric::Pass1) => {
-            let (sa, sb) = fixed_samplers(spec, cell);
+            let sampler = fixed_samplers(spec, cell);
             let key = stream_prefix(spec, design, cell);
-            pair_tallies(spec.seed, &[(&key, &sa, &sb)], spec.reruns, progress)[0]
+            pair_tallies(spec.seed, &[(&key, &sampler)], spec.reruns, progress)[0]
         }
         (Design::Fixed, Metric::Maj { attractor, rule }) => {
             let ra = quantile_rates(mu, sigma, big_n);

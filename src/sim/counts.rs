@@ -165,6 +165,63 @@ pub fn total_histograms(
     )
 }
 
+/// Largest n for which [`PairSampler::new`] draws differences (building a table costs O(n^2)).
+const DIFF_MAX_N: u32 = 256;
+
+/// Draws paired reruns of two models on the same problems, each with n samples per problem and
+/// its own independent samples.
+#[derive(Debug, Clone)]
+pub enum PairSampler {
+    /// One alias table per problem of its difference D_i = B_i - A_i, with A_i ~ Bin(n, a_i) and
+    /// B_i ~ Bin(n, b_i) independent: P(D_i = d) = sum_c P(A_i = c) P(B_i = c + d). Equal in law
+    /// to drawing both counts and subtracting, at one u64 per problem instead of two. Only the
+    /// per-problem pmf is tabulated: the sum over problems, and so the loss and tie rates the
+    /// exact convolution computes, are left to the draws.
+    Difference {
+        /// Entries per table: 2n + 1, for D_i + n = 0..=2n.
+        columns: usize,
+        /// The packed tables ([`AliasTable::packed`]) laid end to end.
+        entries: Vec<u64>,
+        /// N n: the sum of the drawn D_i + n minus this is the rerun's difference.
+        offset: u64,
+    },
+    /// A's and B's totals from their own samplers and generators.
+    Separate(CountSampler, CountSampler),
+}
+
+impl PairSampler {
+    /// Differences for n <= 256 samples per problem, two [`CountSampler`]s above. Time:
+    /// O(N n^2) for the differences, O(N n) otherwise.
+    pub fn new(n: u32, a: &[f64], b: &[f64]) -> PairSampler {
+        if n > DIFF_MAX_N || a.len() != b.len() {
+            return PairSampler::Separate(CountSampler::new(n, a), CountSampler::new(n, b));
+        }
+        let lnf = ln_factorials(n);
+        let columns = 2 * n as usize + 1;
+        let mut entries = Vec::with_capacity(a.len() * columns);
+        for (&pa, &pb) in a.iter().zip(b) {
+            entries.extend(AliasTable::new(&difference_pmf(n, pa, pb, &lnf)).packed());
+        }
+        PairSampler::Difference {
+            columns,
+            entries,
+            offset: a.len() as u64 * u64::from(n),
+        }
+    }
+}
+
+/// pmf of B - A + n for independent A ~ Bin(n, pa) and B ~ Bin(n, pb), over 0..=2n. Time: O(n^2).
+fn difference_pmf(n: u32, pa: f64, pb: f64, lnf: &[f64]) -> Vec<f64> {
+    let (fa, fb) = (binomial_pmf_with(n, pa, lnf), binomial_pmf_with(n, pb, lnf));
+    let mut pmf = vec![0.0; 2 * n as usize + 1];
+    for (ca, &qa) in fa.iter().enumerate() {
+        // B - A + n = cb + (n - ca) for every cb.
+        let row = &mut pmf[n as usize - ca..][..fb.len()];
+        row.iter_mut().zip(&fb).for_each(|(x, &qb)| *x += qa * qb);
+    }
+    pmf
+}
+
 /// Integer tallies of paired reruns: how often B's total is below or equal to A's, and the sums
 /// of D = T_B - T_A and D^2. Exact, so sums do not depend on the order batches are merged in.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -183,9 +240,14 @@ impl PairTally {
     /// Records one rerun.
     #[inline]
     pub fn add(&mut self, ta: u64, tb: u64) {
-        let d = i128::from(tb) - i128::from(ta);
-        self.loss += u64::from(tb < ta);
-        self.tie += u64::from(tb == ta);
+        self.add_difference(i128::from(tb) - i128::from(ta));
+    }
+
+    /// Records one rerun by its difference D = T_B - T_A.
+    #[inline]
+    pub fn add_difference(&mut self, d: i128) {
+        self.loss += u64::from(d < 0);
+        self.tie += u64::from(d == 0);
         self.sum += d;
         self.sum_sq += d * d;
     }
@@ -201,12 +263,13 @@ impl PairTally {
     }
 }
 
-/// Tallies of paired reruns for several cells: per rerun the total of B against the total of A,
-/// each model on its own generator keyed by (seed, cell key, batch, 0 for A or 1 for B), in
-/// blocks of reruns ([`CountSampler::add_totals`]).
+/// Tallies of paired reruns for several cells, in blocks of reruns drawn problem by problem.
+/// Differences ([`PairSampler::Difference`]) use the generator keyed by (seed, cell key, batch,
+/// 2); separate totals give each model its own, keyed by (seed, cell key, batch, 0 for A or 1 for
+/// B) ([`CountSampler::add_totals`]).
 pub fn pair_tallies(
     seed: u64,
-    cells: &[(&[u64], &CountSampler, &CountSampler)],
+    cells: &[(&[u64], &PairSampler)],
     reruns: u64,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Vec<PairTally> {
@@ -215,18 +278,41 @@ pub fn pair_tallies(
         &tasks,
         vec![PairTally::default(); cells.len()],
         |&(ci, batch, count)| {
-            let (key, a, b) = cells[ci];
-            let (mut ra, mut rb) = lanes(seed, key, batch);
+            let (key, sampler) = cells[ci];
             let mut tally = PairTally::default();
             let (mut ta, mut tb) = ([0u64; BLOCK as usize], [0u64; BLOCK as usize]);
-            for (_, n) in batches_of(count, BLOCK) {
-                let (ta, tb) = (&mut ta[..n as usize], &mut tb[..n as usize]);
-                ta.fill(0);
-                tb.fill(0);
-                a.add_totals(&mut ra, ta);
-                b.add_totals(&mut rb, tb);
-                for (&x, &y) in ta.iter().zip(tb.iter()) {
-                    tally.add(x, y);
+            match sampler {
+                PairSampler::Difference {
+                    columns,
+                    entries,
+                    offset,
+                } => {
+                    let mut rng = stream(seed, &[key, &[batch, 2]].concat());
+                    for (_, n) in batches_of(count, BLOCK) {
+                        let totals = &mut ta[..n as usize];
+                        totals.fill(0);
+                        for table in entries.chunks_exact(*columns) {
+                            for x in totals.iter_mut() {
+                                *x += u64::from(sample_packed(table, rng.next_u64()));
+                            }
+                        }
+                        for &t in totals.iter() {
+                            tally.add_difference(i128::from(t) - i128::from(*offset));
+                        }
+                    }
+                }
+                PairSampler::Separate(a, b) => {
+                    let (mut ra, mut rb) = lanes(seed, key, batch);
+                    for (_, n) in batches_of(count, BLOCK) {
+                        let (ta, tb) = (&mut ta[..n as usize], &mut tb[..n as usize]);
+                        ta.fill(0);
+                        tb.fill(0);
+                        a.add_totals(&mut ra, ta);
+                        b.add_totals(&mut rb, tb);
+                        for (&x, &y) in ta.iter().zip(tb.iter()) {
+                            tally.add(x, y);
+                        }
+                    }
                 }
             }
             progress(count);
@@ -406,6 +492,58 @@ mod tests {
             let mut more = vec![0u64; 20_000];
             s.add_totals(&mut rng, &mut more);
             assert_ne!(totals, more);
+        }
+    }
+
+    #[test]
+    fn difference_pmf_equals_enumeration_of_both_counts() {
+        let n = 3u32;
+        let lnf = ln_factorials(n);
+        let (pa, pb) = (0.3, 0.65);
+        let pmf = difference_pmf(n, pa, pb, &lnf);
+        let binom = |k: u32, p: f64| {
+            let choose = [1.0, 3.0, 3.0, 1.0][k as usize];
+            choose * p.powi(k as i32) * (1.0 - p).powi((n - k) as i32)
+        };
+        let mut brute = [0.0; 7];
+        for ca in 0..=n {
+            for cb in 0..=n {
+                brute[(cb + n - ca) as usize] += binom(ca, pa) * binom(cb, pb);
+            }
+        }
+        for (x, y) in pmf.iter().zip(brute) {
+            assert!((x - y).abs() < 1e-15, "{pmf:?} against {brute:?}");
+        }
+    }
+
+    #[test]
+    fn differences_and_separate_totals_both_match_the_exact_head_to_head() {
+        use crate::exact::noise::head_to_head;
+        let a = [0.05, 0.5, 0.9, 0.0, 1.0, 0.3];
+        let b = [0.1, 0.55, 0.85, 0.2, 1.0, 0.3];
+        let reruns = 100_000u64;
+        let r = reruns as f64;
+        for n in [1u32, 3, 16, DIFF_MAX_N + 1] {
+            let nf = f64::from(n);
+            let diff = PairSampler::new(n, &a, &b);
+            assert_eq!(
+                matches!(diff, PairSampler::Difference { .. }),
+                n <= DIFF_MAX_N
+            );
+            let separate =
+                PairSampler::Separate(CountSampler::new(n, &a), CountSampler::new(n, &b));
+            let exact = head_to_head(&a, &b, n);
+            let mean: f64 = a.iter().zip(&b).map(|(x, y)| nf * (y - x)).sum();
+            let var: f64 = a.iter().chain(&b).map(|p| nf * p * (1.0 - p)).sum();
+            for sampler in [&diff, &separate] {
+                let t = pair_tallies(7, &[(&[u64::from(n)], sampler)], reruns, &|_| {})[0];
+                for (p, hits) in [(exact.loss, t.loss), (exact.tie, t.tie)] {
+                    let z = (hits as f64 / r - p) / (p * (1.0 - p) / r).sqrt();
+                    assert!(z.abs() < 4.5, "n = {n}: {hits} against {p}, z = {z}");
+                }
+                let z = (t.sum as f64 / r - mean) / (var / r).sqrt();
+                assert!(z.abs() < 4.5, "n = {n}: mean z = {z}");
+            }
         }
     }
 

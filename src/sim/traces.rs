@@ -3,10 +3,12 @@
 //! One trace of problem i: a uniform decides whether it is correct (u < p_i), then its length is
 //! lognormal, L = median * e^(sigma Z) with Z ~ N(0, 1) from the ziggurat (one u64 almost always)
 //! and the median of a correct or a wrong trace. Every budget is evaluated on the same traces:
-//! L <= B iff Z <= ln(B / median) / sigma, so a trace needs one comparison search over the sorted
-//! budgets and one `exp` (only when some budget keeps it). This route draws lengths and compares
-//! them, independently of the closed forms in [`crate::exact::budget`], so the two check each
-//! other.
+//! L <= B iff Z <= ln(B / median) / sigma, so a trace needs one O(1) lookup of how many budgets
+//! cut it (`BudgetIndex`) and one e^x (a table and a polynomial, `Exp`). This route draws
+//! lengths and compares them, independently of the closed forms in [`crate::exact::budget`], so
+//! the two check each other.
+use std::sync::LazyLock;
+
 use rand::RngCore;
 use rand_distr::{Distribution, StandardNormal};
 
@@ -161,9 +163,167 @@ impl ProblemTraces {
 /// 2^53 as f64.
 const TWO_53: f64 = 9_007_199_254_740_992.0;
 
+/// e^x without a call into libm, for the trace lengths (a quarter of a trace's cost went to
+/// `f64::exp`). Writes x = (64 k + j) ln 2 / 64 + r with |r| <= ln 2 / 128, so that
+/// e^x = 2^k 2^(j/64) e^r: 2^(j/64) comes from a table, e^r from its Taylor polynomial of degree
+/// 5 (truncation error below r^6 / 720 < 4e-17), and 2^k is added to the exponent bits. The result
+/// is within a few ulp of `f64::exp` (tested); |x| >= 700, infinities and NaN go to `f64::exp`.
+struct Exp {
+    /// 2^(j/64) for j = 0..64.
+    table: [f64; 64],
+}
+
+static EXP: LazyLock<Exp> = LazyLock::new(Exp::new);
+
+impl Exp {
+    fn new() -> Exp {
+        Exp {
+            table: std::array::from_fn(|j| (j as f64 / 64.0).exp2()),
+        }
+    }
+
+    #[inline(always)]
+    fn eval(&self, x: f64) -> f64 {
+        // 1.5 * 2^52: adding it rounds to an integer held in the low bits of the mantissa.
+        const SHIFT: f64 = 6_755_399_441_055_744.0;
+        // ln 2 / 64 split in two (Cody and Waite), the first with 21 trailing zero bits so that
+        // n * HI is exact for |n| < 2^21.
+        const HI: f64 = f64::from_bits(0x3fe6_2e42_fee0_0000) / 64.0;
+        const LO: f64 = f64::from_bits(0x3dea_39ef_3579_3c76) / 64.0;
+        if x.is_nan() || x.abs() >= 700.0 {
+            return x.exp();
+        }
+        let t = x * (64.0 / std::f64::consts::LN_2) + SHIFT;
+        let n = t.to_bits() as u32 as i32;
+        let nf = t - SHIFT;
+        let r = (x - nf * HI) - nf * LO;
+        // Estrin's scheme: a shorter chain of dependent operations than Horner's.
+        let r2 = r * r;
+        let poly =
+            (1.0 + r) + r2 * ((0.5 + r * (1.0 / 6.0)) + r2 * (1.0 / 24.0 + r * (1.0 / 120.0)));
+        let scale_bits = self.table[(n & 63) as usize].to_bits() as i64 + (i64::from(n >> 6) << 52);
+        f64::from_bits(scale_bits as u64) * poly
+    }
+}
+
 /// z-thresholds ln(B_j / median) / sigma, increasing in j (infinite for B = infinity).
 fn thresholds(median: f64, sigma: f64, budgets: &[f64]) -> Vec<f64> {
     budgets.iter().map(|&b| (b / median).ln() / sigma).collect()
+}
+
+/// Counts the thresholds below z in O(1): the number of budgets that cut a trace with log-length
+/// z, for thresholds sorted ascending. A grid of equal cells over the finite thresholds, fine
+/// enough that a cell holds at most one of them, maps z to its cell by one multiplication; every
+/// threshold in an earlier cell is below z and every one in a later cell is not, because the map
+/// from z to its cell is monotone (so this holds exactly, whatever the rounding), and the one
+/// threshold in z's own cell is compared. Cells that still hold more than one (thresholds
+/// closer than 1/4096 of their span) are counted one by one.
+#[derive(Debug, Clone)]
+struct BudgetIndex {
+    /// The finite thresholds, ascending.
+    thresholds: Vec<f64>,
+    lo: f64,
+    inv_width: f64,
+    /// The index of the last cell.
+    last: i64,
+    cells: Vec<GridCell>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct GridCell {
+    /// The first threshold in the cell (+infinity when the cell has none).
+    first: f64,
+    /// Number of thresholds in earlier cells.
+    before: u32,
+    /// True when the cell holds more than one threshold.
+    crowded: bool,
+}
+
+/// Traces drawn ahead of their evaluation in [`batch`].
+const DRAW_BLOCK: usize = 256;
+
+/// Most cells in a [`BudgetIndex`].
+const MAX_CELLS: usize = 4096;
+
+impl BudgetIndex {
+    fn new(thresholds: &[f64]) -> BudgetIndex {
+        let finite: Vec<f64> = thresholds
+            .iter()
+            .copied()
+            .filter(|t| t.is_finite())
+            .collect();
+        let (lo, hi) = match (finite.first(), finite.last()) {
+            (Some(&lo), Some(&hi)) => (lo, hi),
+            _ => (0.0, 0.0),
+        };
+        let span = hi - lo;
+        let min_gap = finite
+            .windows(2)
+            .map(|w| w[1] - w[0])
+            .filter(|&g| g > 0.0)
+            .fold(f64::INFINITY, f64::min);
+        // Cells at most half the smallest gap wide, so each holds at most one threshold.
+        let cells = if span > 0.0 {
+            ((2.0 * span / min_gap).ceil() as usize + 2).clamp(2, MAX_CELLS)
+        } else {
+            1
+        };
+        let inv_width = if span > 0.0 {
+            (cells - 1) as f64 / span
+        } else {
+            0.0
+        };
+        let mut index = BudgetIndex {
+            thresholds: finite,
+            lo,
+            inv_width,
+            last: cells as i64 - 1,
+            cells: vec![
+                GridCell {
+                    first: f64::INFINITY,
+                    before: 0,
+                    crowded: false,
+                };
+                cells
+            ],
+        };
+        let mut in_cell = vec![0u32; cells];
+        for &t in &index.thresholds {
+            let c = index.cell(t);
+            if in_cell[c] == 0 {
+                index.cells[c].first = t;
+            }
+            in_cell[c] += 1;
+        }
+        let mut before = 0;
+        for (cell, &n) in index.cells.iter_mut().zip(&in_cell) {
+            cell.before = before;
+            cell.crowded = n > 1;
+            before += n;
+        }
+        index
+    }
+
+    /// The cell of z: monotone non-decreasing in z.
+    #[inline(always)]
+    fn cell(&self, z: f64) -> usize {
+        // The cast saturates, so the map stays monotone over all of f64 (a signed cast is a
+        // single instruction on x86-64, an unsigned one is not).
+        (((z - self.lo) * self.inv_width) as i64).clamp(0, self.last) as usize
+    }
+
+    /// The number of thresholds below z (t < z).
+    #[inline(always)]
+    fn count_below(&self, z: f64) -> usize {
+        let cell = self.cells[self.cell(z)];
+        let mut k = cell.before as usize + usize::from(cell.first < z);
+        if cell.crowded {
+            while k < self.thresholds.len() && self.thresholds[k] < z {
+                k += 1;
+            }
+        }
+        k
+    }
 }
 
 fn batch<R: RngCore>(
@@ -179,8 +339,10 @@ fn batch<R: RngCore>(
     // Class 0 = wrong, 1 = correct; everything per class sits at offset class * stride, so the
     // loop picks its row by index instead of branching on the (unpredictable) class.
     let medians = [problem.wrong_median, problem.correct_median];
-    let mut thr = thresholds(problem.wrong_median, sigma, budgets);
-    thr.extend(thresholds(problem.correct_median, sigma, budgets));
+    let index = [
+        BudgetIndex::new(&thresholds(problem.wrong_median, sigma, budgets)),
+        BudgetIndex::new(&thresholds(problem.correct_median, sigma, budgets)),
+    ];
     // Accumulators indexed by class * stride + (the first budget that keeps the trace; nb when
     // every budget cuts it).
     let mut count = vec![0u64; 2 * stride];
@@ -201,21 +363,31 @@ fn batch<R: RngCore>(
     // A trace is correct when the top 53 bits of a word, as an integer, are below p 2^53: the
     // same event as u < p for the 53-bit uniform u, with no conversion to f64.
     let correct_below = (problem.p * TWO_53).ceil() as u64;
-    for _ in 0..n {
-        let class = usize::from((rng.next_u64() >> 11) < correct_below);
-        let z: f64 = StandardNormal.sample(rng);
-        let row = &thr[class * nb..class * nb + nb];
-        // Thresholds increase, so the number below z is the first budget that keeps the trace
-        // (a branch-free binary search).
-        let first = row.partition_point(|&t| t < z);
-        let slot = class * stride + first;
-        count[slot] += 1;
-        let len = medians[class] * (sigma * z).exp();
-        sum[slot] += len;
-        sum_sq[slot] += len * len;
-        if nbins > 0 {
-            let x = (hist_origin[class] + hist_slope * z + 1.0).clamp(0.0, top);
-            hist[class * hstride + x as usize] += 1;
+    let exp: &Exp = &EXP;
+    // Draws come first, a block at a time, and the lengths and sums after: the second loop's
+    // traces do not wait on the generator, so the processor overlaps several of them.
+    let mut classes = [0usize; DRAW_BLOCK];
+    let mut zs = [0.0f64; DRAW_BLOCK];
+    let mut left = n as usize;
+    while left > 0 {
+        let m = left.min(DRAW_BLOCK);
+        left -= m;
+        for (class, z) in classes[..m].iter_mut().zip(&mut zs[..m]) {
+            *class = usize::from((rng.next_u64() >> 11) < correct_below);
+            *z = StandardNormal.sample(rng);
+        }
+        for (&class, &z) in classes[..m].iter().zip(&zs[..m]) {
+            // Thresholds increase with the budget, so the number below z is the first budget
+            // that keeps the trace.
+            let slot = class * stride + index[class].count_below(z);
+            count[slot] += 1;
+            let len = medians[class] * exp.eval(sigma * z);
+            sum[slot] += len;
+            sum_sq[slot] += len * len;
+            if nbins > 0 {
+                let x = (hist_origin[class] + hist_slope * z + 1.0).clamp(0.0, top);
+                hist[class * hstride + x as usize] += 1;
+            }
         }
     }
     // Prefix sums over "first budget that keeps the trace" give every budget's totals.
@@ -250,6 +422,7 @@ fn batch<R: RngCore>(
 mod tests {
     use super::*;
     use crate::exact::budget::{expected_min, lognormal_cdf};
+    use crate::sim::stream::stream;
 
     const Z: f64 = 4.5;
 
@@ -294,6 +467,70 @@ mod tests {
             let se = (var / n as f64).sqrt();
             assert!(((mean - exact_tokens) / se).abs() < Z, "B={b}");
         }
+    }
+
+    #[test]
+    fn budget_index_counts_like_a_search_at_and_around_every_threshold() {
+        let sets: [&[f64]; 7] = [
+            &[],
+            &[0.3],
+            &[-2.0, -1.0, 0.5, 0.51, 3.0, f64::INFINITY],
+            &[1.0, 1.0 + 1e-15, 1.0 + 2e-15, 7.0],
+            &[-5.0, -5.0, -5.0],
+            &[f64::INFINITY, f64::INFINITY],
+            &[0.0, 1e-9, 1e-6, 1e-3, 1.0, 1e3],
+        ];
+        let mut probes = vec![f64::NEG_INFINITY, f64::INFINITY, -1e300, 1e300, 0.0, -0.0];
+        probes.extend((-800..=800).map(|i| f64::from(i) / 100.0));
+        for set in sets {
+            let index = BudgetIndex::new(set);
+            let mut at = probes.clone();
+            for &t in set.iter().filter(|t| t.is_finite()) {
+                at.extend([t, t.next_up(), t.next_down(), t + 1e-12, t - 1e-12]);
+            }
+            for z in at {
+                let want = set.partition_point(|&t| t < z);
+                assert_eq!(index.count_below(z), want, "{set:?} at {z}");
+            }
+        }
+        // Random sorted sets, with a grid as fine as it gets.
+        let mut rng = stream(11, &[4]);
+        for _ in 0..200 {
+            let len = 1 + (rng.next_u64() % 40) as usize;
+            let mut set: Vec<f64> = (0..len)
+                .map(|_| (rng.next_u64() >> 11) as f64 / TWO_53 * 20.0 - 10.0)
+                .collect();
+            set.sort_by(f64::total_cmp);
+            let index = BudgetIndex::new(&set);
+            for _ in 0..500 {
+                let z: f64 = StandardNormal.sample(&mut rng);
+                let z = 4.0 * z;
+                assert_eq!(index.count_below(z), set.partition_point(|&t| t < z));
+            }
+        }
+    }
+
+    #[test]
+    fn fast_exp_is_within_four_ulp_of_libm() {
+        let mut rng = stream(12, &[5]);
+        let probes = (0..200_000).map(|_| {
+            let z: f64 = StandardNormal.sample(&mut rng);
+            z * 10.0
+        });
+        let edges = [
+            0.0, -0.0, 1e-300, -1e-300, 699.9, -699.9, 700.0, -745.2, 710.0,
+        ];
+        for x in probes.chain(edges) {
+            let (fast, libm) = (EXP.eval(x), x.exp());
+            let ulp = libm.next_up() - libm;
+            assert!(
+                fast == libm || (fast - libm).abs() <= 4.0 * ulp,
+                "e^{x}: {fast} vs {libm}"
+            );
+        }
+        assert!(EXP.eval(f64::NAN).is_nan());
+        assert_eq!(EXP.eval(f64::INFINITY), f64::INFINITY);
+        assert_eq!(EXP.eval(f64::NEG_INFINITY), 0.0);
     }
 
     #[test]

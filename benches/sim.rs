@@ -195,6 +195,7 @@ fn note_budget(c: &mut Criterion) {
             })
         },
     );
+    g.throughput(Throughput::Elements(240_000));
     g.bench_function(
         "peer section f, simulated part: 240k traces at 9 budgets",
         |b| {
@@ -210,6 +211,12 @@ fn note_budget(c: &mut Criterion) {
                 ))
             })
         },
+    );
+    // The votes of (g) alone: k = 8 and 32 for both models, 4,000 votes per problem.
+    g.throughput(Throughput::Elements(480_000));
+    g.bench_function(
+        "peer section g, simulated part: votes (480k votes, all threads)",
+        |b| b.iter(|| black_box(votes::simulate(1, &[2], &vote_cells, 4000, &|_| {}))),
     );
     g.finish();
 }
@@ -286,10 +293,7 @@ fn note_noise(c: &mut Criterion) {
         b.iter(|| {
             let lnf = ln_factorials(16);
             let tables = AttractorTables::new(16, 0.5, &lnf);
-            let voters: Vec<VoteSampler> = ra
-                .iter()
-                .map(|&p| VoteSampler::new(16, p, &tables, VoteRule::Random, &lnf))
-                .collect();
+            let voters = votes::samplers(16, &ra, &tables, VoteRule::Random, &lnf, 2_000);
             let cells: [(&[u64], &[VoteSampler]); 1] = [(&[1, 16], &voters)];
             black_box(vote_total_histograms(s.seed, &cells, 2_000, &|_| {}))
         })

@@ -1,8 +1,8 @@
 //! Property test over whole scenarios: random valid parameters written as TOML text, loaded,
 //! run with small vote counts, and checked for invariants: every probability in [0, 1],
-//! maj@k <= pass@k, and every simulated number within the z bound of its exact value.
+//! maj@k <= pass@k, and every simulated number within a Bernstein bound of its exact value.
 use evalsim::experiments::votes::Metric;
-use evalsim::experiments::{run_all, ExperimentResult, Z_BOUND};
+use evalsim::experiments::{run_all, ExperimentResult};
 use evalsim::scenario::Scenario;
 use proptest::prelude::*;
 
@@ -73,6 +73,18 @@ fn toml(p: &Params) -> String {
     s
 }
 
+/// Largest deviation of a count of independent Bernoulli trials from its mean, given the
+/// count's variance, that Bernstein's inequality allows with probability 1 - 1e-6:
+/// P(|S - E S| >= t) <= 2 exp(-t^2 / (2 (var + t / 3))). Unlike the normal z bound it holds when
+/// the variance is tiny: with 100 votes on near-certain problems the count's SD can be 0.1, and
+/// a single rare vote is then 10 standard errors away. Under |z| <= 4.5, 2 to 3% of these random
+/// scenarios failed for any given seed, with the old vote streams and the new alike (22 and 29
+/// of 24 cases x 40 seeds), so this test with 24 cases failed about half of all stream changes.
+fn bernstein_bound(variance: f64) -> f64 {
+    let l = (2.0 / 1e-6f64).ln();
+    l / 3.0 + (l * l / 9.0 + 2.0 * l * variance).sqrt()
+}
+
 proptest! {
     #![proptest_config(ProptestConfig {
         cases: 24,
@@ -86,12 +98,16 @@ proptest! {
         let s = Scenario::from_toml(&src, "prop", "prop.toml").map_err(|e| TestCaseError::fail(format!("{e}\n{src}")))?;
         prop_assert_eq!(s.benchmark.problems, p.problems);
         let out = run_all(&s, &|_| {}).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        // Every check is a mean over the problems of a share of `votes` independent votes, so
+        // it is a count of Bernoulli trials divided by votes x problems.
+        let scale = p.votes as f64 * p.problems as f64;
         for c in out.checks() {
             let e = c.estimate;
             prop_assert!((0.0..=1.0).contains(&e.exact), "{:?}", c);
             prop_assert!((0.0..=1.0).contains(&e.sim), "{:?}", c);
             prop_assert!(e.se >= 0.0 && e.se.is_finite(), "{:?}", c);
-            prop_assert!(e.z.abs() <= Z_BOUND, "{:?}\n{}", c, src);
+            let deviation = (e.sim - e.exact).abs() * scale;
+            prop_assert!(deviation <= bernstein_bound((e.se * scale).powi(2)), "{:?}\n{}", c, src);
         }
         for r in &out.results {
             let (ExperimentResult::Curves(v) | ExperimentResult::AttractorSweep(v)) = r else {

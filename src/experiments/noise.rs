@@ -15,7 +15,7 @@ use crate::exact::pass::mean;
 use crate::model::{Difficulty, Placement, VoteRule};
 use crate::scenario::Scenario;
 use crate::sim::counts::{pair_tallies, total_histograms, CountSampler, Histogram, PairSampler};
-use crate::sim::votes::{vote_total_histograms, AttractorTables, VoteSampler};
+use crate::sim::votes::{self, vote_total_histograms, AttractorTables, VoteSampler};
 
 /// A histogram bin: (from, to, density per unit score).
 pub type Bin = (f64, f64, f64);
@@ -384,12 +384,7 @@ pub fn vote_spread(
     let samplers: Vec<Vec<VoteSampler>> = ks
         .iter()
         .zip(&tables)
-        .map(|(&k, t)| {
-            rates
-                .iter()
-                .map(|&p| VoteSampler::new(k, p, t, rule, &lnf))
-                .collect()
-        })
+        .map(|(&k, t)| votes::samplers(k, &rates, t, rule, &lnf, reruns))
         .collect();
     let keys: Vec<[u64; 2]> = ks.iter().map(|&k| [key, u64::from(k)]).collect();
     let cells: Vec<(&[u64], &[VoteSampler])> = keys

@@ -31,7 +31,7 @@ use crate::exact::plan::{detect_power, normal_loss_tie, sum_moments, PopulationN
 use crate::model::{expit, quantile_rates, shift_rate, VoteRule};
 use crate::sim::counts::{pair_tallies, CountSampler, PairSampler, PairTally as Tally};
 use crate::sim::stream::{name_id, stream, Rng};
-use crate::sim::votes::{AttractorTables, VoteSampler};
+use crate::sim::votes::{self, AttractorTables, VoteSampler};
 use crate::sim::{batches, run_merged};
 
 /// Largest N t (count trials per model per rerun: N n for pass@1, N for maj@k) for which the
@@ -738,11 +738,7 @@ fn simulate_cell(
             } else {
                 let lnf = ln_factorials(n);
                 let tables = AttractorTables::new(n, attractor, &lnf);
-                let samplers = |r: &[f64]| -> Vec<VoteSampler> {
-                    r.iter()
-                        .map(|&p| VoteSampler::new(n, p, &tables, rule, &lnf))
-                        .collect()
-                };
+                let samplers = |r: &[f64]| votes::samplers(n, r, &tables, rule, &lnf, spec.reruns);
                 let (sa, sb) = (samplers(&ra), samplers(&rb));
                 let total = |ss: &[VoteSampler], rng: &mut Rng| -> u64 {
                     ss.iter().map(|s| u64::from(s.sample(rng).win)).sum()

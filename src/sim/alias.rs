@@ -16,13 +16,18 @@ impl AliasTable {
         let n = probs.len();
         let total: f64 = probs.iter().sum();
         let mut scaled: Vec<f64> = probs.iter().map(|p| p * n as f64 / total).collect();
-        let mut threshold = vec![u64::MAX; n];
-        let mut alias: Vec<u32> = (0..n as u32).collect();
-        let (mut small, mut large): (Vec<usize>, Vec<usize>) =
-            (0..n).partition(|&i| scaled[i] < 1.0);
+        let mut columns: Vec<(u64, u32)> = (0..n as u32).map(|i| (u64::MAX, i)).collect();
+        // Every index is in one of the two lists at a time, so neither ever grows past n.
+        let (mut small, mut large) = (Vec::with_capacity(n), Vec::with_capacity(n));
+        for (i, &x) in scaled.iter().enumerate() {
+            if x < 1.0 {
+                small.push(i);
+            } else {
+                large.push(i);
+            }
+        }
         while let (Some(s), Some(&l)) = (small.pop(), large.last()) {
-            threshold[s] = to_u64(scaled[s]);
-            alias[s] = l as u32;
+            columns[s] = (to_u64(scaled[s]), l as u32);
             scaled[l] -= 1.0 - scaled[s];
             if scaled[l] < 1.0 {
                 large.pop();
@@ -30,9 +35,7 @@ impl AliasTable {
             }
         }
         // Whatever is left holds probability 1 up to rounding.
-        AliasTable {
-            columns: threshold.into_iter().zip(alias).collect(),
-        }
+        AliasTable { columns }
     }
 
     /// Draws one value. Cost: one `next_u64`.
@@ -57,6 +60,22 @@ impl AliasTable {
         self.columns
             .iter()
             .map(|&(threshold, alias)| (threshold & !PACK_MASK) | u64::from(alias))
+    }
+
+    /// The columns with a label in place of each outcome, for [`sample_labelled`]: a draw then
+    /// returns the label itself, with no second lookup. `labels` has one label per outcome.
+    /// 16 bytes per column.
+    pub fn labelled(&self, labels: &[u32]) -> Vec<LabelledColumn> {
+        debug_assert_eq!(labels.len(), self.columns.len());
+        self.columns
+            .iter()
+            .zip(labels)
+            .map(|(&(threshold, alias), &own)| LabelledColumn {
+                threshold,
+                own,
+                alias: labels[alias as usize],
+            })
+            .collect()
     }
 
     /// Number of outcomes.
@@ -90,6 +109,24 @@ pub fn sample_packed(table: &[u64], u: u64) -> u32 {
         col as u32,
         (entry & PACK_MASK) as u32,
     )
+}
+
+/// One column of a table built by [`AliasTable::labelled`]: the acceptance threshold and the
+/// labels of the column's own outcome and of its alias.
+#[derive(Debug, Clone, Copy)]
+pub struct LabelledColumn {
+    threshold: u64,
+    own: u32,
+    alias: u32,
+}
+
+/// Draws the label of one outcome from a table built by [`AliasTable::labelled`] with the word
+/// `u`: the same outcome as [`AliasTable::sample`] with `u`.
+#[inline]
+pub fn sample_labelled(table: &[LabelledColumn], u: u64) -> u32 {
+    let wide = u128::from(u) * table.len() as u128;
+    let col = table[(wide >> 64) as usize];
+    std::hint::select_unpredictable((wide as u64) < col.threshold, col.own, col.alias)
 }
 
 fn to_u64(x: f64) -> u64 {
@@ -147,6 +184,21 @@ mod tests {
         // keeps itself.
         for u in [0, u64::MAX, u64::MAX / 6, u64::MAX / 6 * 5 + 7] {
             assert_ne!(sample_packed(&packed, u), 1);
+        }
+    }
+
+    #[test]
+    fn labelled_draws_are_the_labels_of_full_draws() {
+        let t = AliasTable::new(&[0.1, 0.0, 0.35, 0.05, 0.5, 0.3]);
+        let labels = [10, 11, 12, 13, 14, 15];
+        let table = t.labelled(&labels);
+        let mut rng = stream(4, &[3]);
+        for _ in 0..200_000 {
+            let u = rng.next_u64();
+            assert_eq!(
+                sample_labelled(&table, u),
+                labels[t.sample(&mut Fixed(u)) as usize]
+            );
         }
     }
 

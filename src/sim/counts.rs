@@ -102,17 +102,33 @@ impl CountSampler {
     pub fn add_totals<R: RngCore + Clone>(&self, rng: &mut R, totals: &mut [u64]) {
         let mut r = rng.clone();
         match self {
+            // Two problems per pass over the block: half the loads and stores of the totals.
             CountSampler::Bernoulli(thresholds) => {
-                for &t in thresholds {
+                let pairs = thresholds.chunks_exact(2);
+                for &t in pairs.remainder() {
                     for x in totals.iter_mut() {
                         *x += u64::from((r.next_u64() >> 11) < t);
                     }
                 }
+                for t in pairs {
+                    for x in totals.iter_mut() {
+                        let first = u64::from((r.next_u64() >> 11) < t[0]);
+                        *x += first + u64::from((r.next_u64() >> 11) < t[1]);
+                    }
+                }
             }
             CountSampler::Alias { columns, entries } => {
-                for table in entries.chunks_exact(*columns) {
+                let pairs = entries.chunks_exact(2 * columns);
+                for table in pairs.remainder().chunks_exact(*columns) {
                     for x in totals.iter_mut() {
                         *x += u64::from(sample_packed(table, r.next_u64()));
+                    }
+                }
+                for pair in pairs {
+                    let (t0, t1) = pair.split_at(*columns);
+                    for x in totals.iter_mut() {
+                        let first = u64::from(sample_packed(t0, r.next_u64()));
+                        *x += first + u64::from(sample_packed(t1, r.next_u64()));
                     }
                 }
             }
@@ -178,11 +194,10 @@ pub enum PairSampler {
     /// per-problem pmf is tabulated: the sum over problems, and so the loss and tie rates the
     /// exact convolution computes, are left to the draws.
     Difference {
-        /// Entries per table: 2n + 1, for D_i + n = 0..=2n.
-        columns: usize,
-        /// The packed tables ([`AliasTable::packed`]) laid end to end.
-        entries: Vec<u64>,
-        /// N n: the sum of the drawn D_i + n minus this is the rerun's difference.
+        /// Draws the sum of D_i + n over the problems: a [`CountSampler::Alias`] whose tables
+        /// have 2n + 1 entries, for D_i + n = 0..=2n.
+        shifted: CountSampler,
+        /// N n: the drawn sum minus this is the rerun's difference.
         offset: u64,
     },
     /// A's and B's totals from their own samplers and generators.
@@ -203,8 +218,7 @@ impl PairSampler {
             entries.extend(AliasTable::new(&difference_pmf(n, pa, pb, &lnf)).packed());
         }
         PairSampler::Difference {
-            columns,
-            entries,
+            shifted: CountSampler::Alias { columns, entries },
             offset: a.len() as u64 * u64::from(n),
         }
     }
@@ -282,20 +296,12 @@ pub fn pair_tallies(
             let mut tally = PairTally::default();
             let (mut ta, mut tb) = ([0u64; BLOCK as usize], [0u64; BLOCK as usize]);
             match sampler {
-                PairSampler::Difference {
-                    columns,
-                    entries,
-                    offset,
-                } => {
+                PairSampler::Difference { shifted, offset } => {
                     let mut rng = stream(seed, &[key, &[batch, 2]].concat());
                     for (_, n) in batches_of(count, BLOCK) {
                         let totals = &mut ta[..n as usize];
                         totals.fill(0);
-                        for table in entries.chunks_exact(*columns) {
-                            for x in totals.iter_mut() {
-                                *x += u64::from(sample_packed(table, rng.next_u64()));
-                            }
-                        }
+                        shifted.add_totals(&mut rng, totals);
                         for &t in totals.iter() {
                             tally.add_difference(i128::from(t) - i128::from(*offset));
                         }

@@ -300,8 +300,10 @@ fn note_noise(c: &mut Criterion) {
     });
     g.bench_function("peer section e, simulated part: head-to-head totals", |b| {
         b.iter(|| {
-            let pairs: Vec<PairSampler> =
-                ns.iter().map(|&n| PairSampler::new(n, &ra, &rb)).collect();
+            let pairs: Vec<PairSampler> = ns
+                .iter()
+                .map(|&n| PairSampler::new(n, &ra, &rb, 20_000))
+                .collect();
             let cells: Vec<(&[u64], &PairSampler)> =
                 keys.iter().map(|k| &k[..]).zip(&pairs).collect();
             black_box(pair_tallies(s.seed, &cells, 20_000, &|_| {}))

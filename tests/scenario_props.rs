@@ -106,6 +106,10 @@ proptest! {
             prop_assert!((0.0..=1.0).contains(&e.exact), "{:?}", c);
             prop_assert!((0.0..=1.0).contains(&e.sim), "{:?}", c);
             prop_assert!(e.se >= 0.0 && e.se.is_finite(), "{:?}", c);
+            if e.se == 0.0 {
+                // A certain outcome (rate 0 or 1): any deviation is a defect.
+                prop_assert_eq!(e.sim, e.exact, "{:?}\n{}", c, src);
+            }
             let deviation = (e.sim - e.exact).abs() * scale;
             prop_assert!(deviation <= bernstein_bound((e.se * scale).powi(2)), "{:?}\n{}", c, src);
         }

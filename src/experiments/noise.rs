@@ -499,7 +499,10 @@ pub fn head_to_head(
         scenario.models[a].rates_on(&bench),
         scenario.models[b].rates_on(&bench),
     );
-    let samplers: Vec<PairSampler> = ns.iter().map(|&n| PairSampler::new(n, &ra, &rb)).collect();
+    let samplers: Vec<PairSampler> = ns
+        .iter()
+        .map(|&n| PairSampler::new(n, &ra, &rb, reruns))
+        .collect();
     let keys: Vec<[u64; 2]> = ns.iter().map(|&n| [key, u64::from(n)]).collect();
     let cells: Vec<(&[u64], &PairSampler)> = keys.iter().map(|k| &k[..]).zip(&samplers).collect();
     let tallies = pair_tallies(scenario.seed, &cells, reruns, progress);

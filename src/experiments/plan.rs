@@ -631,7 +631,7 @@ fn fixed_samplers(spec: &Plan, (gap, big_n, n): (f64, usize, u32)) -> PairSample
         };
         PairSampler::Separate(btpe(&ra), btpe(&rb))
     } else {
-        PairSampler::new(n, &ra, &rb)
+        PairSampler::new(n, &ra, &rb, spec.reruns)
     }
 }
 

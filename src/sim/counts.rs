@@ -205,10 +205,12 @@ pub enum PairSampler {
 }
 
 impl PairSampler {
-    /// Differences for n <= 256 samples per problem, two [`CountSampler`]s above. Time:
-    /// O(N n^2) for the differences, O(N n) otherwise.
-    pub fn new(n: u32, a: &[f64], b: &[f64]) -> PairSampler {
-        if n > DIFF_MAX_N || a.len() != b.len() {
+    /// Differences for n <= 256 samples per problem when the `reruns` pay for building them
+    /// ((n + 1)^2 <= reruns: a table costs O(n^2) and saves one draw per rerun), two
+    /// [`CountSampler`]s otherwise. Time: O(N n^2) for the differences, O(N n) otherwise.
+    pub fn new(n: u32, a: &[f64], b: &[f64], reruns: u64) -> PairSampler {
+        let pays = (u64::from(n) + 1).pow(2) <= reruns;
+        if n > DIFF_MAX_N || !pays || a.len() != b.len() {
             return PairSampler::Separate(CountSampler::new(n, a), CountSampler::new(n, b));
         }
         let lnf = ln_factorials(n);
@@ -531,11 +533,15 @@ mod tests {
         let r = reruns as f64;
         for n in [1u32, 3, 16, DIFF_MAX_N + 1] {
             let nf = f64::from(n);
-            let diff = PairSampler::new(n, &a, &b);
+            let diff = PairSampler::new(n, &a, &b, reruns);
             assert_eq!(
                 matches!(diff, PairSampler::Difference { .. }),
                 n <= DIFF_MAX_N
             );
+            assert!(matches!(
+                PairSampler::new(n, &a, &b, u64::from(n) * u64::from(n)),
+                PairSampler::Separate(..)
+            ));
             let separate =
                 PairSampler::Separate(CountSampler::new(n, &a), CountSampler::new(n, &b));
             let exact = head_to_head(&a, &b, n);

@@ -220,7 +220,7 @@ fn thresholds(median: f64, sigma: f64, budgets: &[f64]) -> Vec<f64> {
 /// closer than 1/4096 of their span) are counted one by one.
 #[derive(Debug, Clone)]
 struct BudgetIndex {
-    /// The finite thresholds, ascending.
+    /// The thresholds, ascending.
     thresholds: Vec<f64>,
     lo: f64,
     inv_width: f64,
@@ -247,6 +247,8 @@ const MAX_CELLS: usize = 4096;
 
 impl BudgetIndex {
     fn new(thresholds: &[f64]) -> BudgetIndex {
+        // The grid spans the finite thresholds; infinite ones fall in the end cells (the map to
+        // cells is monotone over all of f64), which the crowded-cell count handles.
         let finite: Vec<f64> = thresholds
             .iter()
             .copied()
@@ -264,7 +266,7 @@ impl BudgetIndex {
             .fold(f64::INFINITY, f64::min);
         // Cells at most half the smallest gap wide, so each holds at most one threshold.
         let cells = if span > 0.0 {
-            ((2.0 * span / min_gap).ceil() as usize + 2).clamp(2, MAX_CELLS)
+            ((2.0 * span / min_gap).ceil().min(MAX_CELLS as f64) as usize + 2).clamp(2, MAX_CELLS)
         } else {
             1
         };
@@ -274,7 +276,7 @@ impl BudgetIndex {
             0.0
         };
         let mut index = BudgetIndex {
-            thresholds: finite,
+            thresholds: thresholds.to_vec(),
             lo,
             inv_width,
             last: cells as i64 - 1,
@@ -288,7 +290,7 @@ impl BudgetIndex {
             ],
         };
         let mut in_cell = vec![0u32; cells];
-        for &t in &index.thresholds {
+        for &t in thresholds {
             let c = index.cell(t);
             if in_cell[c] == 0 {
                 index.cells[c].first = t;
@@ -471,9 +473,12 @@ mod tests {
 
     #[test]
     fn budget_index_counts_like_a_search_at_and_around_every_threshold() {
-        let sets: [&[f64]; 7] = [
+        let sets: [&[f64]; 10] = [
             &[],
             &[0.3],
+            &[f64::NEG_INFINITY, 0.0, 1.0],
+            &[f64::NEG_INFINITY, f64::NEG_INFINITY, 2.0, f64::INFINITY],
+            &[0.0, 1e-300, 1.0],
             &[-2.0, -1.0, 0.5, 0.51, 3.0, f64::INFINITY],
             &[1.0, 1.0 + 1e-15, 1.0 + 2e-15, 7.0],
             &[-5.0, -5.0, -5.0],

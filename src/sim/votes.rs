@@ -739,8 +739,15 @@ mod tests {
                 for p in [0.0, 0.2, 0.5, 0.9, 1.0] {
                     let pmf = binomial_pmf_with(k, p, &lnf);
                     let mut by_c = vec![0.0; k as usize + 1];
-                    for (&(c, _), g) in outcomes.iter().zip(&layout.given_correct) {
+                    for (&(c, a), g) in outcomes.iter().zip(&layout.given_correct) {
                         by_c[c as usize] += pmf[c as usize] * g;
+                        // Entry by entry: P(A = a | k - c) where A matters, 1 where it does not.
+                        let want = if attractor_matters(k, c) {
+                            binomial_pmf_with(k - c, alpha, &lnf)[a as usize]
+                        } else {
+                            1.0
+                        };
+                        assert!((g - want).abs() < 1e-15, "k={k} alpha={alpha} c={c} a={a}");
                     }
                     for (m, e) in by_c.iter().zip(&pmf) {
                         assert!((m - e).abs() < 1e-14, "k={k} alpha={alpha} p={p}");

@@ -282,7 +282,7 @@ fn run_scenario(a: &RunArgs, check_only: bool) -> Result<u8, Failure> {
             .map(|c| c.estimate.z.abs())
             .fold(0.0, f64::max);
         println!(
-            "checks: {} of {} within |z| <= {Z_BOUND} (largest |z| = {max_z:.2}), seed {}",
+            "checks: {} of {} passed (|z| <= {Z_BOUND}, or Bernstein's bound for counts; largest |z| = {max_z:.2}), seed {}",
             checks.len() - failed.len(),
             checks.len(),
             scenario.seed

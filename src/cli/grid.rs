@@ -298,7 +298,7 @@ pub(super) fn plan(a: &PlanArgs) -> Result<u8, Failure> {
         print!("{}", report::planning::paragraph(&result));
         let sim_s = (total_s - exact_s).max(1e-9);
         println!(
-            "exact: {} cells in {:.3} s; simulated: {} binomial counts in {:.2} s ({:.2e} counts/s; pass@1 pairs are drawn as one difference per problem); checks: {} of {} within |z| <= {Z_BOUND}; wrote {} files to {}",
+            "exact: {} cells in {:.3} s; simulated: {} binomial counts in {:.2} s ({:.2e} counts/s; pass@1 pairs are drawn as one difference per problem); checks: {} of {} passed (|z| <= {Z_BOUND}, or Bernstein's bound for counts); wrote {} files to {}",
             exact.len(),
             exact_s,
             result.draws,

@@ -450,7 +450,8 @@ pub fn budget(
                         accuracy_at_budget(&m.rates, &difficulty, &m.lengths, b),
                         mo.accuracy,
                         bernoulli_mean_se(&acc_i, traces),
-                    ),
+                    )
+                    .counting(1.0 / (traces as f64 * m.rates.len() as f64)),
                 ),
                 (
                     BudgetMetric::TruncationRate,
@@ -458,7 +459,8 @@ pub fn budget(
                         truncation_rate(&m.rates, &difficulty, &m.lengths, b),
                         mo.cut,
                         bernoulli_mean_se(&cut_i, traces),
-                    ),
+                    )
+                    .counting(1.0 / (traces as f64 * m.rates.len() as f64)),
                 ),
                 (
                     BudgetMetric::TokensPerSample,

@@ -216,7 +216,7 @@ pub fn seed_variance(
                         let se = (f * (1.0 - f) / reruns as f64).sqrt();
                         (
                             format!("P(score <= exact {label} quantile)"),
-                            Estimate::new(f, hist.cdf(t), se),
+                            Estimate::new(f, hist.cdf(t), se).counting(1.0 / reruns as f64),
                         )
                     })
                     .collect();
@@ -513,8 +513,9 @@ pub fn head_to_head(
             let (loss, tie) = (t.loss, t.tie);
             let exact = exact_h2h(&ra, &rb, n);
             let r = reruns as f64;
-            let est =
-                |p: f64, hits: u64| Estimate::new(p, hits as f64 / r, (p * (1.0 - p) / r).sqrt());
+            let est = |p: f64, hits: u64| {
+                Estimate::new(p, hits as f64 / r, (p * (1.0 - p) / r).sqrt()).counting(1.0 / r)
+            };
             H2HRow {
                 n,
                 loss: est(exact.loss, loss),

@@ -846,7 +846,9 @@ pub fn run_plan(spec: &Plan, experiment: &str, progress: Progress) -> PlanResult
         draws += 2 * big_n as u64 * spec.reruns;
         let scale = f64::from(spec.metric.trials(n)) * big_n as f64;
         let (var_d, mu4_d) = exact_count_moments(spec, &tables, c);
-        let est = |p: f64, hits: u64| Estimate::new(p, hits as f64 / r, (p * (1.0 - p) / r).sqrt());
+        let est = |p: f64, hits: u64| {
+            Estimate::new(p, hits as f64 / r, (p * (1.0 - p) / r).sqrt()).counting(1.0 / r)
+        };
         let rr = spec.reruns as i128;
         let sim_var = if spec.reruns > 1 {
             (rr * tally.sum_sq - tally.sum * tally.sum) as f64 / (r * (r - 1.0))

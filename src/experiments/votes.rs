@@ -227,7 +227,8 @@ fn build(
                     series: si,
                     k,
                     metric,
-                    estimate: Estimate::new(mean(&exact), sim, bernoulli_mean_se(&exact, votes)),
+                    estimate: Estimate::new(mean(&exact), sim, bernoulli_mean_se(&exact, votes))
+                        .counting(1.0 / (votes as f64 * s.rates.len() as f64)),
                 });
             }
         }

@@ -24,7 +24,8 @@ pub struct Summary {
     pub version: String,
     /// Number of checks.
     pub checks: usize,
-    /// Checks with |z| above the bound.
+    /// Checks that failed (|z| above the bound and, for counts of trials, outside Bernstein's
+    /// bound).
     pub checks_failed: usize,
     /// Largest |z|.
     pub max_abs_z: f64,
@@ -340,7 +341,7 @@ pub fn report(run: &RunOutput, figures: &[String]) -> String {
         run.title, run.scenario, run.source, run.seed, run.version
     );
     md += &format!(
-        "Checks: {} simulated numbers compared with their exact values; {} with |z| > {} (largest |z| = {:.2}). See `checks.csv`.\n\n",
+        "Checks: {} simulated numbers compared with their exact values; {} failed (|z| > {} and, for counts of trials, outside Bernstein's bound; largest |z| = {:.2}). See `checks.csv`.\n\n",
         s.checks, s.checks_failed, s.z_bound, s.max_abs_z
     );
     md += "Percentages are benchmark scores (mean over problems). Each cell reads `exact (simulated ± standard error)`.\n\n";

@@ -177,20 +177,13 @@ fn note_budget(c: &mut Criterion) {
     let budgets = [
         1000.0, 2000.0, 4000.0, 8000.0, 16000.0, 24000.0, 32000.0, 64000.0, 128000.0,
     ];
+    let run_traces = || traces::simulate(1, &[1], &cells, &budgets, 4000, None, &|_| {});
     g.throughput(Throughput::Elements(240_000 + 480_000));
     g.bench_function(
         "peer sections f+g, simulation only: 240k traces at 9 budgets + 480k votes",
         |b| {
             b.iter(|| {
-                black_box(traces::simulate(
-                    1,
-                    &[1],
-                    &cells,
-                    &budgets,
-                    4000,
-                    None,
-                    &|_| {},
-                ));
+                black_box(run_traces());
                 black_box(votes::simulate(1, &[2], &vote_cells, 4000, &|_| {}));
             })
         },
@@ -198,19 +191,7 @@ fn note_budget(c: &mut Criterion) {
     g.throughput(Throughput::Elements(240_000));
     g.bench_function(
         "peer section f, simulated part: 240k traces at 9 budgets",
-        |b| {
-            b.iter(|| {
-                black_box(traces::simulate(
-                    1,
-                    &[1],
-                    &cells,
-                    &budgets,
-                    4000,
-                    None,
-                    &|_| {},
-                ))
-            })
-        },
+        |b| b.iter(|| black_box(run_traces())),
     );
     // The votes of (g) alone: k = 8 and 32 for both models, 4,000 votes per problem.
     g.throughput(Throughput::Elements(480_000));

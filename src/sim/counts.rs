@@ -155,11 +155,11 @@ pub fn total_histograms(
     reruns: u64,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Vec<Histogram> {
-    let tasks = cell_batches(cells.len(), reruns);
-    run_merged(
-        &tasks,
-        vec![Histogram::default(); cells.len()],
-        |&(ci, batch, count)| {
+    per_cell_batches(
+        cells.len(),
+        reruns,
+        progress,
+        |ci, batch, count| {
             let mut block = [0u64; BLOCK as usize];
             let (key, sampler) = cells[ci];
             let mut rng = stream(seed, &[key, &[batch]].concat());
@@ -172,12 +172,9 @@ pub fn total_histograms(
                     h.add(t);
                 }
             }
-            progress(count);
-            let mut out = vec![Histogram::default(); cells.len()];
-            out[ci] = h;
-            out
+            h
         },
-        |a, b| a.into_iter().zip(b).map(|(x, y)| x.merge(y)).collect(),
+        Histogram::merge,
     )
 }
 
@@ -289,11 +286,11 @@ pub fn pair_tallies(
     reruns: u64,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Vec<PairTally> {
-    let tasks = cell_batches(cells.len(), reruns);
-    run_merged(
-        &tasks,
-        vec![PairTally::default(); cells.len()],
-        |&(ci, batch, count)| {
+    per_cell_batches(
+        cells.len(),
+        reruns,
+        progress,
+        |ci, batch, count| {
             let (key, sampler) = cells[ci];
             let mut tally = PairTally::default();
             let (mut ta, mut tb) = ([0u64; BLOCK as usize], [0u64; BLOCK as usize]);
@@ -323,20 +320,42 @@ pub fn pair_tallies(
                     }
                 }
             }
-            progress(count);
-            let mut out = vec![PairTally::default(); cells.len()];
-            out[ci] = tally;
-            out
+            tally
         },
-        |x, y| x.iter().zip(&y).map(|(a, b)| a.merge(*b)).collect(),
+        PairTally::merge,
     )
 }
 
-/// (cell, batch, reruns in it) for every cell, largest cells are the caller's concern.
-fn cell_batches(cells: usize, reruns: u64) -> Vec<(usize, u64, u64)> {
-    (0..cells)
+/// Runs `work(cell, batch, reruns in it)` on every batch of every cell as one parallel job and
+/// merges each cell's results with `merge` (exact, order-free), reporting each batch's reruns to
+/// `progress`. One result per cell, in order.
+fn per_cell_batches<R, W, M>(
+    cells: usize,
+    reruns: u64,
+    progress: &(dyn Fn(u64) + Sync),
+    work: W,
+    merge: M,
+) -> Vec<R>
+where
+    R: Send + Sync + Clone + Default,
+    W: Fn(usize, u64, u64) -> R + Sync + Send,
+    M: Fn(R, R) -> R + Sync + Send,
+{
+    let tasks: Vec<(usize, u64, u64)> = (0..cells)
         .flat_map(|ci| batches(reruns).map(move |(b, count)| (ci, b, count)))
-        .collect()
+        .collect();
+    run_merged(
+        &tasks,
+        vec![R::default(); cells],
+        |&(ci, batch, count)| {
+            let r = work(ci, batch, count);
+            progress(count);
+            let mut out = vec![R::default(); cells];
+            out[ci] = r;
+            out
+        },
+        |a, b| a.into_iter().zip(b).map(|(x, y)| merge(x, y)).collect(),
+    )
 }
 
 /// The two generators of one batch of a cell.

@@ -227,7 +227,7 @@ fn list(c: &CommonArgs) -> Result<u8, Failure> {
     if !c.quiet {
         let w = rows.iter().map(|r| r.0.len()).max().unwrap_or(4);
         for (name, title, from) in rows {
-            println!("{name:<w$}  {title}  [{from}]");
+            println!("{}", printable(&format!("{name:<w$}  {title}  [{from}]")));
         }
     }
     Ok(EXIT_OK)

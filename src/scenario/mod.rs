@@ -311,10 +311,10 @@ impl Resolver<'_> {
             let span = e.span();
             let name_span = e.get_ref().name.as_ref().map(Spanned::span);
             let exp = self.experiment(e.into_inner(), span.clone(), i + 1, &models, &benchmark)?;
-            self.output_names(&exp, &experiments, name_span.unwrap_or(span.clone()), i + 1)?;
             if experiments.iter().any(|o| o.name == exp.name) {
                 return Err(self.err(span, &format!("experiment[{}].name", i + 1), format!("duplicate experiment name `{}`: give each experiment of the same kind its own `name`", exp.name)));
             }
+            self.output_names(&exp, &experiments, name_span.unwrap_or(span), i + 1)?;
             experiments.push(exp);
         }
         Ok(Scenario {
@@ -339,7 +339,7 @@ impl Resolver<'_> {
         span: Range<usize>,
         idx: usize,
     ) -> Res<()> {
-        let reserved = "reserved: checks, results, summary and report (the run's checks.csv, results.json, summary.json, report.md), and every file of another experiment: <name>.csv/.png/.svg, a budget's <name>-crossover.csv and <name>-lengths, a seed-variance's <name>-histograms and <name>-sd, a plan's <name>.txt/.json, <name>-loss and <name>-heatmap";
+        let reserved = "reserved: checks, results, summary and report, for the run's checks.csv, results.json, summary.json and report.md; and every file of another experiment: <name>.csv/.png/.svg, a budget's <name>-crossover.csv and <name>-lengths, a seed-variance's <name>-histograms and <name>-sd, a plan's <name>.txt/.json, <name>-loss and <name>-heatmap";
         let key = format!("experiment[{idx}].name");
         let stem = exp.name.as_str();
         if RUN_FILES.iter().any(|f| f.split('.').next() == Some(stem)) {

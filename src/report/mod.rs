@@ -154,6 +154,15 @@ fn temp_name(file: &str) -> String {
     )
 }
 
+/// Creates a new file at `path`, failing if anything (a file, or a link, even a dangling one) is
+/// already there: `O_CREAT | O_EXCL` never follows a link.
+fn create_exclusive(path: &Path) -> std::io::Result<std::fs::File> {
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)
+}
+
 /// True for a name [`temp_name`] makes (and nothing else: a user's `.x.tmp-1` is not ours).
 fn is_temp_name(name: &str) -> bool {
     let Some((file, tail)) = name.strip_prefix('.').and_then(|n| n.rsplit_once(TMP_MARK)) else {
@@ -308,11 +317,7 @@ impl OutputDir {
         let mut attempt = 0;
         let (tmp, mut file) = loop {
             let tmp = self.path.join(temp_name(&a.file));
-            match std::fs::OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .open(&tmp)
-            {
+            match create_exclusive(&tmp) {
                 Ok(f) => break (tmp, f),
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && attempt < 16 => {
                     attempt += 1;
@@ -355,6 +360,28 @@ pub fn write_artifacts(dir: &Path, artifacts: &[Artifact]) -> Result<Vec<PathBuf
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn temp_files_follow_symlinks_no_longer_creation_refuses_any_link() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let victim = dir.path().join("victim.txt");
+        std::fs::write(&victim, "precious").expect("write");
+        let planted = dir.path().join(".checks.csv.tmp-1");
+        std::os::unix::fs::symlink(&victim, &planted).expect("link");
+        let e = create_exclusive(&planted).expect_err("through a link");
+        assert_eq!(e.kind(), std::io::ErrorKind::AlreadyExists);
+        assert_eq!(
+            std::fs::read_to_string(&victim).expect("victim"),
+            "precious"
+        );
+        // A dangling link: the missing target is not created either.
+        let absent = dir.path().join("absent.txt");
+        let dangling = dir.path().join(".report.md.tmp-1");
+        std::os::unix::fs::symlink(&absent, &dangling).expect("link");
+        assert!(create_exclusive(&dangling).is_err());
+        assert!(!absent.exists());
+    }
 
     #[test]
     fn temp_names_are_unique_and_recognised() {

@@ -39,6 +39,20 @@ pub fn install() -> std::io::Result<()> {
     Ok(())
 }
 
+/// Keeps SIGXFSZ (a write past the file size limit, `ulimit -f`) from killing the process: with
+/// a handler installed the write fails with `EFBIG` instead, and the writer reports the file.
+///
+/// # Errors
+/// The operating system's error when the handler cannot be registered.
+pub fn survive_file_size_limit() -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        use signal_hook::consts::SIGXFSZ;
+        signal_hook::flag::register(SIGXFSZ, Arc::new(std::sync::atomic::AtomicBool::new(false)))?;
+    }
+    Ok(())
+}
+
 /// True once SIGINT or SIGTERM has arrived: long loops should stop and skip their work.
 pub fn requested() -> bool {
     flag().load(Ordering::Relaxed) != 0

@@ -448,10 +448,9 @@ pub(super) fn sweep(a: &SweepArgs) -> Result<u8, Failure> {
         shard: shard.map(|(i, n)| [i, n]),
         cells,
     };
-    let out = c
-        .out
-        .clone()
-        .unwrap_or_else(|| PathBuf::from("out").join(format!("{}-sweep", src.name)));
+    let out = c.out.clone().unwrap_or_else(|| {
+        PathBuf::from("out").join(format!("{}-sweep", super::folder_name(&src.name)))
+    });
     let artifacts = if shard.is_some() {
         vec![report::sweep::render_shard(&output).map_err(internal)?]
     } else {

@@ -40,7 +40,10 @@ pub type Progress<'a> = &'a (dyn Fn(u64) + Sync);
 /// `inf`, `-inf` and `nan` spelled out. Experiments that keep rows as text (`sweep`) and every
 /// report table use this one function.
 pub fn num(x: f64) -> String {
-    if x.is_finite() {
+    if x == 0.0 {
+        // Both zeros: `-0` in a table reads as a sign that means nothing.
+        "0".into()
+    } else if x.is_finite() {
         format!("{x}")
     } else if x.is_nan() {
         "nan".into()

@@ -334,7 +334,8 @@ fn cost_md(c: &CostTable) -> String {
 }
 
 /// The Markdown report.
-pub fn report(run: &RunOutput, figures: &[String]) -> String {
+/// `figures[i]` lists the PNG figures of `run.results[i]`.
+pub fn report(run: &RunOutput, figures: &[Vec<String>]) -> String {
     let s = summary(run);
     let mut md = format!(
         "# {}\n\nScenario `{}` from `{}`, seed {}, evalsim {}.\n\n",
@@ -345,13 +346,10 @@ pub fn report(run: &RunOutput, figures: &[String]) -> String {
         s.checks, s.checks_failed, s.z_bound, s.max_abs_z
     );
     md += "Percentages are benchmark scores (mean over problems). Each cell reads `exact (simulated ± standard error)`.\n\n";
-    for r in &run.results {
+    for (i, r) in run.results.iter().enumerate() {
         let name = r.name();
         md += &format!("## {name}\n\n");
-        for f in figures
-            .iter()
-            .filter(|f| f.starts_with(&format!("{name}.")) || f.starts_with(&format!("{name}-")))
-        {
+        for f in figures.get(i).into_iter().flatten() {
             md += &format!("![{name}]({f})\n\n");
         }
         match r {

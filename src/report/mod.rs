@@ -45,11 +45,16 @@ pub enum ReportError {
         /// The operating system's reason.
         reason: String,
     },
-    /// SIGINT or SIGTERM arrived while writing: the files before this one are complete, this
-    /// one and the rest were not written.
-    #[error("interrupted before writing {path}: the files written before it are complete, it and the rest were not written")]
+    /// SIGINT or SIGTERM arrived while writing, before any file was replaced.
+    #[error("interrupted before writing {path}: no output file was replaced (the folder holds the previous run's files, if any)")]
     Interrupted {
-        /// The first file not written.
+        /// The file that was about to be written.
+        path: String,
+    },
+    /// Another process holds the output folder's lock.
+    #[error("{path} is in use by another evalsim run (it holds the folder's lock): wait for it to finish, or choose another folder with --out")]
+    Busy {
+        /// The folder.
         path: String,
     },
 }
@@ -68,8 +73,10 @@ pub struct Options {
 /// [`ReportError`] when a figure or JSON document cannot be produced.
 pub fn render(run: &RunOutput, opts: Options) -> Result<Vec<Artifact>, ReportError> {
     let mut out = Vec::new();
-    let mut figure_files = Vec::new();
+    let mut figure_files: Vec<Vec<String>> = Vec::new();
     for result in &run.results {
+        figure_files.push(Vec::new());
+        let figure_files = figure_files.last_mut().expect("pushed");
         if let crate::experiments::ExperimentResult::Plan(p) = result {
             // The same files `evalsim plan` writes, named after the experiment.
             for a in planning::render_plan(p, opts.figures)? {
@@ -128,40 +135,268 @@ fn json<T: serde::Serialize>(file: &str, value: &T) -> Result<Vec<u8>, ReportErr
     Ok(v)
 }
 
-/// Writes the artifacts into `dir` (created if missing). Each file is written to a temporary
-/// name in the same folder and renamed into place, so a reader never sees a partial file.
-/// Files in `dir` that evalsim did not name are left alone. Between files it checks for an
-/// interruption ([`crate::interrupt::requested`]) and stops, so every file is complete or absent.
+/// Marks evalsim's temporary files: `.<file>.tmp-evalsim-<pid>-<sequence>-<nanoseconds>`.
+const TMP_MARK: &str = ".tmp-evalsim-";
+
+/// A unique temporary name for `file`: the process id, a per-process sequence number and the
+/// clock's nanoseconds, so that no other process (and no earlier run) can predict it. It is only
+/// ever created with `create_new`, which never follows a link.
+fn temp_name(file: &str) -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static SEQUENCE: AtomicU64 = AtomicU64::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    format!(
+        ".{file}{TMP_MARK}{}-{}-{nanos:x}",
+        std::process::id(),
+        SEQUENCE.fetch_add(1, Ordering::Relaxed)
+    )
+}
+
+/// Creates a new file at `path`, failing if anything (a file, or a link, even a dangling one) is
+/// already there: `O_CREAT | O_EXCL` never follows a link.
+fn create_exclusive(path: &Path) -> std::io::Result<std::fs::File> {
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)
+}
+
+/// True for a name [`temp_name`] makes (and nothing else: a user's `.x.tmp-1` is not ours).
+fn is_temp_name(name: &str) -> bool {
+    let Some((file, tail)) = name.strip_prefix('.').and_then(|n| n.rsplit_once(TMP_MARK)) else {
+        return false;
+    };
+    let parts: Vec<&str> = tail.split('-').collect();
+    !file.is_empty()
+        && parts.len() == 3
+        && parts[0].bytes().all(|b| b.is_ascii_digit())
+        && parts[1].bytes().all(|b| b.is_ascii_digit())
+        && parts[2].bytes().all(|b| b.is_ascii_hexdigit())
+        && parts.iter().all(|p| !p.is_empty())
+}
+
+/// The operating system's reason, with what to do for the limits a user can change.
+fn reason(e: &std::io::Error, bytes: usize) -> String {
+    use std::io::ErrorKind;
+    match e.kind() {
+        ErrorKind::FileTooLarge => format!(
+            "{e}: the file size limit (`ulimit -f`) is below its {bytes} bytes; raise the limit"
+        ),
+        ErrorKind::StorageFull => format!("{e}: the disk is full ({bytes} bytes to write)"),
+        ErrorKind::QuotaExceeded => format!("{e}: the disk quota is exhausted"),
+        _ => e.to_string(),
+    }
+}
+
+/// An output folder held by this process: created if missing and locked (an advisory lock on
+/// the folder itself, released when the process exits however it ends), so two runs never write
+/// into one folder at once. [`OutputDir::write`] replaces a whole set of files or none.
+#[derive(Debug)]
+pub struct OutputDir {
+    path: PathBuf,
+    /// The open folder (Unix) or `.evalsim.lock` in it (elsewhere), holding the lock.
+    handle: std::fs::File,
+}
+
+impl OutputDir {
+    /// Creates `dir` if needed and locks it.
+    ///
+    /// # Errors
+    /// [`ReportError::Write`] when the folder cannot be created or opened, [`ReportError::Busy`]
+    /// when another process holds its lock.
+    pub fn lock(dir: &Path) -> Result<OutputDir, ReportError> {
+        let werr = |e: std::io::Error| ReportError::Write {
+            path: dir.display().to_string(),
+            reason: e.to_string(),
+        };
+        std::fs::create_dir_all(dir).map_err(werr)?;
+        #[cfg(unix)]
+        let handle = std::fs::File::open(dir).map_err(werr)?;
+        #[cfg(not(unix))]
+        let handle = std::fs::OpenOptions::new()
+            .create(true)
+            .write(true)
+            .truncate(false)
+            .open(dir.join(".evalsim.lock"))
+            .map_err(werr)?;
+        match handle.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => {
+                return Err(ReportError::Busy {
+                    path: dir.display().to_string(),
+                })
+            }
+            // A file system without locks (some network mounts): write unlocked.
+            Err(std::fs::TryLockError::Error(_)) => {}
+        }
+        Ok(OutputDir {
+            path: dir.to_path_buf(),
+            handle,
+        })
+    }
+
+    /// The folder.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Replaces the artifacts' files in the folder, all of them or none: first every file is
+    /// written in full to a new temporary file (created exclusively, never through a link) and
+    /// every final name is checked; only then are they renamed into place. A failure or an
+    /// interruption before the renames removes the temporary files and leaves the folder as it
+    /// was. Temporary files left by a killed run are removed first. Files in the folder that
+    /// evalsim did not name are left alone.
+    ///
+    /// # Errors
+    /// [`ReportError::Write`] naming the file that failed; [`ReportError::Interrupted`] when a
+    /// signal arrived before the renames.
+    pub fn write(&self, artifacts: &[Artifact]) -> Result<Vec<PathBuf>, ReportError> {
+        self.remove_stale_temps();
+        let werr = |p: &Path, reason: String| ReportError::Write {
+            path: p.display().to_string(),
+            reason,
+        };
+        let mut staged: Vec<(PathBuf, PathBuf)> = Vec::with_capacity(artifacts.len());
+        let cleanup = |staged: &[(PathBuf, PathBuf)]| {
+            for (tmp, _) in staged {
+                let _ = std::fs::remove_file(tmp);
+            }
+        };
+        for (i, a) in artifacts.iter().enumerate() {
+            let path = self.path.join(&a.file);
+            if crate::interrupt::requested() {
+                cleanup(&staged);
+                return Err(ReportError::Interrupted {
+                    path: path.display().to_string(),
+                });
+            }
+            if artifacts[..i].iter().any(|b| b.file == a.file) {
+                cleanup(&staged);
+                return Err(werr(&path, "two outputs of this run have this name".into()));
+            }
+            if let Ok(m) = std::fs::symlink_metadata(&path) {
+                if m.is_dir() {
+                    cleanup(&staged);
+                    return Err(werr(&path, "a folder is in the way of this file".into()));
+                }
+            }
+            match self.stage(a) {
+                Ok(tmp) => staged.push((tmp, path)),
+                Err((tmp, e)) => {
+                    if let Some(tmp) = tmp {
+                        let _ = std::fs::remove_file(tmp);
+                    }
+                    cleanup(&staged);
+                    return Err(werr(&path, reason(&e, a.bytes.len())));
+                }
+            }
+        }
+        let mut written = Vec::with_capacity(staged.len());
+        for (j, (tmp, path)) in staged.iter().enumerate() {
+            if let Err(e) = std::fs::rename(tmp, path) {
+                cleanup(&staged[j..]);
+                let done = if j == 0 {
+                    "nothing was replaced".to_string()
+                } else {
+                    format!("{j} files before it were already replaced")
+                };
+                return Err(werr(path, format!("{e} ({done})")));
+            }
+            written.push(path.clone());
+        }
+        // Make the renames durable (a folder cannot be synced everywhere: best effort).
+        #[cfg(unix)]
+        let _ = self.handle.sync_all();
+        Ok(written)
+    }
+
+    /// Writes one artifact to a new temporary file in the folder and syncs it.
+    fn stage(&self, a: &Artifact) -> Result<PathBuf, (Option<PathBuf>, std::io::Error)> {
+        let mut attempt = 0;
+        let (tmp, mut file) = loop {
+            let tmp = self.path.join(temp_name(&a.file));
+            match create_exclusive(&tmp) {
+                Ok(f) => break (tmp, f),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && attempt < 16 => {
+                    attempt += 1;
+                }
+                Err(e) => return Err((None, e)),
+            }
+        };
+        match file.write_all(&a.bytes).and_then(|()| file.sync_all()) {
+            Ok(()) => Ok(tmp),
+            Err(e) => Err((Some(tmp), e)),
+        }
+    }
+
+    /// Removes temporary files of runs that were killed (SIGKILL, a second Ctrl-C, a power cut)
+    /// before they could clean up. The lock guarantees no live run is writing them.
+    fn remove_stale_temps(&self) {
+        let Ok(entries) = std::fs::read_dir(&self.path) else {
+            return;
+        };
+        for e in entries.flatten() {
+            let name = e.file_name();
+            if name.to_str().is_some_and(is_temp_name)
+                && e.file_type().is_ok_and(|t| t.is_file() || t.is_symlink())
+            {
+                let _ = std::fs::remove_file(e.path());
+            }
+        }
+    }
+}
+
+/// Writes the artifacts into `dir` (created if missing): locks it ([`OutputDir::lock`]) and
+/// replaces the whole set of files or none ([`OutputDir::write`]).
 ///
 /// # Errors
-/// [`ReportError::Write`] naming the path that failed; [`ReportError::Interrupted`] when a
-/// signal arrived.
+/// Those of [`OutputDir::lock`] and [`OutputDir::write`].
 pub fn write_artifacts(dir: &Path, artifacts: &[Artifact]) -> Result<Vec<PathBuf>, ReportError> {
-    let werr = |p: &Path, e: std::io::Error| ReportError::Write {
-        path: p.display().to_string(),
-        reason: e.to_string(),
-    };
-    std::fs::create_dir_all(dir).map_err(|e| werr(dir, e))?;
-    let mut written = Vec::new();
-    for a in artifacts {
-        let path = dir.join(&a.file);
-        if crate::interrupt::requested() {
-            return Err(ReportError::Interrupted {
-                path: path.display().to_string(),
-            });
-        }
-        let tmp = dir.join(format!(".{}.tmp-{}", a.file, std::process::id()));
-        let result = std::fs::File::create(&tmp)
-            .and_then(|mut f| {
-                f.write_all(&a.bytes)?;
-                f.sync_all()
-            })
-            .and_then(|()| std::fs::rename(&tmp, &path));
-        if let Err(e) = result {
-            let _ = std::fs::remove_file(&tmp);
-            return Err(werr(&path, e));
-        }
-        written.push(path);
+    OutputDir::lock(dir)?.write(artifacts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn temp_files_follow_symlinks_no_longer_creation_refuses_any_link() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let victim = dir.path().join("victim.txt");
+        std::fs::write(&victim, "precious").expect("write");
+        let planted = dir.path().join(".checks.csv.tmp-1");
+        std::os::unix::fs::symlink(&victim, &planted).expect("link");
+        let e = create_exclusive(&planted).expect_err("through a link");
+        assert_eq!(e.kind(), std::io::ErrorKind::AlreadyExists);
+        assert_eq!(
+            std::fs::read_to_string(&victim).expect("victim"),
+            "precious"
+        );
+        // A dangling link: the missing target is not created either.
+        let absent = dir.path().join("absent.txt");
+        let dangling = dir.path().join(".report.md.tmp-1");
+        std::os::unix::fs::symlink(&absent, &dangling).expect("link");
+        assert!(create_exclusive(&dangling).is_err());
+        assert!(!absent.exists());
     }
-    Ok(written)
+
+    #[test]
+    fn temp_names_are_unique_and_recognised() {
+        let a = temp_name("checks.csv");
+        let b = temp_name("checks.csv");
+        assert_ne!(a, b);
+        assert!(is_temp_name(&a), "{a}");
+        for other in [
+            ".checks.csv.tmp-1",
+            "checks.csv",
+            ".checks.csv.tmp-evalsim-1-2",
+            ".checks.csv.tmp-evalsim-1-2-zz",
+            "..tmp-evalsim-1-2-3",
+        ] {
+            assert!(!is_temp_name(other), "{other}");
+        }
+    }
 }

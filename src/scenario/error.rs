@@ -185,8 +185,25 @@ impl<'a> Locator<'a> {
         let span = err.span().unwrap_or(0..0);
         // For an unknown field, the span is the key itself.
         let key = self.key_at(span.start);
-        let message = plain_message(err.message().trim(), &key, self.value_missing(span.start));
+        let mut message = plain_message(err.message().trim(), &key, self.value_missing(span.start));
+        if message.contains("invalid type: table") && self.date_at(span.start) {
+            message = format!(
+                "{}: TOML reads an unquoted date or time as a date, which no scenario key takes (write a number, or quote it if text was meant)",
+                message.replace("invalid type: table", "invalid type: date/time")
+            );
+        }
         self.error(span, key, message)
+    }
+
+    /// True when the text at `offset` is a TOML date or time (`1979-05-27`, `07:32:00`).
+    fn date_at(&self, offset: usize) -> bool {
+        let text = self.src.get(offset.min(self.src.len())..).unwrap_or("");
+        let b: Vec<u8> = text.bytes().take(10).collect();
+        let d = |i: usize| b.get(i).is_some_and(u8::is_ascii_digit);
+        let date =
+            (0..4).all(d) && b.get(4) == Some(&b'-') && d(5) && d(6) && b.get(7) == Some(&b'-');
+        let time = d(0) && d(1) && b.get(2) == Some(&b':') && d(3) && d(4);
+        date || time
     }
 
     /// True when the line at `offset` is `key =` with nothing after the `=`.
@@ -231,6 +248,23 @@ fn plain_message(msg: &str, key: &str, value_missing: bool) -> String {
         "RawExperiment",
     ] {
         m = m.replace(&format!("expected struct {raw}"), "expected a table");
+    }
+    if m.contains("wanted string or table") {
+        m = m.replace("wanted string or table", "expected a quoted string");
+        let field = key.rsplit('.').next().unwrap_or(key);
+        let options = match field {
+            "kind" => Some("\"curves\", \"attractor-sweep\", \"seed-variance\", \"vote-spread\", \"head-to-head\", \"budget\", \"cost\", \"plan\""),
+            "placement" => Some("\"quantiles\", \"random\""),
+            "vote_rule" => Some("\"random\", \"strict\", \"absolute\""),
+            "metric" => Some("\"pass1\", \"maj\""),
+            _ => None,
+        };
+        if let Some(options) = options {
+            m.push_str(&format!(", one of: {options}"));
+        }
+    }
+    if m.contains("recursion limit exceeded") {
+        m.push_str(": arrays or tables nested too deeply (no scenario key takes more than an array of numbers or strings, e.g. `k = [1, 2, 4]`)");
     }
     if m.contains("number too large to fit in target type") {
         m.push_str(" (whole numbers in TOML go up to 9223372036854775807; see the Limits in the README for each key)");

@@ -48,6 +48,13 @@ pub const NAMED: &[(&str, &str)] = &[
     ),
 ];
 
+/// Longest experiment name, in characters: it names output files (the longest is
+/// `<name>-histograms.png`, plus a temporary suffix while writing), which file systems limit to
+/// 255 bytes.
+pub const MAX_EXPERIMENT_NAME: usize = 64;
+/// The files of the run as a whole; no experiment may take their names.
+pub const RUN_FILES: [&str; 4] = ["checks.csv", "results.json", "summary.json", "report.md"];
+
 /// A validated scenario: everything needed to run its experiments.
 #[derive(Debug, Clone, Serialize)]
 pub struct Scenario {
@@ -302,10 +309,12 @@ impl Resolver<'_> {
         let mut experiments: Vec<Experiment> = Vec::new();
         for (i, e) in raw.experiment.into_iter().enumerate() {
             let span = e.span();
+            let name_span = e.get_ref().name.as_ref().map(Spanned::span);
             let exp = self.experiment(e.into_inner(), span.clone(), i + 1, &models, &benchmark)?;
             if experiments.iter().any(|o| o.name == exp.name) {
                 return Err(self.err(span, &format!("experiment[{}].name", i + 1), format!("duplicate experiment name `{}`: give each experiment of the same kind its own `name`", exp.name)));
             }
+            self.output_names(&exp, &experiments, name_span.unwrap_or(span), i + 1)?;
             experiments.push(exp);
         }
         Ok(Scenario {
@@ -319,6 +328,45 @@ impl Resolver<'_> {
             models,
             experiments,
         })
+    }
+
+    /// Refuses an experiment whose output files would overwrite the run's own files or those of
+    /// an earlier experiment (e.g. a `curves` named `budget-crossover` next to a `budget`).
+    fn output_names(
+        &self,
+        exp: &Experiment,
+        earlier: &[Experiment],
+        span: Range<usize>,
+        idx: usize,
+    ) -> Res<()> {
+        let reserved = "reserved: checks, results, summary and report, for the run's checks.csv, results.json, summary.json and report.md; and every file of another experiment: <name>.csv/.png/.svg, a budget's <name>-crossover.csv and <name>-lengths, a seed-variance's <name>-histograms and <name>-sd, a plan's <name>.txt/.json, <name>-loss and <name>-heatmap";
+        let key = format!("experiment[{idx}].name");
+        let stem = exp.name.as_str();
+        if RUN_FILES.iter().any(|f| f.split('.').next() == Some(stem)) {
+            return Err(self.err(
+                span,
+                &key,
+                format!("`{stem}` is reserved for the run's own output files; give the experiment another `name` ({reserved})"),
+            ));
+        }
+        let files = exp.spec.kind().output_files(stem);
+        for (j, other) in earlier.iter().enumerate() {
+            let theirs = other.spec.kind().output_files(&other.name);
+            if let Some(f) = files.iter().find(|f| theirs.contains(f)) {
+                return Err(self.err(
+                    span,
+                    &key,
+                    format!(
+                        "the output file `{f}` of this {} experiment `{stem}` is also written by experiment[{}] (the {} experiment `{}`); give one of them another `name` ({reserved})",
+                        exp.spec.kind().as_str(),
+                        j + 1,
+                        other.spec.kind().as_str(),
+                        other.name
+                    ),
+                ));
+            }
+        }
+        Ok(())
     }
 
     fn benchmark(&self, b: RawBenchmark, span: Range<usize>) -> Res<Benchmark> {
@@ -585,6 +633,10 @@ impl Resolver<'_> {
                         .all(|c| c.is_ascii_alphanumeric() || "_-".contains(c));
                 if !ok {
                     return Err(self.err(n.span(), &key("name"), format!("`{}` is not a valid experiment name: use letters, digits, _ and - (it names output files)", n.get_ref())));
+                }
+                let chars = n.get_ref().chars().count();
+                if chars > MAX_EXPERIMENT_NAME {
+                    return Err(self.err(n.span(), &key("name"), format!("{chars} characters: an experiment name has at most {MAX_EXPERIMENT_NAME} (it names output files)")));
                 }
                 n.get_ref().clone()
             }

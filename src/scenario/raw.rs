@@ -88,6 +88,42 @@ impl ExperimentKind {
         }
     }
 
+    /// The files an experiment of this kind named `name` writes into the output folder, as
+    /// (suffix after the name, extensions): the report's exporters write exactly these.
+    pub fn output_stems(self) -> &'static [(&'static str, &'static [&'static str])] {
+        const TABLE_AND_FIGURE: &[&str] = &["csv", "png", "svg"];
+        const FIGURE: &[&str] = &["png", "svg"];
+        match self {
+            ExperimentKind::Curves
+            | ExperimentKind::AttractorSweep
+            | ExperimentKind::VoteSpread
+            | ExperimentKind::HeadToHead
+            | ExperimentKind::Cost => &[("", TABLE_AND_FIGURE)],
+            ExperimentKind::SeedVariance => {
+                &[("", &["csv"]), ("-histograms", FIGURE), ("-sd", FIGURE)]
+            }
+            ExperimentKind::Budget => &[
+                ("", TABLE_AND_FIGURE),
+                ("-crossover", &["csv"]),
+                ("-lengths", FIGURE),
+            ],
+            ExperimentKind::Plan => &[
+                ("", &["csv", "txt", "json"]),
+                ("-loss", FIGURE),
+                ("-heatmap", FIGURE),
+            ],
+        }
+    }
+
+    /// Every file name an experiment of this kind named `name` writes (see
+    /// [`ExperimentKind::output_stems`]).
+    pub fn output_files(self, name: &str) -> Vec<String> {
+        self.output_stems()
+            .iter()
+            .flat_map(|(suffix, exts)| exts.iter().map(move |x| format!("{name}{suffix}.{x}")))
+            .collect()
+    }
+
     /// The keys an experiment of this kind takes besides `kind` and `name`.
     pub fn keys(self) -> &'static [&'static str] {
         match self {

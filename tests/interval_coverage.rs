@@ -70,11 +70,18 @@ fn table(results: &[CoverageResult]) -> String {
     t
 }
 
+/// Two-sided check at N >= 30; at N < 30 only that the interval does not under-cover (there the
+/// t quantile makes it conservative: 95% to 99% measured, see docs/intervals.md).
 fn assert_reported_covers(r: &CoverageResult) {
     for row in r.rows.iter().filter(|row| row.method == "reported") {
         let z = (row.coverage - 0.95) / row.binomial_se;
+        let ok = if r.spec.problems >= 30 {
+            z.abs() <= Z
+        } else {
+            z >= -Z
+        };
         assert!(
-            z.abs() <= Z,
+            ok,
             "{} at N = {}, n = {}: coverage {:.1}% of {} replicates, {z:.2} binomial SEs from 95% (bound {Z})",
             row.metric,
             r.spec.problems,
@@ -112,6 +119,7 @@ fn analyze_interval_coverage_full_table() {
         IntervalMethod::Wald,
         IntervalMethod::WaldT,
         IntervalMethod::Wilson,
+        IntervalMethod::WilsonZ,
         IntervalMethod::KornGraubard,
     ];
     let results: Vec<CoverageResult> = [(10, 4), (15, 4), (30, 8), (100, 8)]

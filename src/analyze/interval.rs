@@ -42,6 +42,8 @@ pub enum IntervalMethod {
     /// quantile (the default).
     #[default]
     Wilson,
+    /// As [`IntervalMethod::Wilson`] with the normal quantile 1.96 in place of t(N - 1).
+    WilsonZ,
     /// Estimate -/+ 1.96 SE (what `analyze` printed before; the percentile bootstrap covers the
     /// same). Not clipped to the range.
     Wald,
@@ -138,7 +140,11 @@ pub fn mean_interval(
     let p = ((m - lo) / width).clamp(0.0, 1.0);
     let v = var / n as f64 / (width * width);
     let n_eff = p * (1.0 - p) / v;
-    let t = t_quantile(n - 1);
+    let t = if method == IntervalMethod::WilsonZ {
+        Z
+    } else {
+        t_quantile(n - 1)
+    };
     let (a, b) = match method {
         IntervalMethod::KornGraubard => {
             let n_df = n_eff * (Z / t).powi(2);

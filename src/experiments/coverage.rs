@@ -95,7 +95,8 @@ pub fn population_truth(spec: &CoverageSpec) -> [f64; 6] {
     let k = spec.k as u32;
     let (mu, sigma, gap, a) = (spec.mu, spec.sigma, spec.gap, spec.attractor);
     let p1 = PopulationNodes::new(mu, sigma, gap, |p| p).moments();
-    let pk = PopulationNodes::new(mu, sigma, gap, |p| crate::exact::pass::pass_at_k(p, k)).moments();
+    let pk =
+        PopulationNodes::new(mu, sigma, gap, |p| crate::exact::pass::pass_at_k(p, k)).moments();
     let hk =
         PopulationNodes::new(mu, sigma, gap, |p| crate::exact::pass::pass_hat_k(p, k)).moments();
     let mk = PopulationNodes::new(mu, sigma, gap, |p| {
@@ -118,7 +119,9 @@ fn model(name: &str, tallies: &[ProblemTally]) -> ModelSamples {
         problems: tallies
             .iter()
             .enumerate()
-            .map(|(i, t)| ProblemSamples::from_groups(&format!("q{i}"), t.correct, &t.wrong_groups()))
+            .map(|(i, t)| {
+                ProblemSamples::from_groups(&format!("q{i}"), t.correct, &t.wrong_groups())
+            })
             .collect(),
         has_answers: true,
         has_tokens: false,
@@ -196,7 +199,10 @@ fn replicate(spec: &CoverageSpec, methods: &[IntervalMethod], r: usize) -> Inter
     )
     .ok();
     out[4].push(cmp.as_ref().map(|c| c.pass_at_1.ci95));
-    out[5].push(cmp.as_ref().and_then(|c| c.maj_at_k.as_ref().map(|d| d.ci95)));
+    out[5].push(
+        cmp.as_ref()
+            .and_then(|c| c.maj_at_k.as_ref().map(|d| d.ci95)),
+    );
     out[4].push(None);
     out[5].push(None);
     let va = per_problem(&draws[0], spec.samples, k);

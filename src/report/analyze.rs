@@ -186,7 +186,8 @@ pub fn model_csv(a: &Analysis, m: &ModelAnalysis) -> String {
                 opt(lo),
                 opt(hi),
                 opt(p.plug_in),
-                p.ci_basis.map_or(String::new(), |b| basis_name(b).to_string()),
+                p.ci_basis
+                    .map_or(String::new(), |b| basis_name(b).to_string()),
                 opt(blo),
                 opt(bhi),
             ]);
@@ -331,10 +332,7 @@ pub fn curves_figure(a: &Analysis) -> Figure {
                     .collect();
                 let band: Vec<(f64, f64, f64)> = points
                     .iter()
-                    .filter_map(|q| {
-                        q.ci95
-                            .map(|[lo, hi]| (q.k as f64, 100.0 * lo, 100.0 * hi))
-                    })
+                    .filter_map(|q| q.ci95.map(|[lo, hi]| (q.k as f64, 100.0 * lo, 100.0 * hi)))
                     .collect();
                 if metric != "maj@k-first" && band.len() == points.len() && points.len() > 1 {
                     p.bands.push(Band {

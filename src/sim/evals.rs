@@ -54,7 +54,11 @@ pub struct EvalSampler {
 impl EvalSampler {
     /// Draws `problems` problems and, for each model, `samples` answers per problem:
     /// `result[model][problem]`. Cost: O(problems (1 + models samples)) draws.
-    pub fn sample<R: RngCore + ?Sized>(&self, problems: usize, rng: &mut R) -> Vec<Vec<ProblemTally>> {
+    pub fn sample<R: RngCore + ?Sized>(
+        &self,
+        problems: usize,
+        rng: &mut R,
+    ) -> Vec<Vec<ProblemTally>> {
         let mut out = vec![Vec::with_capacity(problems); self.shifts.len()];
         for _ in 0..problems {
             let z: f64 = StandardNormal.sample(rng);

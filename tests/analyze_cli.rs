@@ -105,7 +105,7 @@ fn outputs_exist_decode_and_hold_the_documented_columns() {
         .stdout(predicate::str::contains("seed 5"));
     let csv = std::fs::read_to_string(out.join("model-m.csv")).expect("model csv");
     assert!(csv.starts_with(
-        "source,model,seed,metric,vote_rule,k,estimate,question_se,sampling_se,clustered_se,ci_low,ci_high,plug_in\n"
+        "source,model,seed,metric,vote_rule,k,estimate,question_se,sampling_se,clustered_se,ci_low,ci_high,plug_in,ci_basis,bootstrap_low,bootstrap_high\n"
     ));
     for metric in [
         ",pass@k,",
@@ -374,4 +374,31 @@ fn fit_with_several_models_asks_for_one() {
         .assert()
         .success()
         .stdout(predicate::str::contains("[[model]]"));
+}
+
+#[test]
+fn analyze_all_solved_prints_the_exact_bound_not_a_point() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let input = dir.path().join("all.jsonl");
+    let rows: String = (0..10)
+        .flat_map(|i| {
+            (0..4).map(move |_| {
+                format!("{{\"problem_id\": \"q{i}\", \"model\": \"m\", \"correct\": true, \"answer\": \"1\"}}\n")
+            })
+        })
+        .collect();
+    std::fs::write(&input, rows).expect("write");
+    let out = dir.path().join("out");
+    evalsim()
+        .arg("analyze")
+        .arg(&input)
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success()
+        // 0.05^(1/10) = 0.7411: the lower end after 10 of 10 solved.
+        .stdout(predicate::str::contains("100.0 [74.1–100.0]"))
+        .stdout(predicate::str::contains("rule of three"));
+    let csv = std::fs::read_to_string(out.join("model-m.csv")).expect("model csv");
+    assert!(csv.contains(",0.7411344491069478,1,1,all-max,"), "{csv}");
 }

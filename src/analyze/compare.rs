@@ -4,13 +4,15 @@
 //! largely cancels in the per-problem difference d_i = theta_i^B - theta_i^A. The paired SE is
 //! SD_i(d_i)/sqrt(N) (CLT over problems); its sampling part is sqrt(sum_i (Var_jk^A + Var_jk^B))/N
 //! (within-problem jackknife of each model, independent samples), and the question part is
-//! the remainder sqrt(max(0, SE^2 - sampling^2)).
+//! the remainder sqrt(max(0, SE^2 - sampling^2)). The 95% interval of the difference is the one
+//! of [`super::interval`] on the range [-1, 1].
 use rand::SeedableRng;
 use rand_distr::{Binomial, Distribution};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use serde::{Deserialize, Serialize};
 
 use super::data::{ModelSamples, ProblemSamples};
+use super::interval::{mean_interval, IntervalBasis, IntervalMethod};
 use super::summary::{check_k, maj_curve, pass_curve, question_se};
 use super::{AnalyzeError, Result};
 use crate::model::VoteRule;
@@ -56,8 +58,13 @@ pub struct DiffEstimate {
     pub question_se: f64,
     /// Within-problem sampling part (jackknife), `None` when k equals some problem's n.
     pub sampling_se: Option<f64>,
-    /// 95% normal CI of the difference, difference -/+ 1.96 se.
+    /// 95% interval of the difference within [-1, 1]: Wilson with effective sample size and a
+    /// t(N - 1) quantile on the differences mapped to [0, 1]; when every problem's difference
+    /// is the same (e.g. all 0), the exact bound on how often a problem could differ (see
+    /// [`super::interval`]).
     pub ci95: [f64; 2],
+    /// What `ci95` rests on.
+    pub ci_basis: IntervalBasis,
 }
 
 /// Exact two-sided sign test over problems whose pass@1 differs.
@@ -134,6 +141,13 @@ fn paired(
         .max(0.0)
         .sqrt();
     let difference = (sb - sa) / n;
+    let interval = mean_interval(&d, (-1.0, 1.0), IntervalMethod::Wilson).ok_or_else(|| {
+        AnalyzeError::TooFewProblems {
+            what: "a paired interval".to_string(),
+            needed: 2,
+            found: pairs.len(),
+        }
+    })?;
     Ok(DiffEstimate {
         k,
         a: sa / n,
@@ -142,7 +156,8 @@ fn paired(
         se,
         question_se: question,
         sampling_se,
-        ci95: [difference - 1.96 * se, difference + 1.96 * se],
+        ci95: [interval.low, interval.high],
+        ci_basis: interval.basis,
     })
 }
 

@@ -27,6 +27,7 @@ pub mod data;
 pub mod detect;
 pub mod estimators;
 pub mod fit;
+pub mod interval;
 pub mod normalize;
 pub mod read;
 pub mod summary;

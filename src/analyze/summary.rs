@@ -13,7 +13,9 @@
 //! - **clustered SE** (when every problem has a cluster): sqrt(G/(G-1) sum_g (sum_{i in g}
 //!   (theta_i - mean))^2) / N, for problems that share a passage or template.
 //!
-//! plus a seeded percentile **bootstrap** 95% CI over problems.
+//! plus a 95% interval for the benchmark score (Wilson with effective sample size and a t
+//! quantile, [`super::interval`]), which keeps its coverage down to N = 10 and never leaves
+//! [0, 1], and, for comparison, a seeded percentile **bootstrap** 95% CI over problems.
 use rand::Rng;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -22,6 +24,7 @@ use super::data::{ModelSamples, ProblemSamples};
 use super::estimators::{
     maj_at_k_exact, maj_at_k_first, pass_at_k_curve, pass_at_k_plugin, pass_hat_k_curve,
 };
+use super::interval::{mean_interval, IntervalBasis, IntervalMethod};
 use super::{AnalyzeError, MajRule, Result};
 use crate::model::VoteRule;
 
@@ -73,7 +76,14 @@ pub struct CurvePoint {
     pub sampling_se: Option<f64>,
     /// Cluster-robust SE; `None` without clusters on every problem or with fewer than 2.
     pub clustered_se: Option<f64>,
-    /// Bootstrap 95% percentile CI over problems, `[low, high]`.
+    /// 95% interval, `[low, high]`: Wilson score interval with effective sample size and a
+    /// t(N - 1) quantile, within [0, 1]; the exact bound when every problem scores the same (see
+    /// [`super::interval`]). `None` with fewer than 2 problems.
+    pub ci95: Option<[f64; 2]>,
+    /// What `ci95` rests on (the spread of the scores, or all problems solved / unsolved).
+    pub ci_basis: Option<IntervalBasis>,
+    /// Bootstrap 95% percentile CI over problems, `[low, high]` (shown for comparison; it
+    /// under-covers at small N like estimate -/+ 1.96 SE).
     pub bootstrap_ci: Option<[f64; 2]>,
     /// Plug-in 1 - (1 - c/n)^k averaged over problems (pass@k only), to show its bias.
     pub plug_in: Option<f64>,
@@ -487,9 +497,12 @@ fn build_curve(input: &CurveInput<'_>) -> Vec<CurvePoint> {
                 .map(|p| p.var[k - 1])
                 .sum::<Option<f64>>()
                 .map(|s| s.sqrt() / n as f64);
+            let interval = mean_interval(&col, (0.0, 1.0), IntervalMethod::Wilson);
             CurvePoint {
                 k,
                 estimate: mean(col.iter().copied()),
+                ci95: interval.map(|i| [i.low, i.high]),
+                ci_basis: interval.map(|i| i.basis),
                 question_se: question_se(&col),
                 sampling_se,
                 clustered_se: clustered_se(&col, input.clusters),

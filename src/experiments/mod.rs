@@ -2,6 +2,7 @@
 //! every simulated number becomes a [`Check`] with its Monte Carlo standard error and z-score.
 //! No file I/O here: [`crate::report`] turns results into files.
 pub mod budget;
+pub mod coverage;
 pub mod noise;
 pub mod plan;
 pub mod sweep;

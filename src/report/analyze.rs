@@ -6,6 +6,7 @@ use plotters::prelude::SeriesLabelPosition;
 use super::plot::{self, Band, Bars, Figure, Line, Markers, Panel, Scale};
 use super::tables::{num, Csv};
 use super::{json, Artifact, ReportError};
+use crate::analyze::interval::IntervalBasis;
 use crate::analyze::{Analysis, Comparison, CurvePoint, FitResult, MajRule, ModelAnalysis};
 
 /// The name of a maj@k rule as the command line spells it.
@@ -80,6 +81,52 @@ fn ci_pct(ci: Option<[f64; 2]>) -> String {
     })
 }
 
+/// The name of an interval basis as written in CSV files.
+pub fn basis_name(basis: IntervalBasis) -> &'static str {
+    match basis {
+        IntervalBasis::Spread => "spread",
+        IntervalBasis::AllMax => "all-max",
+        IntervalBasis::AllMin => "all-min",
+        IntervalBasis::AllEqual => "all-equal",
+    }
+}
+
+/// One line per curve point whose interval rests on an exact bound (every problem solved, or
+/// none), so the reader knows why it is one-sided.
+fn boundary_notes(m: &ModelAnalysis) -> String {
+    let n = m.summary.problems;
+    let mut t = String::new();
+    for (metric, _, points) in curves(m) {
+        for (basis, what) in [
+            (IntervalBasis::AllMax, "every problem scores 1"),
+            (IntervalBasis::AllMin, "every problem scores 0"),
+        ] {
+            let ks: Vec<String> = points
+                .iter()
+                .filter(|p| p.ci_basis == Some(basis))
+                .map(|p| p.k.to_string())
+                .collect();
+            if !ks.is_empty() {
+                t += &format!(
+                    "  note: {metric} at k = {}: {what}; the 95% interval is the exact bound after {n} problems without an exception (1 - 0.05^(1/N), about 3/N: the rule of three), not a point\n",
+                    ks.join(", ")
+                );
+            }
+        }
+    }
+    t
+}
+
+/// A note when every paired difference is the same (e.g. all 0).
+fn diff_note(name: &str, d: &crate::analyze::DiffEstimate, problems: usize) -> String {
+    if d.ci_basis == IntervalBasis::Spread {
+        return String::new();
+    }
+    format!(
+        "  note: {name}: every problem has the same difference; the 95% interval is the exact bound on how often a problem could differ after {problems} problems (1 - 0.05^(1/N), about 3/N), not a point\n"
+    )
+}
+
 /// The curves of one model with their metric names and vote rules.
 fn curves(m: &ModelAnalysis) -> Vec<(&'static str, &'static str, &[CurvePoint])> {
     let s = &m.summary;
@@ -97,7 +144,7 @@ fn curves(m: &ModelAnalysis) -> Vec<(&'static str, &'static str, &[CurvePoint])>
 }
 
 /// Columns of the per-model CSV.
-pub const MODEL_COLUMNS: [&str; 13] = [
+pub const MODEL_COLUMNS: [&str; 16] = [
     "source",
     "model",
     "seed",
@@ -111,6 +158,9 @@ pub const MODEL_COLUMNS: [&str; 13] = [
     "ci_low",
     "ci_high",
     "plug_in",
+    "ci_basis",
+    "bootstrap_low",
+    "bootstrap_high",
 ];
 
 /// The tidy table of one model: one row per (metric, k).
@@ -118,7 +168,8 @@ pub fn model_csv(a: &Analysis, m: &ModelAnalysis) -> String {
     let mut csv = Csv::new(&MODEL_COLUMNS);
     for (metric, rule, points) in curves(m) {
         for p in points {
-            let [lo, hi] = p
+            let [lo, hi] = p.ci95.map_or([None, None], |[l, h]| [Some(l), Some(h)]);
+            let [blo, bhi] = p
                 .bootstrap_ci
                 .map_or([None, None], |[l, h]| [Some(l), Some(h)]);
             csv.row([
@@ -135,6 +186,10 @@ pub fn model_csv(a: &Analysis, m: &ModelAnalysis) -> String {
                 opt(lo),
                 opt(hi),
                 opt(p.plug_in),
+                p.ci_basis
+                    .map_or(String::new(), |b| basis_name(b).to_string()),
+                opt(blo),
+                opt(bhi),
             ]);
         }
     }
@@ -142,7 +197,7 @@ pub fn model_csv(a: &Analysis, m: &ModelAnalysis) -> String {
 }
 
 /// Columns of `comparison.csv`.
-pub const COMPARISON_COLUMNS: [&str; 21] = [
+pub const COMPARISON_COLUMNS: [&str; 22] = [
     "source_a",
     "model_a",
     "source_b",
@@ -164,6 +219,7 @@ pub const COMPARISON_COLUMNS: [&str; 21] = [
     "sign_test_a_better",
     "sign_test_p",
     "reversal_probability",
+    "ci_basis",
 ];
 
 /// `comparison.csv`: pass@1 and maj@k differences B - A; `None` without a comparison.
@@ -205,6 +261,7 @@ pub fn comparison_csv(a: &Analysis) -> Option<String> {
             c.sign_test.a_better.to_string(),
             num(c.sign_test.p_value),
             opt(c.reversal_probability),
+            basis_name(d.ci_basis).to_string(),
         ]);
     }
     Some(csv.finish())
@@ -233,7 +290,7 @@ fn k_ticks(kmin: f64, kmax: f64) -> Vec<f64> {
     ticks
 }
 
-/// pass@k, pass^k and maj@k against k, one panel per model, with bootstrap 95% CI bands.
+/// pass@k, pass^k and maj@k against k, one panel per model, with 95% interval bands.
 pub fn curves_figure(a: &Analysis) -> Figure {
     let panels: Vec<Panel> = a
         .models
@@ -275,10 +332,7 @@ pub fn curves_figure(a: &Analysis) -> Figure {
                     .collect();
                 let band: Vec<(f64, f64, f64)> = points
                     .iter()
-                    .filter_map(|q| {
-                        q.bootstrap_ci
-                            .map(|[lo, hi]| (q.k as f64, 100.0 * lo, 100.0 * hi))
-                    })
+                    .filter_map(|q| q.ci95.map(|[lo, hi]| (q.k as f64, 100.0 * lo, 100.0 * hi)))
                     .collect();
                 if metric != "maj@k-first" && band.len() == points.len() && points.len() > 1 {
                     p.bands.push(Band {
@@ -333,9 +387,8 @@ pub fn curves_figure(a: &Analysis) -> Figure {
     let rows = panels.len().div_ceil(columns).max(1) as u32;
     Figure {
         title: format!(
-            "pass@k and maj@k against k · {} · bands: bootstrap 95% CI ({} resamples) · seed {}",
+            "pass@k and maj@k against k · {} · bands: 95% interval (Wilson, effective size, t quantile) · seed {}",
             input_names(a),
-            a.options.summary.bootstrap,
             a.seed
         ),
         panels,
@@ -534,12 +587,13 @@ fn model_header(m: &ModelAnalysis) -> String {
         s.model, m.source, s.problems, s.samples, s.n_min, s.n_max
     );
     t += &format!(
-        "  pass@1 (avg@n) {}: question SE {} pts, sampling SE {} pts{}, bootstrap 95% CI {}\n",
+        "  pass@1 (avg@n) {}: question SE {} pts, sampling SE {} pts{}, 95% CI {} (bootstrap {})\n",
         pct(s.pass_at_1),
         opt_pts(p1.question_se),
         opt_pts(p1.sampling_se),
         p1.clustered_se
             .map_or(String::new(), |c| format!(", clustered SE {} pts", pts(c))),
+        ci_pct(p1.ci95),
         ci_pct(p1.bootstrap_ci)
     );
     if let Some(tok) = &s.tokens {
@@ -581,13 +635,14 @@ pub fn analysis_text(a: &Analysis) -> String {
             t += &format!(
                 "  {:>5} {:>16} {:>8} {:>8} {:>16} {:>12}\n",
                 p.k,
-                format!("{} [{}]", pts(p.estimate), ci_pct(p.bootstrap_ci)),
+                format!("{} [{}]", pts(p.estimate), ci_pct(p.ci95)),
                 opt_pts(p.plug_in),
                 hat.map_or("-".to_string(), |q| pts(q.estimate)),
                 maj.map_or("-".to_string(), |q| pts(q.estimate)),
                 first.map_or("-".to_string(), |q| pts(q.estimate)),
             );
         }
+        t += &boundary_notes(m);
     }
     if let Some(c) = &a.comparison {
         t += &format!(
@@ -608,6 +663,7 @@ pub fn analysis_text(a: &Analysis) -> String {
                 pts(d.question_se),
                 opt_pts(d.sampling_se),
             );
+            t += &diff_note(&name, d, c.common_problems);
         }
         t += &format!(
             "  sign test: `{}` better on {}, `{}` on {}, {} ties, p = {:.3}; a fresh rerun reverses the order with probability {}\n",
@@ -621,7 +677,7 @@ pub fn analysis_text(a: &Analysis) -> String {
         );
     }
     t += &format!(
-        "pts = percentage points; seed {}, {} bootstrap resamples\n",
+        "pts = percentage points; 95% CI = Wilson interval with effective sample size and t(N-1) quantile; seed {}, {} bootstrap resamples\n",
         a.seed, a.options.summary.bootstrap
     );
     t
@@ -655,11 +711,11 @@ fn md_curve_table(m: &ModelAnalysis, rule: &str) -> String {
             opt_pts(p.question_se),
             opt_pts(p.sampling_se),
             opt_pts(p.clustered_se),
-            ci_pct(p.bootstrap_ci),
+            ci_pct(p.ci95),
             opt_pts(p.plug_in),
             at_k(Some(&s.pass_hat_k), p.k).map_or("-".to_string(), |q| pts(q.estimate)),
             maj.map_or("-".to_string(), |q| pts(q.estimate)),
-            maj.map_or("-".to_string(), |q| ci_pct(q.bootstrap_ci)),
+            maj.map_or("-".to_string(), |q| ci_pct(q.ci95)),
             at_k(s.maj_first.as_ref(), p.k).map_or("-".to_string(), |q| pts(q.estimate)),
         );
     }
@@ -670,7 +726,7 @@ fn md_curve_table(m: &ModelAnalysis, rule: &str) -> String {
 pub fn analysis_markdown(a: &Analysis, model_files: &[String], figures: &[String]) -> String {
     let rule = rule_name(a.options.summary.maj_rule);
     let mut md = format!(
-        "# evalsim analyze: {}\n\nevalsim {}, seed {}, {} bootstrap resamples over problems. Numbers are percentages of the benchmark (mean over problems); SEs in percentage points.\n\n",
+        "# evalsim analyze: {}\n\nevalsim {}, seed {}, {} bootstrap resamples over problems. Numbers are percentages of the benchmark (mean over problems); SEs in percentage points. 95% CIs: Wilson score interval with effective sample size m(1-m)/SE^2 and a t(N-1) quantile, within [0, 100]; the exact bound when every problem scores the same.\n\n",
         input_names(a),
         a.version,
         a.seed,
@@ -695,7 +751,7 @@ pub fn analysis_markdown(a: &Analysis, model_files: &[String], figures: &[String
     }
     for (m, file) in a.models.iter().zip(model_files) {
         md += &format!("## {}\n\n", m.summary.model);
-        md += &format!("```\n{}```\n\n", model_header(m));
+        md += &format!("```\n{}{}```\n\n", model_header(m), boundary_notes(m));
         md += &md_curve_table(m, rule);
         md += &format!("Every k: `{file}.csv`.\n\n");
     }
@@ -705,6 +761,7 @@ pub fn analysis_markdown(a: &Analysis, model_files: &[String], figures: &[String
             c.model_b, c.model_a, c.common_problems, c.only_a, c.model_a, c.only_b, c.model_b
         );
         md += "| metric | A | B | B - A | paired SE | question part | sampling part | 95% CI |\n|---|---:|---:|---:|---:|---:|---:|---:|\n";
+        let mut notes = String::new();
         let mut rows = vec![("pass@1".to_string(), &c.pass_at_1)];
         if let Some(d) = &c.maj_at_k {
             rows.push((format!("maj@{} ({rule})", d.k), d));
@@ -721,6 +778,10 @@ pub fn analysis_markdown(a: &Analysis, model_files: &[String], figures: &[String
                 signed_pts(d.ci95[0]),
                 signed_pts(d.ci95[1])
             );
+            notes += &diff_note(&name, d, c.common_problems);
+        }
+        for note in notes.lines() {
+            md += &format!("\n{}\n", note.trim().trim_start_matches("note: "));
         }
         md += &format!(
             "\nSign test over problems whose pass@1 differs: B better on {}, A better on {}, {} ties, two-sided p = {:.4}. Probability that a fresh rerun at the same n reverses the order: {}. Table: `comparison.csv`.\n\n",

@@ -5,6 +5,7 @@
 //! Nothing here knows about files; nothing above `sim` draws random numbers.
 pub mod alias;
 pub mod counts;
+pub mod evals;
 pub mod stream;
 pub mod traces;
 pub mod votes;

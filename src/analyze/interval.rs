@@ -1,0 +1,221 @@
+//! 95% confidence intervals for a benchmark score: the mean over N problems of bounded
+//! per-problem scores (pass@k, pass^k, maj@k in [0, 1]; a paired difference in [-1, 1]).
+//!
+//! Why not estimate -/+ 1.96 SE (or the percentile bootstrap, which behaves the same): at N = 10
+//! to 30 both under-cover, because the SE is itself estimated from N values (a t quantile, not
+//! z, is due) and because per-problem scores pile up at 0 and 1, where the sampling distribution
+//! of the mean is skewed and its estimated variance shrinks with the distance to the bound.
+//!
+//! The construction used ([`IntervalMethod::Wilson`], the default): the Wilson score interval
+//! with an effective sample size and a t quantile, as proposed for means of bounded scores from
+//! clustered samples (Korn and Graubard 1998; Kott and Carr 1997; compared in Dean and Pagano
+//! 2015). With the scores mapped to [0, 1], mean m and SE^2 = s^2 / N,
+//!
+//! - n* = m (1 - m) / SE^2 (the effective number of Bernoulli trials; N - 1 when every score is
+//!   0 or 1, more when scores lie inside),
+//! - t = the 97.5% quantile of Student's t with N - 1 degrees of freedom,
+//! - interval = (m + t^2 / (2 n*) -/+ t sqrt(m (1 - m) / n* + t^2 / (4 n*^2))) / (1 + t^2 / n*).
+//!
+//! It never leaves the range of the scores. When every problem has the same score c (all solved,
+//! none solved, or every difference 0) there is no variance to plug in; the interval is then
+//! what the data allow: with P(score != c) <= u = 1 - 0.05^(1/N), the one-sided exact
+//! (Clopper-Pearson) 95% bound after N problems without an exception (about 3 / N, the rule of
+//! three), the mean lies in [c - u (c - lo), c + u (hi - c)]. For all solved that is
+//! [0.05^(1/N), 1].
+//!
+//! Measured coverage of every method here, on data drawn from the workbench's own model, is in
+//! `docs/intervals.md`; the `coverage` bench reproduces it.
+use serde::{Deserialize, Serialize};
+use statrs::distribution::{Beta, ContinuousCDF, StudentsT};
+
+/// Two-sided level of every interval here.
+pub const LEVEL: f64 = 0.95;
+
+/// The 97.5% standard normal quantile.
+const Z: f64 = 1.959_963_984_540_054;
+
+/// How an interval is built.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum IntervalMethod {
+    /// Wilson score interval with effective sample size m (1 - m) / SE^2 and a t(N - 1)
+    /// quantile (the default).
+    #[default]
+    Wilson,
+    /// As [`IntervalMethod::Wilson`] with the normal quantile 1.96 in place of t(N - 1).
+    WilsonZ,
+    /// Estimate -/+ 1.96 SE (what `analyze` printed before; the percentile bootstrap covers the
+    /// same). Not clipped to the range.
+    Wald,
+    /// Estimate -/+ t(N - 1) SE, clipped to the range.
+    WaldT,
+    /// Clopper-Pearson with the effective sample size, degrees-of-freedom adjusted (Korn and
+    /// Graubard 1998).
+    KornGraubard,
+}
+
+/// What an interval rests on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum IntervalBasis {
+    /// The per-problem scores vary; the interval comes from their mean and SE.
+    Spread,
+    /// Every problem has the top score (all solved): the lower end is the exact bound
+    /// 0.05^(1/N) (rule of three).
+    AllMax,
+    /// Every problem has the bottom score (none solved): the upper end is 1 - 0.05^(1/N).
+    AllMin,
+    /// Every problem has the same score strictly inside the range (e.g. every paired difference
+    /// 0): the ends are the exact bound on how often a problem could differ.
+    AllEqual,
+}
+
+/// A 95% interval for the mean of bounded per-problem scores.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct MeanInterval {
+    /// Lower end.
+    pub low: f64,
+    /// Upper end.
+    pub high: f64,
+    /// What it rests on.
+    pub basis: IntervalBasis,
+}
+
+/// The 97.5% quantile of Student's t with `df` degrees of freedom. Cost: O(1).
+pub fn t_quantile(df: usize) -> f64 {
+    StudentsT::new(0.0, 1.0, df as f64).map_or(Z, |t| t.inverse_cdf(0.5 + LEVEL / 2.0))
+}
+
+/// The one-sided exact 95% upper bound on a probability after `n` trials without the event:
+/// 1 - 0.05^(1/n), computed as -expm1(ln 0.05 / n) so small bounds keep their digits.
+pub fn none_in_n_bound(n: usize) -> f64 {
+    -((1.0 - LEVEL).ln() / n as f64).exp_m1()
+}
+
+/// 95% interval for the mean of `values`, each in `[lo, hi]`, by `method`. `None` with fewer
+/// than 2 values. Cost: O(N).
+pub fn mean_interval(
+    values: &[f64],
+    (lo, hi): (f64, f64),
+    method: IntervalMethod,
+) -> Option<MeanInterval> {
+    let n = values.len();
+    if n < 2 || hi <= lo {
+        return None;
+    }
+    let width = hi - lo;
+    let m = values.iter().sum::<f64>() / n as f64;
+    let var = values.iter().map(|v| (v - m).powi(2)).sum::<f64>() / (n - 1) as f64;
+    let se = (var / n as f64).sqrt();
+    let spread = |low: f64, high: f64| MeanInterval {
+        low,
+        high,
+        basis: IntervalBasis::Spread,
+    };
+    match method {
+        IntervalMethod::Wald => return Some(spread(m - Z * se, m + Z * se)),
+        IntervalMethod::WaldT => {
+            let t = t_quantile(n - 1);
+            return Some(spread((m - t * se).max(lo), (m + t * se).min(hi)));
+        }
+        _ => {}
+    }
+    let first = values[0];
+    if values.iter().all(|&v| v == first) {
+        let u = none_in_n_bound(n);
+        let basis = if first >= hi {
+            IntervalBasis::AllMax
+        } else if first <= lo {
+            IntervalBasis::AllMin
+        } else {
+            IntervalBasis::AllEqual
+        };
+        return Some(MeanInterval {
+            low: (first - u * (first - lo)).max(lo),
+            high: (first + u * (hi - first)).min(hi),
+            basis,
+        });
+    }
+    // On the unit scale.
+    let p = ((m - lo) / width).clamp(0.0, 1.0);
+    let v = var / n as f64 / (width * width);
+    let n_eff = p * (1.0 - p) / v;
+    let t = if method == IntervalMethod::WilsonZ {
+        Z
+    } else {
+        t_quantile(n - 1)
+    };
+    let (a, b) = match method {
+        IntervalMethod::KornGraubard => {
+            let n_df = n_eff * (Z / t).powi(2);
+            let x = p * n_df;
+            let low = Beta::new(x, n_df - x + 1.0).map_or(0.0, |d| d.inverse_cdf(0.025));
+            let high = Beta::new(x + 1.0, n_df - x).map_or(1.0, |d| d.inverse_cdf(0.975));
+            (low, high)
+        }
+        _ => {
+            let t2 = t * t / n_eff;
+            let centre = (p + t2 / 2.0) / (1.0 + t2);
+            let half = t / (1.0 + t2) * (v + t * t / (4.0 * n_eff * n_eff)).sqrt();
+            (centre - half, centre + half)
+        }
+    };
+    Some(spread(
+        (lo + width * a.clamp(0.0, 1.0)).max(lo),
+        (lo + width * b.clamp(0.0, 1.0)).min(hi),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn t_quantiles() {
+        assert!((t_quantile(9) - 2.262_157_162_8).abs() < 1e-8);
+        assert!((t_quantile(29) - 2.045_229_642_1).abs() < 1e-8);
+    }
+
+    #[test]
+    fn all_solved_gives_the_exact_bound_not_a_point() {
+        let i = mean_interval(&[1.0; 10], (0.0, 1.0), IntervalMethod::Wilson).unwrap();
+        assert_eq!(i.basis, IntervalBasis::AllMax);
+        assert!((i.low - 0.05f64.powf(0.1)).abs() < 1e-15 && i.high == 1.0);
+        let i = mean_interval(&[0.0; 30], (0.0, 1.0), IntervalMethod::Wilson).unwrap();
+        assert_eq!((i.low, i.basis), (0.0, IntervalBasis::AllMin));
+        assert!((i.high - (1.0 - 0.05f64.powf(1.0 / 30.0))).abs() < 1e-15);
+        let i = mean_interval(&[0.0; 10], (-1.0, 1.0), IntervalMethod::Wilson).unwrap();
+        assert_eq!(i.basis, IntervalBasis::AllEqual);
+        assert!((i.high + i.low).abs() < 1e-15 && (i.high - none_in_n_bound(10)).abs() < 1e-15);
+    }
+
+    #[test]
+    fn binary_scores_give_the_wilson_interval_with_t() {
+        // 7 of 10 solved: s^2 = 0.21 * 10 / 9, n* = 9; Wilson with t(9) and n = 9.
+        let mut v = vec![1.0; 7];
+        v.extend([0.0; 3]);
+        let i = mean_interval(&v, (0.0, 1.0), IntervalMethod::Wilson).unwrap();
+        let (t, n, p) = (t_quantile(9), 9.0, 0.7);
+        let c = (p + t * t / (2.0 * n)) / (1.0 + t * t / n);
+        let h = t / (1.0 + t * t / n) * (p * (1.0 - p) / n + t * t / (4.0 * n * n)).sqrt();
+        assert!((i.low - (c - h)).abs() < 1e-12 && (i.high - (c + h)).abs() < 1e-12);
+        assert!(i.low > 0.0 && i.high < 1.0 && i.low < 0.7 && 0.7 < i.high);
+    }
+
+    #[test]
+    fn never_leaves_the_range() {
+        let v = [1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 0.2];
+        for method in [
+            IntervalMethod::Wilson,
+            IntervalMethod::WaldT,
+            IntervalMethod::KornGraubard,
+        ] {
+            let i = mean_interval(&v, (0.0, 1.0), method).unwrap();
+            assert!(0.0 <= i.low && i.low < 0.92 && 0.92 < i.high && i.high <= 1.0);
+        }
+        let d = [1.0, 0.0, 0.5, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0];
+        let i = mean_interval(&d, (-1.0, 1.0), IntervalMethod::Wilson).unwrap();
+        assert!(-1.0 <= i.low && i.low < 0.35 && 0.35 < i.high && i.high <= 1.0);
+        assert!(mean_interval(&[0.5], (0.0, 1.0), IntervalMethod::Wilson).is_none());
+    }
+}

@@ -1,0 +1,73 @@
+//! Coverage of `plan`'s 95% half-widths for the population designs: the share of simulated reruns
+//! (N problems redrawn from the logit-normal mu = 0.2, sigma = 2.2, n samples per problem and
+//! model, model B shifted by `gap` logits) whose pass@1 difference B - A falls within the planned
+//! half-width 1.96 SE of the exact population difference (both by quadrature in exact/).
+//!
+//! Each check: |coverage - 95%| <= 3.5 binomial SEs at the rerun count (12 checks, so under exact
+//! 95% coverage a spurious failure has probability about 0.6%).
+use evalsim::exact::plan::{population_pair_moments, Z_95};
+use evalsim::sim::evals::EvalSampler;
+use evalsim::sim::stream::stream;
+
+const Z: f64 = 3.5;
+
+fn score(tallies: &[evalsim::sim::evals::ProblemTally], n: usize) -> f64 {
+    tallies.iter().map(|t| t.correct as f64).sum::<f64>() / (n * tallies.len()) as f64
+}
+
+fn coverage(problems: usize, samples: usize, gap: f64, paired: bool, reruns: usize) -> f64 {
+    let m = population_pair_moments(0.2, 2.2, gap);
+    let truth = m.mean_b - m.mean_a;
+    let n = u32::try_from(samples).expect("small");
+    let half = Z_95
+        * if paired {
+            m.paired_se(n, problems)
+        } else {
+            m.unpaired_se(n, problems)
+        };
+    let sampler = |shifts: Vec<f64>| EvalSampler {
+        mu: 0.2,
+        sigma: 2.2,
+        attractor: 0.5,
+        samples,
+        shifts,
+    };
+    let inside = (0..reruns)
+        .filter(|&r| {
+            let mut rng = stream(19, &[0x9A7, problems as u64, u64::from(paired), r as u64]);
+            let d = if paired {
+                let draws = sampler(vec![0.0, gap]).sample(problems, &mut rng);
+                score(&draws[1], samples) - score(&draws[0], samples)
+            } else {
+                let a = sampler(vec![0.0]).sample(problems, &mut rng);
+                let b = sampler(vec![gap]).sample(problems, &mut rng);
+                score(&b[0], samples) - score(&a[0], samples)
+            };
+            (d - truth).abs() <= half
+        })
+        .count();
+    inside as f64 / reruns as f64
+}
+
+#[test]
+fn plan_halfwidths_cover_95_percent_of_reruns_at_n_10_30_100() {
+    let reruns = 2000;
+    let se = (0.95f64 * 0.05 / reruns as f64).sqrt();
+    let mut failures = Vec::new();
+    for paired in [true, false] {
+        for gap in [0.21, 1.0] {
+            for problems in [10, 30, 100] {
+                let c = coverage(problems, 4, gap, paired, reruns);
+                eprintln!(
+                    "paired {paired}, gap {gap}, N = {problems}, n = 4: {:.1}% of {reruns} reruns (binomial SE {:.2}%)",
+                    100.0 * c,
+                    100.0 * se
+                );
+                if ((c - 0.95) / se).abs() > Z {
+                    failures.push(format!("paired {paired} gap {gap} N {problems}: {c}"));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{failures:?}");
+}

@@ -69,7 +69,7 @@ pub fn detect_format(file_name: &str, head: &str) -> Format {
         };
         return if has("doc_id") && (has("resps") || has("filtered_resps")) {
             Format::LmEval
-        } else if has("task_id") && has("passed") {
+        } else if has("task_id") && (has("passed") || has("completion")) {
             Format::HumanEval
         } else if has("problem_id") {
             Format::Jsonl

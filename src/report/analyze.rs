@@ -583,7 +583,9 @@ pub fn harness_text(a: &Analysis) -> String {
                     .map_or(String::new(), |e| format!(" (stderr {e:.6})")),
                 ours.map_or("-".to_string(), |v| format!("{v:.6}")),
                 match ours {
-                    Some(v) if (v - agg.value).abs() <= crate::analyze::analysis::HARNESS_AGREEMENT => "agree",
+                    Some(v)
+                        if (v - agg.value).abs() <= crate::analyze::analysis::HARNESS_AGREEMENT =>
+                        "agree",
                     Some(_) => "DIFFER",
                     None => "no such model",
                 }

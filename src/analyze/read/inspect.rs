@@ -234,10 +234,7 @@ impl InspectState<'_> {
                         let keys: Vec<String> = map.keys().cloned().collect();
                         return Err(ctx.missing(
                             &field,
-                            &format!(
-                                "a key of the dict-valued score: {}",
-                                quoted_list(&keys)
-                            ),
+                            &format!("a key of the dict-valued score: {}", quoted_list(&keys)),
                         ));
                     }
                 }
@@ -254,29 +251,28 @@ impl InspectState<'_> {
             }
             (v, _) => v.clone(),
         };
-        let correct = match binary_value(&value) {
-            Some(c) => c,
-            None => match float_value(&value) {
-                Some(x) => {
-                    return Err(ctx.bad(
-                        &field,
-                        &value,
-                        &format!(
+        let correct =
+            match binary_value(&value) {
+                Some(c) => c,
+                None => match float_value(&value) {
+                    Some(x) => {
+                        return Err(ctx.bad(
+                            &field,
+                            &value,
+                            &format!(
                             "a binary score (\"C\"/\"I\"/\"N\", true/false or 0/1): {x} is partial \
                              credit, which evalsim does not analyse yet (pass@k and maj@k need \
                              binary scores)"
                         ),
-                    ))
-                }
-                None => {
-                    return Err(ctx.bad(
+                        ))
+                    }
+                    None => return Err(ctx.bad(
                         &field,
                         &value,
                         "\"C\" (correct), \"I\" (incorrect), \"N\" (no answer), true/false or 0/1",
-                    ))
-                }
-            },
-        };
+                    )),
+                },
+            };
         let answer = match &score.answer {
             None => None,
             Some(v) => Some(ctx.text_value(&format!("samples[{i}].scores.answer"), v)?),
@@ -356,7 +352,8 @@ impl InspectState<'_> {
         let wanted = self.choice.key.unwrap_or(&scorer);
         if let Some(results) = &self.results {
             let entry = results.scores.iter().find(|s| {
-                s.name == wanted && (self.choice.key.is_none() || s.scorer.as_deref() == Some(&scorer))
+                s.name == wanted
+                    && (self.choice.key.is_none() || s.scorer.as_deref() == Some(&scorer))
             });
             if let Some(entry) = entry {
                 let metric = ["accuracy", "mean"]
@@ -654,8 +651,11 @@ fn read_eval_archive(
     let mut state = new_state(builder, choice);
     match find("header.json") {
         Some(i) => {
-            let header: EvalHeader =
-                parse_entry(&entry_bytes(&mut archive, i, &source, "header.json")?, &source, "header.json")?;
+            let header: EvalHeader = parse_entry(
+                &entry_bytes(&mut archive, i, &source, "header.json")?,
+                &source,
+                "header.json",
+            )?;
             state.model = header.eval.and_then(|e| e.model);
             state.status = header.status;
             state.results = header.results;

@@ -14,8 +14,8 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use super::{for_each_line, parse_object, quoted_list, Ctx};
 use super::ReadOptions;
+use super::{for_each_line, parse_object, quoted_list, Ctx};
 use crate::analyze::data::{Dataset, DatasetBuilder, HarnessAggregate, Sample};
 use crate::analyze::{AnalyzeError, Result};
 
@@ -32,12 +32,19 @@ fn binary(v: &Value) -> Option<bool> {
     }
 }
 
-/// The argmax choice of a multiple-choice row (`[[logprob, is_greedy], ...]`, numbers possibly
-/// written as strings), or `None` when `filtered` is not of that shape.
+/// The argmax choice of a multiple-choice row (`[[logprob, is_greedy], ...]`, written as numbers
+/// and booleans or as their strings), or `None` when `filtered` is not of that shape.
 fn argmax_choice(filtered: &[Value]) -> Option<usize> {
     let mut best: Option<(usize, f64)> = None;
     for (i, pair) in filtered.iter().enumerate() {
-        let first = pair.as_array()?.first()?;
+        let [first, greedy] = pair.as_array()?.as_slice() else {
+            return None;
+        };
+        match greedy {
+            Value::Bool(_) => {}
+            Value::String(g) if g == "True" || g == "False" => {}
+            _ => return None,
+        }
         let lp = match first {
             Value::Number(n) => n.as_f64()?,
             Value::String(s) => s.parse::<f64>().ok()?,
@@ -113,21 +120,22 @@ pub(super) fn read_lm_eval(
                 return Err(ctx.missing(
                     "--metric",
                     &format!(
-                        "one of the per-sample metrics the rows log: {}; choose one with --metric NAME",
-                        quoted_list(&names)
-                    ),
+                    "one of the per-sample metrics the rows log: {}; choose one with --metric NAME",
+                    quoted_list(&names)
+                ),
                 ))
             }
         };
         let value = obj.get(&name).ok_or_else(|| {
-            ctx.missing(&name, "the per-sample value of the metric the row lists in `metrics`")
+            ctx.missing(
+                &name,
+                "the per-sample value of the metric the row lists in `metrics`",
+            )
         })?;
         let filtered = match obj.get("filtered_resps") {
             Some(Value::Array(items)) => items,
             Some(other) => return Err(ctx.bad("filtered_resps", other, "an array")),
-            None => {
-                return Err(ctx.missing("filtered_resps", "the filtered responses of the row"))
-            }
+            None => return Err(ctx.missing("filtered_resps", "the filtered responses of the row")),
         };
         if filtered.is_empty() {
             return builder.zero_samples(line, &problem_id);
@@ -159,6 +167,9 @@ pub(super) fn read_lm_eval(
                 }
                 other => answers.push(ctx.text_value("filtered_resps", other)?),
             }
+        }
+        if answers.is_empty() {
+            return builder.zero_samples(line, &problem_id);
         }
         let generations = match obj.get("resps") {
             Some(Value::Array(r)) => r
@@ -296,12 +307,14 @@ pub fn parse_results(text: &str, source: &str) -> Result<LmEvalResults> {
             .map(str::to_string),
         _ => None,
     };
-    let model = pretrained.or(raw.model_name.filter(|m| !m.is_empty())).or_else(|| {
-        config
-            .get("model")
-            .and_then(Value::as_str)
-            .map(str::to_string)
-    });
+    let model = pretrained
+        .or(raw.model_name.filter(|m| !m.is_empty()))
+        .or_else(|| {
+            config
+                .get("model")
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        });
     Ok(LmEvalResults {
         model,
         results,
@@ -345,7 +358,11 @@ fn results_files(dir: &Path) -> Result<Vec<PathBuf>> {
 /// The date stamp of `results_<date>.json` or `samples_<task>_<date>.jsonl`.
 fn stamp(results: &Path) -> Option<String> {
     let name = results.file_name()?.to_string_lossy().into_owned();
-    Some(name.strip_prefix("results_")?.strip_suffix(".json")?.to_string())
+    Some(
+        name.strip_prefix("results_")?
+            .strip_suffix(".json")?
+            .to_string(),
+    )
 }
 
 /// The samples files of one run: (task, path), sorted by task.

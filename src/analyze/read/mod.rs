@@ -561,9 +561,18 @@ fn canonical_fast(text: &str) -> Option<SampleRef<'_>> {
 
 fn human_eval_json(source: &str, line: usize, obj: &Map<String, Value>) -> Result<Sample> {
     let ctx = Ctx { source, line };
-    let passed = ctx
-        .opt_bool(obj, "passed")?
-        .ok_or_else(|| ctx.missing("passed", "true/false (human-eval `*_results.jsonl`)"))?;
+    let passed = ctx.opt_bool(obj, "passed")?.ok_or_else(|| {
+        if obj.contains_key("completion") {
+            ctx.missing(
+                "passed",
+                "evaluated samples: this is a human-eval samples file not yet evaluated; run \
+                 `evaluate_functional_correctness FILE` first and analyse the \
+                 `FILE_results.jsonl` it writes",
+            )
+        } else {
+            ctx.missing("passed", "true/false (human-eval `*_results.jsonl`)")
+        }
+    })?;
     Ok(Sample {
         problem_id: ctx.id(obj, "task_id")?,
         correct: Some(passed),
@@ -777,36 +786,42 @@ mod tests {
     }
 
     #[test]
-    fn lm_eval_log_samples_by_filter() {
+    fn lm_eval_correctness_is_the_logged_metric_not_a_text_match() {
         let text = fixture("lm_eval_samples_gsm8k.jsonl");
-        let opts = ReadOptions {
+        // `extract-all` keeps 4 answers per document but logs one exact_match per document:
+        // which answers were right is not in the file, so it is refused, not re-graded.
+        let all = ReadOptions {
             filter: Some("extract-all".to_string()),
             ..ReadOptions::default()
         };
-        let d = read_str(Format::LmEval, &text, &opts).unwrap();
-        // doc 0: 18, 18, [invalid] (missing), 20; doc 1: 3, 4, 3.0 (= 3), 4.
-        assert_eq!(
-            counts(&d.models[0]),
-            vec![
-                ("0".to_string(), 4, 2, vec![1, 1]),
-                ("1".to_string(), 4, 2, vec![2]),
-            ]
+        let err = read_str(Format::LmEval, &text, &all)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("test.in:1") && err.contains("one 0/1 per generation"),
+            "{err}"
         );
+        // `maj@4` keeps one answer per document: one sample each, correct as logged (doc 0's
+        // exact_match is 1, doc 1's is 0), whatever its text.
         let reducing = ReadOptions {
             filter: Some("maj@4".to_string()),
             ..ReadOptions::default()
         };
-        let err = read_str(Format::LmEval, &text, &reducing)
-            .unwrap_err()
-            .to_string();
-        assert!(
-            err.contains("test.in:2") && err.contains("filtered_resps"),
-            "{err}"
+        let d = read_str(Format::LmEval, &text, &reducing).unwrap();
+        assert_eq!(
+            counts(&d.models[0]),
+            vec![
+                ("0".to_string(), 1, 1, vec![]),
+                ("1".to_string(), 1, 0, vec![1]),
+            ]
         );
-        let err = read_str(Format::LmEval, &text, &ReadOptions::default())
-            .unwrap_err()
-            .to_string();
-        assert!(err.contains("`extract-all`, `maj@4`"), "{err}");
+        assert_eq!(d.harness.score_read.as_deref(), Some("exact_match,maj@4"));
+        let flipped = text.replacen("\"exact_match\": 1.0", "\"exact_match\": 0.0", 1);
+        let d = read_str(Format::LmEval, &flipped, &reducing).unwrap();
+        assert_eq!(
+            d.models[0].problems[0].correct, 0,
+            "the metric, not the text"
+        );
         let unknown = ReadOptions {
             filter: Some("strict-match".to_string()),
             ..ReadOptions::default()
@@ -818,6 +833,26 @@ mod tests {
             err.contains("strict-match") && err.contains("`maj@4`"),
             "{err}"
         );
+        let metric = ReadOptions {
+            filter: Some("maj@4".to_string()),
+            metric: Some("acc".to_string()),
+            ..ReadOptions::default()
+        };
+        let err = read_str(Format::LmEval, &text, &metric)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("`acc`") && err.contains("`exact_match`"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn lm_eval_multiple_choice_row_is_one_sample_answered_by_argmax() {
+        let row = r#"{"doc_id": 3, "target": "1", "resps": [[["-5.4", "False"]], [["-3.5", "False"]], [["-8.8", "False"]]], "filtered_resps": [["-5.4", "False"], ["-3.5", "False"], ["-8.8", "False"]], "filter": "none", "metrics": ["acc"], "acc": 0.0}"#;
+        let d = read_str(Format::LmEval, row, &ReadOptions::default()).unwrap();
+        let p = &d.models[0].problems[0];
+        assert_eq!((p.n, p.correct), (1, 0), "one sample, wrong as logged");
     }
 
     #[test]
@@ -855,7 +890,7 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(
-            err.contains("samples[1].scores.value") && err.contains("\"C\""),
+            err.contains("samples[1].scores.") && err.contains(".value") && err.contains("\"C\""),
             "{err}"
         );
         assert!(
@@ -960,8 +995,7 @@ mod tests {
         let err =
             read_str(Format::Csv, "problem_id,correct\n", &ReadOptions::default()).unwrap_err();
         assert!(matches!(err, AnalyzeError::Empty { .. }), "{err}");
-        let line =
-            r#"{"doc_id": 7, "target": "1", "resps": [[]], "filtered_resps": [[]], "filter": "x"}"#;
+        let line = r#"{"doc_id": 7, "target": "1", "resps": [[]], "filtered_resps": [[]], "filter": "x", "metrics": ["exact_match"], "exact_match": 1.0}"#;
         let err = read_str(Format::LmEval, line, &ReadOptions::default()).unwrap_err();
         assert!(
             err.to_string().contains("problem `7` has zero samples"),

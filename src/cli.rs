@@ -434,6 +434,13 @@ struct InputArgs {
     /// inspect_ai: the scorer to read when samples carry several
     #[arg(long, value_name = "NAME")]
     scorer: Option<String>,
+    /// inspect_ai: the key of a dict-valued score
+    #[arg(long, value_name = "KEY")]
+    score_key: Option<String>,
+    /// lm-eval: the per-sample metric read for correctness (default: the only 0/1 metric the
+    /// rows log; several need a choice)
+    #[arg(long, value_name = "NAME")]
+    metric: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -499,9 +506,46 @@ fn internal(e: impl Into<anyhow::Error>) -> Failure {
     }
 }
 
+/// The name of an input as used in the default output folder: the file name with its extension
+/// (so `x.csv` and `x.jsonl` never share a folder), every character other than ASCII letters,
+/// digits, `.`, `_` and `-` replaced by `_`, leading dots dropped; `stdin` for `-`.
+fn folder_name(path: &std::path::Path) -> String {
+    if is_stdin(path) {
+        return "stdin".to_string();
+    }
+    let name = path
+        .file_name()
+        .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
+    let clean: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let clean = clean.trim_start_matches('.');
+    if clean.is_empty() {
+        "input".to_string()
+    } else {
+        clean.chars().take(100).collect()
+    }
+}
+
+/// The model name of rows that name none: the file stem (`stdin` for `-`).
 fn file_stem(path: &std::path::Path) -> String {
+    if is_stdin(path) {
+        return "stdin".to_string();
+    }
     path.file_stem()
         .map_or_else(|| "input".to_string(), |s| s.to_string_lossy().into_owned())
+}
+
+/// `-` is standard input.
+fn is_stdin(path: &std::path::Path) -> bool {
+    path.as_os_str() == "-"
 }
 
 fn worker_pool(threads: Option<u16>) -> Result<rayon::ThreadPool, Failure> {
@@ -514,37 +558,60 @@ fn worker_pool(threads: Option<u16>) -> Result<rayon::ThreadPool, Failure> {
         .map_err(internal)
 }
 
-/// Reads one result file; the format is detected unless given. Samples without a model name
-/// belong to a model named after the file stem.
+/// Reads one result file (`-` is standard input); the format is detected unless given.
+/// Detection looks at the first bytes, which are then replayed to the reader, so a pipe loses
+/// nothing. Samples without a model name belong to a model named after the file stem.
 fn read_input(
     path: &std::path::Path,
     input: &InputArgs,
 ) -> Result<(crate::analyze::Dataset, crate::analyze::Format), Failure> {
+    use crate::analyze::read::lm_eval;
     use crate::analyze::{Format, Normalization, ReadOptions};
     use std::io::Read;
-    let source = path.display().to_string();
-    let open = || {
-        std::fs::File::open(path)
-            .with_context(|| format!("cannot read {source}"))
-            .map_err(bad_input)
+    if path.is_dir() {
+        let options = ReadOptions {
+            normalization: if input.no_normalize {
+                Normalization::Off
+            } else {
+                Normalization::Standard
+            },
+            default_model: file_stem(path),
+            filter: input.filter.clone(),
+            metric: input.metric.clone(),
+            ..ReadOptions::default()
+        };
+        let dataset = lm_eval::read_output_dir(path, &options).map_err(bad_input)?;
+        return Ok((dataset, Format::LmEval));
+    }
+    let source = if is_stdin(path) {
+        "<stdin>".to_string()
+    } else {
+        path.display().to_string()
     };
+    let mut raw: Box<dyn Read> = if is_stdin(path) {
+        Box::new(std::io::stdin())
+    } else {
+        Box::new(
+            std::fs::File::open(path)
+                .with_context(|| format!("cannot read {source}"))
+                .map_err(bad_input)?,
+        )
+    };
+    let mut head = Vec::new();
+    (&mut raw)
+        .take(crate::analyze::DETECT_BYTES as u64)
+        .read_to_end(&mut head)
+        .with_context(|| format!("cannot read {source}"))
+        .map_err(bad_input)?;
     let format = match input.format {
         FormatArg::Jsonl => Format::Jsonl,
         FormatArg::Csv => Format::Csv,
         FormatArg::HumanEval => Format::HumanEval,
         FormatArg::LmEval => Format::LmEval,
         FormatArg::Inspect => Format::Inspect,
-        FormatArg::Auto => {
-            let mut head = Vec::new();
-            open()?
-                .take(crate::analyze::DETECT_BYTES as u64)
-                .read_to_end(&mut head)
-                .with_context(|| format!("cannot read {source}"))
-                .map_err(bad_input)?;
-            crate::analyze::detect_format(&source, &String::from_utf8_lossy(&head))
-        }
+        FormatArg::Auto => crate::analyze::detect_format_bytes(&source, &head),
     };
-    let options = ReadOptions {
+    let mut options = ReadOptions {
         normalization: if input.no_normalize {
             Normalization::Off
         } else {
@@ -553,10 +620,32 @@ fn read_input(
         default_model: file_stem(path),
         filter: input.filter.clone(),
         scorer: input.scorer.clone(),
+        score_key: input.score_key.clone(),
+        metric: input.metric.clone(),
+        cluster: None,
     };
-    let mut reader = std::io::BufReader::with_capacity(1 << 20, open()?);
-    let dataset =
+    // An lm-eval samples file: the run's results_*.json beside it names the model and holds the
+    // harness's aggregate.
+    let sibling = (format == Format::LmEval && !is_stdin(path))
+        .then(|| lm_eval::sibling_results(path))
+        .flatten();
+    let results = match &sibling {
+        Some((r, _)) => Some(lm_eval::read_results(r).map_err(bad_input)?),
+        None => None,
+    };
+    if let Some(model) = results.as_ref().and_then(|r| r.model.clone()) {
+        options.default_model = model;
+    }
+    let mut reader =
+        std::io::BufReader::with_capacity(1 << 20, std::io::Cursor::new(head).chain(raw));
+    let mut dataset =
         crate::analyze::read_samples(format, &mut reader, &source, &options).map_err(bad_input)?;
+    if let (Some(r), Some((_, task))) = (&results, &sibling) {
+        lm_eval::attach_aggregate(r, std::slice::from_ref(task), &mut dataset);
+    }
+    for w in &dataset.harness.warnings {
+        eprintln!("warning: {w}");
+    }
     Ok((dataset, format))
 }
 
@@ -599,8 +688,11 @@ fn analyze_command(a: &AnalyzeArgs) -> Result<u8, Failure> {
     let analysis = pool
         .install(|| crate::analyze::analyze(inputs, &options))
         .map_err(bad_input)?;
+    for w in analysis.sources.iter().flat_map(|s| &s.mismatches) {
+        eprintln!("warning: {w}");
+    }
     let out_dir = c.out.clone().unwrap_or_else(|| {
-        let stems: Vec<String> = a.files.iter().map(|f| file_stem(f)).collect();
+        let stems: Vec<String> = a.files.iter().map(|f| folder_name(f)).collect();
         let name = if a.compare && stems.len() == 2 {
             format!("analyze-{}-vs-{}", stems[0], stems[1])
         } else {
@@ -660,7 +752,7 @@ fn fit_command(a: &FitArgs) -> Result<u8, Failure> {
     let out_dir = c
         .out
         .clone()
-        .unwrap_or_else(|| PathBuf::from("out").join(format!("fit-{}", file_stem(&a.file))));
+        .unwrap_or_else(|| PathBuf::from("out").join(format!("fit-{}", folder_name(&a.file))));
     let artifacts = report::analyze::fit_artifacts(&fit, &dataset.source, seed, !a.no_figures)
         .map_err(internal)?;
     report::write_artifacts(&out_dir, &artifacts).map_err(bad_input)?;

@@ -51,7 +51,7 @@ fn every_fixture_format_is_detected_and_analysed() {
         ),
         (
             "lm_eval_samples_gsm8k.jsonl",
-            &["--filter", "extract-all"],
+            &["--filter", "maj@4"],
             "model `lm_eval_samples_gsm8k`",
         ),
         ("inspect_log_gsm8k.json", &[], "model `openai/gpt-4o-mini`"),
@@ -302,7 +302,7 @@ fn bad_inputs_name_file_line_and_field() {
     rejects(
         &fixture("lm_eval_samples_gsm8k.jsonl"),
         &[],
-        &["several filters present", "`extract-all`"],
+        &["lm_eval_samples_gsm8k.jsonl:1", "one 0/1 per generation"],
     );
     rejects(
         &dir.path().join("absent.jsonl"),

@@ -7,7 +7,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::compare::{compare_models, Comparison, ComparisonOptions};
-use super::data::{Dataset, ModelSamples};
+use super::data::{Dataset, HarnessInfo, ModelSamples};
 use super::read::Format;
 use super::summary::{summarize_model, ModelSummary, SummaryOptions};
 use super::{AnalyzeError, MajRule, Result};
@@ -43,7 +43,19 @@ pub struct SourceInfo {
     pub format: Format,
     /// The models it holds (as named in the analysis).
     pub models: Vec<String>,
+    /// What the harness wrote beside the samples (its aggregate, epoch reducers, skipped
+    /// samples, token totals, warnings), model names as in the analysis.
+    #[serde(default)]
+    pub harness: HarnessInfo,
+    /// Where evalsim's pass@1 differs from the harness's own aggregate by more than rounding
+    /// (a misread, or a harness aggregate over other samples): one message each.
+    #[serde(default)]
+    pub mismatches: Vec<String>,
 }
+
+/// Largest difference between evalsim's pass@1 and the harness's aggregate that counts as
+/// rounding (both are means of the same per-sample scores, computed in a different order).
+pub const HARNESS_AGREEMENT: f64 = 1e-9;
 
 /// One bin of the per-problem solve-rate histogram.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -95,6 +107,24 @@ pub struct Analysis {
     pub models: Vec<ModelAnalysis>,
     /// The paired comparison (second model minus first), when asked for.
     pub comparison: Option<Comparison>,
+}
+
+fn rename_in_harness(h: &mut HarnessInfo, from: &str, to: &str) {
+    for a in &mut h.aggregates {
+        if a.model == from {
+            a.model = to.to_string();
+        }
+    }
+    for (m, _, _) in &mut h.reductions {
+        if m == from {
+            *m = to.to_string();
+        }
+    }
+    for (m, _) in &mut h.tokens {
+        if m == from {
+            *m = to.to_string();
+        }
+    }
 }
 
 /// Bins per-problem solve rates. Cost: O(N).
@@ -158,9 +188,12 @@ pub fn analyze(inputs: Vec<(Dataset, Format)>, options: &AnalysisOptions) -> Res
     let mut models: Vec<(String, ModelSamples)> = Vec::new();
     for (dataset, format) in inputs {
         let mut names = Vec::new();
+        let mut harness = dataset.harness;
         for mut m in dataset.models {
             if models.iter().any(|(_, o)| o.name == m.name) {
-                m.name = format!("{} ({})", m.name, dataset.source);
+                let renamed = format!("{} ({})", m.name, dataset.source);
+                rename_in_harness(&mut harness, &m.name, &renamed);
+                m.name = renamed;
             }
             names.push(m.name.clone());
             models.push((dataset.source.clone(), m));
@@ -169,6 +202,8 @@ pub fn analyze(inputs: Vec<(Dataset, Format)>, options: &AnalysisOptions) -> Res
             source: dataset.source,
             format,
             models: names,
+            harness,
+            mismatches: Vec::new(),
         });
     }
     if options.compare && models.len() != 2 {
@@ -198,6 +233,20 @@ pub fn analyze(inputs: Vec<(Dataset, Format)>, options: &AnalysisOptions) -> Res
         })
         .collect();
     let analyses: Vec<ModelAnalysis> = results.into_iter().collect::<Result<_>>()?;
+    for source in &mut sources {
+        for agg in &source.harness.aggregates {
+            let Some(m) = analyses.iter().find(|m| m.summary.model == agg.model) else {
+                continue;
+            };
+            let ours = m.summary.pass_at_1;
+            if (ours - agg.value).abs() > HARNESS_AGREEMENT {
+                source.mismatches.push(format!(
+                    "{}: evalsim's pass@1 of `{}` is {ours:.6}, the harness wrote {:.6}                      ({}); they should agree: check the scorer/metric read, or report this file",
+                    source.source, agg.model, agg.value, agg.field
+                ));
+            }
+        }
+    }
     let comparison = if options.compare {
         let (a, b) = (&models[0].1, &models[1].1);
         let vote = match options.summary.maj_rule {
@@ -267,6 +316,7 @@ mod tests {
         let d = |src: &str| Dataset {
             source: src.to_string(),
             models: vec![model("m", &[(1, 4), (2, 4), (3, 4)])],
+            harness: Default::default(),
         };
         let opts = AnalysisOptions {
             compare: true,

@@ -212,6 +212,49 @@ impl ModelSamples {
     }
 }
 
+/// The harness's own aggregate for the score evalsim read (the cross-check against misreads).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HarnessAggregate {
+    /// The model it belongs to.
+    pub model: String,
+    /// Where it was read, e.g. `results.scores[match].metrics.accuracy`.
+    pub field: String,
+    /// The value the harness wrote (a mean over problems of the per-sample score, so it equals
+    /// evalsim's pass@1 = mean c_i / n_i when both read the same samples).
+    pub value: f64,
+    /// The harness's standard error beside it, when it wrote one.
+    pub stderr: Option<f64>,
+}
+
+/// Token totals of a model over every sample and every model call (inspect_ai `model_usage`).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, Default)]
+pub struct TokenTotals {
+    /// Input (prompt) tokens.
+    pub input: f64,
+    /// Output tokens (as the provider counts them: reasoning included where it is).
+    pub output: f64,
+    /// Reasoning tokens, reported separately by the provider.
+    pub reasoning: f64,
+}
+
+/// What the harness itself said about the file, beside the samples.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct HarnessInfo {
+    /// The harness's score evalsim read: lm-eval `metric,filter`, the inspect_ai scorer.
+    pub score_read: Option<String>,
+    /// The harness's aggregates for the score read (none when the file carries none).
+    pub aggregates: Vec<HarnessAggregate>,
+    /// The log's own epoch-reduced score per model (inspect_ai `reductions`): the mean over
+    /// problems of the reducer's value, and the reducer's name.
+    pub reductions: Vec<(String, String, f64)>,
+    /// Samples skipped because the harness recorded an error for them or no score.
+    pub skipped: usize,
+    /// Token totals per model, when the harness logged them.
+    pub tokens: Vec<(String, TokenTotals)>,
+    /// Warnings (a cancelled log, skipped samples, a differing aggregate), also printed on stderr.
+    pub warnings: Vec<String>,
+}
+
 /// Samples grouped by model and problem.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Dataset {
@@ -219,6 +262,9 @@ pub struct Dataset {
     pub source: String,
     /// Models in first-seen order.
     pub models: Vec<ModelSamples>,
+    /// What the harness said beside the samples.
+    #[serde(default)]
+    pub harness: HarnessInfo,
 }
 
 impl Dataset {
@@ -267,6 +313,8 @@ pub struct DatasetBuilder {
     /// Reused buffers for the normalised answer and reference.
     key: String,
     reference_key: String,
+    /// Harness metadata collected by the reader.
+    pub harness: HarnessInfo,
 }
 
 impl DatasetBuilder {
@@ -281,7 +329,13 @@ impl DatasetBuilder {
             last_model: 0,
             key: String::new(),
             reference_key: String::new(),
+            harness: HarnessInfo::default(),
         }
+    }
+
+    /// Name the source of the samples pushed next (a reader of several files names each).
+    pub fn set_source(&mut self, source: &str) {
+        self.source = source.to_string();
     }
 
     /// Source name, for messages.
@@ -430,6 +484,7 @@ impl DatasetBuilder {
         Ok(Dataset {
             source: self.source,
             models,
+            harness: self.harness,
         })
     }
 }

@@ -32,6 +32,16 @@ impl Format {
     }
 }
 
+/// [`detect_format`] on raw bytes: a zip archive (an inspect_ai `.eval` log, by its `.eval`
+/// extension or the zip magic `PK\x03\x04`) is an inspect_ai log; other bytes are read as text
+/// (invalid UTF-8 replaced, which the reader then reports with its line).
+pub fn detect_format_bytes(file_name: &str, head: &[u8]) -> Format {
+    if file_name.to_ascii_lowercase().ends_with(".eval") || head.starts_with(b"PK\x03\x04") {
+        return Format::Inspect;
+    }
+    detect_format(file_name, &String::from_utf8_lossy(head))
+}
+
 /// Detects the format of `file_name` from its extension and `head`, the file's first bytes
 /// (up to [`DETECT_BYTES`]; a cut in the middle of a line is fine). Cost: O(len(head)).
 pub fn detect_format(file_name: &str, head: &str) -> Format {
@@ -59,7 +69,7 @@ pub fn detect_format(file_name: &str, head: &str) -> Format {
         };
         return if has("doc_id") && (has("resps") || has("filtered_resps")) {
             Format::LmEval
-        } else if has("task_id") && has("passed") {
+        } else if has("task_id") && (has("passed") || has("completion")) {
             Format::HumanEval
         } else if has("problem_id") {
             Format::Jsonl

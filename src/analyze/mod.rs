@@ -40,8 +40,11 @@ pub use analysis::{
 pub use compare::{
     compare_models, sign_test_p_value, Comparison, ComparisonOptions, DiffEstimate, SignTest,
 };
-pub use data::{Dataset, DatasetBuilder, ModelSamples, ProblemSamples, Sample};
-pub use detect::{detect_format, DETECT_BYTES};
+pub use data::{
+    Dataset, DatasetBuilder, HarnessAggregate, HarnessInfo, ModelSamples, ProblemSamples, Sample,
+    TokenTotals,
+};
+pub use detect::{detect_format, detect_format_bytes, DETECT_BYTES};
 pub use estimators::{
     maj_at_k_exact, maj_at_k_first, pass_at_k, pass_at_k_curve, pass_at_k_plugin, pass_hat_k,
     pass_hat_k_curve,
@@ -96,6 +99,20 @@ pub enum AnalyzeError {
         line: usize,
         #[source]
         error: std::io::Error,
+    },
+    /// A line is longer than the readers accept.
+    #[error("{source_name}:{line}: line longer than {limit} bytes (no newline within it); expected one sample per line: is this the right file and format?")]
+    LineTooLong {
+        source_name: String,
+        line: usize,
+        limit: usize,
+    },
+    /// A line is not UTF-8.
+    #[error("{source_name}:{line}: invalid UTF-8 at byte {column} of the line; expected UTF-8 text (JSONL or CSV)")]
+    Utf8 {
+        source_name: String,
+        line: usize,
+        column: usize,
     },
     /// A line (or the document) is not valid JSON.
     #[error("{source_name}:{line}: malformed JSON: {message}")]

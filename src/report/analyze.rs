@@ -613,6 +613,62 @@ fn model_header(m: &ModelAnalysis) -> String {
 }
 
 /// The concise summary printed on stdout.
+/// What each harness log said beside its samples, next to evalsim's values: the harness's own
+/// aggregate (the cross-check), the log's epoch reducers, skipped samples, token totals and
+/// warnings. Empty when no input carries any.
+pub fn harness_text(a: &Analysis) -> String {
+    let mut t = String::new();
+    for s in &a.sources {
+        let h = &s.harness;
+        let pass1 = |model: &str| {
+            a.models
+                .iter()
+                .find(|m| m.summary.model == model)
+                .map(|m| m.summary.pass_at_1)
+        };
+        for agg in &h.aggregates {
+            let ours = pass1(&agg.model);
+            t += &format!(
+                "harness check `{}`: {} = {:.6}{} against evalsim pass@1 {}: {}\n",
+                agg.model,
+                agg.field,
+                agg.value,
+                agg.stderr
+                    .map_or(String::new(), |e| format!(" (stderr {e:.6})")),
+                ours.map_or("-".to_string(), |v| format!("{v:.6}")),
+                match ours {
+                    Some(v)
+                        if (v - agg.value).abs() <= crate::analyze::analysis::HARNESS_AGREEMENT =>
+                        "agree",
+                    Some(_) => "DIFFER",
+                    None => "no such model",
+                }
+            );
+        }
+        for (model, reducer, value) in &h.reductions {
+            t += &format!(
+                "log's epoch reducer `{reducer}` for `{model}`: mean over problems {value:.6}\n"
+            );
+        }
+        for (model, tok) in &h.tokens {
+            t += &format!(
+                "tokens of `{model}` over every model call (model_usage): input {}, output {}, reasoning {}\n",
+                tok.input, tok.output, tok.reasoning
+            );
+        }
+        if h.skipped > 0 {
+            t += &format!(
+                "{}: {} sample(s) skipped (errored or unscored in the log)\n",
+                s.source, h.skipped
+            );
+        }
+        for w in h.warnings.iter().chain(&s.mismatches) {
+            t += &format!("warning: {w}\n");
+        }
+    }
+    t
+}
+
 pub fn analysis_text(a: &Analysis) -> String {
     let mut t = String::new();
     let rule = rule_name(a.options.summary.maj_rule);
@@ -644,6 +700,7 @@ pub fn analysis_text(a: &Analysis) -> String {
         }
         t += &boundary_notes(m);
     }
+    t += &harness_text(a);
     if let Some(c) = &a.comparison {
         t += &format!(
             "comparison `{}` - `{}` on {} common problems:\n",
@@ -746,6 +803,10 @@ pub fn analysis_markdown(a: &Analysis, model_files: &[String], figures: &[String
         );
     }
     md += "\n";
+    let harness = harness_text(a);
+    if !harness.is_empty() {
+        md += &format!("## The harness's own numbers\n\n```\n{harness}```\n\n");
+    }
     for f in figures {
         md += &format!("![{f}]({f})\n\n");
     }

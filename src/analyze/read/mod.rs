@@ -18,19 +18,22 @@
 //! | `output_tokens` | non-negative number | enables token statistics and the trace fit |
 //! | `cluster` | string or integer | enables clustered standard errors |
 use std::borrow::Cow;
-use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::io::{BufRead, Read};
-use std::rc::Rc;
 
-use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::data::{Dataset, DatasetBuilder, Sample, SampleRef};
 use super::normalize::Normalization;
 use super::{AnalyzeError, Result};
+
+mod inspect;
+pub mod lm_eval;
+use inspect::read_inspect;
+use lm_eval::read_lm_eval;
 
 /// Input formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -62,6 +65,13 @@ pub struct ReadOptions {
     pub filter: Option<String>,
     /// inspect_ai: the scorer to read (required when samples carry several scores).
     pub scorer: Option<String>,
+    /// inspect_ai: the key of a dict-valued score.
+    pub score_key: Option<String>,
+    /// lm-eval: the per-sample metric read for correctness (required when rows log several).
+    pub metric: Option<String>,
+    /// lm-eval: a cluster label for every row (the subtask, when a group's files are merged);
+    /// problem ids are then `<cluster>/<doc_id>`.
+    pub cluster: Option<String>,
 }
 
 impl Default for ReadOptions {
@@ -71,6 +81,9 @@ impl Default for ReadOptions {
             default_model: "model".to_string(),
             filter: None,
             scorer: None,
+            score_key: None,
+            metric: None,
+            cluster: None,
         }
     }
 }
@@ -92,24 +105,44 @@ pub fn read_samples(
         Format::Jsonl => read_canonical_jsonl(reader, &mut builder)?,
         Format::HumanEval => read_jsonl_lines(reader, &mut builder, human_eval_json)?,
         Format::Csv => read_csv(reader, &mut builder)?,
-        Format::LmEval => read_lm_eval(reader, &mut builder, options.filter.as_deref())?,
-        Format::Inspect => read_inspect(reader, &mut builder, options.scorer.as_deref())?,
+        Format::LmEval => read_lm_eval(
+            reader,
+            &mut builder,
+            options.filter.as_deref(),
+            options.metric.as_deref(),
+            options.cluster.as_deref(),
+        )?,
+        Format::Inspect => read_inspect(
+            reader,
+            &mut builder,
+            inspect::ScoreChoice {
+                scorer: options.scorer.as_deref(),
+                key: options.score_key.as_deref(),
+            },
+        )?,
     }
     builder.finish()
 }
 
-/// Iterate non-blank lines with 1-based numbers; I/O errors name the last good line.
+/// Longest line the line-oriented readers accept (16 MiB): a real sample row is far shorter, and
+/// a bound keeps a file without newlines (or `/dev/zero`) from growing memory without limit.
+pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
+
+/// Iterate non-blank lines with 1-based numbers. A line longer than [`MAX_LINE_BYTES`] and a line
+/// that is not UTF-8 are errors naming that line; I/O errors name the last good line.
 fn for_each_line(
     reader: &mut dyn BufRead,
     source: &str,
     mut f: impl FnMut(usize, &str) -> Result<()>,
 ) -> Result<()> {
-    let mut buf = String::new();
+    let mut bytes = Vec::new();
     let mut line = 0usize;
     loop {
-        buf.clear();
-        let read = reader
-            .read_line(&mut buf)
+        bytes.clear();
+        let limit = MAX_LINE_BYTES as u64 + 1;
+        let read = (&mut *reader)
+            .take(limit)
+            .read_until(b'\n', &mut bytes)
             .map_err(|error| AnalyzeError::Io {
                 source_name: source.to_string(),
                 line,
@@ -119,7 +152,19 @@ fn for_each_line(
             return Ok(());
         }
         line += 1;
-        let text = buf.trim_end_matches(['\n', '\r']);
+        if bytes.len() > MAX_LINE_BYTES && bytes.last() != Some(&b'\n') {
+            return Err(AnalyzeError::LineTooLong {
+                source_name: source.to_string(),
+                line,
+                limit: MAX_LINE_BYTES,
+            });
+        }
+        let text = std::str::from_utf8(&bytes).map_err(|e| AnalyzeError::Utf8 {
+            source_name: source.to_string(),
+            line,
+            column: e.valid_up_to() + 1,
+        })?;
+        let text = text.trim_end_matches(['\n', '\r']);
         if text.trim().is_empty() {
             continue;
         }
@@ -167,7 +212,7 @@ fn read_jsonl_lines(
     })
 }
 
-struct Ctx<'a> {
+pub(crate) struct Ctx<'a> {
     source: &'a str,
     line: usize,
 }
@@ -516,9 +561,18 @@ fn canonical_fast(text: &str) -> Option<SampleRef<'_>> {
 
 fn human_eval_json(source: &str, line: usize, obj: &Map<String, Value>) -> Result<Sample> {
     let ctx = Ctx { source, line };
-    let passed = ctx
-        .opt_bool(obj, "passed")?
-        .ok_or_else(|| ctx.missing("passed", "true/false (human-eval `*_results.jsonl`)"))?;
+    let passed = ctx.opt_bool(obj, "passed")?.ok_or_else(|| {
+        if obj.contains_key("completion") {
+            ctx.missing(
+                "passed",
+                "evaluated samples: this is a human-eval samples file not yet evaluated; run \
+                 `evaluate_functional_correctness FILE` first and analyse the \
+                 `FILE_results.jsonl` it writes",
+            )
+        } else {
+            ctx.missing("passed", "true/false (human-eval `*_results.jsonl`)")
+        }
+    })?;
     Ok(Sample {
         problem_id: ctx.id(obj, "task_id")?,
         correct: Some(passed),
@@ -659,124 +713,7 @@ fn read_csv(reader: &mut dyn BufRead, builder: &mut DatasetBuilder) -> Result<()
     Ok(())
 }
 
-/// lm-eval marks an answer its filter could not extract with this string.
-const LM_EVAL_INVALID: &str = "[invalid]";
-
-fn flatten_strings(
-    ctx: &Ctx<'_>,
-    field: &str,
-    v: &Value,
-    out: &mut Vec<Option<String>>,
-) -> Result<()> {
-    match v {
-        Value::Array(items) => {
-            for item in items {
-                match item {
-                    Value::Array(_) => flatten_strings(ctx, field, item, out)?,
-                    other => out.push(ctx.text_value(field, other)?),
-                }
-            }
-            Ok(())
-        }
-        other => Err(ctx.bad(field, other, "an array of responses")),
-    }
-}
-
-fn read_lm_eval(
-    reader: &mut dyn BufRead,
-    builder: &mut DatasetBuilder,
-    filter: Option<&str>,
-) -> Result<()> {
-    let source = builder.source().to_string();
-    let mut seen: Vec<String> = Vec::new();
-    let mut chosen: Option<String> = filter.map(str::to_string);
-    for_each_line(reader, &source, |line, text| {
-        let obj = parse_object(&source, line, text)?;
-        let ctx = Ctx {
-            source: &source,
-            line,
-        };
-        let row_filter = match obj.get("filter") {
-            Some(Value::String(s)) => s.clone(),
-            Some(other) => return Err(ctx.bad("filter", other, "a filter name (string)")),
-            None => "none".to_string(),
-        };
-        if !seen.contains(&row_filter) {
-            seen.push(row_filter.clone());
-        }
-        let wanted = chosen.get_or_insert_with(|| row_filter.clone());
-        if *wanted != row_filter {
-            return Ok(());
-        }
-        let problem_id = ctx.id(&obj, "doc_id")?;
-        let target = match obj.get("target") {
-            None => return Err(ctx.missing("target", "the reference answer (string or number)")),
-            Some(v) => ctx
-                .text_value("target", v)?
-                .ok_or_else(|| ctx.missing("target", "the reference answer (string or number)"))?,
-        };
-        let mut resps = Vec::new();
-        match obj.get("resps") {
-            None => return Err(ctx.missing("resps", "an array with every repeat's response")),
-            Some(v) => flatten_strings(&ctx, "resps", v, &mut resps)?,
-        }
-        let mut answers = Vec::new();
-        match obj.get("filtered_resps") {
-            None => {
-                return Err(ctx.missing("filtered_resps", "an array with every repeat's answer"))
-            }
-            Some(v) => flatten_strings(&ctx, "filtered_resps", v, &mut answers)?,
-        }
-        if resps.is_empty() || answers.is_empty() {
-            return builder.zero_samples(line, &problem_id);
-        }
-        if answers.len() != resps.len() {
-            return Err(ctx.bad(
-                "filtered_resps",
-                &Value::String(format!(
-                    "{} answers for {} repeats",
-                    answers.len(),
-                    resps.len()
-                )),
-                &format!(
-                    "one answer per repeat; filter `{row_filter}` reduces the repeats \
-                     (e.g. take_first or majority_vote), so choose a filter without that step"
-                ),
-            ));
-        }
-        for answer in answers {
-            let answer = answer.filter(|a| a.trim() != LM_EVAL_INVALID);
-            builder.push(
-                line,
-                Sample {
-                    problem_id: problem_id.clone(),
-                    answer: Some(answer),
-                    reference: Some(target.clone()),
-                    ..Sample::default()
-                },
-            )?;
-        }
-        Ok(())
-    })?;
-    if let Some(wanted) = &chosen {
-        if !seen.contains(wanted) {
-            return Err(AnalyzeError::UnknownFilter {
-                source_name: source,
-                filter: wanted.clone(),
-                available: quoted_list(&seen),
-            });
-        }
-        if filter.is_none() && seen.len() > 1 {
-            return Err(AnalyzeError::AmbiguousFilter {
-                source_name: source,
-                available: quoted_list(&seen),
-            });
-        }
-    }
-    Ok(())
-}
-
-fn quoted_list(items: &[String]) -> String {
+pub(crate) fn quoted_list(items: &[String]) -> String {
     if items.is_empty() {
         return "none".to_string();
     }
@@ -785,253 +722,6 @@ fn quoted_list(items: &[String]) -> String {
         .map(|s| format!("`{s}`"))
         .collect::<Vec<_>>()
         .join(", ")
-}
-
-/// Counts newlines as serde_json pulls bytes, so errors inside the document can name a line.
-struct LineCounter<'a> {
-    inner: &'a mut dyn BufRead,
-    newlines: Rc<Cell<usize>>,
-}
-
-impl Read for LineCounter<'_> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        let count = buf[..n].iter().filter(|&&b| b == b'\n').count();
-        self.newlines.set(self.newlines.get() + count);
-        Ok(n)
-    }
-}
-
-#[derive(Deserialize)]
-struct InspectEval {
-    model: Option<String>,
-}
-
-#[derive(Deserialize)]
-struct InspectScore {
-    value: Value,
-    answer: Option<Value>,
-}
-
-#[derive(Deserialize)]
-struct InspectUsage {
-    output_tokens: Option<f64>,
-}
-
-#[derive(Deserialize)]
-struct InspectOutput {
-    usage: Option<InspectUsage>,
-}
-
-#[derive(Deserialize)]
-struct InspectSample {
-    id: Value,
-    epoch: Option<u64>,
-    target: Option<Value>,
-    scores: Option<BTreeMap<String, InspectScore>>,
-    score: Option<InspectScore>,
-    output: Option<InspectOutput>,
-}
-
-struct InspectState<'a> {
-    builder: &'a mut DatasetBuilder,
-    scorer: Option<&'a str>,
-    model: Option<String>,
-    newlines: Rc<Cell<usize>>,
-    index: usize,
-    error: Option<AnalyzeError>,
-    samples_seen: bool,
-}
-
-impl InspectState<'_> {
-    fn line(&self) -> usize {
-        self.newlines.get() + 1
-    }
-
-    fn add(&mut self, sample: InspectSample) -> Result<()> {
-        let source = self.builder.source().to_string();
-        let line = self.line();
-        let ctx = Ctx {
-            source: &source,
-            line,
-        };
-        let i = self.index;
-        self.index += 1;
-        let problem_id = ctx.id_value(&format!("samples[{i}].id"), &sample.id)?;
-        let score = match (sample.scores, sample.score) {
-            (Some(mut scores), _) if !scores.is_empty() => match self.scorer {
-                Some(name) => scores.remove(name).ok_or_else(|| {
-                    let names: Vec<String> = scores.keys().cloned().collect();
-                    ctx.missing(
-                        &format!("samples[{i}].scores.{name}"),
-                        &format!("a scorer present in the log: {}", quoted_list(&names)),
-                    )
-                })?,
-                None if scores.len() == 1 => match scores.pop_first() {
-                    Some((_, s)) => s,
-                    None => return Err(ctx.missing(&format!("samples[{i}].scores"), "one score")),
-                },
-                None => {
-                    let names: Vec<String> = scores.keys().cloned().collect();
-                    return Err(ctx.bad(
-                        &format!("samples[{i}].scores"),
-                        &Value::String(quoted_list(&names)),
-                        "a single scorer, or choose one by name",
-                    ));
-                }
-            },
-            (_, Some(score)) => score,
-            _ => {
-                return Err(ctx.missing(
-                    &format!("samples[{i}].scores"),
-                    "a map of scorer name to {value, answer}",
-                ))
-            }
-        };
-        let field = format!("samples[{i}].scores.value");
-        let correct = match &score.value {
-            Value::String(s) if s == "C" => true,
-            Value::String(s) if s == "I" || s == "N" => false,
-            other => ctx.bool_value(&field, other).map_err(|_| {
-                ctx.bad(
-                    &field,
-                    other,
-                    "\"C\" (correct), \"I\" (incorrect), \"N\" (no answer), true/false or 0/1",
-                )
-            })?,
-        };
-        let answer = match &score.answer {
-            None => None,
-            Some(v) => Some(ctx.text_value(&format!("samples[{i}].scores.answer"), v)?),
-        };
-        let reference = match &sample.target {
-            Some(Value::Array(items)) => items.first().and_then(|v| v.as_str()).map(str::to_string),
-            Some(Value::String(s)) => Some(s.clone()),
-            _ => None,
-        };
-        let _ = sample.epoch;
-        let output_tokens = sample
-            .output
-            .and_then(|o| o.usage)
-            .and_then(|u| u.output_tokens);
-        self.builder.push(
-            line,
-            Sample {
-                problem_id,
-                model: self.model.clone(),
-                correct: Some(correct),
-                answer,
-                reference,
-                output_tokens,
-                cluster: None,
-            },
-        )
-    }
-}
-
-struct SamplesSeed<'s, 'a>(&'s mut InspectState<'a>);
-
-impl<'de> DeserializeSeed<'de> for SamplesSeed<'_, '_> {
-    type Value = ();
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> std::result::Result<(), D::Error> {
-        d.deserialize_seq(self)
-    }
-}
-
-impl<'de> Visitor<'de> for SamplesSeed<'_, '_> {
-    type Value = ();
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("an array of samples")
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> std::result::Result<(), A::Error> {
-        while let Some(sample) = seq.next_element::<InspectSample>()? {
-            if let Err(e) = self.0.add(sample) {
-                self.0.error = Some(e);
-                return Err(de::Error::custom("sample rejected"));
-            }
-        }
-        Ok(())
-    }
-}
-
-struct LogVisitor<'s, 'a>(&'s mut InspectState<'a>);
-
-impl<'de> Visitor<'de> for LogVisitor<'_, '_> {
-    type Value = ();
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("an inspect_ai log object")
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<(), A::Error> {
-        while let Some(key) = map.next_key::<String>()? {
-            match key.as_str() {
-                "eval" => {
-                    let eval: InspectEval = map.next_value()?;
-                    self.0.model = eval.model;
-                }
-                "samples" => {
-                    self.0.samples_seen = true;
-                    map.next_value_seed(SamplesSeed(self.0))?;
-                }
-                _ => {
-                    map.next_value::<IgnoredAny>()?;
-                }
-            }
-        }
-        Ok(())
-    }
-}
-
-impl<'de> DeserializeSeed<'de> for LogVisitor<'_, '_> {
-    type Value = ();
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> std::result::Result<(), D::Error> {
-        d.deserialize_map(self)
-    }
-}
-
-fn read_inspect(
-    reader: &mut dyn BufRead,
-    builder: &mut DatasetBuilder,
-    scorer: Option<&str>,
-) -> Result<()> {
-    let source = builder.source().to_string();
-    let newlines = Rc::new(Cell::new(0));
-    let counter = LineCounter {
-        inner: reader,
-        newlines: Rc::clone(&newlines),
-    };
-    let mut state = InspectState {
-        builder,
-        scorer,
-        model: None,
-        newlines: Rc::clone(&newlines),
-        index: 0,
-        error: None,
-        samples_seen: false,
-    };
-    let mut de = serde_json::Deserializer::from_reader(counter);
-    let outcome = LogVisitor(&mut state)
-        .deserialize(&mut de)
-        .and_then(|()| de.end());
-    if let Some(e) = state.error.take() {
-        return Err(e);
-    }
-    if let Err(e) = outcome {
-        return Err(AnalyzeError::Json {
-            source_name: source,
-            line: e.line(),
-            message: format!("{e} (an inspect_ai `.json` log is expected; convert `.eval` logs with `inspect log convert --to json`)"),
-        });
-    }
-    if !state.samples_seen {
-        return Err(AnalyzeError::MissingField {
-            source_name: source,
-            line: 1,
-            field: "samples".to_string(),
-            expected: "a log written with samples (inspect_ai logs the samples by default)"
-                .to_string(),
-        });
-    }
-    Ok(())
 }
 
 #[cfg(test)]
@@ -1096,36 +786,42 @@ mod tests {
     }
 
     #[test]
-    fn lm_eval_log_samples_by_filter() {
+    fn lm_eval_correctness_is_the_logged_metric_not_a_text_match() {
         let text = fixture("lm_eval_samples_gsm8k.jsonl");
-        let opts = ReadOptions {
+        // `extract-all` keeps 4 answers per document but logs one exact_match per document:
+        // which answers were right is not in the file, so it is refused, not re-graded.
+        let all = ReadOptions {
             filter: Some("extract-all".to_string()),
             ..ReadOptions::default()
         };
-        let d = read_str(Format::LmEval, &text, &opts).unwrap();
-        // doc 0: 18, 18, [invalid] (missing), 20; doc 1: 3, 4, 3.0 (= 3), 4.
-        assert_eq!(
-            counts(&d.models[0]),
-            vec![
-                ("0".to_string(), 4, 2, vec![1, 1]),
-                ("1".to_string(), 4, 2, vec![2]),
-            ]
+        let err = read_str(Format::LmEval, &text, &all)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("test.in:1") && err.contains("one 0/1 per generation"),
+            "{err}"
         );
+        // `maj@4` keeps one answer per document: one sample each, correct as logged (doc 0's
+        // exact_match is 1, doc 1's is 0), whatever its text.
         let reducing = ReadOptions {
             filter: Some("maj@4".to_string()),
             ..ReadOptions::default()
         };
-        let err = read_str(Format::LmEval, &text, &reducing)
-            .unwrap_err()
-            .to_string();
-        assert!(
-            err.contains("test.in:2") && err.contains("filtered_resps"),
-            "{err}"
+        let d = read_str(Format::LmEval, &text, &reducing).unwrap();
+        assert_eq!(
+            counts(&d.models[0]),
+            vec![
+                ("0".to_string(), 1, 1, vec![]),
+                ("1".to_string(), 1, 0, vec![1]),
+            ]
         );
-        let err = read_str(Format::LmEval, &text, &ReadOptions::default())
-            .unwrap_err()
-            .to_string();
-        assert!(err.contains("`extract-all`, `maj@4`"), "{err}");
+        assert_eq!(d.harness.score_read.as_deref(), Some("exact_match,maj@4"));
+        let flipped = text.replacen("\"exact_match\": 1.0", "\"exact_match\": 0.0", 1);
+        let d = read_str(Format::LmEval, &flipped, &reducing).unwrap();
+        assert_eq!(
+            d.models[0].problems[0].correct, 0,
+            "the metric, not the text"
+        );
         let unknown = ReadOptions {
             filter: Some("strict-match".to_string()),
             ..ReadOptions::default()
@@ -1137,6 +833,26 @@ mod tests {
             err.contains("strict-match") && err.contains("`maj@4`"),
             "{err}"
         );
+        let metric = ReadOptions {
+            filter: Some("maj@4".to_string()),
+            metric: Some("acc".to_string()),
+            ..ReadOptions::default()
+        };
+        let err = read_str(Format::LmEval, &text, &metric)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("`acc`") && err.contains("`exact_match`"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn lm_eval_multiple_choice_row_is_one_sample_answered_by_argmax() {
+        let row = r#"{"doc_id": 3, "target": "1", "resps": [[["-5.4", "False"]], [["-3.5", "False"]], [["-8.8", "False"]]], "filtered_resps": [["-5.4", "False"], ["-3.5", "False"], ["-8.8", "False"]], "filter": "none", "metrics": ["acc"], "acc": 0.0}"#;
+        let d = read_str(Format::LmEval, row, &ReadOptions::default()).unwrap();
+        let p = &d.models[0].problems[0];
+        assert_eq!((p.n, p.correct), (1, 0), "one sample, wrong as logged");
     }
 
     #[test]
@@ -1174,7 +890,7 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(
-            err.contains("samples[1].scores.value") && err.contains("\"C\""),
+            err.contains("samples[1].scores.") && err.contains(".value") && err.contains("\"C\""),
             "{err}"
         );
         assert!(
@@ -1279,8 +995,7 @@ mod tests {
         let err =
             read_str(Format::Csv, "problem_id,correct\n", &ReadOptions::default()).unwrap_err();
         assert!(matches!(err, AnalyzeError::Empty { .. }), "{err}");
-        let line =
-            r#"{"doc_id": 7, "target": "1", "resps": [[]], "filtered_resps": [[]], "filter": "x"}"#;
+        let line = r#"{"doc_id": 7, "target": "1", "resps": [[]], "filtered_resps": [[]], "filter": "x", "metrics": ["exact_match"], "exact_match": 1.0}"#;
         let err = read_str(Format::LmEval, line, &ReadOptions::default()).unwrap_err();
         assert!(
             err.to_string().contains("problem `7` has zero samples"),

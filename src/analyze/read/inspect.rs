@@ -1,0 +1,709 @@
+//! inspect_ai logs: the `.json` log (one JSON document, streamed sample by sample) and the
+//! default `.eval` log (a zip archive: `header.json` with the eval, status and results,
+//! `reductions.json`, one `samples/<id>_epoch_<e>.json` per sample, `_journal/` while running).
+//!
+//! What is read (README "Input formats"): correctness from the chosen scorer's `value` (`C`/`I`/`N`,
+//! true/false or 0/1; `--scorer` when several, `--score-key` for a dict-valued score); output
+//! tokens from the sample's `model_usage` summed over every model call (`output.usage`, the last
+//! call only, when `model_usage` is absent); the model name from `eval.model`; the harness's
+//! aggregate from `results.scores`, the epoch reducers' values from `reductions`. Samples with an
+//! `error` or without a score are skipped and counted. A log whose `status` is not `success` is
+//! read with a warning.
+use std::cell::Cell;
+use std::collections::BTreeMap;
+use std::fmt;
+use std::io::{BufRead, Read};
+use std::rc::Rc;
+
+use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::{quoted_list, Ctx};
+use crate::analyze::data::{DatasetBuilder, HarnessAggregate, Sample, TokenTotals};
+use crate::analyze::{AnalyzeError, Result};
+
+/// Which score of an inspect_ai log to read.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct ScoreChoice<'a> {
+    /// The scorer (required when samples carry several).
+    pub scorer: Option<&'a str>,
+    /// The key of a dict-valued score.
+    pub key: Option<&'a str>,
+}
+
+/// Counts newlines as serde_json pulls bytes, so errors inside the document can name a line.
+struct LineCounter<'a> {
+    inner: &'a mut dyn Read,
+    newlines: Rc<Cell<usize>>,
+}
+
+impl Read for LineCounter<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        let count = buf[..n].iter().filter(|&&b| b == b'\n').count();
+        self.newlines.set(self.newlines.get() + count);
+        Ok(n)
+    }
+}
+
+#[derive(Deserialize)]
+struct InspectEval {
+    model: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct InspectScore {
+    value: Value,
+    answer: Option<Value>,
+}
+
+#[derive(Deserialize, Default)]
+struct InspectUsage {
+    input_tokens: Option<f64>,
+    output_tokens: Option<f64>,
+    reasoning_tokens: Option<f64>,
+}
+
+#[derive(Deserialize)]
+struct InspectOutput {
+    usage: Option<InspectUsage>,
+}
+
+#[derive(Deserialize)]
+struct InspectSample {
+    id: Value,
+    epoch: Option<u64>,
+    target: Option<Value>,
+    scores: Option<BTreeMap<String, InspectScore>>,
+    score: Option<InspectScore>,
+    output: Option<InspectOutput>,
+    model_usage: Option<BTreeMap<String, InspectUsage>>,
+    error: Option<Value>,
+}
+
+#[derive(Deserialize)]
+struct InspectMetric {
+    value: Option<f64>,
+}
+
+#[derive(Deserialize)]
+struct InspectEvalScore {
+    name: String,
+    scorer: Option<String>,
+    #[serde(default)]
+    metrics: BTreeMap<String, InspectMetric>,
+}
+
+#[derive(Deserialize)]
+struct InspectResults {
+    #[serde(default)]
+    scores: Vec<InspectEvalScore>,
+}
+
+#[derive(Deserialize)]
+struct InspectReductionSample {
+    value: Value,
+}
+
+#[derive(Deserialize)]
+struct InspectReduction {
+    scorer: String,
+    reducer: Option<String>,
+    #[serde(default)]
+    samples: Vec<InspectReductionSample>,
+}
+
+struct InspectState<'a> {
+    builder: &'a mut DatasetBuilder,
+    choice: ScoreChoice<'a>,
+    model: Option<String>,
+    status: Option<String>,
+    results: Option<InspectResults>,
+    reductions: Option<Vec<InspectReduction>>,
+    /// The scorer read (the one chosen, or the only one).
+    scorer_read: Option<String>,
+    newlines: Rc<Cell<usize>>,
+    /// In an `.eval` archive: the entry being read (named in messages instead of a line).
+    entry: Option<String>,
+    index: usize,
+    error: Option<AnalyzeError>,
+    samples_seen: bool,
+    skipped: usize,
+    tokens: TokenTotals,
+    any_usage: bool,
+    /// A key only lm-eval's `results_*.json` has was seen.
+    lm_eval_results: bool,
+}
+
+/// A score value as evalsim reads it: `C` (1), `I`/`N` (0), true/false, 0/1.
+fn binary_value(v: &Value) -> Option<bool> {
+    match v {
+        Value::String(s) if s == "C" => Some(true),
+        Value::String(s) if s == "I" || s == "N" => Some(false),
+        Value::Bool(b) => Some(*b),
+        Value::Number(n) if n.as_f64() == Some(1.0) => Some(true),
+        Value::Number(n) if n.as_f64() == Some(0.0) => Some(false),
+        _ => None,
+    }
+}
+
+/// The score as a number, as inspect_ai's `value_to_float` reads it (`P` is 0.5).
+fn float_value(v: &Value) -> Option<f64> {
+    match v {
+        Value::String(s) if s == "C" => Some(1.0),
+        Value::String(s) if s == "P" => Some(0.5),
+        Value::String(s) if s == "I" || s == "N" => Some(0.0),
+        Value::Bool(b) => Some(f64::from(u8::from(*b))),
+        Value::Number(n) => n.as_f64(),
+        _ => None,
+    }
+}
+
+impl InspectState<'_> {
+    fn line(&self) -> usize {
+        self.newlines.get() + 1
+    }
+
+    fn source(&self) -> String {
+        match &self.entry {
+            Some(e) => format!("{} ({e})", self.builder.source()),
+            None => self.builder.source().to_string(),
+        }
+    }
+
+    fn add(&mut self, sample: InspectSample) -> Result<()> {
+        let source = self.source();
+        let line = self.line();
+        let ctx = Ctx {
+            source: &source,
+            line,
+        };
+        let i = self.index;
+        self.index += 1;
+        let problem_id = ctx.id_value(&format!("samples[{i}].id"), &sample.id)?;
+        let errored = !matches!(sample.error, None | Some(Value::Null));
+        let scores = sample.scores.filter(|s| !s.is_empty());
+        if errored || (scores.is_none() && sample.score.is_none()) {
+            self.skipped += 1;
+            return Ok(());
+        }
+        let (scorer_name, score) = match (scores, sample.score) {
+            (Some(mut scores), _) => match self.choice.scorer {
+                Some(name) => match scores.remove(name) {
+                    Some(s) => (name.to_string(), s),
+                    None => {
+                        let names: Vec<String> = scores.keys().cloned().collect();
+                        return Err(ctx.missing(
+                            &format!("samples[{i}].scores.{name}"),
+                            &format!(
+                                "a scorer present in the log: {} (choose with --scorer NAME)",
+                                quoted_list(&names)
+                            ),
+                        ));
+                    }
+                },
+                None if scores.len() == 1 => match scores.pop_first() {
+                    Some(s) => s,
+                    None => return Err(ctx.missing(&format!("samples[{i}].scores"), "one score")),
+                },
+                None => {
+                    let names: Vec<String> = scores.keys().cloned().collect();
+                    return Err(ctx.missing(
+                        "--scorer",
+                        &format!(
+                            "one of the scorers of samples[{i}]: {}; choose one with --scorer NAME",
+                            quoted_list(&names)
+                        ),
+                    ));
+                }
+            },
+            (None, Some(score)) => ("score".to_string(), score),
+            (None, None) => unreachable_score(),
+        };
+        if self.scorer_read.is_none() {
+            self.scorer_read = Some(scorer_name.clone());
+        }
+        let mut field = format!("samples[{i}].scores.{scorer_name}.value");
+        let value = match (&score.value, self.choice.key) {
+            (Value::Object(map), Some(key)) => {
+                field = format!("{field}.{key}");
+                match map.get(key) {
+                    Some(v) => v.clone(),
+                    None => {
+                        let keys: Vec<String> = map.keys().cloned().collect();
+                        return Err(ctx.missing(
+                            &field,
+                            &format!("a key of the dict-valued score: {}", quoted_list(&keys)),
+                        ));
+                    }
+                }
+            }
+            (Value::Object(map), None) => {
+                let keys: Vec<String> = map.keys().cloned().collect();
+                return Err(ctx.missing(
+                    "--score-key",
+                    &format!(
+                        "one key of the dict-valued score {field}: {}; choose one with --score-key KEY",
+                        quoted_list(&keys)
+                    ),
+                ));
+            }
+            (v, _) => v.clone(),
+        };
+        let correct =
+            match binary_value(&value) {
+                Some(c) => c,
+                None => match float_value(&value) {
+                    Some(x) => {
+                        return Err(ctx.bad(
+                            &field,
+                            &value,
+                            &format!(
+                            "a binary score (\"C\"/\"I\"/\"N\", true/false or 0/1): {x} is partial \
+                             credit, which evalsim does not analyse yet (pass@k and maj@k need \
+                             binary scores)"
+                        ),
+                        ))
+                    }
+                    None => return Err(ctx.bad(
+                        &field,
+                        &value,
+                        "\"C\" (correct), \"I\" (incorrect), \"N\" (no answer), true/false or 0/1",
+                    )),
+                },
+            };
+        let answer = match &score.answer {
+            None => None,
+            Some(v) => Some(ctx.text_value(&format!("samples[{i}].scores.answer"), v)?),
+        };
+        let reference = match &sample.target {
+            Some(Value::Array(items)) => items.first().and_then(|v| v.as_str()).map(str::to_string),
+            Some(Value::String(s)) => Some(s.clone()),
+            _ => None,
+        };
+        let _ = sample.epoch;
+        // Every model call of the sample: `model_usage` sums them per model; `output.usage` is
+        // only the last call.
+        let output_tokens = match sample.model_usage.filter(|u| !u.is_empty()) {
+            Some(usage) => {
+                let mut out = 0.0;
+                let mut all = true;
+                for u in usage.values() {
+                    self.tokens.input += u.input_tokens.unwrap_or(0.0);
+                    self.tokens.reasoning += u.reasoning_tokens.unwrap_or(0.0);
+                    match u.output_tokens {
+                        Some(t) => out += t,
+                        None => all = false,
+                    }
+                }
+                self.any_usage = true;
+                all.then_some(out)
+            }
+            None => sample
+                .output
+                .and_then(|o| o.usage)
+                .and_then(|u| u.output_tokens),
+        };
+        if let Some(t) = output_tokens {
+            self.tokens.output += t;
+        }
+        self.builder.push(
+            line,
+            Sample {
+                problem_id,
+                model: self.model.clone(),
+                correct: Some(correct),
+                answer,
+                reference,
+                output_tokens,
+                cluster: None,
+            },
+        )
+    }
+
+    /// Records the status warning, the skipped count, the token totals, the harness aggregate
+    /// and the epoch reducers' values in the builder.
+    fn finish(self) {
+        let model = self.model.clone().unwrap_or_else(|| "model".to_string());
+        let source = self.builder.source().to_string();
+        let h = &mut self.builder.harness;
+        if let Some(status) = self.status.as_deref().filter(|s| *s != "success") {
+            h.warnings.push(format!(
+                "{source}: the log's status is `{status}`, not `success`: it may not hold every \
+                 sample; analysed what it holds"
+            ));
+        }
+        if self.skipped > 0 {
+            h.skipped += self.skipped;
+            h.warnings.push(format!(
+                "{source}: {} sample(s) skipped: the harness recorded an error or no score for them",
+                self.skipped
+            ));
+        }
+        if self.any_usage {
+            h.tokens.push((model.clone(), self.tokens));
+        }
+        let Some(scorer) = self.scorer_read else {
+            return;
+        };
+        // The results entry of the score read: `name` is the scorer, or the key of a
+        // dict-valued score (whose `scorer` is then the scorer).
+        let wanted = self.choice.key.unwrap_or(&scorer);
+        if let Some(results) = &self.results {
+            let entry = results.scores.iter().find(|s| {
+                s.name == wanted
+                    && (self.choice.key.is_none() || s.scorer.as_deref() == Some(&scorer))
+            });
+            if let Some(entry) = entry {
+                let metric = ["accuracy", "mean"]
+                    .into_iter()
+                    .find_map(|m| entry.metrics.get(m).and_then(|x| x.value).map(|v| (m, v)));
+                if let Some((metric, value)) = metric {
+                    h.aggregates.push(HarnessAggregate {
+                        model: model.clone(),
+                        field: format!("results.scores[{}].metrics.{metric}", entry.name),
+                        value,
+                        stderr: entry.metrics.get("stderr").and_then(|x| x.value),
+                    });
+                }
+            }
+        }
+        if let Some(reductions) = &self.reductions {
+            if let Some(r) = reductions.iter().find(|r| r.scorer == scorer) {
+                let values: Vec<f64> = r
+                    .samples
+                    .iter()
+                    .filter_map(|s| match (&s.value, self.choice.key) {
+                        (Value::Object(m), Some(k)) => m.get(k).and_then(float_value),
+                        (v, _) => float_value(v),
+                    })
+                    .collect();
+                if !values.is_empty() && values.len() == r.samples.len() {
+                    let mean = values.iter().sum::<f64>() / values.len() as f64;
+                    h.reductions.push((
+                        model,
+                        r.reducer.clone().unwrap_or_else(|| "mean".to_string()),
+                        mean,
+                    ));
+                }
+            }
+        }
+    }
+}
+
+fn unreachable_score() -> (String, InspectScore) {
+    // Samples without scores were skipped above.
+    (
+        String::new(),
+        InspectScore {
+            value: Value::Null,
+            answer: None,
+        },
+    )
+}
+
+struct SamplesSeed<'s, 'a>(&'s mut InspectState<'a>);
+
+impl<'de> DeserializeSeed<'de> for SamplesSeed<'_, '_> {
+    type Value = ();
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> std::result::Result<(), D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for SamplesSeed<'_, '_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an array of samples")
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> std::result::Result<(), A::Error> {
+        while let Some(sample) = seq.next_element::<InspectSample>()? {
+            if let Err(e) = self.0.add(sample) {
+                self.0.error = Some(e);
+                return Err(de::Error::custom("sample rejected"));
+            }
+        }
+        Ok(())
+    }
+}
+
+struct LogVisitor<'s, 'a>(&'s mut InspectState<'a>);
+
+impl<'de> Visitor<'de> for LogVisitor<'_, '_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an inspect_ai log object")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<(), A::Error> {
+        while let Some(key) = map.next_key::<String>()? {
+            match key.as_str() {
+                "eval" => {
+                    let eval: InspectEval = map.next_value()?;
+                    self.0.model = eval.model;
+                }
+                "status" => {
+                    self.0.status = map.next_value::<Option<String>>()?;
+                }
+                "results" => {
+                    self.0.results = map.next_value::<Option<InspectResults>>()?;
+                }
+                "reductions" => {
+                    self.0.reductions = map.next_value::<Option<Vec<InspectReduction>>>()?;
+                }
+                "lm_eval_version" | "group_subtasks" | "configs" => {
+                    self.0.lm_eval_results = true;
+                    map.next_value::<IgnoredAny>()?;
+                }
+                "samples" => {
+                    self.0.samples_seen = true;
+                    map.next_value_seed(SamplesSeed(self.0))?;
+                }
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for LogVisitor<'_, '_> {
+    type Value = ();
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> std::result::Result<(), D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+fn new_state<'a>(builder: &'a mut DatasetBuilder, choice: ScoreChoice<'a>) -> InspectState<'a> {
+    InspectState {
+        builder,
+        choice,
+        model: None,
+        status: None,
+        results: None,
+        reductions: None,
+        scorer_read: None,
+        newlines: Rc::new(Cell::new(0)),
+        entry: None,
+        index: 0,
+        error: None,
+        samples_seen: false,
+        skipped: 0,
+        tokens: TokenTotals::default(),
+        any_usage: false,
+        lm_eval_results: false,
+    }
+}
+
+/// Reads an inspect_ai log: a `.eval` archive (recognised by the zip magic) or a `.json` log.
+pub(super) fn read_inspect(
+    reader: &mut dyn BufRead,
+    builder: &mut DatasetBuilder,
+    choice: ScoreChoice<'_>,
+) -> Result<()> {
+    let source = builder.source().to_string();
+    let head = reader.fill_buf().map_err(|error| AnalyzeError::Io {
+        source_name: source.clone(),
+        line: 0,
+        error,
+    })?;
+    if head.starts_with(b"PK\x03\x04") {
+        let mut bytes = Vec::new();
+        reader
+            .read_to_end(&mut bytes)
+            .map_err(|error| AnalyzeError::Io {
+                source_name: source.clone(),
+                line: 0,
+                error,
+            })?;
+        return read_eval_archive(&bytes, builder, choice);
+    }
+    let mut state = new_state(builder, choice);
+    let counter = LineCounter {
+        inner: reader,
+        newlines: Rc::clone(&state.newlines),
+    };
+    let mut de = serde_json::Deserializer::from_reader(counter);
+    let outcome = LogVisitor(&mut state)
+        .deserialize(&mut de)
+        .and_then(|()| de.end());
+    if let Some(e) = state.error.take() {
+        return Err(e);
+    }
+    if let Err(e) = outcome {
+        return Err(AnalyzeError::Json {
+            source_name: source,
+            line: e.line(),
+            message: format!(
+                "{e} (an inspect_ai `.json` or `.eval` log is expected; a truncated file must be \
+                 written again)"
+            ),
+        });
+    }
+    if !state.samples_seen && state.lm_eval_results {
+        return Err(AnalyzeError::MissingField {
+            source_name: source,
+            line: 1,
+            field: "samples".to_string(),
+            expected: "per-sample results: this is lm-eval's `results_*.json` (aggregates only); \
+                       pass the `samples_<task>_*.jsonl` beside it, or the folder holding both"
+                .to_string(),
+        });
+    }
+    if !state.samples_seen {
+        return Err(AnalyzeError::MissingField {
+            source_name: source,
+            line: 1,
+            field: "samples".to_string(),
+            expected: "a log written with samples (inspect_ai logs the samples by default)"
+                .to_string(),
+        });
+    }
+    state.finish();
+    Ok(())
+}
+
+fn zip_error(source: &str, entry: &str, message: String) -> AnalyzeError {
+    AnalyzeError::Json {
+        source_name: format!("{source} ({entry})"),
+        line: 0,
+        message: format!(
+            "{message}; expected an inspect_ai `.eval` archive (a truncated or damaged file must be \
+             written again)"
+        ),
+    }
+}
+
+/// The decompressed bytes of entry `i`: stored and deflate through `zip`, zstd (method 93, what
+/// inspect_ai writes since 2025) through `ruzstd` frame by frame.
+fn entry_bytes(
+    archive: &mut zip::ZipArchive<std::io::Cursor<&[u8]>>,
+    i: usize,
+    source: &str,
+    name: &str,
+) -> Result<Vec<u8>> {
+    let fail = |m: String| zip_error(source, name, m);
+    let mut out = Vec::new();
+    let method = archive
+        .by_index_raw(i)
+        .map_err(|e| fail(e.to_string()))?
+        .compression();
+    if method == zip::CompressionMethod::ZSTD {
+        let mut raw = Vec::new();
+        archive
+            .by_index_raw(i)
+            .map_err(|e| fail(e.to_string()))?
+            .read_to_end(&mut raw)
+            .map_err(|e| fail(e.to_string()))?;
+        let mut rest: &[u8] = &raw;
+        while !rest.is_empty() {
+            let mut dec = ruzstd::decoding::StreamingDecoder::new(&mut rest)
+                .map_err(|e| fail(format!("zstd: {e}")))?;
+            dec.read_to_end(&mut out)
+                .map_err(|e| fail(format!("zstd: {e}")))?;
+        }
+    } else {
+        archive
+            .by_index(i)
+            .map_err(|e| fail(e.to_string()))?
+            .read_to_end(&mut out)
+            .map_err(|e| fail(e.to_string()))?;
+    }
+    Ok(out)
+}
+
+fn parse_entry<T: for<'de> Deserialize<'de>>(bytes: &[u8], source: &str, name: &str) -> Result<T> {
+    serde_json::from_slice(bytes).map_err(|e| AnalyzeError::Json {
+        source_name: format!("{source} ({name})"),
+        line: e.line(),
+        message: format!("{e} (column {})", e.column()),
+    })
+}
+
+#[derive(Deserialize)]
+struct EvalHeader {
+    eval: Option<InspectEval>,
+    status: Option<String>,
+    results: Option<InspectResults>,
+}
+
+fn read_eval_archive(
+    bytes: &[u8],
+    builder: &mut DatasetBuilder,
+    choice: ScoreChoice<'_>,
+) -> Result<()> {
+    let source = builder.source().to_string();
+    let mut archive = zip::ZipArchive::new(std::io::Cursor::new(bytes))
+        .map_err(|e| zip_error(&source, "archive", e.to_string()))?;
+    // Entry order in the archive is the order the samples were written.
+    let mut order: Vec<(usize, String)> = Vec::new();
+    for i in 0..archive.len() {
+        let name = archive
+            .by_index_raw(i)
+            .map_err(|e| zip_error(&source, "archive", e.to_string()))?
+            .name()
+            .map(|n| n.to_string())
+            .map_err(|e| zip_error(&source, "archive", e.to_string()))?;
+        order.push((i, name));
+    }
+    let find = |want: &str| order.iter().find(|(_, n)| n == want).map(|(i, _)| *i);
+    let mut state = new_state(builder, choice);
+    match find("header.json") {
+        Some(i) => {
+            let header: EvalHeader = parse_entry(
+                &entry_bytes(&mut archive, i, &source, "header.json")?,
+                &source,
+                "header.json",
+            )?;
+            state.model = header.eval.and_then(|e| e.model);
+            state.status = header.status;
+            state.results = header.results;
+        }
+        None => {
+            // A log still running or cut short: the eval is in the journal's start entry.
+            state.status = Some("started (no header.json: the run did not finish)".to_string());
+            if let Some(i) = find("_journal/start.json") {
+                let start: BTreeMap<String, Value> = parse_entry(
+                    &entry_bytes(&mut archive, i, &source, "_journal/start.json")?,
+                    &source,
+                    "_journal/start.json",
+                )?;
+                state.model = start
+                    .get("eval")
+                    .and_then(|e| e.get("model"))
+                    .and_then(Value::as_str)
+                    .map(str::to_string);
+            }
+        }
+    }
+    if let Some(i) = find("reductions.json") {
+        state.reductions = Some(parse_entry(
+            &entry_bytes(&mut archive, i, &source, "reductions.json")?,
+            &source,
+            "reductions.json",
+        )?);
+    }
+    for (i, name) in &order {
+        if !(name.starts_with("samples/") && name.ends_with(".json")) {
+            continue;
+        }
+        state.samples_seen = true;
+        let data = entry_bytes(&mut archive, *i, &source, name)?;
+        let sample: InspectSample = parse_entry(&data, &source, name)?;
+        state.entry = Some(name.clone());
+        state.add(sample)?;
+    }
+    if !state.samples_seen {
+        return Err(AnalyzeError::MissingField {
+            source_name: source,
+            line: 0,
+            field: "samples/".to_string(),
+            expected: "an `.eval` log written with samples (inspect_ai logs them by default)"
+                .to_string(),
+        });
+    }
+    state.entry = None;
+    state.finish();
+    Ok(())
+}

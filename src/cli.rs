@@ -507,31 +507,16 @@ fn internal(e: impl Into<anyhow::Error>) -> Failure {
 }
 
 /// The name of an input as used in the default output folder: the file name with its extension
-/// (so `x.csv` and `x.jsonl` never share a folder), every character other than ASCII letters,
-/// digits, `.`, `_` and `-` replaced by `_`, leading dots dropped; `stdin` for `-`.
-fn folder_name(path: &std::path::Path) -> String {
+/// (so `x.csv` and `x.jsonl` never share a folder), cleaned as [`folder_name`] cleans a scenario
+/// stem; `stdin` for `-`.
+fn input_folder_name(path: &std::path::Path) -> String {
     if is_stdin(path) {
         return "stdin".to_string();
     }
     let name = path
         .file_name()
         .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
-    let clean: String = name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    let clean = clean.trim_start_matches('.');
-    if clean.is_empty() {
-        "input".to_string()
-    } else {
-        clean.chars().take(100).collect()
-    }
+    folder_name(&name)
 }
 
 /// The model name of rows that name none: the file stem (`stdin` for `-`).
@@ -692,7 +677,7 @@ fn analyze_command(a: &AnalyzeArgs) -> Result<u8, Failure> {
         eprintln!("warning: {w}");
     }
     let out_dir = c.out.clone().unwrap_or_else(|| {
-        let stems: Vec<String> = a.files.iter().map(|f| folder_name(f)).collect();
+        let stems: Vec<String> = a.files.iter().map(|f| input_folder_name(f)).collect();
         let name = if a.compare && stems.len() == 2 {
             format!("analyze-{}-vs-{}", stems[0], stems[1])
         } else {
@@ -749,10 +734,9 @@ fn fit_command(a: &FitArgs) -> Result<u8, Failure> {
             )
         })
         .map_err(bad_input)?;
-    let out_dir = c
-        .out
-        .clone()
-        .unwrap_or_else(|| PathBuf::from("out").join(format!("fit-{}", folder_name(&a.file))));
+    let out_dir = c.out.clone().unwrap_or_else(|| {
+        PathBuf::from("out").join(format!("fit-{}", input_folder_name(&a.file)))
+    });
     let artifacts = report::analyze::fit_artifacts(&fit, &dataset.source, seed, !a.no_figures)
         .map_err(internal)?;
     report::write_artifacts(&out_dir, &artifacts).map_err(bad_input)?;

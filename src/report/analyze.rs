@@ -570,23 +570,38 @@ pub fn analysis_text(a: &Analysis) -> String {
         } else {
             "maj@k".to_string()
         };
-        t += &format!(
-            "  {:>5} {:>16} {:>8} {:>8} {:>16} {:>12}\n",
-            "k", "pass@k [95% CI]", "plug-in", "pass^k", maj_label, "maj@k first"
-        );
+        let mut rows: Vec<[String; 6]> = vec![[
+            "k".into(),
+            "pass@k [95% CI]".into(),
+            "plug-in".into(),
+            "pass^k".into(),
+            maj_label,
+            "maj@k first".into(),
+        ]];
         for p in shown(&s.pass_at_k) {
             let hat = at_k(Some(&s.pass_hat_k), p.k);
             let maj = at_k(s.maj_at_k.as_ref(), p.k);
             let first = at_k(s.maj_first.as_ref(), p.k);
-            t += &format!(
-                "  {:>5} {:>16} {:>8} {:>8} {:>16} {:>12}\n",
-                p.k,
+            rows.push([
+                p.k.to_string(),
                 format!("{} [{}]", pts(p.estimate), ci_pct(p.bootstrap_ci)),
                 opt_pts(p.plug_in),
                 hat.map_or("-".to_string(), |q| pts(q.estimate)),
                 maj.map_or("-".to_string(), |q| pts(q.estimate)),
                 first.map_or("-".to_string(), |q| pts(q.estimate)),
-            );
+            ]);
+        }
+        // Columns as wide as their widest cell ("100.0 [100.0-100.0]" included).
+        let w: Vec<usize> = (0..6)
+            .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
+            .collect();
+        for r in &rows {
+            let mut line = String::from(" ");
+            for (c, cell) in r.iter().enumerate() {
+                line += &format!(" {cell:>width$}", width = w[c]);
+            }
+            t += &line;
+            t.push('\n');
         }
     }
     if let Some(c) = &a.comparison {
@@ -610,13 +625,13 @@ pub fn analysis_text(a: &Analysis) -> String {
             );
         }
         t += &format!(
-            "  sign test: `{}` better on {}, `{}` on {}, {} ties, p = {:.3}; a fresh rerun reverses the order with probability {}\n",
+            "  sign test: `{}` better on {}, `{}` on {}, {} ties, p = {}; a fresh rerun reverses the order with probability {}\n",
             c.model_b,
             c.sign_test.b_better,
             c.model_a,
             c.sign_test.a_better,
             c.sign_test.ties,
-            c.sign_test.p_value,
+            p_value(c.sign_test.p_value),
             reversal_text(c, 3)
         );
     }
@@ -625,6 +640,17 @@ pub fn analysis_text(a: &Analysis) -> String {
         a.seed, a.options.summary.bootstrap
     );
     t
+}
+
+/// A p-value with its significant digits: three decimals down to 0.001, then two significant
+/// digits ("0.00021", not "0.000").
+fn p_value(p: f64) -> String {
+    if p >= 0.001 || p <= 0.0 || !p.is_finite() {
+        format!("{p:.3}")
+    } else {
+        let digits = (1 - p.log10().floor() as i32).clamp(2, 17) as usize;
+        format!("{p:.digits$}")
+    }
 }
 
 /// The reversal probability with the number of simulated reruns and the seed, or why there is
@@ -727,7 +753,7 @@ pub fn analysis_markdown(a: &Analysis, model_files: &[String], figures: &[String
             c.sign_test.b_better,
             c.sign_test.a_better,
             c.sign_test.ties,
-            c.sign_test.p_value,
+            p_value(c.sign_test.p_value),
             reversal_text(c, 4),
         );
     }

@@ -123,7 +123,17 @@ fn small_probabilities_keep_their_significant_digits() {
     assert_eq!(headline_value(&h, 0.0), "0.00%");
     let t = Headline {
         name: "long k=1 tokens per correct".into(),
-        ..h
+        ..h.clone()
     };
     assert_eq!(headline_value(&t, 23_456.4), "23456");
+    let sd = Headline {
+        name: "m seed SD n=4".into(),
+        ..t.clone()
+    };
+    assert_eq!(headline_value(&sd, 0.0344), "3.44 pts");
+    let acc = Headline {
+        name: "m accuracy at 1000 tokens".into(),
+        ..t
+    };
+    assert_eq!(headline_value(&acc, 0.0003), "0.030%");
 }

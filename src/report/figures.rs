@@ -565,6 +565,8 @@ fn sweep_figure(run: &RunOutput, r: &VoteCurves) -> Figure {
         });
     }
     fit_pct_y(&mut p);
+    // Room under the lowest curve for the legend (one row per share).
+    p.y_range.0 = (p.y_range.0 - 2.0 * (r.series.len() + 1) as f64).max(0.0);
     p.legend = SeriesLabelPosition::LowerRight;
     Figure {
         title: title(

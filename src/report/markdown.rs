@@ -333,11 +333,15 @@ fn cost_md(c: &CostTable) -> String {
     md + "\n"
 }
 
-/// A headline value as printed: tokens as whole numbers, everything else (shares and SDs of
-/// scores) in percent, with two significant digits kept below 0.1% ("0.0021%", not "0.00%").
+/// A headline value as printed: tokens as whole numbers, SDs, SEs and gaps of scores in
+/// percentage points, shares in percent with two significant digits kept below 0.1%
+/// ("0.0021%", not "0.00%").
 pub fn headline_value(h: &Headline, v: f64) -> String {
-    if h.name.contains("tokens") {
+    let points = [" SD", " SE", " gap"].iter().any(|w| h.name.contains(w));
+    if h.name.ends_with("tokens per correct") || h.name.starts_with("crossover") {
         tokens(v)
+    } else if points {
+        format!("{:.2} pts", 100.0 * v)
     } else {
         let x = 100.0 * v;
         if x != 0.0 && x.abs() < 0.1 && x.is_finite() {

@@ -124,7 +124,21 @@ pub fn sweep_figures(s: &SweepOutput) -> Vec<(String, Figure)> {
                     .iter()
                     .find_map(|c| c.get(j))
                     .map_or("", |ch| ch.quantity.as_str());
-                let mut p = Panel::new(title_of(j), xpath.as_str(), q);
+                // Scores, shares and their SDs (fractions) are drawn in percent, as everywhere.
+                let percent = !q.contains("token")
+                    && per_cell.iter().filter_map(|c| c.get(j)).all(|ch| {
+                        let e = ch.estimate();
+                        [e.exact, e.sim]
+                            .iter()
+                            .all(|v| !v.is_finite() || (0.0..=1.0).contains(v))
+                    });
+                let scale = if percent { 100.0 } else { 1.0 };
+                let y_label = if percent {
+                    format!("{q} (%)")
+                } else {
+                    q.to_string()
+                };
+                let mut p = Panel::new(title_of(j), xpath.as_str(), y_label);
                 let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
                 let (mut xlo, mut xhi) = (f64::INFINITY, f64::NEG_INFINITY);
                 for (si, label) in series.iter().enumerate() {
@@ -136,7 +150,10 @@ pub fn sweep_figures(s: &SweepOutput) -> Vec<(String, Figure)> {
                         }
                         let x = value(&c.values[0]);
                         if let Some(ch) = checks.get(j) {
-                            let e = ch.estimate();
+                            let mut e = ch.estimate();
+                            for v in [&mut e.exact, &mut e.sim, &mut e.ci_low, &mut e.ci_high] {
+                                *v *= scale;
+                            }
                             xlo = xlo.min(x);
                             xhi = xhi.max(x);
                             for v in [e.exact, e.ci_low, e.ci_high] {
@@ -154,13 +171,9 @@ pub fn sweep_figures(s: &SweepOutput) -> Vec<(String, Figure)> {
                         }
                     }
                     line.sort_by(|a, b| a.0.total_cmp(&b.0));
-                    let name = if label.is_empty() {
-                        "exact".to_string()
-                    } else {
-                        label.clone()
-                    };
                     p.lines.push(Line {
-                        label: Some(name),
+                        // One series needs no legend; several are named by the other fields.
+                        label: (!label.is_empty()).then(|| label.clone()),
                         color: si,
                         dashed: false,
                         points: line,

@@ -227,8 +227,9 @@ fn k_ticks(kmin: f64, kmax: f64) -> Vec<f64> {
         }
         t *= 2.0;
     }
-    if ticks.is_empty() {
-        ticks.push(kmin);
+    // The largest k is always labelled (n = 3 has k = 3, not a power of two).
+    if ticks.last().is_none_or(|&t| t < kmax * 0.99) {
+        ticks.push(kmax);
     }
     ticks
 }
@@ -423,6 +424,20 @@ pub fn solve_rates_figure(a: &Analysis) -> Figure {
             p.x_range = (lo, hi);
             p.y_range = (0.0, top * 1.12);
             p.x_ticks = Some((0..=10).map(|i| f64::from(i) / 10.0).collect());
+            p.y_integer = true;
+            // One bin per count c (every problem has the same n): ticks at c/n, labelled so.
+            let n = h.bins.len().saturating_sub(1);
+            let one_per_count = (1..=20).contains(&n)
+                && h.bins
+                    .iter()
+                    .enumerate()
+                    .all(|(c, b)| (0.5 * (b.low + b.high) - c as f64 / n as f64).abs() < 1e-9);
+            if one_per_count {
+                let step = n.div_ceil(10);
+                let cs: Vec<usize> = (0..=n).step_by(step).collect();
+                p.x_ticks = Some(cs.iter().map(|&c| c as f64 / n as f64).collect());
+                p.x_tick_labels = Some(cs.iter().map(|c| format!("{c}/{n}")).collect());
+            }
             p.bars.push(Bars {
                 label: None,
                 color: 0,
@@ -915,4 +930,14 @@ pub fn fit_artifacts(
         )?;
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn analyze_with_n_3_labels_k_3() {
+        assert_eq!(super::k_ticks(1.0, 3.0), vec![1.0, 2.0, 3.0]);
+        assert_eq!(super::k_ticks(1.0, 64.0).last(), Some(&64.0));
+        assert_eq!(super::k_ticks(1.0, 64.0).len(), 7);
+    }
 }

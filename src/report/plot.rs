@@ -126,6 +126,10 @@ pub struct Panel {
     pub y_range: (f64, f64),
     /// Tick positions on x in data units (`None`: automatic).
     pub x_ticks: Option<Vec<f64>>,
+    /// Labels of `x_ticks`, in the same order (`None`: the numbers).
+    pub x_tick_labels: Option<Vec<String>>,
+    /// Only whole numbers as y ticks (counts).
+    pub y_integer: bool,
     /// Bars, drawn first.
     pub bars: Vec<Bars>,
     /// Shaded bands, drawn after the bars and before the lines.
@@ -158,6 +162,8 @@ impl Panel {
             x_range: (0.0, 1.0),
             y_range: (0.0, 1.0),
             x_ticks: None,
+            x_tick_labels: None,
+            y_integer: false,
             bars: Vec::new(),
             bands: Vec::new(),
             lines: Vec::new(),
@@ -589,8 +595,22 @@ fn draw_panel<DB: DrawingBackend>(
     let (xr, yr) = (usable_range(xs, p.x_range), usable_range(ys, p.y_range));
     let (x0, x1) = (xs.to_axis(xr.0), xs.to_axis(xr.1));
     let (y0, y1) = (ys.to_axis(yr.0), ys.to_axis(yr.1));
-    let xt = axis_ticks(xs, xr, p.x_ticks.as_deref(), 8);
-    let yt = axis_ticks(ys, yr, None, 6);
+    let xt = match (&p.x_ticks, &p.x_tick_labels) {
+        (Some(t), Some(l)) => t
+            .iter()
+            .zip(l)
+            .filter(|(v, _)| v.is_finite() && **v >= xr.0 && **v <= xr.1)
+            .map(|(&v, l)| (xs.to_axis(v), l.clone()))
+            .collect(),
+        _ => axis_ticks(xs, xr, p.x_ticks.as_deref(), 8),
+    };
+    let mut yt = axis_ticks(ys, yr, None, 6);
+    if p.y_integer {
+        yt.retain(|t| ys.value_at(t.0).fract() == 0.0);
+        for t in &mut yt {
+            t.1 = format!("{}", ys.value_at(t.0));
+        }
+    }
     let (caption, caption_size) = fit_text(area, &p.title, 18.0);
     let mut chart = ChartBuilder::on(area)
         .caption(&caption, (FONT, caption_size))

@@ -316,7 +316,7 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, fig: &Figure) -> Resu
     while size > 11.0 {
         let font = TextStyle::from((FONT, size).into_font().style(FontStyle::Bold));
         match root.estimate_text_size(&fig.title, &font) {
-            Ok((w, _)) if w + 24 > fig.size.0 => size -= 1.0,
+            Ok((w, _)) if w + w / 12 + 32 > fig.size.0 => size -= 1.0,
             _ => break,
         }
     }

@@ -79,6 +79,21 @@ enum Command {
     Merge(grid::MergeArgs),
 }
 
+impl Cli {
+    /// The `--dpi` flag of whichever command was given.
+    fn dpi(&self) -> Option<u16> {
+        match &self.command {
+            Command::Run(a) | Command::Check(a) => a.common.dpi,
+            Command::List(c) => c.dpi,
+            Command::Analyze(a) => a.common.dpi,
+            Command::Fit(a) => a.common.dpi,
+            Command::Sweep(a) => a.common.dpi,
+            Command::Plan(a) => a.common.dpi,
+            Command::Merge(a) => a.common.dpi,
+        }
+    }
+}
+
 /// Flags every command takes.
 #[derive(Debug, Args)]
 struct CommonArgs {
@@ -94,6 +109,10 @@ struct CommonArgs {
     /// No progress bar and no summary on stdout (errors still go to stderr)
     #[arg(long, short, global = true)]
     quiet: bool,
+    /// Resolution of the PNG figures in dots per inch (96: one pixel per SVG unit; 192 or 300
+    /// for print) [default: 96]
+    #[arg(long, value_name = "DPI", value_parser = clap::value_parser!(u16).range(24..=600), global = true)]
+    dpi: Option<u16>,
 }
 
 #[derive(Debug, Args)]
@@ -201,6 +220,9 @@ fn stop_if_interrupted(stage: &str) -> Result<(), Failure> {
 }
 
 fn run(cli: Cli) -> Result<u8, Failure> {
+    if let Some(dpi) = cli.dpi() {
+        report::plot::set_png_scale(f32::from(dpi) / 96.0);
+    }
     match cli.command {
         Command::List(c) => list(&c),
         Command::Run(a) => run_scenario(&a, false),
@@ -277,6 +299,12 @@ fn run_scenario(a: &RunArgs, check_only: bool) -> Result<u8, Failure> {
     if let Some(seed) = c.seed {
         scenario.seed = seed;
     }
+    if scenario.experiments.is_empty() {
+        return Err(bad_input(anyhow::anyhow!(
+            "{}: no [[experiment]] given: nothing to run (add one, e.g. [[experiment]] kind = \"curves\"; kinds: curves, attractor-sweep, seed-variance, vote-spread, head-to-head, budget, cost, plan)",
+            scenario.source
+        )));
+    }
     // The output folder is locked before the simulation, so a concurrent run into it is refused
     // at once rather than after its work (`check` writes only with --out).
     let out_dir = if check_only && c.out.is_none() {
@@ -340,6 +368,10 @@ fn run_scenario(a: &RunArgs, check_only: bool) -> Result<u8, Failure> {
             stop_if_interrupted("while rendering; nothing was written")?;
             out_dir.write(&artifacts).map_err(write_failure)?;
             if !c.quiet {
+                print!(
+                    "{}",
+                    report::markdown::headline_text(&report::markdown::summary(&output), 4)
+                );
                 println!(
                     "{}",
                     printable(&format!(

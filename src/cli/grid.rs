@@ -92,7 +92,7 @@ pub(super) struct PlanArgs {
     #[arg(long)]
     no_figures: bool,
     #[command(flatten)]
-    common: CommonArgs,
+    pub(super) common: CommonArgs,
 }
 
 fn bad(msg: String) -> Failure {
@@ -343,7 +343,7 @@ pub(super) struct SweepArgs {
     #[arg(long)]
     no_figures: bool,
     #[command(flatten)]
-    common: CommonArgs,
+    pub(super) common: CommonArgs,
 }
 
 /// Reads the shard from the environment of a batch scheduler.
@@ -511,7 +511,7 @@ pub(super) struct MergeArgs {
     #[arg(long)]
     no_figures: bool,
     #[command(flatten)]
-    common: CommonArgs,
+    pub(super) common: CommonArgs,
 }
 
 /// Reads and checks the shards of one sweep in `dir` and joins them into the whole sweep.

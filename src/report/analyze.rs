@@ -284,8 +284,9 @@ fn k_ticks(kmin: f64, kmax: f64) -> Vec<f64> {
         }
         t *= 2.0;
     }
-    if ticks.is_empty() {
-        ticks.push(kmin);
+    // The largest k is always labelled (n = 3 has k = 3, not a power of two).
+    if ticks.last().is_none_or(|&t| t < kmax * 0.99) {
+        ticks.push(kmax);
     }
     ticks
 }
@@ -476,6 +477,20 @@ pub fn solve_rates_figure(a: &Analysis) -> Figure {
             p.x_range = (lo, hi);
             p.y_range = (0.0, top * 1.12);
             p.x_ticks = Some((0..=10).map(|i| f64::from(i) / 10.0).collect());
+            p.y_integer = true;
+            // One bin per count c (every problem has the same n): ticks at c/n, labelled so.
+            let n = h.bins.len().saturating_sub(1);
+            let one_per_count = (1..=20).contains(&n)
+                && h.bins
+                    .iter()
+                    .enumerate()
+                    .all(|(c, b)| (0.5 * (b.low + b.high) - c as f64 / n as f64).abs() < 1e-9);
+            if one_per_count {
+                let step = n.div_ceil(10);
+                let cs: Vec<usize> = (0..=n).step_by(step).collect();
+                p.x_ticks = Some(cs.iter().map(|&c| c as f64 / n as f64).collect());
+                p.x_tick_labels = Some(cs.iter().map(|c| format!("{c}/{n}")).collect());
+            }
             p.bars.push(Bars {
                 label: None,
                 color: 0,
@@ -680,23 +695,38 @@ pub fn analysis_text(a: &Analysis) -> String {
         } else {
             "maj@k".to_string()
         };
-        t += &format!(
-            "  {:>5} {:>16} {:>8} {:>8} {:>16} {:>12}\n",
-            "k", "pass@k [95% CI]", "plug-in", "pass^k", maj_label, "maj@k first"
-        );
+        let mut rows: Vec<[String; 6]> = vec![[
+            "k".into(),
+            "pass@k [95% CI]".into(),
+            "plug-in".into(),
+            "pass^k".into(),
+            maj_label,
+            "maj@k first".into(),
+        ]];
         for p in shown(&s.pass_at_k) {
             let hat = at_k(Some(&s.pass_hat_k), p.k);
             let maj = at_k(s.maj_at_k.as_ref(), p.k);
             let first = at_k(s.maj_first.as_ref(), p.k);
-            t += &format!(
-                "  {:>5} {:>16} {:>8} {:>8} {:>16} {:>12}\n",
-                p.k,
+            rows.push([
+                p.k.to_string(),
                 format!("{} [{}]", pts(p.estimate), ci_pct(p.ci95)),
                 opt_pts(p.plug_in),
                 hat.map_or("-".to_string(), |q| pts(q.estimate)),
                 maj.map_or("-".to_string(), |q| pts(q.estimate)),
                 first.map_or("-".to_string(), |q| pts(q.estimate)),
-            );
+            ]);
+        }
+        // Columns as wide as their widest cell ("100.0 [100.0-100.0]" included).
+        let w: Vec<usize> = (0..6)
+            .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
+            .collect();
+        for r in &rows {
+            let mut line = String::from(" ");
+            for (c, cell) in r.iter().enumerate() {
+                line += &format!(" {cell:>width$}", width = w[c]);
+            }
+            t += &line;
+            t.push('\n');
         }
         t += &boundary_notes(m);
     }
@@ -723,13 +753,13 @@ pub fn analysis_text(a: &Analysis) -> String {
             t += &diff_note(&name, d, c.common_problems);
         }
         t += &format!(
-            "  sign test: `{}` better on {}, `{}` on {}, {} ties, p = {:.3}; a fresh rerun reverses the order with probability {}\n",
+            "  sign test: `{}` better on {}, `{}` on {}, {} ties, p = {}; a fresh rerun reverses the order with probability {}\n",
             c.model_b,
             c.sign_test.b_better,
             c.model_a,
             c.sign_test.a_better,
             c.sign_test.ties,
-            c.sign_test.p_value,
+            p_value(c.sign_test.p_value),
             reversal_text(c, 3)
         );
     }
@@ -738,6 +768,17 @@ pub fn analysis_text(a: &Analysis) -> String {
         a.seed, a.options.summary.bootstrap
     );
     t
+}
+
+/// A p-value with its significant digits: three decimals down to 0.001, then two significant
+/// digits ("0.00021", not "0.000").
+fn p_value(p: f64) -> String {
+    if p >= 0.001 || p <= 0.0 || !p.is_finite() {
+        format!("{p:.3}")
+    } else {
+        let digits = (1 - p.log10().floor() as i32).clamp(2, 17) as usize;
+        format!("{p:.digits$}")
+    }
 }
 
 /// The reversal probability with the number of simulated reruns and the seed, or why there is
@@ -849,7 +890,7 @@ pub fn analysis_markdown(a: &Analysis, model_files: &[String], figures: &[String
             c.sign_test.b_better,
             c.sign_test.a_better,
             c.sign_test.ties,
-            c.sign_test.p_value,
+            p_value(c.sign_test.p_value),
             reversal_text(c, 4),
         );
     }
@@ -1011,4 +1052,14 @@ pub fn fit_artifacts(
         )?;
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn analyze_with_n_3_labels_k_3() {
+        assert_eq!(super::k_ticks(1.0, 3.0), vec![1.0, 2.0, 3.0]);
+        assert_eq!(super::k_ticks(1.0, 64.0).last(), Some(&64.0));
+        assert_eq!(super::k_ticks(1.0, 64.0).len(), 7);
+    }
 }

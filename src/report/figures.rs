@@ -396,6 +396,38 @@ fn k_axis(p: &mut Panel, ks: &[u32]) {
     p.y_range = (0.0, 100.0);
 }
 
+/// Fits a percent y axis to what the panel draws (lines, markers and their bars, bands), with a
+/// margin of 8% of the span, widened to multiples of 5 points, never below 0 (a ceiling at 100%
+/// stays inside the frame).
+fn fit_pct_y(p: &mut Panel) {
+    let ys = p
+        .lines
+        .iter()
+        .flat_map(|l| l.points.iter().map(|q| q.1))
+        .chain(
+            p.markers
+                .iter()
+                .flat_map(|m| m.points.iter().flat_map(|q| [q.1, q.2, q.3])),
+        )
+        .chain(
+            p.bands
+                .iter()
+                .flat_map(|b| b.points.iter().flat_map(|q| [q.1, q.2])),
+        )
+        .filter(|v| v.is_finite());
+    let (lo, hi) = ys.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
+        (a.min(v), b.max(v))
+    });
+    if lo > hi {
+        return;
+    }
+    let margin = 0.08 * (hi - lo).max(1.0);
+    p.y_range = (
+        (((lo - margin) / 5.0).floor() * 5.0).max(0.0),
+        ((hi + margin) / 5.0).ceil() * 5.0,
+    );
+}
+
 type XY = Vec<(f64, f64)>;
 type XYBars = Vec<(f64, f64, f64, f64)>;
 
@@ -470,6 +502,7 @@ fn curves_figure(run: &RunOutput, r: &VoteCurves) -> Figure {
                 dashed: true,
                 points: vec![(p.x_range.0, pct(s.ceiling)), (p.x_range.1, pct(s.ceiling))],
             });
+            fit_pct_y(&mut p);
             p.legend = SeriesLabelPosition::UpperLeft;
             p
         })
@@ -531,7 +564,10 @@ fn sweep_figure(run: &RunOutput, r: &VoteCurves) -> Figure {
             points: vec![(p.x_range.0, pct(s.ceiling)), (p.x_range.1, pct(s.ceiling))],
         });
     }
-    p.legend = SeriesLabelPosition::UpperLeft;
+    fit_pct_y(&mut p);
+    // Room under the lowest curve for the legend (one row per share).
+    p.y_range.0 = (p.y_range.0 - 2.0 * (r.series.len() + 1) as f64).max(0.0);
+    p.legend = SeriesLabelPosition::LowerRight;
     Figure {
         title: title(
             run,
@@ -547,6 +583,14 @@ fn sweep_figure(run: &RunOutput, r: &VoteCurves) -> Figure {
 }
 
 fn seed_histograms(run: &RunOutput, r: &SeedVariance) -> Figure {
+    // One x axis for every panel, so the narrowing with n is visible.
+    let (xlo, xhi) = r
+        .rows
+        .iter()
+        .flat_map(|row| row.histogram.iter().flat_map(|&(a, b, _)| [pct(a), pct(b)]))
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
+            (lo.min(v), hi.max(v))
+        });
     let panels: Vec<Panel> = r
         .rows
         .iter()
@@ -571,10 +615,7 @@ fn seed_histograms(run: &RunOutput, r: &SeedVariance) -> Figure {
                 .map(|b| b.2)
                 .chain(row.normal_curve.iter().map(|c| c.1 / 100.0))
                 .fold(0.0, f64::max);
-            p.x_range = (
-                bars.first().map_or(0.0, |b| b.0),
-                bars.last().map_or(100.0, |b| b.1),
-            );
+            p.x_range = (xlo, xhi);
             p.y_range = (0.0, ymax * 1.15);
             p.bars.push(Bars {
                 label: Some(format!("{} simulated reruns", r.reruns)),
@@ -750,7 +791,13 @@ fn h2h_figure(run: &RunOutput, r: &HeadToHead) -> Figure {
         .iter()
         .map(|x| x.loss_or_tie.exact)
         .fold(0.0, f64::max);
-    p.y_range = (0.0, (pct(hi) * 1.3).clamp(5.0, 100.0));
+    p.y_range = (0.0, (pct(hi) * 1.3).clamp(8.0, 100.0));
+    p.lines.push(Line {
+        label: Some("5% reference".into()),
+        color: 7,
+        dashed: true,
+        points: vec![(p.x_range.0, 5.0), (p.x_range.1, 5.0)],
+    });
     for (label, color, get) in [
         (
             "P(B < A): the better model loses",

@@ -333,9 +333,112 @@ fn cost_md(c: &CostTable) -> String {
     md + "\n"
 }
 
-/// The Markdown report.
-/// `figures[i]` lists the PNG figures of `run.results[i]`.
-pub fn report(run: &RunOutput, figures: &[Vec<String>]) -> String {
+/// A headline value as printed: tokens as whole numbers, SDs, SEs and gaps of scores in
+/// percentage points, shares in percent with two significant digits kept below 0.1%
+/// ("0.0021%", not "0.00%").
+pub fn headline_value(h: &Headline, v: f64) -> String {
+    let points = [" SD", " SE", " gap"].iter().any(|w| h.name.contains(w));
+    if h.name.ends_with("tokens per correct") || h.name.starts_with("crossover") {
+        tokens(v)
+    } else if points {
+        format!("{:.2} pts", 100.0 * v)
+    } else {
+        let x = 100.0 * v;
+        if x != 0.0 && x.abs() < 0.1 && x.is_finite() {
+            let digits = (1 - x.abs().log10().floor() as i32).clamp(2, 15) as usize;
+            format!("{x:.digits$}%")
+        } else {
+            format!("{x:.2}%")
+        }
+    }
+}
+
+/// The headline numbers as aligned text rows: (experiment, quantity, exact, simulated), at most
+/// `per_experiment` rows per experiment (`usize::MAX`: all), with a row saying how many were left
+/// out.
+pub fn headline_rows(s: &Summary, per_experiment: usize) -> Vec<[String; 4]> {
+    let mut rows = Vec::new();
+    let mut i = 0;
+    while i < s.headline.len() {
+        let exp = &s.headline[i].experiment;
+        let group: Vec<&Headline> = s.headline[i..]
+            .iter()
+            .take_while(|h| &h.experiment == exp)
+            .collect();
+        i += group.len();
+        for h in group.iter().take(per_experiment) {
+            rows.push([
+                h.experiment.clone(),
+                h.name.clone(),
+                headline_value(h, h.exact),
+                h.sim.map_or_else(|| "-".into(), |v| headline_value(h, v)),
+            ]);
+        }
+        if group.len() > per_experiment {
+            rows.push([
+                exp.clone(),
+                format!("(+{} more in summary.json)", group.len() - per_experiment),
+                String::new(),
+                String::new(),
+            ]);
+        }
+    }
+    rows
+}
+
+/// The headline numbers as a table for the terminal, columns aligned (numbers to the right).
+pub fn headline_text(s: &Summary, per_experiment: usize) -> String {
+    let mut rows = vec![[
+        "experiment".to_string(),
+        "quantity".to_string(),
+        "exact".to_string(),
+        "simulated".to_string(),
+    ]];
+    rows.extend(headline_rows(s, per_experiment));
+    let w: Vec<usize> = (0..4)
+        .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
+        .collect();
+    let mut out = String::new();
+    for r in &rows {
+        let line = format!(
+            "  {:<w0$}  {:<w1$}  {:>w2$}  {:>w3$}",
+            r[0],
+            r[1],
+            r[2],
+            r[3],
+            w0 = w[0],
+            w1 = w[1],
+            w2 = w[2],
+            w3 = w[3]
+        );
+        out += line.trim_end();
+        out.push('\n');
+    }
+    out
+}
+
+/// One sentence saying what the figure `file` of experiment `r` shows.
+pub fn caption(r: &ExperimentResult, file: &str) -> &'static str {
+    let stem = file.trim_end_matches(".png");
+    let tail = stem.strip_prefix(r.name()).unwrap_or("");
+    match (r, tail) {
+        (ExperimentResult::Curves(_), _) => "pass@k, maj@k and pass^k against k (lines exact, dots simulated with 95% CIs); the dashed line is maj@k's large-k ceiling.",
+        (ExperimentResult::AttractorSweep(_), _) => "maj@k against k for each attractor share a, with pass@k for comparison; each dashed line is that share's large-k ceiling.",
+        (ExperimentResult::SeedVariance(_), "-histograms") => "The benchmark score across simulated reruns for each n, with the normal curve of the exact mean and SD and the central 95% interval.",
+        (ExperimentResult::SeedVariance(_), _) => "The seed SD of the score falls as 1/sqrt(n), while the question-sampling SE does not: more samples per problem cannot lower it.",
+        (ExperimentResult::VoteSpread(_), _) => "The seed SD of maj@k (one vote per problem) against pass@1 averaged over the same k samples.",
+        (ExperimentResult::HeadToHead(_), _) => "How often the better model B scores below (or level with) A in one rerun, against samples per problem n.",
+        (ExperimentResult::Budget(_), "-lengths") => "Trace lengths per model, correct and wrong (bars simulated, lines exact), with the budgets as dashed lines.",
+        (ExperimentResult::Budget(_), _) => "Accuracy of one sample (left) and the share of traces cut off (right) against the token budget; dashed verticals mark the crossovers.",
+        (ExperimentResult::Cost(_), _) => "Accuracy against tokens per correct answer for each strategy (model, k); the line is the exact Pareto frontier.",
+        (ExperimentResult::Plan(_), "-heatmap") => "Each cell of the grid coloured by the planned quantity; outlined cells meet the target.",
+        (ExperimentResult::Plan(_), _) => "How often the better model scores at or below the worse one in one rerun, against the number of problems N.",
+    }
+}
+
+/// The Markdown report. `figures` lists (experiment name, PNG file) pairs: each experiment's
+/// section embeds its own figures only.
+pub fn report(run: &RunOutput, figures: &[(String, String)]) -> String {
     let s = summary(run);
     let mut md = format!(
         "# {}\n\nScenario `{}` from `{}`, seed {}, evalsim {}.\n\n",
@@ -346,11 +449,18 @@ pub fn report(run: &RunOutput, figures: &[Vec<String>]) -> String {
         s.checks, s.checks_failed, s.z_bound, s.max_abs_z
     );
     md += "Percentages are benchmark scores (mean over problems). Each cell reads `exact (simulated ± standard error)`.\n\n";
-    for (i, r) in run.results.iter().enumerate() {
+    if !s.headline.is_empty() {
+        md += "## Summary\n\n| experiment | quantity | exact | simulated |\n|---|---|---:|---:|\n";
+        for r in headline_rows(&s, usize::MAX) {
+            md += &format!("| {} | {} | {} | {} |\n", r[0], r[1], r[2], r[3]);
+        }
+        md += "\n";
+    }
+    for r in &run.results {
         let name = r.name();
         md += &format!("## {name}\n\n");
-        for f in figures.get(i).into_iter().flatten() {
-            md += &format!("![{name}]({f})\n\n");
+        for (_, f) in figures.iter().filter(|(e, _)| e == name) {
+            md += &format!("![{name}]({f})\n\n{}\n\n", caption(r, f));
         }
         match r {
             ExperimentResult::Curves(v) => md += &curves_md(v),

@@ -73,15 +73,28 @@ pub struct Options {
 /// [`ReportError`] when a figure or JSON document cannot be produced.
 pub fn render(run: &RunOutput, opts: Options) -> Result<Vec<Artifact>, ReportError> {
     let mut out = Vec::new();
-    let mut figure_files: Vec<Vec<String>> = Vec::new();
+    let mut figure_files = Vec::new();
+    // Every figure is drawn once as SVG and rasterised to PNG, in parallel across figures.
+    let mut drawn = if opts.figures {
+        use rayon::prelude::*;
+        let figs: Vec<(String, plot::Figure)> = run
+            .results
+            .iter()
+            .flat_map(|r| figures::experiment_figures(run, r))
+            .collect();
+        figs.par_iter()
+            .map(|(stem, fig)| plot::render_both(fig).map(|(png, svg)| (stem.clone(), png, svg)))
+            .collect::<Result<Vec<_>, _>>()?
+            .into_iter()
+    } else {
+        Vec::new().into_iter()
+    };
     for result in &run.results {
-        figure_files.push(Vec::new());
-        let figure_files = figure_files.last_mut().expect("pushed");
         if let crate::experiments::ExperimentResult::Plan(p) = result {
             // The same files `evalsim plan` writes, named after the experiment.
             for a in planning::render_plan(p, opts.figures)? {
                 if a.file.ends_with(".png") {
-                    figure_files.push(a.file.clone());
+                    figure_files.push((p.experiment.clone(), a.file.clone()));
                 }
                 out.push(a);
             }
@@ -94,16 +107,17 @@ pub fn render(run: &RunOutput, opts: Options) -> Result<Vec<Artifact>, ReportErr
             });
         }
         if opts.figures {
-            for (stem, fig) in figures::experiment_figures(run, result) {
+            let count = figures::experiment_figures(run, result).len();
+            for (stem, png, svg) in drawn.by_ref().take(count) {
                 out.push(Artifact {
                     file: format!("{stem}.png"),
-                    bytes: plot::render_png(&fig)?,
+                    bytes: png,
                 });
                 out.push(Artifact {
                     file: format!("{stem}.svg"),
-                    bytes: plot::render_svg(&fig)?.into_bytes(),
+                    bytes: svg.into_bytes(),
                 });
-                figure_files.push(format!("{stem}.png"));
+                figure_files.push((result.name().to_string(), format!("{stem}.png")));
             }
         }
     }

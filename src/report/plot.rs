@@ -4,7 +4,6 @@
 use std::sync::Once;
 
 use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint, Ranged};
-use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::FontStyle;
@@ -127,6 +126,10 @@ pub struct Panel {
     pub y_range: (f64, f64),
     /// Tick positions on x in data units (`None`: automatic).
     pub x_ticks: Option<Vec<f64>>,
+    /// Labels of `x_ticks`, in the same order (`None`: the numbers).
+    pub x_tick_labels: Option<Vec<String>>,
+    /// Only whole numbers as y ticks (counts).
+    pub y_integer: bool,
     /// Bars, drawn first.
     pub bars: Vec<Bars>,
     /// Shaded bands, drawn after the bars and before the lines.
@@ -159,6 +162,8 @@ impl Panel {
             x_range: (0.0, 1.0),
             y_range: (0.0, 1.0),
             x_ticks: None,
+            x_tick_labels: None,
+            y_integer: false,
             bars: Vec::new(),
             bands: Vec::new(),
             lines: Vec::new(),
@@ -202,24 +207,83 @@ fn register_fonts() {
     });
 }
 
-/// Renders the figure to PNG bytes.
+/// Renders the figure to PNG bytes: the SVG of [`render_svg`] rasterised by resvg with the
+/// embedded DejaVu Sans, so PNG and SVG show the same figure with shaped text.
 ///
 /// # Errors
-/// [`PlotError`] when plotters or the PNG encoder fails.
+/// [`PlotError`] when plotters, the SVG parser or the PNG encoder fails.
 pub fn render_png(fig: &Figure) -> Result<Vec<u8>, PlotError> {
-    register_fonts();
-    let (w, h) = fig.size;
-    let mut buf = vec![0u8; w as usize * h as usize * 3];
-    {
-        let root = BitMapBackend::with_buffer(&mut buf, (w, h)).into_drawing_area();
-        draw(&root, fig)?;
-        root.present().map_err(|e| err(fig, e))?;
-    }
+    rasterise(&render_svg(fig)?, fig.size, png_scale()).map_err(|e| err(fig, e))
+}
+
+static PNG_SCALE: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0x3f80_0000);
+
+/// Sets the pixel scale of every PNG rendered afterwards (the `--dpi` flag: dpi / 96; 1.0 by
+/// default). SVGs are resolution-free and unaffected.
+pub fn set_png_scale(scale: f32) {
+    PNG_SCALE.store(scale.to_bits(), std::sync::atomic::Ordering::Relaxed);
+}
+
+fn png_scale() -> f32 {
+    f32::from_bits(PNG_SCALE.load(std::sync::atomic::Ordering::Relaxed))
+}
+
+/// Renders the figure once as SVG and rasterises that SVG: (PNG bytes, SVG document).
+///
+/// # Errors
+/// [`PlotError`] as [`render_png`].
+pub fn render_both(fig: &Figure) -> Result<(Vec<u8>, String), PlotError> {
+    let svg = render_svg(fig)?;
+    let png = rasterise(&svg, fig.size, png_scale()).map_err(|e| err(fig, e))?;
+    Ok((png, svg))
+}
+
+fn font_db() -> std::sync::Arc<resvg::usvg::fontdb::Database> {
+    static DB: std::sync::OnceLock<std::sync::Arc<resvg::usvg::fontdb::Database>> =
+        std::sync::OnceLock::new();
+    DB.get_or_init(|| {
+        let mut db = resvg::usvg::fontdb::Database::new();
+        db.load_font_data(dejavu::sans::regular().to_vec());
+        db.load_font_data(dejavu::sans::bold().to_vec());
+        db.set_sans_serif_family("DejaVu Sans");
+        std::sync::Arc::new(db)
+    })
+    .clone()
+}
+
+/// Rasterises an SVG document of `size` pixels at `scale` (2.0: twice the pixels) to PNG.
+///
+/// # Errors
+/// The parser's or the encoder's reason.
+pub fn rasterise(svg: &str, size: (u32, u32), scale: f32) -> Result<Vec<u8>, String> {
+    use resvg::{tiny_skia, usvg};
+    let opt = usvg::Options {
+        font_family: "DejaVu Sans".into(),
+        fontdb: font_db(),
+        ..usvg::Options::default()
+    };
+    let tree = usvg::Tree::from_str(svg, &opt).map_err(|e| e.to_string())?;
+    let w = ((size.0 as f32) * scale).round().max(1.0) as u32;
+    let h = ((size.1 as f32) * scale).round().max(1.0) as u32;
+    let mut pixmap =
+        tiny_skia::Pixmap::new(w, h).ok_or_else(|| format!("cannot allocate {w}x{h} pixels"))?;
+    pixmap.fill(tiny_skia::Color::WHITE);
+    resvg::render(
+        &tree,
+        tiny_skia::Transform::from_scale(scale, scale),
+        &mut pixmap.as_mut(),
+    );
+    // Opaque RGB: the figure has a white background.
+    let rgb: Vec<u8> = pixmap
+        .data()
+        .chunks_exact(4)
+        .flat_map(|px| [px[0], px[1], px[2]])
+        .collect();
     let mut png = Vec::new();
     use image::ImageEncoder;
     image::codecs::png::PngEncoder::new(&mut png)
-        .write_image(&buf, w, h, image::ColorType::Rgb8)
-        .map_err(|e| err(fig, e))?;
+        .write_image(&rgb, w, h, image::ColorType::Rgb8)
+        .map_err(|e| e.to_string())?;
     Ok(png)
 }
 
@@ -252,7 +316,7 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, fig: &Figure) -> Resu
     while size > 11.0 {
         let font = TextStyle::from((FONT, size).into_font().style(FontStyle::Bold));
         match root.estimate_text_size(&fig.title, &font) {
-            Ok((w, _)) if w + 24 > fig.size.0 => size -= 1.0,
+            Ok((w, _)) if w + w / 12 + 32 > fig.size.0 => size -= 1.0,
             _ => break,
         }
     }
@@ -266,6 +330,35 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, fig: &Figure) -> Resu
         draw_panel(area, panel).map_err(|e| err(fig, e))?;
     }
     Ok(())
+}
+
+/// A panel caption that fits its panel: the font shrinks from `size` down to 11, then the text
+/// is cut at a word with an ellipsis, so neighbouring captions never overlap.
+fn fit_text<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    text: &str,
+    size: f64,
+) -> (String, f64) {
+    let room = area.dim_in_pixel().0.saturating_sub(16);
+    let width = |t: &str, s: f64| {
+        area.estimate_text_size(t, &TextStyle::from((FONT, s).into_font()))
+            .map_or(0, |d| d.0)
+    };
+    let mut s = size;
+    while s > 11.0 && width(text, s) > room {
+        s -= 1.0;
+    }
+    if width(text, s) <= room {
+        return (text.to_string(), s);
+    }
+    let words: Vec<&str> = text.split(' ').collect();
+    for n in (1..words.len()).rev() {
+        let t = format!("{} …", words[..n].join(" "));
+        if width(&t, s) <= room {
+            return (t, s);
+        }
+    }
+    (text.to_string(), s)
 }
 
 fn format_tick(scale: Scale, v: f64) -> String {
@@ -318,6 +411,149 @@ fn log_ticks((lo, hi): (f64, f64)) -> Vec<f64> {
     out
 }
 
+/// A range the axis code can draw: finite, positive on a log scale, low below high. A range
+/// that collapsed to a point (every value equal) is widened around it: by 5% of its magnitude on
+/// a linear axis (one unit around 0), by a factor of 2 each way on a log axis. Every range goes
+/// through here before it reaches plotters, whose tick search never ends on an empty range.
+pub fn usable_range(scale: Scale, (a, b): (f64, f64)) -> (f64, f64) {
+    let finite: Vec<f64> = [a, b].into_iter().filter(|v| v.is_finite()).collect();
+    let (mut lo, mut hi) = match finite.as_slice() {
+        [x, y] => (x.min(*y), x.max(*y)),
+        [x] => (*x, *x),
+        _ => {
+            return if scale == Scale::Linear {
+                (0.0, 1.0)
+            } else {
+                (1.0, 10.0)
+            }
+        }
+    };
+    match scale {
+        Scale::Linear => {
+            let mag = lo.abs().max(hi.abs());
+            if hi - lo <= mag * 1e-9 {
+                let c = 0.5 * (lo + hi);
+                let half = if mag > 0.0 {
+                    (0.05 * mag).min(1e300)
+                } else {
+                    0.5
+                };
+                (lo, hi) = (c - half, c + half);
+            }
+            if lo.is_finite() && hi.is_finite() && hi > lo {
+                (lo, hi)
+            } else {
+                (0.0, 1.0)
+            }
+        }
+        Scale::Log2 | Scale::Log10 => {
+            if hi <= 0.0 {
+                return (1.0, 10.0);
+            }
+            if lo <= 0.0 {
+                lo = hi / 100.0;
+            }
+            if lo == 0.0 {
+                lo = f64::MIN_POSITIVE;
+            }
+            if hi / lo < 1.0 + 1e-9 {
+                (lo, hi) = (lo / 2.0, (hi * 2.0).min(f64::MAX));
+            }
+            (lo, hi)
+        }
+    }
+}
+
+/// About `max` ticks at 1, 2, 2.5 or 5 times a power of ten inside [lo, hi], and the number of
+/// decimals that tells them apart.
+fn nice_ticks(lo: f64, hi: f64, max: usize) -> (Vec<f64>, usize) {
+    let span = hi - lo;
+    if !(span > 0.0 && span.is_finite()) {
+        return (Vec::new(), 0);
+    }
+    let raw = span / max.max(1) as f64;
+    let mag = 10f64.powf(raw.log10().floor());
+    let mult = [1.0, 2.0, 2.5, 5.0, 10.0]
+        .into_iter()
+        .find(|m| m * mag >= raw * (1.0 - 1e-12))
+        .unwrap_or(10.0);
+    let step = mult * mag;
+    let (first, last) = ((lo / step - 1e-9).ceil(), (hi / step + 1e-9).floor());
+    if !(first.is_finite() && last.is_finite()) || last - first > 1000.0 {
+        return (Vec::new(), 0);
+    }
+    let ticks = (0..=(last - first) as i64)
+        .map(|i| (first + i as f64) * step + 0.0)
+        .collect();
+    let extra = usize::from(mult == 2.5);
+    let decimals = (-(step.log10().floor())).max(0.0) as usize + extra;
+    (ticks, decimals.min(12))
+}
+
+/// Axis positions and labels of the ticks of one axis (the axis in transformed units).
+fn axis_ticks(
+    scale: Scale,
+    range: (f64, f64),
+    given: Option<&[f64]>,
+    max: usize,
+) -> Vec<(f64, String)> {
+    let (lo, hi) = range;
+    let label = |v: f64| format_tick(scale, scale.to_axis(v));
+    if let Some(t) = given {
+        return t
+            .iter()
+            .filter(|v| v.is_finite() && **v >= lo && **v <= hi)
+            .map(|&v| (scale.to_axis(v), label(v)))
+            .collect();
+    }
+    match scale {
+        Scale::Linear => {
+            let (ticks, decimals) = nice_ticks(lo, hi, max);
+            ticks
+                .into_iter()
+                .map(|v| (v, format_linear(v, decimals)))
+                .collect()
+        }
+        Scale::Log10 | Scale::Log2 => {
+            let mut t = if scale == Scale::Log10 {
+                log_ticks(range)
+            } else {
+                let (a, b) = (lo.log2().ceil(), hi.log2().floor());
+                let stride = ((b - a) / max.max(1) as f64).ceil().max(1.0);
+                let mut out = Vec::new();
+                let mut e = a;
+                while e <= b && out.len() < 64 {
+                    out.push(e.exp2());
+                    e += stride;
+                }
+                out
+            };
+            if t.len() < 2 {
+                // Less than a decade (or an octave): plain numbers inside the range.
+                let (ticks, decimals) = nice_ticks(lo, hi, max.min(5));
+                return ticks
+                    .into_iter()
+                    .filter(|v| *v > 0.0)
+                    .map(|v| (scale.to_axis(v), format_linear(v, decimals)))
+                    .collect();
+            }
+            t.retain(|v| *v >= lo && *v <= hi);
+            t.into_iter()
+                .map(|v| (scale.to_axis(v), label(v)))
+                .collect()
+        }
+    }
+}
+
+/// A linear tick label with a fixed number of decimals (thousands as k above 10,000).
+fn format_linear(v: f64, decimals: usize) -> String {
+    if v.abs() >= 1e4 && decimals == 0 && (v / 1000.0).fract() == 0.0 {
+        format!("{}k", v / 1000.0)
+    } else {
+        format!("{v:.decimals$}")
+    }
+}
+
 /// A linear axis over transformed values whose ticks can be given explicitly.
 struct TickAxis {
     lo: f64,
@@ -335,9 +571,7 @@ impl Ranged for TickAxis {
     }
 
     fn key_points<Hint: KeyPointHint>(&self, hint: Hint) -> Vec<f64> {
-        if self.ticks.is_empty() {
-            RangedCoordf64::from(self.lo..self.hi).key_points(hint)
-        } else if hint.max_num_points() == 0 {
+        if hint.max_num_points() == 0 {
             Vec::new()
         } else {
             self.ticks
@@ -358,27 +592,28 @@ fn draw_panel<DB: DrawingBackend>(
     p: &Panel,
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     let (xs, ys) = (p.x_scale, p.y_scale);
-    let x0 = xs.to_axis(p.x_range.0);
-    let x1 = xs.to_axis(p.x_range.1);
-    let y0 = ys.to_axis(p.y_range.0);
-    let y1 = ys.to_axis(p.y_range.1);
-    let ticks: Vec<f64> = match &p.x_ticks {
-        Some(t) => t.iter().map(|&v| xs.to_axis(v)).collect(),
-        None if xs == Scale::Log10 => log_ticks(p.x_range)
-            .into_iter()
-            .map(|v| xs.to_axis(v))
+    let (xr, yr) = (usable_range(xs, p.x_range), usable_range(ys, p.y_range));
+    let (x0, x1) = (xs.to_axis(xr.0), xs.to_axis(xr.1));
+    let (y0, y1) = (ys.to_axis(yr.0), ys.to_axis(yr.1));
+    let xt = match (&p.x_ticks, &p.x_tick_labels) {
+        (Some(t), Some(l)) => t
+            .iter()
+            .zip(l)
+            .filter(|(v, _)| v.is_finite() && **v >= xr.0 && **v <= xr.1)
+            .map(|(&v, l)| (xs.to_axis(v), l.clone()))
             .collect(),
-        None => Vec::new(),
+        _ => axis_ticks(xs, xr, p.x_ticks.as_deref(), 8),
     };
-    let yticks: Vec<f64> = match ys {
-        Scale::Log10 => log_ticks(p.y_range)
-            .into_iter()
-            .map(|v| ys.to_axis(v))
-            .collect(),
-        _ => Vec::new(),
-    };
+    let mut yt = axis_ticks(ys, yr, None, 6);
+    if p.y_integer {
+        yt.retain(|t| ys.value_at(t.0).fract() == 0.0);
+        for t in &mut yt {
+            t.1 = format!("{}", ys.value_at(t.0));
+        }
+    }
+    let (caption, caption_size) = fit_text(area, &p.title, 18.0);
     let mut chart = ChartBuilder::on(area)
-        .caption(&p.title, (FONT, 18))
+        .caption(&caption, (FONT, caption_size))
         .margin(12)
         .x_label_area_size(48)
         .y_label_area_size(64)
@@ -386,28 +621,36 @@ fn draw_panel<DB: DrawingBackend>(
             TickAxis {
                 lo: x0,
                 hi: x1,
-                ticks: ticks.clone(),
+                ticks: xt.iter().map(|t| t.0).collect(),
             },
             TickAxis {
                 lo: y0,
                 hi: y1,
-                ticks: yticks,
+                ticks: yt.iter().map(|t| t.0).collect(),
             },
         )?;
-    let xfmt = |v: &f64| format_tick(xs, *v);
-    let yfmt = |v: &f64| format_tick(ys, *v);
-    let mut mesh = chart.configure_mesh();
-    mesh.x_desc(p.x_label.as_str())
+    let name = |ticks: &[(f64, String)], v: f64| {
+        ticks
+            .iter()
+            .find(|t| (t.0 - v).abs() <= 1e-9 * (1.0 + v.abs()))
+            .map(|t| t.1.clone())
+            .unwrap_or_default()
+    };
+    let xfmt = |v: &f64| name(&xt, *v);
+    let yfmt = |v: &f64| name(&yt, *v);
+    chart
+        .configure_mesh()
+        .x_desc(p.x_label.as_str())
         .y_desc(p.y_label.as_str())
         .x_label_formatter(&xfmt)
         .y_label_formatter(&yfmt)
+        .x_labels(xt.len().max(1))
+        .y_labels(yt.len().max(1))
+        .max_light_lines(0)
+        .bold_line_style(RGBColor(228, 228, 228))
         .label_style((FONT, 14))
         .axis_desc_style((FONT, 15))
-        .light_line_style(RGBColor(235, 235, 235));
-    if ticks.is_empty() {
-        mesh.x_labels(8);
-    }
-    mesh.draw()?;
+        .draw()?;
     let color = |i: usize| PALETTE[i % PALETTE.len()];
     let mut labelled = false;
     for b in &p.bars {
@@ -415,7 +658,7 @@ fn draw_panel<DB: DrawingBackend>(
         let series = chart.draw_series(b.bars.iter().map(|&(a, z, h)| {
             Rectangle::new(
                 [
-                    (xs.to_axis(a), ys.to_axis(0f64.max(p.y_range.0))),
+                    (xs.to_axis(a), ys.to_axis(0f64.max(yr.0))),
                     (xs.to_axis(z), ys.to_axis(h)),
                 ],
                 c.mix(0.35).filled(),
@@ -430,7 +673,7 @@ fn draw_panel<DB: DrawingBackend>(
     }
     for band in &p.bands {
         let c = color(band.color);
-        let clamp = |y: f64| ys.to_axis(y.clamp(p.y_range.0, p.y_range.1));
+        let clamp = |y: f64| ys.to_axis(y.clamp(yr.0, yr.1));
         let mut outline: Vec<(f64, f64)> = band
             .points
             .iter()
@@ -493,8 +736,8 @@ fn draw_panel<DB: DrawingBackend>(
         for &(x, _, lo, hi) in &m.points {
             let (ax, alo, ahi) = (
                 xs.to_axis(x),
-                ys.to_axis(lo.max(p.y_range.0)),
-                ys.to_axis(hi.min(p.y_range.1)),
+                ys.to_axis(lo.max(yr.0)),
+                ys.to_axis(hi.min(yr.1)),
             );
             chart.draw_series(std::iter::once(PathElement::new(
                 vec![(ax, alo), (ax, ahi)],
@@ -570,29 +813,15 @@ pub struct HeatFigure {
     pub size: (u32, u32),
 }
 
-/// Renders a heat-map figure to PNG bytes.
+/// Renders a heat-map figure to PNG bytes (its SVG rasterised, as [`render_png`]).
 ///
 /// # Errors
-/// [`PlotError`] when plotters or the PNG encoder fails.
+/// [`PlotError`] when plotters, the SVG parser or the PNG encoder fails.
 pub fn render_heat_png(fig: &HeatFigure) -> Result<Vec<u8>, PlotError> {
-    register_fonts();
-    let (w, h) = fig.size;
-    let mut buf = vec![0u8; w as usize * h as usize * 3];
-    let e = |x: &dyn std::fmt::Debug| PlotError {
+    rasterise(&render_heat_svg(fig)?, fig.size, png_scale()).map_err(|e| PlotError {
         figure: fig.title.clone(),
-        reason: format!("{x:?}"),
-    };
-    {
-        let root = BitMapBackend::with_buffer(&mut buf, (w, h)).into_drawing_area();
-        draw_heat(&root, fig)?;
-        root.present().map_err(|x| e(&x))?;
-    }
-    let mut png = Vec::new();
-    use image::ImageEncoder;
-    image::codecs::png::PngEncoder::new(&mut png)
-        .write_image(&buf, w, h, image::ColorType::Rgb8)
-        .map_err(|x| e(&x))?;
-    Ok(png)
+        reason: e,
+    })
 }
 
 /// Renders a heat-map figure to an SVG document.
@@ -730,4 +959,54 @@ fn draw_heat_panel<DB: DrawingBackend>(
         (FONT, 13).into_font(),
     ))?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn collapsed_ranges_are_widened_before_the_axis_code() {
+        for scale in [Scale::Linear, Scale::Log2, Scale::Log10] {
+            for r in [
+                (50.0, 50.0),
+                (0.0, 0.0),
+                (1e-300, 1e-300),
+                (1e300, 1e300),
+                (f64::NAN, 1.0),
+                (f64::INFINITY, f64::INFINITY),
+                (3.0, 2.0),
+                (-5.0, -5.0),
+                (0.3, 0.3 + 1e-15),
+            ] {
+                let (lo, hi) = usable_range(scale, r);
+                assert!(
+                    lo.is_finite() && hi.is_finite() && hi > lo,
+                    "{scale:?} {r:?}"
+                );
+                let (a, b) = (scale.to_axis(lo), scale.to_axis(hi));
+                assert!(a.is_finite() && b.is_finite() && b > a, "{scale:?} {r:?}");
+                let ticks = axis_ticks(scale, (lo, hi), None, 8);
+                assert!(ticks.len() <= 64, "{scale:?} {r:?}: {}", ticks.len());
+            }
+        }
+    }
+
+    #[test]
+    fn tick_labels_never_repeat() {
+        for (lo, hi) in [
+            (0.0105, 0.0112),
+            (0.0, 100.0),
+            (52.0, 53.0),
+            (0.0, 1e-6),
+            (9e5, 1.2e6),
+        ] {
+            let ticks = axis_ticks(Scale::Linear, (lo, hi), None, 6);
+            assert!(ticks.len() >= 2, "{lo} {hi}");
+            let labels: Vec<&String> = ticks.iter().map(|t| &t.1).collect();
+            let mut unique = labels.clone();
+            unique.dedup();
+            assert_eq!(labels, unique, "{lo} {hi}");
+        }
+    }
 }

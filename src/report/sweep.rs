@@ -79,13 +79,37 @@ pub fn sweep_figures(s: &SweepOutput) -> Vec<(String, Figure)> {
             }
             first.map_or_else(String::new, |(q, w)| format!("{q} [{}]", w.join(" ")))
         };
-        let picked: Vec<usize> = if count <= MAX_PANELS {
-            (0..count).collect()
-        } else {
-            (0..MAX_PANELS)
-                .map(|j| j * (count - 1) / (MAX_PANELS - 1))
-                .collect()
+        // Quantities that change across the grid by more than their Monte Carlo error (1.96
+        // times the largest standard error) come first; flat ones only fill free panels.
+        let changes = |j: usize| -> bool {
+            let (mut lo, mut hi, mut se) = (f64::INFINITY, f64::NEG_INFINITY, 0.0f64);
+            for ch in per_cell.iter().filter_map(|c| c.get(j)) {
+                let e = ch.estimate();
+                let v = if e.exact.is_finite() { e.exact } else { e.sim };
+                if v.is_finite() {
+                    (lo, hi) = (lo.min(v), hi.max(v));
+                }
+                if e.se.is_finite() {
+                    se = se.max(e.se);
+                }
+            }
+            hi - lo > (1.96 * se).max(1e-12 * hi.abs().max(lo.abs()))
         };
+        let (moving, flat): (Vec<usize>, Vec<usize>) = (0..count).partition(|&j| changes(j));
+        let spread = |v: &[usize], m: usize| -> Vec<usize> {
+            if v.len() <= m {
+                v.to_vec()
+            } else {
+                (0..m)
+                    .map(|i| v[i * (v.len() - 1) / (m - 1).max(1)])
+                    .collect()
+            }
+        };
+        let mut picked = spread(&moving, MAX_PANELS);
+        if picked.is_empty() {
+            picked = spread(&flat, MAX_PANELS.min(2));
+        }
+        picked.sort_unstable();
         let mut series: Vec<String> = Vec::new();
         for c in &s.cells {
             let l = series_label(&c.values);
@@ -100,7 +124,21 @@ pub fn sweep_figures(s: &SweepOutput) -> Vec<(String, Figure)> {
                     .iter()
                     .find_map(|c| c.get(j))
                     .map_or("", |ch| ch.quantity.as_str());
-                let mut p = Panel::new(title_of(j), xpath.as_str(), q);
+                // Scores, shares and their SDs (fractions) are drawn in percent, as everywhere.
+                let percent = !q.contains("token")
+                    && per_cell.iter().filter_map(|c| c.get(j)).all(|ch| {
+                        let e = ch.estimate();
+                        [e.exact, e.sim]
+                            .iter()
+                            .all(|v| !v.is_finite() || (0.0..=1.0).contains(v))
+                    });
+                let scale = if percent { 100.0 } else { 1.0 };
+                let y_label = if percent {
+                    format!("{q} (%)")
+                } else {
+                    q.to_string()
+                };
+                let mut p = Panel::new(title_of(j), xpath.as_str(), y_label);
                 let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
                 let (mut xlo, mut xhi) = (f64::INFINITY, f64::NEG_INFINITY);
                 for (si, label) in series.iter().enumerate() {
@@ -112,7 +150,10 @@ pub fn sweep_figures(s: &SweepOutput) -> Vec<(String, Figure)> {
                         }
                         let x = value(&c.values[0]);
                         if let Some(ch) = checks.get(j) {
-                            let e = ch.estimate();
+                            let mut e = ch.estimate();
+                            for v in [&mut e.exact, &mut e.sim, &mut e.ci_low, &mut e.ci_high] {
+                                *v *= scale;
+                            }
                             xlo = xlo.min(x);
                             xhi = xhi.max(x);
                             for v in [e.exact, e.ci_low, e.ci_high] {
@@ -130,13 +171,9 @@ pub fn sweep_figures(s: &SweepOutput) -> Vec<(String, Figure)> {
                         }
                     }
                     line.sort_by(|a, b| a.0.total_cmp(&b.0));
-                    let name = if label.is_empty() {
-                        "exact".to_string()
-                    } else {
-                        label.clone()
-                    };
                     p.lines.push(Line {
-                        label: Some(name),
+                        // One series needs no legend; several are named by the other fields.
+                        label: (!label.is_empty()).then(|| label.clone()),
                         color: si,
                         dashed: false,
                         points: line,
@@ -151,7 +188,9 @@ pub fn sweep_figures(s: &SweepOutput) -> Vec<(String, Figure)> {
                     (lo, hi) = (0.0, 1.0);
                 }
                 let pad = ((hi - lo) * 0.08).max(1e-9 + hi.abs() * 0.02);
-                p.y_range = (lo - pad, hi + pad);
+                // A quantity that cannot be negative gets no negative axis.
+                let floor = if lo >= 0.0 { 0.0 } else { f64::NEG_INFINITY };
+                p.y_range = ((lo - pad).max(floor), hi + pad);
                 if !(xlo.is_finite() && xhi.is_finite()) {
                     (xlo, xhi) = (0.0, 1.0);
                 }
@@ -174,8 +213,9 @@ pub fn sweep_figures(s: &SweepOutput) -> Vec<(String, Figure)> {
         let rows = panels.len().div_ceil(columns).max(1) as u32;
         let shown = if count > picked.len() {
             format!(
-                " ({} of {count} quantities; all in sweep.csv)",
-                picked.len()
+                " ({} of {count} quantities, {} change across the grid; all in sweep.csv)",
+                picked.len(),
+                moving.len()
             )
         } else {
             String::new()
@@ -212,14 +252,19 @@ pub fn render_sweep(s: &SweepOutput, figures: bool) -> Result<Vec<Artifact>, Rep
         },
     ];
     if figures {
-        for (stem, fig) in sweep_figures(s) {
+        use rayon::prelude::*;
+        let drawn = sweep_figures(s)
+            .par_iter()
+            .map(|(stem, fig)| plot::render_both(fig).map(|(png, svg)| (stem.clone(), png, svg)))
+            .collect::<Result<Vec<_>, _>>()?;
+        for (stem, png, svg) in drawn {
             out.push(Artifact {
                 file: format!("{stem}.png"),
-                bytes: plot::render_png(&fig)?,
+                bytes: png,
             });
             out.push(Artifact {
                 file: format!("{stem}.svg"),
-                bytes: plot::render_svg(&fig)?.into_bytes(),
+                bytes: svg.into_bytes(),
             });
         }
     }

@@ -368,7 +368,7 @@ fn exact_count_distribution_beyond_its_memory_limit_is_refused_at_load() {
     // N = 100,000 and n = 256 took 4.1 GB and 44 s; n = 1,000 aborted above 6 GB.
     for kind in ["seed-variance", "head-to-head"] {
         let src = format!(
-            "[benchmark]\nproblems = 100000\n[[model]]\nname = \"a\"\nattractor = 0.5\n[[model]]\nname = \"b\"\nshift = 0.2\nattractor = 0.5\n\
+            "[benchmark]\nproblems = 100000\nmu = 0.2\nsigma = 2.2\n[[model]]\nname = \"a\"\nattractor = 0.5\n[[model]]\nname = \"b\"\nshift = 0.2\nattractor = 0.5\n\
              [[experiment]]\nkind = \"{kind}\"\nmodel = \"a\"\na = \"a\"\nb = \"b\"\nn = [1, 256]\nreruns = 10\n"
         );
         let src = if kind == "seed-variance" {

@@ -503,10 +503,15 @@ mod tests {
 
     #[test]
     fn lognormal_cdf_matches_statrs() {
+        // statrs 0.18's erfc errs by up to 2.5e-11 absolute, so agreement is to that; the normal
+        // CDF itself is tested against 60-digit references (`normal_cdf_matches_high_precision_
+        // references`). The complement is computed on its own and adds to 1.
         for (median, s) in [(8000.0f64, 0.55), (2500.0, 1.3), (40.0, 0.05)] {
             let reference = LogNormal::new(median.ln(), s).expect("valid lognormal");
             for x in [1.0, median / 3.0, median, 2.0 * median, 10.0 * median] {
-                assert_close(lognormal_cdf(x, median, s), reference.cdf(x), IDENTITY);
+                assert_close(lognormal_cdf(x, median, s), reference.cdf(x), 5e-11);
+                let sum = lognormal_cdf(x, median, s) + lognormal_sf(x, median, s);
+                assert_close(sum, 1.0, 2.0 * f64::EPSILON);
             }
         }
     }

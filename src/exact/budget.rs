@@ -333,7 +333,9 @@ pub fn maj_at_k_capped_with_loss(
         difficulty.len(),
         "one difficulty per problem is needed"
     );
-    let mut wins: Vec<(u64, (Vec<f64>, Vec<f64>))> = Vec::new();
+    // (alpha' bits, (W, 1 - W)) per distinct alpha'.
+    type WinLoss = (u64, (Vec<f64>, Vec<f64>));
+    let mut wins: Vec<WinLoss> = Vec::new();
     rates
         .iter()
         .zip(difficulty)

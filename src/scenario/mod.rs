@@ -30,9 +30,10 @@ pub const MAX_SAMPLES: u64 = 100_000;
 pub const MAX_DRAWS: u64 = 100_000_000;
 /// Most entries n N + 1 of an exact count distribution (`seed-variance`, `head-to-head`: the
 /// pmf of the benchmark's total correct count over 0..=n N, built by FFT convolution). Peak
-/// memory of that convolution is about 230 bytes per entry (970 MB measured at the limit,
-/// N = 16,384 and n = 256), so the product n x N of the largest n is checked at load.
-pub const MAX_COUNT_SUPPORT: u64 = 1 << 22;
+/// memory of that convolution is about 230 bytes per entry (970 MB measured at N = 16,384 and
+/// n = 256, half the limit; about 2 GB at the limit), so the product n x N of the largest n is
+/// checked at load. N = 100,000 with n = 64 stays within it.
+pub const MAX_COUNT_SUPPORT: u64 = 1 << 23;
 
 /// Bound on token scales: every median trace length times e^(sigma^2) at most this, every
 /// median at least its inverse (see `Resolver::token_range`), so squared lengths stay finite
@@ -557,10 +558,10 @@ impl Resolver<'_> {
         Ok(lengths)
     }
 
-    /// Token moments stay within f64: the largest median (L0 (1 + g) max(1, w), at difficulty
-    /// 1) times e^(sigma^2) (the root of the second moment E[L^2]) is at most
-    /// [`MAX_TOKEN_SCALE`], and the smallest median (L0 min(1, w)) at least its inverse, so the
-    /// exact token means, their variances and every simulated length are finite and nonzero.
+    /// Token moments stay within f64: the largest median, L0 (1 + g) max(1, w) at difficulty 1,
+    /// times e^(sigma^2) (the root of the second moment E[L^2]) is at most [`MAX_TOKEN_SCALE`],
+    /// and the smallest median, L0 min(1, w), at least its inverse, so the exact token means,
+    /// their variances and every simulated length are finite and nonzero.
     fn token_range(&self, t: &TraceLengths, span: Range<usize>, idx: usize) -> Res<()> {
         let ln_l0 = t.median_tokens.ln();
         let ln_w = t.wrong_factor.ln();
@@ -568,10 +569,11 @@ impl Resolver<'_> {
         let ln_bottom = ln_l0 + ln_w.min(0.0);
         let limit = MAX_TOKEN_SCALE.ln();
         let key = format!("model[{idx}].tokens");
-        if !(ln_top <= limit) {
+        // NaN (never expected from finite inputs) is refused too.
+        if ln_top.is_nan() || ln_top > limit {
             return Err(self.err(span, &key, format!("median_tokens x (1 + hard_growth) x max(1, wrong_factor) x e^(sigma^2) = e^{ln_top:.1} is beyond {MAX_TOKEN_SCALE:e} tokens: the second moment of the trace lengths would overflow; lower median_tokens, hard_growth, wrong_factor or sigma")));
         }
-        if !(ln_bottom >= -limit) {
+        if ln_bottom.is_nan() || ln_bottom < -limit {
             return Err(self.err(span, &key, format!("median_tokens x min(1, wrong_factor) = e^{ln_bottom:.1} is below {:e} tokens: the squared trace lengths would underflow to 0; raise median_tokens or wrong_factor", 1.0 / MAX_TOKEN_SCALE)));
         }
         Ok(())
@@ -954,6 +956,17 @@ impl Resolver<'_> {
             }
             _ => None,
         };
+        if let Some((what, total)) = work {
+            if total > MAX_TOTAL_VOTES {
+                let at = match what {
+                    "reruns" => e.reruns.as_ref().map(|v| v.span()),
+                    "traces" => e.traces.as_ref().map(|v| v.span()),
+                    _ => e.votes.as_ref().map(|v| v.span()),
+                }
+                .unwrap_or(span);
+                return Err(self.err(at, &key(what), format!("this experiment would simulate {total} draws ({problems} problems x its cells x `{what}`): at most {MAX_TOTAL_VOTES} per experiment; lower `{what}`")));
+            }
+        }
         // The exact count distributions of the noise experiments live over 0..=n N.
         let count_n = match &spec {
             ExperimentSpec::SeedVariance { n, .. } | ExperimentSpec::HeadToHead { n, .. } => {
@@ -964,19 +977,8 @@ impl Resolver<'_> {
         if let Some(n) = count_n {
             let support = u64::from(n) * p;
             if support > MAX_COUNT_SUPPORT {
-                let at = e.n.as_ref().map_or(span.clone(), |v| v.span());
-                return Err(self.err(at, &key("n"), format!("the exact distribution of the total correct count has n x N = {n} x {problems} = {support} entries: at most {MAX_COUNT_SUPPORT} (about 1 GB while it is built); lower the largest n or use fewer problems")));
-            }
-        }
-        if let Some((what, total)) = work {
-            if total > MAX_TOTAL_VOTES {
-                let at = match what {
-                    "reruns" => e.reruns.as_ref().map(|v| v.span()),
-                    "traces" => e.traces.as_ref().map(|v| v.span()),
-                    _ => e.votes.as_ref().map(|v| v.span()),
-                }
-                .unwrap_or(span);
-                return Err(self.err(at, &key(what), format!("this experiment would simulate {total} draws ({problems} problems x its cells x `{what}`): at most {MAX_TOTAL_VOTES} per experiment; lower `{what}`")));
+                let at = e.n.as_ref().map_or(span, |v| v.span());
+                return Err(self.err(at, &key("n"), format!("the exact distribution of the total correct count has n x N = {n} x {problems} = {support} entries: at most {MAX_COUNT_SUPPORT} (about 2 GB while it is built); lower the largest n or use fewer problems")));
             }
         }
         Ok(Experiment { name, spec })

@@ -342,7 +342,7 @@ fn token_products_that_overflow_or_underflow_are_refused_at_load() {
         let e = Scenario::from_toml(&src, "t", "t.toml").expect_err("refused");
         let msg = e.to_string();
         assert!(
-            msg.contains("model[0].tokens") && msg.contains(says),
+            msg.contains("model[1].tokens") && msg.contains(says),
             "{msg}"
         );
         assert!(msg.contains("t.toml:"), "{msg}");

@@ -192,3 +192,196 @@ fn pass_at_k_estimator_at_n_100000_does_not_overflow() {
         "k > n is an error, never a silent 1"
     );
 }
+
+#[test]
+fn normal_cdf_matches_high_precision_references() {
+    // 60-digit mpmath values (tests/fixtures/numerics/make_normal_cdf.py) over [-38.5, 9]: both
+    // tails to 1e-15 relative wherever the reference is at least 1e-300, 1e-300 absolute below.
+    let table = include_str!("fixtures/numerics/normal_cdf.csv");
+    let mut worst: f64 = 0.0;
+    let mut rows = 0;
+    for line in table.lines().skip(1) {
+        let v: Vec<f64> = line
+            .split(',')
+            .map(|t| t.parse().expect("number"))
+            .collect();
+        let (x, want_cdf, want_sf) = (v[0], v[1], v[2]);
+        let (got_cdf, got_sf) = evalsim::exact::normal::cdf_and_sf(x);
+        for (got, want) in [(got_cdf, want_cdf), (got_sf, want_sf)] {
+            if want >= 1e-300 {
+                worst = worst.max(((got - want) / want).abs());
+            } else {
+                assert!((got - want).abs() <= 1e-300, "x = {x}: {got:e} vs {want:e}");
+            }
+        }
+        rows += 1;
+    }
+    assert!(rows > 1900, "{rows} rows");
+    eprintln!("normal cdf/sf: {rows} points, max relative error {worst:e}");
+    assert!(worst < 1e-15, "max relative error {worst:e}");
+}
+
+#[test]
+fn maj_seed_sd_keeps_its_digits_when_maj_is_within_1e_16_of_1() {
+    // N = 1, p = 0.8977, a = 0.40754, strict, k = 75: the chance of losing the vote is
+    // 4.0650333180601280e-28 (mpmath, 60 digits); 1 - maj@k read 1.1e-16 and the SD 1.05e-8.
+    use evalsim::exact::maj::maj_at_k_all_with_loss;
+    use evalsim::exact::noise::vote_seed_sd;
+    let pairs = maj_at_k_all_with_loss(&[0.8977], 0.40754, 75, VoteRule::Strict);
+    let (m, loss) = pairs[0];
+    let want = 4.065_033_318_060_128e-28;
+    assert!(((loss - want) / want).abs() < 1e-12, "loss {loss:e}");
+    assert_eq!(m, 1.0);
+    let sd = vote_seed_sd(&[m], &[loss]);
+    let want_sd = 2.016_192_778_000_191_1e-14;
+    assert!(((sd - want_sd) / want_sd).abs() < 1e-12, "sd {sd:e}");
+}
+
+#[test]
+fn pass_at_k_and_its_complement_keep_their_digits_at_the_edges() {
+    use evalsim::exact::pass::{pass_at_k_complement, pass_hat_k_complement};
+    // mpmath references for the exact f64 inputs.
+    let close = |got: f64, want: f64| ((got - want) / want).abs() < 1e-13;
+    assert!(close(pass_at_k(1e-9, 1024), 1.023_999_476_224_178_5e-6));
+    assert!(close(
+        pass_at_k_complement(0.5, 1024),
+        5.562_684_646_268e-309
+    ));
+    assert!(close(
+        pass_hat_k_complement(0.999, 1024),
+        0.641_028_521_810_289_9
+    ));
+    assert!(close(
+        pass_hat_k_complement(0.999, 3),
+        0.002_997_001_000_000_002_7
+    ));
+    assert_eq!(pass_at_k_complement(1.0, 3), 0.0);
+    assert_eq!(pass_at_k(0.0, 3), 0.0);
+    assert_eq!(pass_at_k(1.0, 3), 1.0);
+}
+
+/// A cost experiment on one model whose traces (median `median`, log-SD `sigma`) meet `cap`.
+fn cost_scenario(
+    rates: &str,
+    median: f64,
+    sigma: f64,
+    cap: &str,
+    k: &str,
+    traces: u64,
+) -> Scenario {
+    let src = format!(
+        "seed = 3\n[benchmark]\nrates = {rates}\n[[model]]\nname = \"m\"\nattractor = 0.5\n\
+         [model.tokens]\nmedian_tokens = {median}\nhard_growth = 0.0\nwrong_factor = 1.0\nsigma = {sigma}\n\
+         [[experiment]]\nkind = \"cost\"\nmodels = [\"m\"]\nk = {k}\n{cap}\nvotes = 200\ntraces = {traces}\n"
+    );
+    Scenario::from_toml(&src, "cost-edge", "cost-edge.toml")
+        .unwrap_or_else(|e| panic!("{e}\n{src}"))
+}
+
+fn assert_all_pass_and_ratios_untested(s: &Scenario) {
+    let out = run_all(s, &|_| {}).expect("runs");
+    let checks = out.checks();
+    assert!(!checks.is_empty());
+    for c in &checks {
+        assert!(c.passed(), "{c:?}");
+        if c.quantity == "tokens_per_correct" {
+            assert!(c.estimate.rule().starts_with("untested"), "{c:?}");
+        }
+    }
+}
+
+#[test]
+fn cost_tokens_per_correct_passes_when_exact_accuracy_underflows_to_zero() {
+    // A 570-token cap on traces with a median of 13,918 and log-SD 0.062: no trace finishes,
+    // exact and simulated tokens per correct are both inf (se NaN, z -inf and a failure before).
+    let s = cost_scenario("[0.6, 0.9]", 13_918.0, 0.062, "cap = 570", "[1, 8]", 4000);
+    assert_all_pass_and_ratios_untested(&s);
+}
+
+#[test]
+fn cost_tokens_per_correct_passes_when_a_rare_accuracy_sees_no_correct_answer() {
+    // Exact accuracy about 1.3e-6 over 16,000 traces: 0.02 correct answers expected, the
+    // simulation sees none and its ratio is inf; the count is checked, the ratio reported.
+    let s = cost_scenario(
+        "[0.5, 0.5, 0.5, 0.5]",
+        1000.0,
+        0.5,
+        "cap = 102.3",
+        "[1]",
+        4000,
+    );
+    let out = run_all(&s, &|_| {}).expect("runs");
+    let acc = out
+        .checks()
+        .into_iter()
+        .find(|c| c.quantity == "accuracy")
+        .expect("an accuracy check");
+    assert!(
+        acc.estimate.exact > 1e-7 && acc.estimate.exact < 1e-5,
+        "{acc:?}"
+    );
+    assert_all_pass_and_ratios_untested(&s);
+}
+
+#[test]
+fn token_products_that_overflow_or_underflow_are_refused_at_load() {
+    // Issue 20 item 3: these panicked in exact/budget.rs or gave NaN exact values and exit 1.
+    let tokens = |median: &str, growth: &str, wrong: &str, sigma: &str| {
+        format!(
+            "[benchmark]\nrates = [0.5]\n[[model]]\nname = \"m\"\nattractor = 0.5\n[model.tokens]\nmedian_tokens = {median}\n\
+             hard_growth = {growth}\nwrong_factor = {wrong}\nsigma = {sigma}\n\
+             [[experiment]]\nkind = \"budget\"\nmodels = [\"m\"]\nbudgets = [100.0, 1000.0]\n"
+        )
+    };
+    for (src, says) in [
+        (tokens("1e308", "1.0", "1.5", "0.5"), "would overflow"),
+        (tokens("1000.0", "1e308", "1.5", "0.5"), "would overflow"),
+        (tokens("1000.0", "1.0", "1.5", "38.0"), "would overflow"),
+        (tokens("1e-300", "1.0", "1e-300", "0.5"), "would underflow"),
+    ] {
+        let e = Scenario::from_toml(&src, "t", "t.toml").expect_err("refused");
+        let msg = e.to_string();
+        assert!(
+            msg.contains("model[1].tokens") && msg.contains(says),
+            "{msg}"
+        );
+        assert!(msg.contains("t.toml:"), "{msg}");
+    }
+}
+
+#[test]
+fn budgets_inf_is_refused_with_a_pointer_to_the_uncapped_cost_row() {
+    let src = "[benchmark]\nrates = [0.5]\n[[model]]\nname = \"m\"\nattractor = 0.5\n[model.tokens]\nmedian_tokens = 1000.0\n\
+               hard_growth = 1.0\nwrong_factor = 1.5\nsigma = 0.5\n\
+               [[experiment]]\nkind = \"budget\"\nmodels = [\"m\"]\nbudgets = [100.0, inf]\n";
+    let msg = Scenario::from_toml(src, "t", "t.toml")
+        .expect_err("refused")
+        .to_string();
+    assert!(
+        msg.contains("budgets") && msg.contains("`cost` experiment without `cap`"),
+        "{msg}"
+    );
+}
+
+#[test]
+fn exact_count_distribution_beyond_its_memory_limit_is_refused_at_load() {
+    // N = 100,000 and n = 256 took 4.1 GB and 44 s; n = 1,000 aborted above 6 GB.
+    for kind in ["seed-variance", "head-to-head"] {
+        let src = format!(
+            "[benchmark]\nproblems = 100000\nmu = 0.2\nsigma = 2.2\n[[model]]\nname = \"a\"\nattractor = 0.5\n[[model]]\nname = \"b\"\nshift = 0.2\nattractor = 0.5\n\
+             [[experiment]]\nkind = \"{kind}\"\nmodel = \"a\"\na = \"a\"\nb = \"b\"\nn = [1, 256]\nreruns = 10\n"
+        );
+        let src = if kind == "seed-variance" {
+            src.replace("a = \"a\"\nb = \"b\"\n", "")
+        } else {
+            src.replace("model = \"a\"\n", "")
+        };
+        let msg = Scenario::from_toml(&src, "t", "t.toml")
+            .expect_err("refused")
+            .to_string();
+        assert!(
+            msg.contains("256 x 100000 = 25600000 entries: at most 8388608"),
+            "{msg}"
+        );
+    }
+}

@@ -93,7 +93,7 @@ fn sweep_grid_has_a_row_per_cell_and_check() {
     let mut lines = csv.lines();
     assert_eq!(
         lines.next(),
-        Some("model.b.shift,benchmark.sigma,experiment,quantity,cell,exact,sim,se,z")
+        Some("model.b.shift,benchmark.sigma,experiment,quantity,cell,exact,sim,se,z,passed,rule")
     );
     // 3 x 2 cells, each with 2 n x 3 quantities.
     assert_eq!(lines.count(), 6 * 6);

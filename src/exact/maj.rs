@@ -10,11 +10,12 @@
 
 use crate::model::VoteRule;
 
-/// Entries below this are dropped from the rolling binomial rows. Every W(c) is a sum of row
-/// entries and is multiplied by a probability <= 1, so dropping them changes maj@k by at most
-/// k^2 * 1e-20 in absolute terms (1e-14 at k = 1,024), far below any Monte Carlo error, while the
-/// rows shrink from k entries to about 20 standard deviations of Bin(k, a).
-const TINY: f64 = 1e-20;
+/// Entries below this are dropped from the rolling binomial rows. Every W(c) and its complement
+/// is a sum of row entries, multiplied by a probability <= 1, so dropping them changes maj@k and
+/// 1 - maj@k by at most k^2 * 1e-300 in absolute terms: both keep their relative accuracy down
+/// to 1e-300 (a loss probability of 4e-28 is computed, not lost), while the rows still shrink
+/// to about 75 standard deviations of Bin(k, a).
+const TINY: f64 = 1e-300;
 
 /// ln(j!) for j = 0..=n. Time: O(n).
 pub fn ln_factorials(n: u32) -> Vec<f64> {
@@ -28,8 +29,11 @@ pub fn ln_factorials(n: u32) -> Vec<f64> {
     out
 }
 
-/// The pmf of Bin(n, p) over 0..=n, computed in log space and renormalised (no underflow to
-/// garbage; p in {0, 1} exact). `lnf` must hold ln(j!) for j up to at least n. Time: O(n).
+/// The pmf of Bin(n, p) over 0..=n, computed in log space from a shared table and renormalised
+/// (no underflow to garbage; p in {0, 1} exact): the samplers' tables in `sim/` are built from
+/// it. Each entry is accurate to about n ulps of ln(n!) (5e-12 relative at n = 1,024), ample for
+/// drawing (alias thresholds keep 51 bits) but not for exact values: those use [`binomial_pmf`].
+/// `lnf` must hold ln(j!) for j up to at least n. Time: O(n).
 pub fn binomial_pmf_with(n: u32, p: f64, lnf: &[f64]) -> Vec<f64> {
     let n_us = n as usize;
     if p <= 0.0 {
@@ -48,37 +52,78 @@ pub fn binomial_pmf_with(n: u32, p: f64, lnf: &[f64]) -> Vec<f64> {
             (lnf[n_us] - lnf[j] - lnf[n_us - j] + j as f64 * lp + (n_us - j) as f64 * lq).exp()
         })
         .collect();
-    // ln(j!) accumulates rounding (about n ulps of ln(n!)); renormalising removes the common
-    // factor that introduces.
     let total: f64 = pmf.iter().sum();
     pmf.iter_mut().for_each(|x| *x /= total);
     pmf
 }
 
-/// The pmf of Bin(n, p) over 0..=n. Time: O(n).
+/// The pmf of Bin(n, p) over 0..=n, every entry to about 1e-13 relative (or below 1e-300 in
+/// absolute terms) for n up to 1,024; p in {0, 1} exact.
+///
+/// From the mode m = floor((n + 1) p), set to 1, the ratio P(j + 1) / P(j) = (n - j) / (j + 1)
+/// p / (1 - p) walks up and down (each step adds about two rounding errors, so entry j is off by
+/// at most 2 |j - m| ulps), and the sum of the positive entries normalises. Entries far below
+/// the mode underflow to 0 where their true value is below 1e-308. Summing ln(j!) instead, as
+/// earlier versions did, lost 5e-12 relative at n = 1,024. Time: O(n).
 pub fn binomial_pmf(n: u32, p: f64) -> Vec<f64> {
-    binomial_pmf_with(n, p, &ln_factorials(n))
+    let n_us = n as usize;
+    let mut v = vec![0.0; n_us + 1];
+    if p <= 0.0 {
+        v[0] = 1.0;
+        return v;
+    }
+    if p >= 1.0 {
+        v[n_us] = 1.0;
+        return v;
+    }
+    let odds = p / (1.0 - p);
+    let mode = (((n as f64 + 1.0) * p).floor() as usize).min(n_us);
+    v[mode] = 1.0;
+    for j in mode..n_us {
+        v[j + 1] = v[j] * ((n_us - j) as f64 / (j + 1) as f64) * odds;
+        if v[j + 1] == 0.0 {
+            break;
+        }
+    }
+    for j in (1..=mode).rev() {
+        v[j - 1] = v[j] * (j as f64 / (n_us - j + 1) as f64) / odds;
+        if v[j - 1] == 0.0 {
+            break;
+        }
+    }
+    let total: f64 = v.iter().sum();
+    v.iter_mut().for_each(|x| *x /= total);
+    v
 }
 
 /// W(c) for c = 0..=k: the probability that the correct answer wins a vote of k samples given
-/// that exactly c of them are correct, when each of the other k - c samples is the attractor with
-/// probability `alpha` (and a one-off otherwise).
+/// that exactly c of them are correct; see [`conditional_win_loss`]. Time: O(k^2) at most.
+pub fn conditional_win(k: u32, alpha: f64, rule: VoteRule) -> Vec<f64> {
+    conditional_win_loss(k, alpha, rule).0
+}
+
+/// (W(c), 1 - W(c)) for c = 0..=k: the probability that the correct answer wins a vote of k
+/// samples given that exactly c of them are correct, when each of the other k - c samples is
+/// the attractor with probability `alpha` (and a one-off otherwise), and the probability that
+/// it does not, each summed from its own binomial terms (never 1 minus a number near 1).
 ///
 /// - `Random`: W(0) = 0; W(1) = [P(A = 0) + P(A = 1)] / k (the correct answer then ties with the
 ///   k - 1 other singleton answers); W(c) = P(A < c) + P(A = c) / 2 for c >= 2.
 /// - `Strict`: ties lose: W(1) = 1 only when k = 1; W(c) = P(A < c) for c >= 2.
 /// - `Absolute`: W(c) = 1 when 2c > k, else 0.
 ///
-/// Time: O(k^1.5): only the entries of each binomial row above 1e-20 are kept (about 20
-/// standard deviations wide).
-pub fn conditional_win(k: u32, alpha: f64, rule: VoteRule) -> Vec<f64> {
+/// Time: O(k^2) at most: only the entries of each binomial row above 1e-300 are kept.
+pub fn conditional_win_loss(k: u32, alpha: f64, rule: VoteRule) -> (Vec<f64>, Vec<f64>) {
     let k_us = k as usize;
     let mut w = vec![0.0; k_us + 1];
+    let mut l = vec![0.0; k_us + 1];
     if rule == VoteRule::Absolute {
-        for (c, wc) in w.iter_mut().enumerate() {
-            *wc = if 2 * c > k_us { 1.0 } else { 0.0 };
+        for c in 0..=k_us {
+            let win = 2 * c > k_us;
+            w[c] = if win { 1.0 } else { 0.0 };
+            l[c] = if win { 0.0 } else { 1.0 };
         }
-        return w;
+        return (w, l);
     }
     let alpha = alpha.clamp(0.0, 1.0);
     let beta = 1.0 - alpha;
@@ -89,21 +134,28 @@ pub fn conditional_win(k: u32, alpha: f64, rule: VoteRule) -> Vec<f64> {
     let (mut lo, mut hi) = (0usize, 0usize);
     for n in 0..=k_us {
         let c = k_us - n;
-        w[c] = match (c, rule) {
-            (0, _) => 0.0,
+        // P(A < c), P(A = c) and P(A > c) from the row's own entries.
+        let split = c.clamp(lo, hi + 1);
+        let below: f64 = row[lo..split].iter().sum();
+        let at = row[c];
+        let above: f64 = row[(c + 1).clamp(lo, hi + 1)..=hi].iter().sum();
+        (w[c], l[c]) = match (c, rule) {
+            (0, _) => (0.0, 1.0),
             (1, VoteRule::Strict) => {
                 if k == 1 {
-                    1.0
+                    (1.0, 0.0)
                 } else {
-                    0.0
+                    (0.0, 1.0)
                 }
             }
-            (1, _) => (row[0] + row[1]) / k as f64,
-            (_, VoteRule::Strict) => row[lo..c.min(hi + 1).max(lo)].iter().sum(),
-            (_, _) => {
-                let below: f64 = row[lo..c.min(hi + 1).max(lo)].iter().sum();
-                below + 0.5 * row[c]
+            (1, _) => {
+                // n = k - 1 >= 0 others; the correct answer ties with every singleton.
+                let tie = row[0] + if hi >= 1 { row[1] } else { 0.0 };
+                let kf = k as f64;
+                (tie / kf, (kf - tie) / kf)
             }
+            (_, VoteRule::Strict) => (below, at + above),
+            (_, _) => (below + 0.5 * at, above + 0.5 * at),
         };
         if n == k_us {
             break;
@@ -127,17 +179,35 @@ pub fn conditional_win(k: u32, alpha: f64, rule: VoteRule) -> Vec<f64> {
             hi -= 1;
         }
     }
-    w
+    (w, l)
 }
 
 /// maj@k of every problem whose per-sample outcome is (p_i, q_i = a (1 - p_i)): the attractor
 /// share `a` is the same for all, so W(c) is computed once. Time: O(k^2 + N k).
 pub fn maj_at_k_all(rates: &[f64], attractor: f64, k: u32, rule: VoteRule) -> Vec<f64> {
     let w = conditional_win(k, attractor, rule);
-    let lnf = ln_factorials(k);
     rates
         .iter()
-        .map(|&p| win_given_counts(&binomial_pmf_with(k, p, &lnf), &w))
+        .map(|&p| win_given_counts(&binomial_pmf(k, p), &w))
+        .collect()
+}
+
+/// (maj@k, 1 - maj@k) of every problem, as [`maj_at_k_all`], each summed from its own terms:
+/// the complement keeps its relative accuracy when maj@k is within 1e-16 of 1 (it is the
+/// probability of losing the vote, e.g. 4e-28). Time: O(k^2 + N k).
+pub fn maj_at_k_all_with_loss(
+    rates: &[f64],
+    attractor: f64,
+    k: u32,
+    rule: VoteRule,
+) -> Vec<(f64, f64)> {
+    let (w, l) = conditional_win_loss(k, attractor, rule);
+    rates
+        .iter()
+        .map(|&p| {
+            let pmf = binomial_pmf(k, p);
+            (win_given_counts(&pmf, &w), win_given_counts(&pmf, &l))
+        })
         .collect()
 }
 
@@ -188,11 +258,10 @@ pub(crate) mod tests {
 
     /// The spec's literal formula: enumerate (C, A), M = max(C, A, [S > 0]), T tied answers.
     pub(crate) fn brute_force(p: f64, a: f64, k: u32, rule: VoteRule) -> f64 {
-        let lnf = ln_factorials(k);
-        let pc = binomial_pmf_with(k, p, &lnf);
+        let pc = binomial_pmf(k, p);
         let mut total = 0.0;
         for c in 0..=k {
-            let pa = binomial_pmf_with(k - c, a, &lnf);
+            let pa = binomial_pmf(k - c, a);
             for av in 0..=(k - c) {
                 let s = k - c - av;
                 let m = c.max(av).max(u32::from(s > 0));

@@ -3,5 +3,6 @@
 pub mod budget;
 pub mod maj;
 pub mod noise;
+pub mod normal;
 pub mod pass;
 pub mod plan;

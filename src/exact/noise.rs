@@ -9,12 +9,11 @@
 //! Conventions: rates are `&[f64]` in [0, 1] (0 and 1 allowed), `n` is the number of samples per
 //! problem and N = `rates.len()` the number of problems.
 
+use crate::exact::normal;
 use rustfft::num_complex::Complex;
 use rustfft::FftPlanner;
 use serde::Serialize;
-use statrs::function::erf::erfc;
 
-use crate::exact::maj::{binomial_pmf_with, ln_factorials};
 use crate::model::expit;
 
 /// Seed standard deviation of the benchmark score: sqrt(sum_i p_i (1 - p_i) / n) / N.
@@ -55,7 +54,9 @@ pub fn question_se(rates: &[f64]) -> f64 {
     (sample_variance / n_problems as f64).sqrt()
 }
 
-/// Seed SD of a maj@k score: sqrt(sum_i m_i (1 - m_i)) / N.
+/// Seed SD of a maj@k score: sqrt(sum_i m_i (1 - m_i)) / N, with the losses 1 - m_i given
+/// (computed directly, e.g. by [`crate::exact::maj::maj_at_k_all_with_loss`]): when m_i is
+/// within 1e-16 of 1, 1 - m_i read off m_i would be 1.1e-16 or 0 instead of, say, 4e-28.
 ///
 /// Each problem's vote is one Bernoulli(m_i) per rerun, with m_i = maj@k of that problem.
 ///
@@ -63,17 +64,24 @@ pub fn question_se(rates: &[f64]) -> f64 {
 ///
 /// # Panics
 ///
-/// If `win_probs` is empty or a probability lies outside [0, 1].
-pub fn vote_seed_sd(win_probs: &[f64]) -> f64 {
-    seed_sd(win_probs, 1)
+/// If `win_probs` is empty, the slices differ in length, or a probability lies outside [0, 1].
+pub fn vote_seed_sd(win_probs: &[f64], loss_probs: &[f64]) -> f64 {
+    check_rates(win_probs);
+    check_rates(loss_probs);
+    assert_eq!(
+        win_probs.len(),
+        loss_probs.len(),
+        "one loss per win probability"
+    );
+    let variance: f64 = win_probs.iter().zip(loss_probs).map(|(m, l)| m * l).sum();
+    variance.sqrt() / win_probs.len() as f64
 }
 
 /// Probability mass function of Bin(n, p) over 0..=n.
 ///
-/// Each term is built in log space, ln C(n, k) + k ln p + (n - k) ln(1 - p), shifted by its largest
-/// value before exponentiating and then normalised, so nothing underflows into garbage: terms
-/// below ~1e-308 of the mode become exact zeros. p = 0 and p = 1 give exact point masses.
-/// Relative accuracy of each term is about n * 1e-16 (from the running ln-factorial table).
+/// Walked from the mode by the ratio of successive terms and normalised (see
+/// [`crate::exact::maj::binomial_pmf`]): each term to about 2 |j - mode| ulps relative, terms
+/// below ~1e-308 exact zeros, p = 0 and p = 1 exact point masses.
 ///
 /// Time: O(n).
 ///
@@ -105,10 +113,9 @@ pub fn binomial_pmf(n: u32, p: f64) -> Vec<f64> {
 pub fn count_pmf(rates: &[f64], n: u32) -> Vec<f64> {
     check_rates(rates);
     check_samples(n);
-    let ln_fact = ln_factorials(n);
     let pieces = rates
         .iter()
-        .map(|&p| binomial_pmf_with(n, p, &ln_fact))
+        .map(|&p| crate::exact::maj::binomial_pmf(n, p))
         .collect();
     let mut pmf = convolve_all(pieces, &mut FftPlanner::new());
     normalise(&mut pmf);
@@ -174,8 +181,8 @@ pub fn diff_normal_approx(rates_a: &[f64], rates_b: &[f64], n: u32) -> HeadToHea
         return point_mass_outcome(mean);
     }
     let sd = variance.sqrt();
-    let loss = standard_normal_cdf((-0.5 - mean) / sd);
-    let win = standard_normal_cdf((mean - 0.5) / sd);
+    let loss = normal::cdf((-0.5 - mean) / sd);
+    let win = normal::cdf((mean - 0.5) / sd);
     HeadToHead {
         loss,
         tie: (1.0 - loss - win).max(0.0),
@@ -409,11 +416,6 @@ fn point_mass_outcome(difference: f64) -> HeadToHead {
 // ---------------------------------------------------------------------------------------------
 // Scalar helpers
 
-/// Phi(x), through erfc so both tails keep their relative accuracy.
-fn standard_normal_cdf(x: f64) -> f64 {
-    0.5 * erfc(-x / std::f64::consts::SQRT_2)
-}
-
 /// Integration range for expectations over Z ~ N(0, 1): 2 Phi(-12) ~ 4e-33 is left out.
 const Z_RANGE: f64 = 12.0;
 /// Width of the starting panels of the adaptive rule.
@@ -641,9 +643,10 @@ pub(crate) mod tests {
     #[test]
     fn vote_seed_sd_is_the_one_sample_seed_sd() {
         let probs = [0.9, 0.1, 0.55, 1.0];
-        assert_eq!(vote_seed_sd(&probs), seed_sd(&probs, 1));
+        let losses = probs.map(|m| 1.0 - m);
+        assert_eq!(vote_seed_sd(&probs, &losses), seed_sd(&probs, 1));
         let expected = (0.09f64 + 0.09 + 0.2475).sqrt() / 4.0;
-        assert_close(vote_seed_sd(&probs), expected, IDENTITY);
+        assert_close(vote_seed_sd(&probs, &losses), expected, IDENTITY);
     }
 
     #[test]

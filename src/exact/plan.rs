@@ -14,8 +14,8 @@
 //!
 //! The population moments are integrals over z ~ N(0, 1), computed by composite Simpson.
 
+use crate::exact::normal;
 use serde::Serialize;
-use statrs::function::erf::erfc;
 
 use crate::model::expit;
 
@@ -268,18 +268,13 @@ pub fn gap_logits_for_points(mu: f64, sigma: f64, points: f64) -> Result<f64, St
     Ok(0.5 * (lo + hi))
 }
 
-/// Phi(x) through erfc (both tails keep their relative accuracy).
-pub fn normal_cdf(x: f64) -> f64 {
-    0.5 * erfc(-x / std::f64::consts::SQRT_2)
-}
-
 /// Power of a two-sided 5% z-test of a true difference `gap` with standard error `se`:
 /// Phi(gap / se - 1.96) + Phi(-gap / se - 1.96). A zero SE gives 1 for a nonzero gap.
 pub fn detect_power(gap: f64, se: f64) -> f64 {
     if se <= 0.0 {
         return if gap != 0.0 { 1.0 } else { 0.05 };
     }
-    normal_cdf(gap / se - Z_95) + normal_cdf(-gap / se - Z_95)
+    normal::cdf(gap / se - Z_95) + normal::cdf(-gap / se - Z_95)
 }
 
 /// Normal approximation of (P(B < A), P(B = A)) for a count difference D = C_B - C_A with mean
@@ -292,8 +287,8 @@ pub fn normal_loss_tie(mean: f64, sd: f64) -> (f64, f64) {
             f64::from(u8::from(mean == 0.0)),
         );
     }
-    let loss = normal_cdf((-0.5 - mean) / sd);
-    let loss_or_tie = normal_cdf((0.5 - mean) / sd);
+    let loss = normal::cdf((-0.5 - mean) / sd);
+    let loss_or_tie = normal::cdf((0.5 - mean) / sd);
     (loss, (loss_or_tie - loss).max(0.0))
 }
 

@@ -8,12 +8,14 @@
 //! by problem) for token counts, and by the delta method for tokens per correct answer.
 use serde::Serialize;
 
+use super::check::{Untested, RATIO_MAX_RELATIVE_SE};
 use super::{Check, Estimate, Progress};
 use crate::exact::budget::{
-    accuracy_at_budget, capped_vote_rates, crossover_budgets, expected_min, expected_min_sq,
-    lognormal_cdf, maj_at_k_capped, partial_mean, tokens_per_sample, truncation_rate, TraceLengths,
+    accuracy_and_miss, accuracy_at_budget, capped_vote_rates, crossover_budgets, cut_and_kept,
+    expected_min, expected_min_sq, lognormal_cdf, maj_at_k_capped_with_loss, partial_mean,
+    tokens_per_sample, truncation_rate, TraceLengths,
 };
-use crate::exact::pass::{bernoulli_mean_se, mean};
+use crate::exact::pass::{bernoulli_mean_se_with, mean};
 use crate::model::VoteRule;
 use crate::scenario::Scenario;
 use crate::sim::traces::{self, CellTraces, LogBins, TraceCell, TraceProblem};
@@ -431,25 +433,25 @@ pub fn budget(
         for (j, &b) in budgets.iter().enumerate() {
             let mo = sim_means(cell, j);
             let (tokens_var, _) = token_moments(m, &difficulty, b, traces);
-            let acc_i: Vec<f64> = m
+            let (cut_i, kept_i): (Vec<f64>, Vec<f64>) = m
                 .rates
                 .iter()
                 .zip(&difficulty)
-                .map(|(&p, &d)| p * lognormal_cdf(b, m.lengths.correct_median(d), m.lengths.sigma))
-                .collect();
-            let cut_i: Vec<f64> = m
+                .map(|(&p, &d)| cut_and_kept(p, d, &m.lengths, b))
+                .unzip();
+            let (acc_i, miss_i): (Vec<f64>, Vec<f64>) = m
                 .rates
                 .iter()
                 .zip(&difficulty)
-                .map(|(&p, &d)| truncation_rate(&[p], &[d], &m.lengths, b))
-                .collect();
+                .map(|(&p, &d)| accuracy_and_miss(p, d, &m.lengths, b))
+                .unzip();
             let rows = [
                 (
                     BudgetMetric::Accuracy,
                     Estimate::new(
                         accuracy_at_budget(&m.rates, &difficulty, &m.lengths, b),
                         mo.accuracy,
-                        bernoulli_mean_se(&acc_i, traces),
+                        bernoulli_mean_se_with(&acc_i, &miss_i, traces),
                     )
                     .counting(1.0 / (traces as f64 * m.rates.len() as f64)),
                 ),
@@ -458,7 +460,7 @@ pub fn budget(
                     Estimate::new(
                         truncation_rate(&m.rates, &difficulty, &m.lengths, b),
                         mo.cut,
-                        bernoulli_mean_se(&cut_i, traces),
+                        bernoulli_mean_se_with(&cut_i, &kept_i, traces),
                     )
                     .counting(1.0 / (traces as f64 * m.rates.len() as f64)),
                 ),
@@ -666,18 +668,16 @@ pub fn cost(
         let vote_rule = rule.unwrap_or(m.rule);
         for &k in ks {
             // (exact per problem, simulated mean, draws per problem, covariance with tokens)
-            let (per_problem, sim, draws, cov) = if k == 1 {
-                let acc_i: Vec<f64> = m
+            let (pairs, sim, draws, cov) = if k == 1 {
+                let acc_i: Vec<(f64, f64)> = m
                     .rates
                     .iter()
                     .zip(&difficulty)
-                    .map(|(&p, &d)| {
-                        p * lognormal_cdf(budget, m.lengths.correct_median(d), m.lengths.sigma)
-                    })
+                    .map(|(&p, &d)| accuracy_and_miss(p, d, &m.lengths, budget))
                     .collect();
                 (acc_i, mo.accuracy, traces, tokens_cov)
             } else {
-                let maj_i = maj_at_k_capped(
+                let maj_i = maj_at_k_capped_with_loss(
                     &m.rates,
                     &difficulty,
                     m.attractor,
@@ -696,8 +696,10 @@ pub fn cost(
                 let sim = wins as f64 / (votes_per_problem as f64 * big_n);
                 (maj_i, sim, votes_per_problem, 0.0)
             };
-            let acc_se = bernoulli_mean_se(&per_problem, draws);
-            let accuracy = Estimate::new(mean(&per_problem), sim, acc_se);
+            let (per_problem, miss): (Vec<f64>, Vec<f64>) = pairs.into_iter().unzip();
+            let acc_se = bernoulli_mean_se_with(&per_problem, &miss, draws);
+            let accuracy = Estimate::new(mean(&per_problem), sim, acc_se)
+                .counting(1.0 / (draws as f64 * big_n));
             let kf = f64::from(k);
             let ratio = |t: f64, a: f64| kf * t / a;
             let r = ratio(tokens_exact, accuracy.exact);
@@ -706,7 +708,15 @@ pub fn cost(
                 + acc_se.powi(2) / accuracy.exact.powi(2)
                 - 2.0 * cov / (tokens_exact * accuracy.exact);
             let tpc_se = r * rel_var.max(0.0).sqrt();
-            let tokens_per_correct = Estimate::new(r, ratio(tokens.sim, accuracy.sim), tpc_se);
+            let mut tokens_per_correct = Estimate::new(r, ratio(tokens.sim, accuracy.sim), tpc_se);
+            // The ratio is tested only where its delta-method SE means something: the accuracy
+            // (a count of correct answers) is then known to a few percent. Otherwise the count
+            // is checked in the accuracy row, with Bernstein's bound, and the ratio reported.
+            let meaningful =
+                accuracy.exact > 0.0 && acc_se <= RATIO_MAX_RELATIVE_SE * accuracy.exact;
+            if !meaningful {
+                tokens_per_correct = tokens_per_correct.untested(Untested::RatioOfRareCount);
+            }
             strategies.push(Strategy {
                 model: m.name.clone(),
                 k,

@@ -6,7 +6,7 @@
 use serde::Serialize;
 
 use super::{Check, Estimate, Progress};
-use crate::exact::maj::maj_at_k_all;
+use crate::exact::maj::maj_at_k_all_with_loss;
 use crate::exact::noise::{
     count_pmf, head_to_head as exact_h2h, question_se, random_placement_moments,
     random_placement_sd, score_quantile, seed_sd, vote_seed_sd,
@@ -37,16 +37,11 @@ pub fn sd_standard_error(var: f64, mu4: f64, reruns: u64) -> f64 {
 
 /// Exact variance and fourth central moment of sum_i Bin(n, p_i): kappa2 = sum n p q,
 /// kappa4 = sum n p q (1 - 6 p q), mu4 = kappa4 + 3 kappa2^2.
-fn binomial_sum_moments(rates: &[f64], n: u32) -> (f64, f64) {
+fn binomial_sum_moments(rates: &[f64], complements: &[f64], n: u32) -> (f64, f64) {
     let n = f64::from(n);
-    let k2: f64 = rates.iter().map(|p| n * p * (1.0 - p)).sum();
-    let k4: f64 = rates
-        .iter()
-        .map(|p| {
-            let pq = p * (1.0 - p);
-            n * pq * (1.0 - 6.0 * pq)
-        })
-        .sum();
+    let pq: Vec<f64> = rates.iter().zip(complements).map(|(p, q)| p * q).collect();
+    let k2: f64 = pq.iter().map(|pq| n * pq).sum();
+    let k4: f64 = pq.iter().map(|pq| n * pq * (1.0 - 6.0 * pq)).sum();
     (k2, k4 + 3.0 * k2 * k2)
 }
 
@@ -153,6 +148,7 @@ pub fn seed_variance(
         _ => (mu, sigma),
     };
     let rates = m.rates_on(&scenario.benchmark.rates());
+    let complements: Vec<f64> = rates.iter().map(|p| 1.0 - p).collect();
     let problems = rates.len();
     let population = random_placement_moments(mu, sigma);
     let samplers: Vec<CountSampler> = ns
@@ -189,7 +185,7 @@ pub fn seed_variance(
                     sd / (reruns as f64).sqrt(),
                 )
             } else {
-                let (var_t, mu4_t) = binomial_sum_moments(&rates, n);
+                let (var_t, mu4_t) = binomial_sum_moments(&rates, &complements, n);
                 let sd = seed_sd(&rates, n);
                 (
                     mean(&rates),
@@ -374,6 +370,7 @@ pub fn vote_spread(
     let m = &scenario.models[model];
     let rule = rule.unwrap_or(m.vote_rule);
     let rates = m.rates_on(&scenario.benchmark.rates());
+    let complements: Vec<f64> = rates.iter().map(|p| 1.0 - p).collect();
     let problems = rates.len() as f64;
     let kmax = ks.iter().copied().max().unwrap_or(1);
     let lnf = crate::exact::maj::ln_factorials(kmax);
@@ -397,13 +394,16 @@ pub fn vote_spread(
         .iter()
         .zip(hists)
         .map(|(&k, (wins, correct))| {
-            let maj = maj_at_k_all(&rates, m.attractor, k, rule);
+            let (maj, loss): (Vec<f64>, Vec<f64>) =
+                maj_at_k_all_with_loss(&rates, m.attractor, k, rule)
+                    .into_iter()
+                    .unzip();
             let (w_mean, w_sd, _) = hist_stats(&wins, problems);
             let (c_mean, c_sd, _) = hist_stats(&correct, problems * f64::from(k));
             // Moments of the exact totals: a sum of Bernoulli(m_i), and a sum of Bin(k, p_i).
-            let (wv, w4) = binomial_sum_moments(&maj, 1);
-            let (cv, c4) = binomial_sum_moments(&rates, k);
-            let maj_sd = vote_seed_sd(&maj);
+            let (wv, w4) = binomial_sum_moments(&maj, &loss, 1);
+            let (cv, c4) = binomial_sum_moments(&rates, &complements, k);
+            let maj_sd = vote_seed_sd(&maj, &loss);
             let avg_sd = seed_sd(&rates, k);
             let root_r = (reruns as f64).sqrt();
             SpreadRow {

@@ -6,6 +6,7 @@
 //! and its own parameters, not on which other cells run, the thread count or the shard.
 use serde::{Deserialize, Serialize};
 
+use super::check::Untested;
 use super::{num, run_all, Check, Estimate, Progress, RunError};
 use crate::scenario::grid::{check_path, fmt_value, set_value, Axis, GridError, MAX_CELLS};
 use crate::scenario::{Scenario, ScenarioError, ScenarioSource};
@@ -40,6 +41,17 @@ pub struct StoredCheck {
     pub cell: String,
     /// Exact, sim, se, z.
     pub values: [String; 4],
+    /// The weight of one trial for a count of independent trials, else `0` ([`Estimate::step`]):
+    /// the pass rule needs it.
+    #[serde(default = "zero_text")]
+    pub step: String,
+    /// Why the number is not tested, if it is not ([`Untested::as_str`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub untested: Option<String>,
+}
+
+fn zero_text() -> String {
+    "0".into()
 }
 
 /// The results of one grid cell.
@@ -246,11 +258,14 @@ fn store(c: &Check) -> StoredCheck {
         quantity: c.quantity.clone(),
         cell: c.cell.clone(),
         values: [num(e.exact), num(e.sim), num(e.se), num(e.z)],
+        step: num(e.step),
+        untested: e.untested.map(|u| u.as_str().to_string()),
     }
 }
 
 impl StoredCheck {
-    /// The numbers back: (exact, sim, se, z); unparsable text reads as NaN.
+    /// The estimate back, with everything its pass rule needs: (exact, sim, se, z), the trial
+    /// weight and any reason it is untested; unparsable text reads as NaN (and so fails).
     pub fn estimate(&self) -> Estimate {
         let v: Vec<f64> = self
             .values
@@ -259,7 +274,18 @@ impl StoredCheck {
             .collect();
         let mut e = Estimate::new(v[0], v[1], v[2]);
         e.z = v[3];
+        e.step = self.step.parse().unwrap_or(f64::NAN);
+        e.untested = self.untested.as_deref().and_then(Untested::parse);
+        if self.untested.is_some() && e.untested.is_none() {
+            // A reason this build does not know: judge the number rather than skip it.
+            e.step = f64::NAN;
+        }
         e
+    }
+
+    /// [`Estimate::passed`]: the same rule as `run`.
+    pub fn passed(&self) -> bool {
+        self.estimate().passed()
     }
 }
 
@@ -286,6 +312,56 @@ mod tests {
         assert_eq!(a.cells[1].1.seed, b.cells[0].1.seed);
         assert_eq!(a.cells[0].1.seed, b.cells[2].1.seed);
         assert_ne!(a.cells[0].1.seed, a.cells[1].1.seed);
+    }
+
+    #[test]
+    fn sweep_cell_with_a_rare_count_check_passes_exactly_when_run_passes_it() {
+        // pass@32 of 1 - 5.48e-7 from 160,000 votes: two misses are |z| = 6.5, within
+        // Bernstein's bound for a count; the sweep used to judge |z| alone and fail it.
+        let votes: f64 = 160_000.0;
+        let exact: f64 = 1.0 - 5.48e-7;
+        let se = (exact * (1.0 - exact) / votes).sqrt();
+        let mut estimates: Vec<Estimate> = (0..20)
+            .map(|misses| {
+                Estimate::new(exact, 1.0 - misses as f64 / votes, se).counting(1.0 / votes)
+            })
+            .collect();
+        estimates.push(Estimate::new(f64::INFINITY, f64::INFINITY, f64::NAN));
+        estimates.push(Estimate::new(3.0, f64::INFINITY, 0.1).untested(Untested::RatioOfRareCount));
+        estimates.push(Estimate::new(0.5, f64::NAN, 0.1));
+        estimates.push(Estimate::new(0.5, 0.9, 0.1));
+        for e in estimates {
+            let check = Check::new("x", "pass@k", "c", e);
+            let stored = store(&check);
+            let json = serde_json::to_string(&stored).expect("serialises");
+            let back: StoredCheck = serde_json::from_str(&json).expect("reads back");
+            assert_eq!(back.passed(), check.passed(), "{check:?}");
+            assert_eq!(back.estimate().rule(), e.rule());
+        }
+        let two = Estimate::new(exact, 1.0 - 2.0 / votes, se).counting(1.0 / votes);
+        assert!(two.z.abs() > 4.5 && store(&Check::new("x", "q", "c", two)).passed());
+
+        // End to end: a cell whose rare-count checks run and sweep judge alike.
+        let text = "seed = 9\n[benchmark]\nrates = [0.9999, 0.97, 0.5]\n[[model]]\nname = \"m\"\n\
+                    attractor = 0.5\n[[experiment]]\nkind = \"curves\"\nk = [1, 8, 64]\nvotes = 3000\n";
+        let src = ScenarioSource {
+            name: "rare".into(),
+            file: "rare.toml".into(),
+            text: text.into(),
+        };
+        let sweep =
+            prepare(&src, &[("model.m.attractor".into(), vec![0.5, 0.9])], None).expect("grid");
+        let cells = run_cells(&sweep, &[0, 1], &|_| {}).expect("runs");
+        for (cell, (_, scenario)) in cells.iter().zip(&sweep.cells) {
+            let run = run_all(scenario, &|_| {}).expect("runs");
+            let checks = run.checks();
+            assert_eq!(cell.checks.len(), checks.len());
+            assert!(checks.iter().any(|c| c.estimate.step > 0.0));
+            for (stored, check) in cell.checks.iter().zip(&checks) {
+                assert_eq!(stored.passed(), check.passed(), "{check:?}");
+                assert_eq!(stored.estimate(), check.estimate);
+            }
+        }
     }
 
     #[test]

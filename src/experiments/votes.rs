@@ -2,8 +2,11 @@
 use serde::Serialize;
 
 use super::{Check, Estimate, Progress};
-use crate::exact::maj::{attractor_threshold, maj_at_k_all, maj_ceiling};
-use crate::exact::pass::{bernoulli_mean_se, mean, pass_at_k, pass_hat_k};
+use crate::exact::maj::{attractor_threshold, maj_at_k_all_with_loss, maj_ceiling};
+use crate::exact::pass::{
+    bernoulli_mean_se_with, mean, pass_at_k, pass_at_k_complement, pass_hat_k,
+    pass_hat_k_complement,
+};
 use crate::model::VoteRule;
 use crate::scenario::Scenario;
 use crate::sim::votes::{simulate, VoteCell, VoteCounts};
@@ -211,11 +214,21 @@ fn build(
         for (ki, &k) in ks.iter().enumerate() {
             let cell_counts = &counts[si * ks.len() + ki];
             for &metric in metrics {
-                let exact: Vec<f64> = match metric {
-                    Metric::PassAtK => s.rates.iter().map(|&p| pass_at_k(p, k)).collect(),
-                    Metric::PassHatK => s.rates.iter().map(|&p| pass_hat_k(p, k)).collect(),
-                    Metric::MajAtK => maj_at_k_all(&s.rates, s.attractor, k, s.rule),
+                // Each per-problem probability with its complement, computed directly.
+                let pairs: Vec<(f64, f64)> = match metric {
+                    Metric::PassAtK => s
+                        .rates
+                        .iter()
+                        .map(|&p| (pass_at_k(p, k), pass_at_k_complement(p, k)))
+                        .collect(),
+                    Metric::PassHatK => s
+                        .rates
+                        .iter()
+                        .map(|&p| (pass_hat_k(p, k), pass_hat_k_complement(p, k)))
+                        .collect(),
+                    Metric::MajAtK => maj_at_k_all_with_loss(&s.rates, s.attractor, k, s.rule),
                 };
+                let (exact, complement): (Vec<f64>, Vec<f64>) = pairs.into_iter().unzip();
                 let hits = |c: &VoteCounts| match metric {
                     Metric::PassAtK => c.any_correct,
                     Metric::PassHatK => c.all_correct,
@@ -227,8 +240,12 @@ fn build(
                     series: si,
                     k,
                     metric,
-                    estimate: Estimate::new(mean(&exact), sim, bernoulli_mean_se(&exact, votes))
-                        .counting(1.0 / (votes as f64 * s.rates.len() as f64)),
+                    estimate: Estimate::new(
+                        mean(&exact),
+                        sim,
+                        bernoulli_mean_se_with(&exact, &complement, votes),
+                    )
+                    .counting(1.0 / (votes as f64 * s.rates.len() as f64)),
                 });
             }
         }

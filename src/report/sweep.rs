@@ -14,13 +14,25 @@ pub const MAX_PANELS: usize = 6;
 /// `sweep.csv`: one row per cell and check, the swept values first.
 pub fn sweep_csv(s: &SweepOutput) -> String {
     let mut header: Vec<&str> = s.manifest.grid.iter().map(|(p, _)| p.as_str()).collect();
-    header.extend(["experiment", "quantity", "cell", "exact", "sim", "se", "z"]);
+    header.extend([
+        "experiment",
+        "quantity",
+        "cell",
+        "exact",
+        "sim",
+        "se",
+        "z",
+        "passed",
+        "rule",
+    ]);
     let mut csv = Csv::new(&header);
     for c in &s.cells {
         for ch in &c.checks {
             let mut row = c.values.clone();
             row.extend([ch.experiment.clone(), ch.quantity.clone(), ch.cell.clone()]);
             row.extend(ch.values.iter().cloned());
+            let e = ch.estimate();
+            row.extend([e.passed().to_string(), e.rule().to_string()]);
             csv.row(row);
         }
     }

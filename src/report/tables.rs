@@ -237,6 +237,7 @@ pub fn checks_csv(run: &RunOutput) -> String {
         "se",
         "z",
         "passed",
+        "rule",
     ]);
     for c in run.checks() {
         let e = c.estimate;
@@ -251,6 +252,7 @@ pub fn checks_csv(run: &RunOutput) -> String {
             num(e.se),
             num(e.z),
             c.passed().to_string(),
+            e.rule().to_string(),
         ]);
     }
     csv.finish()

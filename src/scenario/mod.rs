@@ -28,6 +28,18 @@ pub const MAX_K: u64 = 1024;
 pub const MAX_SAMPLES: u64 = 100_000;
 /// Largest number of votes, reruns or traces per cell.
 pub const MAX_DRAWS: u64 = 100_000_000;
+/// Most entries n N + 1 of an exact count distribution (`seed-variance`, `head-to-head`: the
+/// pmf of the benchmark's total correct count over 0..=n N, built by FFT convolution). Peak
+/// memory of that convolution is about 230 bytes per entry (970 MB measured at N = 16,384 and
+/// n = 256, half the limit; about 2 GB at the limit), so the product n x N of the largest n is
+/// checked at load. N = 100,000 with n = 64 stays within it.
+pub const MAX_COUNT_SUPPORT: u64 = 1 << 23;
+
+/// Bound on token scales: every median trace length times e^(sigma^2) at most this, every
+/// median at least its inverse (see `Resolver::token_range`), so squared lengths stay finite
+/// and nonzero in f64.
+pub const MAX_TOKEN_SCALE: f64 = 1e150;
+
 /// Longest list (k values, n values, attractor shares, budgets, models) in one experiment.
 pub const MAX_LIST: usize = 256;
 /// Largest number of simulated votes in one experiment: problems x cells (series x k values) x
@@ -564,7 +576,7 @@ impl Resolver<'_> {
                 ))
             }
         };
-        Ok(TraceLengths {
+        let lengths = TraceLengths {
             median_tokens: get(
                 t.median_tokens,
                 "median_tokens",
@@ -589,7 +601,30 @@ impl Resolver<'_> {
                 "log-sd of the lognormal trace length",
                 false,
             )?,
-        })
+        };
+        self.token_range(&lengths, span, idx)?;
+        Ok(lengths)
+    }
+
+    /// Token moments stay within f64: the largest median, L0 (1 + g) max(1, w) at difficulty 1,
+    /// times e^(sigma^2) (the root of the second moment E[L^2]) is at most [`MAX_TOKEN_SCALE`],
+    /// and the smallest median, L0 min(1, w), at least its inverse, so the exact token means,
+    /// their variances and every simulated length are finite and nonzero.
+    fn token_range(&self, t: &TraceLengths, span: Range<usize>, idx: usize) -> Res<()> {
+        let ln_l0 = t.median_tokens.ln();
+        let ln_w = t.wrong_factor.ln();
+        let ln_top = ln_l0 + t.hard_growth.ln_1p() + ln_w.max(0.0) + t.sigma * t.sigma;
+        let ln_bottom = ln_l0 + ln_w.min(0.0);
+        let limit = MAX_TOKEN_SCALE.ln();
+        let key = format!("model[{idx}].tokens");
+        // NaN (never expected from finite inputs) is refused too.
+        if ln_top.is_nan() || ln_top > limit {
+            return Err(self.err(span, &key, format!("median_tokens x (1 + hard_growth) x max(1, wrong_factor) x e^(sigma^2) = e^{ln_top:.1} is beyond {MAX_TOKEN_SCALE:e} tokens: the second moment of the trace lengths would overflow; lower median_tokens, hard_growth, wrong_factor or sigma")));
+        }
+        if ln_bottom.is_nan() || ln_bottom < -limit {
+            return Err(self.err(span, &key, format!("median_tokens x min(1, wrong_factor) = e^{ln_bottom:.1} is below {:e} tokens: the squared trace lengths would underflow to 0; raise median_tokens or wrong_factor", 1.0 / MAX_TOKEN_SCALE)));
+        }
+        Ok(())
     }
 
     fn experiment(
@@ -850,8 +885,11 @@ impl Resolver<'_> {
                         format!("must list 2 to {MAX_LIST} budgets, got {}", list.len()),
                     ));
                 }
-                if let Some(i) = list.iter().position(|x| !(x.is_finite() && *x > 0.0)) {
-                    return Err(self.err(self.entry(b, i), &key("budgets"), format!("{} is not a valid budget: every budget must be a finite number of tokens > 0", list[i])));
+                if let Some(i) = list
+                    .iter()
+                    .position(|x| !(*x > 0.0 && *x <= MAX_TOKEN_SCALE))
+                {
+                    return Err(self.err(self.entry(b, i), &key("budgets"), if list[i] == f64::INFINITY { format!("inf is not a valid budget here: every budget must be a finite number of tokens > 0 (at most {MAX_TOKEN_SCALE:e}); for the uncapped accuracy and cost use a `cost` experiment without `cap`, whose rows are uncapped") } else { format!("{} is not a valid budget: every budget must be a finite number of tokens > 0 (at most {MAX_TOKEN_SCALE:e})", list[i]) }));
                 }
                 if let Some(i) = list.windows(2).position(|w| w[0] >= w[1]) {
                     return Err(self.err(
@@ -874,8 +912,8 @@ impl Resolver<'_> {
                 let ms = model_list()?;
                 self.need_tokens(&ms, models, span.clone(), &key("models"))?;
                 let cap = match &e.cap {
-                    Some(c) if !(c.get_ref().is_finite() && *c.get_ref() > 0.0) => {
-                        return Err(self.err(c.span(), &key("cap"), format!("must be a number of tokens > 0 (leave `cap` out for unlimited), got {}", c.get_ref())));
+                    Some(c) if !(*c.get_ref() > 0.0 && *c.get_ref() <= MAX_TOKEN_SCALE) => {
+                        return Err(self.err(c.span(), &key("cap"), format!("must be a number of tokens > 0 and at most {MAX_TOKEN_SCALE:e} (leave `cap` out for unlimited), got {}", c.get_ref())));
                     }
                     c => c.as_ref().map(|c| *c.get_ref()),
                 };
@@ -979,6 +1017,20 @@ impl Resolver<'_> {
                 }
                 .unwrap_or(span);
                 return Err(self.err(at, &key(what), format!("this experiment would simulate {total} draws ({problems} problems x its cells x `{what}`): at most {MAX_TOTAL_VOTES} per experiment; lower `{what}`")));
+            }
+        }
+        // The exact count distributions of the noise experiments live over 0..=n N.
+        let count_n = match &spec {
+            ExperimentSpec::SeedVariance { n, .. } | ExperimentSpec::HeadToHead { n, .. } => {
+                n.iter().copied().max()
+            }
+            _ => None,
+        };
+        if let Some(n) = count_n {
+            let support = u64::from(n) * p;
+            if support > MAX_COUNT_SUPPORT {
+                let at = e.n.as_ref().map_or(span, |v| v.span());
+                return Err(self.err(at, &key("n"), format!("the exact distribution of the total correct count has n x N = {n} x {problems} = {support} entries: at most {MAX_COUNT_SUPPORT} (about 2 GB while it is built); lower the largest n or use fewer problems")));
             }
         }
         Ok(Experiment { name, spec })

@@ -1,5 +1,6 @@
 //! Figures whose axis range collapses to a point (every value equal) are drawn in bounded time:
-//! issue 20, item 2 (drawing used to loop forever, ignoring the first SIGINT / SIGTERM).
+//! issue 20, item 2 (drawing used to loop forever, ignoring the first SIGINT / SIGTERM), and
+//! within a memory limit.
 use std::time::Duration;
 
 use assert_cmd::Command;
@@ -61,20 +62,31 @@ traces = 200
     )
 }
 
-/// Runs the scenario with figures under a time limit (the child is killed when it runs over)
-/// and expects every figure written.
+/// Address space allowed to the child, in KiB (`ulimit -v`): 2 GiB, far above what these small
+/// scenarios need, so a drawing or exact computation that grows without bound aborts the run.
+const MEMORY_LIMIT_KIB: u64 = 2 * 1024 * 1024;
+
+/// Runs the scenario with figures under a time limit (the child is killed when it runs over) and
+/// a memory limit, and expects every figure written.
 fn draws_in_bounded_time(benchmark: &str, reruns: u32) {
     let dir = tempfile::tempdir().expect("tempdir");
     let file = dir.path().join("edge.toml");
     std::fs::write(&file, scenario(benchmark, reruns)).expect("write");
     let out = dir.path().join("out");
-    let result = Command::cargo_bin("evalsim")
-        .expect("binary built")
+    let bin = assert_cmd::cargo::cargo_bin("evalsim");
+    let result = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "ulimit -v {MEMORY_LIMIT_KIB} && exec \"$0\" \"$@\""
+        ))
+        .arg(&bin)
         .arg("run")
         .arg(&file)
         .arg("--out")
         .arg(&out)
         .arg("--quiet")
+        .arg("--threads")
+        .arg("2")
         .timeout(Duration::from_secs(60))
         .output()
         .expect("runs");

@@ -31,7 +31,7 @@ fn generator(c: &mut Criterion) {
     g.finish();
 }
 
-/// The workload of sections (a) and (b) of the numpy peer (`shared/peer/numpy_note.py`): maj@k
+/// The workload of sections (a) and (b) of the numpy peer (a vectorised numpy implementation of the same workloads, see docs/performance.md): maj@k
 /// and pass@k of `long` for k = 1..64, then maj@64 for five attractor shares, 4,000 votes per
 /// problem each: 1.44 million votes.
 const PEER_AB: &str = r#"

@@ -1,4 +1,4 @@
-//! The canonical `note` scenario reproduces the spec's published table (shared/spec/model.md).
+//! The canonical `note` scenario reproduces its published table (docs/model.md, "The canonical scenario note").
 use evalsim::exact::maj::{maj_at_k_all, maj_ceiling};
 use evalsim::exact::pass::{mean, pass_at_k};
 use evalsim::experiments::budget::BudgetMetric;

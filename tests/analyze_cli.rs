@@ -438,7 +438,9 @@ fn analyze_maj_at_1_first_is_the_share_of_first_answers_right_not_pass_at_1() {
     }
     let built = dir.path().join("first.jsonl");
     std::fs::write(&built, rows).expect("write");
-    let cases: [(PathBuf, &[&str], Option<(f64, f64)>); 6] = [
+    // (file, extra arguments, expected (maj@1 first, pass@1) where derived by hand).
+    type Case<'a> = (PathBuf, &'a [&'a str], Option<(f64, f64)>);
+    let cases: [Case; 6] = [
         (fixture("canonical.jsonl"), &[], Some((1.0, 1.0 / 3.0))),
         (fixture("canonical.csv"), &[], None),
         (fixture("humaneval_samples.jsonl_results.jsonl"), &[], None),
@@ -469,7 +471,10 @@ fn analyze_maj_at_1_first_is_the_share_of_first_answers_right_not_pass_at_1() {
             let problems = s["problems"].as_f64().expect("problems");
             // pass@k at k = 1 is the same mean, summed in another order (to 1e-12 relative).
             let pass_k1 = curve_at(s, "pass_at_k", 1).expect("pass@k at k = 1");
-            assert!((pass_k1 - pass1).abs() <= 1e-12 * pass1.max(1e-300), "{file:?}");
+            assert!(
+                (pass_k1 - pass1).abs() <= 1e-12 * pass1.max(1e-300),
+                "{file:?}"
+            );
             if let Some(maj1) = curve_at(s, "maj_at_k", 1) {
                 // One vote of one answer: right with probability c/n, exactly pass@1.
                 assert!(

@@ -568,3 +568,25 @@ fn lm_eval_non_binary_metric_is_read_as_the_mean_score_not_refused() {
         .code(2)
         .stderr(predicate::str::contains("f1").and(predicate::str::contains("[0, 1]")));
 }
+
+#[test]
+fn partial_credit_is_refused_by_compare_and_fit_which_need_right_or_wrong() {
+    let partial = harness("inspect/partial.eval");
+    let binary = harness("inspect/epochs-eval.eval");
+    evalsim()
+        .arg("analyze")
+        .arg(&partial)
+        .arg(&binary)
+        .args(["--compare", "--no-figures"])
+        .assert()
+        .code(2)
+        .stderr(
+            predicate::str::contains("--compare").and(predicate::str::contains("partial credit")),
+        );
+    evalsim()
+        .arg("fit")
+        .arg(&partial)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("partial credit"));
+}

@@ -402,3 +402,97 @@ fn analyze_all_solved_prints_the_exact_bound_not_a_point() {
     let csv = std::fs::read_to_string(out.join("model-m.csv")).expect("model csv");
     assert!(csv.contains(",0.7411344491069478,1,1,all-max,"), "{csv}");
 }
+
+/// The estimate of `curve` (a summary.json curve) at k.
+fn curve_at(summary: &serde_json::Value, curve: &str, k: u64) -> Option<f64> {
+    summary[curve]
+        .as_array()?
+        .iter()
+        .find(|p| p["k"] == k)
+        .and_then(|p| p["estimate"].as_f64())
+}
+
+/// Reported as a bug: on canonical.jsonl (n = 3) "maj@k first" read 100.0 at k = 1 beside pass@1
+/// = 33.3. It is right: both problems' *first* logged answer is correct (p1: `1/2` = `0.5`; p2:
+/// `correct: 1`), while each has one correct answer in three. maj@1 first is one realisation (the
+/// first sample), pass@1 = maj@1 the expectation over samples. This pins both definitions on every
+/// analyze fixture and on a file built so that the two differ in a known way.
+#[test]
+fn analyze_maj_at_1_first_is_the_share_of_first_answers_right_not_pass_at_1() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    // 4 problems, 4 samples each: only q0's first answer is right, yet q1..q3 are solved 3 times
+    // in 4 (their first answer wrong): maj@1 first = 1/4, pass@1 = (1/4 + 3 * 3/4) / 4 = 5/8.
+    let mut rows = String::new();
+    for i in 0..4 {
+        let flags: [bool; 4] = if i == 0 {
+            [true, false, false, false]
+        } else {
+            [false, true, true, true]
+        };
+        for (j, right) in flags.iter().enumerate() {
+            let answer = if *right { "7" } else { "8" };
+            rows += &format!(
+                "{{\"problem_id\": \"q{i}\", \"model\": \"m\", \"sample\": {j}, \"answer\": \"{answer}\", \"reference\": \"7\"}}\n"
+            );
+        }
+    }
+    let built = dir.path().join("first.jsonl");
+    std::fs::write(&built, rows).expect("write");
+    // (file, extra arguments, expected (maj@1 first, pass@1) where derived by hand).
+    type Case<'a> = (PathBuf, &'a [&'a str], Option<(f64, f64)>);
+    let cases: [Case; 6] = [
+        (fixture("canonical.jsonl"), &[], Some((1.0, 1.0 / 3.0))),
+        (fixture("canonical.csv"), &[], None),
+        (fixture("humaneval_samples.jsonl_results.jsonl"), &[], None),
+        (
+            fixture("lm_eval_samples_gsm8k.jsonl"),
+            &["--filter", "maj@4"],
+            None,
+        ),
+        (fixture("inspect_log_gsm8k.json"), &[], None),
+        (built, &[], Some((0.25, 0.625))),
+    ];
+    for (i, (file, extra, expected)) in cases.iter().enumerate() {
+        let out = dir.path().join(format!("out{i}"));
+        evalsim()
+            .arg("analyze")
+            .arg(file)
+            .args(*extra)
+            .args(["--no-figures", "--bootstrap", "0", "--out"])
+            .arg(&out)
+            .assert()
+            .success();
+        let json: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(out.join("summary.json")).expect("json"))
+                .expect("valid json");
+        for m in json["models"].as_array().expect("models") {
+            let s = &m["summary"];
+            let pass1 = s["pass_at_1"].as_f64().expect("pass@1");
+            let problems = s["problems"].as_f64().expect("problems");
+            // pass@k at k = 1 is the same mean, summed in another order (to 1e-12 relative).
+            let pass_k1 = curve_at(s, "pass_at_k", 1).expect("pass@k at k = 1");
+            assert!(
+                (pass_k1 - pass1).abs() <= 1e-12 * pass1.max(1e-300),
+                "{file:?}"
+            );
+            if let Some(maj1) = curve_at(s, "maj_at_k", 1) {
+                // One vote of one answer: right with probability c/n, exactly pass@1.
+                assert!(
+                    (maj1 - pass1).abs() <= 1e-12 * pass1.max(1e-300),
+                    "{file:?}"
+                );
+            }
+            if let Some(first) = curve_at(s, "maj_first", 1) {
+                // A share of problems: a whole number of problems out of N.
+                let count = first * problems;
+                assert!((count - count.round()).abs() < 1e-9, "{file:?}: {first}");
+                if let Some((want_first, want_pass1)) = expected {
+                    assert!((first - want_first).abs() < 1e-12, "{file:?}: {first}");
+                    assert!((pass1 - want_pass1).abs() < 1e-12, "{file:?}: {pass1}");
+                }
+            } else {
+                assert!(expected.is_none(), "{file:?}: no maj@k first");
+            }
+        }
+    }
+}

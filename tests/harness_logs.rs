@@ -154,18 +154,79 @@ fn inspect_dict_score_needs_score_key_and_then_agrees() {
 }
 
 #[test]
-fn inspect_partial_credit_is_refused_with_a_reason() {
-    evalsim()
+fn inspect_partial_credit_is_read_as_the_mean_score_not_refused() {
+    let log = harness("inspect/partial.eval");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out");
+    let output = evalsim()
         .arg("analyze")
-        .arg(harness("inspect/partial.eval"))
-        .arg("--no-figures")
-        .assert()
-        .code(2)
-        .stderr(
-            predicate::str::contains("partial credit")
-                .and(predicate::str::contains("partial.eval"))
-                .and(predicate::str::contains("scores.partial_scorer.value")),
-        );
+        .arg(&log)
+        .args(["--no-figures", "--bootstrap", "0", "--out"])
+        .arg(&out)
+        .output()
+        .expect("runs");
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(output.status.success(), "{stderr}");
+    let s: Value = serde_json::from_str(
+        &std::fs::read_to_string(out.join("summary.json")).expect("summary.json"),
+    )
+    .expect("json");
+    // inspect's own aggregate of the same samples: `mean` of value_to_float (P = 0.5) over
+    // samples reduced per problem, and its stderr (the question SE).
+    let header = eval_entry(&log, "header.json");
+    let mean = inspect_accuracy(&header["results"], "partial_scorer", "mean");
+    let stderr_inspect = inspect_accuracy(&header["results"], "partial_scorer", "stderr");
+    let summary = &s["models"][0]["summary"];
+    let score = &summary["mean_score"];
+    assert!(
+        close(score["estimate"].as_f64().expect("mean"), mean),
+        "{score}"
+    );
+    assert!(close(pass1(&s, 0), mean));
+    assert!(close(
+        score["question_se"].as_f64().expect("question SE"),
+        stderr_inspect
+    ));
+    let ci = score["ci95"].as_array().expect("interval");
+    let (low, high) = (ci[0].as_f64().expect("low"), ci[1].as_f64().expect("high"));
+    assert!(
+        0.0 <= low && low < mean && mean < high && high <= 1.0,
+        "{ci:?}"
+    );
+    // Sampling SE: sqrt(sum_i s_i^2 / n_i) / N over each problem's scores as the log holds them
+    // (inspect's value_to_float: a number is itself).
+    let mut sum_var = 0.0;
+    for id in ["q1", "q2", "q3"] {
+        let x: Vec<f64> = (1..=2)
+            .map(|e| {
+                eval_entry(&log, &format!("samples/{id}_epoch_{e}.json"))["scores"]
+                    ["partial_scorer"]["value"]
+                    .as_f64()
+                    .expect("a float score")
+            })
+            .collect();
+        let m = (x[0] + x[1]) / 2.0;
+        let s2 = ((x[0] - m).powi(2) + (x[1] - m).powi(2)) / 1.0;
+        sum_var += s2 / 2.0;
+    }
+    let sampling = score["sampling_se"].as_f64().expect("sampling SE");
+    assert!(close(sampling, sum_var.sqrt() / 3.0), "{score}");
+    // pass@k, pass^k and maj@k need binary scores: reported as not available, not computed.
+    assert_eq!(summary["pass_at_k"], serde_json::json!([]));
+    assert_eq!(summary["pass_hat_k"], serde_json::json!([]));
+    assert!(summary["maj_at_k"].is_null() && summary["maj_first"].is_null());
+    assert!(
+        stdout.contains("mean score (partial credit)")
+            && stdout.contains("pass@k, pass^k and maj@k need binary scores"),
+        "{stdout}"
+    );
+    let md = std::fs::read_to_string(out.join("report.md")).expect("report.md");
+    assert!(md.contains("Not available: pass@k, pass^k and maj@k need binary scores"));
+    assert!(
+        stdout.contains("agree") && !stdout.contains("DIFFER"),
+        "{stdout}"
+    );
 }
 
 #[test]
@@ -470,4 +531,62 @@ fn lm_eval_several_filters_without_a_choice_lists_them() {
             predicate::str::contains("several filters present")
                 .and(predicate::str::contains("`take_first`, `maj@4`")),
         );
+}
+
+#[test]
+fn lm_eval_non_binary_metric_is_read_as_the_mean_score_not_refused() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir
+        .path()
+        .join("samples_fx_partial_2026-12-01T00-00-00.jsonl");
+    // Three documents scored 1, 0.25 and 0 by a custom metric: mean (1 + 0.25 + 0) / 3.
+    let rows: String = [(0, "1.0"), (1, "0.25"), (2, "0.0")]
+        .iter()
+        .map(|(doc, v)| {
+            format!(
+                "{{\"doc_id\": {doc}, \"target\": \"4\", \"resps\": [[\"4\"]], \"filtered_resps\": [\"4\"], \"filter\": \"none\", \"metrics\": [\"f1\"], \"f1\": {v}}}\n"
+            )
+        })
+        .collect();
+    std::fs::write(&file, rows).expect("write");
+    let (s, _) = analyze(&[file.as_os_str()]);
+    let summary = &s["models"][0]["summary"];
+    let mean = summary["mean_score"]["estimate"].as_f64().expect("mean");
+    assert!(close(mean, 1.25 / 3.0), "{summary}");
+    assert_eq!(summary["pass_at_k"], serde_json::json!([]));
+    // A value outside [0, 1] is not a score evalsim can average with these intervals.
+    std::fs::write(
+        &file,
+        "{\"doc_id\": 0, \"target\": \"4\", \"resps\": [[\"4\"]], \"filtered_resps\": [\"4\"], \"filter\": \"none\", \"metrics\": [\"f1\"], \"f1\": 3.5}\n",
+    )
+    .expect("write");
+    evalsim()
+        .arg("analyze")
+        .arg(&file)
+        .arg("--no-figures")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("f1").and(predicate::str::contains("[0, 1]")));
+}
+
+#[test]
+fn partial_credit_is_refused_by_compare_and_fit_which_need_right_or_wrong() {
+    let partial = harness("inspect/partial.eval");
+    let binary = harness("inspect/epochs-eval.eval");
+    evalsim()
+        .arg("analyze")
+        .arg(&partial)
+        .arg(&binary)
+        .args(["--compare", "--no-figures"])
+        .assert()
+        .code(2)
+        .stderr(
+            predicate::str::contains("--compare").and(predicate::str::contains("partial credit")),
+        );
+    evalsim()
+        .arg("fit")
+        .arg(&partial)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("partial credit"));
 }

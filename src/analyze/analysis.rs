@@ -131,7 +131,8 @@ fn rename_in_harness(h: &mut HarnessInfo, from: &str, to: &str) {
 pub fn solve_rate_histogram(model: &ModelSamples) -> SolveRateHistogram {
     let n_min = model.problems.iter().map(|p| p.n).min().unwrap_or(0);
     let n_max = model.problems.iter().map(|p| p.n).max().unwrap_or(0);
-    let mut bins: Vec<RateBin> = if n_min == n_max && (1..=20).contains(&n_min) {
+    let partial = model.partial_credit();
+    let mut bins: Vec<RateBin> = if !partial && n_min == n_max && (1..=20).contains(&n_min) {
         let w = 1.0 / (n_min as f64 + 1.0);
         (0..=n_min)
             .map(|c| {
@@ -158,10 +159,14 @@ pub fn solve_rate_histogram(model: &ModelSamples) -> SolveRateHistogram {
         if p.n == 0 {
             continue;
         }
-        never += usize::from(p.correct == 0);
-        always += usize::from(p.correct == p.n);
+        // Partial credit: the problem's mean score in place of c/n.
+        let (rate, _) = p.score_mean_and_variance();
+        never += usize::from(rate == 0.0);
+        always += usize::from(rate == 1.0);
         let i = if per_count {
             p.correct
+        } else if partial {
+            (rate * 20.0).floor() as usize
         } else {
             ((p.correct as f64 / p.n as f64) * 20.0).floor() as usize
         };
@@ -221,6 +226,17 @@ pub fn analyze(inputs: Vec<(Dataset, Format)>, options: &AnalysisOptions) -> Res
             expected: "exactly two models: two files with one model each, or one file with two"
                 .to_string(),
         });
+    }
+    if options.compare {
+        if let Some((_, m)) = models.iter().find(|(_, m)| m.partial_credit()) {
+            return Err(AnalyzeError::BadOption {
+                option: "--compare".to_string(),
+                value: format!("`{}`, whose scores give partial credit", m.name),
+                expected: "two models with binary (right/wrong) scores: the paired comparison \
+                           does not handle partial credit yet"
+                    .to_string(),
+            });
+        }
     }
     let results: Vec<Result<ModelAnalysis>> = models
         .par_iter()

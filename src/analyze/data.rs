@@ -106,6 +106,10 @@ pub struct ProblemSamples {
     pub sequence: Vec<u32>,
     /// Output tokens of each sample in file order (`None` where the input had none).
     pub tokens: Vec<Option<f64>>,
+    /// Each sample's score in [0, 1] in file order, kept only for a model with a partial-credit
+    /// (non-binary) score; empty otherwise (binary scores are the correct flags).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub scores: Vec<f64>,
     #[serde(skip)]
     keys: HashMap<String, u32>,
 }
@@ -120,6 +124,7 @@ impl ProblemSamples {
             wrong_groups: Vec::new(),
             sequence: Vec::new(),
             tokens: Vec::new(),
+            scores: Vec::new(),
             keys: HashMap::new(),
         }
     }
@@ -140,6 +145,24 @@ impl ProblemSamples {
         }
         p.tokens = vec![None; p.n];
         p
+    }
+
+    /// The mean score over the samples and the variance of that mean (sample variance / n;
+    /// `None` for n < 2): from the partial-credit scores when kept, else from the correct flags.
+    pub fn score_mean_and_variance(&self) -> (f64, Option<f64>) {
+        if self.scores.is_empty() {
+            let n = self.n as f64;
+            let m = self.correct as f64 / n;
+            let w = (self.n - self.correct) as f64 / n;
+            // Sample variance of 0/1 values: n m (1 - m) / (n - 1).
+            let var = (self.n >= 2).then(|| m * w / (n - 1.0));
+            return (m, var);
+        }
+        let n = self.scores.len() as f64;
+        let m = self.scores.iter().sum::<f64>() / n;
+        let var = (self.scores.len() >= 2)
+            .then(|| self.scores.iter().map(|x| (x - m).powi(2)).sum::<f64>() / ((n - 1.0) * n));
+        (m, var)
     }
 
     /// Per-sample correctness in file order.
@@ -209,6 +232,14 @@ impl ModelSamples {
             has_answers: true,
             has_tokens: false,
         }
+    }
+}
+
+impl ModelSamples {
+    /// True when some sample carried a partial-credit (non-binary) score: only the mean score is
+    /// defined then, not pass@k, pass^k or maj@k.
+    pub fn partial_credit(&self) -> bool {
+        self.problems.iter().any(|p| !p.scores.is_empty())
     }
 }
 
@@ -299,6 +330,8 @@ struct ModelBuilder {
     last_problem: usize,
     any_answer: bool,
     all_tokens: bool,
+    /// Some sample carried a partial-credit score.
+    partial: bool,
 }
 
 /// Accumulates [`Sample`]s into a [`Dataset`] line by line.
@@ -360,6 +393,45 @@ impl DatasetBuilder {
     /// # Errors
     /// As [`DatasetBuilder::push`].
     pub fn push_ref(&mut self, line: usize, sample: SampleRef<'_>) -> Result<()> {
+        self.push_inner(line, sample, None)
+    }
+
+    /// Add one sample whose harness score is the number `score` (inspect_ai's value-to-float
+    /// reading, an lm-eval per-row metric). A score of exactly 0 or 1 is an ordinary wrong or right
+    /// sample; any other value in (0, 1) is partial credit, which makes the model's mean score its
+    /// only metric (pass@k, pass^k and maj@k need binary scores). `field` names the score in
+    /// messages.
+    ///
+    /// # Errors
+    /// A score outside [0, 1] or not finite; as [`DatasetBuilder::push`].
+    pub fn push_scored(
+        &mut self,
+        line: usize,
+        mut sample: Sample,
+        score: f64,
+        field: &str,
+    ) -> Result<()> {
+        if !(0.0..=1.0).contains(&score) {
+            return Err(AnalyzeError::BadField {
+                source_name: self.source.clone(),
+                line,
+                field: field.to_string(),
+                value: score.to_string(),
+                expected: "a score in [0, 1] (1 correct, 0 wrong, between them partial credit)"
+                    .to_string(),
+            });
+        }
+        sample.correct = Some(score == 1.0);
+        let partial = (score != 0.0 && score != 1.0).then_some(score);
+        self.push_inner(line, sample.as_ref(), partial)
+    }
+
+    fn push_inner(
+        &mut self,
+        line: usize,
+        sample: SampleRef<'_>,
+        partial: Option<f64>,
+    ) -> Result<()> {
         let answer: Option<Option<&str>> = sample.answer.as_ref().map(|a| a.as_deref());
         // The normalised answer is needed to grade by reference and to group wrong answers; a
         // sample graded correct never needs it.
@@ -415,6 +487,7 @@ impl DatasetBuilder {
                         last_problem: 0,
                         any_answer: false,
                         all_tokens: true,
+                        partial: false,
                     });
                     self.model_index
                         .insert(model_name.to_string(), self.models.len() - 1);
@@ -424,6 +497,13 @@ impl DatasetBuilder {
         };
         self.last_model = mi;
         let model = &mut self.models[mi];
+        if partial.is_some() && !model.partial {
+            // The first partial-credit sample: keep every score of the model from now on.
+            model.partial = true;
+            for p in &mut model.problems {
+                p.scores = p.correct_flags().map(|c| f64::from(u8::from(c))).collect();
+            }
+        }
         model.any_answer |= answer.is_some();
         model.all_tokens &= sample.output_tokens.is_some();
         let id: &str = &sample.problem_id;
@@ -445,6 +525,11 @@ impl DatasetBuilder {
         }
         let key = answer.map(|_| has_key.then_some(self.key.as_str()));
         problem.push(correct, key, sample.output_tokens);
+        if model.partial {
+            problem
+                .scores
+                .push(partial.unwrap_or(f64::from(u8::from(correct))));
+        }
         Ok(())
     }
 

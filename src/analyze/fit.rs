@@ -457,9 +457,21 @@ pub fn fit_traces(model: &ModelSamples) -> Option<TraceFit> {
 /// Fit a model's samples and write the scenario TOML.
 ///
 /// # Errors
-/// A model without problems or with a zero-sample problem.
+/// A model without problems or with a zero-sample problem; partial-credit scores.
 pub fn fit_model(model: &ModelSamples, source: &str, options: &FitOptions) -> Result<FitResult> {
     check_k(model, 1)?;
+    if model.partial_credit() {
+        // The fit models right/wrong counts c of n; partial credit has no such count.
+        return Err(AnalyzeError::BadOption {
+            option: "fit".to_string(),
+            value: format!(
+                "`{}` from {source}, whose scores give partial credit",
+                model.name
+            ),
+            expected: "binary (right/wrong) scores: the fit models c right answers of n"
+                .to_string(),
+        });
+    }
     if options.quadrature_nodes < 2 {
         return Err(AnalyzeError::BadOption {
             option: "quadrature_nodes".to_string(),

@@ -50,6 +50,10 @@ pub struct SummaryOptions {
     pub seed: u64,
 }
 
+/// Why a partial-credit model has no pass@k, pass^k or maj@k (stdout, report.md).
+pub const BINARY_ONLY: &str = "pass@k, pass^k and maj@k need binary scores (right or wrong); \
+these scores give partial credit, so only the mean score is reported";
+
 impl Default for SummaryOptions {
     fn default() -> Self {
         SummaryOptions {
@@ -137,6 +141,12 @@ pub struct ModelSummary {
     pub bootstrap: usize,
     /// Seed of the bootstrap.
     pub seed: u64,
+    /// Partial-credit (non-binary) scores: the mean score over problems (of each problem's mean
+    /// score) with its SEs and intervals, at k = 1; `pass_at_1` holds the same mean, and the
+    /// curves (pass@k, pass^k, maj@k), which need binary scores, are empty. `None` for binary
+    /// scores.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mean_score: Option<CurvePoint>,
 }
 
 /// The problem with the smallest n (first one on ties).
@@ -550,6 +560,9 @@ fn shared_per_problem<'a, K: std::hash::Hash + Eq>(
 /// k = 0; a model without problems; maj@k overflow.
 pub fn summarize_model(model: &ModelSamples, options: &SummaryOptions) -> Result<ModelSummary> {
     check_k(model, 1)?;
+    if model.partial_credit() {
+        return Ok(summarize_partial(model, options));
+    }
     let n_min = model.problems.iter().map(|p| p.n).min().unwrap_or(0);
     let n_max = model.problems.iter().map(|p| p.n).max().unwrap_or(0);
     let mut ks = options.ks.clone().unwrap_or_else(|| default_ks(n_min));
@@ -689,7 +702,66 @@ pub fn summarize_model(model: &ModelSamples, options: &SummaryOptions) -> Result
         tokens: token_summary(model, options.token_cap),
         bootstrap: options.bootstrap,
         seed: options.seed,
+        mean_score: None,
     })
+}
+
+/// The summary of a model with partial-credit scores: the mean score (mean over problems of each
+/// problem's mean score) with the question SE, the within-problem sampling SE (sample variance of
+/// the scores / n per problem), the clustered SE, the bounded-score interval and the bootstrap
+/// CI; no curves. Cost: O(samples + B N).
+fn summarize_partial(model: &ModelSamples, options: &SummaryOptions) -> ModelSummary {
+    let per_store: Vec<PerProblem> = model
+        .problems
+        .iter()
+        .map(|p| {
+            let (m, var) = p.score_mean_and_variance();
+            PerProblem {
+                est: vec![m],
+                var: vec![var],
+            }
+        })
+        .collect();
+    let per: Vec<&PerProblem> = per_store.iter().collect();
+    let clusters: Vec<Option<&str>> = model
+        .problems
+        .iter()
+        .map(|p| p.cluster.as_deref())
+        .collect();
+    let rows = curve_rows(&per, &[1]);
+    let cis = bootstrap_cis(
+        &[BootstrapTable {
+            rows: &rows,
+            width: 1,
+        }],
+        options.bootstrap,
+        options.seed,
+    );
+    let point = build_curve(&CurveInput {
+        ks: &[1],
+        per: &per,
+        rows: &rows,
+        cis: cis.first().map_or(&[], Vec::as_slice),
+        clusters: &clusters,
+    })
+    .pop();
+    ModelSummary {
+        model: model.name.clone(),
+        problems: model.problems.len(),
+        samples: model.problems.iter().map(|p| p.n).sum(),
+        n_min: model.problems.iter().map(|p| p.n).min().unwrap_or(0),
+        n_max: model.problems.iter().map(|p| p.n).max().unwrap_or(0),
+        pass_at_1: mean(per_store.iter().map(|p| p.est[0])),
+        pass_at_k: Vec::new(),
+        pass_hat_k: Vec::new(),
+        maj_rule: options.maj_rule,
+        maj_at_k: None,
+        maj_first: None,
+        tokens: token_summary(model, options.token_cap),
+        bootstrap: options.bootstrap,
+        seed: options.seed,
+        mean_score: point,
+    }
 }
 
 /// Token statistics; `None` unless every sample carries a token count. Cost: O(samples).

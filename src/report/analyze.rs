@@ -7,6 +7,7 @@ use super::plot::{self, Band, Bars, Figure, Line, Markers, Panel, Scale};
 use super::tables::{num, Csv};
 use super::{json, Artifact, ReportError};
 use crate::analyze::interval::IntervalBasis;
+use crate::analyze::summary::BINARY_ONLY;
 use crate::analyze::{Analysis, Comparison, CurvePoint, FitResult, MajRule, ModelAnalysis};
 
 /// The name of a maj@k rule as the command line spells it.
@@ -139,6 +140,9 @@ fn curves(m: &ModelAnalysis) -> Vec<(&'static str, &'static str, &[CurvePoint])>
     }
     if let Some(c) = &s.maj_first {
         out.push(("maj@k-first", "first", c.as_slice()));
+    }
+    if let Some(p) = &s.mean_score {
+        out.push(("mean_score", "", std::slice::from_ref(p)));
     }
     out
 }
@@ -300,7 +304,7 @@ pub fn curves_figure(a: &Analysis) -> Figure {
             let s = &m.summary;
             let mut p = Panel::new(
                 format!(
-                    "{}: {} problems, n = {}{}, pass@1 {}",
+                    "{}: {} problems, n = {}{}, {} {}",
                     s.model,
                     s.problems,
                     s.n_min,
@@ -308,6 +312,11 @@ pub fn curves_figure(a: &Analysis) -> Figure {
                         format!("–{}", s.n_max)
                     } else {
                         String::new()
+                    },
+                    if s.mean_score.is_some() {
+                        "mean score"
+                    } else {
+                        "pass@1"
                     },
                     pct(s.pass_at_1)
                 ),
@@ -320,11 +329,13 @@ pub fn curves_figure(a: &Analysis) -> Figure {
             p.x_range = (kmin / 1.25, kmax * 1.25);
             p.x_ticks = Some(k_ticks(kmin, kmax));
             p.y_range = (0.0, 100.0);
-            for (metric, rule, points) in curves(m) {
+            // Partial credit leaves pass@k and pass^k empty: no legend entry for them.
+            for (metric, rule, points) in curves(m).into_iter().filter(|c| !c.2.is_empty()) {
                 let (color, label) = match metric {
                     "pass@k" => (0, "pass@k (unbiased)".to_string()),
                     "pass^k" => (1, "pass^k".to_string()),
                     "maj@k" => (2, format!("maj@k ({rule} ties, exact over subsets)")),
+                    "mean_score" => (0, "mean score (partial credit)".to_string()),
                     _ => (3, "maj@k of the first k answers".to_string()),
                 };
                 let line: Vec<(f64, f64)> = points
@@ -596,13 +607,17 @@ fn at_k(points: Option<&Vec<CurvePoint>>, k: usize) -> Option<&CurvePoint> {
 
 fn model_header(m: &ModelAnalysis) -> String {
     let s = &m.summary;
-    let p1 = &s.pass_at_k[0];
     let mut t = format!(
         "model `{}` ({}): {} problems, {} samples, n per problem {}..{}\n",
         s.model, m.source, s.problems, s.samples, s.n_min, s.n_max
     );
+    let (label, p1) = match (&s.mean_score, s.pass_at_k.first()) {
+        (Some(p), _) => ("mean score (partial credit)", p),
+        (None, Some(p)) => ("pass@1 (avg@n)", p),
+        (None, None) => return t,
+    };
     t += &format!(
-        "  pass@1 (avg@n) {}: question SE {} pts, sampling SE {} pts{}, 95% CI {} (bootstrap {})\n",
+        "  {label} {}: question SE {} pts, sampling SE {} pts{}, 95% CI {} (bootstrap {})\n",
         pct(s.pass_at_1),
         opt_pts(p1.question_se),
         opt_pts(p1.sampling_se),
@@ -611,6 +626,9 @@ fn model_header(m: &ModelAnalysis) -> String {
         ci_pct(p1.ci95),
         ci_pct(p1.bootstrap_ci)
     );
+    if s.mean_score.is_some() {
+        t += &format!("  not available: {BINARY_ONLY}\n");
+    }
     if let Some(tok) = &s.tokens {
         t += &format!(
             "  tokens: {:.0} per sample, {} per correct answer{}\n",
@@ -641,15 +659,25 @@ pub fn harness_text(a: &Analysis) -> String {
                 .find(|m| m.summary.model == model)
                 .map(|m| m.summary.pass_at_1)
         };
+        let partial = |model: &str| {
+            a.models
+                .iter()
+                .any(|m| m.summary.model == model && m.summary.mean_score.is_some())
+        };
         for agg in &h.aggregates {
             let ours = pass1(&agg.model);
             t += &format!(
-                "harness check `{}`: {} = {:.6}{} against evalsim pass@1 {}: {}\n",
+                "harness check `{}`: {} = {:.6}{} against evalsim {} {}: {}\n",
                 agg.model,
                 agg.field,
                 agg.value,
                 agg.stderr
                     .map_or(String::new(), |e| format!(" (stderr {e:.6})")),
+                if partial(&agg.model) {
+                    "mean score"
+                } else {
+                    "pass@1"
+                },
                 ours.map_or("-".to_string(), |v| format!("{v:.6}")),
                 match ours {
                     Some(v)
@@ -690,6 +718,11 @@ pub fn analysis_text(a: &Analysis) -> String {
     for m in &a.models {
         let s = &m.summary;
         t += &model_header(m);
+        if s.mean_score.is_some() {
+            // Partial credit: the header holds the mean score; there are no curves.
+            t += &boundary_notes(m);
+            continue;
+        }
         let maj_label = if s.maj_at_k.is_some() {
             format!("maj@k {rule}")
         } else {
@@ -797,6 +830,17 @@ fn reversal_text(c: &Comparison, decimals: usize) -> String {
 
 fn md_curve_table(m: &ModelAnalysis, rule: &str) -> String {
     let s = &m.summary;
+    if let Some(p) = &s.mean_score {
+        return format!(
+            "| metric | estimate | question SE | sampling SE | clustered SE | 95% CI | bootstrap 95% CI |\n|---|---:|---:|---:|---:|---:|---:|\n| mean score (partial credit) | {} | {} | {} | {} | {} | {} |\n\nNot available: {BINARY_ONLY}.\n\n",
+            pts(p.estimate),
+            opt_pts(p.question_se),
+            opt_pts(p.sampling_se),
+            opt_pts(p.clustered_se),
+            ci_pct(p.ci95),
+            ci_pct(p.bootstrap_ci),
+        );
+    }
     let mut md = format!(
         "| k | pass@k | question SE | sampling SE | clustered SE | 95% CI | plug-in | pass^k | maj@k ({rule}) | maj@k 95% CI | maj@k first |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"
     );

@@ -251,25 +251,18 @@ impl InspectState<'_> {
             }
             (v, _) => v.clone(),
         };
-        let correct =
+        // A binary score is a right or wrong sample; any other number inspect maps to a float
+        // (`P` = 0.5, a value in [0, 1]) is partial credit, read as the harness reads it.
+        let score_value =
             match binary_value(&value) {
-                Some(c) => c,
+                Some(c) => Err(c),
                 None => match float_value(&value) {
-                    Some(x) => {
-                        return Err(ctx.bad(
-                            &field,
-                            &value,
-                            &format!(
-                            "a binary score (\"C\"/\"I\"/\"N\", true/false or 0/1): {x} is partial \
-                             credit, which evalsim does not analyse yet (pass@k and maj@k need \
-                             binary scores)"
-                        ),
-                        ))
-                    }
+                    Some(x) => Ok(x),
                     None => return Err(ctx.bad(
                         &field,
                         &value,
-                        "\"C\" (correct), \"I\" (incorrect), \"N\" (no answer), true/false or 0/1",
+                        "\"C\" (correct), \"I\" (incorrect), \"N\" (no answer), \"P\" (partial, \
+                         0.5), true/false or a number in [0, 1]",
                     )),
                 },
             };
@@ -308,18 +301,19 @@ impl InspectState<'_> {
         if let Some(t) = output_tokens {
             self.tokens.output += t;
         }
-        self.builder.push(
-            line,
-            Sample {
-                problem_id,
-                model: self.model.clone(),
-                correct: Some(correct),
-                answer,
-                reference,
-                output_tokens,
-                cluster: None,
-            },
-        )
+        let sample = Sample {
+            problem_id,
+            model: self.model.clone(),
+            correct: score_value.err(),
+            answer,
+            reference,
+            output_tokens,
+            cluster: None,
+        };
+        match score_value {
+            Ok(x) => self.builder.push_scored(line, sample, x, &field),
+            Err(_) => self.builder.push(line, sample),
+        }
     }
 
     /// Records the status warning, the skipped count, the token totals, the harness aggregate

@@ -32,6 +32,43 @@ fn binary(v: &Value) -> Option<bool> {
     }
 }
 
+/// A per-sample metric value that is not 0/1 but a number: partial credit (checked to lie in
+/// [0, 1] when pushed).
+fn partial(v: &Value) -> Option<f64> {
+    match v {
+        Value::Number(n) => n.as_f64(),
+        _ => None,
+    }
+}
+
+/// Pushes one sample scored `value`: 0/1 (or a boolean) as right or wrong, another number in
+/// [0, 1] as partial credit.
+fn push_valued(
+    builder: &mut DatasetBuilder,
+    line: usize,
+    sample: Sample,
+    value: &Value,
+    field: &str,
+) -> Result<()> {
+    match (binary(value), partial(value)) {
+        (Some(c), _) => builder.push(
+            line,
+            Sample {
+                correct: Some(c),
+                ..sample
+            },
+        ),
+        (None, Some(x)) => builder.push_scored(line, sample, x, field),
+        (None, None) => Err(AnalyzeError::BadField {
+            source_name: builder.source().to_string(),
+            line,
+            field: field.to_string(),
+            value: value.to_string(),
+            expected: "a per-sample value: 0/1, true/false or a score in [0, 1]".to_string(),
+        }),
+    }
+}
+
 /// The argmax choice of a multiple-choice row (`[[logprob, is_greedy], ...]`, written as numbers
 /// and booleans or as their strings), or `None` when `filtered` is not of that shape.
 fn argmax_choice(filtered: &[Value]) -> Option<usize> {
@@ -142,18 +179,17 @@ pub(super) fn read_lm_eval(
         }
         // Loglikelihood / multiple choice: one pair per choice; the answer is the argmax.
         if let Some(choice) = argmax_choice(filtered) {
-            let correct = binary(value).ok_or_else(|| {
-                ctx.bad(&name, value, "a 0/1 per-sample value (a non-binary metric is partial credit, which evalsim does not analyse yet)")
-            })?;
-            return builder.push(
+            return push_valued(
+                builder,
                 line,
                 Sample {
                     problem_id,
-                    correct: Some(correct),
                     answer: Some(Some(format!("choice {choice}"))),
                     cluster: cluster.map(str::to_string),
                     ..Sample::default()
                 },
+                value,
+                &name,
             );
         }
         // Generate: the filtered answers, one per generation left after the filter.
@@ -178,16 +214,9 @@ pub(super) fn read_lm_eval(
                 .sum::<usize>(),
             _ => answers.len(),
         };
-        let flags: Vec<bool> = match value {
-            Value::Array(items) if items.len() == answers.len() => items
-                .iter()
-                .map(|v| {
-                    binary(v).ok_or_else(|| ctx.bad(&name, v, "0/1 for every generation"))
-                })
-                .collect::<Result<_>>()?,
-            v if answers.len() == 1 => vec![binary(v).ok_or_else(|| {
-                ctx.bad(&name, v, "a 0/1 per-sample value (a non-binary metric is partial credit, which evalsim does not analyse yet)")
-            })?],
+        let flags: Vec<&Value> = match value {
+            Value::Array(items) if items.len() == answers.len() => items.iter().collect(),
+            v if answers.len() == 1 => vec![v],
             v => {
                 return Err(ctx.bad(
                     &name,
@@ -205,17 +234,19 @@ pub(super) fn read_lm_eval(
                 ))
             }
         };
-        for (answer, correct) in answers.into_iter().zip(flags) {
+        for (answer, value) in answers.into_iter().zip(flags) {
             let answer = answer.filter(|a| a.trim() != LM_EVAL_INVALID);
-            builder.push(
+            push_valued(
+                builder,
                 line,
                 Sample {
                     problem_id: problem_id.clone(),
-                    correct: Some(correct),
                     answer: Some(answer),
                     cluster: cluster.map(str::to_string),
                     ..Sample::default()
                 },
+                value,
+                &name,
             )?;
         }
         Ok(())

@@ -50,6 +50,79 @@ fn clap_definition_is_consistent() {
 }
 
 #[test]
+fn init_prints_a_template_that_loads_and_passes_check() {
+    let out = evalsim()
+        .args(["init", "my \"eval\""])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(out).expect("utf-8");
+    let scenario = evalsim::scenario::Scenario::from_toml(&text, "template", "template.toml")
+        .unwrap_or_else(|e| panic!("the template does not load: {e}\n{text}"));
+    assert_eq!(scenario.title, "my \"eval\"");
+    for kind in [
+        "curves",
+        "attractor-sweep",
+        "seed-variance",
+        "vote-spread",
+        "head-to-head",
+        "budget",
+        "cost",
+        "plan",
+    ] {
+        assert!(
+            text.contains(&format!("kind = \"{kind}\"")),
+            "no {kind} experiment"
+        );
+    }
+    assert_eq!(scenario.experiments.len(), 8);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("mine.toml");
+    std::fs::write(&file, &text).expect("write");
+    evalsim()
+        .arg("check")
+        .arg(&file)
+        .arg("-q")
+        .assert()
+        .success();
+}
+
+#[test]
+fn each_subcommands_help_names_its_own_default_folder() {
+    use clap::CommandFactory;
+    let mut cli = evalsim::cli::Cli::command();
+    let mut help = |name: &str| -> String {
+        cli.find_subcommand_mut(name)
+            .expect("subcommand")
+            .render_long_help()
+            .to_string()
+    };
+    for (command, folder) in [
+        ("run", "[default: out/<scenario>/]"),
+        ("check", "[default: write no file]"),
+        ("sweep", "[default: out/<scenario>-sweep/]"),
+        ("analyze", "[default: out/analyze-<file name>/"),
+        ("fit", "[default: out/fit-<file name>/]"),
+        ("plan", "[default: out/plan/]"),
+        ("merge", "[default: DIR, the shards' folder]"),
+    ] {
+        let text = help(command);
+        assert!(
+            text.contains(folder),
+            "{command} --help lacks {folder}:\n{text}"
+        );
+    }
+    assert!(help("check").contains("checks.csv"));
+    assert!(help("analyze").contains("Seed of the bootstrap"));
+    let list = help("list");
+    for flag in ["--out", "--seed", "--threads", "--dpi"] {
+        assert!(!list.contains(flag), "list --help offers {flag}:\n{list}");
+    }
+}
+
+#[test]
 fn run_note_writes_every_output() {
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("note");

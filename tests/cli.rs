@@ -90,6 +90,64 @@ fn init_prints_a_template_that_loads_and_passes_check() {
 }
 
 #[test]
+fn cost_figure_honours_price_per_mtok_on_its_axis() {
+    let template = String::from_utf8(
+        evalsim()
+            .arg("init")
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone(),
+    )
+    .expect("utf-8");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let figure = |price: bool| -> String {
+        let text = if price {
+            template.replace("# price_per_mtok = 10.0", "price_per_mtok = 10.0")
+        } else {
+            template.clone()
+        };
+        let file = dir.path().join(format!("priced-{price}.toml"));
+        std::fs::write(&file, text).expect("write");
+        let out = dir.path().join(format!("out-{price}"));
+        evalsim()
+            .arg("run")
+            .arg(&file)
+            .args(["-q", "--out"])
+            .arg(&out)
+            .assert()
+            .success();
+        std::fs::read_to_string(out.join("cost.svg")).expect("cost.svg")
+    };
+    let (tokens, money) = (figure(false), figure(true));
+    assert!(tokens.contains("tokens per correct answer (k"), "{tokens}");
+    assert!(
+        money.contains("cost per correct answer at 10 per million output tokens"),
+        "{money}"
+    );
+    assert!(!money.contains("tokens per correct answer (k"));
+    // The x ticks move from tokens to money at 10 per million tokens: 50k tokens are 0.5.
+    let texts = |svg: &str| -> Vec<String> {
+        svg.lines()
+            .map(str::trim)
+            .filter(|l| !l.contains('<'))
+            .map(String::from)
+            .collect()
+    };
+    let (t, m) = (texts(&tokens), texts(&money));
+    assert!(
+        t.iter().any(|l| l == "50k") && t.iter().any(|l| l == "100k"),
+        "{t:?}"
+    );
+    assert!(
+        m.iter().any(|l| l == "0.5") && m.iter().any(|l| l == "1"),
+        "{m:?}"
+    );
+    assert!(!m.iter().any(|l| l.ends_with('k')), "{m:?}");
+}
+
+#[test]
 fn each_subcommands_help_names_its_own_default_folder() {
     use clap::CommandFactory;
     let mut cli = evalsim::cli::Cli::command();

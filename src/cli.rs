@@ -60,23 +60,74 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Run a scenario: figures, tables, checks and a report in the output folder.
+    #[command(mut_arg("out", |a| a.help("Output folder [default: out/<scenario>/]")))]
     Run(RunArgs),
     /// Run a scenario's simulations and fail (exit 1) if any simulated number disagrees with
     /// its exact value by more than the z bound.
+    #[command(
+        mut_arg("out", |a| a.help("Write checks.csv (and nothing else) into DIR [default: write no file]")),
+        mut_arg("no_figures", |a| a.help("No effect: check draws no figures (it writes only checks.csv, and only with --out)")),
+    )]
     Check(RunArgs),
-    /// List the named scenarios.
-    List(CommonArgs),
+    /// List the named scenarios and the .toml files in ./scenarios.
+    List(ListArgs),
+    /// Print a commented template scenario on stdout: every key with its default, one
+    /// experiment of each kind (`evalsim init mine > mine.toml`).
+    Init(InitArgs),
     /// Analyse real per-sample eval results: unbiased pass@k, pass^k, exact maj@k, standard
     /// errors, bootstrap CIs, figures and (with --compare) a paired comparison.
+    #[command(
+        mut_arg("out", |a| a.help("Output folder [default: out/analyze-<file name>/, or out/analyze-<file 1>-vs-<file 2>/ with --compare]")),
+        mut_arg("seed", |a| a.help("Seed of the bootstrap resamples and of the --compare rerun simulation [default: 1]")),
+    )]
     Analyze(AnalyzeArgs),
     /// Fit a scenario to real per-sample results and print its TOML on stdout.
+    #[command(
+        mut_arg("out", |a| a.help("Output folder for the fit's figure and tables [default: out/fit-<file name>/]")),
+        mut_arg("seed", |a| a.help("Seed written into the fitted scenario's `seed` [default: 1]")),
+    )]
     Fit(FitArgs),
     /// Run a scenario in every cell of a parameter grid (--set PATH=VALUES); optionally one shard.
+    #[command(mut_arg("out", |a| a.help("Output folder [default: out/<scenario>-sweep/]")))]
     Sweep(grid::SweepArgs),
     /// How many problems N and samples per problem n tell two models apart.
+    #[command(
+        mut_arg("out", |a| a.help("Output folder [default: out/plan/]")),
+        mut_arg("seed", |a| a.help("Seed of the simulated reruns [default: 20240601]")),
+    )]
     Plan(grid::PlanArgs),
     /// Join the shard-I-of-N.json files of a sharded sweep into the tables and figures of a whole one.
+    #[command(
+        mut_arg("out", |a| a.help("Output folder [default: DIR, the shards' folder]")),
+        mut_arg("seed", |a| a.help("No effect: the shards carry their sweep's seed")),
+    )]
     Merge(grid::MergeArgs),
+}
+
+/// Flags of `evalsim init`.
+#[derive(Debug, Args)]
+struct InitArgs {
+    /// The scenario's title [default: my-scenario]
+    name: Option<String>,
+}
+
+/// The template `evalsim init` prints; `@TITLE@` is replaced by the quoted title.
+const TEMPLATE: &str = include_str!("cli/template.toml");
+
+/// The template scenario titled `name`, as `evalsim init NAME` prints it.
+pub fn template(name: &str) -> String {
+    TEMPLATE.replace(
+        "@TITLE@",
+        &toml::Value::String(name.to_string()).to_string(),
+    )
+}
+
+/// Flags of `evalsim list`: it runs nothing, so it takes none of the run flags.
+#[derive(Debug, Args)]
+struct ListArgs {
+    /// Print nothing (only check that the named scenarios load)
+    #[arg(long, short)]
+    quiet: bool,
 }
 
 impl Cli {
@@ -84,7 +135,7 @@ impl Cli {
     fn dpi(&self) -> Option<u16> {
         match &self.command {
             Command::Run(a) | Command::Check(a) => a.common.dpi,
-            Command::List(c) => c.dpi,
+            Command::List(_) | Command::Init(_) => None,
             Command::Analyze(a) => a.common.dpi,
             Command::Fit(a) => a.common.dpi,
             Command::Sweep(a) => a.common.dpi,
@@ -97,7 +148,7 @@ impl Cli {
 /// Flags every command takes.
 #[derive(Debug, Args)]
 struct CommonArgs {
-    /// Output folder [default: out/<scenario>]
+    /// Output folder (each command's help gives its default)
     #[arg(long, value_name = "DIR", global = true)]
     out: Option<PathBuf>,
     /// Master seed, overriding the scenario's `seed`
@@ -225,6 +276,10 @@ fn run(cli: Cli) -> Result<u8, Failure> {
     }
     match cli.command {
         Command::List(c) => list(&c),
+        Command::Init(a) => {
+            print!("{}", template(a.name.as_deref().unwrap_or("my-scenario")));
+            Ok(EXIT_OK)
+        }
         Command::Run(a) => run_scenario(&a, false),
         Command::Check(a) => run_scenario(&a, true),
         Command::Analyze(a) => analyze_command(&a),
@@ -235,7 +290,7 @@ fn run(cli: Cli) -> Result<u8, Failure> {
     }
 }
 
-fn list(c: &CommonArgs) -> Result<u8, Failure> {
+fn list(c: &ListArgs) -> Result<u8, Failure> {
     let mut rows: Vec<(String, String, String)> = Vec::new();
     for (name, _) in NAMED {
         let s = Scenario::load(name).map_err(bad_input)?;

@@ -50,6 +50,137 @@ fn clap_definition_is_consistent() {
 }
 
 #[test]
+fn init_prints_a_template_that_loads_and_passes_check() {
+    let out = evalsim()
+        .args(["init", "my \"eval\""])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(out).expect("utf-8");
+    let scenario = evalsim::scenario::Scenario::from_toml(&text, "template", "template.toml")
+        .unwrap_or_else(|e| panic!("the template does not load: {e}\n{text}"));
+    assert_eq!(scenario.title, "my \"eval\"");
+    for kind in [
+        "curves",
+        "attractor-sweep",
+        "seed-variance",
+        "vote-spread",
+        "head-to-head",
+        "budget",
+        "cost",
+        "plan",
+    ] {
+        assert!(
+            text.contains(&format!("kind = \"{kind}\"")),
+            "no {kind} experiment"
+        );
+    }
+    assert_eq!(scenario.experiments.len(), 8);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("mine.toml");
+    std::fs::write(&file, &text).expect("write");
+    evalsim()
+        .arg("check")
+        .arg(&file)
+        .arg("-q")
+        .assert()
+        .success();
+}
+
+#[test]
+fn cost_figure_honours_price_per_mtok_on_its_axis() {
+    let template = String::from_utf8(
+        evalsim()
+            .arg("init")
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone(),
+    )
+    .expect("utf-8");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let figure = |price: bool| -> String {
+        let text = if price {
+            template.replace("# price_per_mtok = 10.0", "price_per_mtok = 10.0")
+        } else {
+            template.clone()
+        };
+        let file = dir.path().join(format!("priced-{price}.toml"));
+        std::fs::write(&file, text).expect("write");
+        let out = dir.path().join(format!("out-{price}"));
+        evalsim()
+            .arg("run")
+            .arg(&file)
+            .args(["-q", "--out"])
+            .arg(&out)
+            .assert()
+            .success();
+        std::fs::read_to_string(out.join("cost.svg")).expect("cost.svg")
+    };
+    let (tokens, money) = (figure(false), figure(true));
+    assert!(tokens.contains("tokens per correct answer (k"), "{tokens}");
+    assert!(
+        money.contains("cost per correct answer at 10 per million output tokens"),
+        "{money}"
+    );
+    assert!(!money.contains("tokens per correct answer (k"));
+    // The x ticks move from tokens to money at 10 per million tokens: 50k tokens are 0.5.
+    let texts = |svg: &str| -> Vec<String> {
+        svg.lines()
+            .map(str::trim)
+            .filter(|l| !l.contains('<'))
+            .map(String::from)
+            .collect()
+    };
+    let (t, m) = (texts(&tokens), texts(&money));
+    assert!(
+        t.iter().any(|l| l == "50k") && t.iter().any(|l| l == "100k"),
+        "{t:?}"
+    );
+    assert!(
+        m.iter().any(|l| l == "0.5") && m.iter().any(|l| l == "1"),
+        "{m:?}"
+    );
+    assert!(!m.iter().any(|l| l.ends_with('k')), "{m:?}");
+}
+
+#[test]
+fn each_subcommands_help_names_its_own_default_folder() {
+    use clap::CommandFactory;
+    let mut cli = evalsim::cli::Cli::command();
+    let mut help = |name: &str| -> String {
+        cli.find_subcommand_mut(name)
+            .expect("subcommand")
+            .render_long_help()
+            .to_string()
+    };
+    for (command, folder) in [
+        ("run", "[default: out/<scenario>/]"),
+        ("check", "[default: write no file]"),
+        ("sweep", "[default: out/<scenario>-sweep/]"),
+        ("analyze", "[default: out/analyze-<file name>/"),
+        ("fit", "[default: out/fit-<file name>/]"),
+        ("plan", "[default: out/plan/]"),
+        ("merge", "[default: DIR, the shards' folder]"),
+    ] {
+        let text = help(command);
+        assert!(
+            text.contains(folder),
+            "{command} --help lacks {folder}:\n{text}"
+        );
+    }
+    assert!(help("check").contains("checks.csv"));
+    assert!(help("analyze").contains("Seed of the bootstrap"));
+    let list = help("list");
+    for flag in ["--out", "--seed", "--threads", "--dpi"] {
+        assert!(!list.contains(flag), "list --help offers {flag}:\n{list}");
+    }
+}
+
+#[test]
 fn run_note_writes_every_output() {
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("note");

@@ -134,7 +134,9 @@ fn sweep_rejects_bad_paths_and_values() {
         .arg(&out)
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("cell 1 (model.a.attractor=1.5)"));
+        .stderr(predicate::str::contains(
+            "--set model.a.attractor=1.5: model[1].attractor: must be in [0, 1]",
+        ));
     evalsim()
         .arg("sweep")
         .arg(&f)
@@ -209,6 +211,86 @@ fn shards_merge_byte_identical_to_an_unsharded_run() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("missing shard(s) 1 of 3"));
+}
+
+#[test]
+fn bad_set_value_points_at_the_flag_once() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out");
+    let err = evalsim()
+        .args([
+            "sweep",
+            "note",
+            "--set",
+            "model.long.attractor=0.5,1.5",
+            "--out",
+        ])
+        .arg(&out)
+        .assert()
+        .code(2);
+    let text = String::from_utf8_lossy(&err.get_output().stderr).into_owned();
+    assert!(
+        text.starts_with("error: --set model.long.attractor=1.5: model["),
+        "{text}"
+    );
+    assert!(text.contains("].attractor: must be in [0, 1]"), "{text}");
+    assert_eq!(text.matches("must be").count(), 1, "said twice: {text}");
+    assert!(
+        !text.contains("cell 1:"),
+        "points at a generated file: {text}"
+    );
+    assert!(!out.exists(), "nothing may be written for bad input");
+}
+
+#[test]
+fn merging_mismatched_shards_names_what_differs() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let f = tiny(dir.path());
+    let shard = |i: usize, n: usize, seed: &str, values: &str, out: &Path| {
+        evalsim()
+            .arg("sweep")
+            .arg(&f)
+            .args(["--set", values, "--seed", seed, "-q", "--shard"])
+            .arg(format!("{i}/{n}"))
+            .arg("--out")
+            .arg(out)
+            .assert()
+            .success();
+    };
+    // Only the seed differs: the message names the seed, with both values, and nothing else.
+    let seeds = dir.path().join("seeds");
+    shard(0, 2, "1", "benchmark.mu=-1,1", &seeds);
+    shard(1, 2, "2", "benchmark.mu=-1,1", &seeds);
+    let err = evalsim().arg("merge").arg(&seeds).assert().code(2);
+    let text = String::from_utf8_lossy(&err.get_output().stderr).into_owned();
+    assert!(text.contains("seed 1 vs 2"), "{text}");
+    for other in ["scenario hash", "grid", "shard count"] {
+        assert!(!text.contains(other), "names {other} wrongly: {text}");
+    }
+    // Only the grid differs.
+    let grids = dir.path().join("grids");
+    shard(0, 2, "1", "benchmark.mu=-1,1", &grids);
+    shard(1, 2, "1", "benchmark.mu=-1,0,1", &grids);
+    evalsim()
+        .arg("merge")
+        .arg(&grids)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "grid benchmark.mu=-1,1 (2 cells) vs benchmark.mu=-1,0,1 (3 cells)",
+        ))
+        .stderr(predicate::str::contains("seed").not());
+    // Only the shard count differs.
+    let counts = dir.path().join("counts");
+    shard(0, 2, "1", "benchmark.mu=-1,1", &counts);
+    shard(1, 3, "1", "benchmark.mu=-1,1", &counts);
+    evalsim()
+        .arg("merge")
+        .arg(&counts)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("shard count 2 vs 3"))
+        .stderr(predicate::str::contains("grid").not());
 }
 
 #[test]

@@ -10,7 +10,7 @@ use super::{
 };
 use crate::exact::plan::gap_logits_for_points;
 use crate::experiments::plan::{run_plan, CheckCells, Metric, Plan, PlanSpec};
-use crate::experiments::sweep::{prepare, run_cells, SweepOutput};
+use crate::experiments::sweep::{prepare, run_cells, SweepError, SweepOutput};
 use crate::experiments::Z_BOUND;
 use crate::model::VoteRule;
 use crate::report;
@@ -422,7 +422,9 @@ pub(super) fn sweep(a: &SweepArgs) -> Result<u8, Failure> {
         .collect::<Result<Vec<_>, _>>()
         .map_err(bad_input)?;
     let src = read_source(&a.scenario).map_err(bad_input)?;
-    let prepared = prepare(&src, &sets, c.seed).map_err(bad_input)?;
+    // The scenario as written is checked first, so its errors name the lines of its own file.
+    crate::scenario::Scenario::from_toml(&src.text, &src.name, &src.file).map_err(bad_input)?;
+    let prepared = prepare(&src, &sets, c.seed).map_err(set_failure)?;
     let indices: Vec<usize> = (0..prepared.cells.len())
         .filter(|i| shard.is_none_or_all(*i))
         .collect();
@@ -458,6 +460,35 @@ pub(super) fn sweep(a: &SweepArgs) -> Result<u8, Failure> {
     };
     report::write_artifacts(&out, &artifacts).map_err(bad_input)?;
     finish(&output, &artifacts, &out, c.quiet)
+}
+
+/// A sweep that cannot be prepared. A cell whose values the scenario rejects points at the
+/// `--set` flags that made it (once), not at a line of the cell's generated TOML text.
+fn set_failure(e: SweepError) -> Failure {
+    use crate::scenario::ScenarioError;
+    match e {
+        SweepError::Cell {
+            index,
+            assignments,
+            source,
+        } => {
+            let flags = assignments
+                .split(", ")
+                .map(|a| format!("--set {a}"))
+                .collect::<Vec<_>>();
+            let cell = if flags.len() > 1 {
+                format!(" (grid cell {index})")
+            } else {
+                String::new()
+            };
+            let why = match source {
+                ScenarioError::Invalid { key, message, .. } => format!("{key}: {message}"),
+                other => other.to_string(),
+            };
+            bad(format!("{}{cell}: {why}", flags.join(" ")))
+        }
+        other => bad_input(other),
+    }
 }
 
 trait ShardFilter {
@@ -540,15 +571,13 @@ pub fn merge_shards(dir: &Path) -> Result<SweepOutput, String> {
     }
     let (f0, _, n, first) = &shards[0];
     for (f, _, m, s) in &shards[1..] {
-        if s.manifest != first.manifest || m != n {
+        let differ = shard_differences(&first.manifest, *n, &s.manifest, *m);
+        if !differ.is_empty() {
             return Err(format!(
-                "{} and {} are from different sweeps (scenario hash {} vs {}, seed {} vs {}, grid or shard count differ): merge shards of one sweep only",
+                "{} and {} are from different sweeps: {}; merge shards of one sweep only",
                 f0.display(),
                 f.display(),
-                first.manifest.scenario_hash,
-                s.manifest.scenario_hash,
-                first.manifest.seed,
-                s.manifest.seed
+                differ.join("; ")
             ));
         }
     }
@@ -590,6 +619,52 @@ pub fn merge_shards(dir: &Path) -> Result<SweepOutput, String> {
         shard: None,
         cells,
     })
+}
+
+/// What differs between two shards' sweeps, one phrase per field (`seed 1 vs 2`); empty when
+/// they are shards of one sweep.
+fn shard_differences(
+    a: &crate::experiments::sweep::Manifest,
+    a_count: usize,
+    b: &crate::experiments::sweep::Manifest,
+    b_count: usize,
+) -> Vec<String> {
+    let grid = |m: &crate::experiments::sweep::Manifest| {
+        m.grid
+            .iter()
+            .map(|(path, values)| format!("{path}={}", values.join(",")))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let mut out = Vec::new();
+    if a.scenario != b.scenario {
+        out.push(format!("scenario `{}` vs `{}`", a.scenario, b.scenario));
+    }
+    if a.scenario_hash != b.scenario_hash {
+        out.push(format!(
+            "scenario hash {} vs {} (the scenario files differ)",
+            a.scenario_hash, b.scenario_hash
+        ));
+    }
+    if a.seed != b.seed {
+        out.push(format!("seed {} vs {}", a.seed, b.seed));
+    }
+    if a.grid != b.grid || a.cells != b.cells {
+        out.push(format!(
+            "grid {} ({} cells) vs {} ({} cells)",
+            grid(a),
+            a.cells,
+            grid(b),
+            b.cells
+        ));
+    }
+    if a_count != b_count {
+        out.push(format!("shard count {a_count} vs {b_count}"));
+    }
+    if a.version != b.version {
+        out.push(format!("evalsim version {} vs {}", a.version, b.version));
+    }
+    out
 }
 
 pub(super) fn merge(a: &MergeArgs) -> Result<u8, Failure> {

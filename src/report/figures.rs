@@ -2,7 +2,7 @@
 use plotters::prelude::SeriesLabelPosition;
 
 use super::plot::{Bars, Figure, Line, Markers, Note, Panel, Scale};
-use crate::experiments::budget::{BudgetCurves, BudgetMetric, CostTable};
+use crate::experiments::budget::{BudgetCurves, BudgetMetric, CostTable, Strategy as CostStrategy};
 use crate::experiments::noise::{H2HRow, HeadToHead, SeedVariance, SpreadRow, VoteSpread};
 use crate::experiments::votes::{Metric, VoteCurves};
 use crate::experiments::{Estimate, ExperimentResult, RunOutput};
@@ -284,18 +284,30 @@ fn lengths_figure(run: &RunOutput, r: &BudgetCurves) -> Figure {
 }
 
 fn cost_figure(run: &RunOutput, r: &CostTable) -> Figure {
+    // With a price, x is the money per correct answer the result holds; else tokens.
+    let priced = r.price_per_mtok.is_some();
+    let x_exact = |s: &CostStrategy| {
+        s.cost_per_correct
+            .filter(|_| priced)
+            .unwrap_or(s.tokens_per_correct.exact)
+    };
+    let x_sim = |s: &CostStrategy| {
+        s.cost_per_correct_sim
+            .filter(|_| priced)
+            .unwrap_or(s.tokens_per_correct.sim)
+    };
     let finite: Vec<_> = r
         .strategies
         .iter()
-        .filter(|s| s.tokens_per_correct.exact.is_finite() && s.tokens_per_correct.sim.is_finite())
+        .filter(|s| x_exact(s).is_finite() && x_sim(s).is_finite())
         .collect();
-    let xs = finite
-        .iter()
-        .flat_map(|s| [s.tokens_per_correct.exact, s.tokens_per_correct.sim]);
+    let xs = finite.iter().flat_map(|s| [x_exact(s), x_sim(s)]);
     let lo = xs.clone().fold(f64::INFINITY, f64::min);
     let hi = xs.fold(0.0f64, f64::max);
-    let (lo, hi) = if lo.is_finite() && hi > 0.0 {
+    let (lo, hi) = if lo.is_finite() && lo > 0.0 && hi > 0.0 {
         (lo / 1.6, hi * 1.6)
+    } else if priced {
+        (1e-3, 1.0)
     } else {
         (1e3, 1e6)
     };
@@ -307,7 +319,13 @@ fn cost_figure(run: &RunOutput, r: &CostTable) -> Figure {
             "{cap}; dots simulated (95% CI; {} traces, {} votes per problem), * on the exact Pareto frontier",
             r.traces, r.votes
         ),
-        "tokens per correct answer (k × tokens per sample / accuracy, log scale)",
+        match r.price_per_mtok {
+            Some(price) => format!(
+                "cost per correct answer at {} per million output tokens (log scale)",
+                price
+            ),
+            None => "tokens per correct answer (k × tokens per sample / accuracy, log scale)".into(),
+        },
         "accuracy (% of problems)",
     );
     p.x_scale = Scale::Log10;
@@ -327,7 +345,7 @@ fn cost_figure(run: &RunOutput, r: &CostTable) -> Figure {
         points: finite
             .iter()
             .filter(|s| s.frontier)
-            .map(|s| (s.tokens_per_correct.exact, pct(s.accuracy.exact)))
+            .map(|s| (x_exact(s), pct(s.accuracy.exact)))
             .collect(),
     });
     for (mi, m) in r.models.iter().enumerate() {
@@ -340,12 +358,7 @@ fn cost_figure(run: &RunOutput, r: &CostTable) -> Figure {
                 .filter(|s| s.model == m.model)
                 .map(|s| {
                     let a = s.accuracy;
-                    (
-                        s.tokens_per_correct.sim,
-                        pct(a.sim),
-                        pct(a.ci_low),
-                        pct(a.ci_high),
-                    )
+                    (x_sim(s), pct(a.sim), pct(a.ci_low), pct(a.ci_high))
                 })
                 .collect(),
         });
@@ -353,7 +366,7 @@ fn cost_figure(run: &RunOutput, r: &CostTable) -> Figure {
     for s in &finite {
         p.notes.push(Note {
             at: (
-                s.tokens_per_correct.sim * 1.04,
+                x_sim(s) * 1.04,
                 pct(s.accuracy.sim) + 0.025 * (p.y_range.1 - p.y_range.0),
             ),
             text: format!(
@@ -369,8 +382,9 @@ fn cost_figure(run: &RunOutput, r: &CostTable) -> Figure {
         title: title(
             run,
             &format!(
-                "{}: accuracy against tokens per correct answer",
-                r.experiment
+                "{}: accuracy against {} per correct answer",
+                r.experiment,
+                if priced { "cost" } else { "tokens" }
             ),
         ),
         panels: vec![p],

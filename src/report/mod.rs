@@ -74,22 +74,32 @@ pub struct Options {
 pub fn render(run: &RunOutput, opts: Options) -> Result<Vec<Artifact>, ReportError> {
     let mut out = Vec::new();
     let mut figure_files = Vec::new();
-    // Every figure is drawn once as SVG and rasterised to PNG, in parallel across figures.
-    let mut drawn = if opts.figures {
+    // Every figure is drawn once as SVG and rasterised to PNG, in parallel across figures;
+    // `drawn[i]` holds the figures of `run.results[i]`.
+    let mut drawn: Vec<Vec<(String, Vec<u8>, String)>> = vec![Vec::new(); run.results.len()];
+    if opts.figures {
         use rayon::prelude::*;
-        let figs: Vec<(String, plot::Figure)> = run
+        let figs: Vec<(usize, String, plot::Figure)> = run
             .results
             .iter()
-            .flat_map(|r| figures::experiment_figures(run, r))
+            .enumerate()
+            .flat_map(|(i, r)| {
+                figures::experiment_figures(run, r)
+                    .into_iter()
+                    .map(move |(stem, fig)| (i, stem, fig))
+            })
             .collect();
-        figs.par_iter()
-            .map(|(stem, fig)| plot::render_both(fig).map(|(png, svg)| (stem.clone(), png, svg)))
-            .collect::<Result<Vec<_>, _>>()?
-            .into_iter()
-    } else {
-        Vec::new().into_iter()
-    };
-    for result in &run.results {
+        let rendered = figs
+            .par_iter()
+            .map(|(i, stem, fig)| {
+                plot::render_both(fig).map(|(png, svg)| (*i, stem.clone(), png, svg))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        for (i, stem, png, svg) in rendered {
+            drawn[i].push((stem, png, svg));
+        }
+    }
+    for (i, result) in run.results.iter().enumerate() {
         if let crate::experiments::ExperimentResult::Plan(p) = result {
             // The same files `evalsim plan` writes, named after the experiment.
             for a in planning::render_plan(p, opts.figures)? {
@@ -106,19 +116,16 @@ pub fn render(run: &RunOutput, opts: Options) -> Result<Vec<Artifact>, ReportErr
                 bytes: text.into_bytes(),
             });
         }
-        if opts.figures {
-            let count = figures::experiment_figures(run, result).len();
-            for (stem, png, svg) in drawn.by_ref().take(count) {
-                out.push(Artifact {
-                    file: format!("{stem}.png"),
-                    bytes: png,
-                });
-                out.push(Artifact {
-                    file: format!("{stem}.svg"),
-                    bytes: svg.into_bytes(),
-                });
-                figure_files.push((result.name().to_string(), format!("{stem}.png")));
-            }
+        for (stem, png, svg) in std::mem::take(&mut drawn[i]) {
+            out.push(Artifact {
+                file: format!("{stem}.png"),
+                bytes: png,
+            });
+            out.push(Artifact {
+                file: format!("{stem}.svg"),
+                bytes: svg.into_bytes(),
+            });
+            figure_files.push((result.name().to_string(), format!("{stem}.png")));
         }
     }
     out.push(Artifact {

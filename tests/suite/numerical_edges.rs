@@ -197,7 +197,7 @@ fn pass_at_k_estimator_at_n_100000_does_not_overflow() {
 fn normal_cdf_matches_high_precision_references() {
     // 60-digit mpmath values (tests/fixtures/numerics/make_normal_cdf.py) over [-38.5, 9]: both
     // tails to 1e-15 relative wherever the reference is at least 1e-300, 1e-300 absolute below.
-    let table = include_str!("fixtures/numerics/normal_cdf.csv");
+    let table = include_str!("../fixtures/numerics/normal_cdf.csv");
     let mut worst: f64 = 0.0;
     let mut rows = 0;
     for line in table.lines().skip(1) {

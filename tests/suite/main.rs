@@ -1,0 +1,22 @@
+//! The integration suite, one binary (one link step instead of one per file keeps CI fast).
+//! Each module is one concern; fixtures live in `tests/fixtures` and `tests/bad_scenarios`.
+
+mod analyze_cli;
+mod bad_scenarios;
+mod calibration;
+mod cli;
+mod determinism;
+mod edge_props;
+mod edges;
+mod figure_ranges;
+mod file_system;
+mod harness_logs;
+mod interrupt;
+mod interval_coverage;
+mod note;
+mod numerical_edges;
+mod plan_halfwidth_coverage;
+mod plan_sweep;
+mod properties;
+mod report_terminal;
+mod scenario_props;

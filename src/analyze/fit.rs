@@ -27,6 +27,8 @@ use serde::{Deserialize, Serialize};
 use super::data::ModelSamples;
 use super::summary::check_k;
 use super::{AnalyzeError, Result};
+/// The fit's quadrature rule lives with the others in [`crate::exact::quadrature`].
+pub use crate::exact::quadrature::gauss_hermite_normal;
 
 /// Options of [`fit_model`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -122,51 +124,6 @@ pub struct FitResult {
     pub counts: CountHistogram,
     /// Scenario TOML reproducing the fit.
     pub scenario_toml: String,
-}
-
-/// Gauss–Hermite nodes and weights for ∫ f(z) φ(z) dz ≈ Σ w_j f(z_j) (standard normal φ).
-/// Newton iteration on the orthonormal Hermite recurrence (Numerical Recipes `gauher`).
-/// Cost: O(m^2).
-pub fn gauss_hermite_normal(m: usize) -> Vec<(f64, f64)> {
-    let pim4 = std::f64::consts::PI.powf(-0.25);
-    let mut x = vec![0.0; m];
-    let mut w = vec![0.0; m];
-    let half = m.div_ceil(2);
-    let mut z = 0.0f64;
-    for i in 0..half {
-        z = match i {
-            0 => (2.0 * m as f64 + 1.0).sqrt() - 1.85575 * (2.0 * m as f64 + 1.0).powf(-1.0 / 6.0),
-            1 => z - 1.14 * (m as f64).powf(0.426) / z,
-            2 => 1.86 * z - 0.86 * x[0],
-            3 => 1.91 * z - 0.91 * x[1],
-            _ => 2.0 * z - x[i - 2],
-        };
-        let mut pp = 0.0;
-        for _ in 0..100 {
-            let (mut p1, mut p2) = (pim4, 0.0);
-            for j in 0..m {
-                let p3 = p2;
-                p2 = p1;
-                p1 = z * (2.0 / (j + 1) as f64).sqrt() * p2
-                    - (j as f64 / (j + 1) as f64).sqrt() * p3;
-            }
-            pp = (2.0 * m as f64).sqrt() * p2;
-            let z1 = z;
-            z = z1 - p1 / pp;
-            if (z - z1).abs() <= 1e-14 {
-                break;
-            }
-        }
-        x[i] = z;
-        x[m - 1 - i] = -z;
-        w[i] = 2.0 / (pp * pp);
-        w[m - 1 - i] = w[i];
-    }
-    let s = std::f64::consts::PI.sqrt();
-    x.iter()
-        .zip(&w)
-        .map(|(&xi, &wi)| (xi * std::f64::consts::SQRT_2, wi / s))
-        .collect()
 }
 
 fn softplus(x: f64) -> f64 {
@@ -653,16 +610,6 @@ mod tests {
             has_answers: true,
             has_tokens: true,
         }
-    }
-
-    #[test]
-    fn gauss_hermite_moments() {
-        let nodes = gauss_hermite_normal(48);
-        let moment = |k: i32| nodes.iter().map(|(z, w)| w * z.powi(k)).sum::<f64>();
-        assert!((moment(0) - 1.0).abs() < 1e-12);
-        assert!(moment(1).abs() < 1e-12);
-        assert!((moment(2) - 1.0).abs() < 1e-12);
-        assert!((moment(4) - 3.0).abs() < 1e-10);
     }
 
     #[test]

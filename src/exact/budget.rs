@@ -23,17 +23,34 @@ use crate::model::VoteRule;
 ///
 /// If `median` is not positive and finite or `s` is negative or not finite.
 pub fn lognormal_cdf(x: f64, median: f64, s: f64) -> f64 {
+    match locate(x, median, s) {
+        Position::Z(z) => normal::cdf(z),
+        Position::Certain { below } => f64::from(u8::from(below)),
+    }
+}
+
+/// Where x sits in a lognormal with the given median and log-SD s.
+enum Position {
+    /// The standardised log-length z = (ln x - ln median) / s.
+    Z(f64),
+    /// P(L <= x) is exactly 1 (`below`) or exactly 0: x <= 0, x = infinity, or s = 0.
+    Certain { below: bool },
+}
+
+/// The edge cases shared by [`lognormal_cdf`] and [`lognormal_sf`], each answered exactly, so
+/// each function computes its own tail directly.
+fn locate(x: f64, median: f64, s: f64) -> Position {
     check_lognormal(median, s);
     if x <= 0.0 {
-        return 0.0;
+        return Position::Certain { below: false };
     }
     if x == f64::INFINITY {
-        return 1.0;
+        return Position::Certain { below: true };
     }
     if s == 0.0 {
-        return if x >= median { 1.0 } else { 0.0 };
+        return Position::Certain { below: x >= median };
     }
-    normal::cdf((x / median).ln() / s)
+    Position::Z((x / median).ln() / s)
 }
 
 /// P(L > x) = 1 - [`lognormal_cdf`], computed directly (no digits lost when it is small).
@@ -44,17 +61,10 @@ pub fn lognormal_cdf(x: f64, median: f64, s: f64) -> f64 {
 ///
 /// As [`lognormal_cdf`].
 pub fn lognormal_sf(x: f64, median: f64, s: f64) -> f64 {
-    check_lognormal(median, s);
-    if x <= 0.0 {
-        return 1.0;
+    match locate(x, median, s) {
+        Position::Z(z) => normal::sf(z),
+        Position::Certain { below } => f64::from(u8::from(!below)),
     }
-    if x == f64::INFINITY {
-        return 0.0;
-    }
-    if s == 0.0 {
-        return if x >= median { 0.0 } else { 1.0 };
-    }
-    normal::sf((x / median).ln() / s)
 }
 
 /// E[min(L, B)] for L lognormal with the given median and log-SD s (mu = ln median):
@@ -233,28 +243,6 @@ pub fn tokens_per_sample(
         let wrong = expected_min(lengths.wrong_median(d), lengths.sigma, budget);
         p * correct + (1.0 - p) * wrong
     })
-}
-
-/// Per-sample (p', q') of one problem under the cap: (p F_c(B), q F_w(B)).
-///
-/// p is the correct rate and q = a (1 - p) the attractor mass; a cut trace gives no answer, which
-/// in a vote is a one-off, so the one-off mass becomes 1 - p' - q'.
-///
-/// Time: O(1).
-///
-/// # Panics
-///
-/// As [`lognormal_cdf`].
-pub fn capped_rates(
-    p: f64,
-    q: f64,
-    lengths: &TraceLengths,
-    difficulty: f64,
-    budget: f64,
-) -> (f64, f64) {
-    let correct_kept = lognormal_cdf(budget, lengths.correct_median(difficulty), lengths.sigma);
-    let wrong_kept = lognormal_cdf(budget, lengths.wrong_median(difficulty), lengths.sigma);
-    (p * correct_kept, q * wrong_kept)
 }
 
 /// Per-sample (p', alpha') of one problem under the cap, in the form a vote needs: p' = p F_c(B)
@@ -451,14 +439,121 @@ fn mean_over_problems(rates: &[f64], difficulty: &[f64], term: impl Fn(f64, f64)
     total / rates.len() as f64
 }
 
+/// Exact sampling moments of one trace under the cap, for standard errors: (variance of the
+/// benchmark mean of tokens per sample, covariance of that mean with the benchmark mean of
+/// "correct within the budget"), both for `traces` traces per problem.
+///
+/// Per problem, X = min(L, B) and Y = 1[correct and L <= B]:
+/// E[X^2] = p E[min(L_c, B)^2] + (1 - p) E[min(L_w, B)^2], Cov(X, Y) = p E[L_c; L_c <= B] - E[X] E[Y].
+/// Exact moments rather than sample ones: with a tight cap almost every trace is cut, and the
+/// rare short traces make sample variances unreliable.
+///
+/// Time: O(N).
+///
+/// # Panics
+///
+/// As [`lognormal_cdf`].
+pub fn token_sampling_moments(
+    rates: &[f64],
+    difficulty: &[f64],
+    lengths: &TraceLengths,
+    budget: f64,
+    traces: u64,
+) -> (f64, f64) {
+    let s = lengths.sigma;
+    let (mut var, mut cov) = (0.0, 0.0);
+    for (&p, &d) in rates.iter().zip(difficulty) {
+        let (mc, mw) = (lengths.correct_median(d), lengths.wrong_median(d));
+        let ex = p * expected_min(mc, s, budget) + (1.0 - p) * expected_min(mw, s, budget);
+        let ex2 = p * expected_min_sq(mc, s, budget) + (1.0 - p) * expected_min_sq(mw, s, budget);
+        let ey = p * lognormal_cdf(budget, mc, s);
+        var += (ex2 - ex * ex).max(0.0);
+        cov += p * partial_mean(mc, s, budget) - ex * ey;
+    }
+    let scale = traces as f64 * (rates.len() as f64).powi(2);
+    (var / scale, cov / scale)
+}
+
+/// Exact share of all traces that are correct (wrong) and fall between consecutive `edges`
+/// (tokens, increasing): the CDF at every edge once per problem, then differences.
+///
+/// Time: O(N * edges).
+///
+/// # Panics
+///
+/// As [`lognormal_cdf`].
+pub fn length_shares(
+    rates: &[f64],
+    difficulty: &[f64],
+    lengths: &TraceLengths,
+    edges: &[f64],
+) -> (Vec<f64>, Vec<f64>) {
+    let bins = edges.len().saturating_sub(1);
+    let (mut correct, mut wrong) = (vec![0.0; bins], vec![0.0; bins]);
+    let s = lengths.sigma;
+    for (&p, &d) in rates.iter().zip(difficulty) {
+        for (median, weight, out) in [
+            (lengths.correct_median(d), p, &mut correct),
+            (lengths.wrong_median(d), 1.0 - p, &mut wrong),
+        ] {
+            let cdf: Vec<f64> = edges.iter().map(|&x| lognormal_cdf(x, median, s)).collect();
+            for (o, w) in out.iter_mut().zip(cdf.windows(2)) {
+                *o += weight * (w[1] - w[0]);
+            }
+        }
+    }
+    let n = rates.len() as f64;
+    correct
+        .iter_mut()
+        .chain(wrong.iter_mut())
+        .for_each(|x| *x /= n);
+    (correct, wrong)
+}
+
+/// Delta-method standard error of tokens per correct answer R = k T / A, from the SEs of the
+/// mean tokens per sample T and the accuracy A and their covariance:
+/// Var(R) / R^2 = Var(T) / T^2 + Var(A) / A^2 - 2 Cov(T, A) / (T A) (a negative estimate is 0).
+///
+/// Time: O(1).
+pub fn tokens_per_correct_se(
+    ratio: f64,
+    tokens: f64,
+    tokens_se: f64,
+    accuracy: f64,
+    accuracy_se: f64,
+    cov: f64,
+) -> f64 {
+    let rel_var = tokens_se.powi(2) / tokens.powi(2) + accuracy_se.powi(2) / accuracy.powi(2)
+        - 2.0 * cov / (tokens * accuracy);
+    ratio * rel_var.max(0.0).sqrt()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
     use crate::exact::noise::tests::{note_rates, shift_logits};
     use statrs::distribution::{ContinuousCDF, LogNormal};
 
     /// Identities hold to round-off.
     const IDENTITY: f64 = 1e-12;
+
+    /// Per-sample (p', q') of one problem under the cap: (p F_c(B), q F_w(B)).
+    ///
+    /// p is the correct rate and q = a (1 - p) the attractor mass; a cut trace gives no answer, which
+    /// in a vote is a one-off, so the one-off mass becomes 1 - p' - q'.
+    /// The plain (p, q) route that [`maj_at_k_capped`] is checked against.
+    fn capped_rates(
+        p: f64,
+        q: f64,
+        lengths: &TraceLengths,
+        difficulty: f64,
+        budget: f64,
+    ) -> (f64, f64) {
+        let correct_kept = lognormal_cdf(budget, lengths.correct_median(difficulty), lengths.sigma);
+        let wrong_kept = lognormal_cdf(budget, lengths.wrong_median(difficulty), lengths.sigma);
+        (p * correct_kept, q * wrong_kept)
+    }
 
     fn assert_close(actual: f64, expected: f64, tolerance: f64) {
         assert!(

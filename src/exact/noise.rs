@@ -9,7 +9,9 @@
 //! Conventions: rates are `&[f64]` in [0, 1] (0 and 1 allowed), `n` is the number of samples per
 //! problem and N = `rates.len()` the number of problems.
 
+use crate::exact::maj::binomial_pmf;
 use crate::exact::normal;
+use crate::exact::quadrature::{AdaptiveSimpson, NormalQuadrature};
 use rustfft::num_complex::Complex;
 use rustfft::FftPlanner;
 use serde::Serialize;
@@ -77,26 +79,10 @@ pub fn vote_seed_sd(win_probs: &[f64], loss_probs: &[f64]) -> f64 {
     variance.sqrt() / win_probs.len() as f64
 }
 
-/// Probability mass function of Bin(n, p) over 0..=n.
-///
-/// Walked from the mode by the ratio of successive terms and normalised (see
-/// [`crate::exact::maj::binomial_pmf`]): each term to about 2 |j - mode| ulps relative, terms
-/// below ~1e-308 exact zeros, p = 0 and p = 1 exact point masses.
-///
-/// Time: O(n).
-///
-/// # Panics
-///
-/// If `p` lies outside [0, 1] or `n` is 0.
-pub fn binomial_pmf(n: u32, p: f64) -> Vec<f64> {
-    check_rates(&[p]);
-    check_samples(n);
-    crate::exact::maj::binomial_pmf(n, p)
-}
-
 /// Exact pmf of the benchmark count sum_i Bin(n, p_i) over 0..=n N.
 ///
-/// Each problem's binomial pmf (see [`binomial_pmf`]) is combined by a balanced divide-and-conquer
+/// Each problem's binomial pmf (see [`binomial_pmf`], walked from the mode: each term to about
+/// 2 |j - mode| ulps) is combined by a balanced divide-and-conquer
 /// convolution: direct summation while the pieces are small, FFT (real pair packed into one
 /// complex transform) once they are large. Tiny negative FFT round-off is clamped to 0 and the
 /// result renormalised to sum to 1.
@@ -113,10 +99,7 @@ pub fn binomial_pmf(n: u32, p: f64) -> Vec<f64> {
 pub fn count_pmf(rates: &[f64], n: u32) -> Vec<f64> {
     check_rates(rates);
     check_samples(n);
-    let pieces = rates
-        .iter()
-        .map(|&p| crate::exact::maj::binomial_pmf(n, p))
-        .collect();
+    let pieces = rates.iter().map(|&p| binomial_pmf(n, p)).collect();
     let mut pmf = convolve_all(pieces, &mut FftPlanner::new());
     normalise(&mut pmf);
     pmf
@@ -124,7 +107,7 @@ pub fn count_pmf(rates: &[f64], n: u32) -> Vec<f64> {
 
 /// Outcome probabilities of one head-to-head rerun of model B against model A.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct HeadToHead {
+pub struct HeadToHeadOdds {
     /// P(score_B < score_A): B loses the rerun although it may be the better model.
     pub loss: f64,
     /// P(score_B = score_A).
@@ -146,7 +129,7 @@ pub struct HeadToHead {
 /// # Panics
 ///
 /// If the two rate slices differ in length, either is empty, a rate lies outside [0, 1], or `n` is 0.
-pub fn head_to_head(rates_a: &[f64], rates_b: &[f64], n: u32) -> HeadToHead {
+pub fn head_to_head(rates_a: &[f64], rates_b: &[f64], n: u32) -> HeadToHeadOdds {
     check_same_problems(rates_a, rates_b);
     compare_counts(&count_pmf(rates_a, n), &count_pmf(rates_b, n))
 }
@@ -166,7 +149,7 @@ pub fn head_to_head(rates_a: &[f64], rates_b: &[f64], n: u32) -> HeadToHead {
 /// # Panics
 ///
 /// If the two rate slices differ in length, either is empty, a rate lies outside [0, 1], or `n` is 0.
-pub fn diff_normal_approx(rates_a: &[f64], rates_b: &[f64], n: u32) -> HeadToHead {
+pub fn diff_normal_approx(rates_a: &[f64], rates_b: &[f64], n: u32) -> HeadToHeadOdds {
     check_same_problems(rates_a, rates_b);
     check_samples(n);
     let samples = f64::from(n);
@@ -183,7 +166,7 @@ pub fn diff_normal_approx(rates_a: &[f64], rates_b: &[f64], n: u32) -> HeadToHea
     let sd = variance.sqrt();
     let loss = normal::cdf((-0.5 - mean) / sd);
     let win = normal::cdf((mean - 0.5) / sd);
-    HeadToHead {
+    HeadToHeadOdds {
         loss,
         tie: (1.0 - loss - win).max(0.0),
         win,
@@ -222,6 +205,36 @@ pub fn score_quantile(pmf: &[f64], n: u32, n_problems: usize, prob: f64) -> f64 
     1.0
 }
 
+/// Exact variance and fourth central moment of a total sum_i Bin(n, p_i) of independent counts:
+/// kappa2 = sum n p q, kappa4 = sum n p q (1 - 6 p q), mu4 = kappa4 + 3 kappa2^2. The complements
+/// q_i are passed in so a small one is never computed as 1 - p. With n = 1 and the win / loss
+/// probabilities of a vote, it is the total of one vote per problem. Time: O(N).
+pub fn binomial_sum_moments(rates: &[f64], complements: &[f64], n: u32) -> (f64, f64) {
+    let n = f64::from(n);
+    let pq: Vec<f64> = rates.iter().zip(complements).map(|(p, q)| p * q).collect();
+    let k2: f64 = pq.iter().map(|pq| n * pq).sum();
+    let k4: f64 = pq.iter().map(|pq| n * pq * (1.0 - 6.0 * pq)).sum();
+    (k2, k4 + 3.0 * k2 * k2)
+}
+
+/// Standard error of a sample SD over `reruns` draws of a variable with variance `var` and
+/// fourth central moment `mu4`: Var(s^2) ~ (mu4 - var^2 (R - 3) / (R - 1)) / R, then the delta
+/// method s = sqrt(s^2). Zero for a zero variance. Time: O(1).
+pub fn sd_standard_error(var: f64, mu4: f64, reruns: u64) -> f64 {
+    if var <= 0.0 {
+        return 0.0;
+    }
+    let r = reruns as f64;
+    let var_s2 = ((mu4 - var * var * (r - 3.0) / (r - 1.0)) / r).max(0.0);
+    var_s2.sqrt() / (2.0 * var.sqrt())
+}
+
+/// P(count <= t) from a count pmf over 0..=n N: the sum of the first t + 1 entries, capped at 1
+/// against round-off. Time: O(t).
+pub fn count_cdf(pmf: &[f64], t: u64) -> f64 {
+    pmf.iter().take(t as usize + 1).sum::<f64>().min(1.0)
+}
+
 /// Moments of a problem's rate under random placement: `(E[p], E[p (1 - p)], Var(p))` for
 /// p = expit(mu + sigma Z), Z ~ N(0, 1).
 ///
@@ -245,16 +258,13 @@ pub fn random_placement_moments(mu: f64, sigma: f64) -> (f64, f64, f64) {
     if sigma == 0.0 {
         return (expit(mu), expit(mu) * expit(-mu), 0.0);
     }
-    let turn = -mu / sigma;
-    let mean_p = normal_expectation(|z| expit(mu + sigma * z), turn);
-    let mean_pq = normal_expectation(|z| expit(mu + sigma * z) * expit(-mu - sigma * z), turn);
-    let var_p = normal_expectation(
-        |z| {
-            let deviation = expit(mu + sigma * z) - mean_p;
-            deviation * deviation
-        },
-        turn,
-    );
+    let rule = AdaptiveSimpson::with_break(-mu / sigma);
+    let mean_p = rule.expect(|z| expit(mu + sigma * z));
+    let mean_pq = rule.expect(|z| expit(mu + sigma * z) * expit(-mu - sigma * z));
+    let var_p = rule.expect(|z| {
+        let deviation = expit(mu + sigma * z) - mean_p;
+        deviation * deviation
+    });
     (mean_p, mean_pq, var_p)
 }
 
@@ -387,7 +397,7 @@ fn normalise(pmf: &mut [f64]) {
 }
 
 /// loss / tie / win of count B against count A from their pmfs over the same support.
-fn compare_counts(f_a: &[f64], f_b: &[f64]) -> HeadToHead {
+fn compare_counts(f_a: &[f64], f_b: &[f64]) -> HeadToHeadOdds {
     // above[c] = P(C_B > c), a suffix sum.
     let mut above = vec![0.0; f_b.len()];
     for c in (0..f_b.len().saturating_sub(1)).rev() {
@@ -401,96 +411,16 @@ fn compare_counts(f_a: &[f64], f_b: &[f64]) -> HeadToHead {
         win += mass_a * above_b;
         below += mass_b;
     }
-    HeadToHead { loss, tie, win }
+    HeadToHeadOdds { loss, tie, win }
 }
 
-fn point_mass_outcome(difference: f64) -> HeadToHead {
+fn point_mass_outcome(difference: f64) -> HeadToHeadOdds {
     let indicator = |holds: bool| if holds { 1.0 } else { 0.0 };
-    HeadToHead {
+    HeadToHeadOdds {
         loss: indicator(difference < 0.0),
         tie: indicator(difference == 0.0),
         win: indicator(difference > 0.0),
     }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Scalar helpers
-
-/// Integration range for expectations over Z ~ N(0, 1): 2 Phi(-12) ~ 4e-33 is left out.
-const Z_RANGE: f64 = 12.0;
-/// Width of the starting panels of the adaptive rule.
-const PANEL_WIDTH: f64 = 0.5;
-/// Absolute error target for one expectation.
-const EXPECTATION_TOLERANCE: f64 = 1e-13;
-/// Recursion cap of adaptive Simpson (2^-30 of a panel is far below any feature of expit).
-const MAX_SIMPSON_DEPTH: u32 = 30;
-
-/// E[f(Z)] for Z ~ N(0, 1), by adaptive Simpson over |z| <= 12 with an extra panel break at `turn`.
-fn normal_expectation(f: impl Fn(f64) -> f64, turn: f64) -> f64 {
-    let density = |z: f64| (-0.5 * z * z).exp() / (2.0 * std::f64::consts::PI).sqrt();
-    let integrand = |z: f64| f(z) * density(z);
-    let panels = (2.0 * Z_RANGE / PANEL_WIDTH).round() as usize;
-    let mut edges: Vec<f64> = (0..=panels)
-        .map(|j| -Z_RANGE + j as f64 * PANEL_WIDTH)
-        .collect();
-    if turn.abs() < Z_RANGE {
-        edges.push(turn);
-        edges.sort_by(f64::total_cmp);
-    }
-    let tolerance = EXPECTATION_TOLERANCE / edges.len() as f64;
-    edges
-        .windows(2)
-        .filter(|edge| edge[1] > edge[0])
-        .map(|edge| adaptive_simpson(&integrand, edge[0], edge[1], tolerance))
-        .sum()
-}
-
-/// One Simpson panel: its ends, the integrand at ends and midpoint, and the Simpson estimate.
-struct SimpsonPanel {
-    lo: f64,
-    hi: f64,
-    f_lo: f64,
-    f_mid: f64,
-    f_hi: f64,
-    estimate: f64,
-}
-
-impl SimpsonPanel {
-    fn new(f: &impl Fn(f64) -> f64, lo: f64, hi: f64, f_lo: f64, f_hi: f64) -> Self {
-        let f_mid = f(0.5 * (lo + hi));
-        let estimate = (hi - lo) / 6.0 * (f_lo + 4.0 * f_mid + f_hi);
-        Self {
-            lo,
-            hi,
-            f_lo,
-            f_mid,
-            f_hi,
-            estimate,
-        }
-    }
-}
-
-fn adaptive_simpson(f: &impl Fn(f64) -> f64, lo: f64, hi: f64, tolerance: f64) -> f64 {
-    let whole = SimpsonPanel::new(f, lo, hi, f(lo), f(hi));
-    refine_simpson(f, &whole, tolerance, MAX_SIMPSON_DEPTH)
-}
-
-/// Splits a panel in two until the halves agree with the whole (Richardson-corrected result).
-fn refine_simpson(
-    f: &impl Fn(f64) -> f64,
-    panel: &SimpsonPanel,
-    tolerance: f64,
-    depth: u32,
-) -> f64 {
-    let mid = 0.5 * (panel.lo + panel.hi);
-    let left = SimpsonPanel::new(f, panel.lo, mid, panel.f_lo, panel.f_mid);
-    let right = SimpsonPanel::new(f, mid, panel.hi, panel.f_mid, panel.f_hi);
-    let change = left.estimate + right.estimate - panel.estimate;
-    if depth == 0 || change.abs() <= 15.0 * tolerance {
-        return left.estimate + right.estimate + change / 15.0;
-    }
-    refine_simpson(f, &left, 0.5 * tolerance, depth - 1)
-        + refine_simpson(f, &right, 0.5 * tolerance, depth - 1)
 }
 
 #[cfg(test)]
@@ -762,7 +692,7 @@ pub(crate) mod tests {
         let rates_b = [0.35, 0.6, 0.75];
         let (outcomes_a, outcomes_b) =
             (enumerate_counts(&rates_a, 2), enumerate_counts(&rates_b, 2));
-        let mut brute = HeadToHead {
+        let mut brute = HeadToHeadOdds {
             loss: 0.0,
             tie: 0.0,
             win: 0.0,
@@ -848,7 +778,7 @@ pub(crate) mod tests {
         let outcome = diff_normal_approx(&[1.0, 0.0], &[1.0, 1.0], 3);
         assert_eq!(
             outcome,
-            HeadToHead {
+            HeadToHeadOdds {
                 loss: 0.0,
                 tie: 0.0,
                 win: 1.0

@@ -148,6 +148,14 @@ pub fn pdf(x: f64) -> f64 {
     FRAC_1_SQRT_2PI * gaussian_factor(x.abs())
 }
 
+/// The density of N(mean, sd^2) at x, exp(-z^2 / 2) / (sd sqrt(2 pi)) with z = (x - mean) / sd,
+/// evaluated plainly (for drawing a reference curve; [`pdf`] is the accurate standard density).
+/// Time: O(1).
+pub fn density(x: f64, mean: f64, sd: f64) -> f64 {
+    let z = (x - mean) / sd;
+    (-0.5 * z * z).exp() / (sd * (2.0 * std::f64::consts::PI).sqrt())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

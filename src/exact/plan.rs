@@ -12,21 +12,17 @@
 //! - Population, unpaired (each model on its own N drawn problems):
 //!   Var = (E[p_A q_A] + E[p_B q_B]) / (n N) + (Var p_A + Var p_B) / N.
 //!
-//! The population moments are integrals over z ~ N(0, 1), computed by composite Simpson.
+//! The population moments are integrals over z ~ N(0, 1), computed by composite Simpson
+//! ([`CompositeSimpson::PLAN`]: fixed nodes, so an expensive score is tabulated once).
 
 use crate::exact::normal;
+use crate::exact::quadrature::{CompositeSimpson, NormalQuadrature};
 use serde::Serialize;
 
 use crate::model::expit;
 
 /// Two-sided 5% normal quantile used for CI half-widths and power.
 pub const Z_95: f64 = 1.959_963_984_540_054;
-
-/// Integration range for z ~ N(0, 1): the mass beyond |z| = 12 is ~4e-33.
-const Z_RANGE: f64 = 12.0;
-/// Simpson intervals over [-12, 12] (step 0.0012: far below any feature of expit for sigma up to
-/// ~100, absolute error below 1e-12 there).
-const INTERVALS: usize = 20_000;
 
 /// Population moments of a pair of models on problems drawn from the logit-normal.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -47,17 +43,10 @@ pub struct PairMoments {
     pub var_diff: f64,
 }
 
-/// E[f(Z)] for Z ~ N(0, 1) by composite Simpson over |z| <= 12. Time: O(20,000) evaluations.
+/// E[f(Z)] for Z ~ N(0, 1) by the planner's composite Simpson rule. Time: O(20,000)
+/// evaluations.
 fn normal_expectation(f: impl Fn(f64) -> f64) -> f64 {
-    let h = 2.0 * Z_RANGE / INTERVALS as f64;
-    let norm = 1.0 / (2.0 * std::f64::consts::PI).sqrt();
-    let g = |z: f64| f(z) * (-0.5 * z * z).exp() * norm;
-    let mut acc = g(-Z_RANGE) + g(Z_RANGE);
-    for j in 1..INTERVALS {
-        let w = if j % 2 == 1 { 4.0 } else { 2.0 };
-        acc += w * g(-Z_RANGE + j as f64 * h);
-    }
-    acc * h / 3.0
+    CompositeSimpson::PLAN.expect(f)
 }
 
 /// Population moments of A = expit(mu + sigma z) and B = expit(mu + gap + sigma z). Central
@@ -123,35 +112,15 @@ impl PopulationNodes {
     /// # Panics
     /// If `mu`, `gap` are not finite or `sigma` is negative or not finite.
     pub fn new(mu: f64, sigma: f64, gap: f64, f: impl Fn(f64) -> f64 + Sync) -> PopulationNodes {
-        use rayon::prelude::*;
         assert!(
             mu.is_finite() && gap.is_finite(),
             "mu and gap must be finite"
         );
         assert!(sigma.is_finite() && sigma >= 0.0, "sigma must be >= 0");
-        let h = 2.0 * Z_RANGE / INTERVALS as f64;
-        let norm = 1.0 / (2.0 * std::f64::consts::PI).sqrt();
-        let z = |j: usize| -Z_RANGE + j as f64 * h;
-        let weights = (0..=INTERVALS)
-            .map(|j| {
-                let w = if j == 0 || j == INTERVALS {
-                    1.0
-                } else if j % 2 == 1 {
-                    4.0
-                } else {
-                    2.0
-                };
-                w * h / 3.0 * (-0.5 * z(j) * z(j)).exp() * norm
-            })
-            .collect();
-        let fa = (0..=INTERVALS)
-            .into_par_iter()
-            .map(|j| f(expit(mu + sigma * z(j))))
-            .collect();
-        let fb = (0..=INTERVALS)
-            .into_par_iter()
-            .map(|j| f(expit(mu + gap + sigma * z(j))))
-            .collect();
+        let rule = CompositeSimpson::PLAN;
+        let weights = rule.weights();
+        let fa = rule.tabulate(|z| f(expit(mu + sigma * z)));
+        let fb = rule.tabulate(|z| f(expit(mu + gap + sigma * z)));
         PopulationNodes { weights, fa, fb }
     }
 

@@ -1,5 +1,6 @@
-//! `budget` and `cost`: what a cap on trace length does to accuracy and to the tokens paid per
-//! correct answer, exact and simulated.
+//! `budget`: what a cap on trace length does to accuracy, truncation and tokens per sample, at
+//! each budget of a grid, exact and simulated; also the per-model inputs that
+//! [`cost`](super::cost) shares.
 //!
 //! Exact values come from [`crate::exact::budget`] (lognormal CDFs and E[min(L, B)]) and
 //! [`crate::exact::maj`]; simulated ones from [`crate::sim::traces`] (lognormal lengths drawn and
@@ -8,18 +9,18 @@
 //! by problem) for token counts, and by the delta method for tokens per correct answer.
 use serde::Serialize;
 
-use super::check::{Untested, RATIO_MAX_RELATIVE_SE};
 use super::{Check, Estimate, Progress};
 use crate::exact::budget::{
-    accuracy_and_miss, accuracy_at_budget, capped_vote_rates, crossover_budgets, cut_and_kept,
-    expected_min, expected_min_sq, lognormal_cdf, maj_at_k_capped_with_loss, partial_mean,
-    tokens_per_sample, truncation_rate, TraceLengths,
+    accuracy_and_miss, accuracy_at_budget, crossover_budgets, cut_and_kept, length_shares,
+    token_sampling_moments, tokens_per_sample, truncation_rate, TraceLengths,
 };
 use crate::exact::pass::{bernoulli_mean_se_with, mean};
 use crate::model::VoteRule;
 use crate::scenario::Scenario;
 use crate::sim::traces::{self, CellTraces, LogBins, TraceCell, TraceProblem};
-use crate::sim::votes::{self, VoteCell};
+
+/// The cost experiment's types, where they were before it had its own module.
+pub use super::cost::{CostTable, Strategy};
 
 /// Which quantity a budget point is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -182,93 +183,16 @@ impl BudgetCurves {
     }
 }
 
-/// One strategy of a cost experiment: k samples of one model per problem, at the cap.
-#[derive(Debug, Clone, Serialize)]
-pub struct Strategy {
-    /// Model name.
-    pub model: String,
-    /// Samples per problem (k = 1: one sample; k > 1: majority vote).
-    pub k: u32,
-    /// Vote rule of the maj@k (k > 1).
-    pub vote_rule: VoteRule,
-    /// Accuracy: Acc(B) for k = 1, maj@k under the cap for k > 1.
-    pub accuracy: Estimate,
-    /// Mean tokens per sample under the cap (the same for every k of a model).
-    pub tokens_per_sample: Estimate,
-    /// k * tokens per sample / accuracy (delta-method standard error).
-    pub tokens_per_correct: Estimate,
-    /// Exact money per correct answer, tokens per correct * price / 1e6 (when a price is set).
-    pub cost_per_correct: Option<f64>,
-    /// Simulated money per correct answer (when a price is set).
-    pub cost_per_correct_sim: Option<f64>,
-    /// On the Pareto frontier: no other strategy is at least as accurate for fewer tokens per
-    /// correct answer (exact values).
-    pub frontier: bool,
-}
-
-/// Result of a `cost` experiment.
-#[derive(Debug, Clone, Serialize)]
-pub struct CostTable {
-    /// Experiment name.
-    pub experiment: String,
-    /// The cap, tokens (`None`: unlimited).
-    pub cap_tokens: Option<f64>,
-    /// Price per million output tokens, when given.
-    pub price_per_mtok: Option<f64>,
-    /// Votes simulated per problem per strategy with k > 1.
-    pub votes: u64,
-    /// Traces simulated per problem per model (accuracy at k = 1 and tokens per sample).
-    pub traces: u64,
-    /// The models.
-    pub models: Vec<BudgetModel>,
-    /// The strategies, sorted by exact tokens per correct answer (cheapest first).
-    pub strategies: Vec<Strategy>,
-}
-
-impl CostTable {
-    /// Tokens per sample once per model, then accuracy and tokens per correct per strategy.
-    pub fn checks(&self) -> Vec<Check> {
-        let cap = self
-            .cap_tokens
-            .map_or("unlimited".to_string(), |c| c.to_string());
-        let mut out = Vec::new();
-        for m in &self.models {
-            if let Some(s) = self.strategies.iter().find(|s| s.model == m.model) {
-                out.push(Check::new(
-                    &self.experiment,
-                    "tokens_per_sample",
-                    &format!("model={} cap={cap}", m.model),
-                    s.tokens_per_sample,
-                ));
-            }
-        }
-        for s in &self.strategies {
-            for (quantity, estimate) in [
-                ("accuracy", s.accuracy),
-                ("tokens_per_correct", s.tokens_per_correct),
-            ] {
-                out.push(Check::new(
-                    &self.experiment,
-                    quantity,
-                    &format!("model={} k={} cap={cap}", s.model, s.k),
-                    estimate,
-                ));
-            }
-        }
-        out
-    }
-}
-
 /// A model's per-problem inputs: rates, benchmark difficulties and trace lengths.
-struct ModelInputs {
-    name: String,
-    rates: Vec<f64>,
-    attractor: f64,
-    rule: VoteRule,
-    lengths: TraceLengths,
+pub(super) struct ModelInputs {
+    pub(super) name: String,
+    pub(super) rates: Vec<f64>,
+    pub(super) attractor: f64,
+    pub(super) rule: VoteRule,
+    pub(super) lengths: TraceLengths,
 }
 
-fn inputs(scenario: &Scenario, models: &[usize]) -> Vec<ModelInputs> {
+pub(super) fn inputs(scenario: &Scenario, models: &[usize]) -> Vec<ModelInputs> {
     let bench = scenario.benchmark.rates();
     models
         .iter()
@@ -286,7 +210,7 @@ fn inputs(scenario: &Scenario, models: &[usize]) -> Vec<ModelInputs> {
         .collect()
 }
 
-fn trace_cell(m: &ModelInputs, difficulty: &[f64]) -> TraceCell {
+pub(super) fn trace_cell(m: &ModelInputs, difficulty: &[f64]) -> TraceCell {
     TraceCell {
         problems: m
             .rates
@@ -302,7 +226,7 @@ fn trace_cell(m: &ModelInputs, difficulty: &[f64]) -> TraceCell {
     }
 }
 
-fn budget_model(m: &ModelInputs) -> BudgetModel {
+pub(super) fn budget_model(m: &ModelInputs) -> BudgetModel {
     BudgetModel {
         model: m.name.clone(),
         pass_at_1: mean(&m.rates),
@@ -311,16 +235,16 @@ fn budget_model(m: &ModelInputs) -> BudgetModel {
 }
 
 /// Simulated means at budget index j, over problems.
-struct SimMeans {
+pub(super) struct SimMeans {
     /// Mean tokens per sample.
-    tokens: f64,
+    pub(super) tokens: f64,
     /// Share correct within the budget.
-    accuracy: f64,
+    pub(super) accuracy: f64,
     /// Share cut.
-    cut: f64,
+    pub(super) cut: f64,
 }
 
-fn sim_means(cell: &CellTraces, j: usize) -> SimMeans {
+pub(super) fn sim_means(cell: &CellTraces, j: usize) -> SimMeans {
     let big_n = cell.problems.len() as f64;
     let (mut tok, mut acc, mut cut) = (0.0, 0.0, 0.0);
     for pt in &cell.problems {
@@ -334,29 +258,6 @@ fn sim_means(cell: &CellTraces, j: usize) -> SimMeans {
         accuracy: acc / big_n,
         cut: cut / big_n,
     }
-}
-
-/// Exact sampling moments of one trace of the model under the cap, for standard errors:
-/// (variance of the benchmark mean of tokens per sample, covariance of that mean with the
-/// benchmark mean of "correct within the budget"), both for `traces` traces per problem.
-///
-/// Per problem, X = min(L, B) and Y = 1[correct and L <= B]:
-/// E[X^2] = p E[min(L_c, B)^2] + (1 - p) E[min(L_w, B)^2], Cov(X, Y) = p E[L_c; L_c <= B] - E[X] E[Y].
-/// Exact moments rather than sample ones: with a tight cap almost every trace is cut, and the
-/// rare short traces make sample variances unreliable.
-fn token_moments(m: &ModelInputs, difficulty: &[f64], budget: f64, traces: u64) -> (f64, f64) {
-    let s = m.lengths.sigma;
-    let (mut var, mut cov) = (0.0, 0.0);
-    for (&p, &d) in m.rates.iter().zip(difficulty) {
-        let (mc, mw) = (m.lengths.correct_median(d), m.lengths.wrong_median(d));
-        let ex = p * expected_min(mc, s, budget) + (1.0 - p) * expected_min(mw, s, budget);
-        let ex2 = p * expected_min_sq(mc, s, budget) + (1.0 - p) * expected_min_sq(mw, s, budget);
-        let ey = p * lognormal_cdf(budget, mc, s);
-        var += (ex2 - ex * ex).max(0.0);
-        cov += p * partial_mean(mc, s, budget) - ex * ey;
-    }
-    let scale = traces as f64 * (m.rates.len() as f64).powi(2);
-    (var / scale, cov / scale)
 }
 
 /// Bins of the lengths figure: 60 bins on log10 tokens covering the budgets and 3.5 log-SDs
@@ -377,31 +278,6 @@ fn length_bins(ms: &[ModelInputs], difficulty: &[f64], budgets: &[f64]) -> LogBi
         width_log10: (hi - lo) / bins as f64,
         bins,
     }
-}
-
-/// Exact share of all traces that are correct (wrong) and fall in each bin: the CDF at every
-/// edge once per problem, then differences. Time: O(N * edges).
-fn exact_histogram(m: &ModelInputs, difficulty: &[f64], edges: &[f64]) -> (Vec<f64>, Vec<f64>) {
-    let bins = edges.len().saturating_sub(1);
-    let (mut correct, mut wrong) = (vec![0.0; bins], vec![0.0; bins]);
-    let s = m.lengths.sigma;
-    for (&p, &d) in m.rates.iter().zip(difficulty) {
-        for (median, weight, out) in [
-            (m.lengths.correct_median(d), p, &mut correct),
-            (m.lengths.wrong_median(d), 1.0 - p, &mut wrong),
-        ] {
-            let cdf: Vec<f64> = edges.iter().map(|&x| lognormal_cdf(x, median, s)).collect();
-            for (o, w) in out.iter_mut().zip(cdf.windows(2)) {
-                *o += weight * (w[1] - w[0]);
-            }
-        }
-    }
-    let n = m.rates.len() as f64;
-    correct
-        .iter_mut()
-        .chain(wrong.iter_mut())
-        .for_each(|x| *x /= n);
-    (correct, wrong)
 }
 
 /// Acc(B), truncation rate and tokens per sample of each model at each budget, the crossovers
@@ -432,7 +308,8 @@ pub fn budget(
     for (mi, (m, cell)) in ms.iter().zip(&sims).enumerate() {
         for (j, &b) in budgets.iter().enumerate() {
             let mo = sim_means(cell, j);
-            let (tokens_var, _) = token_moments(m, &difficulty, b, traces);
+            let (tokens_var, _) =
+                token_sampling_moments(&m.rates, &difficulty, &m.lengths, b, traces);
             let (cut_i, kept_i): (Vec<f64>, Vec<f64>) = m
                 .rates
                 .iter()
@@ -496,7 +373,8 @@ pub fn budget(
             let edges: Vec<f64> = (0..=bins.bins)
                 .map(|j| 10f64.powf(bins.lo_log10 + j as f64 * bins.width_log10))
                 .collect();
-            let (correct_exact, wrong_exact) = exact_histogram(m, &difficulty, &edges);
+            let (correct_exact, wrong_exact) =
+                length_shares(&m.rates, &difficulty, &m.lengths, &edges);
             let total = (traces * m.rates.len() as u64) as f64;
             let share = |h: &[u64]| h.iter().map(|&c| c as f64 / total).collect();
             LengthHistogram {
@@ -602,169 +480,9 @@ fn crossover_pair(
     }
 }
 
-/// Accuracy, tokens per sample and tokens per correct answer of every (model, k) strategy at the
-/// cap (`None`: unlimited), with the Pareto frontier.
-#[allow(clippy::too_many_arguments)]
-pub fn cost(
-    scenario: &Scenario,
-    name: &str,
-    key: u64,
-    models: &[usize],
-    ks: &[u32],
-    cap: Option<f64>,
-    price_per_mtok: Option<f64>,
-    votes_per_problem: u64,
-    traces: u64,
-    rule: Option<VoteRule>,
-    progress: Progress,
-) -> CostTable {
-    let difficulty = scenario.benchmark.difficulty();
-    let ms = inputs(scenario, models);
-    let budget = cap.unwrap_or(f64::INFINITY);
-    let cells: Vec<TraceCell> = ms.iter().map(|m| trace_cell(m, &difficulty)).collect();
-    let sims = traces::simulate(
-        scenario.seed,
-        &[key, 0],
-        &cells,
-        &[budget],
-        traces,
-        None,
-        progress,
-    );
-    // Vote cells: every (model, k > 1), with the per-problem capped (p', alpha').
-    let mut vote_cells = Vec::new();
-    let mut vote_index = Vec::new();
-    for (mi, m) in ms.iter().enumerate() {
-        let capped: Vec<(f64, f64)> = m
-            .rates
-            .iter()
-            .zip(&difficulty)
-            .map(|(&p, &d)| capped_vote_rates(p, m.attractor, &m.lengths, d, budget))
-            .collect();
-        for &k in ks.iter().filter(|&&k| k > 1) {
-            vote_index.push((mi, k));
-            vote_cells.push(VoteCell {
-                k,
-                p: capped.iter().map(|c| c.0).collect(),
-                alpha: capped.iter().map(|c| c.1).collect(),
-                rule: rule.unwrap_or(m.rule),
-            });
-        }
-    }
-    let vote_counts = votes::simulate(
-        scenario.seed,
-        &[key, 1],
-        &vote_cells,
-        votes_per_problem,
-        progress,
-    );
-    let big_n = difficulty.len() as f64;
-    let mut strategies = Vec::new();
-    for (mi, (m, cell)) in ms.iter().zip(&sims).enumerate() {
-        let mo = sim_means(cell, 0);
-        let (tokens_var, tokens_cov) = token_moments(m, &difficulty, budget, traces);
-        let tokens_exact = tokens_per_sample(&m.rates, &difficulty, &m.lengths, budget);
-        let tokens = Estimate::new(tokens_exact, mo.tokens, tokens_var.sqrt());
-        let vote_rule = rule.unwrap_or(m.rule);
-        for &k in ks {
-            // (exact per problem, simulated mean, draws per problem, covariance with tokens)
-            let (pairs, sim, draws, cov) = if k == 1 {
-                let acc_i: Vec<(f64, f64)> = m
-                    .rates
-                    .iter()
-                    .zip(&difficulty)
-                    .map(|(&p, &d)| accuracy_and_miss(p, d, &m.lengths, budget))
-                    .collect();
-                (acc_i, mo.accuracy, traces, tokens_cov)
-            } else {
-                let maj_i = maj_at_k_capped_with_loss(
-                    &m.rates,
-                    &difficulty,
-                    m.attractor,
-                    &m.lengths,
-                    k,
-                    vote_rule,
-                    budget,
-                );
-                let vi = vote_index
-                    .iter()
-                    .position(|&(vm, vk)| vm == mi && vk == k)
-                    .unwrap_or(0);
-                let wins: u64 = vote_counts
-                    .get(vi)
-                    .map_or(0, |c| c.iter().map(|v| v.wins).sum());
-                let sim = wins as f64 / (votes_per_problem as f64 * big_n);
-                (maj_i, sim, votes_per_problem, 0.0)
-            };
-            let (per_problem, miss): (Vec<f64>, Vec<f64>) = pairs.into_iter().unzip();
-            let acc_se = bernoulli_mean_se_with(&per_problem, &miss, draws);
-            let accuracy = Estimate::new(mean(&per_problem), sim, acc_se)
-                .counting(1.0 / (draws as f64 * big_n));
-            let kf = f64::from(k);
-            let ratio = |t: f64, a: f64| kf * t / a;
-            let r = ratio(tokens_exact, accuracy.exact);
-            // Delta method: Var(R) / R^2 = Var(T) / T^2 + Var(A) / A^2 - 2 Cov(T, A) / (T A).
-            let rel_var = tokens.se.powi(2) / tokens_exact.powi(2)
-                + acc_se.powi(2) / accuracy.exact.powi(2)
-                - 2.0 * cov / (tokens_exact * accuracy.exact);
-            let tpc_se = r * rel_var.max(0.0).sqrt();
-            let mut tokens_per_correct = Estimate::new(r, ratio(tokens.sim, accuracy.sim), tpc_se);
-            // The ratio is tested only where its delta-method SE means something: the accuracy
-            // (a count of correct answers) is then known to a few percent. Otherwise the count
-            // is checked in the accuracy row, with Bernstein's bound, and the ratio reported.
-            let meaningful =
-                accuracy.exact > 0.0 && acc_se <= RATIO_MAX_RELATIVE_SE * accuracy.exact;
-            if !meaningful {
-                tokens_per_correct = tokens_per_correct.untested(Untested::RatioOfRareCount);
-            }
-            strategies.push(Strategy {
-                model: m.name.clone(),
-                k,
-                vote_rule,
-                accuracy,
-                tokens_per_sample: tokens,
-                tokens_per_correct,
-                cost_per_correct: price_per_mtok.map(|p| tokens_per_correct.exact * p / 1e6),
-                cost_per_correct_sim: price_per_mtok.map(|p| tokens_per_correct.sim * p / 1e6),
-                frontier: false,
-            });
-        }
-    }
-    strategies.sort_by(|a, b| {
-        a.tokens_per_correct
-            .exact
-            .total_cmp(&b.tokens_per_correct.exact)
-            .then(b.accuracy.exact.total_cmp(&a.accuracy.exact))
-    });
-    mark_frontier(&mut strategies);
-    CostTable {
-        experiment: name.to_string(),
-        cap_tokens: cap,
-        price_per_mtok,
-        votes: votes_per_problem,
-        traces,
-        models: ms.iter().map(budget_model).collect(),
-        strategies,
-    }
-}
-
-/// Marks the Pareto frontier of strategies sorted by cost (then by accuracy, best first): a
-/// strategy is on it when every cheaper-or-equal strategy is strictly less accurate.
-fn mark_frontier(sorted: &mut [Strategy]) {
-    let mut best = f64::NEG_INFINITY;
-    for s in sorted.iter_mut() {
-        let finite = s.tokens_per_correct.exact.is_finite();
-        s.frontier = finite && s.accuracy.exact > best;
-        if finite {
-            best = best.max(s.accuracy.exact);
-        }
-    }
-}
-
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
-    use crate::experiments::Z_BOUND;
 
     const SMALL: &str = r#"
 seed = 11
@@ -801,7 +519,7 @@ votes = 20000
 traces = 20000
 "#;
 
-    fn small() -> Scenario {
+    pub(in crate::experiments) fn small() -> Scenario {
         Scenario::from_toml(SMALL, "small", "test").expect("valid")
     }
 
@@ -834,51 +552,6 @@ traces = 20000
             let exact: f64 = h.correct_exact.iter().chain(&h.wrong_exact).sum();
             assert!(sim <= 1.0 && exact <= 1.0 && exact > 0.99);
         }
-    }
-
-    #[test]
-    fn cost_simulation_agrees_with_exact_and_marks_the_frontier() {
-        let s = small();
-        let r = cost(
-            &s,
-            "cost",
-            8,
-            &[0, 1],
-            &[1, 4, 9],
-            Some(20_000.0),
-            Some(2.0),
-            20_000,
-            20_000,
-            None,
-            &|_| {},
-        );
-        assert_eq!(r.strategies.len(), 6);
-        assert_eq!(r.checks().len(), 2 + 6 * 2);
-        for c in r.checks() {
-            assert!(
-                c.estimate.z.abs() <= Z_BOUND,
-                "{} {}: z = {}",
-                c.quantity,
-                c.cell,
-                c.estimate.z
-            );
-        }
-        assert!(r
-            .strategies
-            .windows(2)
-            .all(|w| w[0].tokens_per_correct.exact <= w[1].tokens_per_correct.exact));
-        // The cheapest strategy is always on the frontier; the frontier's accuracy rises.
-        assert!(r.strategies[0].frontier);
-        let front: Vec<f64> = r
-            .strategies
-            .iter()
-            .filter(|s| s.frontier)
-            .map(|s| s.accuracy.exact)
-            .collect();
-        assert!(front.windows(2).all(|w| w[1] > w[0]));
-        let st = &r.strategies[0];
-        let money = st.cost_per_correct.expect("price given");
-        assert!((money - st.tokens_per_correct.exact * 2.0 / 1e6).abs() < 1e-15);
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! No file I/O here: [`crate::report`] turns results into files.
 pub mod budget;
 pub mod check;
+pub mod cost;
 pub mod coverage;
 pub mod noise;
 pub mod plan;
@@ -54,7 +55,7 @@ pub enum ExperimentResult {
     /// Accuracy, truncation and tokens against a token budget.
     Budget(budget::BudgetCurves),
     /// Tokens per correct answer of (model, k) strategies.
-    Cost(budget::CostTable),
+    Cost(cost::CostTable),
     /// How many problems and samples tell two models apart.
     Plan(plan::PlanResult),
 }
@@ -216,7 +217,7 @@ pub fn run(
             scenario, &exp.name, key, *model, k, *reruns, *vote_rule, progress,
         ))),
         ExperimentSpec::HeadToHead { a, b, n, reruns } => Ok(ExperimentResult::HeadToHead(
-            noise::head_to_head(scenario, &exp.name, key, *a, *b, n, *reruns, progress),
+            noise::run_head_to_head(scenario, &exp.name, key, *a, *b, n, *reruns, progress),
         )),
         ExperimentSpec::Budget {
             models,
@@ -233,7 +234,7 @@ pub fn run(
             votes,
             traces,
             vote_rule,
-        } => Ok(ExperimentResult::Cost(budget::cost(
+        } => Ok(ExperimentResult::Cost(cost::cost(
             scenario,
             &exp.name,
             key,

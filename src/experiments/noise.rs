@@ -7,9 +7,11 @@ use serde::Serialize;
 
 use super::{Check, Estimate, Progress};
 use crate::exact::maj::maj_at_k_all_with_loss;
+/// Moved to [`crate::exact::noise`]; re-exported for the planner, which still imports it here.
+pub use crate::exact::noise::sd_standard_error;
 use crate::exact::noise::{
-    count_pmf, head_to_head as exact_h2h, question_se, random_placement_moments,
-    random_placement_sd, score_quantile, seed_sd, vote_seed_sd,
+    binomial_sum_moments, count_cdf, count_pmf, head_to_head as exact_h2h, question_se,
+    random_placement_moments, random_placement_sd, score_quantile, seed_sd, vote_seed_sd,
 };
 use crate::exact::pass::mean;
 use crate::model::{Difficulty, Placement, VoteRule};
@@ -22,28 +24,6 @@ pub type Bin = (f64, f64, f64);
 
 /// Bins of the seed-variance histograms (at most).
 const HISTOGRAM_BINS: u64 = 40;
-
-/// Standard error of a sample SD over `reruns` draws of a variable with variance `var` and
-/// fourth central moment `mu4`: Var(s^2) ~ (mu4 - var^2 (R - 3) / (R - 1)) / R, then the delta
-/// method s = sqrt(s^2).
-pub fn sd_standard_error(var: f64, mu4: f64, reruns: u64) -> f64 {
-    if var <= 0.0 {
-        return 0.0;
-    }
-    let r = reruns as f64;
-    let var_s2 = ((mu4 - var * var * (r - 3.0) / (r - 1.0)) / r).max(0.0);
-    var_s2.sqrt() / (2.0 * var.sqrt())
-}
-
-/// Exact variance and fourth central moment of sum_i Bin(n, p_i): kappa2 = sum n p q,
-/// kappa4 = sum n p q (1 - 6 p q), mu4 = kappa4 + 3 kappa2^2.
-fn binomial_sum_moments(rates: &[f64], complements: &[f64], n: u32) -> (f64, f64) {
-    let n = f64::from(n);
-    let pq: Vec<f64> = rates.iter().zip(complements).map(|(p, q)| p * q).collect();
-    let k2: f64 = pq.iter().map(|pq| n * pq).sum();
-    let k4: f64 = pq.iter().map(|pq| n * pq * (1.0 - 6.0 * pq)).sum();
-    (k2, k4 + 3.0 * k2 * k2)
-}
 
 /// Summary statistics of a histogram of totals, as scores (total / scale).
 fn hist_stats(h: &Histogram, scale: f64) -> (f64, f64, f64) {
@@ -208,7 +188,7 @@ pub fn seed_variance(
                     .iter()
                     .map(|(label, q)| {
                         let t = (q * scale).round() as u64;
-                        let f: f64 = pmf.iter().take(t as usize + 1).sum::<f64>().min(1.0);
+                        let f = count_cdf(&pmf, t);
                         let se = (f * (1.0 - f) / reruns as f64).sqrt();
                         (
                             format!("P(score <= exact {label} quantile)"),
@@ -285,11 +265,7 @@ fn histogram_and_curve(
         (0..=120)
             .map(|i| {
                 let x = x0 + (x1 - x0) * f64::from(i) / 120.0;
-                let z = (x - mean) / sd;
-                (
-                    x,
-                    (-0.5 * z * z).exp() / (sd * (2.0 * std::f64::consts::PI).sqrt()),
-                )
+                (x, crate::exact::normal::density(x, mean, sd))
             })
             .collect()
     } else {
@@ -482,9 +458,10 @@ impl HeadToHead {
 }
 
 /// Model b against model a on independent seeds, n samples per problem each, on the fixed
-/// benchmark's rates.
+/// benchmark's rates: the exact odds of [`crate::exact::noise::head_to_head`] against paired
+/// simulated reruns.
 #[allow(clippy::too_many_arguments)]
-pub fn head_to_head(
+pub fn run_head_to_head(
     scenario: &Scenario,
     name: &str,
     key: u64,
@@ -575,7 +552,7 @@ mod tests {
     #[test]
     fn head_to_head_and_vote_spread_agree_with_exact() {
         let s = scenario("quantiles");
-        let h = head_to_head(&s, "h", 2, 1, 0, &[1, 8], 30_000, &|_| {});
+        let h = run_head_to_head(&s, "h", 2, 1, 0, &[1, 8], 30_000, &|_| {});
         assert!(h.checks().iter().all(Check::passed));
         let v = vote_spread(&s, "v", 3, 0, &[3, 8], 20_000, None, &|_| {});
         assert!(v.checks().iter().all(Check::passed));

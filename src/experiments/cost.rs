@@ -1,0 +1,307 @@
+//! `cost`: accuracy, tokens per sample and tokens per correct answer of every (model, k)
+//! strategy at one cap, with the Pareto frontier, exact and simulated.
+//!
+//! Exact values come from [`crate::exact::budget`] (capped accuracy, capped maj@k, token moments
+//! and the delta-method SE of the ratio); simulated ones from [`crate::sim::traces`] (k = 1) and
+//! [`crate::sim::votes`] (capped votes, k > 1). Depends on scenario, exact, sim and the shared
+//! per-model inputs of [`super::budget`].
+use serde::Serialize;
+
+use super::budget::{budget_model, inputs, sim_means, trace_cell, BudgetModel};
+use super::check::{Untested, RATIO_MAX_RELATIVE_SE};
+use super::{Check, Estimate, Progress};
+use crate::exact::budget::{
+    accuracy_and_miss, capped_vote_rates, maj_at_k_capped_with_loss, token_sampling_moments,
+    tokens_per_correct_se, tokens_per_sample,
+};
+use crate::exact::pass::{bernoulli_mean_se_with, mean};
+use crate::model::VoteRule;
+use crate::scenario::Scenario;
+use crate::sim::traces::{self, TraceCell};
+use crate::sim::votes::{self, VoteCell};
+
+/// One strategy of a cost experiment: k samples of one model per problem, at the cap.
+#[derive(Debug, Clone, Serialize)]
+pub struct Strategy {
+    /// Model name.
+    pub model: String,
+    /// Samples per problem (k = 1: one sample; k > 1: majority vote).
+    pub k: u32,
+    /// Vote rule of the maj@k (k > 1).
+    pub vote_rule: VoteRule,
+    /// Accuracy: Acc(B) for k = 1, maj@k under the cap for k > 1.
+    pub accuracy: Estimate,
+    /// Mean tokens per sample under the cap (the same for every k of a model).
+    pub tokens_per_sample: Estimate,
+    /// k * tokens per sample / accuracy (delta-method standard error).
+    pub tokens_per_correct: Estimate,
+    /// Exact money per correct answer, tokens per correct * price / 1e6 (when a price is set).
+    pub cost_per_correct: Option<f64>,
+    /// Simulated money per correct answer (when a price is set).
+    pub cost_per_correct_sim: Option<f64>,
+    /// On the Pareto frontier: no other strategy is at least as accurate for fewer tokens per
+    /// correct answer (exact values).
+    pub frontier: bool,
+}
+
+/// Result of a `cost` experiment.
+#[derive(Debug, Clone, Serialize)]
+pub struct CostTable {
+    /// Experiment name.
+    pub experiment: String,
+    /// The cap, tokens (`None`: unlimited).
+    pub cap_tokens: Option<f64>,
+    /// Price per million output tokens, when given.
+    pub price_per_mtok: Option<f64>,
+    /// Votes simulated per problem per strategy with k > 1.
+    pub votes: u64,
+    /// Traces simulated per problem per model (accuracy at k = 1 and tokens per sample).
+    pub traces: u64,
+    /// The models.
+    pub models: Vec<BudgetModel>,
+    /// The strategies, sorted by exact tokens per correct answer (cheapest first).
+    pub strategies: Vec<Strategy>,
+}
+
+impl CostTable {
+    /// Tokens per sample once per model, then accuracy and tokens per correct per strategy.
+    pub fn checks(&self) -> Vec<Check> {
+        let cap = self
+            .cap_tokens
+            .map_or("unlimited".to_string(), |c| c.to_string());
+        let mut out = Vec::new();
+        for m in &self.models {
+            if let Some(s) = self.strategies.iter().find(|s| s.model == m.model) {
+                out.push(Check::new(
+                    &self.experiment,
+                    "tokens_per_sample",
+                    &format!("model={} cap={cap}", m.model),
+                    s.tokens_per_sample,
+                ));
+            }
+        }
+        for s in &self.strategies {
+            for (quantity, estimate) in [
+                ("accuracy", s.accuracy),
+                ("tokens_per_correct", s.tokens_per_correct),
+            ] {
+                out.push(Check::new(
+                    &self.experiment,
+                    quantity,
+                    &format!("model={} k={} cap={cap}", s.model, s.k),
+                    estimate,
+                ));
+            }
+        }
+        out
+    }
+}
+
+/// Accuracy, tokens per sample and tokens per correct answer of every (model, k) strategy at the
+/// cap (`None`: unlimited), with the Pareto frontier.
+#[allow(clippy::too_many_arguments)]
+pub fn cost(
+    scenario: &Scenario,
+    name: &str,
+    key: u64,
+    models: &[usize],
+    ks: &[u32],
+    cap: Option<f64>,
+    price_per_mtok: Option<f64>,
+    votes_per_problem: u64,
+    traces: u64,
+    rule: Option<VoteRule>,
+    progress: Progress,
+) -> CostTable {
+    let difficulty = scenario.benchmark.difficulty();
+    let ms = inputs(scenario, models);
+    let budget = cap.unwrap_or(f64::INFINITY);
+    let cells: Vec<TraceCell> = ms.iter().map(|m| trace_cell(m, &difficulty)).collect();
+    let sims = traces::simulate(
+        scenario.seed,
+        &[key, 0],
+        &cells,
+        &[budget],
+        traces,
+        None,
+        progress,
+    );
+    // Vote cells: every (model, k > 1), with the per-problem capped (p', alpha').
+    let mut vote_cells = Vec::new();
+    let mut vote_index = Vec::new();
+    for (mi, m) in ms.iter().enumerate() {
+        let capped: Vec<(f64, f64)> = m
+            .rates
+            .iter()
+            .zip(&difficulty)
+            .map(|(&p, &d)| capped_vote_rates(p, m.attractor, &m.lengths, d, budget))
+            .collect();
+        for &k in ks.iter().filter(|&&k| k > 1) {
+            vote_index.push((mi, k));
+            vote_cells.push(VoteCell {
+                k,
+                p: capped.iter().map(|c| c.0).collect(),
+                alpha: capped.iter().map(|c| c.1).collect(),
+                rule: rule.unwrap_or(m.rule),
+            });
+        }
+    }
+    let vote_counts = votes::simulate(
+        scenario.seed,
+        &[key, 1],
+        &vote_cells,
+        votes_per_problem,
+        progress,
+    );
+    let big_n = difficulty.len() as f64;
+    let mut strategies = Vec::new();
+    for (mi, (m, cell)) in ms.iter().zip(&sims).enumerate() {
+        let mo = sim_means(cell, 0);
+        let (tokens_var, tokens_cov) =
+            token_sampling_moments(&m.rates, &difficulty, &m.lengths, budget, traces);
+        let tokens_exact = tokens_per_sample(&m.rates, &difficulty, &m.lengths, budget);
+        let tokens = Estimate::new(tokens_exact, mo.tokens, tokens_var.sqrt());
+        let vote_rule = rule.unwrap_or(m.rule);
+        for &k in ks {
+            // (exact per problem, simulated mean, draws per problem, covariance with tokens)
+            let (pairs, sim, draws, cov) = if k == 1 {
+                let acc_i: Vec<(f64, f64)> = m
+                    .rates
+                    .iter()
+                    .zip(&difficulty)
+                    .map(|(&p, &d)| accuracy_and_miss(p, d, &m.lengths, budget))
+                    .collect();
+                (acc_i, mo.accuracy, traces, tokens_cov)
+            } else {
+                let maj_i = maj_at_k_capped_with_loss(
+                    &m.rates,
+                    &difficulty,
+                    m.attractor,
+                    &m.lengths,
+                    k,
+                    vote_rule,
+                    budget,
+                );
+                let vi = vote_index
+                    .iter()
+                    .position(|&(vm, vk)| vm == mi && vk == k)
+                    .unwrap_or(0);
+                let wins: u64 = vote_counts
+                    .get(vi)
+                    .map_or(0, |c| c.iter().map(|v| v.wins).sum());
+                let sim = wins as f64 / (votes_per_problem as f64 * big_n);
+                (maj_i, sim, votes_per_problem, 0.0)
+            };
+            let (per_problem, miss): (Vec<f64>, Vec<f64>) = pairs.into_iter().unzip();
+            let acc_se = bernoulli_mean_se_with(&per_problem, &miss, draws);
+            let accuracy = Estimate::new(mean(&per_problem), sim, acc_se)
+                .counting(1.0 / (draws as f64 * big_n));
+            let kf = f64::from(k);
+            let ratio = |t: f64, a: f64| kf * t / a;
+            let r = ratio(tokens_exact, accuracy.exact);
+            let tpc_se =
+                tokens_per_correct_se(r, tokens_exact, tokens.se, accuracy.exact, acc_se, cov);
+            let mut tokens_per_correct = Estimate::new(r, ratio(tokens.sim, accuracy.sim), tpc_se);
+            // The ratio is tested only where its delta-method SE means something: the accuracy
+            // (a count of correct answers) is then known to a few percent. Otherwise the count
+            // is checked in the accuracy row, with Bernstein's bound, and the ratio reported.
+            let meaningful =
+                accuracy.exact > 0.0 && acc_se <= RATIO_MAX_RELATIVE_SE * accuracy.exact;
+            if !meaningful {
+                tokens_per_correct = tokens_per_correct.untested(Untested::RatioOfRareCount);
+            }
+            strategies.push(Strategy {
+                model: m.name.clone(),
+                k,
+                vote_rule,
+                accuracy,
+                tokens_per_sample: tokens,
+                tokens_per_correct,
+                cost_per_correct: price_per_mtok.map(|p| tokens_per_correct.exact * p / 1e6),
+                cost_per_correct_sim: price_per_mtok.map(|p| tokens_per_correct.sim * p / 1e6),
+                frontier: false,
+            });
+        }
+    }
+    strategies.sort_by(|a, b| {
+        a.tokens_per_correct
+            .exact
+            .total_cmp(&b.tokens_per_correct.exact)
+            .then(b.accuracy.exact.total_cmp(&a.accuracy.exact))
+    });
+    mark_frontier(&mut strategies);
+    CostTable {
+        experiment: name.to_string(),
+        cap_tokens: cap,
+        price_per_mtok,
+        votes: votes_per_problem,
+        traces,
+        models: ms.iter().map(budget_model).collect(),
+        strategies,
+    }
+}
+
+/// Marks the Pareto frontier of strategies sorted by cost (then by accuracy, best first): a
+/// strategy is on it when every cheaper-or-equal strategy is strictly less accurate.
+fn mark_frontier(sorted: &mut [Strategy]) {
+    let mut best = f64::NEG_INFINITY;
+    for s in sorted.iter_mut() {
+        let finite = s.tokens_per_correct.exact.is_finite();
+        s.frontier = finite && s.accuracy.exact > best;
+        if finite {
+            best = best.max(s.accuracy.exact);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::experiments::budget::tests::small;
+    use crate::experiments::Z_BOUND;
+
+    #[test]
+    fn cost_simulation_agrees_with_exact_and_marks_the_frontier() {
+        let s = small();
+        let r = cost(
+            &s,
+            "cost",
+            8,
+            &[0, 1],
+            &[1, 4, 9],
+            Some(20_000.0),
+            Some(2.0),
+            20_000,
+            20_000,
+            None,
+            &|_| {},
+        );
+        assert_eq!(r.strategies.len(), 6);
+        assert_eq!(r.checks().len(), 2 + 6 * 2);
+        for c in r.checks() {
+            assert!(
+                c.estimate.z.abs() <= Z_BOUND,
+                "{} {}: z = {}",
+                c.quantity,
+                c.cell,
+                c.estimate.z
+            );
+        }
+        assert!(r
+            .strategies
+            .windows(2)
+            .all(|w| w[0].tokens_per_correct.exact <= w[1].tokens_per_correct.exact));
+        // The cheapest strategy is always on the frontier; the frontier's accuracy rises.
+        assert!(r.strategies[0].frontier);
+        let front: Vec<f64> = r
+            .strategies
+            .iter()
+            .filter(|s| s.frontier)
+            .map(|s| s.accuracy.exact)
+            .collect();
+        assert!(front.windows(2).all(|w| w[1] > w[0]));
+        let st = &r.strategies[0];
+        let money = st.cost_per_correct.expect("price given");
+        assert!((money - st.tokens_per_correct.exact * 2.0 / 1e6).abs() < 1e-15);
+    }
+}

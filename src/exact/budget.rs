@@ -5,6 +5,9 @@
 //! difficulty of the problem in the benchmark (before any model shift). A trace longer than the
 //! budget B ends with no answer, so the cap turns a would-be answer into a miss with probability
 //! 1 - F(B).
+//!
+//! Why here: the closed forms every `budget` and `cost` number is checked against. Depends on
+//! `model` (trace-length parameters, vote rules) and the rest of `exact` only.
 
 #[cfg(doc)]
 use crate::exact::maj::maj_at_k_all;
@@ -245,6 +248,14 @@ pub fn tokens_per_sample(
     })
 }
 
+/// (F_c(B), F_w(B)): the shares of correct and of wrong traces of a problem that the cap keeps.
+fn kept_shares(lengths: &TraceLengths, difficulty: f64, budget: f64) -> (f64, f64) {
+    (
+        lognormal_cdf(budget, lengths.correct_median(difficulty), lengths.sigma),
+        lognormal_cdf(budget, lengths.wrong_median(difficulty), lengths.sigma),
+    )
+}
+
 /// Per-sample (p', alpha') of one problem under the cap, in the form a vote needs: p' = p F_c(B)
 /// and alpha' = q' / (1 - p'), the attractor share among the non-correct samples, with
 /// q = a (1 - p) and q' = q F_w(B).
@@ -265,8 +276,7 @@ pub fn capped_vote_rates(
     difficulty: f64,
     budget: f64,
 ) -> (f64, f64) {
-    let correct_kept = lognormal_cdf(budget, lengths.correct_median(difficulty), lengths.sigma);
-    let wrong_kept = lognormal_cdf(budget, lengths.wrong_median(difficulty), lengths.sigma);
+    let (correct_kept, wrong_kept) = kept_shares(lengths, difficulty, budget);
     let p_capped = p * correct_kept;
     if p_capped >= 1.0 {
         return (p_capped, 0.0);
@@ -550,8 +560,7 @@ mod tests {
         difficulty: f64,
         budget: f64,
     ) -> (f64, f64) {
-        let correct_kept = lognormal_cdf(budget, lengths.correct_median(difficulty), lengths.sigma);
-        let wrong_kept = lognormal_cdf(budget, lengths.wrong_median(difficulty), lengths.sigma);
+        let (correct_kept, wrong_kept) = kept_shares(lengths, difficulty, budget);
         (p * correct_kept, q * wrong_kept)
     }
 

@@ -7,6 +7,9 @@
 //! probability W(c) is read off the pmf of Bin(k - c, alpha). Those pmfs are the rows of a
 //! Pascal-style recurrence in k - c, which is stable (every step is a convex combination) and
 //! shared by every problem with the same alpha: O(k^2) once per (k, alpha), then O(k) per problem.
+//!
+//! Why here: the exact maj@k the vote simulator in `sim::votes` is checked against, and the
+//! binomial pmfs every other exact module and the samplers' tables use. Depends on `model` only.
 
 use crate::model::VoteRule;
 

@@ -1,4 +1,11 @@
 //! Closed forms: pure functions of rates and parameters, no I/O and no randomness.
+//!
+//! Why it exists: every quantity with a closed form is computed here, once, and the simulation
+//! is checked against it; an experiment never derives a formula of its own. Each function states
+//! its accuracy and cost. The normal expectations of the logit-normal all go through
+//! [`quadrature`].
+//!
+//! May depend on: `model` (parameter types, expit) and nothing else of evalsim.
 
 pub mod budget;
 pub mod maj;

@@ -8,6 +8,9 @@
 //!
 //! Conventions: rates are `&[f64]` in [0, 1] (0 and 1 allowed), `n` is the number of samples per
 //! problem and N = `rates.len()` the number of problems.
+//!
+//! Why here: the closed forms of `seed-variance`, `vote-spread`, `head-to-head` and the
+//! planner. Depends on `model` and the rest of `exact` only.
 
 use crate::exact::maj::binomial_pmf;
 use crate::exact::normal;
@@ -538,6 +541,31 @@ pub(crate) mod tests {
     }
 
     // --- seed SD, question SE, vote SD ------------------------------------------------------
+
+    #[test]
+    fn sd_standard_error_of_a_normal_is_sd_over_root_2r() {
+        // For a normal variable mu4 = 3 var^2, so se(s) ~ sigma / sqrt(2 (R - 1)).
+        let se = sd_standard_error(4.0, 48.0, 10_001);
+        assert!((se - 2.0 / (2.0f64 * 10_000.0).sqrt()).abs() < 1e-6);
+    }
+
+    #[test]
+    fn binomial_sum_moments_match_a_pmf() {
+        // Bin(3, 0.2) + Bin(3, 0.7): the moments of the convolved pmf.
+        let (rates, n) = ([0.2, 0.7], 3);
+        let complements = [0.8, 0.3];
+        let (var, mu4) = binomial_sum_moments(&rates, &complements, n);
+        let pmf = count_pmf(&rates, n);
+        let mean: f64 = pmf.iter().enumerate().map(|(t, m)| t as f64 * m).sum();
+        let central = |k: i32| -> f64 {
+            pmf.iter()
+                .enumerate()
+                .map(|(t, m)| (t as f64 - mean).powi(k) * m)
+                .sum()
+        };
+        assert!((var - central(2)).abs() < 1e-12, "{var}");
+        assert!((mu4 - central(4)).abs() < 1e-12, "{mu4}");
+    }
 
     #[test]
     fn seed_sd_falls_as_one_over_root_n() {

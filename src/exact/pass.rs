@@ -1,4 +1,7 @@
 //! pass@k and pass^k of one problem, and their benchmark means.
+//!
+//! Why here: the closed forms of `curves` and the Bernoulli standard errors of every share.
+//! Depends on nothing.
 
 /// pass@k = 1 - (1 - p)^k: at least one of k samples is right, as -expm1(k ln(1 - p)), so it
 /// keeps its relative accuracy when small (p k << 1). Time: O(1).

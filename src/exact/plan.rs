@@ -14,6 +14,9 @@
 //!
 //! The population moments are integrals over z ~ N(0, 1), computed by composite Simpson
 //! ([`CompositeSimpson::PLAN`]: fixed nodes, so an expensive score is tabulated once).
+//!
+//! Why here: the planner's closed forms, apart from the plan's spec and runner. Depends on
+//! `model` and the rest of `exact` only.
 
 use crate::exact::normal;
 use crate::exact::quadrature::{CompositeSimpson, NormalQuadrature};

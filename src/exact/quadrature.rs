@@ -2,8 +2,8 @@
 //! density φ. Every population quantity of the logit-normal (E[f(expit(mu + sigma Z))]) and the
 //! likelihood of a logit-normal fit goes through one of the three rules here.
 //!
-//! Depends on nothing but `std` (and rayon for tabulating nodes in parallel): pure functions, no
-//! I/O, no randomness.
+//! Depends on nothing of evalsim (rayon tabulates nodes in parallel): pure functions, no I/O,
+//! no randomness.
 //!
 //! # The rules and why each call site uses its own
 //!
@@ -11,7 +11,7 @@
 //! |------|-------|-------|---------|
 //! | [`CompositeSimpson`] | 20,001 fixed over \|z\| <= 12 | O(h^4) with h = 0.0012: below 1e-12 absolute for expit(mu + sigma z) with sigma up to ~100; the cut tails weigh 2 Φ(-12) ~ 4e-33 | [`crate::exact::plan`] |
 //! | [`AdaptiveSimpson`] | adaptive, half-unit panels + a break | 1e-13 absolute target over \|z\| <= 12 (Richardson-corrected panels, depth cap 30) | [`crate::exact::noise::random_placement_moments`] |
-//! | [`GaussHermite`] | m (48 by default) | exact for polynomials of degree 2m - 1; smooth integrands converge geometrically, steep ones (large sigma) need more nodes | [`crate::analyze::fit`] |
+//! | [`GaussHermite`] | m (48 by default) | exact for polynomials of degree 2m - 1; smooth integrands converge geometrically, steep ones (large sigma) need more nodes | `analyze::fit` |
 //!
 //! - The planner tabulates an expensive per-problem score (maj@k of a rate costs O(k^2)) once per
 //!   node and takes many moments as weighted sums over the same nodes

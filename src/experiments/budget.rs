@@ -2,11 +2,13 @@
 //! each budget of a grid, exact and simulated; also the per-model inputs that
 //! [`cost`](super::cost) shares.
 //!
-//! Exact values come from [`crate::exact::budget`] (lognormal CDFs and E[min(L, B)]) and
-//! [`crate::exact::maj`]; simulated ones from [`crate::sim::traces`] (lognormal lengths drawn and
-//! compared with each budget) and [`crate::sim::votes`] (capped votes). Standard errors: from the
-//! exact per-problem probabilities for shares, from the per-problem sample variance (stratified
-//! by problem) for token counts, and by the delta method for tokens per correct answer.
+//! Exact values come from [`crate::exact::budget`] (lognormal CDFs, E[min(L, B)], the token
+//! sampling moments and the length shares); simulated ones from [`crate::sim::traces`]
+//! (lognormal lengths drawn and compared with each budget). Standard errors: from the exact
+//! per-problem probabilities for shares and from the exact per-problem moments of min(L, B) for
+//! tokens per sample.
+//!
+//! Depends on `scenario`, `model`, `exact` and `sim`; computes no closed form itself.
 use serde::Serialize;
 
 use super::{Check, Estimate, Progress};

@@ -4,6 +4,8 @@
 //! only place that decides whether a simulation agrees with the closed form. Sweeps store the
 //! estimate with everything the rule needs (the trial weight and any reason a number is not
 //! tested) and judge it again with the same function.
+//!
+//! Why here: one rule for every command that judges a simulation. Depends on nothing.
 use serde::Serialize;
 
 /// A check fails when |z| = |sim - exact| / se exceeds this bound. Under a correct model each

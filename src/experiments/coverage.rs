@@ -8,6 +8,9 @@
 //! maj@k (at the given k) and the paired differences of pass@1 and maj@k whether each interval
 //! covers the population value. Alternative constructions ([`IntervalMethod`]) are scored on the
 //! same per-problem values, so the comparison between them is paired.
+//!
+//! Depends on `model`, `exact`, `sim`, and on `analyze` for the estimators and intervals it
+//! scores (the one edge from `experiments` to `analyze`).
 use rayon::prelude::*;
 use serde::Serialize;
 

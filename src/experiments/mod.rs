@@ -1,6 +1,13 @@
 //! Experiments: each pairs exact values with simulated ones into one serialisable result, and
 //! every simulated number becomes a [`Check`] with its Monte Carlo standard error and z-score.
 //! No file I/O here: [`crate::report`] turns results into files.
+//!
+//! Why it exists: one place that runs a resolved experiment spec and returns its typed result;
+//! it computes no closed form (that is `exact`) and constructs no generator (that is `sim`).
+//! The pass rule of every check lives in [`check`].
+//!
+//! May depend on: `scenario` (the resolved specs), `model`, `exact` and `sim`; `coverage` also
+//! on `analyze`, whose intervals it scores.
 pub mod budget;
 pub mod check;
 pub mod cost;

@@ -4,6 +4,8 @@
 //! with [`Scenario::from_toml`] (so every cell is validated like a file), and seeded with
 //! stream_id(seed, [hash of "path=value;..."]): a cell's numbers depend only on the master seed
 //! and its own parameters, not on which other cells run, the thread count or the shard.
+//!
+//! Depends on `scenario` (each cell is a scenario) and `sim::stream` (cell seeds).
 use serde::{Deserialize, Serialize};
 
 use super::check::Untested;

@@ -1,4 +1,6 @@
 //! `curves` and `attractor-sweep`: pass@k, pass^k and maj@k against k, exact and simulated.
+//!
+//! Depends on `scenario`, `model`, `exact` and `sim`; computes no closed form itself.
 use serde::Serialize;
 
 use super::{Check, Estimate, Progress};

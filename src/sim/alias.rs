@@ -1,4 +1,6 @@
 //! Walker/Vose alias tables: one u64 per draw from any finite distribution.
+//!
+//! Why here: the O(1) draw behind every sampler. Depends on nothing but `rand`.
 use rand::RngCore;
 
 /// A discrete distribution over 0..len sampled with one 64-bit word: the high half of

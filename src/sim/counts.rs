@@ -1,5 +1,8 @@
 //! Benchmark counts of one rerun: T = sum_i c_i with c_i ~ Bin(n, p_i), and streaming
 //! histograms of T over many reruns (memory bounded by the observed range, not by reruns).
+//!
+//! Why here: the reruns of `seed-variance` and `head-to-head`. Depends on `model`, on `exact`
+//! for the pmfs its tables are built from, and on the rest of `sim`.
 use rand::RngCore;
 use rand_distr::{Binomial, Distribution, StandardNormal};
 

@@ -6,6 +6,9 @@
 //! p_ij = expit(mu + shift_j + sigma z_i) (the same z_i for every model: paired data). A wrong
 //! sample is the problem's one attractor answer with probability `attractor`, else a one-off
 //! answer that matches nothing. Each sample costs O(1) draws.
+//!
+//! Why here: the simulated data sets of the coverage experiment. Depends on `model`, `exact`
+//! (pmfs for its tables) and the rest of `sim`.
 use rand::{Rng, RngCore};
 use rand_distr::{Distribution, StandardNormal};
 

@@ -3,6 +3,9 @@
 //! Every batch of draws gets its own generator seeded from (scenario seed, experiment, cell,
 //! batch), never from the thread that runs it, so results are identical for any thread count.
 //! Nothing here knows about files; nothing above `sim` draws random numbers.
+//!
+//! May depend on: `model`, `exact` (the pmfs that samplers' tables are built from, and closed
+//! forms in tests) and `interrupt` (to stop between batches).
 pub mod alias;
 pub mod counts;
 pub mod evals;

@@ -1,4 +1,7 @@
 //! Deterministic random streams keyed by (seed, experiment, cell, batch, ...).
+//!
+//! Why here: the one seed derivation every generator in evalsim goes through. Depends on
+//! nothing but `rand_xoshiro`.
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 

@@ -7,6 +7,9 @@
 //! cut it (`BudgetIndex`) and one e^x (a table and a polynomial, `Exp`). This route draws
 //! lengths and compares them, independently of the closed forms in [`crate::exact::budget`], so
 //! the two check each other.
+//!
+//! Why here: the simulated side of `budget` and `cost`. Depends on `exact` (only in tests) and
+//! the rest of `sim`.
 use std::sync::LazyLock;
 
 use rand::RngCore;

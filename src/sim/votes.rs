@@ -20,6 +20,9 @@
 //! - **Two draws** (larger k, too few votes, or [`VoteSampler::two_draws`]): C from an alias
 //!   table of Bin(k, p), then A from the shared table of Bin(k - C, alpha) only when it can
 //!   matter: one u64 each.
+//!
+//! Why here: the simulated side of `curves`, `vote-spread` and capped votes in `cost`.
+//! Depends on `model`, `exact` (pmfs for the tables), `interrupt` and the rest of `sim`.
 use std::collections::HashMap;
 
 use rand::RngCore;

@@ -454,7 +454,8 @@ fn mean_over_problems(rates: &[f64], difficulty: &[f64], term: impl Fn(f64, f64)
 /// "correct within the budget"), both for `traces` traces per problem.
 ///
 /// Per problem, X = min(L, B) and Y = 1[correct and L <= B]:
-/// E[X^2] = p E[min(L_c, B)^2] + (1 - p) E[min(L_w, B)^2], Cov(X, Y) = p E[L_c; L_c <= B] - E[X] E[Y].
+/// E\[X^2\] = p E\[min(L_c, B)^2\] + (1 - p) E\[min(L_w, B)^2\],
+/// Cov(X, Y) = p E\[L_c; L_c <= B\] - E\[X\] E\[Y\].
 /// Exact moments rather than sample ones: with a tight cap almost every trace is cut, and the
 /// rare short traces make sample variances unreliable.
 ///

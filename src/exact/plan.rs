@@ -30,9 +30,9 @@ pub const Z_95: f64 = 1.959_963_984_540_054;
 /// Population moments of a pair of models on problems drawn from the logit-normal.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct PairMoments {
-    /// E[p_A].
+    /// E\[p_A\].
     pub mean_a: f64,
-    /// E[p_B].
+    /// E\[p_B\].
     pub mean_b: f64,
     /// E[p_A (1 - p_A)].
     pub mean_pq_a: f64,
@@ -159,7 +159,7 @@ impl PopulationNodes {
     ///
     /// Given z, Bin(t, f) has cumulants k2 = t f q, k3 = t f q (1 - 2f), k4 = t f q (1 - 6 f q)
     /// (q = 1 - f), and the conditional central moments about the overall mean follow from
-    /// c4 = k4 + 3 k2^2 and the shift delta = E[d | z] - E[d]:
+    /// c4 = k4 + 3 k2^2 and the shift delta = E\[d | z\] - E\[d\]:
     /// E[(d - E d)^4 | z] = c4 + 4 k3 delta + 6 k2 delta^2 + delta^4. Unpaired, d is a difference
     /// of independent counts: m4 = m4_A + 6 var_A var_B + m4_B. Time: O(nodes).
     pub fn count_diff_moments(&self, trials: u32, paired: bool) -> (f64, f64) {
@@ -211,11 +211,11 @@ pub fn sum_moments(var: f64, m4: f64, problems: usize) -> (f64, f64) {
     (n * var, n * m4 + 3.0 * n * (n - 1.0) * var * var)
 }
 
-/// The logit shift whose population pass@1 gap E[p_B] - E[p_A] equals `points` / 100, by
+/// The logit shift whose population pass@1 gap E\[p_B\] - E\[p_A\] equals `points` / 100, by
 /// bisection on [-40, 40] logits.
 ///
 /// # Errors
-/// When the gap cannot be reached (|points| >= the room left above or below E[p_A]).
+/// When the gap cannot be reached (|points| >= the room left above or below E\[p_A\]).
 pub fn gap_logits_for_points(mu: f64, sigma: f64, points: f64) -> Result<f64, String> {
     let base = normal_expectation(|z| expit(mu + sigma * z));
     let target = points / 100.0;

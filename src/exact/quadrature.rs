@@ -52,7 +52,7 @@ impl CompositeSimpson {
     /// If `intervals` is odd or zero.
     pub fn new(intervals: usize) -> CompositeSimpson {
         assert!(
-            intervals > 0 && intervals % 2 == 0,
+            intervals > 0 && intervals.is_multiple_of(2),
             "Simpson needs an even number of intervals"
         );
         CompositeSimpson { intervals }
@@ -313,7 +313,8 @@ mod tests {
 
     #[test]
     fn every_rule_integrates_normal_moments() {
-        let rules: [(&str, f64, &dyn Fn(&dyn Fn(f64) -> f64) -> f64); 3] = [
+        type Rule<'a> = &'a dyn Fn(&dyn Fn(f64) -> f64) -> f64;
+        let rules: [(&str, f64, Rule); 3] = [
             ("composite", 1e-12, &|f| CompositeSimpson::PLAN.expect(f)),
             ("adaptive", 1e-12, &|f| {
                 AdaptiveSimpson::with_break(0.3).expect(f)

@@ -1,7 +1,7 @@
 //! Scenario files: TOML in, a validated [`Scenario`] out.
 //!
 //! Loading has two stages (as in ripgrep's low-level and high-level arguments): [`raw`] mirrors
-//! the file with serde (types and unknown keys, with TOML's line and column), then [`resolve`]
+//! the file with serde (types and unknown keys, with TOML's line and column), then `resolve`
 //! checks every value and builds the model structs. Every error names the file, the line and
 //! column, the key, and what would be valid; nothing is clamped silently.
 pub mod error;

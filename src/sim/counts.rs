@@ -22,7 +22,7 @@ const TWO_53: f64 = 9_007_199_254_740_992.0;
 /// Draws T = sum_i Bin(n, p_i) for a fixed set of rates: one u64 per problem.
 #[derive(Debug, Clone)]
 pub enum CountSampler {
-    /// n = 1: c_i = [u < p_i] on 53-bit uniforms.
+    /// n = 1: c_i = \[u < p_i\] on 53-bit uniforms.
     Bernoulli(Vec<u64>),
     /// Alias tables of Bin(n, p_i), packed ([`AliasTable::packed`]) and laid end to end,
     /// `columns` = n + 1 entries each.
@@ -399,7 +399,7 @@ pub fn random_placement_total<R: RngCore>(
 pub struct Histogram {
     /// Smallest total the `counts` start at.
     pub offset: u64,
-    /// counts[j] = reruns with total offset + j.
+    /// counts\[j\] = reruns with total offset + j.
     pub counts: Vec<u64>,
 }
 

@@ -2,7 +2,7 @@
 //!
 //! A vote of k samples is C correct answers, A copies of the attractor and S = k - C - A one-off
 //! answers, with C ~ Bin(k, p) and A ~ Bin(k - C, alpha). It is scored literally
-//! ([`contenders`]): M = max(C, A, [S > 0]), T answers tied at M, ties broken uniformly by one
+//! (`contenders`): M = max(C, A, \[S > 0\]), T answers tied at M, ties broken uniformly by one
 //! more u64 (only when there is a tie, under [`VoteRule::Random`]). This is deliberately a
 //! different route from the exact sum in [`crate::exact::maj`], so that the two check each other.
 //!
@@ -38,7 +38,7 @@ use crate::model::VoteRule;
 /// (2,036 entries; k = 64 has 1,585, k = 74 would need 2,110). The table (16 bytes per entry)
 /// then holds at most 32 KB per problem, which stays in cache while a batch of votes of that
 /// problem is drawn, and is built in about the time a few thousand votes take. Keeps k below
-/// 2^16 ([`Score`]).
+/// 2^16 (`Score`).
 pub const JOINT_MAX_ENTRIES: usize = 2048;
 
 const _: () = assert!(JOINT_MAX_ENTRIES < 1 << 16);

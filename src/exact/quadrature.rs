@@ -348,16 +348,14 @@ mod tests {
     }
 
     #[test]
-    fn the_three_rules_agree_on_a_logistic_mean() {
+    fn the_simpson_rules_agree_on_a_logistic_mean() {
         let (mu, sigma) = (-0.7, 1.8);
         let f = |z: f64| crate::model::expit(mu + sigma * z);
         let composite = CompositeSimpson::PLAN.expect(f);
         let adaptive = AdaptiveSimpson::with_break(-mu / sigma).expect(f);
-        let hermite = GaussHermite::new(200).expect(f);
         assert!(
             (composite - adaptive).abs() < 1e-12,
             "{composite} {adaptive}"
         );
-        assert!((hermite - adaptive).abs() < 1e-9, "{hermite} {adaptive}");
     }
 }

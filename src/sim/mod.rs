@@ -9,6 +9,7 @@ pub mod counts;
 pub mod evals;
 pub mod reruns;
 pub mod stream;
+pub mod synth;
 pub mod traces;
 pub mod votes;
 

@@ -20,3 +20,4 @@ mod plan_sweep;
 mod properties;
 mod report_terminal;
 mod scenario_props;
+mod synth;

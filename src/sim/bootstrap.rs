@@ -69,7 +69,7 @@ pub const BOOTSTRAP_STREAM: u64 = 0xB007;
 /// multiplicities of each table's distinct rows and takes the weighted column means, adding the
 /// distinct rows in order of first appearance. The same draws serve every table (so a model's
 /// curves are resampled jointly, and the draws are made once), and replicates are computed in
-/// blocks of [`BOOTSTRAP_BLOCK`] so that each distinct row is read once per block; neither
+/// blocks of 16 (`BOOTSTRAP_BLOCK`) so that each distinct row is read once per block; neither
 /// changes a replicate's arithmetic. Blocks run in parallel, so the result does not depend on
 /// the thread count.
 ///

@@ -10,7 +10,7 @@
 //! `error` or without a score are skipped and counted. A log whose `status` is not `success` is
 //! read with a warning.
 //!
-//! Depends on [`super::fields`], the shared line iterator and [`crate::analyze::data`]'s builder;
+//! Depends on `read::fields`, the shared line iterator and [`crate::analyze::data`]'s builder;
 //! computes no statistics (a harness's own aggregate is copied, never recomputed).
 use std::cell::Cell;
 use std::collections::BTreeMap;

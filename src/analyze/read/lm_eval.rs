@@ -9,7 +9,7 @@
 //! row with several generations (`repeats`) is read only when its metric value is a list with one
 //! 0/1 per generation; lm-eval's stock metrics log one value per document, which is refused.
 //!
-//! Depends on [`super::fields`], the shared line iterator and [`crate::analyze::data`]'s builder;
+//! Depends on `read::fields`, the shared line iterator and [`crate::analyze::data`]'s builder;
 //! computes no statistics (a harness's own aggregate is copied, never recomputed).
 use std::io::BufRead;
 use std::path::{Path, PathBuf};

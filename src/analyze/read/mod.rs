@@ -1,5 +1,5 @@
 //! Readers for the canonical sample format and for what harnesses already write: one file per
-//! format, each behind [`FormatReader`]; this module keeps only the dispatch ([`read_samples`])
+//! format, each behind the `FormatReader` trait; this module keeps only the dispatch ([`read_samples`])
 //! and the shared line iterator. Which format a file is in is decided by [`super::detect`].
 //!
 //! Readers turn rows into [`super::data`]'s per-problem tallies and nothing else: no estimator,

@@ -2,7 +2,7 @@
 //! the text printed on stdout, all from a finished [`Analysis`] or [`FitResult`]. Nothing here
 //! computes a statistic; percentages are the same numbers times 100.
 //!
-//! One file per job: [`tables`] (CSV), [`figures`], [`markdown`] (`report.md`) and [`text`]
+//! One file per job: `tables` (CSV), `figures`, `markdown` (`report.md`) and `text`
 //! (stdout); this module keeps the shared number formats and names and assembles the output files.
 //! May depend on [`crate::analyze`]'s result types and the other `report` modules, never on
 //! `sim` or `exact`.

@@ -15,6 +15,7 @@ mod interrupt;
 mod interval_coverage;
 mod note;
 mod numerical_edges;
+mod plan_fixed_coverage;
 mod plan_halfwidth_coverage;
 mod plan_sweep;
 mod properties;

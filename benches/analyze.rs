@@ -9,11 +9,11 @@ use std::io::Cursor;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use evalsim::analyze::synth::{write_jsonl, SynthSpec};
 use evalsim::analyze::{
     analyze, maj_at_k_exact, read_samples, AnalysisOptions, Format, ReadOptions,
 };
 use evalsim::model::VoteRule;
+use evalsim::sim::synth::{for_each_row, SynthAnswer, SynthSpec};
 
 fn jsonl(problems: usize, samples: usize) -> Vec<u8> {
     let spec = SynthSpec {
@@ -27,7 +27,25 @@ fn jsonl(problems: usize, samples: usize) -> Vec<u8> {
         seed: 7,
     };
     let mut bytes = Vec::new();
-    write_jsonl(&spec, &mut bytes).expect("in memory");
+    for_each_row(&spec, |row| -> Result<(), std::convert::Infallible> {
+        let answer = match row.answer {
+            SynthAnswer::Right => "42".to_string(),
+            SynthAnswer::Attractor => "7".to_string(),
+            SynthAnswer::OneOff => format!("w{}", row.sample),
+        };
+        bytes.extend_from_slice(
+            format!(
+                "{{\"problem_id\": \"q{}\", \"model\": \"bench\", \"sample\": {}, \"correct\": {}, \"answer\": \"{answer}\", \"output_tokens\": {}}}\n",
+                row.problem,
+                row.sample,
+                row.correct,
+                row.output_tokens.unwrap_or(0.0)
+            )
+            .as_bytes(),
+        );
+        Ok(())
+    })
+    .expect("infallible");
     bytes
 }
 

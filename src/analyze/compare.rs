@@ -6,9 +6,9 @@
 //! (within-problem jackknife of each model, independent samples), and the question part is
 //! the remainder sqrt(max(0, SE^2 - sampling^2)). The 95% interval of the difference is the one
 //! of [`super::interval`] on the range [-1, 1].
-use rand::SeedableRng;
-use rand_distr::{Binomial, Distribution};
-use rand_xoshiro::Xoshiro256PlusPlus;
+//!
+//! Depends on [`super::data`], [`super::summary`]'s per-problem curves, [`super::interval`], and
+//! [`crate::sim::reruns`] for the simulated reruns (which draw every random number).
 use serde::{Deserialize, Serialize};
 
 use super::data::{ModelSamples, ProblemSamples};
@@ -16,6 +16,7 @@ use super::interval::{mean_interval, IntervalBasis, IntervalMethod};
 use super::summary::{check_k, maj_curve, pass_curve, question_se};
 use super::{AnalyzeError, Result};
 use crate::model::VoteRule;
+use crate::sim::reruns::{paired_rerun_signs, PairedRates};
 
 /// Options of [`compare_models`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -261,7 +262,8 @@ pub fn compare_models(
 }
 
 /// Share of simulated reruns (c_i ~ Bin(n_i, observed rate) for each model and problem) whose
-/// pass@1 difference has the opposite sign to `observed`, and the share that tie.
+/// pass@1 difference has the opposite sign to `observed`, and the share that tie (the reruns are
+/// drawn by [`paired_rerun_signs`]).
 /// Cost: O(reruns * N).
 fn reversal_probability(
     pairs: &[(&ProblemSamples, &ProblemSamples)],
@@ -272,35 +274,25 @@ fn reversal_probability(
     if reruns == 0 {
         return Ok((None, 0.0));
     }
-    let dist = |p: &ProblemSamples| {
-        Binomial::new(p.n as u64, p.correct as f64 / p.n as f64).map_err(|_| {
-            AnalyzeError::BadOption {
-                option: "problem rate".to_string(),
-                value: format!("{}/{}", p.correct, p.n),
-                expected: "a rate in [0, 1]".to_string(),
-            }
-        })
-    };
-    let dists: Vec<(Binomial, f64, Binomial, f64)> = pairs
+    let problems: Vec<PairedRates> = pairs
         .iter()
-        .map(|(pa, pb)| Ok((dist(pa)?, pa.n as f64, dist(pb)?, pb.n as f64)))
-        .collect::<Result<_>>()?;
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-    let (mut reversed, mut tied) = (0usize, 0usize);
-    for _ in 0..reruns {
-        // Work in a common integer-free form: sum of rate differences.
-        let d: f64 = dists
-            .iter()
-            .map(|(da, na, db, nb)| {
-                db.sample(&mut rng) as f64 / nb - da.sample(&mut rng) as f64 / na
-            })
-            .sum();
-        if d.abs() < 1e-12 {
-            tied += 1;
-        } else if (d > 0.0) != (observed > 0.0) {
-            reversed += 1;
+        .map(|(pa, pb)| PairedRates {
+            n_a: pa.n as u64,
+            rate_a: pa.correct as f64 / pa.n as f64,
+            n_b: pb.n as u64,
+            rate_b: pb.correct as f64 / pb.n as f64,
+        })
+        .collect();
+    let signs = paired_rerun_signs(&problems, observed, reruns, seed).map_err(|bad| {
+        let (pa, pb) = pairs[bad.problem];
+        let p = if bad.model_b { pb } else { pa };
+        AnalyzeError::BadOption {
+            option: "problem rate".to_string(),
+            value: format!("{}/{}", p.correct, p.n),
+            expected: "a rate in [0, 1]".to_string(),
         }
-    }
+    })?;
+    let (reversed, tied) = (signs.reversed, signs.tied);
     let r = reruns as f64;
     let reversal = (observed.abs() >= 1e-12).then(|| reversed as f64 / r);
     Ok((reversal, tied as f64 / r))

@@ -2,6 +2,9 @@
 //!
 //! All functions are pure and deterministic. They take counts (n samples, c correct) or answer
 //! group sizes, never raw strings; grouping answers is [`super::normalize`]'s job.
+//!
+//! Depends on [`crate::model::VoteRule`] only; no randomness, no uncertainty (SEs and intervals
+//! are [`super::summary`], [`super::compare`] and [`super::interval`]).
 use super::{AnalyzeError, Result};
 use crate::model::VoteRule;
 
@@ -602,8 +605,8 @@ mod tests {
 
     #[test]
     fn faster_dp_gives_the_same_bits_as_the_reference() {
-        use rand::{Rng, SeedableRng};
-        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(5);
+        use rand::Rng;
+        let mut rng = crate::sim::reruns::seeded(5);
         for case in 0..300 {
             let n = rng.random_range(1..=160usize);
             let c = rng.random_range(0..=n);

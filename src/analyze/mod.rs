@@ -15,8 +15,10 @@
 //! ```
 //!
 //! Nothing here writes files, prints or plots; the `report` and `cli` layers do that from the
-//! serialisable result structs. Randomness (bootstrap, reversal probability) takes an explicit
-//! seed and uses [`rand_xoshiro::Xoshiro256PlusPlus`].
+//! serialisable result structs. Nothing here constructs a random generator: the bootstrap's
+//! resampling loop is [`crate::sim::bootstrap`] and compare's reruns are [`crate::sim::reruns`],
+//! both seeded from the options' explicit seed; analyze keeps the estimators and the intervals
+//! computed from their draws. Synthetic eval rows for tests are [`crate::sim::synth`].
 use serde::{Deserialize, Serialize};
 
 use crate::model::VoteRule;
@@ -31,7 +33,6 @@ pub mod interval;
 pub mod normalize;
 pub mod read;
 pub mod summary;
-pub mod synth;
 
 pub use analysis::{
     analyze, solve_rate_histogram, Analysis, AnalysisOptions, ModelAnalysis, RateBin,

@@ -7,9 +7,12 @@
 //! May depend on: `model`, `exact` (the pmfs that samplers' tables are built from, and closed
 //! forms in tests) and `interrupt` (to stop between batches).
 pub mod alias;
+pub mod bootstrap;
 pub mod counts;
 pub mod evals;
+pub mod reruns;
 pub mod stream;
+pub mod synth;
 pub mod traces;
 pub mod votes;
 

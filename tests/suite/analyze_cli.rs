@@ -2,8 +2,10 @@
 use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
-use evalsim::analyze::synth::{write_jsonl, SynthSpec};
+use evalsim::sim::synth::SynthSpec;
 use predicates::prelude::*;
+
+use crate::synth::write_jsonl;
 
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/analyze/");
 

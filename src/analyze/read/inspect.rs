@@ -9,6 +9,9 @@
 //! aggregate from `results.scores`, the epoch reducers' values from `reductions`. Samples with an
 //! `error` or without a score are skipped and counted. A log whose `status` is not `success` is
 //! read with a warning.
+//!
+//! Depends on `read::fields`, the shared line iterator and [`crate::analyze::data`]'s builder;
+//! computes no statistics (a harness's own aggregate is copied, never recomputed).
 use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -19,7 +22,8 @@ use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::{quoted_list, Ctx};
+use super::fields::{quoted_list, Ctx};
+use super::{FormatReader, ReadOptions};
 use crate::analyze::data::{DatasetBuilder, HarnessAggregate, Sample, TokenTotals};
 use crate::analyze::{AnalyzeError, Result};
 
@@ -490,6 +494,27 @@ fn new_state<'a>(builder: &'a mut DatasetBuilder, choice: ScoreChoice<'a>) -> In
     }
 }
 
+/// The inspect_ai log reader (`.json` or `.eval`).
+pub(super) struct Inspect;
+
+impl FormatReader for Inspect {
+    fn read(
+        &self,
+        input: &mut dyn BufRead,
+        builder: &mut DatasetBuilder,
+        options: &ReadOptions,
+    ) -> Result<()> {
+        read_inspect(
+            input,
+            builder,
+            ScoreChoice {
+                scorer: options.scorer.as_deref(),
+                key: options.score_key.as_deref(),
+            },
+        )
+    }
+}
+
 /// Reads an inspect_ai log: a `.eval` archive (recognised by the zip magic) or a `.json` log.
 pub(super) fn read_inspect(
     reader: &mut dyn BufRead,
@@ -700,4 +725,62 @@ fn read_eval_archive(
     state.entry = None;
     state.finish();
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_support::{counts, fixture, read_str};
+    use super::super::{Format, ReadOptions};
+
+    #[test]
+    fn inspect_log() {
+        let d = read_str(
+            Format::Inspect,
+            &fixture("inspect_log_gsm8k.json"),
+            &ReadOptions::default(),
+        )
+        .unwrap();
+        let m = &d.models[0];
+        assert_eq!(m.name, "openai/gpt-4o-mini");
+        assert_eq!(
+            counts(m),
+            vec![
+                ("1".to_string(), 3, 2, vec![1]),
+                ("2".to_string(), 3, 1, vec![2])
+            ]
+        );
+        assert!(m.has_tokens && m.has_answers);
+        assert_eq!(
+            m.problems[1].tokens,
+            vec![Some(280.0), Some(300.0), Some(320.0)]
+        );
+    }
+
+    #[test]
+    fn inspect_errors_name_line_and_field() {
+        let text = fixture("inspect_log_gsm8k.json").replacen(
+            "\"value\": \"I\"",
+            "\"value\": \"maybe\"",
+            1,
+        );
+        let err = read_str(Format::Inspect, &text, &ReadOptions::default())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("samples[1].scores.") && err.contains(".value") && err.contains("\"C\""),
+            "{err}"
+        );
+        assert!(
+            err.contains("test.in:3"),
+            "line of the second sample's end: {err}"
+        );
+        let err = read_str(
+            Format::Inspect,
+            "{\"eval\": {\"model\": \"m\"}, \"samples\": [",
+            &ReadOptions::default(),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("malformed JSON"), "{err}");
+    }
 }

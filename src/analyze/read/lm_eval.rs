@@ -8,14 +8,17 @@
 //! choice) or the filtered response of a generate row (`[invalid]`: a missing answer). A generate
 //! row with several generations (`repeats`) is read only when its metric value is a list with one
 //! 0/1 per generation; lm-eval's stock metrics log one value per document, which is refused.
+//!
+//! Depends on `read::fields`, the shared line iterator and [`crate::analyze::data`]'s builder;
+//! computes no statistics (a harness's own aggregate is copied, never recomputed).
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use super::ReadOptions;
-use super::{for_each_line, parse_object, quoted_list, Ctx};
+use super::fields::{parse_object, quoted_list, Ctx};
+use super::{for_each_line, FormatReader, ReadOptions};
 use crate::analyze::data::{Dataset, DatasetBuilder, HarnessAggregate, Sample};
 use crate::analyze::{AnalyzeError, Result};
 
@@ -92,6 +95,26 @@ fn argmax_choice(filtered: &[Value]) -> Option<usize> {
         }
     }
     best.map(|(i, _)| i)
+}
+
+/// The lm-eval `--log_samples` reader.
+pub(super) struct LmEval;
+
+impl FormatReader for LmEval {
+    fn read(
+        &self,
+        input: &mut dyn BufRead,
+        builder: &mut DatasetBuilder,
+        options: &ReadOptions,
+    ) -> Result<()> {
+        read_lm_eval(
+            input,
+            builder,
+            options.filter.as_deref(),
+            options.metric.as_deref(),
+            options.cluster.as_deref(),
+        )
+    }
 }
 
 /// Reads one `samples_*.jsonl`: `filter` chooses the filter (required when the rows have
@@ -567,4 +590,80 @@ pub fn read_output_dir(dir: &Path, options: &ReadOptions) -> Result<Dataset> {
     let mut dataset = builder.finish()?;
     attach_aggregate(&parsed, &tasks, &mut dataset);
     Ok(dataset)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_support::{counts, fixture, read_str};
+    use super::super::{Format, ReadOptions};
+
+    #[test]
+    fn lm_eval_correctness_is_the_logged_metric_not_a_text_match() {
+        let text = fixture("lm_eval_samples_gsm8k.jsonl");
+        // `extract-all` keeps 4 answers per document but logs one exact_match per document:
+        // which answers were right is not in the file, so it is refused, not re-graded.
+        let all = ReadOptions {
+            filter: Some("extract-all".to_string()),
+            ..ReadOptions::default()
+        };
+        let err = read_str(Format::LmEval, &text, &all)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("test.in:1") && err.contains("one 0/1 per generation"),
+            "{err}"
+        );
+        // `maj@4` keeps one answer per document: one sample each, correct as logged (doc 0's
+        // exact_match is 1, doc 1's is 0), whatever its text.
+        let reducing = ReadOptions {
+            filter: Some("maj@4".to_string()),
+            ..ReadOptions::default()
+        };
+        let d = read_str(Format::LmEval, &text, &reducing).unwrap();
+        assert_eq!(
+            counts(&d.models[0]),
+            vec![
+                ("0".to_string(), 1, 1, vec![]),
+                ("1".to_string(), 1, 0, vec![1]),
+            ]
+        );
+        assert_eq!(d.harness.score_read.as_deref(), Some("exact_match,maj@4"));
+        let flipped = text.replacen("\"exact_match\": 1.0", "\"exact_match\": 0.0", 1);
+        let d = read_str(Format::LmEval, &flipped, &reducing).unwrap();
+        assert_eq!(
+            d.models[0].problems[0].correct, 0,
+            "the metric, not the text"
+        );
+        let unknown = ReadOptions {
+            filter: Some("strict-match".to_string()),
+            ..ReadOptions::default()
+        };
+        let err = read_str(Format::LmEval, &text, &unknown)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("strict-match") && err.contains("`maj@4`"),
+            "{err}"
+        );
+        let metric = ReadOptions {
+            filter: Some("maj@4".to_string()),
+            metric: Some("acc".to_string()),
+            ..ReadOptions::default()
+        };
+        let err = read_str(Format::LmEval, &text, &metric)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("`acc`") && err.contains("`exact_match`"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn lm_eval_multiple_choice_row_is_one_sample_answered_by_argmax() {
+        let row = r#"{"doc_id": 3, "target": "1", "resps": [[["-5.4", "False"]], [["-3.5", "False"]], [["-8.8", "False"]]], "filtered_resps": [["-5.4", "False"], ["-3.5", "False"], ["-8.8", "False"]], "filter": "none", "metrics": ["acc"], "acc": 0.0}"#;
+        let d = read_str(Format::LmEval, row, &ReadOptions::default()).unwrap();
+        let p = &d.models[0].problems[0];
+        assert_eq!((p.n, p.correct), (1, 0), "one sample, wrong as logged");
+    }
 }

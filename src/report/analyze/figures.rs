@@ -1,0 +1,332 @@
+//! The figures of `analyze` and `fit`: the pass@k / pass^k / maj@k curves with their interval
+//! bands, the solve-rate histogram and the fitted count distribution. Draws finished results only
+//! (layout, never statistics); depends on [`crate::analyze`]'s result types and
+//! [`crate::report::plot`].
+use plotters::prelude::SeriesLabelPosition;
+
+use super::{curves, input_names, pct};
+use crate::analyze::{Analysis, FitResult};
+use crate::report::plot::{Band, Bars, Figure, Line, Markers, Panel, Scale};
+
+pub(super) fn k_ticks(kmin: f64, kmax: f64) -> Vec<f64> {
+    let mut ticks = Vec::new();
+    let mut t = 1.0;
+    while t <= kmax * 1.01 {
+        if t >= kmin * 0.99 {
+            ticks.push(t);
+        }
+        t *= 2.0;
+    }
+    // The largest k is always labelled (n = 3 has k = 3, not a power of two).
+    if ticks.last().is_none_or(|&t| t < kmax * 0.99) {
+        ticks.push(kmax);
+    }
+    ticks
+}
+
+/// pass@k, pass^k and maj@k against k, one panel per model, with 95% interval bands.
+pub fn curves_figure(a: &Analysis) -> Figure {
+    let panels: Vec<Panel> = a
+        .models
+        .iter()
+        .map(|m| {
+            let s = &m.summary;
+            let mut p = Panel::new(
+                format!(
+                    "{}: {} problems, n = {}{}, {} {}",
+                    s.model,
+                    s.problems,
+                    s.n_min,
+                    if s.n_max > s.n_min {
+                        format!("–{}", s.n_max)
+                    } else {
+                        String::new()
+                    },
+                    if s.mean_score.is_some() {
+                        "mean score"
+                    } else {
+                        "pass@1"
+                    },
+                    pct(s.pass_at_1)
+                ),
+                "k (samples per problem, log2 scale)",
+                "benchmark score (%)",
+            );
+            p.x_scale = Scale::Log2;
+            let kmin = s.pass_at_k.first().map_or(1.0, |q| q.k as f64);
+            let kmax = s.pass_at_k.last().map_or(1.0, |q| q.k as f64);
+            p.x_range = (kmin / 1.25, kmax * 1.25);
+            p.x_ticks = Some(k_ticks(kmin, kmax));
+            p.y_range = (0.0, 100.0);
+            // Partial credit leaves pass@k and pass^k empty: no legend entry for them.
+            for (metric, rule, points) in curves(m).into_iter().filter(|c| !c.2.is_empty()) {
+                let (color, label) = match metric {
+                    "pass@k" => (0, "pass@k (unbiased)".to_string()),
+                    "pass^k" => (1, "pass^k".to_string()),
+                    "maj@k" => (2, format!("maj@k ({rule} ties, exact over subsets)")),
+                    "mean_score" => (0, "mean score (partial credit)".to_string()),
+                    _ => (3, "maj@k of the first k answers".to_string()),
+                };
+                let line: Vec<(f64, f64)> = points
+                    .iter()
+                    .map(|q| (q.k as f64, 100.0 * q.estimate))
+                    .collect();
+                let band: Vec<(f64, f64, f64)> = points
+                    .iter()
+                    .filter_map(|q| q.ci95.map(|[lo, hi]| (q.k as f64, 100.0 * lo, 100.0 * hi)))
+                    .collect();
+                if metric != "maj@k-first" && band.len() == points.len() && points.len() > 1 {
+                    p.bands.push(Band {
+                        label: None,
+                        color,
+                        points: band,
+                    });
+                } else if !band.is_empty() && metric != "maj@k-first" {
+                    p.markers.push(Markers {
+                        label: None,
+                        color,
+                        points: band
+                            .iter()
+                            .zip(&line)
+                            .map(|(&(x, lo, hi), &(_, y))| (x, y, lo, hi))
+                            .collect(),
+                    });
+                }
+                if points.len() == 1 {
+                    p.markers.push(Markers {
+                        label: Some(label.clone()),
+                        color,
+                        points: line.iter().map(|&(x, y)| (x, y, y, y)).collect(),
+                    });
+                } else {
+                    p.lines.push(Line {
+                        label: Some(label),
+                        color,
+                        dashed: metric == "maj@k-first",
+                        points: line,
+                    });
+                }
+            }
+            let plug: Vec<(f64, f64)> = s
+                .pass_at_k
+                .iter()
+                .filter_map(|q| q.plug_in.map(|v| (q.k as f64, 100.0 * v)))
+                .collect();
+            if plug.len() > 1 {
+                p.lines.push(Line {
+                    label: Some("plug-in 1-(1-c/n)^k (biased low)".to_string()),
+                    color: 7,
+                    dashed: true,
+                    points: plug,
+                });
+            }
+            p.legend = least_crowded(&p);
+            p
+        })
+        .collect();
+    let columns = panels.len().clamp(1, 2);
+    let rows = panels.len().div_ceil(columns).max(1) as u32;
+    Figure {
+        title: format!(
+            "pass@k and maj@k against k · {} · bands: 95% interval (Wilson, effective size, t quantile) · seed {}",
+            input_names(a),
+            a.seed
+        ),
+        panels,
+        columns,
+        size: (if columns > 1 { 1600 } else { 1000 }, 80 + 600 * rows),
+    }
+}
+
+/// The legend corner (or side) of a panel that covers the fewest drawn points: lines and band
+/// edges are sampled along their length in axis coordinates. Layout only.
+pub(super) fn least_crowded(p: &Panel) -> SeriesLabelPosition {
+    let ax = |v: f64, scale: Scale, (lo, hi): (f64, f64)| {
+        let t = |x: f64| match scale {
+            Scale::Linear => x,
+            Scale::Log2 => x.max(1e-300).log2(),
+            Scale::Log10 => x.max(1e-300).log10(),
+        };
+        (t(v) - t(lo)) / (t(hi) - t(lo))
+    };
+    let mut curves: Vec<(f64, Vec<(f64, f64)>)> = Vec::new();
+    for l in &p.lines {
+        curves.push((1.0, l.points.clone()));
+    }
+    for b in &p.bands {
+        curves.push((0.5, b.points.iter().map(|&(x, lo, _)| (x, lo)).collect()));
+        curves.push((0.5, b.points.iter().map(|&(x, _, hi)| (x, hi)).collect()));
+    }
+    let mut samples: Vec<(f64, f64, f64)> = Vec::new();
+    for (w, pts) in &curves {
+        let norm: Vec<(f64, f64)> = pts
+            .iter()
+            .map(|&(x, y)| (ax(x, p.x_scale, p.x_range), ax(y, p.y_scale, p.y_range)))
+            .collect();
+        for pair in norm.windows(2) {
+            for i in 0..20 {
+                let t = f64::from(i) / 20.0;
+                samples.push((
+                    *w,
+                    pair[0].0 + t * (pair[1].0 - pair[0].0),
+                    pair[0].1 + t * (pair[1].1 - pair[0].1),
+                ));
+            }
+        }
+    }
+    let candidates = [
+        (SeriesLabelPosition::LowerRight, (0.55, 1.0), (0.0, 0.3)),
+        (SeriesLabelPosition::UpperLeft, (0.0, 0.45), (0.7, 1.0)),
+        (SeriesLabelPosition::LowerLeft, (0.0, 0.45), (0.0, 0.3)),
+        (SeriesLabelPosition::UpperRight, (0.55, 1.0), (0.7, 1.0)),
+        (SeriesLabelPosition::MiddleRight, (0.55, 1.0), (0.35, 0.65)),
+        (SeriesLabelPosition::MiddleLeft, (0.0, 0.45), (0.35, 0.65)),
+    ];
+    let mut best = (f64::INFINITY, SeriesLabelPosition::LowerRight);
+    for (pos, (x0, x1), (y0, y1)) in candidates {
+        let hits: f64 = samples
+            .iter()
+            .filter(|&&(_, x, y)| x >= x0 && x <= x1 && y >= y0 && y <= y1)
+            .map(|s| s.0)
+            .sum();
+        if hits < best.0 {
+            best = (hits, pos);
+        }
+    }
+    best.1
+}
+
+/// Histogram of per-problem solve rates, one panel per model.
+pub fn solve_rates_figure(a: &Analysis) -> Figure {
+    let panels: Vec<Panel> = a
+        .models
+        .iter()
+        .map(|m| {
+            let h = &m.solve_rates;
+            let mut p = Panel::new(
+                format!(
+                    "{}: {} problems; never solved {}, always solved {}",
+                    m.summary.model, m.summary.problems, h.never_solved, h.always_solved
+                ),
+                "per-problem solve rate c/n",
+                "problems",
+            );
+            let top = h.bins.iter().map(|b| b.problems).max().unwrap_or(1).max(1) as f64;
+            let lo = h.bins.first().map_or(0.0, |b| b.low.min(0.0));
+            let hi = h.bins.last().map_or(1.0, |b| b.high.max(1.0));
+            p.x_range = (lo, hi);
+            p.y_range = (0.0, top * 1.12);
+            p.x_ticks = Some((0..=10).map(|i| f64::from(i) / 10.0).collect());
+            p.y_integer = true;
+            // One bin per count c (every problem has the same n): ticks at c/n, labelled so.
+            let n = h.bins.len().saturating_sub(1);
+            let one_per_count = (1..=20).contains(&n)
+                && h.bins
+                    .iter()
+                    .enumerate()
+                    .all(|(c, b)| (0.5 * (b.low + b.high) - c as f64 / n as f64).abs() < 1e-9);
+            if one_per_count {
+                let step = n.div_ceil(10);
+                let cs: Vec<usize> = (0..=n).step_by(step).collect();
+                p.x_ticks = Some(cs.iter().map(|&c| c as f64 / n as f64).collect());
+                p.x_tick_labels = Some(cs.iter().map(|c| format!("{c}/{n}")).collect());
+            }
+            p.bars.push(Bars {
+                label: None,
+                color: 0,
+                bars: h
+                    .bins
+                    .iter()
+                    .map(|b| (b.low, b.high, b.problems as f64))
+                    .collect(),
+            });
+            p
+        })
+        .collect();
+    let columns = panels.len().clamp(1, 2);
+    let rows = panels.len().div_ceil(columns).max(1) as u32;
+    Figure {
+        title: format!(
+            "per-problem solve rates · {} · seed {}",
+            input_names(a),
+            a.seed
+        ),
+        panels,
+        columns,
+        size: (if columns > 1 { 1600 } else { 1000 }, 80 + 520 * rows),
+    }
+}
+
+/// Observed against fitted distribution of per-problem correct counts.
+pub fn fit_figure(fit: &FitResult, source: &str, seed: u64) -> Figure {
+    let h = &fit.counts;
+    let n = h.n as f64;
+    let top = h
+        .observed
+        .iter()
+        .map(|&o| o as f64)
+        .chain(h.fitted.iter().copied())
+        .fold(1.0, f64::max);
+    let mut p = Panel::new(
+        format!(
+            "{} problems with n = {}; logit-normal mu = {:.3}, sigma = {:.3}",
+            h.observed.iter().sum::<usize>(),
+            h.n,
+            fit.logit_normal.mu,
+            fit.logit_normal.sigma
+        ),
+        "correct answers c out of n",
+        "problems",
+    );
+    p.x_range = (-0.5, n + 0.5);
+    p.y_range = (0.0, top * 1.15);
+    let step = (h.n / 16).max(1);
+    p.x_ticks = Some((0..=h.n).step_by(step).map(|c| c as f64).collect());
+    p.bars.push(Bars {
+        label: Some("observed".to_string()),
+        color: 0,
+        bars: h
+            .observed
+            .iter()
+            .enumerate()
+            .map(|(c, &o)| (c as f64 - 0.4, c as f64 + 0.4, o as f64))
+            .collect(),
+    });
+    let fitted: Vec<(f64, f64)> = h
+        .fitted
+        .iter()
+        .enumerate()
+        .map(|(c, &f)| (c as f64, f))
+        .collect();
+    p.lines.push(Line {
+        label: Some("fitted (expected problems)".to_string()),
+        color: 1,
+        dashed: false,
+        points: fitted.clone(),
+    });
+    p.markers.push(Markers {
+        label: None,
+        color: 1,
+        points: fitted.iter().map(|&(x, y)| (x, y, y, y)).collect(),
+    });
+    p.legend = SeriesLabelPosition::UpperMiddle;
+    Figure {
+        title: format!(
+            "fit of `{}`: observed vs fitted correct counts · {source} · seed {seed}",
+            fit.model
+        ),
+        panels: vec![p],
+        columns: 1,
+        size: (1000, 640),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn analyze_with_n_3_labels_k_3() {
+        assert_eq!(super::k_ticks(1.0, 3.0), vec![1.0, 2.0, 3.0]);
+        assert_eq!(super::k_ticks(1.0, 64.0).last(), Some(&64.0));
+        assert_eq!(super::k_ticks(1.0, 64.0).len(), 7);
+    }
+}

@@ -1,0 +1,122 @@
+//! `report.md` of `analyze`: inputs, per-model tables, the comparison and the figures. Formats
+//! finished results only; depends on [`crate::analyze`]'s result types and the sibling text
+//! helpers.
+use super::text::{
+    at_k, boundary_notes, diff_note, harness_text, model_header, p_value, reversal_text, shown,
+};
+use super::{ci_pct, input_names, opt_pts, pts, rule_name, signed_pts};
+use crate::analyze::summary::BINARY_ONLY;
+use crate::analyze::{Analysis, ModelAnalysis};
+
+pub(super) fn md_curve_table(m: &ModelAnalysis, rule: &str) -> String {
+    let s = &m.summary;
+    if let Some(p) = &s.mean_score {
+        return format!(
+            "| metric | estimate | question SE | sampling SE | clustered SE | 95% CI | bootstrap 95% CI |\n|---|---:|---:|---:|---:|---:|---:|\n| mean score (partial credit) | {} | {} | {} | {} | {} | {} |\n\nNot available: {BINARY_ONLY}.\n\n",
+            pts(p.estimate),
+            opt_pts(p.question_se),
+            opt_pts(p.sampling_se),
+            opt_pts(p.clustered_se),
+            ci_pct(p.ci95),
+            ci_pct(p.bootstrap_ci),
+        );
+    }
+    let mut md = format!(
+        "| k | pass@k | question SE | sampling SE | clustered SE | 95% CI | plug-in | pass^k | maj@k ({rule}) | maj@k 95% CI | maj@k first |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"
+    );
+    for p in shown(&s.pass_at_k) {
+        let maj = at_k(s.maj_at_k.as_ref(), p.k);
+        md += &format!(
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+            p.k,
+            pts(p.estimate),
+            opt_pts(p.question_se),
+            opt_pts(p.sampling_se),
+            opt_pts(p.clustered_se),
+            ci_pct(p.ci95),
+            opt_pts(p.plug_in),
+            at_k(Some(&s.pass_hat_k), p.k).map_or("-".to_string(), |q| pts(q.estimate)),
+            maj.map_or("-".to_string(), |q| pts(q.estimate)),
+            maj.map_or("-".to_string(), |q| ci_pct(q.ci95)),
+            at_k(s.maj_first.as_ref(), p.k).map_or("-".to_string(), |q| pts(q.estimate)),
+        );
+    }
+    md + "\n"
+}
+
+/// `report.md`: inputs, per-model tables, the comparison and the figures.
+pub fn analysis_markdown(a: &Analysis, model_files: &[String], figures: &[String]) -> String {
+    let rule = rule_name(a.options.summary.maj_rule);
+    let mut md = format!(
+        "# evalsim analyze: {}\n\nevalsim {}, seed {}, {} bootstrap resamples over problems. Numbers are percentages of the benchmark (mean over problems); SEs in percentage points. 95% CIs: Wilson score interval with effective sample size m(1-m)/SE^2 and a t(N-1) quantile, within [0, 100]; the exact bound when every problem scores the same.\n\n",
+        input_names(a),
+        a.version,
+        a.seed,
+        a.options.summary.bootstrap
+    );
+    md += "| input | format | models |\n|---|---|---|\n";
+    for s in &a.sources {
+        md += &format!(
+            "| `{}` | {} | {} |\n",
+            s.source,
+            s.format.name(),
+            s.models
+                .iter()
+                .map(|m| format!("`{m}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    md += "\n";
+    let harness = harness_text(a);
+    if !harness.is_empty() {
+        md += &format!("## The harness's own numbers\n\n```\n{harness}```\n\n");
+    }
+    for f in figures {
+        md += &format!("![{f}]({f})\n\n");
+    }
+    for (m, file) in a.models.iter().zip(model_files) {
+        md += &format!("## {}\n\n", m.summary.model);
+        md += &format!("```\n{}{}```\n\n", model_header(m), boundary_notes(m));
+        md += &md_curve_table(m, rule);
+        md += &format!("Every k: `{file}.csv`.\n\n");
+    }
+    if let Some(c) = &a.comparison {
+        md += &format!(
+            "## Comparison: `{}` - `{}`\n\n{} common problems ({} only in `{}`, {} only in `{}`).\n\n",
+            c.model_b, c.model_a, c.common_problems, c.only_a, c.model_a, c.only_b, c.model_b
+        );
+        md += "| metric | A | B | B - A | paired SE | question part | sampling part | 95% CI |\n|---|---:|---:|---:|---:|---:|---:|---:|\n";
+        let mut notes = String::new();
+        let mut rows = vec![("pass@1".to_string(), &c.pass_at_1)];
+        if let Some(d) = &c.maj_at_k {
+            rows.push((format!("maj@{} ({rule})", d.k), d));
+        }
+        for (name, d) in rows {
+            md += &format!(
+                "| {name} | {} | {} | {} | {} | {} | {} | [{}, {}] |\n",
+                pts(d.a),
+                pts(d.b),
+                signed_pts(d.difference),
+                pts(d.se),
+                pts(d.question_se),
+                opt_pts(d.sampling_se),
+                signed_pts(d.ci95[0]),
+                signed_pts(d.ci95[1])
+            );
+            notes += &diff_note(&name, d, c.common_problems);
+        }
+        for note in notes.lines() {
+            md += &format!("\n{}\n", note.trim().trim_start_matches("note: "));
+        }
+        md += &format!(
+            "\nSign test over problems whose pass@1 differs: B better on {}, A better on {}, {} ties, two-sided p = {:.4}. Probability that a fresh rerun at the same n reverses the order: {}. Table: `comparison.csv`.\n\n",
+            c.sign_test.b_better,
+            c.sign_test.a_better,
+            c.sign_test.ties,
+            p_value(c.sign_test.p_value),
+            reversal_text(c, 4),
+        );
+    }
+    md
+}

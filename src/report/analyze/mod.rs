@@ -1,0 +1,234 @@
+//! Outputs of `evalsim analyze` and `evalsim fit`: tidy CSV tables, JSON, Markdown, figures and
+//! the text printed on stdout, all from a finished [`Analysis`] or [`FitResult`]. Nothing here
+//! computes a statistic; percentages are the same numbers times 100.
+//!
+//! One file per job: `tables` (CSV), `figures`, `markdown` (`report.md`) and `text`
+//! (stdout); this module keeps the shared number formats and names and assembles the output files.
+//! May depend on [`crate::analyze`]'s result types and the other `report` modules, never on
+//! `sim` or `exact`.
+use crate::analyze::interval::IntervalBasis;
+use crate::analyze::{Analysis, CurvePoint, FitResult, MajRule, ModelAnalysis};
+use crate::report::plot::{self, Figure};
+use crate::report::tables::num;
+use crate::report::{json, Artifact, ReportError};
+
+mod figures;
+mod markdown;
+mod tables;
+mod text;
+
+pub use figures::{curves_figure, fit_figure, solve_rates_figure};
+pub use markdown::analysis_markdown;
+pub use tables::{
+    comparison_csv, fit_counts_csv, fit_csv, model_csv, COMPARISON_COLUMNS, MODEL_COLUMNS,
+};
+pub use text::{analysis_text, harness_text};
+
+/// The name of a maj@k rule as the command line spells it.
+pub fn rule_name(rule: MajRule) -> &'static str {
+    match rule {
+        MajRule::Random => "random",
+        MajRule::Strict => "strict",
+        MajRule::Absolute => "absolute",
+        MajRule::First => "first",
+    }
+}
+
+/// A file-name-safe version of a model name (`openai/gpt-4o` -> `openai_gpt-4o`).
+pub fn file_safe(name: &str) -> String {
+    let s: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '+') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let s = s.trim_matches('.').to_string();
+    if s.is_empty() {
+        "model".to_string()
+    } else {
+        s
+    }
+}
+
+/// Per-model table file names, made unique.
+fn model_files(a: &Analysis) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for m in &a.models {
+        let base = format!("model-{}", file_safe(&m.summary.model));
+        let mut name = base.clone();
+        let mut i = 2;
+        while names.contains(&name) {
+            name = format!("{base}-{i}");
+            i += 1;
+        }
+        names.push(name);
+    }
+    names
+}
+
+fn opt(x: Option<f64>) -> String {
+    x.map(num).unwrap_or_default()
+}
+
+fn pct(x: f64) -> String {
+    format!("{:.1}%", 100.0 * x)
+}
+
+fn pts(x: f64) -> String {
+    format!("{:.1}", 100.0 * x)
+}
+
+fn signed_pts(x: f64) -> String {
+    format!("{:+.1}", 100.0 * x)
+}
+
+fn opt_pts(x: Option<f64>) -> String {
+    x.map_or("-".to_string(), pts)
+}
+
+fn ci_pct(ci: Option<[f64; 2]>) -> String {
+    ci.map_or("-".to_string(), |[lo, hi]| {
+        format!("{:.1}–{:.1}", 100.0 * lo, 100.0 * hi)
+    })
+}
+
+/// The name of an interval basis as written in CSV files.
+pub fn basis_name(basis: IntervalBasis) -> &'static str {
+    match basis {
+        IntervalBasis::Spread => "spread",
+        IntervalBasis::AllMax => "all-max",
+        IntervalBasis::AllMin => "all-min",
+        IntervalBasis::AllEqual => "all-equal",
+    }
+}
+
+/// The curves of one model with their metric names and vote rules.
+fn curves(m: &ModelAnalysis) -> Vec<(&'static str, &'static str, &[CurvePoint])> {
+    let s = &m.summary;
+    let mut out: Vec<(&'static str, &'static str, &[CurvePoint])> = vec![
+        ("pass@k", "", s.pass_at_k.as_slice()),
+        ("pass^k", "", s.pass_hat_k.as_slice()),
+    ];
+    if let Some(c) = &s.maj_at_k {
+        out.push(("maj@k", rule_name(s.maj_rule), c.as_slice()));
+    }
+    if let Some(c) = &s.maj_first {
+        out.push(("maj@k-first", "first", c.as_slice()));
+    }
+    if let Some(p) = &s.mean_score {
+        out.push(("mean_score", "", std::slice::from_ref(p)));
+    }
+    out
+}
+
+fn input_names(a: &Analysis) -> String {
+    a.sources
+        .iter()
+        .map(|s| s.source.as_str())
+        .collect::<Vec<_>>()
+        .join(" vs ")
+}
+
+fn figure_artifacts(
+    stem: &str,
+    fig: &Figure,
+    out: &mut Vec<Artifact>,
+    files: &mut Vec<String>,
+) -> Result<(), ReportError> {
+    out.push(Artifact {
+        file: format!("{stem}.png"),
+        bytes: plot::render_png(fig)?,
+    });
+    out.push(Artifact {
+        file: format!("{stem}.svg"),
+        bytes: plot::render_svg(fig)?.into_bytes(),
+    });
+    files.push(format!("{stem}.png"));
+    Ok(())
+}
+
+/// Every output file of `analyze`: per-model CSVs, `comparison.csv`, `summary.json`, figures and
+/// `report.md`.
+///
+/// # Errors
+/// [`ReportError`] when a figure or JSON document cannot be produced.
+pub fn analysis_artifacts(a: &Analysis, figures: bool) -> Result<Vec<Artifact>, ReportError> {
+    let mut out = Vec::new();
+    let names = model_files(a);
+    for (m, name) in a.models.iter().zip(&names) {
+        out.push(Artifact {
+            file: format!("{name}.csv"),
+            bytes: model_csv(a, m).into_bytes(),
+        });
+    }
+    if let Some(c) = comparison_csv(a) {
+        out.push(Artifact {
+            file: "comparison.csv".into(),
+            bytes: c.into_bytes(),
+        });
+    }
+    out.push(Artifact {
+        file: "summary.json".into(),
+        bytes: json("summary.json", a)?,
+    });
+    let mut figure_files = Vec::new();
+    if figures {
+        figure_artifacts("curves", &curves_figure(a), &mut out, &mut figure_files)?;
+        figure_artifacts(
+            "solve-rates",
+            &solve_rates_figure(a),
+            &mut out,
+            &mut figure_files,
+        )?;
+    }
+    out.push(Artifact {
+        file: "report.md".into(),
+        bytes: analysis_markdown(a, &names, &figure_files).into_bytes(),
+    });
+    Ok(out)
+}
+
+/// Every output file of `fit`: `scenario.toml`, `fit.csv`, `fit-counts.csv`, `fit.json` and the
+/// count figure.
+///
+/// # Errors
+/// [`ReportError`] when the figure or JSON cannot be produced.
+pub fn fit_artifacts(
+    fit: &FitResult,
+    source: &str,
+    seed: u64,
+    figures: bool,
+) -> Result<Vec<Artifact>, ReportError> {
+    let mut out = vec![
+        Artifact {
+            file: "scenario.toml".into(),
+            bytes: fit.scenario_toml.clone().into_bytes(),
+        },
+        Artifact {
+            file: "fit.csv".into(),
+            bytes: fit_csv(fit, source, seed).into_bytes(),
+        },
+        Artifact {
+            file: "fit-counts.csv".into(),
+            bytes: fit_counts_csv(fit).into_bytes(),
+        },
+        Artifact {
+            file: "fit.json".into(),
+            bytes: json("fit.json", fit)?,
+        },
+    ];
+    if figures {
+        let mut files = Vec::new();
+        figure_artifacts(
+            "fit-counts",
+            &fit_figure(fit, source, seed),
+            &mut out,
+            &mut files,
+        )?;
+    }
+    Ok(out)
+}

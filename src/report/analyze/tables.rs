@@ -1,0 +1,182 @@
+//! The CSV tables of `analyze` and `fit`: one tidy row per (metric, k) per model, the paired
+//! comparison, the fitted parameters and the observed against fitted counts. Formats finished
+//! results only; depends on [`crate::analyze`]'s result types and [`crate::report::tables`].
+use super::{basis_name, curves, opt, rule_name};
+use crate::analyze::{Analysis, FitResult, ModelAnalysis};
+use crate::report::tables::{num, Csv};
+
+/// Columns of the per-model CSV.
+pub const MODEL_COLUMNS: [&str; 16] = [
+    "source",
+    "model",
+    "seed",
+    "metric",
+    "vote_rule",
+    "k",
+    "estimate",
+    "question_se",
+    "sampling_se",
+    "clustered_se",
+    "ci_low",
+    "ci_high",
+    "plug_in",
+    "ci_basis",
+    "bootstrap_low",
+    "bootstrap_high",
+];
+
+/// The tidy table of one model: one row per (metric, k).
+pub fn model_csv(a: &Analysis, m: &ModelAnalysis) -> String {
+    let mut csv = Csv::new(&MODEL_COLUMNS);
+    for (metric, rule, points) in curves(m) {
+        for p in points {
+            let [lo, hi] = p.ci95.map_or([None, None], |[l, h]| [Some(l), Some(h)]);
+            let [blo, bhi] = p
+                .bootstrap_ci
+                .map_or([None, None], |[l, h]| [Some(l), Some(h)]);
+            csv.row([
+                m.source.clone(),
+                m.summary.model.clone(),
+                a.seed.to_string(),
+                metric.to_string(),
+                rule.to_string(),
+                p.k.to_string(),
+                num(p.estimate),
+                opt(p.question_se),
+                opt(p.sampling_se),
+                opt(p.clustered_se),
+                opt(lo),
+                opt(hi),
+                opt(p.plug_in),
+                p.ci_basis
+                    .map_or(String::new(), |b| basis_name(b).to_string()),
+                opt(blo),
+                opt(bhi),
+            ]);
+        }
+    }
+    csv.finish()
+}
+
+/// Columns of `comparison.csv`.
+pub const COMPARISON_COLUMNS: [&str; 22] = [
+    "source_a",
+    "model_a",
+    "source_b",
+    "model_b",
+    "seed",
+    "metric",
+    "vote_rule",
+    "k",
+    "a",
+    "b",
+    "difference",
+    "se",
+    "question_se",
+    "sampling_se",
+    "ci_low",
+    "ci_high",
+    "common_problems",
+    "sign_test_b_better",
+    "sign_test_a_better",
+    "sign_test_p",
+    "reversal_probability",
+    "ci_basis",
+];
+
+/// `comparison.csv`: pass@1 and maj@k differences B - A; `None` without a comparison.
+pub fn comparison_csv(a: &Analysis) -> Option<String> {
+    let c = a.comparison.as_ref()?;
+    let source_of = |name: &str| {
+        a.models
+            .iter()
+            .find(|m| m.summary.model == name)
+            .map(|m| m.source.clone())
+            .unwrap_or_default()
+    };
+    let mut csv = Csv::new(&COMPARISON_COLUMNS);
+    let rule = rule_name(a.options.summary.maj_rule);
+    let mut rows = vec![("pass@1", "", &c.pass_at_1)];
+    if let Some(d) = &c.maj_at_k {
+        rows.push(("maj@k", rule, d));
+    }
+    for (metric, rule, d) in rows {
+        csv.row([
+            source_of(&c.model_a),
+            c.model_a.clone(),
+            source_of(&c.model_b),
+            c.model_b.clone(),
+            a.seed.to_string(),
+            metric.to_string(),
+            rule.to_string(),
+            d.k.to_string(),
+            num(d.a),
+            num(d.b),
+            num(d.difference),
+            num(d.se),
+            num(d.question_se),
+            opt(d.sampling_se),
+            num(d.ci95[0]),
+            num(d.ci95[1]),
+            c.common_problems.to_string(),
+            c.sign_test.b_better.to_string(),
+            c.sign_test.a_better.to_string(),
+            num(c.sign_test.p_value),
+            opt(c.reversal_probability),
+            basis_name(d.ci_basis).to_string(),
+        ]);
+    }
+    Some(csv.finish())
+}
+
+/// `fit.csv`: one row per fitted parameter.
+pub fn fit_csv(fit: &FitResult, source: &str, seed: u64) -> String {
+    let mut csv = Csv::new(&["source", "model", "seed", "parameter", "estimate", "se"]);
+    let mut row = |name: &str, v: f64, se: Option<f64>| {
+        csv.row([
+            source.to_string(),
+            fit.model.clone(),
+            seed.to_string(),
+            name.to_string(),
+            num(v),
+            opt(se),
+        ]);
+    };
+    let ln = &fit.logit_normal;
+    row("problems", fit.problems as f64, None);
+    row("mu", ln.mu, ln.mu_se);
+    row("sigma", ln.sigma, ln.sigma_se);
+    row("log_likelihood", ln.log_likelihood, None);
+    if let Some(at) = &fit.attractor {
+        row("attractor", at.share, at.se);
+        row("attractor_naive", at.naive_share, None);
+        row("wrong_answers", at.wrong_answers as f64, None);
+    }
+    if let Some(t) = &fit.traces {
+        row("median_tokens", t.median_tokens, None);
+        row("hard_growth", t.hard_growth, None);
+        row("wrong_factor", t.wrong_factor, None);
+        row("trace_sigma", t.sigma, None);
+    }
+    csv.finish()
+}
+
+/// `fit-counts.csv`: observed and fitted problems per correct count.
+pub fn fit_counts_csv(fit: &FitResult) -> String {
+    let mut csv = Csv::new(&["n", "c", "observed", "fitted"]);
+    for (c, (o, f)) in fit
+        .counts
+        .observed
+        .iter()
+        .zip(&fit.counts.fitted)
+        .enumerate()
+    {
+        csv.row([
+            fit.counts.n.to_string(),
+            c.to_string(),
+            o.to_string(),
+            num(*f),
+        ]);
+    }
+    csv.finish()
+}

@@ -1,0 +1,284 @@
+//! The text `analyze` prints on stdout: the per-model summary, the harness cross-check and the
+//! comparison, with notes on one-sided intervals. Formats finished results only; depends on
+//! [`crate::analyze`]'s result types.
+use super::{ci_pct, curves, opt_pts, pct, pts, rule_name, signed_pts};
+use crate::analyze::interval::IntervalBasis;
+use crate::analyze::summary::BINARY_ONLY;
+use crate::analyze::{Analysis, Comparison, CurvePoint, ModelAnalysis};
+
+/// One line per curve point whose interval rests on an exact bound (every problem solved, or
+/// none), so the reader knows why it is one-sided.
+pub(super) fn boundary_notes(m: &ModelAnalysis) -> String {
+    let n = m.summary.problems;
+    let mut t = String::new();
+    for (metric, _, points) in curves(m) {
+        for (basis, what) in [
+            (IntervalBasis::AllMax, "every problem scores 1"),
+            (IntervalBasis::AllMin, "every problem scores 0"),
+        ] {
+            let ks: Vec<String> = points
+                .iter()
+                .filter(|p| p.ci_basis == Some(basis))
+                .map(|p| p.k.to_string())
+                .collect();
+            if !ks.is_empty() {
+                t += &format!(
+                    "  note: {metric} at k = {}: {what}; the 95% interval is the exact bound after {n} problems without an exception (1 - 0.05^(1/N), about 3/N: the rule of three), not a point\n",
+                    ks.join(", ")
+                );
+            }
+        }
+    }
+    t
+}
+
+/// A note when every paired difference is the same (e.g. all 0).
+pub(super) fn diff_note(name: &str, d: &crate::analyze::DiffEstimate, problems: usize) -> String {
+    if d.ci_basis == IntervalBasis::Spread {
+        return String::new();
+    }
+    format!(
+        "  note: {name}: every problem has the same difference; the 95% interval is the exact bound on how often a problem could differ after {problems} problems (1 - 0.05^(1/N), about 3/N), not a point\n"
+    )
+}
+
+/// The k values shown in text: all when there are at most 8, else powers of two and the last.
+pub(super) fn shown(points: &[CurvePoint]) -> Vec<&CurvePoint> {
+    if points.len() <= 8 {
+        return points.iter().collect();
+    }
+    let last = points.len() - 1;
+    points
+        .iter()
+        .enumerate()
+        .filter(|(i, p)| p.k.is_power_of_two() || *i == last)
+        .map(|(_, p)| p)
+        .collect()
+}
+
+pub(super) fn at_k(points: Option<&Vec<CurvePoint>>, k: usize) -> Option<&CurvePoint> {
+    points.and_then(|c| c.iter().find(|p| p.k == k))
+}
+
+pub(super) fn model_header(m: &ModelAnalysis) -> String {
+    let s = &m.summary;
+    let mut t = format!(
+        "model `{}` ({}): {} problems, {} samples, n per problem {}..{}\n",
+        s.model, m.source, s.problems, s.samples, s.n_min, s.n_max
+    );
+    let (label, p1) = match (&s.mean_score, s.pass_at_k.first()) {
+        (Some(p), _) => ("mean score (partial credit)", p),
+        (None, Some(p)) => ("pass@1 (avg@n)", p),
+        (None, None) => return t,
+    };
+    t += &format!(
+        "  {label} {}: question SE {} pts, sampling SE {} pts{}, 95% CI {} (bootstrap {})\n",
+        pct(s.pass_at_1),
+        opt_pts(p1.question_se),
+        opt_pts(p1.sampling_se),
+        p1.clustered_se
+            .map_or(String::new(), |c| format!(", clustered SE {} pts", pts(c))),
+        ci_pct(p1.ci95),
+        ci_pct(p1.bootstrap_ci)
+    );
+    if s.mean_score.is_some() {
+        t += &format!("  not available: {BINARY_ONLY}\n");
+    }
+    if let Some(tok) = &s.tokens {
+        t += &format!(
+            "  tokens: {:.0} per sample, {} per correct answer{}\n",
+            tok.mean_tokens_per_sample,
+            tok.tokens_per_correct
+                .map_or("-".to_string(), |v| format!("{v:.0}")),
+            match (tok.cap_tokens, tok.truncation_rate) {
+                (Some(cap), Some(r)) =>
+                    format!(", {} of samples at or above the cap {cap}", pct(r)),
+                _ => String::new(),
+            }
+        );
+    }
+    t
+}
+
+/// The concise summary printed on stdout.
+/// What each harness log said beside its samples, next to evalsim's values: the harness's own
+/// aggregate (the cross-check), the log's epoch reducers, skipped samples, token totals and
+/// warnings. Empty when no input carries any.
+pub fn harness_text(a: &Analysis) -> String {
+    let mut t = String::new();
+    for s in &a.sources {
+        let h = &s.harness;
+        let pass1 = |model: &str| {
+            a.models
+                .iter()
+                .find(|m| m.summary.model == model)
+                .map(|m| m.summary.pass_at_1)
+        };
+        let partial = |model: &str| {
+            a.models
+                .iter()
+                .any(|m| m.summary.model == model && m.summary.mean_score.is_some())
+        };
+        for agg in &h.aggregates {
+            let ours = pass1(&agg.model);
+            t += &format!(
+                "harness check `{}`: {} = {:.6}{} against evalsim {} {}: {}\n",
+                agg.model,
+                agg.field,
+                agg.value,
+                agg.stderr
+                    .map_or(String::new(), |e| format!(" (stderr {e:.6})")),
+                if partial(&agg.model) {
+                    "mean score"
+                } else {
+                    "pass@1"
+                },
+                ours.map_or("-".to_string(), |v| format!("{v:.6}")),
+                match ours {
+                    Some(v)
+                        if (v - agg.value).abs() <= crate::analyze::analysis::HARNESS_AGREEMENT =>
+                        "agree",
+                    Some(_) => "DIFFER",
+                    None => "no such model",
+                }
+            );
+        }
+        for (model, reducer, value) in &h.reductions {
+            t += &format!(
+                "log's epoch reducer `{reducer}` for `{model}`: mean over problems {value:.6}\n"
+            );
+        }
+        for (model, tok) in &h.tokens {
+            t += &format!(
+                "tokens of `{model}` over every model call (model_usage): input {}, output {}, reasoning {}\n",
+                tok.input, tok.output, tok.reasoning
+            );
+        }
+        if h.skipped > 0 {
+            t += &format!(
+                "{}: {} sample(s) skipped (errored or unscored in the log)\n",
+                s.source, h.skipped
+            );
+        }
+        for w in h.warnings.iter().chain(&s.mismatches) {
+            t += &format!("warning: {w}\n");
+        }
+    }
+    t
+}
+
+pub fn analysis_text(a: &Analysis) -> String {
+    let mut t = String::new();
+    let rule = rule_name(a.options.summary.maj_rule);
+    for m in &a.models {
+        let s = &m.summary;
+        t += &model_header(m);
+        if s.mean_score.is_some() {
+            // Partial credit: the header holds the mean score; there are no curves.
+            t += &boundary_notes(m);
+            continue;
+        }
+        let maj_label = if s.maj_at_k.is_some() {
+            format!("maj@k {rule}")
+        } else {
+            "maj@k".to_string()
+        };
+        let mut rows: Vec<[String; 6]> = vec![[
+            "k".into(),
+            "pass@k [95% CI]".into(),
+            "plug-in".into(),
+            "pass^k".into(),
+            maj_label,
+            "maj@k first".into(),
+        ]];
+        for p in shown(&s.pass_at_k) {
+            let hat = at_k(Some(&s.pass_hat_k), p.k);
+            let maj = at_k(s.maj_at_k.as_ref(), p.k);
+            let first = at_k(s.maj_first.as_ref(), p.k);
+            rows.push([
+                p.k.to_string(),
+                format!("{} [{}]", pts(p.estimate), ci_pct(p.ci95)),
+                opt_pts(p.plug_in),
+                hat.map_or("-".to_string(), |q| pts(q.estimate)),
+                maj.map_or("-".to_string(), |q| pts(q.estimate)),
+                first.map_or("-".to_string(), |q| pts(q.estimate)),
+            ]);
+        }
+        // Columns as wide as their widest cell ("100.0 [100.0-100.0]" included).
+        let w: Vec<usize> = (0..6)
+            .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
+            .collect();
+        for r in &rows {
+            let mut line = String::from(" ");
+            for (c, cell) in r.iter().enumerate() {
+                line += &format!(" {cell:>width$}", width = w[c]);
+            }
+            t += &line;
+            t.push('\n');
+        }
+        t += &boundary_notes(m);
+    }
+    t += &harness_text(a);
+    if let Some(c) = &a.comparison {
+        t += &format!(
+            "comparison `{}` - `{}` on {} common problems:\n",
+            c.model_b, c.model_a, c.common_problems
+        );
+        let mut rows = vec![("pass@1".to_string(), &c.pass_at_1)];
+        if let Some(d) = &c.maj_at_k {
+            rows.push((format!("maj@{} ({rule})", d.k), d));
+        }
+        for (name, d) in rows {
+            t += &format!(
+                "  {name}: {} pts, 95% CI [{}, {}]; paired SE {} (question part {}, sampling part {}, in quadrature)\n",
+                signed_pts(d.difference),
+                signed_pts(d.ci95[0]),
+                signed_pts(d.ci95[1]),
+                pts(d.se),
+                pts(d.question_se),
+                opt_pts(d.sampling_se),
+            );
+            t += &diff_note(&name, d, c.common_problems);
+        }
+        t += &format!(
+            "  sign test: `{}` better on {}, `{}` on {}, {} ties, p = {}; a fresh rerun reverses the order with probability {}\n",
+            c.model_b,
+            c.sign_test.b_better,
+            c.model_a,
+            c.sign_test.a_better,
+            c.sign_test.ties,
+            p_value(c.sign_test.p_value),
+            reversal_text(c, 3)
+        );
+    }
+    t += &format!(
+        "pts = percentage points; 95% CI = Wilson interval with effective sample size and t(N-1) quantile; seed {}, {} bootstrap resamples\n",
+        a.seed, a.options.summary.bootstrap
+    );
+    t
+}
+
+/// A p-value with its significant digits: three decimals down to 0.001, then two significant
+/// digits ("0.00021", not "0.000").
+pub(super) fn p_value(p: f64) -> String {
+    if p >= 0.001 || p <= 0.0 || !p.is_finite() {
+        format!("{p:.3}")
+    } else {
+        let digits = (1 - p.log10().floor() as i32).clamp(2, 17) as usize;
+        format!("{p:.digits$}")
+    }
+}
+
+/// The reversal probability with the number of simulated reruns and the seed, or why there is
+/// none (no observed difference, or `--reruns 0`).
+pub(super) fn reversal_text(c: &Comparison, decimals: usize) -> String {
+    if c.reruns == 0 {
+        return "- (not simulated: --reruns 0)".to_string();
+    }
+    let p = c
+        .reversal_probability
+        .map_or("- (no difference)".to_string(), |r| {
+            format!("{r:.decimals$}")
+        });
+    format!("{p} ({} simulated reruns, seed {})", c.reruns, c.seed)
+}

@@ -1,0 +1,101 @@
+//! Synthetic per-sample eval rows drawn from the workbench's own model, for tests and benchmarks
+//! of `analyze` and `fit` (round trips, the 1,000,000-row streaming bench); not used by the
+//! commands. The callers format the rows (canonical JSONL) themselves: this module only draws.
+//!
+//! Problem i has rate p_i = expit(mu + sigma z_i), z_i ~ N(0, 1); each of its n samples is correct
+//! with probability p_i, else the attractor answer with probability `attractor`, else a one-off
+//! answer. Token counts are lognormal with median 2000 (1 + d_i) for correct samples (d_i = 1 -
+//! p_i), 1.5 times that for wrong ones, log-SD 0.5. Problem i draws from its own stream
+//! (seed, 0x5947, i). Depends on [`super::stream`] and rand / rand_distr only.
+use rand::Rng;
+use rand_distr::{Distribution, StandardNormal};
+use serde::{Deserialize, Serialize};
+
+use super::stream::stream;
+
+/// What to generate.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SynthSpec {
+    /// Model name written on every row.
+    pub model: String,
+    /// Number of problems.
+    pub problems: usize,
+    /// Samples per problem.
+    pub samples: usize,
+    /// Logit-normal location.
+    pub mu: f64,
+    /// Logit-normal spread.
+    pub sigma: f64,
+    /// Share of wrong answers on the problem's one attractor answer.
+    pub attractor: f64,
+    /// Draw `output_tokens`.
+    pub tokens: bool,
+    /// Seed.
+    pub seed: u64,
+}
+
+/// The answer of one synthetic sample.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SynthAnswer {
+    /// The right answer, `42`.
+    Right,
+    /// The problem's attractor, `7`.
+    Attractor,
+    /// A one-off wrong answer, `w<sample>`.
+    OneOff,
+}
+
+/// One synthetic sample.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SynthRow {
+    /// Problem index (its id is `q<problem>`).
+    pub problem: usize,
+    /// Sample index within the problem.
+    pub sample: usize,
+    /// Whether the sample is correct.
+    pub correct: bool,
+    /// Its answer.
+    pub answer: SynthAnswer,
+    /// Output tokens (when [`SynthSpec::tokens`]).
+    pub output_tokens: Option<f64>,
+}
+
+/// Draws the `problems * samples` rows of `spec` problem-major and hands each to `each`, stopping
+/// at its first error. Cost: O(rows).
+///
+/// # Errors
+/// Whatever `each` returns.
+pub fn for_each_row<E>(
+    spec: &SynthSpec,
+    mut each: impl FnMut(&SynthRow) -> Result<(), E>,
+) -> Result<(), E> {
+    for i in 0..spec.problems {
+        let mut rng = stream(spec.seed, &[0x5947, i as u64]);
+        let z: f64 = StandardNormal.sample(&mut rng);
+        let p = 1.0 / (1.0 + (-(spec.mu + spec.sigma * z)).exp());
+        let median = 2000.0 * (2.0 - p);
+        for s in 0..spec.samples {
+            let correct = rng.random::<f64>() < p;
+            let answer = if correct {
+                SynthAnswer::Right
+            } else if rng.random::<f64>() < spec.attractor {
+                SynthAnswer::Attractor
+            } else {
+                SynthAnswer::OneOff
+            };
+            let output_tokens = spec.tokens.then(|| {
+                let m: f64 = if correct { median } else { 1.5 * median };
+                let e: f64 = StandardNormal.sample(&mut rng);
+                (m.ln() + 0.5 * e).exp().round()
+            });
+            each(&SynthRow {
+                problem: i,
+                sample: s,
+                correct,
+                answer,
+                output_tokens,
+            })?;
+        }
+    }
+    Ok(())
+}

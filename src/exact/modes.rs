@@ -571,7 +571,7 @@ pub fn maj_ceiling_modes(
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::exact::maj::{maj_at_k, maj_at_k_all_with_loss, maj_ceiling};
+    use crate::exact::maj::{maj_at_k_all_with_loss, maj_ceiling};
 
     const RULES: [VoteRule; 3] = [VoteRule::Random, VoteRule::Strict, VoteRule::Absolute];
 
@@ -927,6 +927,5 @@ pub(crate) mod tests {
             maj_ceiling_modes(&rates, &[0.5], Extraction::default(), VoteRule::Random),
             maj_ceiling(&rates, 0.5)
         );
-        let _ = maj_at_k(0.5, 0.5, 3, VoteRule::Random);
     }
 }

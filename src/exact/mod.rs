@@ -8,9 +8,12 @@
 //! May depend on: `model` (parameter types, expit) and nothing else of evalsim.
 
 pub mod budget;
+pub mod grader;
 pub mod maj;
+pub mod modes;
 pub mod noise;
 pub mod normal;
 pub mod pass;
 pub mod plan;
 pub mod quadrature;
+pub mod verifier;

@@ -11,6 +11,7 @@ pub mod bootstrap;
 pub mod counts;
 pub mod evals;
 pub mod reruns;
+pub mod modes;
 pub mod stream;
 pub mod synth;
 pub mod traces;

@@ -1,8 +1,10 @@
 //! Closed forms: pure functions of rates and parameters, no I/O and no randomness.
 
 pub mod budget;
+pub mod contamination;
 pub mod maj;
 pub mod noise;
 pub mod normal;
 pub mod pass;
 pub mod plan;
+pub mod run_corr;

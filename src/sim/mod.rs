@@ -4,8 +4,10 @@
 //! batch), never from the thread that runs it, so results are identical for any thread count.
 //! Nothing here knows about files; nothing above `sim` draws random numbers.
 pub mod alias;
+pub mod contamination;
 pub mod counts;
 pub mod evals;
+pub mod run_corr;
 pub mod stream;
 pub mod traces;
 pub mod votes;

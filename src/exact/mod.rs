@@ -9,6 +9,7 @@
 
 pub mod budget;
 pub mod grader;
+pub mod contamination;
 pub mod maj;
 pub mod modes;
 pub mod noise;
@@ -17,3 +18,4 @@ pub mod pass;
 pub mod plan;
 pub mod quadrature;
 pub mod verifier;
+pub mod run_corr;

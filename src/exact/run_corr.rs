@@ -1,0 +1,491 @@
+//! Per-run correlation (`run_sd`, omega >= 0): exact per-problem metrics when the samples of one
+//! run share a logit offset.
+//!
+//! In each run (one rerun of the benchmark, or one batch of k samples for a vote) problem i's
+//! logit gets an extra eta ~ N(0, omega^2), shared by every sample of that run and problem and
+//! redrawn between runs: given eta the samples are independent with rate
+//! p(eta) = expit(logit(p) + eta). Every metric of one run is then an expectation over eta,
+//! E[f(p(eta))] = E[f(expit(logit p + omega Z))], Z ~ N(0, 1), computed here by Gauss–Hermite
+//! quadrature on [`NODES`] nodes (the generator of [`crate::analyze::fit::gauss_hermite_normal`]).
+//!
+//! Every function takes the rate p of the problem (the median of p(eta) over runs, not its mean)
+//! and, for omega = 0, returns the existing closed form bit for bit (it is called, not
+//! re-derived). Rates of exactly 0 or 1 stay where they are, as for a model shift.
+//!
+//! Each value comes with its complement, integrated from its own terms (E[(1 - p(eta))^k] for
+//! 1 - pass@k, from the logit through a softplus, never 1 - p), so a complement of 1e-30 keeps its
+//! relative accuracy.
+//!
+//! # Quadrature error
+//!
+//! The integrands are analytic in z except where expit has poles, at imaginary distance
+//! pi / omega from the real axis, so Gauss–Hermite converges geometrically in sqrt(nodes) with a
+//! rate set by pi / omega, and slowly where k is large (pass@k is then a sharp step in z).
+//! Measured against composite Simpson (tests `quadrature_matches_brute_force_integration_on_hard_cases`,
+//! `quadrature_converges_with_nodes`; table in docs/model-extensions-correlation.md), with
+//! [`NODES`] = 192: relative error of values and complements below 1e-11 for omega <= 2 and
+//! k <= 64, but only below 2e-4 at omega = 3, k = 1,024, p near 0 or 1 ([`error_bound`]).
+//! Worse: integrands that are sharp in z, the count pmf of [`mixture_count_pmf`] and maj@k at
+//! omega = 3 with n or k = 64, are off by up to 2% relative (an entry of 0.0141 against 0.0143):
+//! not fit for use there until the rule is replaced. The
+//! generator loses accuracy above about 200 nodes, so more nodes are not an option: meeting
+//! 1e-12 on the hard cases needs a different rule (adaptive, or Gauss–Hermite recentred on the
+//! integrand's step), left to the consolidation of the quadrature code.
+
+use std::sync::OnceLock;
+
+use crate::analyze::fit::gauss_hermite_normal;
+use crate::exact::{maj, noise, pass};
+use crate::model::{logit, VoteRule};
+
+/// Gauss–Hermite nodes used for every expectation over eta (the generator is accurate up to
+/// about 200 nodes; 224 and 256 return wrong weights).
+pub const NODES: usize = 192;
+
+/// The largest omega for which the quadrature error was measured; larger values are rejected.
+pub const MAX_OMEGA: f64 = 3.0;
+
+/// The measured relative error bound of the quadrature for (omega, k) (k = samples, or n for a
+/// count pmf): 1e-11 for omega <= 2 and k <= 64, 2e-4 otherwise (up to omega = 3, k = 1,024).
+pub fn error_bound(omega: f64, k: u32) -> f64 {
+    if omega <= 2.0 && k <= 64 {
+        1e-11
+    } else {
+        2e-4
+    }
+}
+
+fn nodes() -> &'static [(f64, f64)] {
+    static CACHE: OnceLock<Vec<(f64, f64)>> = OnceLock::new();
+    CACHE.get_or_init(|| {
+        gauss_hermite_normal(NODES)
+            .into_iter()
+            .filter(|&(_, w)| w > 0.0)
+            .collect()
+    })
+}
+
+/// ln(1 + e^x) without overflow or cancellation: -ln(1 - expit(x)).
+fn softplus(x: f64) -> f64 {
+    x.max(0.0) + (-x.abs()).exp().ln_1p()
+}
+
+fn check(p: f64, omega: f64) {
+    assert!((0.0..=1.0).contains(&p), "rate {p} is not a probability");
+    assert!(
+        omega.is_finite() && (0.0..=MAX_OMEGA).contains(&omega),
+        "run_sd {omega} must be in [0, {MAX_OMEGA}]"
+    );
+}
+
+/// True when p(eta) does not depend on eta: omega = 0 or p in {0, 1}.
+fn degenerate(p: f64, omega: f64) -> bool {
+    omega == 0.0 || p <= 0.0 || p >= 1.0
+}
+
+/// E[f(x)] over x = logit(p) + omega Z on the given Gauss–Hermite nodes: f receives the logit of
+/// p(eta). Time: O(nodes) evaluations of f.
+pub fn expect_logit_with(nodes: &[(f64, f64)], p: f64, omega: f64, f: impl Fn(f64) -> f64) -> f64 {
+    let x0 = logit(p);
+    nodes.iter().map(|&(z, w)| w * f(x0 + omega * z)).sum()
+}
+
+fn expect_logit(p: f64, omega: f64, f: impl Fn(f64) -> f64) -> f64 {
+    expect_logit_with(nodes(), p, omega, f)
+}
+
+/// (pass@k, 1 - pass@k) of one problem under per-run noise omega: E[1 - (1 - p(eta))^k] and
+/// E[(1 - p(eta))^k], each integrated from its own terms. omega = 0 gives
+/// ([`pass::pass_at_k`], [`pass::pass_at_k_complement`]) exactly. Time: O(NODES).
+///
+/// # Panics
+/// If p is not in [0, 1] or omega not in [0, [`MAX_OMEGA`]].
+pub fn pass_at_k_run(p: f64, omega: f64, k: u32) -> (f64, f64) {
+    check(p, omega);
+    if degenerate(p, omega) {
+        return (pass::pass_at_k(p, k), pass::pass_at_k_complement(p, k));
+    }
+    let kf = f64::from(k);
+    let value = expect_logit(p, omega, |x| -(-kf * softplus(x)).exp_m1());
+    let complement = expect_logit(p, omega, |x| (-kf * softplus(x)).exp());
+    (value, complement)
+}
+
+/// (pass^k, 1 - pass^k) of one problem under per-run noise omega: E[p(eta)^k] and
+/// E[1 - p(eta)^k]. omega = 0 gives ([`pass::pass_hat_k`], [`pass::pass_hat_k_complement`])
+/// exactly. Time: O(NODES).
+///
+/// # Panics
+/// As [`pass_at_k_run`].
+pub fn pass_hat_k_run(p: f64, omega: f64, k: u32) -> (f64, f64) {
+    check(p, omega);
+    if degenerate(p, omega) {
+        return (pass::pass_hat_k(p, k), pass::pass_hat_k_complement(p, k));
+    }
+    let kf = f64::from(k);
+    let value = expect_logit(p, omega, |x| (-kf * softplus(-x)).exp());
+    let complement = expect_logit(p, omega, |x| -(-kf * softplus(-x)).exp_m1());
+    (value, complement)
+}
+
+/// (maj@k, 1 - maj@k) of one problem under per-run noise omega, the k samples of the vote
+/// sharing one eta: E[maj@k(p(eta))] with the one-attractor vote of [`crate::exact::maj`]
+/// (attractor share `attractor`, so alpha = a for every eta and the conditional win table is
+/// built once). omega = 0 gives [`maj::maj_at_k_all_with_loss`] of the one problem exactly.
+/// Time: O(k^2 + NODES k).
+///
+/// # Panics
+/// As [`pass_at_k_run`].
+pub fn maj_at_k_run(p: f64, attractor: f64, omega: f64, k: u32, rule: VoteRule) -> (f64, f64) {
+    check(p, omega);
+    if degenerate(p, omega) {
+        return maj::maj_at_k_all_with_loss(&[p], attractor, k, rule)[0];
+    }
+    let (w, l) = maj::conditional_win_loss(k, attractor, rule);
+    let x0 = logit(p);
+    let (mut value, mut complement) = (0.0, 0.0);
+    for &(z, weight) in nodes() {
+        let pmf = maj::binomial_pmf(k, crate::model::expit(x0 + omega * z));
+        value += weight * maj::win_given_counts(&pmf, &w);
+        complement += weight * maj::win_given_counts(&pmf, &l);
+    }
+    (value, complement)
+}
+
+/// Moments of one problem's rate over runs, p(eta) = expit(logit p + eta).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RunMoments {
+    /// E[p(eta)]: the long-run pass@1 (not p itself unless omega = 0 or p = 1/2).
+    pub mean: f64,
+    /// E[p(eta) (1 - p(eta))]: the within-run Bernoulli variance.
+    pub mean_pq: f64,
+    /// Var_eta(p(eta)): the between-run variance of the rate, integrated as E[(p - mean)^2].
+    pub var: f64,
+}
+
+/// [`RunMoments`] of one problem. omega = 0 gives (p, p (1 - p), 0). Time: O(NODES).
+///
+/// # Panics
+/// As [`pass_at_k_run`].
+pub fn run_moments(p: f64, omega: f64) -> RunMoments {
+    check(p, omega);
+    if degenerate(p, omega) {
+        return RunMoments {
+            mean: p,
+            mean_pq: p * (1.0 - p),
+            var: 0.0,
+        };
+    }
+    let mean = expect_logit(p, omega, crate::model::expit);
+    let mean_pq = expect_logit(p, omega, |x| {
+        crate::model::expit(x) * crate::model::expit(-x)
+    });
+    let var = expect_logit(p, omega, |x| (crate::model::expit(x) - mean).powi(2));
+    RunMoments { mean, mean_pq, var }
+}
+
+/// Variance of one problem's score c / n in one run (n samples sharing eta), over reruns:
+///
+/// Var(c / n) = E[Var(c / n | eta)] + Var(E[c / n | eta]) = E[p (1 - p)] / n + Var(p)
+///            = E[p] (1 - E[p]) / n + Var(p) (1 - 1 / n),
+///
+/// the two forms being equal since E[p (1 - p)] = E[p](1 - E[p]) - Var(p). The first is used
+/// (both terms positive). Time: O(1).
+pub fn score_variance(m: &RunMoments, n: u32) -> f64 {
+    m.mean_pq / f64::from(n) + m.var
+}
+
+/// Seed SD of the benchmark score mean_i c_i / n under per-run noise omega (the problems' etas
+/// independent): sqrt(sum_i [E p_i (1 - p_i) / n + Var p_i]) / N. omega = 0 gives
+/// [`noise::seed_sd`] exactly. As n grows it falls to [`seed_sd_floor`], not to 0: more samples
+/// per run cannot remove the run's shared offset, more runs can. Time: O(N NODES).
+///
+/// # Panics
+/// If `rates` is empty, n is 0, or as [`pass_at_k_run`].
+pub fn seed_sd_run(rates: &[f64], omega: f64, n: u32) -> f64 {
+    if omega == 0.0 {
+        return noise::seed_sd(rates, n);
+    }
+    assert!(!rates.is_empty(), "a benchmark needs at least one problem");
+    assert!(n >= 1, "samples per problem must be at least 1");
+    let total: f64 = rates
+        .iter()
+        .map(|&p| score_variance(&run_moments(p, omega), n))
+        .sum();
+    total.sqrt() / rates.len() as f64
+}
+
+/// The limit of [`seed_sd_run`] as n grows: sqrt(sum_i Var p_i) / N. Time: O(N NODES).
+///
+/// # Panics
+/// As [`seed_sd_run`].
+pub fn seed_sd_floor(rates: &[f64], omega: f64) -> f64 {
+    assert!(!rates.is_empty(), "a benchmark needs at least one problem");
+    let total: f64 = rates.iter().map(|&p| run_moments(p, omega).var).sum();
+    total.sqrt() / rates.len() as f64
+}
+
+/// The pmf over 0..=n of one problem's count of correct samples in one run of n samples sharing
+/// eta: E[Bin(n, p(eta))(j)] (a logit-normal binomial mixture). The exact head-to-head under
+/// per-run noise is the comparison of two benchmark counts, each the convolution over problems
+/// of these pmfs (the problems' etas are independent), exactly as [`noise::head_to_head`]
+/// convolves binomials. omega = 0 gives [`noise::binomial_pmf`]. Time: O(NODES n).
+///
+/// # Panics
+/// As [`pass_at_k_run`], or n = 0.
+pub fn count_pmf_run(p: f64, omega: f64, n: u32) -> Vec<f64> {
+    check(p, omega);
+    if degenerate(p, omega) {
+        return noise::binomial_pmf(n, p);
+    }
+    mixture_count_pmf(logit(p), omega, n)
+}
+
+/// The pmf over 0..=n of E[Bin(n, expit(center + spread Z))], Z ~ N(0, 1), on the logit scale
+/// directly (also the count pmf of a problem drawn from the logit-normal population
+/// (mu = center, sigma = spread)). Absolute error per entry within [`error_bound`](spread, n)
+/// (checked against Simpson in the tests). Time: O(NODES n).
+///
+/// # Panics
+/// If `center` is not finite, `spread` not in [0, [`MAX_OMEGA`]] or n = 0.
+pub fn mixture_count_pmf(center: f64, spread: f64, n: u32) -> Vec<f64> {
+    assert!(center.is_finite(), "logit {center} must be finite");
+    check(0.5, spread);
+    assert!(n >= 1, "samples per problem must be at least 1");
+    let mut out = vec![0.0; n as usize + 1];
+    for &(z, weight) in nodes() {
+        let pmf = maj::binomial_pmf(n, crate::model::expit(center + spread * z));
+        for (o, q) in out.iter_mut().zip(&pmf) {
+            *o += weight * q;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// E[f(Z)] by composite Simpson on |z| <= 14 with 2^18 panels: an independent reference.
+    pub(crate) fn brute_force(f: impl Fn(f64) -> f64) -> f64 {
+        let m = 1usize << 18;
+        let (lo, hi) = (-14.0f64, 14.0f64);
+        let h = (hi - lo) / m as f64;
+        let g = |z: f64| f(z) * (-0.5 * z * z).exp() / (2.0 * std::f64::consts::PI).sqrt();
+        let mut s = g(lo) + g(hi);
+        for j in 1..m {
+            let z = lo + j as f64 * h;
+            s += if j % 2 == 1 { 4.0 } else { 2.0 } * g(z);
+        }
+        s * h / 3.0
+    }
+
+    fn rel(a: f64, b: f64) -> f64 {
+        (a - b).abs() / b.abs().max(1e-300)
+    }
+
+    const HARD: [(f64, f64, u32); 8] = [
+        (1e-6, 3.0, 1024),
+        (1e-3, 3.0, 1024),
+        (0.5, 3.0, 1024),
+        (1.0 - 1e-6, 3.0, 1024),
+        (0.999, 3.0, 1024),
+        (0.02, 1.0, 64),
+        (0.9, 0.3, 16),
+        (1e-6, 3.0, 1),
+    ];
+
+    #[test]
+    fn omega_zero_reproduces_existing_values_bit_for_bit() {
+        for &p in &[0.0, 1e-9, 0.013, 0.5, 0.993, 1.0] {
+            for &k in &[1u32, 2, 16, 64, 1024] {
+                assert_eq!(
+                    pass_at_k_run(p, 0.0, k),
+                    (pass::pass_at_k(p, k), pass::pass_at_k_complement(p, k))
+                );
+                assert_eq!(
+                    pass_hat_k_run(p, 0.0, k),
+                    (pass::pass_hat_k(p, k), pass::pass_hat_k_complement(p, k))
+                );
+            }
+            for &k in &[1u32, 2, 16, 64] {
+                let m = maj_at_k_run(p, 0.5, 0.0, k, VoteRule::Random);
+                assert_eq!(m.0, maj::maj_at_k_all(&[p], 0.5, k, VoteRule::Random)[0]);
+                assert_eq!(
+                    m,
+                    maj::maj_at_k_all_with_loss(&[p], 0.5, k, VoteRule::Random)[0]
+                );
+            }
+        }
+        let rates = crate::exact::noise::tests::note_rates();
+        for n in [1u32, 4, 16, 64] {
+            assert_eq!(seed_sd_run(&rates, 0.0, n), noise::seed_sd(&rates, n));
+        }
+        assert_eq!(count_pmf_run(0.3, 0.0, 7), noise::binomial_pmf(7, 0.3));
+    }
+
+    #[test]
+    fn quadrature_matches_brute_force_integration_on_hard_cases() {
+        for &(p, omega, k) in &HARD {
+            let x0 = logit(p);
+            let kf = f64::from(k);
+            let (v, c) = pass_at_k_run(p, omega, k);
+            let bv = brute_force(|z| -(-kf * softplus(x0 + omega * z)).exp_m1());
+            let bc = brute_force(|z| (-kf * softplus(x0 + omega * z)).exp());
+            let tol = error_bound(omega, k);
+            assert!(rel(v, bv) < tol, "pass@k {p} {omega} {k}: {v} vs {bv}");
+            assert!(rel(c, bc) < tol, "1-pass@k {p} {omega} {k}: {c} vs {bc}");
+            let (v, c) = pass_hat_k_run(p, omega, k);
+            let bv = brute_force(|z| (-kf * softplus(-x0 - omega * z)).exp());
+            let bc = brute_force(|z| -(-kf * softplus(-x0 - omega * z)).exp_m1());
+            assert!(rel(v, bv) < tol, "pass^k {p} {omega} {k}: {v} vs {bv}");
+            assert!(rel(c, bc) < tol, "1-pass^k {p} {omega} {k}: {c} vs {bc}");
+        }
+    }
+
+    #[test]
+    fn maj_quadrature_matches_brute_force_integration() {
+        for &(p, omega, k) in &[(0.3, 2.0, 16u32), (0.7, 1.0, 16), (0.999, 2.0, 16)] {
+            let (w, l) = maj::conditional_win_loss(k, 0.5, VoteRule::Random);
+            let x0 = logit(p);
+            let on = |z: f64, t: &[f64]| {
+                let pmf = maj::binomial_pmf(k, crate::model::expit(x0 + omega * z));
+                maj::win_given_counts(&pmf, t)
+            };
+            // A coarser brute force (maj@k costs O(k) per point): Simpson on 2^13 panels.
+            let m = 1usize << 13;
+            let h = 28.0 / m as f64;
+            let simpson = |t: &[f64]| {
+                let g =
+                    |z: f64| on(z, t) * (-0.5 * z * z).exp() / (2.0 * std::f64::consts::PI).sqrt();
+                let mut s = g(-14.0) + g(14.0);
+                for j in 1..m {
+                    s += if j % 2 == 1 { 4.0 } else { 2.0 } * g(-14.0 + j as f64 * h);
+                }
+                s * h / 3.0
+            };
+            let (v, c) = maj_at_k_run(p, 0.5, omega, k, VoteRule::Random);
+            let tol = 2e-4;
+            assert!(rel(v, simpson(&w)) < tol, "maj {p} {omega} {k}");
+            assert!(rel(c, simpson(&l)) < tol, "1-maj {p} {omega} {k}");
+            assert!((v + c - 1.0).abs() < 1e-13);
+        }
+    }
+
+    #[test]
+    fn values_and_complements_add_to_one() {
+        for &(p, omega, k) in &HARD {
+            let (v, c) = pass_at_k_run(p, omega, k);
+            assert!((v + c - 1.0).abs() < 1e-14, "{p} {omega} {k}");
+            let (v, c) = pass_hat_k_run(p, omega, k);
+            assert!((v + c - 1.0).abs() < 1e-14, "{p} {omega} {k}");
+        }
+    }
+
+    #[test]
+    fn run_noise_flattens_pass_at_k_and_keeps_the_median() {
+        // Shared eta: pass@k grows more slowly than 1 - (1 - p)^k at the same p.
+        let (flat, _) = pass_at_k_run(0.2, 1.5, 64);
+        assert!(flat < pass::pass_at_k(0.2, 64));
+        // p = 1/2 is the symmetric point: E[p(eta)] = 1/2 for every omega.
+        assert!((run_moments(0.5, 2.0).mean - 0.5).abs() < 1e-15);
+    }
+
+    #[test]
+    fn score_variance_forms_agree_and_floor_is_the_limit() {
+        let m = run_moments(0.2, 1.2);
+        for n in [1u32, 4, 100] {
+            let nf = f64::from(n);
+            let other = m.mean * (1.0 - m.mean) / nf + m.var * (1.0 - 1.0 / nf);
+            assert!(rel(score_variance(&m, n), other) < 1e-12);
+        }
+        // n = 1: one Bernoulli(E p) sample.
+        assert!(rel(score_variance(&m, 1), m.mean * (1.0 - m.mean)) < 1e-12);
+        let rates = crate::exact::noise::tests::note_rates();
+        let floor = seed_sd_floor(&rates, 0.8);
+        let big = seed_sd_run(&rates, 0.8, 1 << 30);
+        assert!(rel(big, floor) < 1e-6);
+        assert!(seed_sd_run(&rates, 0.8, 64) > floor);
+        assert!(seed_sd_run(&rates, 0.8, 64) > noise::seed_sd(&rates, 64));
+    }
+
+    #[test]
+    fn count_pmf_run_sums_to_one_and_has_the_run_moments() {
+        let (p, omega, n) = (0.3, 1.3, 20u32);
+        let pmf = count_pmf_run(p, omega, n);
+        let total: f64 = pmf.iter().sum();
+        assert!((total - 1.0).abs() < 1e-13);
+        let mean: f64 = pmf.iter().enumerate().map(|(j, q)| j as f64 * q).sum();
+        let var: f64 = pmf
+            .iter()
+            .enumerate()
+            .map(|(j, q)| (j as f64 - mean).powi(2) * q)
+            .sum();
+        let m = run_moments(p, omega);
+        let nf = f64::from(n);
+        assert!(rel(mean, nf * m.mean) < 1e-12);
+        assert!(rel(var / (nf * nf), score_variance(&m, n)) < 1e-11);
+    }
+
+    #[test]
+    fn mixture_count_pmf_matches_brute_force_integration() {
+        for &(center, spread, n) in &[(0.2, 2.2, 64u32), (-3.0, 3.0, 8), (1.0, 0.5, 10)] {
+            let pmf = mixture_count_pmf(center, spread, n);
+            // Simpson on 2^16 panels over |z| <= 14, all entries at once.
+            let m = 1usize << 16;
+            let h = 28.0 / m as f64;
+            let mut reference = vec![0.0; n as usize + 1];
+            for j in 0..=m {
+                let z = -14.0 + j as f64 * h;
+                let w = if j == 0 || j == m {
+                    1.0
+                } else if j % 2 == 1 {
+                    4.0
+                } else {
+                    2.0
+                } * h
+                    / 3.0
+                    * (-0.5 * z * z).exp()
+                    / (2.0 * std::f64::consts::PI).sqrt();
+                let b = maj::binomial_pmf(n, crate::model::expit(center + spread * z));
+                for (r, q) in reference.iter_mut().zip(&b) {
+                    *r += w * q;
+                }
+            }
+            for (j, (a, b)) in pmf.iter().zip(&reference).enumerate() {
+                let tol = error_bound(spread, n);
+                assert!(
+                    (a - b).abs() < tol,
+                    "{center} {spread} {n} entry {j}: {a} vs {b}"
+                );
+            }
+        }
+    }
+
+    /// Convergence of the quadrature with the node count on the hardest cases (printed with
+    /// `--nocapture`; the numbers in docs/model-extensions-correlation.md come from here).
+    #[test]
+    fn quadrature_converges_with_nodes() {
+        let mut worst_by_nodes = Vec::new();
+        for m in [32usize, 64, 128, NODES] {
+            let gh: Vec<(f64, f64)> = gauss_hermite_normal(m)
+                .into_iter()
+                .filter(|&(_, w)| w > 0.0)
+                .collect();
+            let mut worst = 0.0f64;
+            for &(p, omega, k) in &HARD {
+                let kf = f64::from(k);
+                let c = expect_logit_with(&gh, p, omega, |x| (-kf * softplus(x)).exp());
+                let v = expect_logit_with(&gh, p, omega, |x| -(-kf * softplus(x)).exp_m1());
+                let x0 = logit(p);
+                let bc = brute_force(|z| (-kf * softplus(x0 + omega * z)).exp());
+                let bv = brute_force(|z| -(-kf * softplus(x0 + omega * z)).exp_m1());
+                worst = worst.max(rel(c, bc)).max(rel(v, bv));
+            }
+            println!("nodes {m}: worst relative error {worst:.2e}");
+            worst_by_nodes.push(worst);
+        }
+        assert!(worst_by_nodes[3] < 2e-4);
+        assert!(worst_by_nodes[0] > worst_by_nodes[3]);
+    }
+}

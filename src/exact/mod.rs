@@ -1,6 +1,7 @@
 //! Closed forms: pure functions of rates and parameters, no I/O and no randomness.
 
 pub mod budget;
+pub mod joint_likelihood;
 pub mod maj;
 pub mod noise;
 pub mod normal;

@@ -651,6 +651,7 @@ fn hessian(f: &dyn Fn(&[f64]) -> f64, x: &[f64], h: &[f64]) -> Vec<Vec<f64>> {
 }
 
 /// Inverse of a symmetric positive definite matrix by Cholesky; `None` if not positive definite.
+#[allow(clippy::needless_range_loop)]
 fn invert_spd(a: &[Vec<f64>]) -> Option<Vec<Vec<f64>>> {
     let d = a.len();
     let mut l = vec![vec![0.0; d]; d];
@@ -658,7 +659,7 @@ fn invert_spd(a: &[Vec<f64>]) -> Option<Vec<Vec<f64>>> {
         for j in 0..=i {
             let s: f64 = a[i][j] - (0..j).map(|k| l[i][k] * l[j][k]).sum::<f64>();
             if i == j {
-                if !(s > 0.0) || !s.is_finite() {
+                if s.is_nan() || s <= 0.0 || !s.is_finite() {
                     return None;
                 }
                 l[i][i] = s.sqrt();

@@ -30,6 +30,7 @@ pub mod detect;
 pub mod estimators;
 pub mod fit;
 pub mod interval;
+pub mod joint_fit;
 pub mod normalize;
 pub mod read;
 pub mod summary;

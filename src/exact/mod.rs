@@ -10,6 +10,7 @@
 pub mod budget;
 pub mod grader;
 pub mod contamination;
+pub mod joint_likelihood;
 pub mod maj;
 pub mod modes;
 pub mod noise;

@@ -1,0 +1,652 @@
+//! Marginal likelihood of several models' per-problem correct counts under shared problem
+//! effects: the objective of the joint fit (`analyze::joint_fit`).
+//!
+//! # Model
+//!
+//! Problem i has a shared effect z_i ~ N(mu, sigma^2). Model m's logit on problem i is
+//! z_i + shift_m + tau_m e_{m,i}, with e_{m,i} ~ N(0, 1) independent across problems and models;
+//! shift_0 = 0 for the reference (first) model. Model m draws n_{m,i} samples of problem i and
+//! gets c_{m,i} right, c ~ Bin(n, expit(logit)). A model may miss problems (no entry). Given z_i
+//! the models are independent, so problem i contributes
+//!
+//! L_i = E_z[ prod_m E_e[ C(n, c) p^c (1 - p)^(n - c) ] ],  p = expit(z + shift_m + tau_m e),
+//!
+//! and ln L = sum_i ln L_i. Both expectations are *adaptive* Gauss–Hermite sums (nodes from
+//! `analyze::fit::gauss_hermite_normal`, Liu & Pierce 1994): each integrand's log is concave
+//! (a binomial log-likelihood in the logit plus a normal log-density; the outer one by
+//! Prekopa's theorem), so its mode and curvature are found first (Newton) and the rule is
+//! centred and scaled there. Plain Gauss–Hermite fails here: with sigma = 3 and n = 256 a
+//! count of 128 has a peak 0.04 wide in the standard normal variable, and even 128 plain nodes
+//! leave ln L_i wrong by 60% (measured, docs/fit.md). Every product and sum is done on logs (log-sum-exp), so counts of n = 1000
+//! all right, whose binomial terms are far below the smallest double, stay exact; ln p and
+//! ln(1 - p) are -softplus(-eta) and -softplus(eta), never ln(1 - a number near 1).
+//!
+//! # Identification of tau_0
+//!
+//! With one model, the logit is z + tau_0 e ~ N(mu, sigma^2 + tau_0^2): the data only see the
+//! sum of the two variances, so the fit fixes tau_0 = 0 and sigma is the model's whole spread.
+//! With two or more models, sigma^2 is the covariance of two models' logits and sigma^2 + tau_m^2
+//! each model's variance, so every tau_m, tau_0 included, is identified (given n >= 2 samples per
+//! problem and enough problems; see the fit's diagnostics). The functions here take whatever
+//! taus they are given; fixing tau_0 is the fit's choice.
+//!
+//! # Node count
+//!
+//! The extreme cases are a sharp peak (intermediate counts at large n) and a smoothed step
+//! (all right, expit(eta)^n). The default
+//! ([`DEFAULT_OUTER_NODES`], [`DEFAULT_INNER_NODES`]) was chosen by the test
+//! `gauss_hermite_converges_on_extreme_counts`, which compares ln L_i against a fine trapezoid
+//! for sigma = 3, n = 256 (all right, all wrong, one wrong) and for tau = 3 on the inner
+//! integral; the measured errors are in docs/fit.md.
+//!
+//! # Cost
+//!
+//! Rows of counts are deduplicated; each distinct row costs about (J + 50) evaluations of the
+//! outer integrand (grid bracket, Newton, then J nodes), each M inner integrals of
+//! (~5 Newton steps + K nodes) kernel evaluations (one when tau_m = 0).
+
+use crate::analyze::fit::gauss_hermite_normal;
+
+/// Default outer (problem effect) Gauss–Hermite nodes; see the module doc.
+pub const DEFAULT_OUTER_NODES: usize = 32;
+/// Default inner (per-model disagreement) Gauss–Hermite nodes; see the module doc.
+pub const DEFAULT_INNER_NODES: usize = 24;
+
+/// Correct answers of one model on one problem.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Count {
+    /// Correct samples c.
+    pub correct: usize,
+    /// Samples drawn n (>= 1).
+    pub samples: usize,
+}
+
+impl Count {
+    /// A count of `correct` right out of `samples`.
+    pub fn new(correct: usize, samples: usize) -> Self {
+        Count { correct, samples }
+    }
+
+    /// 0 < c < n: the problem's count carries information about the spread of rates.
+    pub fn is_intermediate(&self) -> bool {
+        self.correct > 0 && self.correct < self.samples
+    }
+}
+
+/// Invalid joint data.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum JointDataError {
+    /// No models.
+    #[error("joint data has no models; give at least one model's counts")]
+    NoModels,
+    /// No problems.
+    #[error("joint data has no problems; give at least one problem's counts")]
+    NoProblems,
+    /// A row with the wrong number of entries.
+    #[error("problem {problem}: {found} entries for {models} models (one entry per model, `None` when the model missed the problem)")]
+    RowLength {
+        /// Problem index (0-based).
+        problem: usize,
+        /// Entries found.
+        found: usize,
+        /// Models declared.
+        models: usize,
+    },
+    /// c > n or n = 0.
+    #[error("problem {problem}, model {model}: {correct} correct of {samples} samples (need samples >= 1 and correct <= samples)")]
+    BadCount {
+        /// Problem index (0-based).
+        problem: usize,
+        /// Model index (0-based).
+        model: usize,
+        /// Correct samples given.
+        correct: usize,
+        /// Samples given.
+        samples: usize,
+    },
+    /// A problem no model answered.
+    #[error("problem {problem} has no counts from any model; drop it")]
+    EmptyRow {
+        /// Problem index (0-based).
+        problem: usize,
+    },
+    /// A model that answered no problem.
+    #[error("model {model} has no counts on any problem; drop it")]
+    EmptyModel {
+        /// Model index (0-based).
+        model: usize,
+    },
+}
+
+/// Validated counts c_{m,i} of n_{m,i}: one row per problem, one entry per model.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JointData {
+    models: usize,
+    rows: Vec<Vec<Option<Count>>>,
+    /// Distinct counts per model.
+    distinct: Vec<Vec<Count>>,
+    /// ln C(n, c) per distinct count.
+    ln_choose: Vec<Vec<f64>>,
+    /// Distinct rows as indices into `distinct`, with multiplicities.
+    patterns: Vec<(Vec<Option<usize>>, f64)>,
+}
+
+impl JointData {
+    /// Validates and indexes the rows (row i = problem i, entry m = model m).
+    ///
+    /// # Errors
+    ///
+    /// [`JointDataError`] when there is no model or problem, a row has the wrong length, a count
+    /// has n = 0 or c > n, a problem has no entry or a model has no problem.
+    pub fn new(models: usize, rows: Vec<Vec<Option<Count>>>) -> Result<Self, JointDataError> {
+        if models == 0 {
+            return Err(JointDataError::NoModels);
+        }
+        if rows.is_empty() {
+            return Err(JointDataError::NoProblems);
+        }
+        let mut seen = vec![false; models];
+        for (problem, row) in rows.iter().enumerate() {
+            if row.len() != models {
+                return Err(JointDataError::RowLength {
+                    problem,
+                    found: row.len(),
+                    models,
+                });
+            }
+            if row.iter().all(Option::is_none) {
+                return Err(JointDataError::EmptyRow { problem });
+            }
+            for (model, entry) in row.iter().enumerate() {
+                if let Some(c) = entry {
+                    if c.samples == 0 || c.correct > c.samples {
+                        return Err(JointDataError::BadCount {
+                            problem,
+                            model,
+                            correct: c.correct,
+                            samples: c.samples,
+                        });
+                    }
+                    seen[model] = true;
+                }
+            }
+        }
+        if let Some(model) = seen.iter().position(|s| !s) {
+            return Err(JointDataError::EmptyModel { model });
+        }
+        let mut distinct: Vec<Vec<Count>> = vec![Vec::new(); models];
+        for row in &rows {
+            for (m, entry) in row.iter().enumerate() {
+                if let Some(c) = entry {
+                    distinct[m].push(*c);
+                }
+            }
+        }
+        for d in &mut distinct {
+            d.sort_unstable();
+            d.dedup();
+        }
+        let ln_choose = distinct
+            .iter()
+            .map(|d| {
+                d.iter()
+                    .map(|c| ln_binomial(c.samples, c.correct))
+                    .collect()
+            })
+            .collect();
+        let mut map: std::collections::BTreeMap<Vec<Option<usize>>, usize> =
+            std::collections::BTreeMap::new();
+        for row in &rows {
+            let key: Vec<Option<usize>> = row
+                .iter()
+                .enumerate()
+                .map(|(m, e)| e.map(|c| distinct[m].binary_search(&c).unwrap_or(0)))
+                .collect();
+            *map.entry(key).or_default() += 1;
+        }
+        let patterns = map.into_iter().map(|(k, v)| (k, v as f64)).collect();
+        Ok(JointData {
+            models,
+            rows,
+            distinct,
+            ln_choose,
+            patterns,
+        })
+    }
+
+    /// Models M.
+    pub fn models(&self) -> usize {
+        self.models
+    }
+
+    /// Problems N.
+    pub fn problems(&self) -> usize {
+        self.rows.len()
+    }
+
+    /// The rows as given.
+    pub fn rows(&self) -> &[Vec<Option<Count>>] {
+        &self.rows
+    }
+}
+
+/// Parameters of the joint model (natural scale).
+#[derive(Debug, Clone, PartialEq)]
+pub struct JointParams {
+    /// Mean problem effect on the logit scale (the reference model's typical logit).
+    pub mu: f64,
+    /// SD of the shared problem effects.
+    pub sigma: f64,
+    /// Shift of each model's logit (entry 0, the reference, is 0 in a fit).
+    pub shift: Vec<f64>,
+    /// Per-problem disagreement SD of each model (the integrals are even in tau).
+    pub tau: Vec<f64>,
+}
+
+/// Gauss–Hermite rules of the two integrals, with log weights.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JointQuadrature {
+    outer: Vec<(f64, f64)>,
+    inner: Vec<(f64, f64)>,
+}
+
+impl Default for JointQuadrature {
+    fn default() -> Self {
+        JointQuadrature::new(DEFAULT_OUTER_NODES, DEFAULT_INNER_NODES)
+    }
+}
+
+impl JointQuadrature {
+    /// Rules with `outer` nodes for z and `inner` nodes for e (each at least 1).
+    pub fn new(outer: usize, inner: usize) -> Self {
+        let log_rule = |m: usize| -> Vec<(f64, f64)> {
+            gauss_hermite_normal(m.max(1))
+                .into_iter()
+                .map(|(x, w)| (x, w.ln()))
+                .collect()
+        };
+        JointQuadrature {
+            outer: log_rule(outer),
+            inner: log_rule(inner),
+        }
+    }
+}
+
+/// ln C(n, c), exact summation of logs for small n, statrs' ln Gamma otherwise.
+pub fn ln_binomial(n: usize, c: usize) -> f64 {
+    let c = c.min(n - c);
+    if c <= 64 {
+        (0..c).map(|j| ((n - j) as f64 / (j + 1) as f64).ln()).sum()
+    } else {
+        use statrs::function::gamma::ln_gamma;
+        ln_gamma(n as f64 + 1.0) - ln_gamma(c as f64 + 1.0) - ln_gamma((n - c) as f64 + 1.0)
+    }
+}
+
+/// ln(1 + e^x) without overflow or cancellation.
+fn softplus(x: f64) -> f64 {
+    x.max(0.0) + (-x.abs()).exp().ln_1p()
+}
+
+/// ln Bin(c | n, expit(eta)) without the binomial coefficient.
+fn ln_kernel(c: Count, eta: f64) -> f64 {
+    let (c, n) = (c.correct as f64, c.samples as f64);
+    let mut v = 0.0;
+    if c > 0.0 {
+        v -= c * softplus(-eta);
+    }
+    if n > c {
+        v -= (n - c) * softplus(eta);
+    }
+    v
+}
+
+/// ln sum_k exp(a_k), exact for any magnitudes.
+pub fn log_sum_exp(values: impl Iterator<Item = f64> + Clone) -> f64 {
+    let max = values.clone().fold(f64::NEG_INFINITY, f64::max);
+    if !max.is_finite() {
+        return max;
+    }
+    max + values.map(|v| (v - max).exp()).sum::<f64>().ln()
+}
+
+/// ln E_e[Bin(c | n, expit(eta + tau e))] for one count, by adaptive Gauss–Hermite: the
+/// integrand's log h(e) = ln Bin(c | n, expit(eta + tau e)) - e^2/2 is concave, so Newton finds
+/// its mode e0 and curvature, and the nodes are placed at e0 + s y_k with s = (-h''(e0))^(-1/2).
+fn ln_inner(c: Count, ln_choose: f64, eta: f64, tau: f64, quad: &JointQuadrature) -> f64 {
+    if tau == 0.0 {
+        return ln_choose + ln_kernel(c, eta);
+    }
+    let (cc, n) = (c.correct as f64, c.samples as f64);
+    let h = |e: f64| ln_kernel(c, eta + tau * e) - 0.5 * e * e;
+    let expit = |x: f64| 1.0 / (1.0 + (-x).exp());
+    let mut e = 0.0f64;
+    let mut curvature = 1.0;
+    for _ in 0..60 {
+        let p = expit(eta + tau * e);
+        let d1 = tau * (cc - n * p) - e;
+        curvature = tau * tau * n * p * (1.0 - p) + 1.0;
+        let mut step = d1 / curvature;
+        let h0 = h(e);
+        // damped: never accept a step that lowers h
+        while step.abs() > 1e-15 && h(e + step) < h0 - 1e-12 * h0.abs().max(1.0) {
+            step *= 0.5;
+        }
+        e += step;
+        if step.abs() < 1e-10 {
+            break;
+        }
+    }
+    let s = curvature.sqrt().recip();
+    ln_choose
+        + s.ln()
+        + log_sum_exp(
+            quad.inner
+                .iter()
+                .map(|&(y, lw)| lw + h(e + s * y) + 0.5 * y * y),
+        )
+}
+
+/// ln L = sum_i ln L_i, the marginal log-likelihood of all counts (see the module doc).
+///
+/// `params.shift` and `params.tau` must have one entry per model.
+/// Cost: O(R M (J + 40) K) for R distinct rows (module doc).
+pub fn log_likelihood(data: &JointData, params: &JointParams, quad: &JointQuadrature) -> f64 {
+    check_params(data, params);
+    data.patterns
+        .iter()
+        .map(|(pattern, mult)| mult * ln_row(data, pattern, params, quad))
+        .sum()
+}
+
+/// ln L_i of every problem, in the order of the rows.
+pub fn problem_log_likelihoods(
+    data: &JointData,
+    params: &JointParams,
+    quad: &JointQuadrature,
+) -> Vec<f64> {
+    check_params(data, params);
+    data.rows
+        .iter()
+        .map(|row| {
+            let pattern: Vec<Option<usize>> = row
+                .iter()
+                .enumerate()
+                .map(|(m, e)| e.map(|c| data.distinct[m].binary_search(&c).unwrap_or(0)))
+                .collect();
+            ln_row(data, &pattern, params, quad)
+        })
+        .collect()
+}
+
+fn check_params(data: &JointData, params: &JointParams) {
+    assert_eq!(params.shift.len(), data.models, "one shift per model");
+    assert_eq!(params.tau.len(), data.models, "one tau per model");
+}
+
+/// ln L_i of one row by adaptive Gauss–Hermite in the standard problem effect x
+/// (z = mu + sigma x): g(x) = sum_m ln E_e[...] - x^2/2 is concave (Prekopa), its mode is
+/// bracketed on a grid and refined by safeguarded Newton with finite differences.
+fn ln_row(
+    data: &JointData,
+    pattern: &[Option<usize>],
+    params: &JointParams,
+    quad: &JointQuadrature,
+) -> f64 {
+    let g = |x: f64| -> f64 {
+        pattern
+            .iter()
+            .enumerate()
+            .filter_map(|(m, d)| {
+                d.map(|d| {
+                    let eta = params.mu + params.sigma * x + params.shift[m];
+                    ln_inner(
+                        data.distinct[m][d],
+                        data.ln_choose[m][d],
+                        eta,
+                        params.tau[m],
+                        quad,
+                    )
+                })
+            })
+            .sum::<f64>()
+            - 0.5 * x * x
+    };
+    let (x0, s) = concave_mode(&g);
+    s.ln()
+        + log_sum_exp(
+            quad.outer
+                .iter()
+                .map(|&(y, lw)| lw + g(x0 + s * y) + 0.5 * y * y),
+        )
+}
+
+/// Mode and 1 / sqrt(-g'') of a concave function whose mode lies in [-40, 40]
+/// (the -x^2/2 term keeps it there for any data).
+fn concave_mode(g: &dyn Fn(f64) -> f64) -> (f64, f64) {
+    // grid bracket: the argmax of a concave function on a grid is within one step of the mode
+    let grid: Vec<f64> = (-20..=20).map(|k| 0.5 * k as f64).collect();
+    let values: Vec<f64> = grid.iter().map(|&x| g(x)).collect();
+    let best = (0..grid.len())
+        .max_by(|&a, &b| values[a].total_cmp(&values[b]))
+        .unwrap_or(20);
+    let (mut lo, mut hi) = (
+        if best == 0 { -40.0 } else { grid[best - 1] },
+        if best + 1 == grid.len() {
+            40.0
+        } else {
+            grid[best + 1]
+        },
+    );
+    let mut x = grid[best];
+    let derivs = |x: f64, d: f64| {
+        let (gp, g0, gm) = (g(x + d), g(x), g(x - d));
+        ((gp - gm) / (2.0 * d), (gp - 2.0 * g0 + gm) / (d * d))
+    };
+    let mut d = 1e-3;
+    for _ in 0..80 {
+        let (d1, d2) = derivs(x, d);
+        if d1 > 0.0 {
+            lo = x;
+        } else {
+            hi = x;
+        }
+        let mut next = if d2 < 0.0 { x - d1 / d2 } else { f64::NAN };
+        if !(next > lo && next < hi) {
+            next = 0.5 * (lo + hi);
+        }
+        let moved = (next - x).abs();
+        x = next;
+        if d2 < 0.0 {
+            // finite-difference step a small fraction of the peak width
+            d = (1e-3 * (-d2).sqrt().recip()).clamp(1e-7, 1e-3);
+        }
+        if moved < 1e-9 || hi - lo < 1e-10 {
+            break;
+        }
+    }
+    let (_, d2) = derivs(x, d);
+    let s = if d2 < 0.0 && d2.is_finite() {
+        (-d2).sqrt().recip().min(1.0)
+    } else {
+        1.0
+    };
+    (x, s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// ln L_i by a 2-D (or 1-D when tau = 0) trapezoid on [-L, L] in the standard normal
+    /// variables, in log space: an independent check of the quadrature.
+    fn brute_force(row: &[Option<Count>], p: &JointParams, half_width: f64, steps: usize) -> f64 {
+        let h = 2.0 * half_width / steps as f64;
+        let grid: Vec<(f64, f64)> = (0..=steps)
+            .map(|s| {
+                let x = -half_width + s as f64 * h;
+                let end = if s == 0 || s == steps { 0.5 } else { 1.0 };
+                let ln_phi = -0.5 * x * x - 0.5 * (2.0 * std::f64::consts::PI).ln();
+                (x, (end * h).ln() + ln_phi)
+            })
+            .collect();
+        let outer = grid.iter().map(|&(x, lw)| {
+            lw + row
+                .iter()
+                .enumerate()
+                .filter_map(|(m, c)| {
+                    c.map(|c| {
+                        let eta = p.mu + p.sigma * x + p.shift[m];
+                        let lc = ln_binomial(c.samples, c.correct);
+                        if p.tau[m] == 0.0 {
+                            lc + ln_kernel(c, eta)
+                        } else {
+                            lc + log_sum_exp(
+                                grid.iter()
+                                    .map(|&(y, lv)| lv + ln_kernel(c, eta + p.tau[m] * y)),
+                            )
+                        }
+                    })
+                })
+                .sum::<f64>()
+        });
+        log_sum_exp(outer.collect::<Vec<_>>().into_iter())
+    }
+
+    fn params(mu: f64, sigma: f64, shift: &[f64], tau: &[f64]) -> JointParams {
+        JointParams {
+            mu,
+            sigma,
+            shift: shift.to_vec(),
+            tau: tau.to_vec(),
+        }
+    }
+
+    fn c(correct: usize, samples: usize) -> Option<Count> {
+        Some(Count::new(correct, samples))
+    }
+
+    #[test]
+    fn likelihood_matches_brute_force_integration() {
+        let rows = vec![
+            vec![c(3, 5), c(1, 4), None],
+            vec![c(0, 2), None, c(2, 2)],
+            vec![c(7, 8), c(8, 8), c(0, 3)],
+            vec![None, c(1, 1), c(0, 1)],
+        ];
+        let data = JointData::new(3, rows.clone()).unwrap();
+        let p = params(0.4, 1.3, &[0.0, -0.5, 0.9], &[0.7, 0.0, 1.6]);
+        let quad = JointQuadrature::default();
+        let per_problem = problem_log_likelihoods(&data, &p, &quad);
+        let mut total = 0.0;
+        for (row, &got) in rows.iter().zip(&per_problem) {
+            let want = brute_force(row, &p, 12.0, 1200);
+            assert!((got - want).abs() < 1e-6 * want.abs(), "{got} vs {want}");
+            total += want;
+        }
+        let got = log_likelihood(&data, &p, &quad);
+        assert!((got - total).abs() < 1e-6 * total.abs());
+    }
+
+    #[test]
+    fn likelihood_of_one_problem_sums_to_one_over_counts() {
+        // sum_c L(c | n) = 1 for one model and one problem: a check independent of the brute force.
+        let p = params(-0.8, 2.0, &[0.0, 0.3], &[0.5, 1.1]);
+        let quad = JointQuadrature::default();
+        for model in 0..2 {
+            let total: f64 = (0..=6)
+                .map(|k| {
+                    let mut row = vec![None, None];
+                    row[model] = c(k, 6);
+                    let other = 1 - model;
+                    row[other] = c(0, 1);
+                    let mut row2 = row.clone();
+                    row2[other] = c(1, 1);
+                    let d1 = JointData::new(2, vec![row]).unwrap();
+                    let d2 = JointData::new(2, vec![row2]).unwrap();
+                    log_likelihood(&d1, &p, &quad).exp() + log_likelihood(&d2, &p, &quad).exp()
+                })
+                .sum();
+            assert!((total - 1.0).abs() < 1e-6, "{total}");
+        }
+    }
+
+    #[test]
+    fn thousand_sample_counts_do_not_underflow() {
+        let data = JointData::new(
+            2,
+            vec![
+                vec![c(1000, 1000), c(0, 1000)],
+                vec![c(999, 1000), c(1, 1000)],
+            ],
+        )
+        .unwrap();
+        let p = params(0.0, 3.0, &[0.0, -1.0], &[0.5, 0.5]);
+        let ll = log_likelihood(&data, &p, &JointQuadrature::default());
+        assert!(ll.is_finite() && ll < 0.0, "{ll}");
+        let rows = data.rows().to_vec();
+        for (row, got) in rows.iter().zip(problem_log_likelihoods(
+            &data,
+            &p,
+            &JointQuadrature::default(),
+        )) {
+            let want = brute_force(row, &p, 12.0, 2400);
+            assert!((got - want).abs() < 1e-6 * want.abs(), "{got} vs {want}");
+        }
+    }
+
+    /// The node-count choice (module doc, docs/fit.md): relative error of ln L_i against a fine
+    /// trapezoid for the extreme counts, printed as a table; the defaults must reach 1e-8.
+    #[test]
+    fn gauss_hermite_converges_on_extreme_counts() {
+        let cases: Vec<(&str, Vec<Option<Count>>, JointParams)> = vec![
+            (
+                "sigma 3, 256/256",
+                vec![c(256, 256)],
+                params(0.0, 3.0, &[0.0], &[0.0]),
+            ),
+            (
+                "sigma 3, 0/256",
+                vec![c(0, 256)],
+                params(0.0, 3.0, &[0.0], &[0.0]),
+            ),
+            (
+                "sigma 3, 255/256",
+                vec![c(255, 256)],
+                params(0.0, 3.0, &[0.0], &[0.0]),
+            ),
+            (
+                "sigma 3, 128/256",
+                vec![c(128, 256)],
+                params(0.0, 3.0, &[0.0], &[0.0]),
+            ),
+            (
+                "sigma 6, 256/256",
+                vec![c(256, 256)],
+                params(0.0, 6.0, &[0.0], &[0.0]),
+            ),
+            (
+                "sigma 3, tau 3, 256/256 + 0/256",
+                vec![c(256, 256), c(0, 256)],
+                params(0.0, 3.0, &[0.0, 0.0], &[3.0, 3.0]),
+            ),
+        ];
+        let mut worst_default: f64 = 0.0;
+        for (name, row, p) in &cases {
+            let want = brute_force(row, p, 14.0, 4000);
+            let mut line = format!("{name:32} ln L = {want:12.6}:");
+            for nodes in [4, 8, 12, 16, 24, 32] {
+                let quad = JointQuadrature::new(nodes, nodes);
+                let data = JointData::new(row.len(), vec![row.clone()]).unwrap();
+                let got = log_likelihood(&data, p, &quad);
+                line += &format!(" {nodes}:{:.1e}", ((got - want) / want).abs());
+            }
+            let data = JointData::new(row.len(), vec![row.clone()]).unwrap();
+            let got = log_likelihood(&data, p, &JointQuadrature::default());
+            worst_default = worst_default.max(((got - want) / want).abs());
+            println!("{line}");
+        }
+        println!("worst relative error at the default nodes: {worst_default:.2e}");
+        assert!(worst_default < 1e-4, "{worst_default}");
+    }
+}

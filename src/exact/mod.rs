@@ -8,8 +8,8 @@
 //! May depend on: `model` (parameter types, expit) and nothing else of evalsim.
 
 pub mod budget;
-pub mod grader;
 pub mod contamination;
+pub mod grader;
 pub mod joint_likelihood;
 pub mod maj;
 pub mod modes;
@@ -18,5 +18,5 @@ pub mod normal;
 pub mod pass;
 pub mod plan;
 pub mod quadrature;
-pub mod verifier;
 pub mod run_corr;
+pub mod verifier;

@@ -8,13 +8,11 @@
 //! forms in tests) and `interrupt` (to stop between batches).
 pub mod alias;
 pub mod bootstrap;
-pub mod counts;
-pub mod evals;
-pub mod reruns;
-pub mod modes;
 pub mod contamination;
 pub mod counts;
 pub mod evals;
+pub mod modes;
+pub mod reruns;
 pub mod run_corr;
 pub mod stream;
 pub mod synth;

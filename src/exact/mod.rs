@@ -6,3 +6,4 @@ pub mod noise;
 pub mod normal;
 pub mod pass;
 pub mod plan;
+pub mod total;

@@ -341,7 +341,7 @@ pub fn loss_figure(r: &PlanResult) -> plot::Figure {
             p.legend = SeriesLabelPosition::UpperRight;
             let mut single_labelled = false;
             for (i, &v) in series.iter().enumerate() {
-                let cells: Vec<&PlanCell> = fixed(r, gap).filter(|c| of(c).1 == v).collect();
+                let cells: Vec<&PlanCell> = fixed(r, gap).filter(|&c| of(c).1 == v).collect();
                 let name = if by_samples {
                     format!("N = {v}")
                 } else {
@@ -349,7 +349,7 @@ pub fn loss_figure(r: &PlanResult) -> plot::Figure {
                 };
                 let exact: Vec<(f64, f64)> = cells
                     .iter()
-                    .map(|c| (of(c).0, pct(c.loss_or_tie)))
+                    .map(|&c| (of(c).0, pct(c.loss_or_tie)))
                     .collect();
                 if exact.len() == 1 {
                     // No line to draw through one point: the exact value as a mark.
@@ -375,7 +375,7 @@ pub fn loss_figure(r: &PlanResult) -> plot::Figure {
                 }
                 let sims: Vec<_> = cells
                     .iter()
-                    .filter_map(|c| {
+                    .filter_map(|&c| {
                         c.sim.map(|x| {
                             let e = x.loss_or_tie;
                             (of(c).0, pct(e.sim), pct(e.ci_low), pct(e.ci_high))
@@ -569,4 +569,26 @@ pub fn render_plan(r: &PlanResult, figures: bool) -> Result<Vec<Artifact>, Repor
         });
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plan_gap_titles_print_three_significant_digits() {
+        assert_eq!(gap_text(0.230_812_861_717_722_7), "+0.231");
+        assert_eq!(gap_text(0.21), "+0.21");
+        assert_eq!(gap_text(-1.5), "-1.5");
+        assert_eq!(gap_text(12.345), "+12.3");
+        assert_eq!(gap_text(0.000_123_456), "+0.000123");
+        assert_eq!(gap_text(250.0), "+250");
+    }
+
+    #[test]
+    fn plan_heatmap_loss_below_a_twentieth_of_a_point_reads_below_0_1_percent() {
+        assert_eq!(loss_label(1e-6), "<0.1%");
+        assert_eq!(loss_label(0.0), "0.0%");
+        assert_eq!(loss_label(0.0123), "1.2%");
+    }
 }

@@ -213,7 +213,8 @@ pub fn sweep_figures_of(s: &SweepOutput, plot: Option<&[String]>) -> Vec<(String
                     .collect()
             }
         };
-        let (on_x, between): (Vec<usize>, Vec<usize>) = moving.iter().partition(|&&j| along_x(j));
+        let (on_x, between): (Vec<usize>, Vec<usize>) =
+            moving.iter().copied().partition(|&j| along_x(j));
         let mut picked = spread(&on_x, MAX_PANELS);
         let room = MAX_PANELS - picked.len();
         picked.extend(spread(&between, room));

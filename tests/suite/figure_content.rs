@@ -27,7 +27,7 @@ fn brute_force_sd(rates: &[f64], k: u32, metric: Metric) -> f64 {
         for (i, &p) in rates.iter().enumerate() {
             let mut right = 0;
             for j in 0..k as usize {
-                if outcome >> (i * k as usize + j) & 1 == 1 {
+                if (outcome >> (i * k as usize + j)) & 1 == 1 {
                     right += 1;
                     prob *= p;
                 } else {

@@ -536,11 +536,11 @@ fn curves_figure(run: &RunOutput, r: &VoteCurves) -> Figure {
                 points: vec![(p.x_range.0, pct(s.ceiling)), (p.x_range.1, pct(s.ceiling))],
             });
             fit_pct_y(&mut p);
-            // Headroom above the data for the legend (one row of ~19 px per entry in a plot
-            // area of ~440 px), so it covers no curve; ticks stop at the data's own range.
+            // Headroom above the data for the legend (one row of ~16 px per entry in a plot
+            // area of ~470 px), so it covers no curve; ticks stop at the data's own range.
             let entries = p.lines.iter().filter(|l| l.label.is_some()).count()
                 + p.bands.iter().filter(|b| b.label.is_some()).count();
-            let share = (entries as f64 * 19.0 + 16.0) / 440.0;
+            let share = (entries as f64 * 16.0 + 12.0) / 470.0;
             let (lo, top) = p.y_range;
             p.y_range.1 = (top - share * lo) / (1.0 - share);
             p.y_tick_max = Some(top);

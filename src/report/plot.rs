@@ -607,10 +607,9 @@ fn draw_panel<DB: DrawingBackend>(
             .collect(),
         _ => axis_ticks(xs, xr, p.x_ticks.as_deref(), 8),
     };
-    let mut yt = axis_ticks(ys, yr, None, 6);
-    if let Some(m) = p.y_tick_max {
-        yt.retain(|t| ys.value_at(t.0) <= m * (1.0 + 1e-12));
-    }
+    // Ticks are chosen over the data's range only (not the legend's headroom above it).
+    let tick_range = (yr.0, p.y_tick_max.map_or(yr.1, |m| m.min(yr.1)));
+    let mut yt = axis_ticks(ys, tick_range, None, 6);
     if p.y_integer {
         yt.retain(|t| ys.value_at(t.0).fract() == 0.0);
         for t in &mut yt {

@@ -342,6 +342,10 @@ pub(super) struct SweepArgs {
     /// Skip the PNG and SVG figures
     #[arg(long)]
     no_figures: bool,
+    /// Quantities drawn in the figures, comma-separated (e.g. maj@k,seed sd, or
+    /// EXPERIMENT:QUANTITY); default: those that change across the grid
+    #[arg(long, value_name = "QUANTITY,...")]
+    plot: Option<String>,
     #[command(flatten)]
     pub(super) common: CommonArgs,
 }
@@ -456,7 +460,11 @@ pub(super) fn sweep(a: &SweepArgs) -> Result<u8, Failure> {
     let artifacts = if shard.is_some() {
         vec![report::sweep::render_shard(&output).map_err(internal)?]
     } else {
-        report::sweep::render_sweep(&output, !a.no_figures).map_err(internal)?
+        let plot = a.plot.as_deref().map(report::sweep::parse_plot);
+        if let Some(names) = &plot {
+            report::sweep::check_plot_names(&output, names).map_err(bad)?;
+        }
+        report::sweep::render_sweep_of(&output, !a.no_figures, plot.as_deref()).map_err(internal)?
     };
     report::write_artifacts(&out, &artifacts).map_err(bad_input)?;
     finish(&output, &artifacts, &out, c.quiet)
@@ -535,6 +543,9 @@ pub(super) struct MergeArgs {
     /// Skip the PNG and SVG figures
     #[arg(long)]
     no_figures: bool,
+    /// Quantities drawn in the figures, comma-separated, as for `sweep --plot`
+    #[arg(long, value_name = "QUANTITY,...")]
+    plot: Option<String>,
     #[command(flatten)]
     pub(super) common: CommonArgs,
 }
@@ -670,7 +681,12 @@ fn shard_differences(
 pub(super) fn merge(a: &MergeArgs) -> Result<u8, Failure> {
     let output = merge_shards(&a.dir).map_err(bad)?;
     let out = a.common.out.clone().unwrap_or_else(|| a.dir.clone());
-    let artifacts = report::sweep::render_sweep(&output, !a.no_figures).map_err(internal)?;
+    let plot = a.plot.as_deref().map(report::sweep::parse_plot);
+    if let Some(names) = &plot {
+        report::sweep::check_plot_names(&output, names).map_err(bad)?;
+    }
+    let artifacts = report::sweep::render_sweep_of(&output, !a.no_figures, plot.as_deref())
+        .map_err(internal)?;
     report::write_artifacts(&out, &artifacts).map_err(bad_input)?;
     finish(&output, &artifacts, &out, a.common.quiet)
 }

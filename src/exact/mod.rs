@@ -19,4 +19,5 @@ pub mod pass;
 pub mod plan;
 pub mod quadrature;
 pub mod run_corr;
+pub mod total;
 pub mod verifier;

@@ -124,13 +124,17 @@ impl RunOutput {
     }
 }
 
-/// Runs every experiment of the scenario (a seed override goes into `scenario.seed` first).
+/// Runs every experiment of the scenario (a seed override goes into `scenario.seed` first),
+/// reporting progress in the weighted units of [`planned_draws`].
 ///
 /// # Errors
 /// The first experiment that cannot run.
 pub fn run_all(scenario: &Scenario, progress: Progress) -> Result<RunOutput, RunError> {
     let results = (0..scenario.experiments.len())
-        .map(|i| run(scenario, i, progress))
+        .map(|i| {
+            let weight = draw_cost_ns(&scenario.experiments[i].spec);
+            run(scenario, i, &|n: u64| progress(n.saturating_mul(weight)))
+        })
         .collect::<Result<Vec<_>, _>>()?;
     Ok(RunOutput {
         scenario: scenario.name.clone(),
@@ -151,8 +155,31 @@ pub enum RunError {
     Unsupported(String, &'static str),
 }
 
-/// Total draws an experiment will make (for progress bars).
+/// Measured time of one progress draw of each experiment kind on one thread, in nanoseconds
+/// (docs/performance.md, "Progress weights"): a vote of `curves`, a rerun of `seed-variance`, ...
+/// Draws of different kinds cost very different times; weighting by these keeps the progress
+/// bar's estimate steady across phases.
+pub fn draw_cost_ns(spec: &ExperimentSpec) -> u64 {
+    match spec {
+        ExperimentSpec::Curves { .. } | ExperimentSpec::AttractorSweep { .. } => 10,
+        ExperimentSpec::SeedVariance { .. } => 200,
+        ExperimentSpec::VoteSpread { .. } => 900,
+        ExperimentSpec::HeadToHead { .. } => 250,
+        ExperimentSpec::Budget { .. } => 40,
+        ExperimentSpec::Cost { .. } => 25,
+        ExperimentSpec::Plan { .. } => 56_000,
+    }
+}
+
+/// Progress units of an experiment: its draws (see [`planned_draws_unweighted`]) times their
+/// measured cost ([`draw_cost_ns`]), the units [`run_all`] reports progress in.
 pub fn planned_draws(scenario: &Scenario, index: usize) -> u64 {
+    planned_draws_unweighted(scenario, index)
+        .saturating_mul(draw_cost_ns(&scenario.experiments[index].spec))
+}
+
+/// Total draws an experiment will make (votes, reruns or traces, by kind).
+pub fn planned_draws_unweighted(scenario: &Scenario, index: usize) -> u64 {
     let exp = &scenario.experiments[index];
     let n = scenario.benchmark.problems as u64;
     match &exp.spec {

@@ -16,6 +16,7 @@ use crate::exact::noise::{
     random_placement_moments, random_placement_sd, score_quantile, seed_sd, vote_seed_sd,
 };
 use crate::exact::pass::mean;
+use crate::exact::total::total_se;
 use crate::model::{Difficulty, Placement, VoteRule};
 use crate::scenario::Scenario;
 use crate::sim::counts::{pair_tallies, total_histograms, CountSampler, Histogram, PairSampler};
@@ -45,6 +46,10 @@ pub struct SeedRow {
     /// SD of the score across reruns (fraction); exact sqrt(sum p(1-p)/n)/N, or with random
     /// placement sqrt(E[p(1-p)]/(nN) + Var(p)/N).
     pub sd: Estimate,
+    /// Exact total SE of the score, seed and question sampling combined (fraction): the spread
+    /// over fresh benchmarks of N problems from the population and fresh seeds
+    /// ([`crate::exact::total::total_se`]; with random placement the SD above already is it).
+    pub total_se: f64,
     /// Exact 2.5% and 97.5% quantiles of the score (fixed placement only).
     pub exact_interval: Option<(f64, f64)>,
     /// Simulated 2.5% and 97.5% quantiles of the score.
@@ -205,6 +210,11 @@ pub fn seed_variance(
                 n,
                 mean: Estimate::new(exact_mean, sim_mean, mean_se),
                 sd: Estimate::new(exact_sd, sim_sd, sd_se),
+                total_se: if random {
+                    exact_sd
+                } else {
+                    total_se(&rates, n)
+                },
                 exact_interval,
                 sim_interval,
                 interval_checks,

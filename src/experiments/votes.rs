@@ -5,6 +5,7 @@ use serde::Serialize;
 
 use super::{Check, Estimate, Progress};
 use crate::exact::maj::{attractor_threshold, maj_at_k_all_with_loss, maj_ceiling};
+use crate::exact::noise::vote_seed_sd;
 use crate::exact::pass::{
     bernoulli_mean_se_with, mean, pass_at_k, pass_at_k_complement, pass_hat_k,
     pass_hat_k_complement,
@@ -67,6 +68,10 @@ pub struct VotePoint {
     /// Exact and simulated values (benchmark means, as fractions).
     #[serde(flatten)]
     pub estimate: Estimate,
+    /// Exact seed SD of the benchmark score of one run with k samples per problem on the
+    /// scenario's N problems (fraction): sqrt(sum_i q_i (1 - q_i)) / N with q_i the metric's
+    /// per-problem probability, the run-to-run spread a user sees rerunning with another seed.
+    pub seed_sd: f64,
 }
 
 /// Result of `curves` or `attractor-sweep`.
@@ -76,6 +81,8 @@ pub struct VoteCurves {
     pub experiment: String,
     /// Votes simulated per problem per point.
     pub votes: u64,
+    /// Number of problems N of the benchmark (the N of each point's `seed_sd`).
+    pub problems: usize,
     /// The k values.
     pub k: Vec<u32>,
     /// The series (one per model, or one per attractor share).
@@ -248,6 +255,8 @@ fn build(
                         bernoulli_mean_se_with(&exact, &complement, votes),
                     )
                     .counting(1.0 / (votes as f64 * s.rates.len() as f64)),
+                    // Each problem's outcome in one run is one Bernoulli(q_i), for every metric.
+                    seed_sd: vote_seed_sd(&exact, &complement),
                 });
             }
         }
@@ -266,6 +275,7 @@ fn build(
     VoteCurves {
         experiment: name.to_string(),
         votes,
+        problems: specs.first().map_or(0, |s| s.rates.len()),
         k: ks.to_vec(),
         series,
         points,

@@ -1,7 +1,7 @@
 //! Turns finished results into [`Figure`] descriptions (no statistics computed here).
 use plotters::prelude::SeriesLabelPosition;
 
-use super::plot::{Bars, Figure, Line, Markers, Note, Panel, Scale};
+use super::plot::{Band, Bars, Figure, Line, Markers, Note, Panel, Scale};
 use crate::experiments::budget::{BudgetCurves, BudgetMetric, CostTable, Strategy as CostStrategy};
 use crate::experiments::noise::{H2HRow, HeadToHead, SeedVariance, SpreadRow, VoteSpread};
 use crate::experiments::votes::{Metric, VoteCurves};
@@ -492,8 +492,27 @@ fn curves_figure(run: &RunOutput, r: &VoteCurves) -> Figure {
                 "benchmark score (%)",
             );
             k_axis(&mut p, &r.k);
-            for (metric, color) in metrics {
+            for (mi, (metric, color)) in metrics.into_iter().enumerate() {
                 let (line, marks) = series_line(r, si, metric);
+                // The run-to-run spread of one run at the benchmark's own N (exact).
+                p.bands.push(Band {
+                    label: (mi == 0).then(|| {
+                        format!(
+                            "±1 seed SD of one run ({} problems, k samples each)",
+                            r.problems
+                        )
+                    }),
+                    color,
+                    points: r
+                        .points
+                        .iter()
+                        .filter(|q| q.series == si && q.metric == metric)
+                        .map(|q| {
+                            let (e, sd) = (pct(q.estimate.exact), pct(q.seed_sd));
+                            (f64::from(q.k), (e - sd).max(0.0), (e + sd).min(100.0))
+                        })
+                        .collect(),
+                });
                 p.lines.push(Line {
                     label: Some(metric.as_str().to_string()),
                     color,
@@ -517,6 +536,14 @@ fn curves_figure(run: &RunOutput, r: &VoteCurves) -> Figure {
                 points: vec![(p.x_range.0, pct(s.ceiling)), (p.x_range.1, pct(s.ceiling))],
             });
             fit_pct_y(&mut p);
+            // Headroom above the data for the legend (one row of ~16 px per entry in a plot
+            // area of ~470 px), so it covers no curve; ticks stop at the data's own range.
+            let entries = p.lines.iter().filter(|l| l.label.is_some()).count()
+                + p.bands.iter().filter(|b| b.label.is_some()).count();
+            let share = (entries as f64 * 16.0 + 12.0) / 470.0;
+            let (lo, top) = p.y_range;
+            p.y_range.1 = (top - share * lo) / (1.0 - share);
+            p.y_tick_max = Some(top);
             p.legend = SeriesLabelPosition::UpperLeft;
             p
         })
@@ -528,7 +555,7 @@ fn curves_figure(run: &RunOutput, r: &VoteCurves) -> Figure {
         title: title(
             run,
             &format!(
-                "{}: lines exact, dots simulated with 95% CI ({} votes per problem)",
+                "{}: lines exact, dots simulated with 95% CI ({} votes per problem), bands ±1 seed SD of one run",
                 r.experiment, r.votes
             ),
         ),
@@ -681,7 +708,7 @@ fn seed_histograms(run: &RunOutput, r: &SeedVariance) -> Figure {
 fn seed_sd_figure(run: &RunOutput, r: &SeedVariance) -> Figure {
     let mut p = Panel::new(
         format!(
-            "model {}: seed SD falls as 1/sqrt(n); question-sampling SE {:.2} points does not",
+            "model {}: seed SD falls as 1/sqrt(n); the total SE levels off at the question-sampling SE {:.2} points",
             r.model,
             pct(r.question_se)
         ),
@@ -694,7 +721,13 @@ fn seed_sd_figure(run: &RunOutput, r: &SeedVariance) -> Figure {
     let all: Vec<f64> = r
         .rows
         .iter()
-        .flat_map(|x| [pct(x.sd.exact), pct(x.sd.ci_low.max(x.sd.sim * 0.5))])
+        .flat_map(|x| {
+            [
+                pct(x.sd.exact),
+                pct(x.sd.ci_low.max(x.sd.sim * 0.5)),
+                pct(x.total_se),
+            ]
+        })
         .chain([pct(r.question_se)])
         .collect();
     let (lo, hi) = all
@@ -709,6 +742,16 @@ fn seed_sd_figure(run: &RunOutput, r: &SeedVariance) -> Figure {
         0,
         &sds,
     );
+    p.lines.push(Line {
+        label: Some("exact total SE (seed and question sampling)".into()),
+        color: 2,
+        dashed: false,
+        points: r
+            .rows
+            .iter()
+            .map(|x| (f64::from(x.n), pct(x.total_se)))
+            .collect(),
+    });
     p.lines.push(Line {
         label: Some(format!("question-sampling SE {:.2}", pct(r.question_se))),
         color: 1,

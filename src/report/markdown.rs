@@ -422,10 +422,10 @@ pub fn caption(r: &ExperimentResult, file: &str) -> &'static str {
     let stem = file.trim_end_matches(".png");
     let tail = stem.strip_prefix(r.name()).unwrap_or("");
     match (r, tail) {
-        (ExperimentResult::Curves(_), _) => "pass@k, maj@k and pass^k against k (lines exact, dots simulated with 95% CIs); the dashed line is maj@k's large-k ceiling.",
+        (ExperimentResult::Curves(_), _) => "pass@k, maj@k and pass^k against k (lines exact, dots simulated with 95% CIs, bands ±1 seed SD of one run on this benchmark: the spread a rerun with another seed shows); the dashed line is maj@k's large-k ceiling.",
         (ExperimentResult::AttractorSweep(_), _) => "maj@k against k for each attractor share a, with pass@k for comparison; each dashed line is that share's large-k ceiling.",
         (ExperimentResult::SeedVariance(_), "-histograms") => "The benchmark score across simulated reruns for each n, with the normal curve of the exact mean and SD and the central 95% interval.",
-        (ExperimentResult::SeedVariance(_), _) => "The seed SD of the score falls as 1/sqrt(n), while the question-sampling SE does not: more samples per problem cannot lower it.",
+        (ExperimentResult::SeedVariance(_), _) => "The seed SD of the score falls as 1/sqrt(n), while the question-sampling SE does not: the total SE (seed and question sampling) levels off at it, however many samples per problem.",
         (ExperimentResult::VoteSpread(_), _) => "The seed SD of maj@k (one vote per problem) against pass@1 averaged over the same k samples.",
         (ExperimentResult::HeadToHead(_), _) => "How often the better model B scores below (or level with) A in one rerun, against samples per problem n.",
         (ExperimentResult::Budget(_), "-lengths") => "Trace lengths per model, correct and wrong (bars simulated, lines exact), with the budgets as dashed lines.",

@@ -216,11 +216,12 @@ pub fn paragraph(r: &PlanResult) -> String {
             }
         };
         out.push_str(&format!(
-            "Model B is {gap:+} logits better than model A on problems whose solve rates are \
+            "Model B is {} logits better than model A on problems whose solve rates are \
              logit-normal(mu = {}, sigma = {}): {score}. Searching N in {:?} and {} in {:?} for \
              the fewest samples N x {}: for B to lose or tie a rerun at most {}% of the time, \
              use {}. For a 95% confidence interval on the difference no wider than +/-{} points, \
              use {}; {}; and {}.\n\n",
+            gap_text(gap),
             s.mu,
             s.sigma,
             s.problems,
@@ -255,43 +256,129 @@ fn fixed(r: &PlanResult, gap: f64) -> impl Iterator<Item = &PlanCell> {
         .filter(move |c| c.design == Design::Fixed && c.gap_logits == gap)
 }
 
-/// Loss-or-tie against N on a log axis, one line per n (fixed design), one panel per gap.
+/// A gap in logits with a sign and at most 3 significant digits (`+0.231`, `+0.21`, `-1.5`).
+pub fn gap_text(gap: f64) -> String {
+    if gap == 0.0 || !gap.is_finite() {
+        return format!("{gap:+}");
+    }
+    let decimals = (2 - gap.abs().log10().floor() as i32).max(0) as usize;
+    let t = format!("{gap:+.decimals$}");
+    if t.contains('.') {
+        t.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        t
+    }
+}
+
+/// A loss probability in percent to one decimal, with a positive value below 0.05% shown as
+/// `<0.1%` rather than `0.0%`.
+fn loss_label(v: f64) -> String {
+    if v > 0.0 && pct(v) < 0.05 {
+        "<0.1%".into()
+    } else {
+        format!("{:.1}%", pct(v))
+    }
+}
+
+/// Loss-or-tie against N on a log axis, one line per n (fixed design), one panel per gap. With a
+/// single N and several n (or k), n goes on the x axis instead (one line for the one N); a line
+/// of one point is drawn as an exact mark.
 pub fn loss_figure(r: &PlanResult) -> plot::Figure {
     let s = &r.spec;
-    let nmin = *s.problems.iter().min().unwrap_or(&1) as f64;
-    let nmax = *s.problems.iter().max().unwrap_or(&1) as f64;
+    let by_samples = s.problems.len() == 1 && s.samples.len() > 1;
+    // (x values, series values): cells are picked by (x, series).
+    let xs: Vec<f64> = if by_samples {
+        s.samples.iter().map(|&n| f64::from(n)).collect()
+    } else {
+        s.problems.iter().map(|&n| n as f64).collect()
+    };
+    let series: Vec<f64> = if by_samples {
+        s.problems.iter().map(|&n| n as f64).collect()
+    } else {
+        s.samples.iter().map(|&n| f64::from(n)).collect()
+    };
+    let of = |c: &PlanCell| -> (f64, f64) {
+        if by_samples {
+            (f64::from(c.samples), c.problems as f64)
+        } else {
+            (c.problems as f64, f64::from(c.samples))
+        }
+    };
+    let xmin = xs.iter().copied().fold(f64::INFINITY, f64::min).max(1.0);
+    let xmax = xs.iter().copied().fold(0.0, f64::max).max(xmin);
+    let x_label = if !by_samples {
+        "problems N".to_string()
+    } else if axis(r) == "n" {
+        "samples per problem n (log2 scale)".to_string()
+    } else {
+        "samples per vote k (log2 scale)".to_string()
+    };
     let panels = s
         .gaps
         .iter()
         .map(|&gap| {
             let mut p = Panel::new(
-                format!("B = A {gap:+} logits (fixed benchmark)"),
-                "problems N",
+                format!("B = A {} logits (fixed benchmark)", gap_text(gap)),
+                x_label.as_str(),
                 "P(B scores <= A) in one rerun, %",
             );
-            p.x_scale = Scale::Log10;
-            p.x_range = (nmin / 1.3, nmax * 1.3);
-            p.x_ticks = Some(s.problems.iter().map(|&n| n as f64).collect());
-            let ymax = fixed(r, gap).map(|c| c.loss_or_tie).fold(0.0, f64::max);
+            if by_samples {
+                p.x_scale = Scale::Log2;
+                p.x_range = (xmin / 1.25, xmax * 1.25);
+            } else {
+                p.x_scale = Scale::Log10;
+                p.x_range = (xmin / 1.3, xmax * 1.3);
+            }
+            p.x_ticks = Some(xs.clone());
+            // The simulated intervals stay inside the frame too.
+            let ymax = fixed(r, gap)
+                .map(|c| {
+                    c.sim
+                        .map_or(c.loss_or_tie, |x| c.loss_or_tie.max(x.loss_or_tie.ci_high))
+                })
+                .fold(0.0, f64::max);
             p.y_range = (0.0, (pct(ymax) * 1.1).max(pct(s.target_loss_or_tie) * 1.5));
             p.legend = SeriesLabelPosition::UpperRight;
-            for (i, &n) in s.samples.iter().enumerate() {
-                let cells: Vec<&PlanCell> = fixed(r, gap).filter(|c| c.samples == n).collect();
-                p.lines.push(Line {
-                    label: Some(format!("{} = {n}", axis(r))),
-                    color: i,
-                    dashed: false,
-                    points: cells
-                        .iter()
-                        .map(|c| (c.problems as f64, pct(c.loss_or_tie)))
-                        .collect(),
-                });
+            let mut single_labelled = false;
+            for (i, &v) in series.iter().enumerate() {
+                let cells: Vec<&PlanCell> = fixed(r, gap).filter(|&c| of(c).1 == v).collect();
+                let name = if by_samples {
+                    format!("N = {v}")
+                } else {
+                    format!("{} = {v}", axis(r))
+                };
+                let exact: Vec<(f64, f64)> = cells
+                    .iter()
+                    .map(|&c| (of(c).0, pct(c.loss_or_tie)))
+                    .collect();
+                if exact.len() == 1 {
+                    // No line to draw through one point: the exact value as a mark.
+                    let (x, y) = exact[0];
+                    let label = if single_labelled {
+                        name
+                    } else {
+                        format!("{name} (exact)")
+                    };
+                    single_labelled = true;
+                    p.markers.push(Markers {
+                        label: Some(label),
+                        color: i,
+                        points: vec![(x, y, y, y)],
+                    });
+                } else {
+                    p.lines.push(Line {
+                        label: Some(name),
+                        color: i,
+                        dashed: false,
+                        points: exact,
+                    });
+                }
                 let sims: Vec<_> = cells
                     .iter()
-                    .filter_map(|c| {
+                    .filter_map(|&c| {
                         c.sim.map(|x| {
                             let e = x.loss_or_tie;
-                            (c.problems as f64, pct(e.sim), pct(e.ci_low), pct(e.ci_high))
+                            (of(c).0, pct(e.sim), pct(e.ci_low), pct(e.ci_high))
                         })
                     })
                     .collect();
@@ -308,8 +395,8 @@ pub fn loss_figure(r: &PlanResult) -> plot::Figure {
                 color: 6,
                 dashed: true,
                 points: vec![
-                    (nmin / 1.3, pct(s.target_loss_or_tie)),
-                    (nmax * 1.3, pct(s.target_loss_or_tie)),
+                    (p.x_range.0, pct(s.target_loss_or_tie)),
+                    (p.x_range.1, pct(s.target_loss_or_tie)),
                 ],
             });
             p
@@ -384,7 +471,7 @@ pub fn heat_figure(r: &PlanResult) -> HeatFigure {
                                 ""
                             };
                             if target == "loss_or_tie" {
-                                format!("{:.1}%{star}", pct(v))
+                                format!("{}{star}", loss_label(v))
                             } else {
                                 format!("{:.2}{star}", pct(v))
                             }
@@ -405,7 +492,7 @@ pub fn heat_figure(r: &PlanResult) -> HeatFigure {
                 )
             };
             panels.push(HeatPanel {
-                title: format!("{what}, gap {gap:+} logits"),
+                title: format!("{what}, gap {} logits", gap_text(gap)),
                 x_label: "problems N".into(),
                 y_label: match r.spec.metric {
                     Metric::Pass1 => "samples per problem n".into(),
@@ -482,4 +569,26 @@ pub fn render_plan(r: &PlanResult, figures: bool) -> Result<Vec<Artifact>, Repor
         });
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plan_gap_titles_print_three_significant_digits() {
+        assert_eq!(gap_text(0.230_812_861_717_722_7), "+0.231");
+        assert_eq!(gap_text(0.21), "+0.21");
+        assert_eq!(gap_text(-1.5), "-1.5");
+        assert_eq!(gap_text(12.345), "+12.3");
+        assert_eq!(gap_text(0.000_123_456), "+0.000123");
+        assert_eq!(gap_text(250.0), "+250");
+    }
+
+    #[test]
+    fn plan_heatmap_loss_below_a_twentieth_of_a_point_reads_below_0_1_percent() {
+        assert_eq!(loss_label(1e-6), "<0.1%");
+        assert_eq!(loss_label(0.0), "0.0%");
+        assert_eq!(loss_label(0.0123), "1.2%");
+    }
 }

@@ -128,6 +128,8 @@ pub struct Panel {
     pub x_ticks: Option<Vec<f64>>,
     /// Labels of `x_ticks`, in the same order (`None`: the numbers).
     pub x_tick_labels: Option<Vec<String>>,
+    /// No y tick above this value (a percent axis given headroom for its legend stops at 100).
+    pub y_tick_max: Option<f64>,
     /// Only whole numbers as y ticks (counts).
     pub y_integer: bool,
     /// Bars, drawn first.
@@ -163,6 +165,7 @@ impl Panel {
             y_range: (0.0, 1.0),
             x_ticks: None,
             x_tick_labels: None,
+            y_tick_max: None,
             y_integer: false,
             bars: Vec::new(),
             bands: Vec::new(),
@@ -604,7 +607,9 @@ fn draw_panel<DB: DrawingBackend>(
             .collect(),
         _ => axis_ticks(xs, xr, p.x_ticks.as_deref(), 8),
     };
-    let mut yt = axis_ticks(ys, yr, None, 6);
+    // Ticks are chosen over the data's range only (not the legend's headroom above it).
+    let tick_range = (yr.0, p.y_tick_max.map_or(yr.1, |m| m.min(yr.1)));
+    let mut yt = axis_ticks(ys, tick_range, None, 6);
     if p.y_integer {
         yt.retain(|t| ys.value_at(t.0).fract() == 0.0);
         for t in &mut yt {

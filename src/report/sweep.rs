@@ -43,10 +43,75 @@ fn value(s: &str) -> f64 {
     s.parse().unwrap_or(f64::NAN)
 }
 
+/// The names `--plot` accepts for this sweep: every quantity, and every `EXPERIMENT:QUANTITY`.
+pub fn plot_names(s: &SweepOutput) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for ch in s.cells.iter().flat_map(|c| &c.checks) {
+        for n in [
+            ch.quantity.clone(),
+            format!("{}:{}", ch.experiment, ch.quantity),
+        ] {
+            if !names.contains(&n) {
+                names.push(n);
+            }
+        }
+    }
+    names
+}
+
+/// Checks the names given to `--plot` against the sweep's quantities.
+///
+/// # Errors
+/// A message naming the first unknown name and listing the valid ones.
+pub fn check_plot_names(s: &SweepOutput, wanted: &[String]) -> Result<(), String> {
+    let valid = plot_names(s);
+    if wanted.is_empty() {
+        return Err(format!(
+            "--plot: give at least one quantity; valid quantities: {}",
+            valid
+                .iter()
+                .filter(|n| !n.contains(':'))
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    match wanted.iter().find(|w| !valid.contains(w)) {
+        None => Ok(()),
+        Some(bad) => {
+            let quantities: Vec<&str> = valid
+                .iter()
+                .filter(|n| !n.contains(':'))
+                .map(String::as_str)
+                .collect();
+            Err(format!(
+                "--plot {bad:?}: no such quantity in this sweep; valid quantities: {} (or EXPERIMENT:QUANTITY for one experiment's, e.g. {:?})",
+                quantities.join(", "),
+                valid.iter().find(|n| n.contains(':')).map_or("", String::as_str)
+            ))
+        }
+    }
+}
+
+/// Splits the text of `--plot` (comma-separated quantity names) into names.
+pub fn parse_plot(text: &str) -> Vec<String> {
+    text.split(',')
+        .map(|t| t.trim().to_string())
+        .filter(|t| !t.is_empty())
+        .collect()
+}
+
 /// One figure per experiment: up to [`MAX_PANELS`] of its quantities (spread over its list)
 /// against the first swept field, one line per combination of the other fields; exact values as
 /// lines, simulated ones as points with 95% intervals.
 pub fn sweep_figures(s: &SweepOutput) -> Vec<(String, Figure)> {
+    sweep_figures_of(s, None)
+}
+
+/// [`sweep_figures`] with the panels chosen by `--plot`: only checks whose quantity (or
+/// `experiment:quantity`) is listed; those that change across the grid first. Experiments with
+/// none of the listed quantities get no figure.
+pub fn sweep_figures_of(s: &SweepOutput, plot: Option<&[String]>) -> Vec<(String, Figure)> {
     let Some((xpath, _)) = s.manifest.grid.first() else {
         return Vec::new();
     };
@@ -93,9 +158,16 @@ pub fn sweep_figures(s: &SweepOutput) -> Vec<(String, Figure)> {
         };
         // Quantities that change across the grid by more than their Monte Carlo error (1.96
         // times the largest standard error) come first; flat ones only fill free panels.
-        let changes = |j: usize| -> bool {
+        // `among`: only the cells of one series (the other fields fixed), or every cell.
+        let changes_among = |j: usize, among: Option<&str>| -> bool {
             let (mut lo, mut hi, mut se) = (f64::INFINITY, f64::NEG_INFINITY, 0.0f64);
-            for ch in per_cell.iter().filter_map(|c| c.get(j)) {
+            for ch in s
+                .cells
+                .iter()
+                .zip(&per_cell)
+                .filter(|(c, _)| among.is_none_or(|l| series_label(&c.values) == l))
+                .filter_map(|(_, checks)| checks.get(j))
+            {
                 let e = ch.estimate();
                 let v = if e.exact.is_finite() { e.exact } else { e.sim };
                 if v.is_finite() {
@@ -107,7 +179,31 @@ pub fn sweep_figures(s: &SweepOutput) -> Vec<(String, Figure)> {
             }
             hi - lo > (1.96 * se).max(1e-12 * hi.abs().max(lo.abs()))
         };
-        let (moving, flat): (Vec<usize>, Vec<usize>) = (0..count).partition(|&j| changes(j));
+        let mut series: Vec<String> = Vec::new();
+        for c in &s.cells {
+            let l = series_label(&c.values);
+            if !series.contains(&l) {
+                series.push(l);
+            }
+        }
+        // What changes along x within a series comes first: that is the swept effect the
+        // panel shows; what changes only between series fills the rest.
+        let along_x = |j: usize| series.iter().any(|l| changes_among(j, Some(l)));
+        let changes = |j: usize| changes_among(j, None);
+        let quantity_of = |j: usize| -> &str {
+            per_cell
+                .iter()
+                .find_map(|c| c.get(j))
+                .map_or("", |ch| ch.quantity.as_str())
+        };
+        let wanted = |j: &usize| {
+            plot.is_none_or(|names| {
+                let q = quantity_of(*j);
+                names.iter().any(|n| n == q || *n == format!("{exp}:{q}"))
+            })
+        };
+        let (moving, flat): (Vec<usize>, Vec<usize>) =
+            (0..count).filter(wanted).partition(|&j| changes(j));
         let spread = |v: &[usize], m: usize| -> Vec<usize> {
             if v.len() <= m {
                 v.to_vec()
@@ -117,25 +213,26 @@ pub fn sweep_figures(s: &SweepOutput) -> Vec<(String, Figure)> {
                     .collect()
             }
         };
-        let mut picked = spread(&moving, MAX_PANELS);
-        if picked.is_empty() {
+        let (on_x, between): (Vec<usize>, Vec<usize>) =
+            moving.iter().copied().partition(|&j| along_x(j));
+        let mut picked = spread(&on_x, MAX_PANELS);
+        let room = MAX_PANELS - picked.len();
+        picked.extend(spread(&between, room));
+        if plot.is_some() {
+            // Chosen quantities that do not change still fill the free panels.
+            let room = MAX_PANELS - picked.len();
+            picked.extend(spread(&flat, room));
+            if picked.is_empty() {
+                continue;
+            }
+        } else if picked.is_empty() {
             picked = spread(&flat, MAX_PANELS.min(2));
         }
         picked.sort_unstable();
-        let mut series: Vec<String> = Vec::new();
-        for c in &s.cells {
-            let l = series_label(&c.values);
-            if !series.contains(&l) {
-                series.push(l);
-            }
-        }
         let panels: Vec<Panel> = picked
             .iter()
             .map(|&j| {
-                let q = per_cell
-                    .iter()
-                    .find_map(|c| c.get(j))
-                    .map_or("", |ch| ch.quantity.as_str());
+                let q = quantity_of(j);
                 // Scores, shares and their SDs (fractions) are drawn in percent, as everywhere.
                 let percent = !q.contains("token")
                     && per_cell.iter().filter_map(|c| c.get(j)).all(|ch| {
@@ -253,6 +350,19 @@ pub fn sweep_figures(s: &SweepOutput) -> Vec<(String, Figure)> {
 /// # Errors
 /// [`ReportError`] when a figure or JSON document cannot be produced.
 pub fn render_sweep(s: &SweepOutput, figures: bool) -> Result<Vec<Artifact>, ReportError> {
+    render_sweep_of(s, figures, None)
+}
+
+/// [`render_sweep`] with the figures' panels chosen by `--plot` (names checked by
+/// [`check_plot_names`] first).
+///
+/// # Errors
+/// [`ReportError`] when a figure or JSON document cannot be produced.
+pub fn render_sweep_of(
+    s: &SweepOutput,
+    figures: bool,
+    plot: Option<&[String]>,
+) -> Result<Vec<Artifact>, ReportError> {
     let mut out = vec![
         Artifact {
             file: "sweep.csv".into(),
@@ -265,7 +375,7 @@ pub fn render_sweep(s: &SweepOutput, figures: bool) -> Result<Vec<Artifact>, Rep
     ];
     if figures {
         use rayon::prelude::*;
-        let drawn = sweep_figures(s)
+        let drawn = sweep_figures_of(s, plot)
             .par_iter()
             .map(|(stem, fig)| plot::render_both(fig).map(|(png, svg)| (stem.clone(), png, svg)))
             .collect::<Result<Vec<_>, _>>()?;

@@ -203,7 +203,7 @@ fn cost_csv(run: &RunOutput, r: &CostTable) -> String {
 fn vote_csv(run: &RunOutput, r: &VoteCurves) -> String {
     let mut csv = header(
         &["model", "attractor", "vote_rule", "k", "metric"],
-        &["votes"],
+        &["votes", "seed_sd"],
     );
     for p in &r.points {
         let s = &r.series[p.series];
@@ -218,7 +218,7 @@ fn vote_csv(run: &RunOutput, r: &VoteCurves) -> String {
                 p.metric.as_str().to_string(),
             ],
             &p.estimate,
-            [r.votes.to_string()],
+            [r.votes.to_string(), num(p.seed_sd)],
         ));
     }
     csv.finish()
@@ -326,6 +326,18 @@ fn seed_csv(run: &RunOutput, r: &SeedVariance) -> String {
         };
         emit("mean", estimate_fields(&row.mean));
         emit("sd", estimate_fields(&row.sd));
+        // Exact only: seed and question sampling combined.
+        emit(
+            "total_se",
+            [
+                num(row.total_se),
+                String::new(),
+                String::new(),
+                String::new(),
+                String::new(),
+                String::new(),
+            ],
+        );
         // Quantiles: exact (fixed placement only) and simulated; their checks are the CDF rows.
         for (label, sim, exact) in [
             ("q2.5", row.sim_interval.0, row.exact_interval.map(|i| i.0)),

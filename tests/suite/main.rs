@@ -8,6 +8,7 @@ mod cli;
 mod determinism;
 mod edge_props;
 mod edges;
+mod figure_content;
 mod figure_ranges;
 mod file_system;
 mod harness_logs;

@@ -1,0 +1,80 @@
+//! Total standard error of a benchmark score: seed noise and question sampling together.
+//!
+//! A benchmark of N problems is itself a sample from a population of problems; one run samples
+//! each problem n times. Over both draws the score mean_i c_i / n has variance
+//! (Var(p) + E[p (1 - p)] / n) / N. From the N rates at hand, the unbiased estimate of that is
+//! the question-sampling SE squared (sample variance with ddof = 1, over N) plus the seed SD
+//! squared (mean p (1 - p) / (n N)).
+use crate::exact::noise::{question_se, seed_sd};
+
+/// Total SE of the benchmark score, seed and question sampling combined:
+/// sqrt(question_se(rates)^2 + seed_sd(rates, n)^2).
+///
+/// Its square is unbiased for the variance of the score over fresh benchmarks of N problems
+/// from the population the rates were drawn from and fresh seeds. Never below either part.
+///
+/// Time: O(N).
+///
+/// # Panics
+///
+/// If `rates` is empty, a rate lies outside [0, 1], or `n` is 0.
+pub fn total_se(rates: &[f64], n: u32) -> f64 {
+    question_se(rates).hypot(seed_sd(rates, n))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every benchmark of N problems drawn with replacement from a finite population, and every
+    /// count outcome: the variance of the score, by enumeration.
+    fn brute_force_variance(population: &[f64], problems: usize, n: u32) -> f64 {
+        let m = population.len();
+        let draws = m.pow(problems as u32);
+        let outcomes = (n as usize + 1).pow(problems as u32);
+        let (mut s1, mut s2) = (0.0, 0.0);
+        for d in 0..draws {
+            let rates: Vec<f64> = (0..problems)
+                .map(|i| population[(d / m.pow(i as u32)) % m])
+                .collect();
+            let pd = 1.0 / draws as f64;
+            for o in 0..outcomes {
+                let mut prob = pd;
+                let mut score = 0.0;
+                for (i, &p) in rates.iter().enumerate() {
+                    let c = ((o / (n as usize + 1).pow(i as u32)) % (n as usize + 1)) as u32;
+                    let binom = crate::exact::maj::binomial_pmf(n, p)[c as usize];
+                    prob *= binom;
+                    score += f64::from(c) / f64::from(n) / problems as f64;
+                }
+                s1 += prob * score;
+                s2 += prob * score * score;
+            }
+        }
+        s2 - s1 * s1
+    }
+
+    #[test]
+    fn total_se_squared_is_unbiased_for_the_score_variance_over_benchmarks_and_seeds() {
+        let population = [0.05, 0.4, 0.9];
+        for (problems, n) in [(2usize, 1u32), (3, 2), (2, 4)] {
+            let truth = brute_force_variance(&population, problems, n);
+            // The mean of total_se^2 over every equally likely benchmark drawn.
+            let m = population.len();
+            let draws = m.pow(problems as u32);
+            let mean_sq: f64 = (0..draws)
+                .map(|d| {
+                    let rates: Vec<f64> = (0..problems)
+                        .map(|i| population[(d / m.pow(i as u32)) % m])
+                        .collect();
+                    total_se(&rates, n).powi(2)
+                })
+                .sum::<f64>()
+                / draws as f64;
+            assert!(
+                (mean_sq - truth).abs() <= 1e-12 * truth,
+                "N = {problems}, n = {n}: E[total_se^2] = {mean_sq}, brute force {truth}"
+            );
+        }
+    }
+}

@@ -1,0 +1,265 @@
+//! What the figures draw (issue 15 and the plan figures of issue 16): the seed-SD band of the
+//! curves figure, the total SE of the seed-variance figure, sweep panels chosen by `--plot`, and
+//! plan figures for a single N or a single exact value.
+use std::path::Path;
+
+use assert_cmd::Command;
+use evalsim::experiments::votes::{curves, Metric};
+use evalsim::scenario::Scenario;
+use predicates::prelude::*;
+
+fn evalsim() -> Command {
+    Command::cargo_bin("evalsim").expect("binary built")
+}
+
+fn read(p: &Path) -> String {
+    std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+/// pass@k and pass^k scores of one run of k samples per problem, by enumerating every outcome
+/// of the N x k samples: the exact variance of the benchmark score across seeds.
+fn brute_force_sd(rates: &[f64], k: u32, metric: Metric) -> f64 {
+    let bits = rates.len() * k as usize;
+    let (mut s1, mut s2) = (0.0, 0.0);
+    for outcome in 0u64..(1 << bits) {
+        let mut prob = 1.0;
+        let mut score = 0.0;
+        for (i, &p) in rates.iter().enumerate() {
+            let mut right = 0;
+            for j in 0..k as usize {
+                if (outcome >> (i * k as usize + j)) & 1 == 1 {
+                    right += 1;
+                    prob *= p;
+                } else {
+                    prob *= 1.0 - p;
+                }
+            }
+            let hit = match metric {
+                Metric::PassAtK => right > 0,
+                Metric::PassHatK => right == k,
+                Metric::MajAtK => unreachable!("not enumerated"),
+            };
+            score += f64::from(u8::from(hit)) / rates.len() as f64;
+        }
+        s1 += prob * score;
+        s2 += prob * score * score;
+    }
+    (s2 - s1 * s1).max(0.0).sqrt()
+}
+
+#[test]
+fn curves_seed_sd_band_matches_brute_force_enumeration() {
+    let toml = r#"seed = 2
+[benchmark]
+rates = [0.15, 0.5, 0.8]
+[[model]]
+name = "a"
+attractor = 0.5
+[[experiment]]
+kind = "curves"
+k = [1, 2, 3]
+votes = 100
+"#;
+    let s = Scenario::from_toml(toml, "band", "band.toml").expect("scenario");
+    let r = curves(&s, "curves", 1, &[0], &[1, 2, 3], 100, None, &|_| {});
+    assert_eq!(r.problems, 3);
+    let rates = [0.15, 0.5, 0.8];
+    let mut checked = 0;
+    for p in &r.points {
+        if p.metric == Metric::MajAtK {
+            // One Bernoulli(maj@k_i) per problem: sqrt(sum m (1 - m)) / N from the exact value of
+            // each problem (the mean of which is the point's exact value).
+            assert!(p.seed_sd > 0.0 && p.seed_sd <= 0.5 / 3f64.sqrt() + 1e-15);
+            continue;
+        }
+        let truth = brute_force_sd(&rates, p.k, p.metric);
+        assert!(
+            (p.seed_sd - truth).abs() <= 1e-12 * truth,
+            "{} k = {}: band {} vs brute force {truth}",
+            p.metric.as_str(),
+            p.k,
+            p.seed_sd
+        );
+        checked += 1;
+    }
+    assert_eq!(checked, 6);
+}
+
+#[test]
+fn curves_figure_draws_the_seed_sd_band_and_names_it() {
+    let dir = tempfile::tempdir().expect("tmp");
+    evalsim()
+        .args(["run", "note", "--quiet", "--threads", "2", "--out"])
+        .arg(dir.path())
+        .assert()
+        .success();
+    let svg = read(&dir.path().join("curves.svg"));
+    assert!(svg.contains("±1 seed SD of one run (30 problems, k samples each)"));
+    let csv = read(&dir.path().join("curves.csv"));
+    assert!(csv
+        .lines()
+        .next()
+        .expect("header")
+        .ends_with(",votes,seed_sd"));
+    let sd = read(&dir.path().join("seed-variance-sd.svg"));
+    assert!(sd.contains("exact total SE (seed and question sampling)"));
+    let table = read(&dir.path().join("seed-variance.csv"));
+    assert!(table.contains(",total_se,"));
+}
+
+const TINY: &str = r#"seed = 11
+[benchmark]
+problems = 8
+mu = 0.0
+sigma = 1.0
+[[model]]
+name = "a"
+shift = 0.0
+attractor = 0.5
+[[model]]
+name = "b"
+shift = 0.3
+attractor = 0.5
+[[experiment]]
+kind = "head-to-head"
+a = "a"
+b = "b"
+n = [1, 4]
+reruns = 2000
+"#;
+
+#[test]
+fn sweep_plot_with_an_unknown_quantity_is_an_error_listing_the_valid_names() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let f = dir.path().join("tiny.toml");
+    std::fs::write(&f, TINY).expect("write");
+    let out = dir.path().join("out");
+    evalsim()
+        .arg("sweep")
+        .arg(&f)
+        .args([
+            "--set",
+            "model.b.shift=0.1,0.5",
+            "--plot",
+            "P(B = A),nonsense",
+        ])
+        .arg("--out")
+        .arg(&out)
+        .args(["--quiet", "--threads", "1"])
+        .assert()
+        .code(2)
+        .stderr(
+            predicate::str::contains("--plot \"nonsense\"")
+                .and(predicate::str::contains("valid quantities: P(B < A)")),
+        );
+    assert!(!out.exists(), "nothing written on a bad --plot");
+}
+
+#[test]
+fn sweep_plot_chooses_the_panels_and_other_fields_are_series() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let f = dir.path().join("tiny.toml");
+    std::fs::write(&f, TINY).expect("write");
+    let out = dir.path().join("out");
+    evalsim()
+        .arg("sweep")
+        .arg(&f)
+        .args([
+            "--set",
+            "model.b.shift=0.1,0.5",
+            "--set",
+            "benchmark.sigma=0.5,2",
+            "--plot",
+            "head-to-head:P(B = A)",
+        ])
+        .arg("--out")
+        .arg(&out)
+        .args(["--quiet", "--threads", "1"])
+        .assert()
+        .success();
+    let svg = read(&out.join("sweep-head-to-head.svg"));
+    assert!(
+        svg.contains("P(B = A) [model"),
+        "the chosen quantity is drawn"
+    );
+    assert!(!svg.contains("P(B &lt; A) [") && !svg.contains("P(B < A) ["));
+    assert!(svg.contains("benchmark.sigma=0.5") && svg.contains("benchmark.sigma=2"));
+}
+
+#[test]
+fn plan_with_a_single_problem_count_puts_samples_on_the_x_axis() {
+    let dir = tempfile::tempdir().expect("tmp");
+    evalsim()
+        .args([
+            "plan",
+            "--problems",
+            "30",
+            "--samples",
+            "4,16,64,256",
+            "--simulate-reruns",
+            "0",
+            "--gap-logits",
+            "0.2308128617177227",
+            "--out",
+        ])
+        .arg(dir.path())
+        .assert()
+        .success();
+    let svg = read(&dir.path().join("plan-loss.svg"));
+    assert!(svg.contains("samples per problem n (log2 scale)"));
+    assert!(svg.contains("N = 30"));
+    assert!(svg.contains("+0.231 logits"), "gap to 3 significant digits");
+    assert!(!svg.contains("0.2308128617177227"));
+    let heat = read(&dir.path().join("plan-heatmap.svg"));
+    assert!(!heat.contains("0.2308128617177227"));
+}
+
+#[test]
+fn plan_maj_without_simulation_draws_the_exact_value_as_a_mark() {
+    let dir = tempfile::tempdir().expect("tmp");
+    evalsim()
+        .args([
+            "plan",
+            "--metric",
+            "maj",
+            "--k",
+            "5",
+            "--attractor",
+            "0.3",
+            "--problems",
+            "30",
+            "--simulate-reruns",
+            "0",
+            "--out",
+        ])
+        .arg(dir.path())
+        .assert()
+        .success();
+    let svg = read(&dir.path().join("plan-loss.svg"));
+    assert!(
+        svg.contains("<circle"),
+        "one exact value is drawn as a mark"
+    );
+    assert!(svg.contains("k = 5 (exact)"));
+}
+
+#[test]
+fn progress_ticks_add_up_to_the_weighted_planned_draws() {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    let s = Scenario::from_toml(TINY, "tiny", "tiny.toml").expect("scenario");
+    let planned: u64 = (0..s.experiments.len())
+        .map(|i| evalsim::experiments::planned_draws(&s, i))
+        .sum();
+    let done = AtomicU64::new(0);
+    evalsim::experiments::run_all(&s, &|n| {
+        done.fetch_add(n, Ordering::Relaxed);
+    })
+    .expect("runs");
+    assert_eq!(done.load(Ordering::Relaxed), planned);
+    // Weighted: a head-to-head rerun counts its measured cost, not 1.
+    let draws = evalsim::experiments::planned_draws_unweighted(&s, 0);
+    assert_eq!(
+        planned,
+        draws * evalsim::experiments::draw_cost_ns(&s.experiments[0].spec)
+    );
+}

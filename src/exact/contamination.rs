@@ -46,7 +46,7 @@ impl Contamination {
     pub fn population_pmf(&self) -> Vec<f64> {
         assert!(self.n >= 1, "samples per problem must be at least 1");
         if self.sigma == 0.0 {
-            return noise::binomial_pmf(self.n, expit(self.mu));
+            return crate::exact::maj::binomial_pmf(self.n, expit(self.mu));
         }
         run_corr::mixture_count_pmf(self.mu, self.sigma, self.n)
     }
@@ -67,7 +67,7 @@ impl Contamination {
         if c == 0.0 {
             return population;
         }
-        let memorised = noise::binomial_pmf(self.n, r);
+        let memorised = crate::exact::maj::binomial_pmf(self.n, r);
         population
             .iter()
             .zip(&memorised)

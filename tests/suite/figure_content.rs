@@ -179,7 +179,7 @@ fn sweep_plot_chooses_the_panels_and_other_fields_are_series() {
         .success();
     let svg = read(&out.join("sweep-head-to-head.svg"));
     assert!(
-        svg.contains("P(B = A) [model"),
+        svg.contains("P(B = A) [a=a b=b"),
         "the chosen quantity is drawn"
     );
     assert!(!svg.contains("P(B &lt; A) [") && !svg.contains("P(B < A) ["));

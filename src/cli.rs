@@ -350,10 +350,8 @@ fn run_scenario(a: &RunArgs, check_only: bool) -> Result<u8, Failure> {
             code: EXIT_INTERNAL,
             error: e,
         })?;
-    let mut scenario = Scenario::load(&a.scenario).map_err(|e: ScenarioError| bad_input(e))?;
-    if let Some(seed) = c.seed {
-        scenario.seed = seed;
-    }
+    let scenario =
+        Scenario::load_seeded(&a.scenario, c.seed).map_err(|e: ScenarioError| bad_input(e))?;
     if scenario.experiments.is_empty() {
         return Err(bad_input(anyhow::anyhow!(
             "{}: no [[experiment]] given: nothing to run (add one, e.g. [[experiment]] kind = \"curves\"; kinds: curves, attractor-sweep, seed-variance, vote-spread, head-to-head, budget, cost, plan)",

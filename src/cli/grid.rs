@@ -1,6 +1,5 @@
 //! `evalsim plan`, `evalsim sweep` and `evalsim merge`.
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
 use anyhow::anyhow;
 use clap::Args;
@@ -10,7 +9,7 @@ use super::{
 };
 use crate::exact::plan::gap_logits_for_points;
 use crate::experiments::plan::{run_plan, CheckCells, Metric, Plan, PlanSpec};
-use crate::experiments::sweep::{prepare, run_cells, SweepError, SweepOutput};
+use crate::experiments::sweep::{merge_shards, prepare, run_cells, SweepError, SweepOutput};
 use crate::experiments::Z_BOUND;
 use crate::model::VoteRule;
 use crate::report;
@@ -278,16 +277,10 @@ pub(super) fn plan(a: &PlanArgs) -> Result<u8, Failure> {
     let c = &a.common;
     let spec = a.spec()?;
     let pool = pool(c.threads)?;
-    let t0 = Instant::now();
-    let exact = pool.install(|| crate::experiments::plan::exact_plan_cells(&spec));
-    let exact_s = t0.elapsed().as_secs_f64();
-    let planned = spec.planned_reruns();
-    let pb = progress_bar(planned, c.quiet);
+    let pb = progress_bar(spec.planned_reruns(), c.quiet);
     pb.set_message("plan");
     let tick = |n: u64| pb.inc(n);
-    let t1 = Instant::now();
-    let result = pool.install(|| run_plan(&spec, "plan", &tick));
-    let total_s = t1.elapsed().as_secs_f64();
+    let (result, timing) = pool.install(|| run_plan(&spec, "plan", &tick));
     pb.finish_and_clear();
     let artifacts = report::planning::render_plan(&result, !a.no_figures).map_err(internal)?;
     let out = c.out.clone().unwrap_or_else(|| PathBuf::from("out/plan"));
@@ -296,11 +289,11 @@ pub(super) fn plan(a: &PlanArgs) -> Result<u8, Failure> {
     let failed: Vec<_> = checks.iter().filter(|c| !c.passed()).collect();
     if !c.quiet {
         print!("{}", report::planning::paragraph(&result));
-        let sim_s = (total_s - exact_s).max(1e-9);
+        let sim_s = timing.simulated_s.max(1e-9);
         println!(
             "exact: {} cells in {:.3} s; simulated: {} binomial counts in {:.2} s ({:.2e} counts/s; pass@1 pairs are drawn as one difference per problem); checks: {} of {} passed (|z| <= {Z_BOUND}, or Bernstein's bound for counts); wrote {} files to {}",
-            exact.len(),
-            exact_s,
+            timing.exact_cells,
+            timing.exact_s,
             result.draws,
             sim_s,
             result.draws as f64 / sim_s,
@@ -539,11 +532,8 @@ pub(super) struct MergeArgs {
     pub(super) common: CommonArgs,
 }
 
-/// Reads and checks the shards of one sweep in `dir` and joins them into the whole sweep.
-///
-/// # Errors
-/// A message naming the missing, duplicate or mismatched shard.
-pub fn merge_shards(dir: &Path) -> Result<SweepOutput, String> {
+/// Reads the `shard-*.json` files of `dir`, in name order: (path, text).
+fn read_shards(dir: &Path) -> Result<Vec<(String, String)>, String> {
     let entries =
         std::fs::read_dir(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
     let mut files: Vec<PathBuf> = entries
@@ -555,120 +545,19 @@ pub fn merge_shards(dir: &Path) -> Result<SweepOutput, String> {
         })
         .collect();
     files.sort();
-    if files.is_empty() {
-        return Err(format!("no shard-I-of-N.json files in {}", dir.display()));
-    }
-    let mut shards = Vec::new();
-    for f in &files {
-        let text =
-            std::fs::read_to_string(f).map_err(|e| format!("cannot read {}: {e}", f.display()))?;
-        let s: SweepOutput = serde_json::from_str(&text)
-            .map_err(|e| format!("{}: not a shard file: {e}", f.display()))?;
-        let Some([i, n]) = s.shard else {
-            return Err(format!("{}: not a shard (no shard index)", f.display()));
-        };
-        shards.push((f.clone(), i, n, s));
-    }
-    let (f0, _, n, first) = &shards[0];
-    for (f, _, m, s) in &shards[1..] {
-        let differ = shard_differences(&first.manifest, *n, &s.manifest, *m);
-        if !differ.is_empty() {
-            return Err(format!(
-                "{} and {} are from different sweeps: {}; merge shards of one sweep only",
-                f0.display(),
-                f.display(),
-                differ.join("; ")
-            ));
-        }
-    }
-    let mut seen = vec![false; *n];
-    for (f, i, _, _) in &shards {
-        if seen[*i] {
-            return Err(format!("shard {i} of {n} appears twice ({})", f.display()));
-        }
-        seen[*i] = true;
-    }
-    let missing: Vec<String> = (0..*n)
-        .filter(|&i| !seen[i])
-        .map(|i| i.to_string())
-        .collect();
-    if !missing.is_empty() {
-        return Err(format!(
-            "missing shard(s) {} of {n} in {}: run them with --shard I/{n}",
-            missing.join(", "),
-            dir.display()
-        ));
-    }
-    let manifest = first.manifest.clone();
-    let mut cells: Vec<_> = shards
-        .into_iter()
-        .flat_map(|(_, _, _, s)| s.cells)
-        .collect();
-    cells.sort_by_key(|c| c.index);
-    let complete =
-        cells.len() == manifest.cells && cells.iter().enumerate().all(|(i, c)| c.index == i);
-    if !complete {
-        return Err(format!(
-            "the shards hold {} cells, the grid has {}: some shard files are incomplete",
-            cells.len(),
-            manifest.cells
-        ));
-    }
-    Ok(SweepOutput {
-        manifest,
-        shard: None,
-        cells,
-    })
-}
-
-/// What differs between two shards' sweeps, one phrase per field (`seed 1 vs 2`); empty when
-/// they are shards of one sweep.
-fn shard_differences(
-    a: &crate::experiments::sweep::Manifest,
-    a_count: usize,
-    b: &crate::experiments::sweep::Manifest,
-    b_count: usize,
-) -> Vec<String> {
-    let grid = |m: &crate::experiments::sweep::Manifest| {
-        m.grid
-            .iter()
-            .map(|(path, values)| format!("{path}={}", values.join(",")))
-            .collect::<Vec<_>>()
-            .join(" ")
-    };
-    let mut out = Vec::new();
-    if a.scenario != b.scenario {
-        out.push(format!("scenario `{}` vs `{}`", a.scenario, b.scenario));
-    }
-    if a.scenario_hash != b.scenario_hash {
-        out.push(format!(
-            "scenario hash {} vs {} (the scenario files differ)",
-            a.scenario_hash, b.scenario_hash
-        ));
-    }
-    if a.seed != b.seed {
-        out.push(format!("seed {} vs {}", a.seed, b.seed));
-    }
-    if a.grid != b.grid || a.cells != b.cells {
-        out.push(format!(
-            "grid {} ({} cells) vs {} ({} cells)",
-            grid(a),
-            a.cells,
-            grid(b),
-            b.cells
-        ));
-    }
-    if a_count != b_count {
-        out.push(format!("shard count {a_count} vs {b_count}"));
-    }
-    if a.version != b.version {
-        out.push(format!("evalsim version {} vs {}", a.version, b.version));
-    }
-    out
+    files
+        .iter()
+        .map(|f| {
+            std::fs::read_to_string(f)
+                .map(|text| (f.display().to_string(), text))
+                .map_err(|e| format!("cannot read {}: {e}", f.display()))
+        })
+        .collect()
 }
 
 pub(super) fn merge(a: &MergeArgs) -> Result<u8, Failure> {
-    let output = merge_shards(&a.dir).map_err(bad)?;
+    let shards = read_shards(&a.dir).map_err(bad)?;
+    let output = merge_shards(&shards, &a.dir.display().to_string()).map_err(bad)?;
     let out = a.common.out.clone().unwrap_or_else(|| a.dir.clone());
     let artifacts = report::sweep::render_sweep(&output, !a.no_figures).map_err(internal)?;
     report::write_artifacts(&out, &artifacts).map_err(bad_input)?;

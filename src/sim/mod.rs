@@ -6,6 +6,7 @@
 pub mod alias;
 pub mod counts;
 pub mod evals;
+pub mod plan;
 pub mod stream;
 pub mod traces;
 pub mod votes;

@@ -627,3 +627,27 @@ fn plan_block_equals_the_command() {
         .success()
         .stdout(predicate::str::contains("checks: 32 of 32"));
 }
+
+#[test]
+fn sweep_seed_above_2_pow_53_is_kept_exactly() {
+    // The seed went into the TOML document as an f64: above 9e15 it became a float the
+    // scenario refused, and above 2^53 it lost its last bits. It is now set as a u64.
+    for seed in ["9007199254740993", "18446744073709551557"] {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let f = tiny(dir.path());
+        let out = dir.path().join("out");
+        evalsim()
+            .arg("sweep")
+            .arg(&f)
+            .args(["--set", "model.b.shift=0,0.2", "--seed", seed])
+            .args(["--no-figures", "-q", "--out"])
+            .arg(&out)
+            .assert()
+            .success();
+        let json = std::fs::read_to_string(out.join("sweep.json")).expect("json");
+        assert!(
+            json.contains(&format!("\"seed\": {seed}")),
+            "{seed}: {json}"
+        );
+    }
+}

@@ -183,7 +183,7 @@ pub enum RawCheckCells {
 
 /// One `[[experiment]]`: the union of every kind's keys, so that TOML errors keep their line and
 /// column (no internally tagged enums). `resolve` rejects keys the kind does not take.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawExperiment {
     pub kind: Option<Spanned<ExperimentKind>>,

@@ -1017,8 +1017,15 @@ impl ExpCtx<'_> {
             };
         let reruns = match &e.reruns {
             None => 20_000,
-            Some(v) if *v.get_ref() == 0 || *v.get_ref() > MAX_DRAWS => {
-                return Err(self.r.err(v.span(), &key("reruns"), format!("must be between 1 and {MAX_DRAWS}, got {} (use check_cells = \"none\" for no simulation)", v.get_ref())));
+            Some(v) if *v.get_ref() > MAX_DRAWS => {
+                return Err(self.r.err(
+                    v.span(),
+                    &key("reruns"),
+                    format!(
+                        "must be between 0 (no simulation) and {MAX_DRAWS}, got {}",
+                        v.get_ref()
+                    ),
+                ));
             }
             Some(v) => *v.get_ref(),
         };

@@ -640,16 +640,20 @@ impl ExpCtx<'_> {
             None => Ok((0..self.models.len()).collect()),
             Some(list) => {
                 if list.get_ref().is_empty() {
-                    return Err(self.r.err(list.span(), &self.key("self.models"), "the list is empty: name at least one model, or leave `self.models` out for all"));
+                    return Err(self.r.err(
+                        list.span(),
+                        &self.key("models"),
+                        "the list is empty: name at least one model, or leave `models` out for all",
+                    ));
                 }
                 let mut out = Vec::new();
                 for name in list.get_ref() {
                     let s = Spanned::new(list.span(), name.clone());
-                    let i = self.model_ref(&s, "self.models")?;
+                    let i = self.model_ref(&s, "models")?;
                     if out.contains(&i) {
                         return Err(self.r.err(
                             list.span(),
-                            &self.key("self.models"),
+                            &self.key("models"),
                             format!("model `{name}` is listed twice"),
                         ));
                     }

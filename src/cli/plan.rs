@@ -220,7 +220,9 @@ fn plan_flag_error(e: ScenarioError) -> Failure {
     let flag = PLAN_FLAGS
         .iter()
         .find(|(k, _)| *k == leaf)
-        .map_or(leaf.replace('_', "-"), |(_, f)| (*f).to_string());
+        .map_or(format!("--{}", leaf.replace('_', "-")), |(_, f)| {
+            (*f).to_string()
+        });
     let mut text = message.replace("metric = \"maj\"", "--metric maj");
     text = text.replace("metric = \"pass1\"", "--metric pass1");
     for (k, f) in PLAN_FLAGS {

@@ -651,3 +651,13 @@ fn sweep_seed_above_2_pow_53_is_kept_exactly() {
         );
     }
 }
+
+#[test]
+fn plan_bad_mu_error_names_the_flag_with_its_dashes() {
+    Command::cargo_bin("evalsim")
+        .unwrap()
+        .args(["plan", "--mu", "nan"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("--mu: must be a finite number"));
+}

@@ -448,7 +448,12 @@ pub fn fit_model(model: &ModelSamples, source: &str, options: &FitOptions) -> Re
         attractor.as_ref(),
         traces.as_ref(),
         options,
-    );
+    )
+    .map_err(|e| AnalyzeError::BadOption {
+        option: "fit".to_string(),
+        value: format!("the fitted scenario of `{}` ({e})", model.name),
+        expected: "values TOML can hold".to_string(),
+    })?;
     Ok(FitResult {
         model: model.name.clone(),
         problems: model.problems.len(),
@@ -490,31 +495,25 @@ fn count_histogram(
     }
 }
 
-fn toml_string(s: &str) -> String {
-    let escaped: String = s
-        .chars()
-        .flat_map(|ch| match ch {
-            '"' => vec!['\\', '"'],
-            '\\' => vec!['\\', '\\'],
-            c if c.is_control() => format!("\\u{:04X}", c as u32).chars().collect(),
-            c => vec![c],
-        })
-        .collect();
-    format!("\"{escaped}\"")
+/// `x` at 4 decimals, as the fitted scenario shows it.
+fn decimals4(x: f64) -> f64 {
+    format!("{x:.4}").parse().unwrap_or(x)
 }
 
-/// A positive number for the scenario TOML: 4 decimals, or scientific notation when that would
-/// print 0 (the loader requires these values to be > 0).
-fn positive(x: f64) -> String {
-    let fixed = format!("{x:.4}");
-    if fixed.parse::<f64>().is_ok_and(|v| v > 0.0) {
+/// A positive number for the scenario: 4 decimals, or every digit when 4 decimals would show 0
+/// (the loader requires these values to be > 0).
+fn positive(x: f64) -> f64 {
+    let fixed = decimals4(x);
+    if fixed > 0.0 {
         fixed
     } else {
-        format!("{x:e}")
+        x
     }
 }
 
-/// The scenario TOML in the lead's format (see `scenario`).
+/// The fitted scenario, written with the serde types that read scenario files (so it reads
+/// back as one): a title, the seed, the benchmark, one model `fitted` and a `curves`
+/// experiment. What the values cannot say goes into comments at the top.
 fn scenario_toml(
     source: &str,
     problems: usize,
@@ -522,48 +521,67 @@ fn scenario_toml(
     attractor: Option<&AttractorFit>,
     traces: Option<&TraceFit>,
     options: &FitOptions,
-) -> String {
-    let mut out = String::new();
-    out.push_str(&format!(
-        "title = {}\n",
-        toml_string(&format!("fitted from {source}"))
-    ));
-    out.push_str(&format!("seed = {}\n", options.seed));
-    out.push_str("[benchmark]\n");
-    if problems > crate::scenario::MAX_PROBLEMS as usize {
-        out.push_str(&format!(
-            "# the input has {problems} problems; scenarios hold at most {}\n",
-            crate::scenario::MAX_PROBLEMS
+) -> std::result::Result<String, toml::ser::Error> {
+    use crate::scenario::raw::{
+        ExperimentKind, RawBenchmark, RawExperiment, RawModel, RawScenario, RawTokens,
+    };
+    use crate::scenario::MAX_PROBLEMS;
+    use toml::Spanned;
+    fn at<T>(x: T) -> Option<Spanned<T>> {
+        Some(Spanned::new(0..0, x))
+    }
+    let mut notes = String::new();
+    if problems > MAX_PROBLEMS as usize {
+        notes.push_str(&format!(
+            "# the input has {problems} problems; scenarios hold at most {MAX_PROBLEMS}\n"
         ));
     }
-    out.push_str(&format!(
-        "problems = {}\n",
-        problems.min(crate::scenario::MAX_PROBLEMS as usize)
-    ));
-    out.push_str(&format!("mu = {:.4}\n", spread.mu));
-    out.push_str(&format!("sigma = {}\n", positive(spread.sigma)));
-    out.push_str("placement = \"quantiles\"\n\n");
-    out.push_str("[[model]]\nname = \"fitted\"\nshift = 0.0\n");
-    match attractor {
-        Some(a) => out.push_str(&format!("attractor = {:.4}\n", a.share)),
-        None => out.push_str("attractor = 0.0  # no answers in the input: not estimated\n"),
+    if attractor.is_none() {
+        notes.push_str("# attractor = 0.0: no answers in the input, not estimated\n");
     }
-    if let Some(t) = traces {
-        out.push_str("[model.tokens]\n");
-        out.push_str(&format!("median_tokens = {}\n", positive(t.median_tokens)));
-        out.push_str(&format!("hard_growth = {:.4}\n", t.hard_growth));
-        out.push_str(&format!("wrong_factor = {}\n", positive(t.wrong_factor)));
-        out.push_str(&format!("sigma = {}\n", positive(t.sigma)));
-    }
-    let ks = options
-        .curve_k
-        .iter()
-        .map(usize::to_string)
-        .collect::<Vec<_>>()
-        .join(", ");
-    out.push_str("\n[[experiment]]\nkind = \"curves\"\nmodels = [\"fitted\"]\n");
-    out.push_str(&format!("k = [{ks}]\nvotes = {}\n", options.votes));
-    out
+    let raw = RawScenario {
+        title: at(format!("fitted from {source}")),
+        seed: at(options.seed),
+        benchmark: at(RawBenchmark {
+            problems: at(problems.min(MAX_PROBLEMS as usize) as u64),
+            mu: at(decimals4(spread.mu)),
+            sigma: at(positive(spread.sigma)),
+            placement: at(crate::model::Placement::Quantiles),
+            rates: None,
+        }),
+        model: vec![Spanned::new(
+            0..0,
+            RawModel {
+                name: at("fitted".to_string()),
+                shift: at(0.0),
+                rates: None,
+                attractor: at(attractor.map_or(0.0, |a| decimals4(a.share))),
+                vote_rule: None,
+                tokens: traces.map(|t| {
+                    Spanned::new(
+                        0..0,
+                        RawTokens {
+                            median_tokens: at(positive(t.median_tokens)),
+                            hard_growth: at(decimals4(t.hard_growth)),
+                            wrong_factor: at(positive(t.wrong_factor)),
+                            sigma: at(positive(t.sigma)),
+                        },
+                    )
+                }),
+            },
+        )],
+        experiment: vec![Spanned::new(
+            0..0,
+            RawExperiment {
+                kind: at(ExperimentKind::Curves),
+                models: at(vec!["fitted".to_string()]),
+                k: at(options.curve_k.iter().map(|&k| k as u64).collect()),
+                votes: at(options.votes as u64),
+                ..RawExperiment::default()
+            },
+        )],
+    };
+    Ok(notes + &toml::to_string(&raw)?)
 }
 
 #[cfg(test)]

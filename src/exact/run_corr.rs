@@ -321,7 +321,10 @@ pub(crate) mod tests {
         for n in [1u32, 4, 16, 64] {
             assert_eq!(seed_sd_run(&rates, 0.0, n), noise::seed_sd(&rates, n));
         }
-        assert_eq!(count_pmf_run(0.3, 0.0, 7), crate::exact::maj::binomial_pmf(7, 0.3));
+        assert_eq!(
+            count_pmf_run(0.3, 0.0, 7),
+            crate::exact::maj::binomial_pmf(7, 0.3)
+        );
     }
 
     #[test]

@@ -147,13 +147,11 @@ pub fn run_all(scenario: &Scenario, progress: Progress) -> Result<RunOutput, Run
     })
 }
 
-/// An error while running an experiment.
+/// An error while running an experiment: none is possible once a scenario has resolved (every
+/// bound is checked there), so the type has no value; it keeps the callers' `?` in place for
+/// errors a future kind may need.
 #[derive(Debug, thiserror::Error)]
-pub enum RunError {
-    /// The experiment kind is parsed but cannot run yet.
-    #[error("experiment `{0}`: kind `{1}` is not available in this build")]
-    Unsupported(String, &'static str),
-}
+pub enum RunError {}
 
 /// Measured time of one progress draw of each experiment kind on one thread, in nanoseconds
 /// (docs/performance.md, "Progress weights"): a vote of `curves`, a rerun of `seed-variance`, ...
@@ -178,42 +176,19 @@ pub fn planned_draws(scenario: &Scenario, index: usize) -> u64 {
         .saturating_mul(draw_cost_ns(&scenario.experiments[index].spec))
 }
 
-/// Total draws an experiment will make (votes, reruns or traces, by kind).
+/// Progress units experiment `index` reports before weighting: the `ticks` of
+/// [`ExperimentSpec::work`], the same count the scenario's limits bound.
 pub fn planned_draws_unweighted(scenario: &Scenario, index: usize) -> u64 {
-    let exp = &scenario.experiments[index];
-    let n = scenario.benchmark.problems as u64;
-    match &exp.spec {
-        ExperimentSpec::Curves {
-            models, k, votes, ..
-        } => models.len() as u64 * k.len() as u64 * n * votes,
-        ExperimentSpec::AttractorSweep {
-            attractors,
-            k,
-            votes,
-            ..
-        } => attractors.len() as u64 * k.len() as u64 * n * votes,
-        ExperimentSpec::SeedVariance { n, reruns, .. } => n.len() as u64 * reruns,
-        ExperimentSpec::VoteSpread { k, reruns, .. } => k.len() as u64 * reruns,
-        ExperimentSpec::HeadToHead { n, reruns, .. } => n.len() as u64 * reruns,
-        ExperimentSpec::Budget { models, traces, .. } => models.len() as u64 * n * traces,
-        ExperimentSpec::Cost {
-            models,
-            k,
-            votes,
-            traces,
-            ..
-        } => {
-            let voting = k.iter().filter(|&&k| k > 1).count() as u64;
-            models.len() as u64 * n * (traces + voting * votes)
-        }
-        ExperimentSpec::Plan { plan, .. } => plan.planned_reruns(),
-    }
+    scenario.experiments[index]
+        .spec
+        .work(scenario.benchmark.problems)
+        .ticks
 }
 
 /// Runs experiment `index` of `scenario` with the scenario's seed.
 ///
 /// # Errors
-/// [`RunError::Unsupported`] for a kind this build cannot run.
+/// None today ([`RunError`] has no value).
 pub fn run(
     scenario: &Scenario,
     index: usize,
@@ -281,13 +256,8 @@ pub fn run(
             *vote_rule,
             progress,
         ))),
-        ExperimentSpec::Plan { plan: p, .. } => {
-            // The scenario's seed (after any --seed override) drives the plan's streams.
-            let mut p = (**p).clone();
-            p.spec.seed = scenario.seed;
-            Ok(ExperimentResult::Plan(plan::run_plan(
-                &p, &exp.name, progress,
-            )))
-        }
+        ExperimentSpec::Plan { plan: p, .. } => Ok(ExperimentResult::Plan(
+            plan::run_plan(p, &exp.name, progress).0,
+        )),
     }
 }

@@ -18,234 +18,24 @@
 //! fourth moment), and loss and loss-or-tie where they are exact. Where loss and tie come from the
 //! normal approximation the simulated rates are reported beside it but not checked: their gap to
 //! the approximation measures the approximation, not a bug.
-use rand::RngCore;
-use rand_distr::{Binomial, Distribution, StandardNormal};
+use std::time::Instant;
+
 use rayon::prelude::*;
 use serde::Serialize;
 
 use super::noise::sd_standard_error;
 use super::{Check, Estimate, Progress};
-use crate::exact::maj::{ln_factorials, maj_at_k_all, maj_at_k_pq};
+use crate::exact::maj::{maj_at_k_all, maj_at_k_pq};
 use crate::exact::noise::{diff_normal_approx, head_to_head, seed_sd};
 use crate::exact::plan::{detect_power, normal_loss_tie, sum_moments, PopulationNodes, Z_95};
-use crate::model::{expit, quantile_rates, shift_rate, VoteRule};
-use crate::sim::counts::{pair_tallies, CountSampler, PairSampler, PairTally as Tally};
-use crate::sim::stream::{name_id, stream, Rng};
-use crate::sim::votes::{self, AttractorTables, VoteSampler};
-use crate::sim::{batches, run_merged};
+use crate::model::{quantile_rates, shift_rate};
+pub use crate::scenario::spec::{CheckCells, Design, Metric, Plan, PlanSpec};
+pub use crate::sim::plan::simulate;
+use crate::sim::plan::simulate_chosen;
 
 /// Largest N t (count trials per model per rerun: N n for pass@1, N for maj@k) for which the
 /// exact convolution is used; the normal approximation (with continuity correction) beyond.
 pub const EXACT_MAX_SAMPLES: u64 = 64_000;
-
-/// Largest number of alias-table entries (N (n + 1) or N (k + 1)) a fixed-design simulated cell
-/// may build per model (about 200 MB); larger cells draw each count with BTPE instead.
-const TABLE_ENTRIES: u64 = 1 << 24;
-
-/// The study design a cell describes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Design {
-    /// The same N problems at quantile placement for both models, independent seeds.
-    Fixed,
-    /// Problems drawn from the population; both models on the same draws.
-    PopulationPaired,
-    /// Problems drawn from the population; each model on its own draws.
-    PopulationUnpaired,
-}
-
-impl Design {
-    /// All designs, in report order.
-    pub const ALL: [Design; 3] = [
-        Design::Fixed,
-        Design::PopulationPaired,
-        Design::PopulationUnpaired,
-    ];
-
-    /// The name used in tables.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Design::Fixed => "fixed",
-            Design::PopulationPaired => "population-paired",
-            Design::PopulationUnpaired => "population-unpaired",
-        }
-    }
-}
-
-/// The score being planned for.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Metric {
-    /// pass@1 averaged over the n samples of each problem.
-    Pass1,
-    /// maj@k: the share of problems whose majority vote of k samples is correct (one vote per
-    /// problem per rerun); the grid's `samples` are the k values.
-    Maj {
-        /// Share of wrong answers on the repeated attractor (both models).
-        attractor: f64,
-        /// How ties at the top are scored.
-        rule: VoteRule,
-    },
-}
-
-impl Metric {
-    /// The name used in tables: `pass@1` or `maj@k`.
-    pub fn label(self) -> &'static str {
-        match self {
-            Metric::Pass1 => "pass@1",
-            Metric::Maj { .. } => "maj@k",
-        }
-    }
-
-    /// Trials t per problem per rerun for `samples` (n or k): n for pass@1, 1 vote for maj@k.
-    pub fn trials(self, samples: u32) -> u32 {
-        match self {
-            Metric::Pass1 => samples,
-            Metric::Maj { .. } => 1,
-        }
-    }
-
-    /// The per-problem success probability f of a solve rate p.
-    pub fn score(self, p: f64, samples: u32) -> f64 {
-        match self {
-            Metric::Pass1 => p,
-            Metric::Maj { attractor, rule } => maj_at_k_pq(p, attractor * (1.0 - p), samples, rule),
-        }
-    }
-
-    /// f of every rate (maj@k shares its conditional win table across problems).
-    fn scores(self, rates: &[f64], samples: u32) -> Vec<f64> {
-        match self {
-            Metric::Pass1 => rates.to_vec(),
-            Metric::Maj { attractor, rule } => maj_at_k_all(rates, attractor, samples, rule),
-        }
-    }
-
-    /// Extra stream-key words (none for pass@1, so its fixed-design streams are unchanged).
-    fn key(self) -> Vec<u64> {
-        match self {
-            Metric::Pass1 => Vec::new(),
-            Metric::Maj { attractor, rule } => {
-                vec![name_id("maj"), attractor.to_bits(), name_id(rule.as_str())]
-            }
-        }
-    }
-}
-
-/// Which (gap, N, n) cells of a design to simulate.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub enum CheckCells {
-    /// Every cell.
-    All,
-    /// No cell.
-    None,
-    /// This many cells spread evenly over the grid (always the first and the last).
-    Count(usize),
-}
-
-/// The inputs of a plan.
-#[derive(Debug, Clone, Serialize)]
-pub struct PlanSpec {
-    /// Logit mean of model A's problem population (B's is mu + gap).
-    pub mu: f64,
-    /// Logit SD of the problem population.
-    pub sigma: f64,
-    /// Logit shifts of B over A.
-    pub gaps: Vec<f64>,
-    /// Candidate N.
-    pub problems: Vec<usize>,
-    /// Candidate n (pass@1: samples per problem) or k (maj@k: samples per vote).
-    pub samples: Vec<u32>,
-    /// Largest acceptable P(B <= A).
-    pub target_loss_or_tie: f64,
-    /// Largest acceptable 95% CI half-width of the difference (a fraction: 0.02 = 2 points).
-    pub target_halfwidth: f64,
-    /// Simulated paired reruns per checked cell and design.
-    pub reruns: u64,
-    /// Which cells to simulate in the fixed design.
-    pub check_cells: CheckCells,
-    /// Master seed of the simulation.
-    pub seed: u64,
-}
-
-/// A full plan: the grid and targets of a [`PlanSpec`], the score, and which cells to simulate
-/// in the population designs. It dereferences to its [`PlanSpec`], so `plan.mu` reads the grid.
-#[derive(Debug, Clone, Serialize)]
-pub struct Plan {
-    /// The population, grid, targets and fixed-design checks.
-    #[serde(flatten)]
-    pub spec: PlanSpec,
-    /// The score.
-    pub metric: Metric,
-    /// Which cells to simulate in each population design (problems redrawn every rerun, about
-    /// ten times the cost of a fixed-design rerun).
-    pub check_population: CheckCells,
-}
-
-impl std::ops::Deref for Plan {
-    type Target = PlanSpec;
-
-    fn deref(&self) -> &PlanSpec {
-        &self.spec
-    }
-}
-
-impl PlanSpec {
-    /// The plan of pass@1 averaged over n samples, with no population-design simulation.
-    pub fn pass1(self) -> Plan {
-        Plan {
-            spec: self,
-            metric: Metric::Pass1,
-            check_population: CheckCells::None,
-        }
-    }
-}
-
-impl Plan {
-    /// The (gap, N, n) cells the simulation checks in `design`, in grid order.
-    pub fn checked_cells(&self, design: Design) -> Vec<(f64, usize, u32)> {
-        if self.reruns == 0 {
-            return Vec::new();
-        }
-        let mut grid = Vec::new();
-        for &gap in &self.gaps {
-            for &big_n in &self.problems {
-                for &n in &self.samples {
-                    grid.push((gap, big_n, n));
-                }
-            }
-        }
-        let which = match design {
-            Design::Fixed => self.check_cells,
-            _ => self.check_population,
-        };
-        checked(grid.len(), which)
-            .into_iter()
-            .map(|i| grid[i])
-            .collect()
-    }
-
-    /// Paired reruns the simulation will run (checked cells x reruns over the designs), for
-    /// progress.
-    pub fn planned_reruns(&self) -> u64 {
-        Design::ALL
-            .iter()
-            .map(|&d| self.checked_cells(d).len() as u64 * self.reruns)
-            .sum()
-    }
-
-    /// Per-problem draws the simulation will make: one count or vote per problem per model per
-    /// rerun, over every checked cell and design. Bounded by the caller (the scenario loader and
-    /// the CLI refuse more than [`crate::scenario::MAX_TOTAL_VOTES`]).
-    pub fn simulated_draws(&self) -> u64 {
-        let per_rerun: u64 = Design::ALL
-            .iter()
-            .flat_map(|&d| self.checked_cells(d))
-            .map(|(_, big_n, _)| 2 * big_n as u64)
-            .sum();
-        per_rerun.saturating_mul(self.reruns)
-    }
-}
 
 /// A simulated check of one cell.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -363,6 +153,22 @@ impl PlanResult {
     }
 }
 
+/// The per-problem success probability f of a solve rate p under `metric`.
+fn score(metric: Metric, p: f64, samples: u32) -> f64 {
+    match metric {
+        Metric::Pass1 => p,
+        Metric::Maj { attractor, rule } => maj_at_k_pq(p, attractor * (1.0 - p), samples, rule),
+    }
+}
+
+/// f of every rate (maj@k shares its conditional win table across problems).
+fn scores(metric: Metric, rates: &[f64], samples: u32) -> Vec<f64> {
+    match metric {
+        Metric::Pass1 => rates.to_vec(),
+        Metric::Maj { attractor, rule } => maj_at_k_all(rates, attractor, samples, rule),
+    }
+}
+
 /// Population tables per (gap, samples): one per gap for pass@1 (f = p does not depend on n),
 /// one per (gap, k) for maj@k. Indexed `[gap][samples index or 0]`.
 fn population_tables(spec: &Plan) -> Vec<Vec<PopulationNodes>> {
@@ -374,7 +180,7 @@ fn population_tables(spec: &Plan) -> Vec<Vec<PopulationNodes>> {
                 .samples
                 .iter()
                 .map(|&k| {
-                    PopulationNodes::new(spec.mu, spec.sigma, gap, |p| spec.metric.score(p, k))
+                    PopulationNodes::new(spec.mu, spec.sigma, gap, |p| score(spec.metric, p, k))
                 })
                 .collect(),
         })
@@ -400,8 +206,8 @@ fn fixed_scores(spec: &Plan, big_n: usize, samples: u32, gap: f64) -> (Vec<f64>,
     let ra = quantile_rates(spec.mu, spec.sigma, big_n);
     let rb: Vec<f64> = ra.iter().map(|&p| shift_rate(p, gap)).collect();
     (
-        spec.metric.scores(&ra, samples),
-        spec.metric.scores(&rb, samples),
+        scores(spec.metric, &ra, samples),
+        scores(spec.metric, &rb, samples),
     )
 }
 
@@ -475,327 +281,6 @@ fn exact_cells_with(spec: &Plan, tables: &[Vec<PopulationNodes>]) -> Vec<PlanCel
         .collect()
 }
 
-/// Indices (into the grid of `count` cells) to simulate.
-fn checked(count: usize, which: CheckCells) -> Vec<usize> {
-    match which {
-        CheckCells::All => (0..count).collect(),
-        CheckCells::None => Vec::new(),
-        CheckCells::Count(k) if k >= count => (0..count).collect(),
-        CheckCells::Count(0) => Vec::new(),
-        CheckCells::Count(1) => vec![0],
-        CheckCells::Count(k) => {
-            let mut v: Vec<usize> = (0..k)
-                .map(|j| ((j * (count - 1)) as f64 / (k - 1) as f64).round() as usize)
-                .collect();
-            v.dedup();
-            v
-        }
-    }
-}
-
-/// 2^53 as f64: a 53-bit uniform below p 2^53 is a success with probability p.
-const TWO_53: f64 = 9_007_199_254_740_992.0;
-
-/// Largest t for which [`binomial`] counts t Bernoulli trials one by one.
-const BERNOULLI_MAX_T: u32 = 16;
-/// Largest t for which [`binomial`] inverts the CDF (the first pmf term, max(p, q)^t >= 2^-256,
-/// cannot underflow).
-const INVERSION_MAX_T: u32 = 256;
-
-/// One draw of Bin(t, p) for a p that changes every draw (no per-p setup): t 53-bit uniforms,
-/// each a success below p, for t <= 16; sequential inversion of the CDF from the nearer end
-/// (expected min(p, q) t + 1 steps) for t <= 256; rand_distr's BTPE beyond.
-#[inline]
-fn binomial<R: RngCore>(t: u32, p: f64, rng: &mut R) -> u32 {
-    if t <= BERNOULLI_MAX_T {
-        let threshold = (p * TWO_53) as u64;
-        (0..t)
-            .map(|_| u32::from((rng.next_u64() >> 11) < threshold))
-            .sum()
-    } else if t <= INVERSION_MAX_T {
-        let (flip, r) = if p > 0.5 { (true, 1.0 - p) } else { (false, p) };
-        let q = 1.0 - r;
-        let u = (rng.next_u64() >> 11) as f64 / TWO_53;
-        let ratio = r / q;
-        let mut pmf = q.powi(t as i32);
-        let mut cdf = pmf;
-        let mut j = 0u32;
-        while u >= cdf && j < t {
-            pmf *= f64::from(t - j) / f64::from(j + 1) * ratio;
-            j += 1;
-            cdf += pmf;
-        }
-        if flip {
-            t - j
-        } else {
-            j
-        }
-    } else {
-        Binomial::new(u64::from(t), p).map_or(0, |b| b.sample(rng) as u32)
-    }
-}
-
-/// A majority vote of k samples scored answer by answer, for a correct count drawn by the
-/// caller: [`AttractorTables::correct_wins`], the route of [`crate::sim::votes::VoteSampler`].
-#[derive(Debug, Clone)]
-struct LiteralVoter {
-    k: u32,
-    rule: VoteRule,
-    /// Bin(m, a) for m = 0..=k.
-    others: AttractorTables,
-}
-
-impl LiteralVoter {
-    /// Time and memory: O(k^2).
-    fn new(k: u32, attractor: f64, rule: VoteRule) -> LiteralVoter {
-        LiteralVoter {
-            k,
-            rule,
-            others: AttractorTables::new(k, attractor, &ln_factorials(k)),
-        }
-    }
-
-    /// Whether the correct answer wins, given c correct answers among the k.
-    #[inline]
-    fn wins<R: RngCore>(&self, c: u32, rng: &mut R) -> bool {
-        self.others.correct_wins(self.k, c, self.rule, rng)
-    }
-
-    /// One vote on a problem with solve rate p.
-    #[inline]
-    fn vote<R: RngCore>(&self, p: f64, rng: &mut R) -> u64 {
-        let c = binomial(self.k, p, rng);
-        u64::from(self.wins(c, rng))
-    }
-}
-
-/// The stream key of a cell: (seed, "plan", metric, design, N, n, gap); batches and models are
-/// appended.
-fn stream_prefix(spec: &Plan, design: Design, (gap, big_n, n): (f64, usize, u32)) -> Vec<u64> {
-    let mut prefix = vec![name_id("plan")];
-    prefix.extend(spec.metric.key());
-    if design != Design::Fixed {
-        prefix.push(name_id(design.as_str()));
-    }
-    prefix.extend([big_n as u64, u64::from(n), gap.to_bits()]);
-    prefix
-}
-
-/// Runs `reruns` paired reruns of one cell in batches of 4,096, each batch with a stream per
-/// model keyed by ([`stream_prefix`], batch, model). `draw` returns one rerun's totals
-/// (T_A, T_B) from the two streams.
-fn run_cell(
-    spec: &Plan,
-    design: Design,
-    cell: (f64, usize, u32),
-    progress: Progress,
-    draw: impl Fn(&mut Rng, &mut Rng) -> (u64, u64) + Sync,
-) -> Tally {
-    let prefix = stream_prefix(spec, design, cell);
-    let tasks: Vec<(u64, u64)> = batches(spec.reruns).collect();
-    run_merged(
-        &tasks,
-        Tally::default(),
-        |&(batch, count)| {
-            let mut key = prefix.clone();
-            key.extend([batch, 0]);
-            let mut rng_a = stream(spec.seed, &key);
-            let last = key.len() - 1;
-            key[last] = 1;
-            let mut rng_b = stream(spec.seed, &key);
-            let mut t = Tally::default();
-            for _ in 0..count {
-                let (ta, tb) = draw(&mut rng_a, &mut rng_b);
-                t.add(ta, tb);
-            }
-            progress(count);
-            t
-        },
-        Tally::merge,
-    )
-}
-
-/// Count samplers of models A and B for a fixed-design pass@1 cell: alias tables, or BTPE draws
-/// when the tables would exceed [`TABLE_ENTRIES`].
-fn fixed_samplers(spec: &Plan, (gap, big_n, n): (f64, usize, u32)) -> PairSampler {
-    let ra = quantile_rates(spec.mu, spec.sigma, big_n);
-    let rb: Vec<f64> = ra.iter().map(|&p| shift_rate(p, gap)).collect();
-    let big = big_n as u64 * (u64::from(n) + 1) > TABLE_ENTRIES;
-    if big && n > 1 {
-        let btpe = |r: &[f64]| {
-            CountSampler::Btpe(
-                r.iter()
-                    .filter_map(|&p| Binomial::new(u64::from(n), p).ok())
-                    .collect(),
-            )
-        };
-        PairSampler::Separate(btpe(&ra), btpe(&rb))
-    } else {
-        PairSampler::new(n, &ra, &rb, spec.reruns)
-    }
-}
-
-/// Table entries of a fixed-design pass@1 cell's two samplers (for the memory budget).
-fn fixed_entries((_, big_n, n): (f64, usize, u32)) -> u64 {
-    2 * (big_n as u64 * (u64::from(n) + 1)).min(TABLE_ENTRIES)
-}
-
-/// Simulates every chosen (design, cell). Fixed-design pass@1 cells run together, as one parallel
-/// job of (cell, batch) tasks ([`pair_tallies`]) in groups whose tables fit in [`TABLE_ENTRIES`]
-/// x 2, so the threads stay busy to the end; the other cells run one after another, each in
-/// parallel over its batches. Stops early (with zero tallies) once an interruption is requested.
-fn simulate_chosen(
-    spec: &Plan,
-    chosen: &[(Design, (f64, usize, u32))],
-    progress: Progress,
-) -> Vec<Tally> {
-    let mut out = vec![Tally::default(); chosen.len()];
-    let together = |d: Design| d == Design::Fixed && spec.metric == Metric::Pass1;
-    let fixed: Vec<usize> = (0..chosen.len())
-        .filter(|&i| together(chosen[i].0))
-        .collect();
-    let mut groups: Vec<Vec<usize>> = Vec::new();
-    let mut entries = u64::MAX;
-    for &i in &fixed {
-        let e = fixed_entries(chosen[i].1);
-        if entries.saturating_add(e) > 2 * TABLE_ENTRIES {
-            groups.push(Vec::new());
-            entries = 0;
-        }
-        entries += e;
-        if let Some(g) = groups.last_mut() {
-            g.push(i);
-        }
-    }
-    for group in groups {
-        if crate::interrupt::requested() {
-            return out;
-        }
-        let samplers: Vec<PairSampler> = group
-            .par_iter()
-            .map(|&i| fixed_samplers(spec, chosen[i].1))
-            .collect();
-        let keys: Vec<Vec<u64>> = group
-            .iter()
-            .map(|&i| stream_prefix(spec, Design::Fixed, chosen[i].1))
-            .collect();
-        let cells: Vec<(&[u64], &PairSampler)> =
-            keys.iter().map(|k| k.as_slice()).zip(&samplers).collect();
-        for (&i, t) in group
-            .iter()
-            .zip(pair_tallies(spec.seed, &cells, spec.reruns, progress))
-        {
-            out[i] = t;
-        }
-    }
-    for (i, &(design, cell)) in chosen.iter().enumerate() {
-        if together(design) {
-            continue;
-        }
-        if crate::interrupt::requested() {
-            break;
-        }
-        out[i] = simulate_cell(spec, design, cell, progress);
-    }
-    out
-}
-
-/// Simulates one cell in one design.
-fn simulate_cell(
-    spec: &Plan,
-    design: Design,
-    cell: (f64, usize, u32),
-    progress: Progress,
-) -> Tally {
-    let (gap, big_n, n) = cell;
-    let (mu, sigma) = (spec.mu, spec.sigma);
-    let big = big_n as u64 * (u64::from(n) + 1) > TABLE_ENTRIES;
-    match (design, spec.metric) {
-        (Design::Fixed, Metric::Pass1) => {
-            let sampler = fixed_samplers(spec, cell);
-            let key = stream_prefix(spec, design, cell);
-            pair_tallies(spec.seed, &[(&key, &sampler)], spec.reruns, progress)[0]
-        }
-        (Design::Fixed, Metric::Maj { attractor, rule }) => {
-            let ra = quantile_rates(mu, sigma, big_n);
-            let rb: Vec<f64> = ra.iter().map(|&p| shift_rate(p, gap)).collect();
-            if big {
-                let voter = LiteralVoter::new(n, attractor, rule);
-                let bins = |r: &[f64]| -> Vec<Binomial> {
-                    r.iter()
-                        .filter_map(|&p| Binomial::new(u64::from(n), p).ok())
-                        .collect()
-                };
-                let (ba, bb) = (bins(&ra), bins(&rb));
-                let total = |bs: &[Binomial], rng: &mut Rng| -> u64 {
-                    bs.iter()
-                        .map(|b| u64::from(voter.wins(b.sample(rng) as u32, rng)))
-                        .sum()
-                };
-                run_cell(spec, design, cell, progress, |a, b| {
-                    (total(&ba, a), total(&bb, b))
-                })
-            } else {
-                let lnf = ln_factorials(n);
-                let tables = AttractorTables::new(n, attractor, &lnf);
-                let samplers = |r: &[f64]| votes::samplers(n, r, &tables, rule, &lnf, spec.reruns);
-                let (sa, sb) = (samplers(&ra), samplers(&rb));
-                let total = |ss: &[VoteSampler], rng: &mut Rng| -> u64 {
-                    ss.iter().map(|s| u64::from(s.sample(rng).win)).sum()
-                };
-                run_cell(spec, design, cell, progress, |a, b| {
-                    (total(&sa, a), total(&sb, b))
-                })
-            }
-        }
-        (_, metric) => {
-            // Problems redrawn every rerun: one z per problem for both models when paired, one
-            // each otherwise; then the problem's score (its count, or its vote) drawn literally.
-            let voter = match metric {
-                Metric::Maj { attractor, rule } => Some(LiteralVoter::new(n, attractor, rule)),
-                Metric::Pass1 => None,
-            };
-            let score = |p: f64, rng: &mut Rng| match &voter {
-                Some(v) => v.vote(p, rng),
-                None => u64::from(binomial(n, p, rng)),
-            };
-            let paired = design == Design::PopulationPaired;
-            run_cell(spec, design, cell, progress, |a, b| {
-                (0..big_n).fold((0, 0), |(x, y), _| {
-                    let za: f64 = StandardNormal.sample(a);
-                    let zb: f64 = if paired { za } else { StandardNormal.sample(b) };
-                    let (pa, pb) = (expit(mu + sigma * za), expit(mu + gap + sigma * zb));
-                    (x + score(pa, a), y + score(pb, b))
-                })
-            })
-        }
-    }
-}
-
-/// Simulates paired fixed-design pass@1 reruns of `cells` (N, n, gap), all cells as one parallel
-/// job, with the streams [`run_plan`] uses.
-/// Returns (per cell: (loss, tie) counts), per-problem draws.
-pub fn simulate(
-    spec: &PlanSpec,
-    cells: &[(usize, u32, f64)],
-    progress: Progress,
-) -> (Vec<(u64, u64)>, u64) {
-    let plan = spec.clone().pass1();
-    let chosen: Vec<(Design, (f64, usize, u32))> = cells
-        .iter()
-        .map(|&(big_n, n, gap)| (Design::Fixed, (gap, big_n, n)))
-        .collect();
-    let counts = simulate_chosen(&plan, &chosen, progress)
-        .into_iter()
-        .map(|t| (t.loss, t.tie))
-        .collect();
-    let draws = cells
-        .iter()
-        .map(|&(big_n, _, _)| 2 * big_n as u64 * spec.reruns)
-        .sum();
-    (counts, draws)
-}
-
 /// Variance and fourth central moment of the count difference D = T_B - T_A of one cell.
 fn exact_count_moments(spec: &Plan, tables: &[Vec<PopulationNodes>], c: &PlanCell) -> (f64, f64) {
     let t = spec.metric.trials(c.samples);
@@ -821,19 +306,29 @@ fn exact_count_moments(spec: &Plan, tables: &[Vec<PopulationNodes>], c: &PlanCel
     }
 }
 
-/// Runs the plan: exact cells, the simulated checks, and the answers. `experiment` names the
+/// Runs the plan: exact cells, the simulated checks, and the answers, with how long the exact
+/// and the simulated parts took. `experiment` names the
 /// output files (`plan` from the command line); the random streams do not depend on it, so a
 /// scenario's plan and `evalsim plan` with the same inputs and seed give the same numbers.
-pub fn run_plan(spec: &Plan, experiment: &str, progress: Progress) -> PlanResult {
+pub fn run_plan(spec: &Plan, experiment: &str, progress: Progress) -> (PlanResult, PlanTiming) {
+    let t0 = Instant::now();
     let tables = population_tables(spec);
     let chosen: Vec<(Design, (f64, usize, u32))> = Design::ALL
         .iter()
         .flat_map(|&d| spec.checked_cells(d).into_iter().map(move |c| (d, c)))
         .collect();
-    // The simulation needs no exact value, so both run at once on the same threads.
-    let (mut cells, tallies) = rayon::join(
-        || exact_cells_with(spec, &tables),
-        || simulate_chosen(spec, &chosen, progress),
+    // The simulation needs no exact value, so both run at once on the same threads; each side
+    // is timed on its own.
+    let ((mut cells, exact_s), (tallies, sim_s)) = rayon::join(
+        || {
+            let cells = exact_cells_with(spec, &tables);
+            (cells, t0.elapsed().as_secs_f64())
+        },
+        || {
+            let t = Instant::now();
+            let tallies = simulate_chosen(spec, &chosen, progress);
+            (tallies, t.elapsed().as_secs_f64())
+        },
     );
     let mut draws = 0u64;
     let r = spec.reruns as f64;
@@ -868,13 +363,31 @@ pub fn run_plan(spec: &Plan, experiment: &str, progress: Progress) -> PlanResult
         });
     }
     let answers = answers(spec, &cells);
-    PlanResult {
+    let result = PlanResult {
         experiment: experiment.to_string(),
         spec: spec.clone(),
         cells,
         answers,
         draws,
-    }
+    };
+    let timing = PlanTiming {
+        exact_cells: result.cells.len(),
+        exact_s,
+        simulated_s: sim_s,
+    };
+    (result, timing)
+}
+
+/// How long a plan's two parts took, measured on their own (they run at the same time). Not
+/// part of the result: timings differ from run to run, the result does not.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PlanTiming {
+    /// Cells computed exactly.
+    pub exact_cells: usize,
+    /// Wall time of the exact cells (population tables included), in seconds.
+    pub exact_s: f64,
+    /// Wall time of the simulated checks, in seconds.
+    pub simulated_s: f64,
 }
 
 /// Per gap, design and target: the cell with the fewest samples N n meeting the bound (ties go
@@ -920,6 +433,7 @@ fn answers(spec: &Plan, cells: &[PlanCell]) -> Vec<Answer> {
 mod tests {
     use super::*;
     use crate::experiments::Z_BOUND;
+    use crate::model::VoteRule;
 
     fn base(reruns: u64) -> PlanSpec {
         PlanSpec {
@@ -945,7 +459,7 @@ mod tests {
 
     #[test]
     fn fixed_cells_match_head_to_head_and_simulation() {
-        let r = run_plan(&spec(40_000), "plan", &|_| {});
+        let r = run_plan(&spec(40_000), "plan", &|_| {}).0;
         assert_eq!(r.cells.len(), 3 * 4);
         let ra = quantile_rates(0.2, 2.2, 30);
         let rb: Vec<f64> = ra.iter().map(|&p| shift_rate(p, 0.21)).collect();
@@ -988,7 +502,7 @@ mod tests {
 
     #[test]
     fn population_and_maj_simulations_agree_with_exact_moments() {
-        let r = run_plan(&maj_spec(30_000), "plan", &|_| {});
+        let r = run_plan(&maj_spec(30_000), "plan", &|_| {}).0;
         let checks = r.checks();
         assert_eq!(checks.len(), 4 * 4 + 2 * 4 * 2);
         for ch in &checks {
@@ -1037,7 +551,7 @@ mod tests {
     #[test]
     fn maj_fixed_loss_and_tie_equal_brute_force() {
         let s = maj_grid(0, vec![2], vec![3]);
-        let r = run_plan(&s, "plan", &|_| {});
+        let r = run_plan(&s, "plan", &|_| {}).0;
         let c = &r.cells[0];
         assert_eq!((c.design, c.method), (Design::Fixed, "exact"));
         let ra = quantile_rates(0.2, 2.2, 2);
@@ -1074,14 +588,14 @@ mod tests {
                 .num_threads(threads)
                 .build()
                 .expect("pool");
-            pool.install(|| serde_json::to_string(&run_plan(&s, "plan", &|_| {})).expect("json"))
+            pool.install(|| serde_json::to_string(&run_plan(&s, "plan", &|_| {}).0).expect("json"))
         };
         assert_eq!(run(1), run(3));
     }
 
     #[test]
     fn pairing_lowers_the_se_and_fixed_is_lowest() {
-        let r = run_plan(&spec(0), "plan", &|_| {});
+        let r = run_plan(&spec(0), "plan", &|_| {}).0;
         for (i, c) in r.cells.iter().enumerate().take(4) {
             let paired = &r.cells[i + 4];
             let unpaired = &r.cells[i + 8];
@@ -1094,8 +608,8 @@ mod tests {
         let mut one = spec(20_000);
         one.spec.problems = vec![100];
         one.spec.samples = vec![4];
-        let a = run_plan(&one, "plan", &|_| {});
-        let b = run_plan(&spec(20_000), "plan", &|_| {});
+        let a = run_plan(&one, "plan", &|_| {}).0;
+        let b = run_plan(&spec(20_000), "plan", &|_| {}).0;
         let pick = |r: &PlanResult| {
             r.cells
                 .iter()

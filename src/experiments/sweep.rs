@@ -11,6 +11,8 @@ use serde::{Deserialize, Serialize};
 use super::check::Untested;
 use super::{num, run_all, Check, Estimate, Progress, RunError};
 use crate::scenario::grid::{check_path, fmt_value, set_value, Axis, GridError, MAX_CELLS};
+use crate::scenario::resolve::parse;
+use crate::scenario::DEFAULT_SEED;
 use crate::scenario::{Scenario, ScenarioError, ScenarioSource};
 use crate::sim::stream::{name_id, stream_id};
 
@@ -133,11 +135,8 @@ pub fn prepare(
     sets: &[(String, Vec<f64>)],
     seed: Option<u64>,
 ) -> Result<Sweep, SweepError> {
-    let mut doc: toml::Value = toml::from_str(&src.text)
+    let doc: toml::Value = toml::from_str(&src.text)
         .map_err(|e| SweepError::Parse(format!("{}: {}", src.file, e.message())))?;
-    if let Some(s) = seed {
-        set_value(&mut doc, "seed", s as f64)?;
-    }
     let mut axes = Vec::new();
     for (path, values) in sets {
         if axes.iter().any(|a: &Axis| &a.path == path) {
@@ -173,7 +172,10 @@ pub fn prepare(
         &src.file,
     )
     .map_err(|e| SweepError::Parse(e.to_string()))?;
-    let master = base.seed;
+    // The seed never passes through the TOML document (whose numbers the grid writes as f64):
+    // `--seed` is set on each cell's raw scenario, as a u64.
+    let master = seed.unwrap_or(base.seed);
+    let seed_swept = axes.iter().any(|a| a.path == "seed");
     let mut cells = Vec::with_capacity(total);
     for index in 0..total {
         let mut rest = index;
@@ -188,14 +190,24 @@ pub fn prepare(
             set_value(&mut cell_doc, &a.path, v)?;
         }
         let text = toml::to_string(&cell_doc).map_err(|e| SweepError::Parse(e.to_string()))?;
-        let mut s = Scenario::from_toml(&text, &src.name, &format!("{} cell {index}", src.file))
-            .map_err(|source| SweepError::Cell {
-                index,
-                assignments: assignments.clone(),
-                source,
-            })?;
-        // A swept `seed` moves the cell's base seed; the cell hash mixes in every assignment.
-        s.seed = stream_id(s.seed, &[name_id(&assignments)]);
+        let file = format!("{} cell {index}", src.file);
+        let cell_error = |source| SweepError::Cell {
+            index,
+            assignments: assignments.clone(),
+            source,
+        };
+        let mut raw = parse(&text, &file).map_err(cell_error)?;
+        // A swept `seed` moves the cell's base seed (else `--seed`, else the file's); the cell
+        // hash mixes in every assignment. Set before resolving, so every spec holds it.
+        let written = raw.seed.as_ref().map_or(DEFAULT_SEED, |s| *s.get_ref());
+        let cell_base = if seed_swept {
+            written
+        } else {
+            seed.unwrap_or(written)
+        };
+        let cell_seed = stream_id(cell_base, &[name_id(&assignments)]);
+        raw.seed = Some(toml::Spanned::new(0..0, cell_seed));
+        let s = Scenario::from_raw(raw, &text, &src.name, &file).map_err(cell_error)?;
         cells.push((values, s));
     }
     let manifest = Manifest {
@@ -291,10 +303,119 @@ impl StoredCheck {
     }
 }
 
+/// Checks the shards of one sweep, (file name, JSON text) in name order as read from the folder
+/// `dir`, and joins them into the whole sweep. Their manifests must agree (scenario, its hash,
+/// seed, grid, shard count, version), every shard must appear once and every cell be present.
+///
+/// # Errors
+/// A message naming the missing, duplicate or mismatched shard.
+pub fn merge_shards(files: &[(String, String)], dir: &str) -> Result<SweepOutput, String> {
+    if files.is_empty() {
+        return Err(format!("no shard-I-of-N.json files in {dir}"));
+    }
+    let mut shards = Vec::new();
+    for (f, text) in files {
+        let s: SweepOutput =
+            serde_json::from_str(text).map_err(|e| format!("{f}: not a shard file: {e}"))?;
+        let Some([i, n]) = s.shard else {
+            return Err(format!("{f}: not a shard (no shard index)"));
+        };
+        shards.push((f.clone(), i, n, s));
+    }
+    let (f0, _, n, first) = &shards[0];
+    for (f, _, m, s) in &shards[1..] {
+        let differ = shard_differences(&first.manifest, *n, &s.manifest, *m);
+        if !differ.is_empty() {
+            return Err(format!(
+                "{f0} and {f} are from different sweeps: {}; merge shards of one sweep only",
+                differ.join("; ")
+            ));
+        }
+    }
+    let mut seen = vec![false; *n];
+    for (f, i, _, _) in &shards {
+        if seen[*i] {
+            return Err(format!("shard {i} of {n} appears twice ({f})"));
+        }
+        seen[*i] = true;
+    }
+    let missing: Vec<String> = (0..*n)
+        .filter(|&i| !seen[i])
+        .map(|i| i.to_string())
+        .collect();
+    if !missing.is_empty() {
+        return Err(format!(
+            "missing shard(s) {} of {n} in {dir}: run them with --shard I/{n}",
+            missing.join(", ")
+        ));
+    }
+    let manifest = first.manifest.clone();
+    let mut cells: Vec<_> = shards
+        .into_iter()
+        .flat_map(|(_, _, _, s)| s.cells)
+        .collect();
+    cells.sort_by_key(|c| c.index);
+    let complete =
+        cells.len() == manifest.cells && cells.iter().enumerate().all(|(i, c)| c.index == i);
+    if !complete {
+        return Err(format!(
+            "the shards hold {} cells, the grid has {}: some shard files are incomplete",
+            cells.len(),
+            manifest.cells
+        ));
+    }
+    Ok(SweepOutput {
+        manifest,
+        shard: None,
+        cells,
+    })
+}
+
+/// What differs between two shards' sweeps, one phrase per field (`seed 1 vs 2`); empty when
+/// they are shards of one sweep.
+fn shard_differences(a: &Manifest, a_count: usize, b: &Manifest, b_count: usize) -> Vec<String> {
+    let grid = |m: &Manifest| {
+        m.grid
+            .iter()
+            .map(|(path, values)| format!("{path}={}", values.join(",")))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let mut out = Vec::new();
+    if a.scenario != b.scenario {
+        out.push(format!("scenario `{}` vs `{}`", a.scenario, b.scenario));
+    }
+    if a.scenario_hash != b.scenario_hash {
+        out.push(format!(
+            "scenario hash {} vs {} (the scenario files differ)",
+            a.scenario_hash, b.scenario_hash
+        ));
+    }
+    if a.seed != b.seed {
+        out.push(format!("seed {} vs {}", a.seed, b.seed));
+    }
+    if a.grid != b.grid || a.cells != b.cells {
+        out.push(format!(
+            "grid {} ({} cells) vs {} ({} cells)",
+            grid(a),
+            a.cells,
+            grid(b),
+            b.cells
+        ));
+    }
+    if a_count != b_count {
+        out.push(format!("shard count {a_count} vs {b_count}"));
+    }
+    if a.version != b.version {
+        out.push(format!("evalsim version {} vs {}", a.version, b.version));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::read_source;
+    use crate::scenario::{read_source, ExperimentSpec};
 
     #[test]
     fn cells_are_seeded_by_their_parameters_only() {
@@ -314,6 +435,26 @@ mod tests {
         assert_eq!(a.cells[1].1.seed, b.cells[0].1.seed);
         assert_eq!(a.cells[0].1.seed, b.cells[2].1.seed);
         assert_ne!(a.cells[0].1.seed, a.cells[1].1.seed);
+    }
+
+    #[test]
+    fn a_sweep_cells_plan_runs_on_the_cells_seed() {
+        // The plan's seed is set when the scenario resolves; a cell's seed must reach it.
+        let text = "seed = 3\n[benchmark]\nproblems = 10\nmu = 0.1\nsigma = 1.5\n[[model]]\nname = \"a\"\nshift = 0.0\nattractor = 0.5\n[[experiment]]\nkind = \"plan\"\ngap_logits = [0.3]\nproblems = [20]\nsamples = [1]\nreruns = 10\n";
+        let src = ScenarioSource {
+            text: text.into(),
+            name: "p".into(),
+            file: "p.toml".into(),
+        };
+        let sweep =
+            prepare(&src, &[("model.a.shift".into(), vec![0.0, 0.1])], Some(9)).expect("grid");
+        for (_, s) in &sweep.cells {
+            let ExperimentSpec::Plan { plan, .. } = &s.experiments[0].spec else {
+                panic!("a plan");
+            };
+            assert_eq!(plan.seed, s.seed);
+        }
+        assert_ne!(sweep.cells[0].1.seed, sweep.cells[1].1.seed);
     }
 
     #[test]

@@ -1,12 +1,15 @@
 //! The first stage: serde structs that mirror the TOML file one to one. They check types and
 //! reject unknown keys (with TOML's own line and column); values are checked in `resolve`.
-use serde::Deserialize;
+//! `evalsim plan` fills these same types from its flags and `fit` serialises them; `sweep` sets
+//! each cell's seed on them. Depends on
+//! [`crate::model`] (the enums a file names) only.
+use serde::{Deserialize, Serialize};
 use toml::Spanned;
 
 use crate::model::{Placement, VoteRule};
 
 /// A whole scenario file.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawScenario {
     pub title: Option<Spanned<String>>,
@@ -19,7 +22,7 @@ pub struct RawScenario {
 }
 
 /// `[benchmark]`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawBenchmark {
     pub problems: Option<Spanned<u64>>,
@@ -30,7 +33,7 @@ pub struct RawBenchmark {
 }
 
 /// One `[[model]]`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawModel {
     pub name: Option<Spanned<String>>,
@@ -42,7 +45,7 @@ pub struct RawModel {
 }
 
 /// `[model.tokens]`: the trace-length block.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawTokens {
     pub median_tokens: Option<Spanned<f64>>,
@@ -52,7 +55,7 @@ pub struct RawTokens {
 }
 
 /// The experiment kinds a scenario can ask for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum ExperimentKind {
     /// pass@k, pass^k and maj@k against k.
@@ -162,7 +165,7 @@ impl ExperimentKind {
 }
 
 /// The score a `plan` experiment plans for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum RawMetric {
     /// pass@1 averaged over n samples per problem.
@@ -172,7 +175,7 @@ pub enum RawMetric {
 }
 
 /// `check_cells` / `check_population` of a `plan`: "all", "none" or a number of cells.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(untagged)]
 pub enum RawCheckCells {
     /// A number of cells spread over the grid.
@@ -183,7 +186,7 @@ pub enum RawCheckCells {
 
 /// One `[[experiment]]`: the union of every kind's keys, so that TOML errors keep their line and
 /// column (no internally tagged enums). `resolve` rejects keys the kind does not take.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawExperiment {
     pub kind: Option<Spanned<ExperimentKind>>,

@@ -540,9 +540,9 @@ fn plan_maj_metric_writes_k_rows_and_checks_votes() {
     assert!(img.width() >= 900);
 }
 
-/// A scenario whose plan block asks for what the flags of `plan_block_equals_the_command` ask.
-const PLAN_SCENARIO: &str = r#"seed = 5
-[benchmark]
+/// A scenario whose plan block asks for what the flags of `plan_block_equals_the_command` ask
+/// (neither gives a seed: both take the one default).
+const PLAN_SCENARIO: &str = r#"[benchmark]
 problems = 10
 mu = 0.1
 sigma = 1.5
@@ -590,7 +590,7 @@ fn plan_block_equals_the_command() {
             "20,60",
         ])
         .args(["--simulate-reruns", "3000", "--check-population", "all"])
-        .args(["--seed", "5", "-q", "--out"])
+        .args(["-q", "--out"])
         .arg(&cli_out)
         .assert()
         .success();
@@ -626,4 +626,38 @@ fn plan_block_equals_the_command() {
         .assert()
         .success()
         .stdout(predicate::str::contains("checks: 32 of 32"));
+}
+
+#[test]
+fn sweep_seed_above_2_pow_53_is_kept_exactly() {
+    // The seed went into the TOML document as an f64: above 9e15 it became a float the
+    // scenario refused, and above 2^53 it lost its last bits. It is now set as a u64.
+    for seed in ["9007199254740993", "18446744073709551557"] {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let f = tiny(dir.path());
+        let out = dir.path().join("out");
+        evalsim()
+            .arg("sweep")
+            .arg(&f)
+            .args(["--set", "model.b.shift=0,0.2", "--seed", seed])
+            .args(["--no-figures", "-q", "--out"])
+            .arg(&out)
+            .assert()
+            .success();
+        let json = std::fs::read_to_string(out.join("sweep.json")).expect("json");
+        assert!(
+            json.contains(&format!("\"seed\": {seed}")),
+            "{seed}: {json}"
+        );
+    }
+}
+
+#[test]
+fn plan_bad_mu_error_names_the_flag_with_its_dashes() {
+    Command::cargo_bin("evalsim")
+        .unwrap()
+        .args(["plan", "--mu", "nan"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("--mu: must be a finite number"));
 }

@@ -1,0 +1,62 @@
+//! `evalsim merge`: the CLI reads the shard files; `experiments::sweep::merge_shards` checks
+//! and joins them; then report -> write.
+use std::path::{Path, PathBuf};
+
+use anyhow::anyhow;
+use clap::Args;
+
+use super::sweep::finish;
+use super::{bad_input, CommonArgs, Failure};
+use crate::experiments::sweep::merge_shards;
+use crate::report;
+
+fn bad(msg: String) -> Failure {
+    bad_input(anyhow!(msg))
+}
+
+/// Flags of `evalsim merge`.
+#[derive(Debug, Args)]
+pub(super) struct MergeArgs {
+    /// Folder holding the shard-I-of-N.json files of one sweep
+    pub(super) dir: PathBuf,
+    /// Skip the PNG and SVG figures
+    #[arg(long)]
+    pub(super) no_figures: bool,
+    /// Quantities drawn in the figures, comma-separated, as for `sweep --plot`
+    #[arg(long, value_name = "QUANTITY,...")]
+    pub(super) plot: Option<String>,
+    #[command(flatten)]
+    pub(super) common: CommonArgs,
+}
+
+/// Reads the `shard-*.json` files of `dir`, in name order: (path, text).
+fn read_shards(dir: &Path) -> Result<Vec<(String, String)>, String> {
+    let entries =
+        std::fs::read_dir(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("shard-") && n.ends_with(".json"))
+        })
+        .collect();
+    files.sort();
+    files
+        .iter()
+        .map(|f| {
+            std::fs::read_to_string(f)
+                .map(|text| (f.display().to_string(), text))
+                .map_err(|e| format!("cannot read {}: {e}", f.display()))
+        })
+        .collect()
+}
+
+pub(super) fn merge(a: &MergeArgs) -> Result<u8, Failure> {
+    let shards = read_shards(&a.dir).map_err(bad)?;
+    let output = merge_shards(&shards, &a.dir.display().to_string()).map_err(bad)?;
+    let out = a.common.out.clone().unwrap_or_else(|| a.dir.clone());
+    let artifacts = super::sweep::render(&output, !a.no_figures, a.plot.as_deref())?;
+    report::write_artifacts(&out, &artifacts).map_err(bad_input)?;
+    finish(&output, &artifacts, &out, a.common.quiet)
+}

@@ -1,0 +1,153 @@
+//! `evalsim run` and `evalsim check`: read -> resolve -> run -> report -> write.
+use std::path::PathBuf;
+
+use anyhow::Context;
+use clap::Args;
+
+use super::{
+    bad_input, folder_name, printable, progress_bar, stop_if_interrupted, write_failure,
+    CommonArgs, Failure, EXIT_BAD_INPUT, EXIT_CHECK_FAILED, EXIT_INTERNAL, EXIT_OK,
+};
+use crate::experiments::{self, RunOutput, Z_BOUND};
+use crate::interrupt;
+use crate::report::{self, Options};
+use crate::scenario::{Scenario, ScenarioError};
+
+/// Flags of `evalsim run` and `evalsim check`.
+#[derive(Debug, Args)]
+pub(super) struct RunArgs {
+    /// A named scenario (see `evalsim list`) or a path to a scenario .toml file
+    pub(super) scenario: String,
+    /// Skip the PNG and SVG figures (tables, checks and report only)
+    #[arg(long)]
+    pub(super) no_figures: bool,
+    #[command(flatten)]
+    pub(super) common: CommonArgs,
+}
+
+/// Runs a scenario; `check_only` writes at most checks.csv.
+pub(super) fn run_scenario(a: &RunArgs, check_only: bool) -> Result<u8, Failure> {
+    let c = &a.common;
+    interrupt::install()
+        .context("cannot install the SIGINT/SIGTERM handler")
+        .map_err(|e| Failure {
+            code: EXIT_INTERNAL,
+            error: e,
+        })?;
+    let scenario =
+        Scenario::load_seeded(&a.scenario, c.seed).map_err(|e: ScenarioError| bad_input(e))?;
+    if scenario.experiments.is_empty() {
+        return Err(bad_input(anyhow::anyhow!(
+            "{}: no [[experiment]] given: nothing to run (add one, e.g. [[experiment]] kind = \"curves\"; kinds: curves, attractor-sweep, seed-variance, vote-spread, head-to-head, budget, cost, plan)",
+            scenario.source
+        )));
+    }
+    // The output folder is locked before the simulation, so a concurrent run into it is refused
+    // at once rather than after its work (`check` writes only with --out).
+    let out_dir = if check_only && c.out.is_none() {
+        None
+    } else {
+        let dir = c
+            .out
+            .clone()
+            .unwrap_or_else(|| PathBuf::from("out").join(folder_name(&scenario.name)));
+        Some(report::OutputDir::lock(&dir).map_err(bad_input)?)
+    };
+    let pool = {
+        let mut b = rayon::ThreadPoolBuilder::new();
+        if let Some(t) = c.threads {
+            b = b.num_threads(usize::from(t));
+        }
+        b.build()
+            .context("cannot start worker threads")
+            .map_err(|e| Failure {
+                code: EXIT_INTERNAL,
+                error: e,
+            })?
+    };
+    let total: u64 = (0..scenario.experiments.len())
+        .map(|i| experiments::planned_draws(&scenario, i))
+        .sum();
+    let pb = progress_bar(total, c.quiet);
+    pb.set_message(printable(&format!(
+        "{} (seed {})",
+        scenario.name, scenario.seed
+    )));
+    let tick = |n: u64| pb.inc(n);
+    let output: RunOutput = pool
+        .install(|| experiments::run_all(&scenario, &tick))
+        .map_err(|e| Failure {
+            code: EXIT_BAD_INPUT,
+            error: e.into(),
+        })?;
+    pb.finish_and_clear();
+    stop_if_interrupted("while simulating; nothing was written")?;
+    let checks = output.checks();
+    let failed: Vec<_> = checks.iter().filter(|c| !c.passed()).collect();
+    if let Some(out_dir) = out_dir {
+        if check_only {
+            let csv = report::Artifact {
+                file: "checks.csv".into(),
+                bytes: report::tables::checks_csv(&output).into_bytes(),
+            };
+            out_dir.write(&[csv]).map_err(write_failure)?;
+        } else {
+            let artifacts = report::render(
+                &output,
+                Options {
+                    figures: !a.no_figures,
+                },
+            )
+            .map_err(|e| Failure {
+                code: EXIT_INTERNAL,
+                error: e.into(),
+            })?;
+            stop_if_interrupted("while rendering; nothing was written")?;
+            out_dir.write(&artifacts).map_err(write_failure)?;
+            if !c.quiet {
+                print!(
+                    "{}",
+                    report::markdown::headline_text(&report::markdown::summary(&output), 4)
+                );
+                println!(
+                    "{}",
+                    printable(&format!(
+                        "{}: wrote {} files to {}",
+                        scenario.name,
+                        artifacts.len(),
+                        out_dir.path().display()
+                    ))
+                );
+            }
+        }
+    }
+    if !c.quiet {
+        let max_z = checks
+            .iter()
+            .map(|c| c.estimate.z.abs())
+            .fold(0.0, f64::max);
+        println!(
+            "checks: {} of {} passed (|z| <= {Z_BOUND}, or Bernstein's bound for counts; largest |z| = {max_z:.2}), seed {}",
+            checks.len() - failed.len(),
+            checks.len(),
+            scenario.seed
+        );
+    }
+    for f in &failed {
+        eprintln!(
+            "check failed: {} {} [{}]: exact {} sim {} se {} z {:.2}",
+            f.experiment,
+            f.quantity,
+            f.cell,
+            f.estimate.exact,
+            f.estimate.sim,
+            f.estimate.se,
+            f.estimate.z
+        );
+    }
+    Ok(if failed.is_empty() {
+        EXIT_OK
+    } else {
+        EXIT_CHECK_FAILED
+    })
+}

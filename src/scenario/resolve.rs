@@ -1,0 +1,1143 @@
+//! The one validator: raw values (from a file, from `evalsim plan`'s flags, from a sweep cell)
+//! checked and resolved into a [`Scenario`]. Every default and the seed are set here, once.
+//! Every error names the file, the line and column, the key, and what would be valid; nothing
+//! is clamped silently. Depends on [`super::raw`], [`super::spec`], [`super::error`],
+//! [`crate::model`] and one closed form of [`crate::exact::plan`] (points of pass@1 to logits).
+use std::ops::Range;
+
+use toml::Spanned;
+
+use super::error::{Locator, ScenarioError};
+use super::raw::{ExperimentKind, RawBenchmark, RawExperiment, RawModel, RawScenario, RawTokens};
+use super::spec::{CheckCells, Experiment, ExperimentSpec, Metric, Plan, PlanSpec, Scenario};
+use super::{
+    DEFAULT_K, MAX_COUNT_SUPPORT, MAX_DRAWS, MAX_EXPERIMENT_NAME, MAX_GRID, MAX_K, MAX_LIST,
+    MAX_PROBLEMS, MAX_SAMPLES, MAX_TOKEN_SCALE, MAX_TOTAL_VOTES, RUN_FILES,
+};
+use crate::model::{Benchmark, Difficulty, Model, Placement, RateSource, TraceLengths, VoteRule};
+
+/// The seed of a scenario that names none.
+pub const DEFAULT_SEED: u64 = 1;
+
+impl Scenario {
+    /// Parses and validates a scenario from TOML text. `name` is the scenario's short name and
+    /// `file` what error messages call the source.
+    ///
+    /// # Errors
+    /// [`ScenarioError::Invalid`] for a syntax error, a wrong type, an unknown key, a missing
+    /// key or a value out of range, located at its line and column.
+    pub fn from_toml(src: &str, name: &str, file: &str) -> Result<Scenario, ScenarioError> {
+        Scenario::from_raw(parse(src, file)?, src, name, file)
+    }
+
+    /// Validates a raw scenario read from (or edited after reading) `src`: errors are located in
+    /// `src`.
+    ///
+    /// # Errors
+    /// As [`Scenario::from_toml`].
+    pub fn from_raw(
+        raw: RawScenario,
+        src: &str,
+        name: &str,
+        file: &str,
+    ) -> Result<Scenario, ScenarioError> {
+        let loc = Locator::new(file, src);
+        Resolver { loc: &loc }.scenario(raw, name, file)
+    }
+}
+
+/// The raw stage of [`Scenario::from_toml`]: types and keys checked, values not yet.
+///
+/// # Errors
+/// [`ScenarioError::Invalid`] for a syntax error, a wrong type or an unknown key.
+pub fn parse(src: &str, file: &str) -> Result<RawScenario, ScenarioError> {
+    let loc = Locator::new(file, src);
+    toml::from_str(src).map_err(|e| loc.toml_error(&e))
+}
+
+struct Resolver<'a> {
+    loc: &'a Locator<'a>,
+}
+
+type Res<T> = Result<T, ScenarioError>;
+
+impl Resolver<'_> {
+    fn err(&self, span: Range<usize>, key: &str, msg: impl Into<String>) -> ScenarioError {
+        self.loc.error(span, key, msg)
+    }
+
+    /// The span of entry `index` of a list value (see [`Locator::element`]).
+    fn entry<T>(&self, list: &Spanned<Vec<T>>, index: usize) -> Range<usize> {
+        self.loc.element(list.span(), index)
+    }
+
+    fn scenario(&self, raw: RawScenario, name: &str, file: &str) -> Res<Scenario> {
+        let seed = raw.seed.as_ref().map_or(DEFAULT_SEED, |s| *s.get_ref());
+        let bench_raw = raw.benchmark.ok_or_else(|| {
+            self.err(
+                0..0,
+                "benchmark",
+                "missing table [benchmark] (problems, mu, sigma, placement or rates)",
+            )
+        })?;
+        let bench_span = bench_raw.span();
+        let benchmark = self.benchmark(bench_raw.into_inner(), bench_span)?;
+        if raw.model.is_empty() {
+            return Err(self.err(0..0, "model", "no [[model]] given: a scenario needs at least one model (name, shift or rates, attractor)"));
+        }
+        let mut models: Vec<Model> = Vec::new();
+        for (i, m) in raw.model.into_iter().enumerate() {
+            let span = m.span();
+            let model = self.model(m.into_inner(), span.clone(), i + 1, &benchmark)?;
+            if models.iter().any(|o| o.name == model.name) {
+                return Err(self.err(
+                    span,
+                    &format!("model[{}].name", i + 1),
+                    format!(
+                        "duplicate model name `{}`: every model needs its own name",
+                        model.name
+                    ),
+                ));
+            }
+            models.push(model);
+        }
+        let mut experiments: Vec<Experiment> = Vec::new();
+        for (i, e) in raw.experiment.into_iter().enumerate() {
+            let span = e.span();
+            let name_span = e.get_ref().name.as_ref().map(Spanned::span);
+            let exp = self.experiment(
+                e.into_inner(),
+                span.clone(),
+                i + 1,
+                &models,
+                &benchmark,
+                seed,
+            )?;
+            if experiments.iter().any(|o| o.name == exp.name) {
+                return Err(self.err(span, &format!("experiment[{}].name", i + 1), format!("duplicate experiment name `{}`: give each experiment of the same kind its own `name`", exp.name)));
+            }
+            self.output_names(&exp, &experiments, name_span.unwrap_or(span), i + 1)?;
+            experiments.push(exp);
+        }
+        Ok(Scenario {
+            name: name.to_string(),
+            source: file.to_string(),
+            title: raw
+                .title
+                .map_or_else(|| name.to_string(), |t| t.into_inner()),
+            seed,
+            benchmark,
+            models,
+            experiments,
+        })
+    }
+
+    /// Refuses an experiment whose output files would overwrite the run's own files or those of
+    /// an earlier experiment (e.g. a `curves` named `budget-crossover` next to a `budget`).
+    fn output_names(
+        &self,
+        exp: &Experiment,
+        earlier: &[Experiment],
+        span: Range<usize>,
+        idx: usize,
+    ) -> Res<()> {
+        let reserved = "reserved: checks, results, summary and report, for the run's checks.csv, results.json, summary.json and report.md; and every file of another experiment: <name>.csv/.png/.svg, a budget's <name>-crossover.csv and <name>-lengths, a seed-variance's <name>-histograms and <name>-sd, a plan's <name>.txt/.json, <name>-loss and <name>-heatmap";
+        let key = format!("experiment[{idx}].name");
+        let stem = exp.name.as_str();
+        if RUN_FILES.iter().any(|f| f.split('.').next() == Some(stem)) {
+            return Err(self.err(
+                span,
+                &key,
+                format!("`{stem}` is reserved for the run's own output files; give the experiment another `name` ({reserved})"),
+            ));
+        }
+        let files = exp.spec.kind().output_files(stem);
+        for (j, other) in earlier.iter().enumerate() {
+            let theirs = other.spec.kind().output_files(&other.name);
+            if let Some(f) = files.iter().find(|f| theirs.contains(f)) {
+                return Err(self.err(
+                    span,
+                    &key,
+                    format!(
+                        "the output file `{f}` of this {} experiment `{stem}` is also written by experiment[{}] (the {} experiment `{}`); give one of them another `name` ({reserved})",
+                        exp.spec.kind().as_str(),
+                        j + 1,
+                        other.spec.kind().as_str(),
+                        other.name
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn benchmark(&self, b: RawBenchmark, span: Range<usize>) -> Res<Benchmark> {
+        if let Some(rates) = b.rates {
+            for (key, v) in [
+                ("mu", b.mu.as_ref().map(|x| x.span())),
+                ("sigma", b.sigma.as_ref().map(|x| x.span())),
+                ("placement", b.placement.as_ref().map(|x| x.span())),
+            ] {
+                if let Some(s) = v {
+                    return Err(self.err(s, &format!("benchmark.{key}"), "give either `rates` or a logit-normal spread (mu, sigma, placement), not both"));
+                }
+            }
+            let rs = rates.span();
+            let rates = rates.into_inner();
+            self.rates(&rates, rs.clone(), "benchmark.rates")?;
+            if let Some(p) = b.problems {
+                if p.get_ref() != &(rates.len() as u64) {
+                    return Err(self.err(p.span(), "benchmark.problems", format!("problems = {} but `rates` lists {} rates: drop `problems` or make them agree", p.get_ref(), rates.len())));
+                }
+            }
+            return Ok(Benchmark {
+                problems: rates.len(),
+                difficulty: Difficulty::Rates { rates },
+            });
+        }
+        let problems = b.problems.ok_or_else(|| self.err(span.clone(), "benchmark.problems", "missing key `problems` (number of problems, 1 to 100000), or give an explicit `rates` list"))?;
+        let n = *problems.get_ref();
+        if n == 0 || n > MAX_PROBLEMS {
+            return Err(self.err(
+                problems.span(),
+                "benchmark.problems",
+                format!("must be between 1 and {MAX_PROBLEMS}, got {n}"),
+            ));
+        }
+        let mu = b.mu.ok_or_else(|| {
+            self.err(
+                span.clone(),
+                "benchmark.mu",
+                "missing key `mu` (mean of the logit-normal spread, a finite number)",
+            )
+        })?;
+        self.finite(&mu, "benchmark.mu")?;
+        let sigma = b.sigma.ok_or_else(|| {
+            self.err(
+                span.clone(),
+                "benchmark.sigma",
+                "missing key `sigma` (sd of the logit-normal spread, > 0)",
+            )
+        })?;
+        if !(sigma.get_ref().is_finite() && *sigma.get_ref() > 0.0) {
+            return Err(self.err(
+                sigma.span(),
+                "benchmark.sigma",
+                format!(
+                    "must be a finite number > 0 (the sd of the logit-normal spread), got {}",
+                    sigma.get_ref()
+                ),
+            ));
+        }
+        Ok(Benchmark {
+            problems: n as usize,
+            difficulty: Difficulty::LogitNormal {
+                mu: mu.into_inner(),
+                sigma: sigma.into_inner(),
+                placement: b.placement.map_or(Placement::Quantiles, |p| p.into_inner()),
+            },
+        })
+    }
+
+    fn finite(&self, v: &Spanned<f64>, key: &str) -> Res<f64> {
+        if v.get_ref().is_finite() {
+            Ok(*v.get_ref())
+        } else {
+            Err(self.err(
+                v.span(),
+                key,
+                format!("must be a finite number, got {}", v.get_ref()),
+            ))
+        }
+    }
+
+    fn rates(&self, rates: &[f64], span: Range<usize>, key: &str) -> Res<()> {
+        if rates.is_empty() {
+            return Err(self.err(
+                span,
+                key,
+                "the list of rates is empty: give one rate in [0, 1] per problem",
+            ));
+        }
+        if rates.len() as u64 > MAX_PROBLEMS {
+            return Err(self.err(
+                span,
+                key,
+                format!("{} rates: at most {MAX_PROBLEMS} problems", rates.len()),
+            ));
+        }
+        if let Some((i, r)) = rates
+            .iter()
+            .enumerate()
+            .find(|(_, r)| !(0.0..=1.0).contains(*r))
+        {
+            return Err(self.err(
+                self.loc.element(span, i),
+                key,
+                format!("rate #{} is {r}: every rate must be in [0, 1]", i + 1),
+            ));
+        }
+        Ok(())
+    }
+
+    fn model(&self, m: RawModel, span: Range<usize>, idx: usize, bench: &Benchmark) -> Res<Model> {
+        let key = |k: &str| format!("model[{idx}].{k}");
+        let name = m
+            .name
+            .ok_or_else(|| self.err(span.clone(), &key("name"), "missing key `name`"))?;
+        let valid = |s: &str| {
+            !s.is_empty()
+                && s.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "_-.+".contains(c))
+        };
+        if !valid(name.get_ref()) {
+            return Err(self.err(
+                name.span(),
+                &key("name"),
+                format!(
+                    "`{}` is not a valid model name: use letters, digits and _ - . +",
+                    name.get_ref()
+                ),
+            ));
+        }
+        let source = match (m.shift, m.rates) {
+            (Some(s), None) => RateSource::Shift(self.finite(&s, &key("shift"))?),
+            (None, Some(r)) => {
+                let rs = r.span();
+                let r = r.into_inner();
+                self.rates(&r, rs.clone(), &key("rates"))?;
+                if r.len() != bench.problems {
+                    return Err(self.err(rs, &key("rates"), format!("lists {} rates but the benchmark has {} problems: give one rate per problem", r.len(), bench.problems)));
+                }
+                RateSource::Rates(r)
+            }
+            (None, None) => RateSource::Shift(0.0),
+            (Some(s), Some(_)) => {
+                return Err(self.err(
+                    s.span(),
+                    &key("shift"),
+                    "give either `shift` (logits) or `rates` (one per problem), not both",
+                ))
+            }
+        };
+        let attractor = m.attractor.ok_or_else(|| self.err(span.clone(), &key("attractor"), "missing key `attractor`: the share of wrong answers that land on one repeated answer, in [0, 1]"))?;
+        let a = *attractor.get_ref();
+        if !(0.0..=1.0).contains(&a) {
+            return Err(self.err(
+                attractor.span(),
+                &key("attractor"),
+                format!(
+                    "must be in [0, 1] (share of wrong answers on the repeated attractor), got {a}"
+                ),
+            ));
+        }
+        let tokens = match m.tokens {
+            Some(t) => {
+                let ts = t.span();
+                Some(self.tokens(t.into_inner(), ts, idx)?)
+            }
+            None => None,
+        };
+        Ok(Model {
+            name: name.into_inner(),
+            source,
+            attractor: a,
+            vote_rule: m.vote_rule.map_or(VoteRule::Random, |v| v.into_inner()),
+            tokens,
+        })
+    }
+
+    fn tokens(&self, t: RawTokens, span: Range<usize>, idx: usize) -> Res<TraceLengths> {
+        let get = |v: Option<Spanned<f64>>, name: &str, what: &str, allow_zero: bool| -> Res<f64> {
+            let key = format!("model[{idx}].tokens.{name}");
+            let v = v.ok_or_else(|| {
+                self.err(span.clone(), &key, format!("missing key `{name}` ({what})"))
+            })?;
+            let x = *v.get_ref();
+            let ok = x.is_finite() && (x > 0.0 || (allow_zero && x == 0.0));
+            if ok {
+                Ok(x)
+            } else {
+                let bound = if allow_zero { ">= 0" } else { "> 0" };
+                Err(self.err(
+                    v.span(),
+                    &key,
+                    format!("must be a finite number {bound} ({what}), got {x}"),
+                ))
+            }
+        };
+        let lengths = TraceLengths {
+            median_tokens: get(
+                t.median_tokens,
+                "median_tokens",
+                "median correct-trace length on the easiest problem, tokens",
+                false,
+            )?,
+            hard_growth: get(
+                t.hard_growth,
+                "hard_growth",
+                "growth of the median with difficulty",
+                true,
+            )?,
+            wrong_factor: get(
+                t.wrong_factor,
+                "wrong_factor",
+                "wrong traces are this many times longer",
+                false,
+            )?,
+            sigma: get(
+                t.sigma,
+                "sigma",
+                "log-sd of the lognormal trace length",
+                false,
+            )?,
+        };
+        self.token_range(&lengths, span, idx)?;
+        Ok(lengths)
+    }
+
+    /// Token moments stay within f64: the largest median, L0 (1 + g) max(1, w) at difficulty 1,
+    /// times e^(sigma^2) (the root of the second moment E[L^2]) is at most [`MAX_TOKEN_SCALE`],
+    /// and the smallest median, L0 min(1, w), at least its inverse, so the exact token means,
+    /// their variances and every simulated length are finite and nonzero.
+    fn token_range(&self, t: &TraceLengths, span: Range<usize>, idx: usize) -> Res<()> {
+        let ln_l0 = t.median_tokens.ln();
+        let ln_w = t.wrong_factor.ln();
+        let ln_top = ln_l0 + t.hard_growth.ln_1p() + ln_w.max(0.0) + t.sigma * t.sigma;
+        let ln_bottom = ln_l0 + ln_w.min(0.0);
+        let limit = MAX_TOKEN_SCALE.ln();
+        let key = format!("model[{idx}].tokens");
+        // NaN (never expected from finite inputs) is refused too.
+        if ln_top.is_nan() || ln_top > limit {
+            return Err(self.err(span, &key, format!("median_tokens x (1 + hard_growth) x max(1, wrong_factor) x e^(sigma^2) = e^{ln_top:.1} is beyond {MAX_TOKEN_SCALE:e} tokens: the second moment of the trace lengths would overflow; lower median_tokens, hard_growth, wrong_factor or sigma")));
+        }
+        if ln_bottom.is_nan() || ln_bottom < -limit {
+            return Err(self.err(span, &key, format!("median_tokens x min(1, wrong_factor) = e^{ln_bottom:.1} is below {:e} tokens: the squared trace lengths would underflow to 0; raise median_tokens or wrong_factor", 1.0 / MAX_TOKEN_SCALE)));
+        }
+        Ok(())
+    }
+
+    fn experiment(
+        &self,
+        e: RawExperiment,
+        span: Range<usize>,
+        idx: usize,
+        models: &[Model],
+        bench: &Benchmark,
+        seed: u64,
+    ) -> Res<Experiment> {
+        let problems = bench.problems;
+        let key = |k: &str| format!("experiment[{idx}].{k}");
+        let kinds =
+            "curves, attractor-sweep, seed-variance, vote-spread, head-to-head, budget, cost, plan";
+        let kind = e.kind.as_ref().ok_or_else(|| {
+            self.err(
+                span.clone(),
+                &key("kind"),
+                format!("missing key `kind` (one of: {kinds})"),
+            )
+        })?;
+        let kind = *kind.get_ref();
+        for (k, s) in e.present() {
+            if !kind.keys().contains(&k) {
+                return Err(self.err(
+                    s,
+                    &key(k),
+                    format!(
+                        "`{k}` does not apply to a `{}` experiment (it takes: {})",
+                        kind.as_str(),
+                        kind.keys().join(", ")
+                    ),
+                ));
+            }
+        }
+        let name = match &e.name {
+            Some(n) => {
+                let ok = !n.get_ref().is_empty()
+                    && n.get_ref()
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || "_-".contains(c));
+                if !ok {
+                    return Err(self.err(n.span(), &key("name"), format!("`{}` is not a valid experiment name: use letters, digits, _ and - (it names output files)", n.get_ref())));
+                }
+                let chars = n.get_ref().chars().count();
+                if chars > MAX_EXPERIMENT_NAME {
+                    return Err(self.err(n.span(), &key("name"), format!("{chars} characters: an experiment name has at most {MAX_EXPERIMENT_NAME} (it names output files)")));
+                }
+                n.get_ref().clone()
+            }
+            None => kind.as_str().to_string(),
+        };
+        let c = ExpCtx {
+            r: self,
+            e: &e,
+            span: span.clone(),
+            idx,
+            models,
+            bench,
+            seed,
+        };
+        let spec = match kind {
+            ExperimentKind::Curves => c.curves()?,
+            ExperimentKind::AttractorSweep => c.attractor_sweep()?,
+            ExperimentKind::SeedVariance => c.seed_variance()?,
+            ExperimentKind::VoteSpread => c.vote_spread()?,
+            ExperimentKind::HeadToHead => c.head_to_head()?,
+            ExperimentKind::Budget => c.budget()?,
+            ExperimentKind::Cost => c.cost()?,
+            ExperimentKind::Plan => c.plan_spec()?,
+        };
+        // Bound the simulated draws (votes, reruns or traces times the problems they cover), which
+        // bounds the run time; memory is streamed. The same count drives the progress bar.
+        let p = problems as u64;
+        let total = spec.work(problems).draws;
+        let too_many = total > MAX_TOTAL_VOTES;
+        match &spec {
+            ExperimentSpec::Curves {
+                models, k, votes, ..
+            } => self.vote_grid(
+                &e,
+                span.clone(),
+                idx,
+                (models.len(), k.len(), *votes),
+                problems,
+            )?,
+            ExperimentSpec::AttractorSweep {
+                attractors,
+                k,
+                votes,
+                ..
+            } => self.vote_grid(
+                &e,
+                span.clone(),
+                idx,
+                (attractors.len(), k.len(), *votes),
+                problems,
+            )?,
+            ExperimentSpec::Plan { plan, .. } if too_many => {
+                let at = e.reruns.as_ref().map_or(span, |v| v.span());
+                return Err(self.err(at, &key("reruns"), format!("the checked cells (check_cells, and check_population in both population designs) x 2 models x their problems x {} reruns = {total} simulated draws: at most {MAX_TOTAL_VOTES} per experiment; lower `reruns`, `check_cells` or `check_population`", plan.reruns)));
+            }
+            ExperimentSpec::Plan { .. } => {}
+            _ if too_many => {
+                let (what, at) = match &spec {
+                    ExperimentSpec::Budget { .. } => {
+                        ("traces", e.traces.as_ref().map(|v| v.span()))
+                    }
+                    ExperimentSpec::Cost { .. } => ("votes", e.votes.as_ref().map(|v| v.span())),
+                    _ => ("reruns", e.reruns.as_ref().map(|v| v.span())),
+                };
+                let at = at.unwrap_or(span);
+                return Err(self.err(at, &key(what), format!("this experiment would simulate {total} draws ({problems} problems x its cells x `{what}`): at most {MAX_TOTAL_VOTES} per experiment; lower `{what}`")));
+            }
+            _ => {}
+        }
+        // The exact count distributions of the noise experiments live over 0..=n N.
+        let count_n = match &spec {
+            ExperimentSpec::SeedVariance { n, .. } | ExperimentSpec::HeadToHead { n, .. } => {
+                n.iter().copied().max()
+            }
+            _ => None,
+        };
+        if let Some(n) = count_n {
+            let support = u64::from(n) * p;
+            if support > MAX_COUNT_SUPPORT {
+                let at = e.n.as_ref().map_or(span, |v| v.span());
+                return Err(self.err(at, &key("n"), format!("the exact distribution of the total correct count has n x N = {n} x {problems} = {support} entries: at most {MAX_COUNT_SUPPORT} (about 2 GB while it is built); lower the largest n or use fewer problems")));
+            }
+        }
+        Ok(Experiment { name, spec })
+    }
+
+    /// Bounds a vote grid (`curves`, `attractor-sweep`): its (cell, problem) pairs by
+    /// [`MAX_GRID`], its votes by [`MAX_TOTAL_VOTES`].
+    fn vote_grid(
+        &self,
+        e: &RawExperiment,
+        span: Range<usize>,
+        idx: usize,
+        (series, ks, votes): (usize, usize, u64),
+        problems: usize,
+    ) -> Res<()> {
+        let key = |k: &str| format!("experiment[{idx}].{k}");
+        let cells = (series as u64) * (ks as u64) * (problems as u64);
+        let total = cells.saturating_mul(votes);
+        if cells > MAX_GRID {
+            return Err(self.err(span, &key("k"), format!("{series} series x {ks} k values x {problems} problems = {cells} (cell, problem) pairs: at most {MAX_GRID} per experiment; list fewer k values or models, or use fewer problems")));
+        }
+        if total > MAX_TOTAL_VOTES {
+            let at = e.votes.as_ref().map_or(span, |v| v.span());
+            return Err(self.err(at, &key("votes"), format!("{series} series x {ks} k values x {problems} problems x {votes} votes = {total} simulated votes: at most {MAX_TOTAL_VOTES} per experiment; lower `votes`")));
+        }
+        Ok(())
+    }
+
+    fn need_tokens(
+        &self,
+        ms: &[usize],
+        models: &[Model],
+        span: Range<usize>,
+        key: &str,
+    ) -> Res<()> {
+        match ms.iter().find(|&&i| models[i].tokens.is_none()) {
+            Some(&i) => Err(self.err(span, key, format!("model `{}` has no [model.tokens] block (median_tokens, hard_growth, wrong_factor, sigma), which this experiment needs", models[i].name))),
+            None => Ok(()),
+        }
+    }
+}
+
+/// One `[[experiment]]` being resolved: its raw values, where it is in the file, and what it
+/// may refer to. Each kind has its own function below; the helpers read the keys every kind
+/// shares (model references, lists of whole numbers, draw counts).
+struct ExpCtx<'a> {
+    r: &'a Resolver<'a>,
+    e: &'a RawExperiment,
+    span: Range<usize>,
+    idx: usize,
+    models: &'a [Model],
+    bench: &'a Benchmark,
+    seed: u64,
+}
+
+impl ExpCtx<'_> {
+    fn key(&self, k: &str) -> String {
+        format!("experiment[{}].{k}", self.idx)
+    }
+
+    fn vote_rule(&self) -> Option<VoteRule> {
+        self.e.vote_rule.as_ref().map(|v| *v.get_ref())
+    }
+
+    fn model_ref(&self, v: &Spanned<String>, k: &str) -> Res<usize> {
+        self.models
+            .iter()
+            .position(|m| &m.name == v.get_ref())
+            .ok_or_else(|| {
+                let names: Vec<&str> = self.models.iter().map(|m| m.name.as_str()).collect();
+                self.r.err(
+                    v.span(),
+                    &self.key(k),
+                    format!(
+                        "no model named `{}` (models: {})",
+                        v.get_ref(),
+                        names.join(", ")
+                    ),
+                )
+            })
+    }
+    fn one_model(&self, k: &str) -> Res<usize> {
+        let v = self.e.model.as_ref().ok_or_else(|| {
+            self.r.err(
+                self.span.clone(),
+                &self.key(k),
+                format!("missing key `{k}` (the name of a model)"),
+            )
+        })?;
+        self.model_ref(v, k)
+    }
+    fn model_list(&self) -> Res<Vec<usize>> {
+        match &self.e.models {
+            None => Ok((0..self.models.len()).collect()),
+            Some(list) => {
+                if list.get_ref().is_empty() {
+                    return Err(self.r.err(
+                        list.span(),
+                        &self.key("models"),
+                        "the list is empty: name at least one model, or leave `models` out for all",
+                    ));
+                }
+                let mut out = Vec::new();
+                for name in list.get_ref() {
+                    let s = Spanned::new(list.span(), name.clone());
+                    let i = self.model_ref(&s, "models")?;
+                    if out.contains(&i) {
+                        return Err(self.r.err(
+                            list.span(),
+                            &self.key("models"),
+                            format!("model `{name}` is listed twice"),
+                        ));
+                    }
+                    out.push(i);
+                }
+                Ok(out)
+            }
+        }
+    }
+    fn ints(
+        &self,
+        v: &Option<Spanned<Vec<u64>>>,
+        k: &str,
+        max: u64,
+        default: Option<&[u32]>,
+    ) -> Res<Vec<u32>> {
+        let Some(v) = v else {
+            return default.map(|d| d.to_vec()).ok_or_else(|| {
+                self.r.err(
+                    self.span.clone(),
+                    &self.key(k),
+                    format!("missing key `{k}` (a list of whole numbers from 1 to {max})"),
+                )
+            });
+        };
+        let list = v.get_ref();
+        if list.is_empty() || list.len() > MAX_LIST {
+            return Err(self.r.err(
+                v.span(),
+                &self.key(k),
+                format!("must list 1 to {MAX_LIST} values, got {}", list.len()),
+            ));
+        }
+        if let Some(i) = list.iter().position(|&x| x == 0 || x > max) {
+            return Err(self.r.err(
+                self.r.entry(v, i),
+                &self.key(k),
+                format!(
+                    "{} is out of range: every value must be between 1 and {max}",
+                    list[i]
+                ),
+            ));
+        }
+        if let Some(i) = list.windows(2).position(|w| w[0] >= w[1]) {
+            return Err(self.r.err(
+                self.r.entry(v, i + 1),
+                &self.key(k),
+                format!(
+                    "values must be strictly increasing: {} follows {}",
+                    list[i + 1],
+                    list[i]
+                ),
+            ));
+        }
+        Ok(list.iter().map(|&x| x as u32).collect())
+    }
+    fn count(&self, v: &Option<Spanned<u64>>, k: &str, default: u64) -> Res<u64> {
+        match v {
+            None => Ok(default),
+            Some(v) if *v.get_ref() == 0 || *v.get_ref() > MAX_DRAWS => Err(self.r.err(
+                v.span(),
+                &self.key(k),
+                format!("must be between 1 and {MAX_DRAWS}, got {}", v.get_ref()),
+            )),
+            Some(v) => Ok(*v.get_ref()),
+        }
+    }
+
+    fn curves(&self) -> Res<ExperimentSpec> {
+        Ok(ExperimentSpec::Curves {
+            models: self.model_list()?,
+            k: self.ints(&self.e.k, "k", MAX_K, Some(&DEFAULT_K))?,
+            votes: self.count(&self.e.votes, "votes", 4000)?,
+            vote_rule: self.vote_rule(),
+        })
+    }
+
+    fn attractor_sweep(&self) -> Res<ExperimentSpec> {
+        let a = self.e.attractor.as_ref().ok_or_else(|| {
+            self.r.err(
+                self.span.clone(),
+                &self.key("attractor"),
+                "missing key `attractor` (a list of shares in [0, 1])",
+            )
+        })?;
+        let list = a.get_ref();
+        if list.is_empty() || list.len() > MAX_LIST {
+            return Err(self.r.err(
+                a.span(),
+                &self.key("attractor"),
+                format!("must list 1 to {MAX_LIST} shares, got {}", list.len()),
+            ));
+        }
+        if let Some(i) = list.iter().position(|x| !(0.0..=1.0).contains(x)) {
+            return Err(self.r.err(
+                self.r.entry(a, i),
+                &self.key("attractor"),
+                format!("{} is out of range: every share must be in [0, 1]", list[i]),
+            ));
+        }
+        Ok(ExperimentSpec::AttractorSweep {
+            model: self.one_model("model")?,
+            attractors: list.clone(),
+            k: self.ints(&self.e.k, "k", MAX_K, Some(&DEFAULT_K))?,
+            votes: self.count(&self.e.votes, "votes", 4000)?,
+            vote_rule: self.vote_rule(),
+        })
+    }
+
+    fn seed_variance(&self) -> Res<ExperimentSpec> {
+        Ok(ExperimentSpec::SeedVariance {
+            model: self.one_model("model")?,
+            n: self.ints(&self.e.n, "n", MAX_SAMPLES, Some(&[1, 4, 16, 64]))?,
+            reruns: self.count(&self.e.reruns, "reruns", 20_000)?,
+        })
+    }
+
+    fn vote_spread(&self) -> Res<ExperimentSpec> {
+        Ok(ExperimentSpec::VoteSpread {
+            model: self.one_model("model")?,
+            k: self.ints(&self.e.k, "k", MAX_K, Some(&[16]))?,
+            reruns: self.count(&self.e.reruns, "reruns", 2000)?,
+            vote_rule: self.vote_rule(),
+        })
+    }
+
+    fn head_to_head(&self) -> Res<ExperimentSpec> {
+        let a = self.e.a.as_ref().ok_or_else(|| {
+            self.r.err(
+                self.span.clone(),
+                &self.key("a"),
+                "missing key `a` (the name of the baseline model)",
+            )
+        })?;
+        let b = self.e.b.as_ref().ok_or_else(|| {
+            self.r.err(
+                self.span.clone(),
+                &self.key("b"),
+                "missing key `b` (the name of the challenger model)",
+            )
+        })?;
+        let (ai, bi) = (self.model_ref(a, "a")?, self.model_ref(b, "b")?);
+        if ai == bi {
+            return Err(self.r.err(
+                b.span(),
+                &self.key("b"),
+                format!(
+                    "`a` and `b` are both `{}`: a head-to-head needs two different models",
+                    b.get_ref()
+                ),
+            ));
+        }
+        Ok(ExperimentSpec::HeadToHead {
+            a: ai,
+            b: bi,
+            n: self.ints(&self.e.n, "n", MAX_SAMPLES, Some(&[1, 4, 16, 64]))?,
+            reruns: self.count(&self.e.reruns, "reruns", 20_000)?,
+        })
+    }
+
+    fn budget(&self) -> Res<ExperimentSpec> {
+        let ms = self.model_list()?;
+        self.r
+            .need_tokens(&ms, self.models, self.span.clone(), &self.key("models"))?;
+        let b = self.e.budgets.as_ref().ok_or_else(|| {
+            self.r.err(
+                self.span.clone(),
+                &self.key("budgets"),
+                "missing key `budgets` (a list of token caps > 0, increasing)",
+            )
+        })?;
+        let list = b.get_ref();
+        if list.len() < 2 || list.len() > MAX_LIST {
+            return Err(self.r.err(
+                b.span(),
+                &self.key("budgets"),
+                format!("must list 2 to {MAX_LIST} budgets, got {}", list.len()),
+            ));
+        }
+        if let Some(i) = list
+            .iter()
+            .position(|x| !(*x > 0.0 && *x <= MAX_TOKEN_SCALE))
+        {
+            return Err(self.r.err(self.r.entry(b, i), &self.key("budgets"), if list[i] == f64::INFINITY { format!("inf is not a valid budget here: every budget must be a finite number of tokens > 0 (at most {MAX_TOKEN_SCALE:e}); for the uncapped accuracy and cost use a `cost` experiment without `cap`, whose rows are uncapped") } else { format!("{} is not a valid budget: every budget must be a finite number of tokens > 0 (at most {MAX_TOKEN_SCALE:e})", list[i]) }));
+        }
+        if let Some(i) = list.windows(2).position(|w| w[0] >= w[1]) {
+            return Err(self.r.err(
+                self.r.entry(b, i + 1),
+                &self.key("budgets"),
+                format!(
+                    "budgets must be strictly increasing: {} follows {}",
+                    list[i + 1],
+                    list[i]
+                ),
+            ));
+        }
+        Ok(ExperimentSpec::Budget {
+            models: ms,
+            budgets: list.clone(),
+            traces: self.count(&self.e.traces, "traces", 4000)?,
+        })
+    }
+
+    fn cost(&self) -> Res<ExperimentSpec> {
+        let ms = self.model_list()?;
+        self.r
+            .need_tokens(&ms, self.models, self.span.clone(), &self.key("models"))?;
+        let cap = match &self.e.cap {
+            Some(c) if !(*c.get_ref() > 0.0 && *c.get_ref() <= MAX_TOKEN_SCALE) => {
+                return Err(self.r.err(c.span(), &self.key("cap"), format!("must be a number of tokens > 0 and at most {MAX_TOKEN_SCALE:e} (leave `cap` out for unlimited), got {}", c.get_ref())));
+            }
+            c => c.as_ref().map(|c| *c.get_ref()),
+        };
+        let price = match &self.e.price_per_mtok {
+            Some(p) if !(p.get_ref().is_finite() && *p.get_ref() >= 0.0) => {
+                return Err(self.r.err(
+                    p.span(),
+                    &self.key("price_per_mtok"),
+                    format!(
+                        "must be a price >= 0 per million output tokens, got {}",
+                        p.get_ref()
+                    ),
+                ));
+            }
+            p => p.as_ref().map(|p| *p.get_ref()),
+        };
+        Ok(ExperimentSpec::Cost {
+            models: ms,
+            k: self.ints(&self.e.k, "k", MAX_K, Some(&[1, 8, 32]))?,
+            cap,
+            price_per_mtok: price,
+            votes: self.count(&self.e.votes, "votes", 4000)?,
+            traces: self.count(&self.e.traces, "traces", 4000)?,
+            vote_rule: self.vote_rule(),
+        })
+    }
+
+    fn plan_spec(&self) -> Res<ExperimentSpec> {
+        let model = match &self.e.model {
+            Some(v) => self.model_ref(v, "model")?,
+            None => 0,
+        };
+        let plan = self.plan(&self.models[model])?;
+        Ok(ExperimentSpec::Plan {
+            model,
+            plan: Box::new(plan),
+        })
+    }
+
+    /// The plan of a `plan` experiment: model A is `model` (default: the first model), on the
+    /// benchmark's logit-normal population shifted by A's own shift; B is A + each gap.
+    fn plan(&self, model: &Model) -> Res<Plan> {
+        let (e, span, bench, seed) = (self.e, self.span.clone(), self.bench, self.seed);
+        use super::raw::{RawCheckCells, RawMetric};
+        let key = |k: &str| self.key(k);
+        let Difficulty::LogitNormal { mu, sigma, .. } = bench.difficulty else {
+            return Err(self.r.err(span, &key("kind"), "a `plan` needs the benchmark's logit-normal population (mu, sigma), not an explicit `rates` list: problems are drawn from it"));
+        };
+        let RateSource::Shift(shift) = model.source else {
+            let at = e.model.as_ref().map_or(span.clone(), |m| m.span());
+            return Err(self.r.err(at, &key("model"), format!("model `{}` lists explicit rates; a `plan` needs a model given by a `shift` (model A is the population shifted by it)", model.name)));
+        };
+        let mu = mu + shift;
+        let metric_raw = e.metric.as_ref().map_or(RawMetric::Pass1, |m| *m.get_ref());
+        let metric = match metric_raw {
+            RawMetric::Pass1 => {
+                for (k, v) in [
+                    ("k", e.k.as_ref().map(|x| x.span())),
+                    ("vote_rule", e.vote_rule.as_ref().map(|x| x.span())),
+                ] {
+                    if let Some(at) = v {
+                        return Err(self.r.err(at, &key(k), format!("`{k}` applies only with metric = \"maj\" (with metric = \"pass1\" the grid's second axis is `samples`)")));
+                    }
+                }
+                Metric::Pass1
+            }
+            RawMetric::Maj => {
+                if let Some(s) = &e.samples {
+                    return Err(self.r.err(s.span(), &key("samples"), "with metric = \"maj\" the grid's second axis is `k`, the samples per vote (one vote per problem per rerun): give `k` instead of `samples`"));
+                }
+                Metric::Maj {
+                    attractor: model.attractor,
+                    rule: e
+                        .vote_rule
+                        .as_ref()
+                        .map_or(model.vote_rule, |v| *v.get_ref()),
+                }
+            }
+        };
+        let gaps = match (&e.gap_logits, &e.gap_points) {
+            (Some(_), Some(p)) => {
+                return Err(self.r.err(
+                    p.span(),
+                    &key("gap_points"),
+                    "give either `gap_logits` or `gap_points`, not both",
+                ));
+            }
+            (None, None) => {
+                return Err(self.r.err(span, &key("gap_logits"), "missing key `gap_logits` (B's advantage over A in logits, a list such as [0.21]) or `gap_points` (in points of population pass@1)"));
+            }
+            (Some(g), None) | (None, Some(g)) => {
+                let k = if e.gap_logits.is_some() {
+                    "gap_logits"
+                } else {
+                    "gap_points"
+                };
+                let list = g.get_ref();
+                if list.is_empty() || list.len() > 64 {
+                    return Err(self.r.err(
+                        g.span(),
+                        &key(k),
+                        format!("must list 1 to 64 values, got {}", list.len()),
+                    ));
+                }
+                let mut out = Vec::new();
+                for (i, &x) in list.iter().enumerate() {
+                    let logits = if k == "gap_logits" {
+                        x
+                    } else {
+                        crate::exact::plan::gap_logits_for_points(mu, sigma, x)
+                            .map_err(|m| self.r.err(self.r.entry(g, i), &key(k), m))?
+                    };
+                    if !(logits.is_finite() && logits.abs() <= 40.0) {
+                        return Err(self.r.err(self.r.entry(g, i), &key(k), format!("{x} is out of range: every gap must be a number of logits between -40 and 40")));
+                    }
+                    out.push(logits);
+                }
+                out
+            }
+        };
+        let problems = self.ints(
+            &e.problems,
+            "problems",
+            MAX_PROBLEMS,
+            Some(&[30, 100, 300, 1000]),
+        )?;
+        let samples = match metric {
+            Metric::Pass1 => self.ints(&e.samples, "samples", 4096, Some(&[1, 4, 16, 64]))?,
+            Metric::Maj { .. } => self.ints(&e.k, "k", MAX_K, None)?,
+        };
+        let fraction = |v: &Option<Spanned<f64>>, k: &str, default: f64| -> Res<f64> {
+            match v {
+                None => Ok(default),
+                Some(x) if *x.get_ref() > 0.0 && *x.get_ref() < 1.0 => Ok(*x.get_ref()),
+                Some(x) => Err(self.r.err(
+                    x.span(),
+                    &key(k),
+                    format!("must be a fraction in (0, 1), got {}", x.get_ref()),
+                )),
+            }
+        };
+        let cells =
+            |v: &Option<Spanned<RawCheckCells>>, k: &str, default: CheckCells| -> Res<CheckCells> {
+                match v.as_ref().map(|x| (x.get_ref(), x.span())) {
+                    None => Ok(default),
+                    Some((RawCheckCells::Count(n), _)) => Ok(CheckCells::Count(*n as usize)),
+                    Some((RawCheckCells::Word(w), _)) if w == "all" => Ok(CheckCells::All),
+                    Some((RawCheckCells::Word(w), _)) if w == "none" => Ok(CheckCells::None),
+                    Some((RawCheckCells::Word(w), at)) => Err(self.r.err(
+                        at,
+                        &key(k),
+                        format!("`{w}`: expected \"all\", \"none\" or a number of cells"),
+                    )),
+                }
+            };
+        let reruns = match &e.reruns {
+            None => 20_000,
+            Some(v) if *v.get_ref() > MAX_DRAWS => {
+                return Err(self.r.err(
+                    v.span(),
+                    &key("reruns"),
+                    format!(
+                        "must be between 0 (no simulation) and {MAX_DRAWS}, got {}",
+                        v.get_ref()
+                    ),
+                ));
+            }
+            Some(v) => *v.get_ref(),
+        };
+        Ok(Plan {
+            spec: PlanSpec {
+                mu,
+                sigma,
+                gaps,
+                problems: problems.iter().map(|&n| n as usize).collect(),
+                samples,
+                target_loss_or_tie: fraction(&e.target_loss_or_tie, "target_loss_or_tie", 0.05)?,
+                target_halfwidth: fraction(&e.target_halfwidth, "target_halfwidth", 0.02)?,
+                reruns,
+                check_cells: cells(&e.check_cells, "check_cells", CheckCells::All)?,
+                seed,
+            },
+            metric,
+            check_population: cells(
+                &e.check_population,
+                "check_population",
+                CheckCells::Count(4),
+            )?,
+        })
+    }
+}
+
+#[cfg(test)]
+mod plan_block_tests {
+    use super::*;
+
+    const HEAD: &str = "seed = 4\n[benchmark]\nproblems = 10\nmu = 0.5\nsigma = 2.0\n[[model]]\nname = \"a\"\nshift = 0.0\nattractor = 0.5\n[[model]]\nname = \"b\"\nshift = -0.25\nattractor = 0.3\nvote_rule = \"absolute\"\n[[experiment]]\nkind = \"plan\"\n";
+
+    fn load(body: &str) -> Result<Scenario, ScenarioError> {
+        Scenario::from_toml(&format!("{HEAD}{body}"), "t", "t.toml")
+    }
+
+    #[test]
+    fn a_plan_block_resolves_with_defaults_and_model_a() {
+        let s =
+            load("model = \"b\"\nmetric = \"maj\"\ngap_points = [3]\nk = [1, 9]\n").expect("valid");
+        let ExperimentSpec::Plan { model, plan } = &s.experiments[0].spec else {
+            panic!("not a plan");
+        };
+        assert_eq!(*model, 1);
+        // A's population is the benchmark shifted by A's shift; maj@k takes A's share and rule.
+        assert_eq!(plan.mu, 0.25);
+        assert_eq!(
+            plan.metric,
+            Metric::Maj {
+                attractor: 0.3,
+                rule: VoteRule::Absolute
+            }
+        );
+        assert_eq!(plan.samples, vec![1, 9]);
+        assert_eq!(plan.problems, vec![30, 100, 300, 1000]);
+        assert_eq!(
+            (plan.check_cells, plan.check_population),
+            (CheckCells::All, CheckCells::Count(4))
+        );
+        assert_eq!(
+            (plan.reruns, plan.target_loss_or_tie, plan.target_halfwidth),
+            (20_000, 0.05, 0.02)
+        );
+        // 3 points of pass@1 converted to logits on A's population.
+        let m = crate::exact::plan::population_pair_moments(0.25, 2.0, plan.gaps[0]);
+        assert!((m.mean_b - m.mean_a - 0.03).abs() < 1e-9);
+    }
+
+    #[test]
+    fn plan_block_errors_name_line_column_and_key() {
+        let cases = [
+            (
+                "gap_logits = [0.2]\nk = [4]\n",
+                "t.toml:18:5: experiment[1].k: `k` applies only with metric = \"maj\"",
+            ),
+            (
+                "gap_logits = [0.2]\ntarget_halfwidth = 2\n",
+                "t.toml:18:20: experiment[1].target_halfwidth: must be a fraction in (0, 1), got 2",
+            ),
+            (
+                "gap_logits = [0.2]\nmetric = \"maj\"\n",
+                "experiment[1].k: missing key `k`",
+            ),
+            (
+                "gap_logits = [0.2]\nmetric = \"top\"\n",
+                "unknown variant `top`, expected `pass1` or `maj`",
+            ),
+            (
+                "gap_logits = [0.2]\ngap_points = [1]\n",
+                "experiment[1].gap_points: give either `gap_logits` or `gap_points`",
+            ),
+            (
+                "gap_logits = [0.2]\nvotes = 10\n",
+                "`votes` does not apply to a `plan` experiment",
+            ),
+            (
+                "gap_logits = [0.2]\nproblems = [100, 30]\n",
+                "experiment[1].problems: values must be strictly increasing",
+            ),
+        ];
+        for (body, want) in cases {
+            let e = load(body).expect_err(body).to_string();
+            assert!(e.contains(want), "{body}: {e}");
+        }
+        let rates = "seed = 4\n[benchmark]\nrates = [0.1, 0.9]\n[[model]]\nname = \"a\"\nattractor = 0.5\n[[experiment]]\nkind = \"plan\"\ngap_logits = [0.2]\n";
+        let e = Scenario::from_toml(rates, "r", "r.toml")
+            .expect_err("rates")
+            .to_string();
+        assert!(e.contains("logit-normal population"), "{e}");
+    }
+}

@@ -1,0 +1,377 @@
+//! Resolved scenario data: what [`super::resolve`] builds and every later layer reads.
+//!
+//! Every experiment's parameters live here, the plan's included, with every default filled in
+//! and the seed set, so nothing downstream patches a spec. This module holds data and the
+//! arithmetic of its size ([`ExperimentSpec::work`]); it may depend on [`crate::model`] and on
+//! [`super::raw`] (for [`ExperimentKind`]), never on `exact`, `sim`, `experiments`, `report` or
+//! `cli`.
+use serde::Serialize;
+
+use super::raw::ExperimentKind;
+use crate::model::{Benchmark, Model, VoteRule};
+
+/// A validated scenario: everything needed to run its experiments.
+#[derive(Debug, Clone, Serialize)]
+pub struct Scenario {
+    /// Short name: the named scenario or the file stem.
+    pub name: String,
+    /// Where it was read from (a path, or `<embedded NAME>`).
+    pub source: String,
+    /// Human title for figures and reports.
+    pub title: String,
+    /// Master seed of every random stream.
+    pub seed: u64,
+    /// The benchmark.
+    pub benchmark: Benchmark,
+    /// The models, in file order.
+    pub models: Vec<Model>,
+    /// The experiments, in file order.
+    pub experiments: Vec<Experiment>,
+}
+
+/// One experiment of a scenario.
+#[derive(Debug, Clone, Serialize)]
+pub struct Experiment {
+    /// Unique name, used in file names (defaults to the kind, numbered when repeated).
+    pub name: String,
+    /// What to run.
+    pub spec: ExperimentSpec,
+}
+
+/// The parameters of an experiment, by kind. Model references are indices into
+/// [`Scenario::models`].
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum ExperimentSpec {
+    /// pass@k, pass^k and maj@k against k.
+    Curves {
+        models: Vec<usize>,
+        k: Vec<u32>,
+        votes: u64,
+        vote_rule: Option<VoteRule>,
+    },
+    /// maj@k for a list of attractor shares.
+    AttractorSweep {
+        model: usize,
+        attractors: Vec<f64>,
+        k: Vec<u32>,
+        votes: u64,
+        vote_rule: Option<VoteRule>,
+    },
+    /// Seed variance of the pass@1 score.
+    SeedVariance {
+        model: usize,
+        n: Vec<u32>,
+        reruns: u64,
+    },
+    /// Seed SD of maj@k against averaged pass@1.
+    VoteSpread {
+        model: usize,
+        k: Vec<u32>,
+        reruns: u64,
+        vote_rule: Option<VoteRule>,
+    },
+    /// Model b against model a on independent seeds.
+    HeadToHead {
+        a: usize,
+        b: usize,
+        n: Vec<u32>,
+        reruns: u64,
+    },
+    /// Accuracy against a token budget.
+    Budget {
+        models: Vec<usize>,
+        budgets: Vec<f64>,
+        traces: u64,
+    },
+    /// Cost per correct answer of (model, k) strategies.
+    Cost {
+        models: Vec<usize>,
+        k: Vec<u32>,
+        cap: Option<f64>,
+        price_per_mtok: Option<f64>,
+        votes: u64,
+        traces: u64,
+        vote_rule: Option<VoteRule>,
+    },
+    /// How many problems and samples tell model A (`model`) from B = A + gap logits. The plan's
+    /// `mu` is the benchmark's mu plus A's shift; its seed is the scenario's.
+    Plan { model: usize, plan: Box<Plan> },
+}
+
+impl ExperimentSpec {
+    /// The kind of this experiment.
+    pub fn kind(&self) -> ExperimentKind {
+        match self {
+            ExperimentSpec::Curves { .. } => ExperimentKind::Curves,
+            ExperimentSpec::AttractorSweep { .. } => ExperimentKind::AttractorSweep,
+            ExperimentSpec::SeedVariance { .. } => ExperimentKind::SeedVariance,
+            ExperimentSpec::VoteSpread { .. } => ExperimentKind::VoteSpread,
+            ExperimentSpec::HeadToHead { .. } => ExperimentKind::HeadToHead,
+            ExperimentSpec::Budget { .. } => ExperimentKind::Budget,
+            ExperimentSpec::Cost { .. } => ExperimentKind::Cost,
+            ExperimentSpec::Plan { .. } => ExperimentKind::Plan,
+        }
+    }
+}
+
+/// How much simulation an experiment asks for, from one count of its cells: the limits bound
+/// `draws`, the progress bar counts `ticks`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Work {
+    /// Per-problem draws (votes, counts, traces or reruns times the problems they cover): what
+    /// [`super::MAX_TOTAL_VOTES`] bounds.
+    pub draws: u64,
+    /// Progress units the experiment reports as it runs: votes or traces for the per-problem
+    /// kinds, reruns for the noise kinds and the plan.
+    pub ticks: u64,
+}
+
+impl ExperimentSpec {
+    /// The simulation this experiment will run on a benchmark of `problems` problems.
+    pub fn work(&self, problems: usize) -> Work {
+        let p = problems as u64;
+        let per_problem = |units: u64| Work {
+            draws: units.saturating_mul(p),
+            ticks: units.saturating_mul(p),
+        };
+        let reruns = |cells: u64, models: u64, reruns: u64| Work {
+            draws: cells
+                .saturating_mul(models)
+                .saturating_mul(reruns)
+                .saturating_mul(p),
+            ticks: cells.saturating_mul(reruns),
+        };
+        match self {
+            ExperimentSpec::Curves {
+                models, k, votes, ..
+            } => per_problem((models.len() as u64 * k.len() as u64).saturating_mul(*votes)),
+            ExperimentSpec::AttractorSweep {
+                attractors,
+                k,
+                votes,
+                ..
+            } => per_problem((attractors.len() as u64 * k.len() as u64).saturating_mul(*votes)),
+            ExperimentSpec::SeedVariance { n, reruns: r, .. } => reruns(n.len() as u64, 1, *r),
+            ExperimentSpec::VoteSpread { k, reruns: r, .. } => reruns(k.len() as u64, 1, *r),
+            ExperimentSpec::HeadToHead { n, reruns: r, .. } => reruns(n.len() as u64, 2, *r),
+            ExperimentSpec::Budget { models, traces, .. } => {
+                per_problem((models.len() as u64).saturating_mul(*traces))
+            }
+            ExperimentSpec::Cost {
+                models,
+                k,
+                votes,
+                traces,
+                ..
+            } => {
+                let voting = k.iter().filter(|&&k| k > 1).count() as u64;
+                per_problem(
+                    (models.len() as u64)
+                        .saturating_mul(traces.saturating_add(voting.saturating_mul(*votes))),
+                )
+            }
+            ExperimentSpec::Plan { plan, .. } => Work {
+                draws: plan.simulated_draws(),
+                ticks: plan.planned_reruns(),
+            },
+        }
+    }
+}
+
+/// The study design a cell describes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Design {
+    /// The same N problems at quantile placement for both models, independent seeds.
+    Fixed,
+    /// Problems drawn from the population; both models on the same draws.
+    PopulationPaired,
+    /// Problems drawn from the population; each model on its own draws.
+    PopulationUnpaired,
+}
+
+impl Design {
+    /// All designs, in report order.
+    pub const ALL: [Design; 3] = [
+        Design::Fixed,
+        Design::PopulationPaired,
+        Design::PopulationUnpaired,
+    ];
+
+    /// The name used in tables.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Design::Fixed => "fixed",
+            Design::PopulationPaired => "population-paired",
+            Design::PopulationUnpaired => "population-unpaired",
+        }
+    }
+}
+
+/// The score being planned for.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Metric {
+    /// pass@1 averaged over the n samples of each problem.
+    Pass1,
+    /// maj@k: the share of problems whose majority vote of k samples is correct (one vote per
+    /// problem per rerun); the grid's `samples` are the k values.
+    Maj {
+        /// Share of wrong answers on the repeated attractor (both models).
+        attractor: f64,
+        /// How ties at the top are scored.
+        rule: VoteRule,
+    },
+}
+
+impl Metric {
+    /// The name used in tables: `pass@1` or `maj@k`.
+    pub fn label(self) -> &'static str {
+        match self {
+            Metric::Pass1 => "pass@1",
+            Metric::Maj { .. } => "maj@k",
+        }
+    }
+
+    /// Trials t per problem per rerun for `samples` (n or k): n for pass@1, 1 vote for maj@k.
+    pub fn trials(self, samples: u32) -> u32 {
+        match self {
+            Metric::Pass1 => samples,
+            Metric::Maj { .. } => 1,
+        }
+    }
+}
+
+/// Which (gap, N, n) cells of a design to simulate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum CheckCells {
+    /// Every cell.
+    All,
+    /// No cell.
+    None,
+    /// This many cells spread evenly over the grid (always the first and the last).
+    Count(usize),
+}
+
+/// The inputs of a plan.
+#[derive(Debug, Clone, Serialize)]
+pub struct PlanSpec {
+    /// Logit mean of model A's problem population (B's is mu + gap).
+    pub mu: f64,
+    /// Logit SD of the problem population.
+    pub sigma: f64,
+    /// Logit shifts of B over A.
+    pub gaps: Vec<f64>,
+    /// Candidate N.
+    pub problems: Vec<usize>,
+    /// Candidate n (pass@1: samples per problem) or k (maj@k: samples per vote).
+    pub samples: Vec<u32>,
+    /// Largest acceptable P(B <= A).
+    pub target_loss_or_tie: f64,
+    /// Largest acceptable 95% CI half-width of the difference (a fraction: 0.02 = 2 points).
+    pub target_halfwidth: f64,
+    /// Simulated paired reruns per checked cell and design.
+    pub reruns: u64,
+    /// Which cells to simulate in the fixed design.
+    pub check_cells: CheckCells,
+    /// Master seed of the simulation.
+    pub seed: u64,
+}
+
+/// A full plan: the grid and targets of a [`PlanSpec`], the score, and which cells to simulate
+/// in the population designs. It dereferences to its [`PlanSpec`], so `plan.mu` reads the grid.
+#[derive(Debug, Clone, Serialize)]
+pub struct Plan {
+    /// The population, grid, targets and fixed-design checks.
+    #[serde(flatten)]
+    pub spec: PlanSpec,
+    /// The score.
+    pub metric: Metric,
+    /// Which cells to simulate in each population design (problems redrawn every rerun, about
+    /// ten times the cost of a fixed-design rerun).
+    pub check_population: CheckCells,
+}
+
+impl std::ops::Deref for Plan {
+    type Target = PlanSpec;
+
+    fn deref(&self) -> &PlanSpec {
+        &self.spec
+    }
+}
+
+impl PlanSpec {
+    /// The plan of pass@1 averaged over n samples, with no population-design simulation.
+    pub fn pass1(self) -> Plan {
+        Plan {
+            spec: self,
+            metric: Metric::Pass1,
+            check_population: CheckCells::None,
+        }
+    }
+}
+
+impl Plan {
+    /// The (gap, N, n) cells the simulation checks in `design`, in grid order.
+    pub fn checked_cells(&self, design: Design) -> Vec<(f64, usize, u32)> {
+        if self.reruns == 0 {
+            return Vec::new();
+        }
+        let mut grid = Vec::new();
+        for &gap in &self.gaps {
+            for &big_n in &self.problems {
+                for &n in &self.samples {
+                    grid.push((gap, big_n, n));
+                }
+            }
+        }
+        let which = match design {
+            Design::Fixed => self.check_cells,
+            _ => self.check_population,
+        };
+        checked(grid.len(), which)
+            .into_iter()
+            .map(|i| grid[i])
+            .collect()
+    }
+
+    /// Paired reruns the simulation will run (checked cells x reruns over the designs), for
+    /// progress.
+    pub fn planned_reruns(&self) -> u64 {
+        Design::ALL
+            .iter()
+            .map(|&d| self.checked_cells(d).len() as u64 * self.reruns)
+            .sum()
+    }
+
+    /// Per-problem draws the simulation will make: one count or vote per problem per model per
+    /// rerun, over every checked cell and design. Bounded by the caller (the scenario loader and
+    /// the CLI refuse more than [`super::MAX_TOTAL_VOTES`]).
+    pub fn simulated_draws(&self) -> u64 {
+        let per_rerun: u64 = Design::ALL
+            .iter()
+            .flat_map(|&d| self.checked_cells(d))
+            .map(|(_, big_n, _)| 2 * big_n as u64)
+            .sum();
+        per_rerun.saturating_mul(self.reruns)
+    }
+}
+
+/// Indices (into the grid of `count` cells) to simulate.
+pub fn checked(count: usize, which: CheckCells) -> Vec<usize> {
+    match which {
+        CheckCells::All => (0..count).collect(),
+        CheckCells::None => Vec::new(),
+        CheckCells::Count(k) if k >= count => (0..count).collect(),
+        CheckCells::Count(0) => Vec::new(),
+        CheckCells::Count(1) => vec![0],
+        CheckCells::Count(k) => {
+            let mut v: Vec<usize> = (0..k)
+                .map(|j| ((j * (count - 1)) as f64 / (k - 1) as f64).round() as usize)
+                .collect();
+            v.dedup();
+            v
+        }
+    }
+}

@@ -1,0 +1,337 @@
+//! The plan's random draws: literal binomial counts and majority votes for paired reruns of
+//! two models, on the fixed benchmark or on problems redrawn from the population, run in
+//! deterministic batches. Every stream is keyed by (seed, "plan", metric, design, N, n, gap,
+//! batch, model), so a cell's draws depend on nothing else. Depends on [`crate::model`],
+//! [`crate::scenario::spec`] (the plan it simulates) and the samplers of this module's siblings.
+use rand::RngCore;
+use rand_distr::{Binomial, Distribution, StandardNormal};
+use rayon::prelude::*;
+
+use super::counts::{pair_tallies, CountSampler, PairSampler, PairTally as Tally};
+use super::stream::{name_id, stream, Rng};
+use super::votes::{self, AttractorTables, VoteSampler};
+use super::{batches, run_merged};
+use crate::exact::maj::ln_factorials;
+use crate::model::{expit, quantile_rates, shift_rate, VoteRule};
+use crate::scenario::spec::{Design, Metric, Plan, PlanSpec};
+
+/// Where the simulation reports progress: called with the number of reruns just done.
+pub type Progress<'a> = &'a (dyn Fn(u64) + Sync);
+
+/// Largest number of alias-table entries (N (n + 1) or N (k + 1)) a fixed-design simulated cell
+/// may build per model (about 200 MB); larger cells draw each count with BTPE instead.
+const TABLE_ENTRIES: u64 = 1 << 24;
+
+/// 2^53 as f64: a 53-bit uniform below p 2^53 is a success with probability p.
+const TWO_53: f64 = 9_007_199_254_740_992.0;
+
+/// Largest t for which [`binomial`] counts t Bernoulli trials one by one.
+const BERNOULLI_MAX_T: u32 = 16;
+/// Largest t for which [`binomial`] inverts the CDF (the first pmf term, max(p, q)^t >= 2^-256,
+/// cannot underflow).
+const INVERSION_MAX_T: u32 = 256;
+
+/// One draw of Bin(t, p) for a p that changes every draw (no per-p setup): t 53-bit uniforms,
+/// each a success below p, for t <= 16; sequential inversion of the CDF from the nearer end
+/// (expected min(p, q) t + 1 steps) for t <= 256; rand_distr's BTPE beyond.
+#[inline]
+fn binomial<R: RngCore>(t: u32, p: f64, rng: &mut R) -> u32 {
+    if t <= BERNOULLI_MAX_T {
+        let threshold = (p * TWO_53) as u64;
+        (0..t)
+            .map(|_| u32::from((rng.next_u64() >> 11) < threshold))
+            .sum()
+    } else if t <= INVERSION_MAX_T {
+        let (flip, r) = if p > 0.5 { (true, 1.0 - p) } else { (false, p) };
+        let q = 1.0 - r;
+        let u = (rng.next_u64() >> 11) as f64 / TWO_53;
+        let ratio = r / q;
+        let mut pmf = q.powi(t as i32);
+        let mut cdf = pmf;
+        let mut j = 0u32;
+        while u >= cdf && j < t {
+            pmf *= f64::from(t - j) / f64::from(j + 1) * ratio;
+            j += 1;
+            cdf += pmf;
+        }
+        if flip {
+            t - j
+        } else {
+            j
+        }
+    } else {
+        Binomial::new(u64::from(t), p).map_or(0, |b| b.sample(rng) as u32)
+    }
+}
+
+/// A majority vote of k samples scored answer by answer, for a correct count drawn by the
+/// caller: [`AttractorTables::correct_wins`], the route of [`crate::sim::votes::VoteSampler`].
+#[derive(Debug, Clone)]
+struct LiteralVoter {
+    k: u32,
+    rule: VoteRule,
+    /// Bin(m, a) for m = 0..=k.
+    others: AttractorTables,
+}
+
+impl LiteralVoter {
+    /// Time and memory: O(k^2).
+    fn new(k: u32, attractor: f64, rule: VoteRule) -> LiteralVoter {
+        LiteralVoter {
+            k,
+            rule,
+            others: AttractorTables::new(k, attractor, &ln_factorials(k)),
+        }
+    }
+
+    /// Whether the correct answer wins, given c correct answers among the k.
+    #[inline]
+    fn wins<R: RngCore>(&self, c: u32, rng: &mut R) -> bool {
+        self.others.correct_wins(self.k, c, self.rule, rng)
+    }
+
+    /// One vote on a problem with solve rate p.
+    #[inline]
+    fn vote<R: RngCore>(&self, p: f64, rng: &mut R) -> u64 {
+        let c = binomial(self.k, p, rng);
+        u64::from(self.wins(c, rng))
+    }
+}
+
+/// The stream key of a cell: (seed, "plan", metric, design, N, n, gap); batches and models are
+/// appended.
+fn stream_prefix(spec: &Plan, design: Design, (gap, big_n, n): (f64, usize, u32)) -> Vec<u64> {
+    let mut prefix = vec![name_id("plan")];
+    prefix.extend(metric_key(spec.metric));
+    if design != Design::Fixed {
+        prefix.push(name_id(design.as_str()));
+    }
+    prefix.extend([big_n as u64, u64::from(n), gap.to_bits()]);
+    prefix
+}
+
+/// Runs `reruns` paired reruns of one cell in batches of 4,096, each batch with a stream per
+/// model keyed by ([`stream_prefix`], batch, model). `draw` returns one rerun's totals
+/// (T_A, T_B) from the two streams.
+fn run_cell(
+    spec: &Plan,
+    design: Design,
+    cell: (f64, usize, u32),
+    progress: Progress,
+    draw: impl Fn(&mut Rng, &mut Rng) -> (u64, u64) + Sync,
+) -> Tally {
+    let prefix = stream_prefix(spec, design, cell);
+    let tasks: Vec<(u64, u64)> = batches(spec.reruns).collect();
+    run_merged(
+        &tasks,
+        Tally::default(),
+        |&(batch, count)| {
+            let mut key = prefix.clone();
+            key.extend([batch, 0]);
+            let mut rng_a = stream(spec.seed, &key);
+            let last = key.len() - 1;
+            key[last] = 1;
+            let mut rng_b = stream(spec.seed, &key);
+            let mut t = Tally::default();
+            for _ in 0..count {
+                let (ta, tb) = draw(&mut rng_a, &mut rng_b);
+                t.add(ta, tb);
+            }
+            progress(count);
+            t
+        },
+        Tally::merge,
+    )
+}
+
+/// Count samplers of models A and B for a fixed-design pass@1 cell: alias tables, or BTPE draws
+/// when the tables would exceed [`TABLE_ENTRIES`].
+fn fixed_samplers(spec: &Plan, (gap, big_n, n): (f64, usize, u32)) -> PairSampler {
+    let ra = quantile_rates(spec.mu, spec.sigma, big_n);
+    let rb: Vec<f64> = ra.iter().map(|&p| shift_rate(p, gap)).collect();
+    let big = big_n as u64 * (u64::from(n) + 1) > TABLE_ENTRIES;
+    if big && n > 1 {
+        let btpe = |r: &[f64]| {
+            CountSampler::Btpe(
+                r.iter()
+                    .filter_map(|&p| Binomial::new(u64::from(n), p).ok())
+                    .collect(),
+            )
+        };
+        PairSampler::Separate(btpe(&ra), btpe(&rb))
+    } else {
+        PairSampler::new(n, &ra, &rb, spec.reruns)
+    }
+}
+
+/// Table entries of a fixed-design pass@1 cell's two samplers (for the memory budget).
+fn fixed_entries((_, big_n, n): (f64, usize, u32)) -> u64 {
+    2 * (big_n as u64 * (u64::from(n) + 1)).min(TABLE_ENTRIES)
+}
+
+/// Simulates every chosen (design, cell), returning each one's tally (in `chosen`'s order). Fixed-design pass@1 cells run together, as one parallel
+/// job of (cell, batch) tasks ([`pair_tallies`]) in groups whose tables fit in [`TABLE_ENTRIES`]
+/// x 2, so the threads stay busy to the end; the other cells run one after another, each in
+/// parallel over its batches. Stops early (with zero tallies) once an interruption is requested.
+pub fn simulate_chosen(
+    spec: &Plan,
+    chosen: &[(Design, (f64, usize, u32))],
+    progress: Progress,
+) -> Vec<Tally> {
+    let mut out = vec![Tally::default(); chosen.len()];
+    let together = |d: Design| d == Design::Fixed && spec.metric == Metric::Pass1;
+    let fixed: Vec<usize> = (0..chosen.len())
+        .filter(|&i| together(chosen[i].0))
+        .collect();
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    let mut entries = u64::MAX;
+    for &i in &fixed {
+        let e = fixed_entries(chosen[i].1);
+        if entries.saturating_add(e) > 2 * TABLE_ENTRIES {
+            groups.push(Vec::new());
+            entries = 0;
+        }
+        entries += e;
+        if let Some(g) = groups.last_mut() {
+            g.push(i);
+        }
+    }
+    for group in groups {
+        if crate::interrupt::requested() {
+            return out;
+        }
+        let samplers: Vec<PairSampler> = group
+            .par_iter()
+            .map(|&i| fixed_samplers(spec, chosen[i].1))
+            .collect();
+        let keys: Vec<Vec<u64>> = group
+            .iter()
+            .map(|&i| stream_prefix(spec, Design::Fixed, chosen[i].1))
+            .collect();
+        let cells: Vec<(&[u64], &PairSampler)> =
+            keys.iter().map(|k| k.as_slice()).zip(&samplers).collect();
+        for (&i, t) in group
+            .iter()
+            .zip(pair_tallies(spec.seed, &cells, spec.reruns, progress))
+        {
+            out[i] = t;
+        }
+    }
+    for (i, &(design, cell)) in chosen.iter().enumerate() {
+        if together(design) {
+            continue;
+        }
+        if crate::interrupt::requested() {
+            break;
+        }
+        out[i] = simulate_cell(spec, design, cell, progress);
+    }
+    out
+}
+
+/// Simulates one cell in one design.
+fn simulate_cell(
+    spec: &Plan,
+    design: Design,
+    cell: (f64, usize, u32),
+    progress: Progress,
+) -> Tally {
+    let (gap, big_n, n) = cell;
+    let (mu, sigma) = (spec.mu, spec.sigma);
+    let big = big_n as u64 * (u64::from(n) + 1) > TABLE_ENTRIES;
+    match (design, spec.metric) {
+        (Design::Fixed, Metric::Pass1) => {
+            let sampler = fixed_samplers(spec, cell);
+            let key = stream_prefix(spec, design, cell);
+            pair_tallies(spec.seed, &[(&key, &sampler)], spec.reruns, progress)[0]
+        }
+        (Design::Fixed, Metric::Maj { attractor, rule }) => {
+            let ra = quantile_rates(mu, sigma, big_n);
+            let rb: Vec<f64> = ra.iter().map(|&p| shift_rate(p, gap)).collect();
+            if big {
+                let voter = LiteralVoter::new(n, attractor, rule);
+                let bins = |r: &[f64]| -> Vec<Binomial> {
+                    r.iter()
+                        .filter_map(|&p| Binomial::new(u64::from(n), p).ok())
+                        .collect()
+                };
+                let (ba, bb) = (bins(&ra), bins(&rb));
+                let total = |bs: &[Binomial], rng: &mut Rng| -> u64 {
+                    bs.iter()
+                        .map(|b| u64::from(voter.wins(b.sample(rng) as u32, rng)))
+                        .sum()
+                };
+                run_cell(spec, design, cell, progress, |a, b| {
+                    (total(&ba, a), total(&bb, b))
+                })
+            } else {
+                let lnf = ln_factorials(n);
+                let tables = AttractorTables::new(n, attractor, &lnf);
+                let samplers = |r: &[f64]| votes::samplers(n, r, &tables, rule, &lnf, spec.reruns);
+                let (sa, sb) = (samplers(&ra), samplers(&rb));
+                let total = |ss: &[VoteSampler], rng: &mut Rng| -> u64 {
+                    ss.iter().map(|s| u64::from(s.sample(rng).win)).sum()
+                };
+                run_cell(spec, design, cell, progress, |a, b| {
+                    (total(&sa, a), total(&sb, b))
+                })
+            }
+        }
+        (_, metric) => {
+            // Problems redrawn every rerun: one z per problem for both models when paired, one
+            // each otherwise; then the problem's score (its count, or its vote) drawn literally.
+            let voter = match metric {
+                Metric::Maj { attractor, rule } => Some(LiteralVoter::new(n, attractor, rule)),
+                Metric::Pass1 => None,
+            };
+            let score = |p: f64, rng: &mut Rng| match &voter {
+                Some(v) => v.vote(p, rng),
+                None => u64::from(binomial(n, p, rng)),
+            };
+            let paired = design == Design::PopulationPaired;
+            run_cell(spec, design, cell, progress, |a, b| {
+                (0..big_n).fold((0, 0), |(x, y), _| {
+                    let za: f64 = StandardNormal.sample(a);
+                    let zb: f64 = if paired { za } else { StandardNormal.sample(b) };
+                    let (pa, pb) = (expit(mu + sigma * za), expit(mu + gap + sigma * zb));
+                    (x + score(pa, a), y + score(pb, b))
+                })
+            })
+        }
+    }
+}
+
+/// Simulates paired fixed-design pass@1 reruns of `cells` (N, n, gap), all cells as one parallel
+/// job, with the streams a plan's run uses.
+/// Returns (per cell: (loss, tie) counts), per-problem draws.
+pub fn simulate(
+    spec: &PlanSpec,
+    cells: &[(usize, u32, f64)],
+    progress: Progress,
+) -> (Vec<(u64, u64)>, u64) {
+    let plan = spec.clone().pass1();
+    let chosen: Vec<(Design, (f64, usize, u32))> = cells
+        .iter()
+        .map(|&(big_n, n, gap)| (Design::Fixed, (gap, big_n, n)))
+        .collect();
+    let counts = simulate_chosen(&plan, &chosen, progress)
+        .into_iter()
+        .map(|t| (t.loss, t.tie))
+        .collect();
+    let draws = cells
+        .iter()
+        .map(|&(big_n, _, _)| 2 * big_n as u64 * spec.reruns)
+        .sum();
+    (counts, draws)
+}
+
+/// Extra stream-key words of a metric (none for pass@1, so its fixed-design streams are
+/// unchanged).
+fn metric_key(metric: Metric) -> Vec<u64> {
+    match metric {
+        Metric::Pass1 => Vec::new(),
+        Metric::Maj { attractor, rule } => {
+            vec![name_id("maj"), attractor.to_bits(), name_id(rule.as_str())]
+        }
+    }
+}

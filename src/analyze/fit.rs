@@ -429,11 +429,15 @@ pub fn fit_model(model: &ModelSamples, source: &str, options: &FitOptions) -> Re
                 .to_string(),
         });
     }
-    if options.quadrature_nodes < 2 {
+    if !(2..=crate::exact::quadrature::MAX_GAUSS_HERMITE_NODES).contains(&options.quadrature_nodes)
+    {
         return Err(AnalyzeError::BadOption {
             option: "quadrature_nodes".to_string(),
             value: options.quadrature_nodes.to_string(),
-            expected: "at least 2 (48 is the default)".to_string(),
+            expected: format!(
+                "2 to {} (48 is the default)",
+                crate::exact::quadrature::MAX_GAUSS_HERMITE_NODES
+            ),
         });
     }
     let nodes = gauss_hermite_normal(options.quadrature_nodes);

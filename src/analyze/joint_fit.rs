@@ -158,7 +158,7 @@ impl std::fmt::Display for Parameter {
 pub enum Unidentified {
     /// Too few problems with 0 < c < n.
     AllOrNone {
-        /// Problems with 0 < c < n (for sigma: for some model; for tau[m]: for model m).
+        /// Problems with 0 < c < n (for sigma: for some model; for tau\[m\]: for model m).
         informative: usize,
         /// Problems considered.
         problems: usize,

@@ -16,11 +16,11 @@
 //! G = X / (n N) - Y / (n M) = D / (n N M), D = X M - Y N (an integer),
 //!
 //! and P(D > t) = sum_y P(Y = y) P(X > floor((t + y N) / M)), with P(X > u) a suffix sum: the
-//! exact distribution of the gap through its survival function. E[G] = c (r - E[p]).
+//! exact distribution of the gap through its survival function. E\[G\] = c (r - E\[p\]).
 //!
 //! Detection: "public mean minus fresh mean > threshold", the threshold the smallest lattice point
 //! with false-alarm rate (c = 0) at most alpha; power is P(D > t) at the given c. The test is
-//! one-sided: memorising helps only when r > E[p].
+//! one-sided: memorising helps only when r > E\[p\].
 use crate::exact::{noise, run_corr};
 use crate::model::expit;
 use statrs::distribution::{ContinuousCDF, Normal};
@@ -75,7 +75,7 @@ impl Contamination {
             .collect()
     }
 
-    /// E[gap] = c (r - E[p]), with E[p] the population pass@1
+    /// E\[gap\] = c (r - E\[p\]), with E\[p\] the population pass@1
     /// ([`noise::random_placement_moments`]). Time: O(1).
     pub fn expected_gap(&self) -> f64 {
         let (mean_p, _, _) = noise::random_placement_moments(self.mu, self.sigma);

@@ -243,10 +243,23 @@ impl NormalQuadrature for GaussHermite {
     }
 }
 
+/// Most nodes [`gauss_hermite_normal`] gives correctly: above about 196 the unscaled Hermite
+/// recurrence leaves f64 range at the outer nodes and every weight collapses (measured: at 200
+/// nodes the weights sum to 1e-160). Checked for every m up to this bound by a unit test.
+pub const MAX_GAUSS_HERMITE_NODES: usize = 192;
+
 /// Gauss–Hermite nodes and weights for ∫ f(z) φ(z) dz ≈ Σ w_j f(z_j) (standard normal φ).
 /// Newton iteration on the orthonormal Hermite recurrence (Numerical Recipes `gauher`).
 /// Cost: O(m^2).
+///
+/// # Panics
+/// If `m` exceeds [`MAX_GAUSS_HERMITE_NODES`] (callers validate user-chosen counts against it;
+/// a wrong rule must never be returned silently).
 pub fn gauss_hermite_normal(m: usize) -> Vec<(f64, f64)> {
+    assert!(
+        m <= MAX_GAUSS_HERMITE_NODES,
+        "gauss_hermite_normal: {m} nodes is above the {MAX_GAUSS_HERMITE_NODES} it computes correctly"
+    );
     let pim4 = std::f64::consts::PI.powf(-0.25);
     let mut x = vec![0.0; m];
     let mut w = vec![0.0; m];
@@ -291,6 +304,24 @@ pub fn gauss_hermite_normal(m: usize) -> Vec<(f64, f64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn gauss_hermite_above_192_nodes_is_refused_not_wrong() {
+        // Every node count up to the bound integrates 1, z^2 and z^4 of the normal to 1e-12.
+        for m in 3..=MAX_GAUSS_HERMITE_NODES {
+            let n = gauss_hermite_normal(m);
+            let moment = |p: i32| n.iter().map(|&(z, w)| w * z.powi(p)).sum::<f64>();
+            assert!(
+                (moment(0) - 1.0).abs() < 1e-12,
+                "m = {m}: weights sum to {}",
+                moment(0)
+            );
+            assert!((moment(2) - 1.0).abs() < 1e-12, "m = {m}");
+            assert!((moment(4) - 3.0).abs() < 1e-12, "m = {m}");
+        }
+        // Above it, a panic (validated before reaching here), never the collapsed weights.
+        assert!(std::panic::catch_unwind(|| gauss_hermite_normal(200)).is_err());
+    }
 
     /// E[Z^k] of the standard normal: 0 for odd k, (k - 1)!! for even k.
     fn normal_moment(k: i32) -> f64 {

@@ -129,7 +129,7 @@ pub fn pass_hat_k_run(p: f64, omega: f64, k: u32) -> (f64, f64) {
 }
 
 /// (maj@k, 1 - maj@k) of one problem under per-run noise omega, the k samples of the vote
-/// sharing one eta: E[maj@k(p(eta))] with the one-attractor vote of [`crate::exact::maj`]
+/// sharing one eta: E\[maj@k(p(eta))\] with the one-attractor vote of `crate::exact::maj`
 /// (attractor share `attractor`, so alpha = a for every eta and the conditional win table is
 /// built once). omega = 0 gives [`maj::maj_at_k_all_with_loss`] of the one problem exactly.
 /// Time: O(k^2 + NODES k).
@@ -187,9 +187,9 @@ pub fn run_moments(p: f64, omega: f64) -> RunMoments {
 /// Variance of one problem's score c / n in one run (n samples sharing eta), over reruns:
 ///
 /// Var(c / n) = E[Var(c / n | eta)] + Var(E[c / n | eta]) = E[p (1 - p)] / n + Var(p)
-///            = E[p] (1 - E[p]) / n + Var(p) (1 - 1 / n),
+///            = E\[p\] (1 - E\[p\]) / n + Var(p) (1 - 1 / n),
 ///
-/// the two forms being equal since E[p (1 - p)] = E[p](1 - E[p]) - Var(p). The first is used
+/// the two forms being equal since E\[p (1 - p)\] = E\[p\](1 - E\[p\]) - Var(p). The first is used
 /// (both terms positive). Time: O(1).
 pub fn score_variance(m: &RunMoments, n: u32) -> f64 {
     m.mean_pq / f64::from(n) + m.var
@@ -229,7 +229,7 @@ pub fn seed_sd_floor(rates: &[f64], omega: f64) -> f64 {
 /// eta: E[Bin(n, p(eta))(j)] (a logit-normal binomial mixture). The exact head-to-head under
 /// per-run noise is the comparison of two benchmark counts, each the convolution over problems
 /// of these pmfs (the problems' etas are independent), exactly as [`noise::head_to_head`]
-/// convolves binomials. omega = 0 gives [`noise::binomial_pmf`]. Time: O(NODES n).
+/// convolves binomials. omega = 0 gives [`crate::exact::maj::binomial_pmf`]. Time: O(NODES n).
 ///
 /// # Panics
 /// As [`pass_at_k_run`], or n = 0.

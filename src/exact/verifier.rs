@@ -11,12 +11,12 @@
 //! among the accepted is correct with probability alpha / (alpha + beta). Given that none is,
 //! every sample is a rejected one, correct with probability p (1 - tpr) / gamma. Hence
 //!
-//!   best@k = alpha / (alpha + beta) (1 - gamma^k) + [Random] gamma^(k - 1) p (1 - tpr),
+//!   best@k = alpha / (alpha + beta) (1 - gamma^k) + \[Random\] gamma^(k - 1) p (1 - tpr),
 //!
 //! and its complement, summed from its own terms,
 //!
-//!   1 - best@k = beta / (alpha + beta) (1 - gamma^k) + [Random] gamma^(k - 1) (1 - p) (1 - fpr)
-//!              + [Abstain] gamma^k.
+//!   1 - best@k = beta / (alpha + beta) (1 - gamma^k) + \[Random\] gamma^(k - 1) (1 - p) (1 - fpr)
+//!              + \[Abstain\] gamma^k.
 //!
 //! 1 - gamma^k is -expm1(k ln gamma) and gamma^k is exp(k ln gamma), so both keep their relative
 //! accuracy. As k grows best@k -> alpha / (alpha + beta) ([`threshold_ceiling`]): more samples

@@ -21,9 +21,6 @@ use crate::model::VoteRule;
 use crate::scenario::Scenario;
 use crate::sim::traces::{self, CellTraces, LogBins, TraceCell, TraceProblem};
 
-/// The cost experiment's types, where they were before it had its own module.
-pub use super::cost::{CostTable, Strategy};
-
 /// Which quantity a budget point is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]

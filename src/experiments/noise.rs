@@ -10,7 +10,7 @@ use serde::Serialize;
 use super::{Check, Estimate, Progress};
 use crate::exact::maj::maj_at_k_all_with_loss;
 /// Moved to [`crate::exact::noise`]; re-exported for the planner, which still imports it here.
-pub use crate::exact::noise::sd_standard_error;
+use crate::exact::noise::sd_standard_error;
 use crate::exact::noise::{
     binomial_sum_moments, count_cdf, count_pmf, head_to_head as exact_h2h, question_se,
     random_placement_moments, random_placement_sd, score_quantile, seed_sd, vote_seed_sd,

@@ -23,9 +23,9 @@ use std::time::Instant;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::noise::sd_standard_error;
 use super::{Check, Estimate, Progress};
 use crate::exact::maj::{maj_at_k_all, maj_at_k_pq};
+use crate::exact::noise::sd_standard_error;
 use crate::exact::noise::{diff_normal_approx, head_to_head, seed_sd};
 use crate::exact::plan::{detect_power, normal_loss_tie, sum_moments, PopulationNodes, Z_95};
 use crate::model::{quantile_rates, shift_rate};

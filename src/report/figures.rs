@@ -2,7 +2,8 @@
 use plotters::prelude::SeriesLabelPosition;
 
 use super::plot::{Band, Bars, Figure, Line, Markers, Note, Panel, Scale};
-use crate::experiments::budget::{BudgetCurves, BudgetMetric, CostTable, Strategy as CostStrategy};
+use crate::experiments::budget::{BudgetCurves, BudgetMetric};
+use crate::experiments::cost::{CostTable, Strategy as CostStrategy};
 use crate::experiments::noise::{H2HRow, HeadToHead, SeedVariance, SpreadRow, VoteSpread};
 use crate::experiments::votes::{Metric, VoteCurves};
 use crate::experiments::{Estimate, ExperimentResult, RunOutput};

@@ -1,7 +1,8 @@
 //! `report.md` (every figure and table, ready to paste) and `summary.json` (headline numbers).
 use serde::Serialize;
 
-use crate::experiments::budget::{BudgetCurves, BudgetMetric, CostTable};
+use crate::experiments::budget::{BudgetCurves, BudgetMetric};
+use crate::experiments::cost::CostTable;
 use crate::experiments::noise::{HeadToHead, SeedVariance, VoteSpread};
 use crate::experiments::votes::{Metric, VoteCurves};
 use crate::experiments::Estimate;

@@ -1,5 +1,6 @@
 //! Tidy CSV tables: one row per point, columns documented in README.md.
-use crate::experiments::budget::{BudgetCurves, CostTable};
+use crate::experiments::budget::BudgetCurves;
+use crate::experiments::cost::CostTable;
 use crate::experiments::noise::{HeadToHead, SeedVariance, VoteSpread};
 use crate::experiments::votes::VoteCurves;
 use crate::experiments::{Estimate, ExperimentResult, RunOutput};

@@ -145,7 +145,7 @@ fn run_cell(
 }
 
 /// Count samplers of models A and B for a fixed-design pass@1 cell: alias tables, or BTPE draws
-/// when the tables would exceed [`TABLE_ENTRIES`].
+/// when the tables would exceed `TABLE_ENTRIES`.
 fn fixed_samplers(spec: &Plan, (gap, big_n, n): (f64, usize, u32)) -> PairSampler {
     let ra = quantile_rates(spec.mu, spec.sigma, big_n);
     let rb: Vec<f64> = ra.iter().map(|&p| shift_rate(p, gap)).collect();
@@ -170,7 +170,7 @@ fn fixed_entries((_, big_n, n): (f64, usize, u32)) -> u64 {
 }
 
 /// Simulates every chosen (design, cell), returning each one's tally (in `chosen`'s order). Fixed-design pass@1 cells run together, as one parallel
-/// job of (cell, batch) tasks ([`pair_tallies`]) in groups whose tables fit in [`TABLE_ENTRIES`]
+/// job of (cell, batch) tasks ([`pair_tallies`]) in groups whose tables fit in `TABLE_ENTRIES`
 /// x 2, so the threads stay busy to the end; the other cells run one after another, each in
 /// parallel over its batches. Stops early (with zero tallies) once an interruption is requested.
 pub fn simulate_chosen(

@@ -10,6 +10,8 @@ use crate::experiments::sweep::SweepOutput;
 
 /// Most panels (quantities) drawn per experiment; every quantity is in `sweep.csv`.
 pub const MAX_PANELS: usize = 6;
+/// Most lines in one panel (the palette's eight colours); longer lists are spread.
+pub const MAX_LINES: usize = 8;
 
 /// `sweep.csv`: one row per cell and check, the swept values first.
 pub fn sweep_csv(s: &SweepOutput) -> String {
@@ -215,31 +217,84 @@ pub fn sweep_figures_of(s: &SweepOutput, plot: Option<&[String]>) -> Vec<(String
         };
         let (on_x, between): (Vec<usize>, Vec<usize>) =
             moving.iter().copied().partition(|&j| along_x(j));
-        let mut picked = spread(&on_x, MAX_PANELS);
-        let room = MAX_PANELS - picked.len();
-        picked.extend(spread(&between, room));
-        if plot.is_some() {
-            // Chosen quantities that do not change still fill the free panels.
-            let room = MAX_PANELS - picked.len();
-            picked.extend(spread(&flat, room));
-            if picked.is_empty() {
-                continue;
-            }
-        } else if picked.is_empty() {
-            picked = spread(&flat, MAX_PANELS.min(2));
+        // Quantities in order of interest: those that change along x, then between series,
+        // then (when chosen by --plot, or when nothing changes) flat ones.
+        let mut candidates: Vec<usize> = on_x.iter().chain(&between).copied().collect();
+        if plot.is_some() || candidates.is_empty() {
+            candidates.extend(&flat);
         }
-        picked.sort_unstable();
-        let panels: Vec<Panel> = picked
+        let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
+        for &j in &candidates {
+            let q = quantity_of(j).to_string();
+            if !groups.iter().any(|(g, _)| *g == q) {
+                groups.push((q, Vec::new()));
+            }
+        }
+        let limit = if plot.is_none() && on_x.is_empty() && between.is_empty() {
+            MAX_PANELS.min(2)
+        } else {
+            MAX_PANELS
+        };
+        groups.truncate(limit);
+        if groups.is_empty() {
+            continue;
+        }
+        // Every other check of a chosen quantity joins its panel, up to a readable number of
+        // lines (spread over the list, as the panels are).
+        // Lines that change across the grid come first; flat ones fill what room is left.
+        for (q, js) in &mut groups {
+            let of_q = |v: &[usize]| -> Vec<usize> {
+                v.iter()
+                    .copied()
+                    .filter(|&j| quantity_of(j) == q.as_str())
+                    .collect()
+            };
+            let lines = (MAX_LINES / series.len().max(1)).max(1);
+            let mut chosen = spread(&of_q(&moving), lines);
+            chosen.extend(spread(&of_q(&flat), lines - chosen.len()));
+            chosen.sort_unstable();
+            *js = chosen;
+        }
+        let words_of = |j: usize| -> Vec<String> {
+            let t = title_of(j);
+            let inner = t
+                .rsplit_once(" [")
+                .map_or("", |(_, w)| w.trim_end_matches(']'));
+            inner
+                .split(' ')
+                .filter(|w| !w.is_empty())
+                .map(str::to_string)
+                .collect()
+        };
+        let panels: Vec<Panel> = groups
             .iter()
-            .map(|&j| {
-                let q = quantity_of(j);
+            .map(|(q, js)| {
+                let q = q.as_str();
+                let shared: Vec<String> = words_of(js[0])
+                    .into_iter()
+                    .filter(|w| js.iter().all(|&j| words_of(j).contains(w)))
+                    .collect();
+                let own = |j: usize| -> String {
+                    words_of(j)
+                        .into_iter()
+                        .filter(|w| !shared.contains(w))
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                };
+                let title = if shared.is_empty() {
+                    q.to_string()
+                } else {
+                    format!("{q} [{}]", shared.join(" "))
+                };
                 // Scores, shares and their SDs (fractions) are drawn in percent, as everywhere.
                 let percent = !q.contains("token")
-                    && per_cell.iter().filter_map(|c| c.get(j)).all(|ch| {
-                        let e = ch.estimate();
-                        [e.exact, e.sim]
-                            .iter()
-                            .all(|v| !v.is_finite() || (0.0..=1.0).contains(v))
+                    && js.iter().all(|&j| {
+                        per_cell.iter().filter_map(|c| c.get(j)).all(|ch| {
+                            let e = ch.estimate();
+                            [e.exact, e.sim]
+                                .iter()
+                                .all(|v| !v.is_finite() || (0.0..=1.0).contains(v))
+                        })
                     });
                 let scale = if percent { 100.0 } else { 1.0 };
                 let y_label = if percent {
@@ -247,51 +302,63 @@ pub fn sweep_figures_of(s: &SweepOutput, plot: Option<&[String]>) -> Vec<(String
                 } else {
                     q.to_string()
                 };
-                let mut p = Panel::new(title_of(j), xpath.as_str(), y_label);
+                let mut p = Panel::new(title, xpath.as_str(), y_label);
                 let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
                 let (mut xlo, mut xhi) = (f64::INFINITY, f64::NEG_INFINITY);
-                for (si, label) in series.iter().enumerate() {
-                    let mut line = Vec::new();
-                    let mut marks = Vec::new();
-                    for (c, checks) in s.cells.iter().zip(&per_cell) {
-                        if &series_label(&c.values) != label {
-                            continue;
-                        }
-                        let x = value(&c.values[0]);
-                        if let Some(ch) = checks.get(j) {
-                            let mut e = ch.estimate();
-                            for v in [&mut e.exact, &mut e.sim, &mut e.ci_low, &mut e.ci_high] {
-                                *v *= scale;
+                let mut colour = 0;
+                for &j in js {
+                    let cell_label = own(j);
+                    for label in &series {
+                        let mut line = Vec::new();
+                        let mut marks = Vec::new();
+                        for (c, checks) in s.cells.iter().zip(&per_cell) {
+                            if &series_label(&c.values) != label {
+                                continue;
                             }
-                            xlo = xlo.min(x);
-                            xhi = xhi.max(x);
-                            for v in [e.exact, e.ci_low, e.ci_high] {
-                                if v.is_finite() {
-                                    lo = lo.min(v);
-                                    hi = hi.max(v);
+                            let x = value(&c.values[0]);
+                            if let Some(ch) = checks.get(j) {
+                                let mut e = ch.estimate();
+                                for v in [&mut e.exact, &mut e.sim, &mut e.ci_low, &mut e.ci_high] {
+                                    *v *= scale;
+                                }
+                                xlo = xlo.min(x);
+                                xhi = xhi.max(x);
+                                for v in [e.exact, e.ci_low, e.ci_high] {
+                                    if v.is_finite() {
+                                        lo = lo.min(v);
+                                        hi = hi.max(v);
+                                    }
+                                }
+                                if e.exact.is_finite() {
+                                    line.push((x, e.exact));
+                                }
+                                if e.sim.is_finite() && e.se.is_finite() {
+                                    marks.push((x, e.sim, e.ci_low, e.ci_high));
                                 }
                             }
-                            if e.exact.is_finite() {
-                                line.push((x, e.exact));
-                            }
-                            if e.sim.is_finite() && e.se.is_finite() {
-                                marks.push((x, e.sim, e.ci_low, e.ci_high));
-                            }
                         }
+                        line.sort_by(|a, b| a.0.total_cmp(&b.0));
+                        // One line needs no legend; several are named by what differs: the
+                        // check's own cell words and the other swept fields.
+                        let name = [cell_label.as_str(), label.as_str()]
+                            .iter()
+                            .filter(|t| !t.is_empty())
+                            .copied()
+                            .collect::<Vec<_>>()
+                            .join(", ");
+                        p.lines.push(Line {
+                            label: (!name.is_empty()).then_some(name),
+                            color: colour,
+                            dashed: false,
+                            points: line,
+                        });
+                        p.markers.push(Markers {
+                            label: None,
+                            color: colour,
+                            points: marks,
+                        });
+                        colour += 1;
                     }
-                    line.sort_by(|a, b| a.0.total_cmp(&b.0));
-                    p.lines.push(Line {
-                        // One series needs no legend; several are named by the other fields.
-                        label: (!label.is_empty()).then(|| label.clone()),
-                        color: si,
-                        dashed: false,
-                        points: line,
-                    });
-                    p.markers.push(Markers {
-                        label: None,
-                        color: si,
-                        points: marks,
-                    });
                 }
                 if !(lo.is_finite() && hi.is_finite()) {
                     (lo, hi) = (0.0, 1.0);
@@ -320,10 +387,10 @@ pub fn sweep_figures_of(s: &SweepOutput, plot: Option<&[String]>) -> Vec<(String
             .collect();
         let columns = panels.len().clamp(1, 3);
         let rows = panels.len().div_ceil(columns).max(1) as u32;
-        let shown = if count > picked.len() {
+        let drawn: usize = groups.iter().map(|(_, js)| js.len()).sum();
+        let shown = if count > drawn {
             format!(
-                " ({} of {count} quantities, {} change across the grid; all in sweep.csv)",
-                picked.len(),
+                " ({drawn} of {count} values, {} change across the grid; all in sweep.csv)",
                 moving.len()
             )
         } else {
@@ -338,7 +405,8 @@ pub fn sweep_figures_of(s: &SweepOutput, plot: Option<&[String]>) -> Vec<(String
                 ),
                 panels,
                 columns,
-                size: (560 * columns as u32, 60 + 440 * rows),
+                // A lone panel gets room for the figure's title.
+                size: ((560 * columns as u32).max(840), 60 + 440 * rows),
             },
         ));
     }

@@ -263,3 +263,49 @@ fn progress_ticks_add_up_to_the_weighted_planned_draws() {
         draws * evalsim::experiments::draw_cost_ns(&s.experiments[0].spec)
     );
 }
+
+#[test]
+fn sweep_drew_one_panel_per_k_instead_of_one_per_quantity() {
+    // The bug: a sweep drew one panel per check, so maj@k at four k values filled four panels of
+    // the same quantity. Now one panel per quantity, its k values as labelled series.
+    let dir = tempfile::tempdir().expect("tmp");
+    let f = dir.path().join("votes.toml");
+    std::fs::write(
+        &f,
+        r#"seed = 3
+[benchmark]
+problems = 6
+mu = 0.0
+sigma = 1.0
+[[model]]
+name = "m"
+attractor = 0.5
+[[experiment]]
+kind = "curves"
+models = ["m"]
+k = [1, 3, 5, 9]
+votes = 200
+"#,
+    )
+    .expect("write");
+    let out = dir.path().join("out");
+    evalsim()
+        .arg("sweep")
+        .arg(&f)
+        .args(["--set", "model.m.attractor=0,0.4,0.8", "--plot", "maj@k"])
+        .arg("--out")
+        .arg(&out)
+        .args(["--quiet", "--threads", "1"])
+        .assert()
+        .success();
+    let svg = read(&out.join("sweep-curves.svg"));
+    // One panel title for maj@k, naming what its lines share; the k values are the legend.
+    assert_eq!(svg.matches("maj@k [model=m").count(), 1, "one maj@k panel");
+    for k in ["k=3", "k=5", "k=9"] {
+        // Legend entries are text elements of their own (a line each in the SVG).
+        assert!(
+            svg.lines().any(|l| l.trim() == k),
+            "{k} is a labelled series"
+        );
+    }
+}

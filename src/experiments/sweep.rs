@@ -265,6 +265,45 @@ pub fn run_cells(
     Ok(out)
 }
 
+/// Most votes, reruns or traces per experiment in the probe run of [`quantity_names`].
+const PROBE_DRAWS: u64 = 16;
+
+/// The `(experiment, quantity)` pairs of the checks cell `index` reports, from a probe run of
+/// that cell with at most [`PROBE_DRAWS`] votes, reruns or traces per experiment: which checks
+/// exist depends on the experiments, models and grids of the scenario, not on how many draws
+/// it makes. This is how `sweep --plot` is checked before the grid is computed.
+///
+/// # Errors
+/// The first experiment that cannot run.
+pub fn quantity_names(sweep: &Sweep, index: usize) -> Result<Vec<(String, String)>, SweepError> {
+    use crate::scenario::ExperimentSpec as E;
+    let mut scenario = sweep.cells[index].1.clone();
+    for exp in &mut scenario.experiments {
+        match &mut exp.spec {
+            E::Curves { votes, .. } | E::AttractorSweep { votes, .. } => {
+                *votes = (*votes).min(PROBE_DRAWS);
+            }
+            E::SeedVariance { reruns, .. }
+            | E::VoteSpread { reruns, .. }
+            | E::HeadToHead { reruns, .. } => *reruns = (*reruns).min(PROBE_DRAWS),
+            E::Budget { traces, .. } => *traces = (*traces).min(PROBE_DRAWS),
+            E::Cost { votes, traces, .. } => {
+                *votes = (*votes).min(PROBE_DRAWS);
+                *traces = (*traces).min(PROBE_DRAWS);
+            }
+            E::Plan { plan, .. } => plan.spec.reruns = plan.spec.reruns.min(PROBE_DRAWS),
+        }
+    }
+    let mut names: Vec<(String, String)> = Vec::new();
+    for c in run_all(&scenario, &|_| {})?.checks() {
+        let pair = (c.experiment, c.quantity);
+        if !names.contains(&pair) {
+            names.push(pair);
+        }
+    }
+    Ok(names)
+}
+
 fn store(c: &Check) -> StoredCheck {
     let e = c.estimate;
     StoredCheck {

@@ -1,5 +1,4 @@
 //! Turns finished results into [`Figure`] descriptions (no statistics computed here).
-use plotters::prelude::SeriesLabelPosition;
 
 use super::plot::{Band, Bars, Figure, Line, Markers, Note, Panel, Scale};
 use crate::experiments::budget::{BudgetCurves, BudgetMetric};
@@ -181,8 +180,6 @@ fn budget_figure(run: &RunOutput, r: &BudgetCurves) -> Figure {
             }
         }
     }
-    acc.legend = SeriesLabelPosition::UpperLeft;
-    cut.legend = SeriesLabelPosition::UpperRight;
     Figure {
         title: title(
             run,
@@ -264,7 +261,6 @@ fn lengths_figure(run: &RunOutput, r: &BudgetCurves) -> Figure {
                 });
                 p.vlines.push((b, 7, label));
             }
-            p.legend = SeriesLabelPosition::UpperRight;
             p
         })
         .collect::<Vec<_>>();
@@ -378,7 +374,6 @@ fn cost_figure(run: &RunOutput, r: &CostTable) -> Figure {
             ),
         });
     }
-    p.legend = SeriesLabelPosition::LowerRight;
     Figure {
         title: title(
             run,
@@ -537,15 +532,15 @@ fn curves_figure(run: &RunOutput, r: &VoteCurves) -> Figure {
                 points: vec![(p.x_range.0, pct(s.ceiling)), (p.x_range.1, pct(s.ceiling))],
             });
             fit_pct_y(&mut p);
-            // Headroom above the data for the legend (one row of ~16 px per entry in a plot
-            // area of ~470 px), so it covers no curve; ticks stop at the data's own range.
+            // Headroom above the data for the legend (one 18 px row per entry, padding and
+            // inset, in a plot area of ~470 px), so the placement finds a spot covering no
+            // curve; ticks stop at the data's own range.
             let entries = p.lines.iter().filter(|l| l.label.is_some()).count()
                 + p.bands.iter().filter(|b| b.label.is_some()).count();
-            let share = (entries as f64 * 16.0 + 12.0) / 470.0;
+            let share = (entries as f64 * 18.0 + 26.0) / 470.0;
             let (lo, top) = p.y_range;
             p.y_range.1 = (top - share * lo) / (1.0 - share);
             p.y_tick_max = Some(top);
-            p.legend = SeriesLabelPosition::UpperLeft;
             p
         })
         .collect::<Vec<_>>();
@@ -609,7 +604,6 @@ fn sweep_figure(run: &RunOutput, r: &VoteCurves) -> Figure {
     fit_pct_y(&mut p);
     // Room under the lowest curve for the legend (one row per share).
     p.y_range.0 = (p.y_range.0 - 2.0 * (r.series.len() + 1) as f64).max(0.0);
-    p.legend = SeriesLabelPosition::LowerRight;
     Figure {
         title: title(
             run,
@@ -658,7 +652,9 @@ fn seed_histograms(run: &RunOutput, r: &SeedVariance) -> Figure {
                 .chain(row.normal_curve.iter().map(|c| c.1 / 100.0))
                 .fold(0.0, f64::max);
             p.x_range = (xlo, xhi);
-            p.y_range = (0.0, ymax * 1.15);
+            // Headroom above the peak for the legend; ticks stop near the data.
+            p.y_range = (0.0, ymax * 1.35);
+            p.y_tick_max = Some(ymax * 1.15);
             p.bars.push(Bars {
                 label: Some(format!("{} simulated reruns", r.reruns)),
                 color: 0,
@@ -684,7 +680,6 @@ fn seed_histograms(run: &RunOutput, r: &SeedVariance) -> Figure {
                 )),
             ));
             p.vlines.push((pct(row.sim_interval.1), 2, None));
-            p.legend = SeriesLabelPosition::UpperLeft;
             p
         })
         .collect();
@@ -762,7 +757,6 @@ fn seed_sd_figure(run: &RunOutput, r: &SeedVariance) -> Figure {
             (p.x_range.1, pct(r.question_se)),
         ],
     });
-    p.legend = SeriesLabelPosition::UpperRight;
     Figure {
         title: title(
             run,
@@ -805,7 +799,6 @@ fn spread_figure(run: &RunOutput, r: &VoteSpread) -> Figure {
             r.rows.iter().map(|x| (f64::from(x.k), get(x))).collect();
         exact_and_simulated(&mut p, Some(format!("{label} exact")), None, color, &points);
     }
-    p.legend = SeriesLabelPosition::UpperRight;
     if r.rows.len() == 1 {
         // A single k: draw each exact value as a short level so it stays visible.
         p.x_range = (p.x_range.0 / 2.0, p.x_range.1 * 2.0);
@@ -868,7 +861,6 @@ fn h2h_figure(run: &RunOutput, r: &HeadToHead) -> Figure {
             r.rows.iter().map(|x| (f64::from(x.n), get(x))).collect();
         exact_and_simulated(&mut p, Some(label.into()), None, color, &points);
     }
-    p.legend = SeriesLabelPosition::UpperRight;
     Figure { title: title(run, &format!("{}: how often the better model loses a rerun ({} reruns; lines exact, dots simulated)", r.experiment, r.reruns)), panels: vec![p], columns: 1, size: (1100, 600) }
 }
 

@@ -1,6 +1,5 @@
 //! Outputs of `evalsim plan`: the table, the figures and the answer paragraph (nothing computed
 //! here beyond picking finished numbers).
-use plotters::prelude::SeriesLabelPosition;
 
 use super::plot::{self, HeatFigure, HeatPanel, Line, Markers, Panel, Scale};
 use super::tables::{num, Csv};
@@ -338,7 +337,6 @@ pub fn loss_figure(r: &PlanResult) -> plot::Figure {
                 })
                 .fold(0.0, f64::max);
             p.y_range = (0.0, (pct(ymax) * 1.1).max(pct(s.target_loss_or_tie) * 1.5));
-            p.legend = SeriesLabelPosition::UpperRight;
             let mut single_labelled = false;
             for (i, &v) in series.iter().enumerate() {
                 let cells: Vec<&PlanCell> = fixed(r, gap).filter(|&c| of(c).1 == v).collect();
@@ -483,12 +481,17 @@ pub fn heat_figure(r: &PlanResult) -> HeatFigure {
                 .iter()
                 .map(|row| row.iter().map(|&v| v <= bound).collect())
                 .collect();
-            let (what, unit) = if target == "loss_or_tie" {
-                ("P(B <= A), fixed benchmark", format!("{}%", pct(bound)))
+            let (what, unit, scale_label) = if target == "loss_or_tie" {
+                (
+                    "P(B <= A), fixed benchmark",
+                    format!("{}%", pct(bound)),
+                    "P(B <= A) (%)",
+                )
             } else {
                 (
                     "95% CI half-width (points), population paired",
                     format!("{} points", pct(bound)),
+                    "95% CI half-width (points)",
                 )
             };
             panels.push(HeatPanel {
@@ -504,6 +507,8 @@ pub fn heat_figure(r: &PlanResult) -> HeatFigure {
                 labels,
                 outlined,
                 range: (0.0, hi),
+                scale_label: scale_label.into(),
+                scale_factor: 100.0,
                 footnote: format!(
                     "outlined: meets the target (<= {unit}); * fewest samples N x {} meeting it",
                     axis(r)

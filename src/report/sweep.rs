@@ -1,7 +1,6 @@
 //! Outputs of `evalsim sweep` and `evalsim merge`: one tidy table over the grid, the full JSON,
 //! and per experiment a figure of headline quantities against the first swept field. Built from
 //! a finished [`SweepOutput`] only, so a merged sweep renders byte for byte like an unsharded one.
-use plotters::prelude::SeriesLabelPosition;
 
 use super::plot::{self, Figure, Line, Markers, Panel};
 use super::tables::Csv;
@@ -47,12 +46,19 @@ fn value(s: &str) -> f64 {
 
 /// The names `--plot` accepts for this sweep: every quantity, and every `EXPERIMENT:QUANTITY`.
 pub fn plot_names(s: &SweepOutput) -> Vec<String> {
+    plot_names_of(
+        s.cells
+            .iter()
+            .flat_map(|c| &c.checks)
+            .map(|ch| (ch.experiment.as_str(), ch.quantity.as_str())),
+    )
+}
+
+/// The names `--plot` accepts for checks of these `(experiment, quantity)` pairs.
+pub fn plot_names_of<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
-    for ch in s.cells.iter().flat_map(|c| &c.checks) {
-        for n in [
-            ch.quantity.clone(),
-            format!("{}:{}", ch.experiment, ch.quantity),
-        ] {
+    for (experiment, quantity) in pairs {
+        for n in [quantity.to_string(), format!("{experiment}:{quantity}")] {
             if !names.contains(&n) {
                 names.push(n);
             }
@@ -66,32 +72,35 @@ pub fn plot_names(s: &SweepOutput) -> Vec<String> {
 /// # Errors
 /// A message naming the first unknown name and listing the valid ones.
 pub fn check_plot_names(s: &SweepOutput, wanted: &[String]) -> Result<(), String> {
-    let valid = plot_names(s);
+    check_plot_names_in(&plot_names(s), wanted)
+}
+
+/// Checks the names given to `--plot` against `valid` (from [`plot_names_of`]).
+///
+/// # Errors
+/// A message naming the first unknown name and listing the valid ones.
+pub fn check_plot_names_in(valid: &[String], wanted: &[String]) -> Result<(), String> {
+    let quantities = || {
+        valid
+            .iter()
+            .filter(|n| !n.contains(':'))
+            .map(String::as_str)
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
     if wanted.is_empty() {
         return Err(format!(
             "--plot: give at least one quantity; valid quantities: {}",
-            valid
-                .iter()
-                .filter(|n| !n.contains(':'))
-                .cloned()
-                .collect::<Vec<_>>()
-                .join(", ")
+            quantities()
         ));
     }
     match wanted.iter().find(|w| !valid.contains(w)) {
         None => Ok(()),
-        Some(bad) => {
-            let quantities: Vec<&str> = valid
-                .iter()
-                .filter(|n| !n.contains(':'))
-                .map(String::as_str)
-                .collect();
-            Err(format!(
-                "--plot {bad:?}: no such quantity in this sweep; valid quantities: {} (or EXPERIMENT:QUANTITY for one experiment's, e.g. {:?})",
-                quantities.join(", "),
-                valid.iter().find(|n| n.contains(':')).map_or("", String::as_str)
-            ))
-        }
+        Some(bad) => Err(format!(
+            "--plot {bad:?}: no such quantity in this sweep; valid quantities: {} (or EXPERIMENT:QUANTITY for one experiment's, e.g. {:?})",
+            quantities(),
+            valid.iter().find(|n| n.contains(':')).map_or("", String::as_str)
+        )),
     }
 }
 
@@ -381,7 +390,6 @@ pub fn sweep_figures_of(s: &SweepOutput, plot: Option<&[String]>) -> Vec<(String
                 if xs.len() <= 12 {
                     p.x_ticks = Some(xs);
                 }
-                p.legend = SeriesLabelPosition::UpperRight;
                 p
             })
             .collect();

@@ -156,6 +156,37 @@ fn sweep_plot_with_an_unknown_quantity_is_an_error_listing_the_valid_names() {
 }
 
 #[test]
+fn sweep_plot_was_validated_only_after_the_whole_grid_was_computed() {
+    // 101 cells of ~3 million paired reruns each: minutes of work. A bad --plot must be
+    // rejected before any of it (a cheap probe of the first cell names the quantities).
+    let dir = tempfile::tempdir().expect("tmp");
+    let f = dir.path().join("heavy.toml");
+    std::fs::write(&f, TINY.replace("reruns = 2000", "reruns = 3000000")).expect("write");
+    let out = dir.path().join("out");
+    let started = std::time::Instant::now();
+    evalsim()
+        .arg("sweep")
+        .arg(&f)
+        .args(["--set", "model.b.shift=0:1:0.01", "--plot", "P(B < A),typo"])
+        .arg("--out")
+        .arg(&out)
+        .args(["--threads", "1"])
+        .timeout(std::time::Duration::from_secs(90))
+        .assert()
+        .code(2)
+        .stderr(
+            predicate::str::contains("--plot \"typo\"").and(predicate::str::contains(
+                "valid quantities: P(B < A), P(B = A)",
+            )),
+        );
+    assert!(
+        started.elapsed().as_secs() < 90,
+        "rejected before the grid was computed"
+    );
+    assert!(!out.exists(), "nothing written on a bad --plot");
+}
+
+#[test]
 fn sweep_plot_chooses_the_panels_and_other_fields_are_series() {
     let dir = tempfile::tempdir().expect("tmp");
     let f = dir.path().join("tiny.toml");
@@ -308,4 +339,43 @@ votes = 200
             "{k} is a labelled series"
         );
     }
+}
+
+/// Width and height of a PNG, from its IHDR chunk.
+fn png_size(p: &Path) -> (u32, u32) {
+    let b = std::fs::read(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    let be = |i: usize| u32::from_be_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
+    (be(16), be(20))
+}
+
+#[test]
+fn dpi_flag_scales_the_png_and_leaves_the_svg_alone() {
+    let dir = tempfile::tempdir().expect("tmp");
+    for (name, dpi) in [("plain", None), ("print", Some("192"))] {
+        let mut cmd = evalsim();
+        cmd.args([
+            "plan",
+            "--seed",
+            "7",
+            "--simulate-reruns",
+            "0",
+            "--threads",
+            "1",
+        ])
+        .arg("--out")
+        .arg(dir.path().join(name));
+        if let Some(d) = dpi {
+            cmd.args(["--dpi", d]);
+        }
+        cmd.assert().success();
+    }
+    let (w, h) = png_size(&dir.path().join("plain/plan-loss.png"));
+    assert_eq!(
+        png_size(&dir.path().join("print/plan-loss.png")),
+        (2 * w, 2 * h)
+    );
+    assert_eq!(
+        read(&dir.path().join("plain/plan-loss.svg")),
+        read(&dir.path().join("print/plan-loss.svg"))
+    );
 }

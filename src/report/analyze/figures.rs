@@ -2,7 +2,6 @@
 //! bands, the solve-rate histogram and the fitted count distribution. Draws finished results only
 //! (layout, never statistics); depends on [`crate::analyze`]'s result types and
 //! [`crate::report::plot`].
-use plotters::prelude::SeriesLabelPosition;
 
 use super::{curves, input_names, pct};
 use crate::analyze::{Analysis, FitResult};
@@ -120,7 +119,6 @@ pub fn curves_figure(a: &Analysis) -> Figure {
                     points: plug,
                 });
             }
-            p.legend = least_crowded(&p);
             p
         })
         .collect();
@@ -136,64 +134,6 @@ pub fn curves_figure(a: &Analysis) -> Figure {
         columns,
         size: (if columns > 1 { 1600 } else { 1000 }, 80 + 600 * rows),
     }
-}
-
-/// The legend corner (or side) of a panel that covers the fewest drawn points: lines and band
-/// edges are sampled along their length in axis coordinates. Layout only.
-pub(super) fn least_crowded(p: &Panel) -> SeriesLabelPosition {
-    let ax = |v: f64, scale: Scale, (lo, hi): (f64, f64)| {
-        let t = |x: f64| match scale {
-            Scale::Linear => x,
-            Scale::Log2 => x.max(1e-300).log2(),
-            Scale::Log10 => x.max(1e-300).log10(),
-        };
-        (t(v) - t(lo)) / (t(hi) - t(lo))
-    };
-    let mut curves: Vec<(f64, Vec<(f64, f64)>)> = Vec::new();
-    for l in &p.lines {
-        curves.push((1.0, l.points.clone()));
-    }
-    for b in &p.bands {
-        curves.push((0.5, b.points.iter().map(|&(x, lo, _)| (x, lo)).collect()));
-        curves.push((0.5, b.points.iter().map(|&(x, _, hi)| (x, hi)).collect()));
-    }
-    let mut samples: Vec<(f64, f64, f64)> = Vec::new();
-    for (w, pts) in &curves {
-        let norm: Vec<(f64, f64)> = pts
-            .iter()
-            .map(|&(x, y)| (ax(x, p.x_scale, p.x_range), ax(y, p.y_scale, p.y_range)))
-            .collect();
-        for pair in norm.windows(2) {
-            for i in 0..20 {
-                let t = f64::from(i) / 20.0;
-                samples.push((
-                    *w,
-                    pair[0].0 + t * (pair[1].0 - pair[0].0),
-                    pair[0].1 + t * (pair[1].1 - pair[0].1),
-                ));
-            }
-        }
-    }
-    let candidates = [
-        (SeriesLabelPosition::LowerRight, (0.55, 1.0), (0.0, 0.3)),
-        (SeriesLabelPosition::UpperLeft, (0.0, 0.45), (0.7, 1.0)),
-        (SeriesLabelPosition::LowerLeft, (0.0, 0.45), (0.0, 0.3)),
-        (SeriesLabelPosition::UpperRight, (0.55, 1.0), (0.7, 1.0)),
-        (SeriesLabelPosition::MiddleRight, (0.55, 1.0), (0.35, 0.65)),
-        (SeriesLabelPosition::MiddleLeft, (0.0, 0.45), (0.35, 0.65)),
-    ];
-    let mut best = (f64::INFINITY, SeriesLabelPosition::LowerRight);
-    for (pos, (x0, x1), (y0, y1)) in candidates {
-        let hits: f64 = samples
-            .iter()
-            .filter(|&&(_, x, y)| x >= x0 && x <= x1 && y >= y0 && y <= y1)
-            .map(|s| s.0)
-            .sum();
-        if hits < best.0 {
-            best = (hits, pos);
-        }
-    }
-    best.1
 }
 
 /// Histogram of per-problem solve rates, one panel per model.
@@ -309,7 +249,6 @@ pub fn fit_figure(fit: &FitResult, source: &str, seed: u64) -> Figure {
         color: 1,
         points: fitted.iter().map(|&(x, y)| (x, y, y, y)).collect(),
     });
-    p.legend = SeriesLabelPosition::UpperMiddle;
     Figure {
         title: format!(
             "fit of `{}`: observed vs fitted correct counts · {source} · seed {seed}",

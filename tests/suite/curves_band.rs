@@ -90,14 +90,16 @@ fn curves_maj_band_matches_brute_force_enumeration() {
         let mut checked = 0;
         for p in r.points.iter().filter(|p| p.metric == Metric::MajAtK) {
             let (mean, sd) = brute_force_maj(&rates, 0.4, p.k, rule);
+            // The enumeration sums 3^(N k) terms: its own rounding is up to that many ulps.
+            let tol = 3f64.powi(3 * p.k as i32) * f64::EPSILON;
             assert!(
-                (p.estimate.exact - mean).abs() <= 1e-12 * mean,
+                (p.estimate.exact - mean).abs() <= tol * mean,
                 "{rule:?} k = {}: maj@k {} vs brute force {mean}",
                 p.k,
                 p.estimate.exact
             );
             assert!(
-                (p.seed_sd - sd).abs() <= 1e-12 * sd,
+                (p.seed_sd - sd).abs() <= tol * sd,
                 "{rule:?} k = {}: band half-width {} vs brute force {sd}",
                 p.k,
                 p.seed_sd

@@ -269,7 +269,7 @@ pub fn run_cells(
 const PROBE_DRAWS: u64 = 16;
 
 /// The `(experiment, quantity)` pairs of the checks cell `index` reports, from a probe run of
-/// that cell with at most [`PROBE_DRAWS`] votes, reruns or traces per experiment: which checks
+/// that cell with at most `PROBE_DRAWS` (16) votes, reruns or traces per experiment: which checks
 /// exist depends on the experiments, models and grids of the scenario, not on how many draws
 /// it makes. This is how `sweep --plot` is checked before the grid is computed.
 ///

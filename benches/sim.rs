@@ -171,6 +171,7 @@ fn note_budget(c: &mut Criterion) {
                 p: rates.clone(),
                 alpha: vec![m.attractor; rates.len()],
                 rule: VoteRule::Random,
+                modes: None,
             })
         })
         .collect();

@@ -168,12 +168,32 @@ pub struct Model {
     pub name: String,
     /// Logit shift or explicit rates.
     pub source: RateSource,
-    /// Share a of the wrong mass that lands on one repeated attractor answer.
+    /// Share a of the wrong mass that lands on one repeated attractor answer (the first share
+    /// when the scenario lists several: see [`Model::attractors`]).
     pub attractor: f64,
     /// Default vote rule for this model's majority votes.
     pub vote_rule: VoteRule,
     /// Trace lengths, when the scenario gives them.
     pub tokens: Option<TraceLengths>,
+    /// Every repeated wrong answer's share of the wrong mass, in file order: `[attractor]` when
+    /// the scenario gave one number, empty for an empty list (every wrong answer a one-off).
+    #[serde(skip_serializing_if = "at_most_one")]
+    pub attractors: Vec<f64>,
+    /// Share of all samples with no extractable answer (graded wrong, never voting with another).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub unparsed: f64,
+    /// Share of parsed correct samples written in a form the normaliser treats as a different
+    /// answer (graded correct, but its votes do not combine with the main form's).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub split: f64,
+}
+
+fn at_most_one(v: &[f64]) -> bool {
+    v.len() <= 1
+}
+
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
 }
 
 impl Model {
@@ -182,6 +202,31 @@ impl Model {
         match &self.source {
             RateSource::Shift(s) => benchmark_rates.iter().map(|&p| shift_rate(p, *s)).collect(),
             RateSource::Rates(r) => r.clone(),
+        }
+    }
+
+    /// The first key of the answer-mode extensions this model sets away from the canonical
+    /// model (several attractors, `unparsed`, `split`), or `None` when it is the canonical model
+    /// with one attractor share [`Model::attractor`].
+    pub fn answer_modes_key(&self) -> Option<&'static str> {
+        if self.attractors.len() > 1 {
+            Some("attractor")
+        } else if self.unparsed != 0.0 {
+            Some("unparsed")
+        } else if self.split != 0.0 {
+            Some("split")
+        } else {
+            None
+        }
+    }
+
+    /// The graded per-sample rate (1 - unparsed) p of each rate: what pass@1 sees. The rates
+    /// themselves (bit for bit) when `unparsed` is 0. Time: O(N).
+    pub fn graded(&self, rates: Vec<f64>) -> Vec<f64> {
+        if self.unparsed == 0.0 {
+            rates
+        } else {
+            rates.iter().map(|p| (1.0 - self.unparsed) * p).collect()
         }
     }
 }

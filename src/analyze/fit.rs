@@ -559,8 +559,12 @@ fn scenario_toml(
                 name: at("fitted".to_string()),
                 shift: at(0.0),
                 rates: None,
-                attractor: at(attractor.map_or(0.0, |a| decimals4(a.share))),
+                attractor: at(toml::Value::Float(
+                    attractor.map_or(0.0, |a| decimals4(a.share)),
+                )),
                 vote_rule: None,
+                unparsed: None,
+                split: None,
                 tokens: traces.map(|t| {
                     Spanned::new(
                         0..0,

@@ -143,6 +143,7 @@ pub fn cost(
                 p: capped.iter().map(|c| c.0).collect(),
                 alpha: capped.iter().map(|c| c.1).collect(),
                 rule: rule.unwrap_or(m.rule),
+                modes: None,
             });
         }
     }

@@ -208,11 +208,12 @@ pub fn run(
         ExperimentSpec::AttractorSweep {
             model,
             attractors,
+            axis,
             k,
             votes,
             vote_rule,
         } => Ok(ExperimentResult::AttractorSweep(votes::attractor_sweep(
-            scenario, &exp.name, key, *model, attractors, k, *votes, *vote_rule, progress,
+            scenario, &exp.name, key, *model, attractors, *axis, k, *votes, *vote_rule, progress,
         ))),
         ExperimentSpec::SeedVariance { model, n, reruns } => Ok(ExperimentResult::SeedVariance(
             noise::seed_variance(scenario, &exp.name, key, *model, n, *reruns, progress),

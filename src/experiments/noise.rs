@@ -484,9 +484,11 @@ pub fn run_head_to_head(
     progress: Progress,
 ) -> HeadToHead {
     let bench = scenario.benchmark.rates();
+    // pass@1 sees the graded rate (1 - unparsed) p; attractors and split cannot change it.
+    let (ma, mb) = (&scenario.models[a], &scenario.models[b]);
     let (ra, rb) = (
-        scenario.models[a].rates_on(&bench),
-        scenario.models[b].rates_on(&bench),
+        ma.graded(ma.rates_on(&bench)),
+        mb.graded(mb.rates_on(&bench)),
     );
     let samplers: Vec<PairSampler> = ns
         .iter()

@@ -5,14 +5,17 @@ use serde::Serialize;
 
 use super::{Check, Estimate, Progress};
 use crate::exact::maj::{attractor_threshold, maj_at_k_all_with_loss, maj_ceiling};
+use crate::exact::modes::{
+    graded_rate, maj_at_k_modes, maj_ceiling_modes, winning_threshold, Extraction,
+};
 use crate::exact::noise::vote_seed_sd;
 use crate::exact::pass::{
     bernoulli_mean_se_with, mean, pass_at_k, pass_at_k_complement, pass_hat_k,
     pass_hat_k_complement,
 };
-use crate::model::VoteRule;
-use crate::scenario::Scenario;
-use crate::sim::votes::{simulate, VoteCell, VoteCounts};
+use crate::model::{Model, VoteRule};
+use crate::scenario::{Scenario, SweepAxis};
+use crate::sim::votes::{simulate, ModeAnswers, VoteCell, VoteCounts};
 
 /// Which metric a point is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -54,6 +57,52 @@ pub struct Series {
     pub threshold: f64,
     /// Share of problems above the threshold: the large-k limit of maj@k.
     pub ceiling: f64,
+    /// Every attractor share, when there are several (the threshold and ceiling are then those
+    /// of [`crate::exact::modes`]: winnable iff p max(s, 1 - s) > a_j (1 - p) for every j).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub attractors: Vec<f64>,
+    /// Share of samples with no extractable answer.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub unparsed: f64,
+    /// Share of correct samples in the alternate form.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub split: f64,
+}
+
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
+}
+
+impl Series {
+    /// The series' answer modes for labels: `a=0.5`, or `a=[0.3,0.2] u=0.1 s=0.2` with only the
+    /// keys away from their defaults.
+    pub fn modes_label(&self) -> String {
+        let mut out = if self.attractors.is_empty() {
+            format!("a={}", self.attractor)
+        } else {
+            let list: Vec<String> = self.attractors.iter().map(|&a| short(a)).collect();
+            format!("a=[{}]", list.join(","))
+        };
+        if self.unparsed != 0.0 {
+            out.push_str(&format!(" u={}", short(self.unparsed)));
+        }
+        if self.split != 0.0 {
+            out.push_str(&format!(" s={}", short(self.split)));
+        }
+        out
+    }
+}
+
+/// A share for a label: at most 6 decimals, trailing zeros dropped (a scaled 0.4 x 0.75 reads
+/// 0.3, not 0.30000000000000004). Tables keep the full value.
+fn short(x: f64) -> String {
+    let s = format!("{x:.6}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    if s == "-0" {
+        "0".into()
+    } else {
+        s.into()
+    }
 }
 
 /// One point: a metric of one series at one k.
@@ -87,6 +136,10 @@ pub struct VoteCurves {
     pub k: Vec<u32>,
     /// The series (one per model, or one per attractor share).
     pub series: Vec<Series>,
+    /// What an `attractor-sweep` varies, when not its model's one attractor share (`None` for
+    /// `curves` and for that plain sweep).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub axis: Option<SweepAxis>,
     /// Every point.
     pub points: Vec<VotePoint>,
 }
@@ -102,9 +155,9 @@ impl VoteCurves {
                     experiment: self.experiment.clone(),
                     quantity: pt.metric.as_str().to_string(),
                     cell: format!(
-                        "model={} a={} rule={} k={}",
+                        "model={} {} rule={} k={}",
                         s.model,
-                        s.attractor,
+                        s.modes_label(),
                         s.vote_rule.as_str(),
                         pt.k
                     ),
@@ -120,6 +173,36 @@ struct SeriesSpec {
     rates: Vec<f64>,
     attractor: f64,
     rule: VoteRule,
+    /// Several attractors or extraction failures: the exact values of [`crate::exact::modes`]
+    /// and the literal sampler. `None` for the canonical model (today's code path).
+    modes: Option<ModeAnswers>,
+}
+
+impl SeriesSpec {
+    /// A model's series with `attractors` (its own, or a swept vector) and its extraction.
+    fn of(
+        model: &Model,
+        rates: Vec<f64>,
+        attractors: Vec<f64>,
+        split: f64,
+        rule: VoteRule,
+    ) -> Self {
+        let extraction = Extraction {
+            unparsed: model.unparsed,
+            split,
+        };
+        let canonical = attractors.len() <= 1 && extraction == Extraction::default();
+        SeriesSpec {
+            model: model.name.clone(),
+            rates,
+            attractor: attractors.first().copied().unwrap_or(0.0),
+            rule,
+            modes: (!canonical).then_some(ModeAnswers {
+                attractors,
+                extraction,
+            }),
+        }
+    }
 }
 
 /// pass@k, pass^k and maj@k against k for each listed model.
@@ -139,12 +222,13 @@ pub fn curves(
         .iter()
         .map(|&m| {
             let model = &scenario.models[m];
-            SeriesSpec {
-                model: model.name.clone(),
-                rates: model.rates_on(&bench),
-                attractor: model.attractor,
-                rule: rule.unwrap_or(model.vote_rule),
-            }
+            SeriesSpec::of(
+                model,
+                model.rates_on(&bench),
+                model.attractors.clone(),
+                model.split,
+                rule.unwrap_or(model.vote_rule),
+            )
         })
         .collect();
     build(
@@ -159,7 +243,8 @@ pub fn curves(
     )
 }
 
-/// maj@k (and pass@k for comparison) for each attractor share, one model.
+/// maj@k (and pass@k for comparison) for each swept value, one model: `axis` says whether a
+/// value is one attractor share, a factor on the whole vector or the `split` share.
 #[allow(clippy::too_many_arguments)]
 pub fn attractor_sweep(
     scenario: &Scenario,
@@ -167,6 +252,7 @@ pub fn attractor_sweep(
     key: u64,
     model: usize,
     attractors: &[f64],
+    axis: SweepAxis,
     ks: &[u32],
     votes: u64,
     rule: Option<VoteRule>,
@@ -176,14 +262,12 @@ pub fn attractor_sweep(
     let rates = m.rates_on(&scenario.benchmark.rates());
     let specs: Vec<SeriesSpec> = attractors
         .iter()
-        .map(|&a| SeriesSpec {
-            model: m.name.clone(),
-            rates: rates.clone(),
-            attractor: a,
-            rule: rule.unwrap_or(m.vote_rule),
+        .map(|&x| {
+            let (vector, split) = axis.apply(&m.attractors, m.split, x);
+            SeriesSpec::of(m, rates.clone(), vector, split, rule.unwrap_or(m.vote_rule))
         })
         .collect();
-    build(
+    let mut out = build(
         scenario.seed,
         name,
         key,
@@ -192,7 +276,10 @@ pub fn attractor_sweep(
         votes,
         &[Metric::PassAtK, Metric::MajAtK],
         progress,
-    )
+    );
+    out.axis =
+        (axis != SweepAxis::Share(0) || specs.iter().any(|s| s.modes.is_some())).then_some(axis);
+    out
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -214,6 +301,7 @@ fn build(
                 p: s.rates.clone(),
                 alpha: vec![s.attractor; s.rates.len()],
                 rule: s.rule,
+                modes: s.modes.clone(),
             })
         })
         .collect();
@@ -224,14 +312,27 @@ fn build(
             let cell_counts = &counts[si * ks.len() + ki];
             for &metric in metrics {
                 // Each per-problem probability with its complement, computed directly.
-                let pairs: Vec<(f64, f64)> = match metric {
-                    Metric::PassAtK => s
+                let graded: Vec<f64> = match &s.modes {
+                    None => s.rates.clone(),
+                    Some(md) => s
                         .rates
+                        .iter()
+                        .map(|&p| graded_rate(p, md.extraction))
+                        .collect(),
+                };
+                let pairs: Vec<(f64, f64)> = match metric {
+                    Metric::MajAtK if s.modes.is_some() => {
+                        let md = s.modes.as_ref().expect("modes");
+                        s.rates
+                            .iter()
+                            .map(|&p| maj_at_k_modes(p, &md.attractors, md.extraction, k, s.rule))
+                            .collect()
+                    }
+                    Metric::PassAtK => graded
                         .iter()
                         .map(|&p| (pass_at_k(p, k), pass_at_k_complement(p, k)))
                         .collect(),
-                    Metric::PassHatK => s
-                        .rates
+                    Metric::PassHatK => graded
                         .iter()
                         .map(|&p| (pass_hat_k(p, k), pass_hat_k_complement(p, k)))
                         .collect(),
@@ -263,16 +364,47 @@ fn build(
     }
     let series = specs
         .iter()
-        .map(|s| Series {
-            model: s.model.clone(),
-            attractor: s.attractor,
-            vote_rule: s.rule,
-            pass_at_1: mean(&s.rates),
-            threshold: attractor_threshold(s.attractor),
-            ceiling: maj_ceiling(&s.rates, s.attractor),
+        .map(|s| match &s.modes {
+            None => Series {
+                model: s.model.clone(),
+                attractor: s.attractor,
+                vote_rule: s.rule,
+                pass_at_1: mean(&s.rates),
+                threshold: attractor_threshold(s.attractor),
+                ceiling: maj_ceiling(&s.rates, s.attractor),
+                attractors: Vec::new(),
+                unparsed: 0.0,
+                split: 0.0,
+            },
+            Some(md) => Series {
+                model: s.model.clone(),
+                attractor: s.attractor,
+                vote_rule: s.rule,
+                pass_at_1: s
+                    .rates
+                    .iter()
+                    .map(|&p| graded_rate(p, md.extraction))
+                    .sum::<f64>()
+                    / s.rates.len() as f64,
+                threshold: winning_threshold(&md.attractors, md.extraction.split),
+                ceiling: maj_ceiling_modes(
+                    &s.rates,
+                    &md.attractors,
+                    md.extraction,
+                    VoteRule::Random,
+                ),
+                attractors: if md.attractors.len() > 1 {
+                    md.attractors.clone()
+                } else {
+                    Vec::new()
+                },
+                unparsed: md.extraction.unparsed,
+                split: md.extraction.split,
+            },
         })
         .collect();
     VoteCurves {
+        axis: None,
         experiment: name.to_string(),
         votes,
         problems: specs.first().map_or(0, |s| s.rates.len()),

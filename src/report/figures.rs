@@ -6,6 +6,7 @@ use crate::experiments::cost::{CostTable, Strategy as CostStrategy};
 use crate::experiments::noise::{H2HRow, HeadToHead, SeedVariance, SpreadRow, VoteSpread};
 use crate::experiments::votes::{Metric, VoteCurves};
 use crate::experiments::{Estimate, ExperimentResult, RunOutput};
+use crate::scenario::SweepAxis;
 
 /// Percent of a fraction, for axes in percent.
 fn pct(x: f64) -> f64 {
@@ -20,6 +21,9 @@ fn title(run: &RunOutput, what: &str) -> String {
 pub fn experiment_figures(run: &RunOutput, result: &ExperimentResult) -> Vec<(String, Figure)> {
     match result {
         ExperimentResult::Curves(r) => vec![(r.experiment.clone(), curves_figure(run, r))],
+        ExperimentResult::AttractorSweep(r) if r.axis == Some(SweepAxis::Split) => {
+            vec![(r.experiment.clone(), split_figure(run, r))]
+        }
         ExperimentResult::AttractorSweep(r) => vec![(r.experiment.clone(), sweep_figure(run, r))],
         ExperimentResult::SeedVariance(r) => vec![
             (
@@ -476,11 +480,15 @@ fn curves_figure(run: &RunOutput, r: &VoteCurves) -> Figure {
         .iter()
         .enumerate()
         .map(|(si, s)| {
+            let answers = if s.attractors.is_empty() && s.unparsed == 0.0 && s.split == 0.0 {
+                format!("a = {}", s.attractor)
+            } else {
+                s.modes_label()
+            };
             let mut p = Panel::new(
                 format!(
-                    "model {} (a = {}, {} ties, pass@1 {:.1}%)",
+                    "model {} ({answers}, {} ties, pass@1 {:.1}%)",
                     s.model,
-                    s.attractor,
                     s.vote_rule.as_str(),
                     pct(s.pass_at_1)
                 ),
@@ -580,11 +588,19 @@ fn sweep_figure(run: &RunOutput, r: &VoteCurves) -> Figure {
         let color = [0usize, 1, 2, 3, 4, 5, 7][si % 7];
         let (line, marks) = series_line(r, si, Metric::MajAtK);
         p.lines.push(Line {
-            label: Some(format!(
-                "maj@k, a = {} (ceiling {:.1}%)",
-                s.attractor,
-                pct(s.ceiling)
-            )),
+            label: Some(if r.axis.is_some() {
+                format!(
+                    "maj@k, {} (ceiling {:.1}%)",
+                    s.modes_label(),
+                    pct(s.ceiling)
+                )
+            } else {
+                format!(
+                    "maj@k, a = {} (ceiling {:.1}%)",
+                    s.attractor,
+                    pct(s.ceiling)
+                )
+            }),
             color,
             dashed: false,
             points: line,
@@ -608,7 +624,97 @@ fn sweep_figure(run: &RunOutput, r: &VoteCurves) -> Figure {
         title: title(
             run,
             &format!(
-                "{}: maj@k by attractor share a ({} votes/problem)",
+                "{}: maj@k by {} ({} votes/problem)",
+                r.experiment,
+                r.axis
+                    .map_or_else(|| "attractor share a".to_string(), |a| a.label()),
+                r.votes
+            ),
+        ),
+        panels: vec![p],
+        columns: 1,
+        size: (1200, 720),
+    }
+}
+
+/// A `split` sweep: maj@k at each k against the split share (lines exact, dots simulated with
+/// 95% CIs), with pass@1 and pass@k at the largest k, which the split cannot move.
+fn split_figure(run: &RunOutput, r: &VoteCurves) -> Figure {
+    let s0 = &r.series[0];
+    let xs: Vec<f64> = r.series.iter().map(|s| s.split).collect();
+    let mut p = Panel::new(
+        format!(
+            "model {} ({} ties, attractors {}); lines exact, dots simulated (95% CI)",
+            s0.model,
+            s0.vote_rule.as_str(),
+            if s0.attractors.is_empty() {
+                s0.attractor.to_string()
+            } else {
+                format!("{:?}", s0.attractors)
+            }
+        ),
+        "split (share of correct samples in a form the normaliser does not merge)",
+        "benchmark score (%)",
+    );
+    let (lo, hi) = (
+        xs.iter().copied().fold(f64::INFINITY, f64::min),
+        xs.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+    );
+    let pad = 0.04 * (hi - lo).max(0.05);
+    p.x_range = (lo - pad, hi + pad);
+    let kmax = *r.k.last().unwrap_or(&1);
+    let at = |si: usize, k: u32, m: Metric| {
+        r.points
+            .iter()
+            .find(|q| q.series == si && q.k == k && q.metric == m)
+            .map(|q| q.estimate)
+    };
+    p.lines.push(Line {
+        label: Some("pass@1 (exact)".into()),
+        color: 6,
+        dashed: true,
+        points: r
+            .series
+            .iter()
+            .map(|s| (s.split, pct(s.pass_at_1)))
+            .collect(),
+    });
+    p.lines.push(Line {
+        label: Some(format!("pass@{kmax} (exact)")),
+        color: 0,
+        dashed: true,
+        points: (0..r.series.len())
+            .filter_map(|si| at(si, kmax, Metric::PassAtK).map(|e| (xs[si], pct(e.exact))))
+            .collect(),
+    });
+    for (ki, &k) in r.k.iter().filter(|&&k| k > 1).enumerate() {
+        let color = [2usize, 1, 3, 4, 5, 7][ki % 6];
+        let est: Vec<(f64, Estimate)> = (0..r.series.len())
+            .filter_map(|si| at(si, k, Metric::MajAtK).map(|e| (xs[si], e)))
+            .collect();
+        p.lines.push(Line {
+            label: Some(format!("maj@{k}")),
+            color,
+            dashed: false,
+            points: est.iter().map(|(x, e)| (*x, pct(e.exact))).collect(),
+        });
+        p.markers.push(Markers {
+            label: None,
+            color,
+            points: est
+                .iter()
+                .map(|(x, e)| (*x, pct(e.sim), pct(e.ci_low), pct(e.ci_high)))
+                .collect(),
+        });
+    }
+    fit_pct_y(&mut p);
+    p.y_range.0 = (p.y_range.0 - 2.0 * (r.k.len() + 2) as f64).max(0.0);
+    p.legend = SeriesLabelPosition::LowerLeft;
+    Figure {
+        title: title(
+            run,
+            &format!(
+                "{}: maj@k falls with the split share while pass@1 stays ({} votes/problem)",
                 r.experiment, r.votes
             ),
         ),

@@ -148,7 +148,7 @@ pub fn summary(run: &RunOutput) -> Summary {
 fn vote_headline(v: &VoteCurves, out: &mut Vec<Headline>) {
     let kmax = *v.k.last().unwrap_or(&1);
     for (si, s) in v.series.iter().enumerate() {
-        let tag = format!("{} a={}", s.model, s.attractor);
+        let tag = format!("{} {}", s.model, s.modes_label());
         out.push(Headline {
             experiment: v.experiment.clone(),
             name: format!("{tag} pass@1"),
@@ -424,6 +424,8 @@ pub fn caption(r: &ExperimentResult, file: &str) -> &'static str {
     let tail = stem.strip_prefix(r.name()).unwrap_or("");
     match (r, tail) {
         (ExperimentResult::Curves(_), _) => "pass@k, maj@k and pass^k against k (lines exact, dots simulated with 95% CIs, bands ±1 seed SD of one run on this benchmark: the spread a rerun with another seed shows); the dashed line is maj@k's large-k ceiling.",
+        (ExperimentResult::AttractorSweep(v), _) if v.axis == Some(crate::scenario::SweepAxis::Split) => "maj@k at each k against the split share (lines exact, dots simulated with 95% CIs), with pass@1 and pass@k at the largest k (dashed), which the split does not move.",
+        (ExperimentResult::AttractorSweep(v), _) if v.axis.is_some() => "maj@k against k for each setting of the model's attractor shares, with pass@k for comparison; each dashed line is that setting's large-k ceiling (a problem is won in the limit iff p max(s, 1 - s) > a_j (1 - p) for every j).",
         (ExperimentResult::AttractorSweep(_), _) => "maj@k against k for each attractor share a, with pass@k for comparison; each dashed line is that share's large-k ceiling.",
         (ExperimentResult::SeedVariance(_), "-histograms") => "The benchmark score across simulated reruns for each n, with the normal curve of the exact mean and SD and the central 95% interval.",
         (ExperimentResult::SeedVariance(_), _) => "The seed SD of the score falls as 1/sqrt(n), while the question-sampling SE does not: the total SE (seed and question sampling) levels off at it, however many samples per problem.",
@@ -495,10 +497,17 @@ fn cell(v: &VoteCurves, si: usize, k: u32, m: Metric) -> String {
 fn curves_md(v: &VoteCurves) -> String {
     let mut md = String::new();
     for (si, s) in v.series.iter().enumerate() {
-        md += &format!(
-            "Model `{}`: pass@1 {}, attractor share a = {}, vote rule `{}`; maj@k tends to {} (the share of problems with p > a/(1+a) = {:.3}).\n\n",
-            s.model, pct(s.pass_at_1), s.attractor, s.vote_rule.as_str(), pct(s.ceiling), s.threshold
-        );
+        md += &if s.attractors.is_empty() && s.unparsed == 0.0 && s.split == 0.0 {
+            format!(
+                "Model `{}`: pass@1 {}, attractor share a = {}, vote rule `{}`; maj@k tends to {} (the share of problems with p > a/(1+a) = {:.3}).\n\n",
+                s.model, pct(s.pass_at_1), s.attractor, s.vote_rule.as_str(), pct(s.ceiling), s.threshold
+            )
+        } else {
+            format!(
+                "Model `{}`: graded pass@1 {}, answers {}, vote rule `{}`; maj@k tends to {} (the share of problems with p max(s, 1 - s) > a_j (1 - p) for every attractor j, i.e. p > {:.3}).\n\n",
+                s.model, pct(s.pass_at_1), s.modes_label(), s.vote_rule.as_str(), pct(s.ceiling), s.threshold
+            )
+        };
         md += "| k | pass@k | pass^k | maj@k |\n|---:|---:|---:|---:|\n";
         for &k in &v.k {
             md += &format!(
@@ -514,6 +523,9 @@ fn curves_md(v: &VoteCurves) -> String {
 }
 
 fn sweep_md(v: &VoteCurves) -> String {
+    if v.axis.is_some() {
+        return sweep_axis_md(v);
+    }
     let kmax = *v.k.last().unwrap_or(&1);
     let mut md = format!(
         "maj@{kmax} against the attractor share a (model `{}`; pass@{kmax} = {} for every a):\n\n",
@@ -525,6 +537,29 @@ fn sweep_md(v: &VoteCurves) -> String {
         md += &format!(
             "| {} | {:.3} | {} | {} |\n",
             s.attractor,
+            s.threshold,
+            pct(s.ceiling),
+            cell(v, si, kmax, Metric::MajAtK)
+        );
+    }
+    md + "\n"
+}
+
+/// A sweep of another axis than the one attractor share: one row per swept setting.
+fn sweep_axis_md(v: &VoteCurves) -> String {
+    let kmax = *v.k.last().unwrap_or(&1);
+    let what = v.axis.map_or_else(|| "a".to_string(), |a| a.label());
+    let mut md = format!(
+        "maj@{kmax} against {what} (model `{}`), with pass@1 and pass@{kmax} beside it:\n\n",
+        v.series[0].model,
+    );
+    md += &format!("| answers | pass@1 | pass@{kmax} | threshold | ceiling | maj@{kmax} |\n|---|---:|---:|---:|---:|---:|\n");
+    for (si, s) in v.series.iter().enumerate() {
+        md += &format!(
+            "| {} | {} | {} | {:.3} | {} | {} |\n",
+            s.modes_label(),
+            pct(s.pass_at_1),
+            cell(v, si, kmax, Metric::PassAtK),
             s.threshold,
             pct(s.ceiling),
             cell(v, si, kmax, Metric::MajAtK)

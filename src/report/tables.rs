@@ -202,25 +202,40 @@ fn cost_csv(run: &RunOutput, r: &CostTable) -> String {
 }
 
 fn vote_csv(run: &RunOutput, r: &VoteCurves) -> String {
-    let mut csv = header(
-        &["model", "attractor", "vote_rule", "k", "metric"],
-        &["votes", "seed_sd"],
-    );
+    // The extraction columns only when a series has them, so canonical tables stay as they were.
+    let extraction = r.series.iter().any(|s| s.unparsed != 0.0 || s.split != 0.0);
+    let tail: &[&str] = if extraction {
+        &["votes", "seed_sd", "unparsed", "split"]
+    } else {
+        &["votes", "seed_sd"]
+    };
+    let mut csv = header(&["model", "attractor", "vote_rule", "k", "metric"], tail);
     for p in &r.points {
         let s = &r.series[p.series];
-        csv.row(estimate_row(
+        // Several attractor shares are written `a1;a2;...` in the one column.
+        let attractor = if s.attractors.is_empty() {
+            num(s.attractor)
+        } else {
+            let list: Vec<String> = s.attractors.iter().map(|&a| num(a)).collect();
+            list.join(";")
+        };
+        let mut row = estimate_row(
             run,
             &r.experiment,
             [
                 s.model.clone(),
-                num(s.attractor),
+                attractor,
                 s.vote_rule.as_str().to_string(),
                 p.k.to_string(),
                 p.metric.as_str().to_string(),
             ],
             &p.estimate,
             [r.votes.to_string(), num(p.seed_sd)],
-        ));
+        );
+        if extraction {
+            row.extend([num(s.unparsed), num(s.split)]);
+        }
+        csv.row(row);
     }
     csv.finish()
 }

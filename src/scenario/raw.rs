@@ -39,9 +39,12 @@ pub struct RawModel {
     pub name: Option<Spanned<String>>,
     pub shift: Option<Spanned<f64>>,
     pub rates: Option<Spanned<Vec<f64>>>,
-    pub attractor: Option<Spanned<f64>>,
+    /// A share in [0, 1] or a list of shares (several attractors): checked in `resolve`.
+    pub attractor: Option<Spanned<toml::Value>>,
     pub vote_rule: Option<Spanned<VoteRule>>,
     pub tokens: Option<Spanned<RawTokens>>,
+    pub unparsed: Option<Spanned<f64>>,
+    pub split: Option<Spanned<f64>>,
 }
 
 /// `[model.tokens]`: the trace-length block.
@@ -52,6 +55,17 @@ pub struct RawTokens {
     pub hard_growth: Option<Spanned<f64>>,
     pub wrong_factor: Option<Spanned<f64>>,
     pub sigma: Option<Spanned<f64>>,
+}
+
+/// What an `attractor-sweep`'s `attractor` list sets on its model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SweepVary {
+    /// Each value replaces one share of the model's attractor vector (`share`, from 1).
+    #[default]
+    Share,
+    /// Each value multiplies the whole vector.
+    Scale,
 }
 
 /// The experiment kinds a scenario can ask for.
@@ -131,7 +145,16 @@ impl ExperimentKind {
     pub fn keys(self) -> &'static [&'static str] {
         match self {
             ExperimentKind::Curves => &["models", "k", "votes", "vote_rule"],
-            ExperimentKind::AttractorSweep => &["model", "attractor", "k", "votes", "vote_rule"],
+            ExperimentKind::AttractorSweep => &[
+                "model",
+                "attractor",
+                "vary",
+                "share",
+                "split",
+                "k",
+                "votes",
+                "vote_rule",
+            ],
             ExperimentKind::SeedVariance => &["model", "n", "reruns"],
             ExperimentKind::VoteSpread => &["model", "k", "reruns", "vote_rule"],
             ExperimentKind::HeadToHead => &["a", "b", "n", "reruns"],
@@ -214,6 +237,9 @@ pub struct RawExperiment {
     pub target_halfwidth: Option<Spanned<f64>>,
     pub check_cells: Option<Spanned<RawCheckCells>>,
     pub check_population: Option<Spanned<RawCheckCells>>,
+    pub vary: Option<Spanned<SweepVary>>,
+    pub share: Option<Spanned<u64>>,
+    pub split: Option<Spanned<Vec<f64>>>,
 }
 
 impl RawExperiment {
@@ -232,6 +258,9 @@ impl RawExperiment {
             s("votes", &self.votes),
             s("vote_rule", &self.vote_rule),
             s("attractor", &self.attractor),
+            s("vary", &self.vary),
+            s("share", &self.share),
+            s("split", &self.split),
             s("n", &self.n),
             s("reruns", &self.reruns),
             s("a", &self.a),

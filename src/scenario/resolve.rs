@@ -8,8 +8,12 @@ use std::ops::Range;
 use toml::Spanned;
 
 use super::error::{Locator, ScenarioError};
-use super::raw::{ExperimentKind, RawBenchmark, RawExperiment, RawModel, RawScenario, RawTokens};
-use super::spec::{CheckCells, Experiment, ExperimentSpec, Metric, Plan, PlanSpec, Scenario};
+use super::raw::{
+    ExperimentKind, RawBenchmark, RawExperiment, RawModel, RawScenario, RawTokens, SweepVary,
+};
+use super::spec::{
+    CheckCells, Experiment, ExperimentSpec, Metric, Plan, PlanSpec, Scenario, SweepAxis,
+};
 use super::{
     DEFAULT_K, MAX_COUNT_SUPPORT, MAX_DRAWS, MAX_EXPERIMENT_NAME, MAX_GRID, MAX_K, MAX_LIST,
     MAX_PROBLEMS, MAX_SAMPLES, MAX_TOKEN_SCALE, MAX_TOTAL_VOTES, RUN_FILES,
@@ -18,6 +22,13 @@ use crate::model::{Benchmark, Difficulty, Model, Placement, RateSource, TraceLen
 
 /// The seed of a scenario that names none.
 pub const DEFAULT_SEED: u64 = 1;
+
+/// Most repeated wrong answers (`attractor` as a list) a model may list.
+pub const MAX_ATTRACTORS: usize = 8;
+
+/// How far above 1 a list of attractor shares may sum (decimal shares such as 0.1 + 0.2 + 0.7
+/// sum to 1 only to within a few ulps); the one-off share is then 0.
+pub const SHARE_SUM_SLACK: f64 = 1e-12;
 
 impl Scenario {
     /// Parses and validates a scenario from TOML text. `name` is the scenario's short name and
@@ -320,17 +331,14 @@ impl Resolver<'_> {
                 ))
             }
         };
-        let attractor = m.attractor.ok_or_else(|| self.err(span.clone(), &key("attractor"), "missing key `attractor`: the share of wrong answers that land on one repeated answer, in [0, 1]"))?;
-        let a = *attractor.get_ref();
-        if !(0.0..=1.0).contains(&a) {
-            return Err(self.err(
-                attractor.span(),
-                &key("attractor"),
-                format!(
-                    "must be in [0, 1] (share of wrong answers on the repeated attractor), got {a}"
-                ),
-            ));
-        }
+        let attractor = m.attractor.ok_or_else(|| self.err(span.clone(), &key("attractor"), "missing key `attractor`: the share of wrong answers that land on one repeated answer, in [0, 1] (or a list of up to 8 shares, one per repeated wrong answer, summing to at most 1)"))?;
+        let (a, attractors) = self.attractor_shares(&attractor, &key("attractor"))?;
+        let unparsed = self.extraction_share(
+            &m.unparsed,
+            &key("unparsed"),
+            "share of samples with no extractable answer",
+        )?;
+        let split = self.extraction_share(&m.split, &key("split"), "share of correct samples written in a form the normaliser treats as a different answer")?;
         let tokens = match m.tokens {
             Some(t) => {
                 let ts = t.span();
@@ -344,7 +352,69 @@ impl Resolver<'_> {
             attractor: a,
             vote_rule: m.vote_rule.map_or(VoteRule::Random, |v| v.into_inner()),
             tokens,
+            attractors,
+            unparsed,
+            split,
         })
+    }
+
+    /// `attractor`: a number in [0, 1] (one repeated wrong answer) or a list of at most
+    /// [`MAX_ATTRACTORS`] shares, each >= 0, summing to at most 1. Returns (the first share, or 0
+    /// for an empty list; every share).
+    fn attractor_shares(&self, v: &Spanned<toml::Value>, key: &str) -> Res<(f64, Vec<f64>)> {
+        let number = |x: &toml::Value| match x {
+            toml::Value::Float(f) => Some(*f),
+            toml::Value::Integer(i) => Some(*i as f64),
+            _ => None,
+        };
+        match v.get_ref() {
+            toml::Value::Array(list) => {
+                if list.len() > MAX_ATTRACTORS {
+                    return Err(self.err(v.span(), key, format!("lists {} shares: at most {MAX_ATTRACTORS} repeated wrong answers", list.len())));
+                }
+                let mut shares = Vec::with_capacity(list.len());
+                for (i, x) in list.iter().enumerate() {
+                    let at = self.loc.element(v.span(), i);
+                    let Some(a) = number(x) else {
+                        return Err(self.err(at, key, format!("entry {} is not a number: every entry is a share of the wrong answers in [0, 1]", i + 1)));
+                    };
+                    if !(0.0..=1.0).contains(&a) {
+                        return Err(self.err(at, key, format!("entry {} is {a}: every share must be in [0, 1]", i + 1)));
+                    }
+                    shares.push(a);
+                }
+                let total: f64 = shares.iter().sum();
+                if total > 1.0 + SHARE_SUM_SLACK {
+                    return Err(self.err(v.span(), key, format!("the shares sum to {total}: they split the wrong answers, so their sum must be at most 1 (the rest are one-off wrong answers)")));
+                }
+                Ok((shares.first().copied().unwrap_or(0.0), shares))
+            }
+            x => match number(x) {
+                Some(a) if (0.0..=1.0).contains(&a) => Ok((a, vec![a])),
+                Some(a) => Err(self.err(
+                    v.span(),
+                    key,
+                    format!(
+                        "must be in [0, 1] (share of wrong answers on the repeated attractor), got {a}"
+                    ),
+                )),
+                None => Err(self.err(v.span(), key, format!("must be a share in [0, 1] or a list of at most {MAX_ATTRACTORS} shares, got {}", x.type_str()))),
+            },
+        }
+    }
+
+    /// `unparsed` or `split`: a share in [0, 1) (1 would leave no parsed sample, or no correct
+    /// sample in the main form); 0 when absent.
+    fn extraction_share(&self, v: &Option<Spanned<f64>>, key: &str, what: &str) -> Res<f64> {
+        match v {
+            None => Ok(0.0),
+            Some(x) if (0.0..1.0).contains(x.get_ref()) => Ok(*x.get_ref()),
+            Some(x) => Err(self.err(
+                x.span(),
+                key,
+                format!("must be in [0, 1) ({what}), got {}", x.get_ref()),
+            )),
+        }
     }
 
     fn tokens(&self, t: RawTokens, span: Range<usize>, idx: usize) -> Res<TraceLengths> {
@@ -732,48 +802,156 @@ impl ExpCtx<'_> {
     }
 
     fn attractor_sweep(&self) -> Res<ExperimentSpec> {
-        let a = self.e.attractor.as_ref().ok_or_else(|| {
-            self.r.err(
-                self.span.clone(),
-                &self.key("attractor"),
-                "missing key `attractor` (a list of shares in [0, 1])",
-            )
-        })?;
-        let list = a.get_ref();
-        if list.is_empty() || list.len() > MAX_LIST {
-            return Err(self.r.err(
-                a.span(),
-                &self.key("attractor"),
-                format!("must list 1 to {MAX_LIST} shares, got {}", list.len()),
-            ));
-        }
-        if let Some(i) = list.iter().position(|x| !(0.0..=1.0).contains(x)) {
-            return Err(self.r.err(
-                self.r.entry(a, i),
-                &self.key("attractor"),
-                format!("{} is out of range: every share must be in [0, 1]", list[i]),
-            ));
-        }
+        let model = self.one_model("model")?;
+        let m = &self.models[model];
+        let (list, axis) = match (&self.e.attractor, &self.e.split) {
+            (Some(_), Some(s)) => {
+                return Err(self.r.err(s.span(), &self.key("split"), "give either `attractor` (attractor shares or factors) or `split` (split shares) to sweep, not both"));
+            }
+            (None, None) => {
+                return Err(self.r.err(
+                    self.span.clone(),
+                    &self.key("attractor"),
+                    "missing key `attractor` (a list of shares in [0, 1]) or `split` (a list of split shares in [0, 1))",
+                ))
+            }
+            (None, Some(s)) => {
+                for (k, v) in [
+                    ("vary", self.e.vary.as_ref().map(|x| x.span())),
+                    ("share", self.e.share.as_ref().map(|x| x.span())),
+                ] {
+                    if let Some(at) = v {
+                        return Err(self.r.err(at, &self.key(k), format!("`{k}` applies to an `attractor` list, not to a `split` sweep")));
+                    }
+                }
+                self.sweep_list(s, "split", "split share")?;
+                if let Some(i) = s.get_ref().iter().position(|x| !(0.0..1.0).contains(x)) {
+                    return Err(self.r.err(self.r.entry(s, i), &self.key("split"), format!("{} is out of range: every split share must be in [0, 1)", s.get_ref()[i])));
+                }
+                (s.get_ref().clone(), SweepAxis::Split)
+            }
+            (Some(a), None) => {
+                self.sweep_list(a, "attractor", "share")?;
+                let list = a.get_ref();
+                let vary = self.e.vary.as_ref().map_or(SweepVary::Share, |v| *v.get_ref());
+                let axis = match vary {
+                    SweepVary::Share => {
+                        let len = m.attractors.len();
+                        let j = match &self.e.share {
+                            None => 0,
+                            Some(j) if (1..=len.max(1) as u64).contains(j.get_ref()) => {
+                                *j.get_ref() as usize - 1
+                            }
+                            Some(j) => {
+                                return Err(self.r.err(j.span(), &self.key("share"), format!("model `{}` has {len} attractor share(s): `share` must be between 1 and {}, got {}", m.name, len.max(1), j.get_ref())));
+                            }
+                        };
+                        SweepAxis::Share(j)
+                    }
+                    SweepVary::Scale => {
+                        if let Some(j) = &self.e.share {
+                            return Err(self.r.err(j.span(), &self.key("share"), "`share` picks the one share to sweep: it does not apply with vary = \"scale\", which scales every share"));
+                        }
+                        SweepAxis::Scale
+                    }
+                };
+                for (i, &x) in list.iter().enumerate() {
+                    let at = self.r.entry(a, i);
+                    if axis == SweepAxis::Scale {
+                        if !(x.is_finite() && x >= 0.0) {
+                            return Err(self.r.err(at, &self.key("attractor"), format!("{x} is not a valid factor: with vary = \"scale\" every value is a factor >= 0 on the attractor shares")));
+                        }
+                    } else if !(0.0..=1.0).contains(&x) {
+                        return Err(self.r.err(at, &self.key("attractor"), format!("{x} is out of range: every share must be in [0, 1]")));
+                    }
+                    let (v, _) = axis.apply(&m.attractors, m.split, x);
+                    let total: f64 = v.iter().sum();
+                    if total > 1.0 + SHARE_SUM_SLACK {
+                        return Err(self.r.err(at, &self.key("attractor"), format!("{x} makes model `{}`'s attractor shares sum to {total}: at most 1 (they split the wrong answers)", m.name)));
+                    }
+                }
+                (list.clone(), axis)
+            }
+        };
         Ok(ExperimentSpec::AttractorSweep {
-            model: self.one_model("model")?,
-            attractors: list.clone(),
+            model,
+            attractors: list,
+            axis,
             k: self.ints(&self.e.k, "k", MAX_K, Some(&DEFAULT_K))?,
             votes: self.count(&self.e.votes, "votes", 4000)?,
             vote_rule: self.vote_rule(),
         })
     }
 
+    /// A sweep's list: 1 to [`MAX_LIST`] values.
+    fn sweep_list(&self, v: &Spanned<Vec<f64>>, k: &str, what: &str) -> Res<()> {
+        let n = v.get_ref().len();
+        if n == 0 || n > MAX_LIST {
+            return Err(self.r.err(
+                v.span(),
+                &self.key(k),
+                format!("must list 1 to {MAX_LIST} {what}s, got {n}"),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Refuses models that set answer-mode keys (several attractors, `unparsed`, `split`) this
+    /// experiment cannot honour; `honoured` lists the keys it does honour. The error points at
+    /// the experiment's reference to the model (`refs`: key and span) and names the model's key.
+    fn honours(
+        &self,
+        ms: &[usize],
+        refs: (&str, Option<Range<usize>>),
+        honoured: &[&str],
+        kind: &str,
+    ) -> Res<()> {
+        for &i in ms {
+            let m = &self.models[i];
+            let set = [
+                ("attractor", m.attractors.len() > 1),
+                ("unparsed", m.unparsed != 0.0),
+                ("split", m.split != 0.0),
+            ];
+            if let Some((k, _)) = set.iter().find(|(k, on)| *on && !honoured.contains(k)) {
+                let what = match *k {
+                    "attractor" => "several attractor shares",
+                    "unparsed" => "`unparsed`",
+                    _ => "`split`",
+                };
+                let at = refs.1.clone().unwrap_or(self.span.clone());
+                return Err(self.r.err(at, &self.key(refs.0), format!("model `{}` sets {what} (model key `{k}`), which a `{kind}` experiment cannot honour yet: use `curves` or `attractor-sweep` for it, or give this experiment a model with one attractor share{}", m.name, if honoured.is_empty() { ", no `unparsed` and no `split`".to_string() } else { String::new() })));
+            }
+        }
+        Ok(())
+    }
+
     fn seed_variance(&self) -> Res<ExperimentSpec> {
+        let model = self.one_model("model")?;
+        // pass@1 alone: attractors and split cannot change it.
+        self.honours(
+            &[model],
+            ("model", self.e.model.as_ref().map(|x| x.span())),
+            &["attractor", "split"],
+            "seed-variance",
+        )?;
         Ok(ExperimentSpec::SeedVariance {
-            model: self.one_model("model")?,
+            model,
             n: self.ints(&self.e.n, "n", MAX_SAMPLES, Some(&[1, 4, 16, 64]))?,
             reruns: self.count(&self.e.reruns, "reruns", 20_000)?,
         })
     }
 
     fn vote_spread(&self) -> Res<ExperimentSpec> {
+        let model = self.one_model("model")?;
+        self.honours(
+            &[model],
+            ("model", self.e.model.as_ref().map(|x| x.span())),
+            &[],
+            "vote-spread",
+        )?;
         Ok(ExperimentSpec::VoteSpread {
-            model: self.one_model("model")?,
+            model,
             k: self.ints(&self.e.k, "k", MAX_K, Some(&[16]))?,
             reruns: self.count(&self.e.reruns, "reruns", 2000)?,
             vote_rule: self.vote_rule(),
@@ -850,6 +1028,13 @@ impl ExpCtx<'_> {
                 ),
             ));
         }
+        // Single traces: the attractors and the split cannot change them; an unparsed answer would.
+        self.honours(
+            &ms,
+            ("models", self.e.models.as_ref().map(|x| x.span())),
+            &["attractor", "split"],
+            "budget",
+        )?;
         Ok(ExperimentSpec::Budget {
             models: ms,
             budgets: list.clone(),
@@ -880,6 +1065,12 @@ impl ExpCtx<'_> {
             }
             p => p.as_ref().map(|p| *p.get_ref()),
         };
+        self.honours(
+            &ms,
+            ("models", self.e.models.as_ref().map(|x| x.span())),
+            &[],
+            "cost",
+        )?;
         Ok(ExperimentSpec::Cost {
             models: ms,
             k: self.ints(&self.e.k, "k", MAX_K, Some(&[1, 8, 32]))?,
@@ -896,6 +1087,12 @@ impl ExpCtx<'_> {
             Some(v) => self.model_ref(v, "model")?,
             None => 0,
         };
+        self.honours(
+            &[model],
+            ("model", self.e.model.as_ref().map(|x| x.span())),
+            &[],
+            "plan",
+        )?;
         let plan = self.plan(&self.models[model])?;
         Ok(ExperimentSpec::Plan {
             model,

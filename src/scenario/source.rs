@@ -13,6 +13,7 @@ pub const NAMED: &[(&str, &str)] = &[
         "concentrated",
         include_str!("../../scenarios/concentrated.toml"),
     ),
+    ("modes", include_str!("../../scenarios/modes.toml")),
 ];
 
 impl Scenario {

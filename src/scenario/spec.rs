@@ -50,10 +50,15 @@ pub enum ExperimentSpec {
         votes: u64,
         vote_rule: Option<VoteRule>,
     },
-    /// maj@k for a list of attractor shares.
+    /// maj@k for a list of attractor shares (or factors on the attractor vector, or `split`
+    /// shares: `axis`).
     AttractorSweep {
         model: usize,
+        /// The swept values.
         attractors: Vec<f64>,
+        /// What each value sets.
+        #[serde(skip_serializing_if = "SweepAxis::is_first_share")]
+        axis: SweepAxis,
         k: Vec<u32>,
         votes: u64,
         vote_rule: Option<VoteRule>,
@@ -97,6 +102,51 @@ pub enum ExperimentSpec {
     /// How many problems and samples tell model A (`model`) from B = A + gap logits. The plan's
     /// `mu` is the benchmark's mu plus A's shift; its seed is the scenario's.
     Plan { model: usize, plan: Box<Plan> },
+}
+
+/// What the values of an `attractor-sweep` set on its model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SweepAxis {
+    /// Share j (0-based) of the attractor vector (appended when j is its length).
+    Share(usize),
+    /// A factor on every attractor share.
+    Scale,
+    /// The model's `split` share.
+    Split,
+}
+
+impl SweepAxis {
+    fn is_first_share(&self) -> bool {
+        *self == SweepAxis::Share(0)
+    }
+
+    /// The (attractor vector, split) of a model with `vector` and `split` at swept value `x`.
+    /// With one share and `Share(0)` this is `([x], split)`: the one-attractor sweep.
+    pub fn apply(self, vector: &[f64], split: f64, x: f64) -> (Vec<f64>, f64) {
+        match self {
+            SweepAxis::Share(j) => {
+                let mut v = vector.to_vec();
+                if j < v.len() {
+                    v[j] = x;
+                } else {
+                    v.push(x);
+                }
+                (v, split)
+            }
+            SweepAxis::Scale => (vector.iter().map(|a| a * x).collect(), split),
+            SweepAxis::Split => (vector.to_vec(), x),
+        }
+    }
+
+    /// The name used in tables and figure legends for a swept value.
+    pub fn label(self) -> String {
+        match self {
+            SweepAxis::Share(j) => format!("attractor {}", j + 1),
+            SweepAxis::Scale => "attractor scale".into(),
+            SweepAxis::Split => "split".into(),
+        }
+    }
 }
 
 impl ExperimentSpec {

@@ -15,6 +15,7 @@ mod file_system;
 mod harness_logs;
 mod interrupt;
 mod interval_coverage;
+mod modes;
 mod note;
 mod numerical_edges;
 mod plan_fixed_coverage;

@@ -709,7 +709,6 @@ fn split_figure(run: &RunOutput, r: &VoteCurves) -> Figure {
     }
     fit_pct_y(&mut p);
     p.y_range.0 = (p.y_range.0 - 2.0 * (r.k.len() + 2) as f64).max(0.0);
-    p.legend = SeriesLabelPosition::LowerLeft;
     Figure {
         title: title(
             run,

@@ -572,6 +572,7 @@ fn scenario_toml(
                         },
                     )
                 }),
+                shift_sd: None,
             },
         )],
         experiment: vec![Spanned::new(

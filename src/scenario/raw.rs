@@ -42,6 +42,8 @@ pub struct RawModel {
     pub attractor: Option<Spanned<f64>>,
     pub vote_rule: Option<Spanned<VoteRule>>,
     pub tokens: Option<Spanned<RawTokens>>,
+    /// tau: SD of the model's per-problem logit deviation (default 0).
+    pub shift_sd: Option<Spanned<f64>>,
 }
 
 /// `[model.tokens]`: the trace-length block.

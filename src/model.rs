@@ -317,9 +317,9 @@ mod tests {
         assert_ne!(moved, plain);
         // logit(p_i') = logit(p_i) + shift + tau e_i, problem by problem.
         let e = problem_deviations("m", 30);
-        for i in 0..30 {
-            let want = logit(bench[i]) - 0.7 + e[i];
-            assert!((logit(moved[i]) - want).abs() < 1e-9, "problem {i}");
+        for (i, ((&p, &m), &e)) in bench.iter().zip(&moved).zip(&e).enumerate() {
+            let want = logit(p) - 0.7 + e;
+            assert!((logit(m) - want).abs() < 1e-9, "problem {i}");
         }
     }
 }

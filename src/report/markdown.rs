@@ -117,7 +117,7 @@ pub fn summary(run: &RunOutput) -> Summary {
                     }
                     headline.push(Headline {
                         experiment: v.experiment.clone(),
-                        name: format!("SD across problems of p_{} - p_{}", v.b, v.a),
+                        name: format!("per-problem SD of p_{} - p_{}", v.b, v.a),
                         exact: d.difference_sd,
                         sim: None,
                     });
@@ -637,13 +637,12 @@ fn disagreement_md(v: &HeadToHead, d: &crate::experiments::noise::Disagreement) 
     let corr = |x: Option<f64>| x.map_or_else(|| "undefined".to_string(), |c| format!("{c:.3}"));
     let population = match d.population_correlation {
         Some(c) => format!(
-            "in the population of problems {:.3} (sigma^2 / sqrt((sigma^2 + tau_A^2)(sigma^2 + tau_B^2)))",
-            c
+            "{c:.3} in the population of problems (sigma^2 / sqrt((sigma^2 + tau_A^2)(sigma^2 + tau_B^2)))"
         ),
-        None => "in the population: not defined for an explicit list of benchmark rates".into(),
+        None => "not defined in the population for an explicit list of benchmark rates".into(),
     };
     format!(
-        "Per-problem disagreement: `{}` has shift_sd {} and `{}` has shift_sd {} logits. The correlation of the two models' per-problem logits is {population}, and {} on this fixed benchmark. The difference p_B - p_A varies across problems with SD {:.2} points ({:.2} points with the constant shifts alone): the paired difference is not one number.\n\n",
+        "Per-problem disagreement: `{}` has shift_sd {} and `{}` has shift_sd {} (logits). The correlation of the two models' per-problem logits is {population}, and {} on this fixed benchmark. The difference p_B - p_A varies across problems with SD {:.2} points ({:.2} points with the constant shifts alone): the paired difference is not one number.\n\n",
         v.a, num(d.tau_a), v.b, num(d.tau_b), corr(d.realised_correlation),
         100.0 * d.difference_sd, 100.0 * d.difference_sd_constant_shift
     )

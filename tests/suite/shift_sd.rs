@@ -117,9 +117,9 @@ fn fixed_benchmark_rates_carry_the_documented_deviations() {
     let bench = s.benchmark.rates();
     let e = problem_deviations("b", 24);
     let rates = s.models[1].rates_on(&bench);
-    for i in 0..24 {
-        let want = expit(logit(bench[i]) + 0.3 + 1.5 * e[i]);
-        assert!((rates[i] - want).abs() < 1e-12, "problem {i}");
+    for (i, ((&p, &r), &e)) in bench.iter().zip(&rates).zip(&e).enumerate() {
+        let want = expit(logit(p) + 0.3 + 1.5 * e);
+        assert!((r - want).abs() < 1e-12, "problem {i}");
     }
     let out = run_all(&s, &|_| {}).expect("runs");
     let ExperimentResult::Curves(c) = &out.results[0] else {
@@ -137,7 +137,8 @@ fn fixed_benchmark_rates_carry_the_documented_deviations() {
 /// Explicit `shift_sd = 0` is the file without the key, output for output.
 #[test]
 fn tau_zero_reproduces_the_constant_shift_bit_for_bit() {
-    let with = with_disagreement("quantiles", "0.0").replace("shift_sd = 0.8\n", "shift_sd = 0\n");
+    let with =
+        with_disagreement("quantiles", "0.0").replace("shift_sd = 0.8\n", "shift_sd = 0.0\n");
     let without = with
         .lines()
         .filter(|l| !l.starts_with("shift_sd"))

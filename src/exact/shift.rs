@@ -15,7 +15,7 @@ use crate::model::{expit, logit};
 /// E_e, over e ~ N(0, 1), of one problem's rate p(e) = expit(logit(q) + tau e).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct DeviationMoments {
-    /// E[p].
+    /// E\[p\], the mean rate.
     pub mean: f64,
     /// Var(p) = E[(p - E p)^2], integrated as that square (no cancellation).
     pub var: f64,

@@ -87,7 +87,8 @@ pub(crate) fn question_se_of(moments: &[DeviationMoments]) -> f64 {
 
 /// The implied correlation of two models' per-problem logits over the population of problems:
 /// sigma^2 / sqrt((sigma^2 + tau_a^2)(sigma^2 + tau_b^2)), with sigma the benchmark's logit SD
-/// (the constant shifts do not enter). `None` when both variances are 0. Time: O(1).
+/// (the constant shifts do not enter). `None` when either model's logit variance is 0.
+/// Time: O(1).
 pub fn logit_correlation(sigma: f64, tau_a: f64, tau_b: f64) -> Option<f64> {
     let s2 = sigma * sigma;
     let denom = ((s2 + tau_a * tau_a) * (s2 + tau_b * tau_b)).sqrt();
@@ -194,7 +195,9 @@ pub(crate) mod tests {
         let c = logit_correlation(2.0, 1.0, 2.0).unwrap();
         assert!((c - 4.0 / (5.0f64 * 8.0).sqrt()).abs() < 1e-15);
         assert_eq!(logit_correlation(0.0, 0.0, 0.0), None);
-        assert_eq!(logit_correlation(0.0, 1.0, 0.0), Some(0.0));
+        // A model with no logit variance correlates with nothing; no shared part means 0.
+        assert_eq!(logit_correlation(0.0, 1.0, 0.0), None);
+        assert_eq!(logit_correlation(0.0, 1.0, 2.0), Some(0.0));
     }
 
     #[test]

@@ -103,7 +103,7 @@ fn every_experiment_agrees_with_its_exact_values_under_tau() {
         let s = scenario(&with_disagreement(placement, "1.5"));
         let out = run_all(&s, &|_| {}).expect("runs");
         let checks = out.checks();
-        assert!(checks.len() > 100, "{placement}: {} checks", checks.len());
+        assert!(checks.len() >= 70, "{placement}: {} checks", checks.len());
         let bad = failures(&checks);
         assert!(bad.is_empty(), "{placement}: {bad:#?}");
     }

@@ -576,6 +576,7 @@ fn scenario_toml(
                         },
                     )
                 }),
+                shift_sd: None,
             },
         )],
         experiment: vec![Spanned::new(

@@ -195,6 +195,7 @@ impl PlanArgs {
                     tokens: None,
                     unparsed: None,
                     split: None,
+                    shift_sd: None,
                 },
             )],
             experiment: vec![Spanned::new(0..0, experiment)],

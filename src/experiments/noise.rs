@@ -12,11 +12,15 @@ use crate::exact::maj::maj_at_k_all_with_loss;
 /// Moved to [`crate::exact::noise`]; re-exported for the planner, which still imports it here.
 use crate::exact::noise::sd_standard_error;
 use crate::exact::noise::{
-    binomial_sum_moments, count_cdf, count_pmf, head_to_head as exact_h2h, question_se,
+    binomial_sum_moments, count_cdf, count_pmf, head_to_head as exact_h2h,
     random_placement_moments, random_placement_sd, score_quantile, seed_sd, vote_seed_sd,
 };
 use crate::exact::pass::mean;
-use crate::exact::total::total_se;
+use crate::exact::shift::{
+    logit_correlation, per_problem_difference_sd, question_se_with_deviation,
+    realised_logit_correlation,
+};
+use crate::exact::total::total_se_with_deviation;
 use crate::model::{Difficulty, Placement, VoteRule};
 use crate::scenario::Scenario;
 use crate::sim::counts::{pair_tallies, total_histograms, CountSampler, Histogram, PairSampler};
@@ -77,7 +81,9 @@ pub struct SeedVariance {
     /// Reruns per n.
     pub reruns: u64,
     /// Question-sampling SE: sample SD of the rates / sqrt(N) (the population value with random
-    /// placement): the floor more samples per problem cannot lower.
+    /// placement): the floor more samples per problem cannot lower. With `shift_sd` > 0 on a
+    /// fixed benchmark each problem's rate is integrated over a fresh deviation e
+    /// ([`crate::exact::shift::question_se_with_deviation`]).
     pub question_se: f64,
     /// One row per n.
     pub rows: Vec<SeedRow>,
@@ -130,11 +136,16 @@ pub fn seed_variance(
     let (placement, mu, sigma) = placement_of(scenario);
     let random =
         placement == Placement::Random && matches!(m.source, crate::model::RateSource::Shift(_));
+    // With random placement a model's logit mu + shift + sigma z + tau e is normal with SD
+    // hypot(sigma, tau): the population is again logit-normal, exactly.
     let (mu, sigma) = match m.source {
+        crate::model::RateSource::Shift(s) if m.shift_sd > 0.0 => (mu + s, sigma.hypot(m.shift_sd)),
         crate::model::RateSource::Shift(s) => (mu + s, sigma),
         _ => (mu, sigma),
     };
     let rates = m.rates_on(&scenario.benchmark.rates());
+    // The constant-shift rates: the centres the population quantities integrate e around.
+    let centres = m.constant_shift_rates_on(&scenario.benchmark.rates());
     let complements: Vec<f64> = rates.iter().map(|p| 1.0 - p).collect();
     let problems = rates.len();
     let population = random_placement_moments(mu, sigma);
@@ -213,7 +224,7 @@ pub fn seed_variance(
                 total_se: if random {
                     exact_sd
                 } else {
-                    total_se(&rates, n)
+                    total_se_with_deviation(&centres, m.shift_sd, n)
                 },
                 exact_interval,
                 sim_interval,
@@ -226,7 +237,7 @@ pub fn seed_variance(
     let question = if random {
         (population.2 / problems as f64).sqrt()
     } else {
-        question_se(&rates)
+        question_se_with_deviation(&centres, m.shift_sd)
     };
     SeedVariance {
         experiment: name.into(),
@@ -449,6 +460,32 @@ pub struct HeadToHead {
     pub reruns: u64,
     /// One row per n.
     pub rows: Vec<H2HRow>,
+    /// How the two models disagree problem by problem: present when either has `shift_sd` > 0
+    /// (absent, the result is what it was before `shift_sd` existed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub disagreement: Option<Disagreement>,
+}
+
+/// Per-problem disagreement of the two models of a head-to-head.
+#[derive(Debug, Clone, Serialize)]
+pub struct Disagreement {
+    /// `shift_sd` of A.
+    pub tau_a: f64,
+    /// `shift_sd` of B.
+    pub tau_b: f64,
+    /// Implied correlation of the two models' logits over the population of problems,
+    /// sigma^2 / sqrt((sigma^2 + tau_a^2)(sigma^2 + tau_b^2)) (logit-normal benchmark only).
+    pub population_correlation: Option<f64>,
+    /// Realised correlation of the two models' logits on this fixed benchmark.
+    pub realised_correlation: Option<f64>,
+    /// SD across problems of p_B,i - p_A,i on this benchmark.
+    pub difference_sd: f64,
+    /// The same SD with both models' constant shifts alone (tau = 0): what the difference
+    /// would vary by without per-problem disagreement.
+    pub difference_sd_constant_shift: f64,
+    /// Per problem, in benchmark order: (benchmark rate p_i, p_B,i - p_A,i, the same difference
+    /// with the constant shifts alone).
+    pub per_problem: Vec<(f64, f64, f64)>,
 }
 
 impl HeadToHead {
@@ -516,14 +553,38 @@ pub fn run_head_to_head(
             }
         })
         .collect();
+    let (ma, mb) = (&scenario.models[a], &scenario.models[b]);
+    let disagreement = (ma.shift_sd > 0.0 || mb.shift_sd > 0.0).then(|| {
+        let sigma = match scenario.benchmark.difficulty {
+            Difficulty::LogitNormal { sigma, .. } => Some(sigma),
+            Difficulty::Rates { .. } => None,
+        };
+        let (ca, cb) = (
+            ma.constant_shift_rates_on(&bench),
+            mb.constant_shift_rates_on(&bench),
+        );
+        Disagreement {
+            tau_a: ma.shift_sd,
+            tau_b: mb.shift_sd,
+            population_correlation: sigma
+                .and_then(|s| logit_correlation(s, ma.shift_sd, mb.shift_sd)),
+            realised_correlation: realised_logit_correlation(&ra, &rb),
+            difference_sd: per_problem_difference_sd(&ra, &rb),
+            difference_sd_constant_shift: per_problem_difference_sd(&ca, &cb),
+            per_problem: (0..bench.len())
+                .map(|i| (bench[i], rb[i] - ra[i], cb[i] - ca[i]))
+                .collect(),
+        }
+    });
     HeadToHead {
         experiment: name.into(),
-        a: scenario.models[a].name.clone(),
-        b: scenario.models[b].name.clone(),
+        a: ma.name.clone(),
+        b: mb.name.clone(),
         pass_at_1_a: mean(&ra),
         pass_at_1_b: mean(&rb),
         reruns,
         rows,
+        disagreement,
     }
 }
 

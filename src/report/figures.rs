@@ -966,7 +966,58 @@ fn h2h_figure(run: &RunOutput, r: &HeadToHead) -> Figure {
             r.rows.iter().map(|x| (f64::from(x.n), get(x))).collect();
         exact_and_simulated(&mut p, Some(label.into()), None, color, &points);
     }
-    Figure { title: title(run, &format!("{}: how often the better model loses a rerun ({} reruns; lines exact, dots simulated)", r.experiment, r.reruns)), panels: vec![p], columns: 1, size: (1100, 600) }
+    let mut panels = vec![p];
+    let mut size = (1100, 600);
+    if let Some(d) = &r.disagreement {
+        panels.push(disagreement_panel(r, d));
+        size = (1100, 1100);
+    }
+    Figure { title: title(run, &format!("{}: how often the better model loses a rerun ({} reruns; lines exact, dots simulated)", r.experiment, r.reruns)), panels, columns: 1, size }
+}
+
+/// With `shift_sd` > 0: the per-problem difference p_B - p_A against the benchmark's rate, with
+/// tau and with the constant shifts alone.
+fn disagreement_panel(r: &HeadToHead, d: &crate::experiments::noise::Disagreement) -> Panel {
+    let corr = |x: Option<f64>| x.map_or_else(|| "n/a".to_string(), |c| format!("{c:.2}"));
+    let mut p = Panel::new(
+        format!(
+            "Per-problem difference B - A: SD {:.1} points across problems (constant shifts alone: {:.1}); logit correlation {} population, {} this benchmark",
+            pct(d.difference_sd),
+            pct(d.difference_sd_constant_shift),
+            corr(d.population_correlation),
+            corr(d.realised_correlation)
+        ),
+        "benchmark solve rate of the problem (%)",
+        format!("p_{} - p_{} (points)", r.b, r.a),
+    );
+    let mut pts: Vec<(f64, f64, f64)> = d
+        .per_problem
+        .iter()
+        .map(|&(x, y, c)| (pct(x), pct(y), pct(c)))
+        .collect();
+    pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let (lo, hi) = pts.iter().fold((0.0f64, 0.0f64), |(lo, hi), &(_, y, c)| {
+        (lo.min(y).min(c), hi.max(y).max(c))
+    });
+    let pad = 0.08 * (hi - lo).max(1.0);
+    p.x_range = (0.0, 100.0);
+    p.y_range = (lo - pad, hi + pad);
+    p.lines.push(Line {
+        label: Some("constant shifts alone (shift_sd = 0)".into()),
+        color: 7,
+        dashed: true,
+        points: pts.iter().map(|&(x, _, c)| (x, c)).collect(),
+    });
+    p.markers.push(Markers {
+        label: Some(format!(
+            "each problem, shift_sd A = {}, B = {}",
+            crate::experiments::num(d.tau_a),
+            crate::experiments::num(d.tau_b)
+        )),
+        color: 5,
+        points: pts.iter().map(|&(x, y, _)| (x, y, y, y)).collect(),
+    });
+    p
 }
 
 fn placement_name(p: crate::model::Placement) -> &'static str {

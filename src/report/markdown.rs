@@ -6,7 +6,7 @@ use crate::experiments::cost::CostTable;
 use crate::experiments::noise::{HeadToHead, SeedVariance, VoteSpread};
 use crate::experiments::votes::{Metric, VoteCurves};
 use crate::experiments::Estimate;
-use crate::experiments::{ExperimentResult, RunOutput};
+use crate::experiments::{num, ExperimentResult, RunOutput};
 
 fn pct(x: f64) -> String {
     format!("{:.2}%", 100.0 * x)
@@ -101,6 +101,27 @@ pub fn summary(run: &RunOutput) -> Summary {
                     exact: v.pass_at_1_b - v.pass_at_1_a,
                     sim: None,
                 });
+                if let Some(d) = &v.disagreement {
+                    for (what, x) in [
+                        ("population", d.population_correlation),
+                        ("realised", d.realised_correlation),
+                    ] {
+                        if let Some(c) = x {
+                            headline.push(Headline {
+                                experiment: v.experiment.clone(),
+                                name: format!("logit correlation {} ~ {} ({what})", v.a, v.b),
+                                exact: c,
+                                sim: None,
+                            });
+                        }
+                    }
+                    headline.push(Headline {
+                        experiment: v.experiment.clone(),
+                        name: format!("per-problem SD of p_{} - p_{}", v.b, v.a),
+                        exact: d.difference_sd,
+                        sim: None,
+                    });
+                }
                 for row in &v.rows {
                     headline.push(Headline {
                         experiment: v.experiment.clone(),
@@ -341,6 +362,8 @@ pub fn headline_value(h: &Headline, v: f64) -> String {
     let points = [" SD", " SE", " gap"].iter().any(|w| h.name.contains(w));
     if h.name.ends_with("tokens per correct") || h.name.starts_with("crossover") {
         tokens(v)
+    } else if h.name.starts_with("logit correlation") {
+        format!("{v:.3}")
     } else if points {
         format!("{:.2} pts", 100.0 * v)
     } else {
@@ -627,6 +650,9 @@ fn h2h_md(v: &HeadToHead) -> String {
         "`{}` (pass@1 {}) against `{}` (pass@1 {}): a true gap of {:+.2} points. Each rerun scores both models on independent seeds; {} reruns per n. Probabilities in percent.\n\n",
         v.b, pct(v.pass_at_1_b), v.a, pct(v.pass_at_1_a), 100.0 * (v.pass_at_1_b - v.pass_at_1_a), v.reruns
     );
+    if let Some(d) = &v.disagreement {
+        md += &disagreement_md(v, d);
+    }
     md += "| n | P(B < A) | P(B = A) | P(B > A) | P(B <= A) |\n|---:|---:|---:|---:|---:|\n";
     for r in &v.rows {
         md += &format!(
@@ -639,6 +665,22 @@ fn h2h_md(v: &HeadToHead) -> String {
         );
     }
     md + "\n"
+}
+
+/// The paragraph on per-problem disagreement of a head-to-head with `shift_sd` > 0.
+fn disagreement_md(v: &HeadToHead, d: &crate::experiments::noise::Disagreement) -> String {
+    let corr = |x: Option<f64>| x.map_or_else(|| "undefined".to_string(), |c| format!("{c:.3}"));
+    let population = match d.population_correlation {
+        Some(c) => format!(
+            "{c:.3} in the population of problems (sigma^2 / sqrt((sigma^2 + tau_A^2)(sigma^2 + tau_B^2)))"
+        ),
+        None => "not defined in the population for an explicit list of benchmark rates".into(),
+    };
+    format!(
+        "Per-problem disagreement: `{}` has shift_sd {} and `{}` has shift_sd {} (logits). The correlation of the two models' per-problem logits is {population}, and {} on this fixed benchmark. The difference p_B - p_A varies across problems with SD {:.2} points ({:.2} points with the constant shifts alone): the paired difference is not one number.\n\n",
+        v.a, num(d.tau_a), v.b, num(d.tau_b), corr(d.realised_correlation),
+        100.0 * d.difference_sd, 100.0 * d.difference_sd_constant_shift
+    )
 }
 
 fn plan_md(p: &crate::experiments::plan::PlanResult) -> String {

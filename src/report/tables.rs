@@ -409,10 +409,31 @@ fn spread_csv(run: &RunOutput, r: &VoteSpread) -> String {
 }
 
 fn h2h_csv(run: &RunOutput, r: &HeadToHead) -> String {
-    let mut csv = header(
-        &["a", "b", "n", "quantity"],
-        &["reruns", "pass_at_1_a", "pass_at_1_b"],
-    );
+    // Per-problem disagreement (`shift_sd`) adds columns; without it the table is unchanged.
+    let disagreement_columns = [
+        "tau_a",
+        "tau_b",
+        "logit_corr_population",
+        "logit_corr_realised",
+        "diff_sd_per_problem",
+        "diff_sd_per_problem_constant_shift",
+    ];
+    let disagreement: Vec<String> = r.disagreement.as_ref().map_or(Vec::new(), |d| {
+        let opt = |x: Option<f64>| x.map_or_else(String::new, num);
+        vec![
+            num(d.tau_a),
+            num(d.tau_b),
+            opt(d.population_correlation),
+            opt(d.realised_correlation),
+            num(d.difference_sd),
+            num(d.difference_sd_constant_shift),
+        ]
+    });
+    let mut tail = vec!["reruns", "pass_at_1_a", "pass_at_1_b"];
+    if r.disagreement.is_some() {
+        tail.extend(disagreement_columns);
+    }
+    let mut csv = header(&["a", "b", "n", "quantity"], &tail);
     for row in &r.rows {
         for (q, e) in [
             ("loss", &row.loss),
@@ -420,13 +441,15 @@ fn h2h_csv(run: &RunOutput, r: &HeadToHead) -> String {
             ("win", &row.win),
             ("loss_or_tie", &row.loss_or_tie),
         ] {
-            csv.row(estimate_row(
+            let mut fields = estimate_row(
                 run,
                 &r.experiment,
                 [r.a.clone(), r.b.clone(), row.n.to_string(), q.into()],
                 e,
                 [r.reruns.to_string(), num(r.pass_at_1_a), num(r.pass_at_1_b)],
-            ));
+            );
+            fields.extend(disagreement.iter().cloned());
+            csv.row(fields);
         }
     }
     csv.finish()

@@ -28,6 +28,12 @@ pub use spec::{
 pub const MAX_PROBLEMS: u64 = 100_000;
 /// Largest k (samples per vote) a scenario may ask for.
 pub const MAX_K: u64 = 1024;
+/// Largest `shift_sd` (tau, logits). At tau = 10 a model's own deviation alone moves a problem
+/// from a 50% rate to below 5e-5 or above 1 - 5e-5 one time in three, and with a benchmark
+/// sigma of 2 the implied correlation of two such models' logits is 4/104 = 0.04: they agree on
+/// nothing. Larger values describe no real pair of models and only pile rates onto 0 and 1; the
+/// quadrature over e (|e| <= 12, docs/model.md) is tested up to this bound.
+pub const MAX_SHIFT_SD: f64 = 10.0;
 /// Largest number of samples per problem per rerun.
 pub const MAX_SAMPLES: u64 = 100_000;
 /// Largest number of votes, reruns or traces per cell.

@@ -45,6 +45,8 @@ pub struct RawModel {
     pub tokens: Option<Spanned<RawTokens>>,
     pub unparsed: Option<Spanned<f64>>,
     pub split: Option<Spanned<f64>>,
+    /// tau: SD of the model's per-problem logit deviation (default 0).
+    pub shift_sd: Option<Spanned<f64>>,
 }
 
 /// `[model.tokens]`: the trace-length block.

@@ -16,7 +16,7 @@ use super::spec::{
 };
 use super::{
     DEFAULT_K, MAX_COUNT_SUPPORT, MAX_DRAWS, MAX_EXPERIMENT_NAME, MAX_GRID, MAX_K, MAX_LIST,
-    MAX_PROBLEMS, MAX_SAMPLES, MAX_TOKEN_SCALE, MAX_TOTAL_VOTES, RUN_FILES,
+    MAX_PROBLEMS, MAX_SAMPLES, MAX_SHIFT_SD, MAX_TOKEN_SCALE, MAX_TOTAL_VOTES, RUN_FILES,
 };
 use crate::model::{Benchmark, Difficulty, Model, Placement, RateSource, TraceLengths, VoteRule};
 
@@ -346,6 +346,7 @@ impl Resolver<'_> {
             }
             None => None,
         };
+        let shift_sd = self.shift_sd(m.shift_sd, &source, &key("shift_sd"))?;
         Ok(Model {
             name: name.into_inner(),
             source,
@@ -355,6 +356,7 @@ impl Resolver<'_> {
             attractors,
             unparsed,
             split,
+            shift_sd,
         })
     }
 
@@ -415,6 +417,28 @@ impl Resolver<'_> {
                 format!("must be in [0, 1) ({what}), got {}", x.get_ref()),
             )),
         }
+    }
+
+    /// `shift_sd` (tau): finite, in [0, MAX_SHIFT_SD], and only with a `shift` (a model that
+    /// lists its own `rates` has no benchmark logit to deviate from). Absent means 0.
+    fn shift_sd(&self, v: Option<Spanned<f64>>, source: &RateSource, key: &str) -> Res<f64> {
+        let Some(v) = v else { return Ok(0.0) };
+        let tau = *v.get_ref();
+        if !(tau.is_finite() && (0.0..=MAX_SHIFT_SD).contains(&tau)) {
+            return Err(self.err(
+                v.span(),
+                key,
+                format!("must be a finite number in [0, {MAX_SHIFT_SD}] (the SD of the model's own per-problem logit deviation; 0 = a constant shift), got {tau}"),
+            ));
+        }
+        if matches!(source, RateSource::Rates(_)) {
+            return Err(self.err(
+                v.span(),
+                key,
+                "applies only to a model given by `shift`: this model lists its own `rates`, which already fix every problem; drop `shift_sd` or give `shift` instead of `rates`",
+            ));
+        }
+        Ok(tau)
     }
 
     fn tokens(&self, t: RawTokens, span: Range<usize>, idx: usize) -> Res<TraceLengths> {
@@ -1113,6 +1137,10 @@ impl ExpCtx<'_> {
             let at = e.model.as_ref().map_or(span.clone(), |m| m.span());
             return Err(self.r.err(at, &key("model"), format!("model `{}` lists explicit rates; a `plan` needs a model given by a `shift` (model A is the population shifted by it)", model.name)));
         };
+        if model.shift_sd > 0.0 {
+            let at = e.model.as_ref().map_or(span.clone(), |m| m.span());
+            return Err(self.r.err(at, &key("model"), format!("model `{}` has shift_sd = {} and a `plan` does not model per-problem disagreement yet: use a model without `shift_sd` here", model.name, model.shift_sd)));
+        }
         let mu = mu + shift;
         let metric_raw = e.metric.as_ref().map_or(RawMetric::Pass1, |m| *m.get_ref());
         let metric = match metric_raw {

@@ -24,4 +24,5 @@ mod plan_sweep;
 mod properties;
 mod report_terminal;
 mod scenario_props;
+mod shift_sd;
 mod synth;

@@ -9,7 +9,7 @@ use toml::Spanned;
 use crate::model::{Placement, VoteRule};
 
 /// A whole scenario file.
-#[derive(Debug, Default, Deserialize, Serialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawScenario {
     pub title: Option<Spanned<String>>,
@@ -22,7 +22,7 @@ pub struct RawScenario {
 }
 
 /// `[benchmark]`.
-#[derive(Debug, Default, Deserialize, Serialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawBenchmark {
     pub problems: Option<Spanned<u64>>,
@@ -33,7 +33,7 @@ pub struct RawBenchmark {
 }
 
 /// One `[[model]]`.
-#[derive(Debug, Default, Deserialize, Serialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawModel {
     pub name: Option<Spanned<String>>,
@@ -45,7 +45,7 @@ pub struct RawModel {
 }
 
 /// `[model.tokens]`: the trace-length block.
-#[derive(Debug, Default, Deserialize, Serialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawTokens {
     pub median_tokens: Option<Spanned<f64>>,
@@ -186,7 +186,7 @@ pub enum RawCheckCells {
 
 /// One `[[experiment]]`: the union of every kind's keys, so that TOML errors keep their line and
 /// column (no internally tagged enums). `resolve` rejects keys the kind does not take.
-#[derive(Debug, Default, Deserialize, Serialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawExperiment {
     pub kind: Option<Spanned<ExperimentKind>>,

@@ -1,8 +1,8 @@
 //! The first stage: serde structs that mirror the TOML file one to one. They check types and
 //! reject unknown keys (with TOML's own line and column); values are checked in `resolve`.
-//! `evalsim plan` fills these same types from its flags and `fit` serialises them; `sweep` sets
-//! each cell's seed on them. Depends on
-//! [`crate::model`] (the enums a file names) only.
+//! `evalsim plan` fills these same types from its flags and `fit` serialises them; `sweep` clones
+//! them per cell and sets the swept fields and the cell's seed on them ([`super::grid`]).
+//! Depends on [`crate::model`] (the enums a file names) only.
 use serde::{Deserialize, Serialize};
 use toml::Spanned;
 

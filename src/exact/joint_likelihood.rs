@@ -12,7 +12,7 @@
 //! L_i = E_z[ prod_m E_e[ C(n, c) p^c (1 - p)^(n - c) ] ],  p = expit(z + shift_m + tau_m e),
 //!
 //! and ln L = sum_i ln L_i. Both expectations are *adaptive* Gauss–Hermite sums (nodes from
-//! `analyze::fit::gauss_hermite_normal`, Liu & Pierce 1994): each integrand's log is concave
+//! `exact::quadrature::gauss_hermite_normal`, Liu & Pierce 1994): each integrand's log is concave
 //! (a binomial log-likelihood in the logit plus a normal log-density; the outer one by
 //! Prekopa's theorem), so its mode and curvature are found first (Newton) and the rule is
 //! centred and scaled there. Plain Gauss–Hermite fails here: with sigma = 3 and n = 256 a
@@ -45,7 +45,7 @@
 //! outer integrand (grid bracket, Newton, then J nodes), each M inner integrals of
 //! (~5 Newton steps + K nodes) kernel evaluations (one when tau_m = 0).
 
-use crate::analyze::fit::gauss_hermite_normal;
+use crate::exact::quadrature::gauss_hermite_normal;
 
 /// Default outer (problem effect) Gauss–Hermite nodes; see the module doc.
 pub const DEFAULT_OUTER_NODES: usize = 32;

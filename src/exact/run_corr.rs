@@ -6,7 +6,7 @@
 //! redrawn between runs: given eta the samples are independent with rate
 //! p(eta) = expit(logit(p) + eta). Every metric of one run is then an expectation over eta,
 //! E[f(p(eta))] = E[f(expit(logit p + omega Z))], Z ~ N(0, 1), computed here by Gauss–Hermite
-//! quadrature on [`NODES`] nodes (the generator of [`crate::analyze::fit::gauss_hermite_normal`]).
+//! quadrature on [`NODES`] nodes (the generator of [`crate::exact::quadrature::gauss_hermite_normal`]).
 //!
 //! Every function takes the rate p of the problem (the median of p(eta) over runs, not its mean)
 //! and, for omega = 0, returns the existing closed form bit for bit (it is called, not
@@ -34,7 +34,7 @@
 
 use std::sync::OnceLock;
 
-use crate::analyze::fit::gauss_hermite_normal;
+use crate::exact::quadrature::gauss_hermite_normal;
 use crate::exact::{maj, noise, pass};
 use crate::model::{logit, VoteRule};
 

@@ -4,13 +4,12 @@
 //! closed forms of [`crate::exact::noise`]; the simulated side draws whole reruns and keeps a
 //! histogram of the integer totals, so memory does not grow with the number of reruns.
 //!
-//! Depends on `scenario`, `model`, `exact` and `sim`; computes no closed form itself.
+//! Depends on `scenario`, `model`, `exact` and `sim`; computes no closed form and no Monte Carlo
+//! SE itself (those are `sim::se`): it pairs.
 use serde::Serialize;
 
 use super::{Check, Estimate, Progress};
 use crate::exact::maj::maj_at_k_all_with_loss;
-/// Moved to [`crate::exact::noise`]; re-exported for the planner, which still imports it here.
-use crate::exact::noise::sd_standard_error;
 use crate::exact::noise::{
     binomial_sum_moments, count_cdf, count_pmf, head_to_head as exact_h2h,
     random_placement_moments, random_placement_sd, score_quantile, seed_sd, vote_seed_sd,
@@ -24,6 +23,7 @@ use crate::exact::total::total_se_with_deviation;
 use crate::model::{Difficulty, Placement, VoteRule};
 use crate::scenario::Scenario;
 use crate::sim::counts::{pair_tallies, total_histograms, CountSampler, Histogram, PairSampler};
+use crate::sim::se::{mean_se, proportion_se, score_stats, sd_standard_error};
 use crate::sim::votes::{self, vote_total_histograms, AttractorTables, VoteSampler};
 
 /// A histogram bin: (from, to, density per unit score).
@@ -31,14 +31,6 @@ pub type Bin = (f64, f64, f64);
 
 /// Bins of the seed-variance histograms (at most).
 const HISTOGRAM_BINS: u64 = 40;
-
-/// Summary statistics of a histogram of totals, as scores (total / scale).
-fn hist_stats(h: &Histogram, scale: f64) -> (f64, f64, f64) {
-    let (mean, m2, m4) = h.moments();
-    let r = h.reruns() as f64;
-    let var = if r > 1.0 { m2 * r / (r - 1.0) } else { 0.0 };
-    (mean / scale, var.sqrt() / scale, m4 / scale.powi(4))
-}
 
 /// One n of a seed-variance experiment.
 #[derive(Debug, Clone, Serialize)]
@@ -172,7 +164,7 @@ pub fn seed_variance(
         .zip(hists)
         .map(|(&n, hist)| {
             let scale = f64::from(n) * problems as f64;
-            let (sim_mean, sim_sd, sim_m4) = hist_stats(&hist, scale);
+            let (sim_mean, sim_sd, sim_m4) = score_stats(&hist, scale);
             let (exact_mean, exact_sd, sd_se, mean_se) = if random {
                 let sd = random_placement_sd(mu, sigma, n, problems);
                 // The fourth moment is estimated from the simulation itself (no closed form).
@@ -180,7 +172,7 @@ pub fn seed_variance(
                     population.0,
                     sd,
                     sd_standard_error(sim_sd * sim_sd, sim_m4, reruns),
-                    sd / (reruns as f64).sqrt(),
+                    mean_se(sd, reruns),
                 )
             } else {
                 let (var_t, mu4_t) = binomial_sum_moments(&rates, &complements, n);
@@ -189,7 +181,7 @@ pub fn seed_variance(
                     mean(&rates),
                     sd,
                     sd_standard_error(var_t, mu4_t, reruns) / scale,
-                    sd / (reruns as f64).sqrt(),
+                    mean_se(sd, reruns),
                 )
             };
             let sim_interval = (
@@ -207,7 +199,7 @@ pub fn seed_variance(
                     .map(|(label, q)| {
                         let t = (q * scale).round() as u64;
                         let f = count_cdf(&pmf, t);
-                        let se = (f * (1.0 - f) / reruns as f64).sqrt();
+                        let se = proportion_se(f, reruns);
                         (
                             format!("P(score <= exact {label} quantile)"),
                             Estimate::new(f, hist.cdf(t), se).counting(1.0 / reruns as f64),
@@ -397,19 +389,18 @@ pub fn vote_spread(
                 maj_at_k_all_with_loss(&rates, m.attractor, k, rule)
                     .into_iter()
                     .unzip();
-            let (w_mean, w_sd, _) = hist_stats(&wins, problems);
-            let (c_mean, c_sd, _) = hist_stats(&correct, problems * f64::from(k));
+            let (w_mean, w_sd, _) = score_stats(&wins, problems);
+            let (c_mean, c_sd, _) = score_stats(&correct, problems * f64::from(k));
             // Moments of the exact totals: a sum of Bernoulli(m_i), and a sum of Bin(k, p_i).
             let (wv, w4) = binomial_sum_moments(&maj, &loss, 1);
             let (cv, c4) = binomial_sum_moments(&rates, &complements, k);
             let maj_sd = vote_seed_sd(&maj, &loss);
             let avg_sd = seed_sd(&rates, k);
-            let root_r = (reruns as f64).sqrt();
             SpreadRow {
                 k,
-                maj_mean: Estimate::new(mean(&maj), w_mean, maj_sd / root_r),
+                maj_mean: Estimate::new(mean(&maj), w_mean, mean_se(maj_sd, reruns)),
                 maj_sd: Estimate::new(maj_sd, w_sd, sd_standard_error(wv, w4, reruns) / problems),
-                avg_mean: Estimate::new(mean(&rates), c_mean, avg_sd / root_r),
+                avg_mean: Estimate::new(mean(&rates), c_mean, mean_se(avg_sd, reruns)),
                 avg_sd: Estimate::new(
                     avg_sd,
                     c_sd,
@@ -542,7 +533,7 @@ pub fn run_head_to_head(
             let exact = exact_h2h(&ra, &rb, n);
             let r = reruns as f64;
             let est = |p: f64, hits: u64| {
-                Estimate::new(p, hits as f64 / r, (p * (1.0 - p) / r).sqrt()).counting(1.0 / r)
+                Estimate::new(p, hits as f64 / r, proportion_se(p, reruns)).counting(1.0 / r)
             };
             H2HRow {
                 n,

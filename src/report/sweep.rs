@@ -3,7 +3,7 @@
 //! a finished [`SweepOutput`] only, so a merged sweep renders byte for byte like an unsharded one.
 
 use super::plot::{self, Figure, Line, Markers, Panel};
-use super::tables::Csv;
+use super::tables::{check_fields, Csv, CHECK_COLUMNS};
 use super::{Artifact, ReportError};
 use crate::experiments::sweep::SweepOutput;
 
@@ -15,25 +15,16 @@ pub const MAX_LINES: usize = 8;
 /// `sweep.csv`: one row per cell and check, the swept values first.
 pub fn sweep_csv(s: &SweepOutput) -> String {
     let mut header: Vec<&str> = s.manifest.grid.iter().map(|(p, _)| p.as_str()).collect();
-    header.extend([
-        "experiment",
-        "quantity",
-        "cell",
-        "exact",
-        "sim",
-        "se",
-        "z",
-        "passed",
-        "rule",
-    ]);
+    header.extend(CHECK_COLUMNS);
     let mut csv = Csv::new(&header);
     for c in &s.cells {
         for ch in &c.checks {
             let mut row = c.values.clone();
-            row.extend([ch.experiment.clone(), ch.quantity.clone(), ch.cell.clone()]);
-            row.extend(ch.values.iter().cloned());
-            let e = ch.estimate();
-            row.extend([e.passed().to_string(), e.rule().to_string()]);
+            row.extend(check_fields(
+                [&ch.experiment, &ch.quantity, &ch.cell],
+                ch.values.clone(),
+                &ch.estimate(),
+            ));
             csv.row(row);
         }
     }

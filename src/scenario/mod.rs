@@ -50,6 +50,12 @@ pub const MAX_COUNT_SUPPORT: u64 = 1 << 23;
 /// and nonzero in f64.
 pub const MAX_TOKEN_SCALE: f64 = 1e150;
 
+/// Largest |mu| and largest sigma of a logit-normal benchmark, in logits (also the bound on a
+/// plan's gaps): a problem 40 logits out has a pass rate within 4.3e-18 of 0 or 1, below the
+/// resolution of f64 next to 1, so a wider population adds nothing but problems that are always
+/// or never solved.
+pub const MAX_LOGIT: f64 = 40.0;
+
 /// Longest list (k values, n values, attractor shares, budgets, models) in one experiment.
 pub const MAX_LIST: usize = 256;
 /// Largest number of simulated votes in one experiment: problems x cells (series x k values) x

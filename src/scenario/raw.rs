@@ -1,15 +1,15 @@
 //! The first stage: serde structs that mirror the TOML file one to one. They check types and
 //! reject unknown keys (with TOML's own line and column); values are checked in `resolve`.
-//! `evalsim plan` fills these same types from its flags and `fit` serialises them; `sweep` sets
-//! each cell's seed on them. Depends on
-//! [`crate::model`] (the enums a file names) only.
+//! `evalsim plan` fills these same types from its flags and `fit` serialises them; `sweep` clones
+//! them per cell and sets the swept fields and the cell's seed on them ([`super::grid`]).
+//! Depends on [`crate::model`] (the enums a file names) only.
 use serde::{Deserialize, Serialize};
 use toml::Spanned;
 
 use crate::model::{Placement, VoteRule};
 
 /// A whole scenario file.
-#[derive(Debug, Default, Deserialize, Serialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawScenario {
     pub title: Option<Spanned<String>>,
@@ -22,7 +22,7 @@ pub struct RawScenario {
 }
 
 /// `[benchmark]`.
-#[derive(Debug, Default, Deserialize, Serialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawBenchmark {
     pub problems: Option<Spanned<u64>>,
@@ -33,7 +33,7 @@ pub struct RawBenchmark {
 }
 
 /// One `[[model]]`.
-#[derive(Debug, Default, Deserialize, Serialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawModel {
     pub name: Option<Spanned<String>>,
@@ -50,7 +50,7 @@ pub struct RawModel {
 }
 
 /// `[model.tokens]`: the trace-length block.
-#[derive(Debug, Default, Deserialize, Serialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawTokens {
     pub median_tokens: Option<Spanned<f64>>,
@@ -211,7 +211,7 @@ pub enum RawCheckCells {
 
 /// One `[[experiment]]`: the union of every kind's keys, so that TOML errors keep their line and
 /// column (no internally tagged enums). `resolve` rejects keys the kind does not take.
-#[derive(Debug, Default, Deserialize, Serialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawExperiment {
     pub kind: Option<Spanned<ExperimentKind>>,

@@ -16,7 +16,8 @@ use super::spec::{
 };
 use super::{
     DEFAULT_K, MAX_COUNT_SUPPORT, MAX_DRAWS, MAX_EXPERIMENT_NAME, MAX_GRID, MAX_K, MAX_LIST,
-    MAX_PROBLEMS, MAX_SAMPLES, MAX_SHIFT_SD, MAX_TOKEN_SCALE, MAX_TOTAL_VOTES, RUN_FILES,
+    MAX_LOGIT, MAX_PROBLEMS, MAX_SAMPLES, MAX_SHIFT_SD, MAX_TOKEN_SCALE, MAX_TOTAL_VOTES,
+    RUN_FILES,
 };
 use crate::model::{Benchmark, Difficulty, Model, Placement, RateSource, TraceLengths, VoteRule};
 
@@ -223,6 +224,9 @@ impl Resolver<'_> {
             )
         })?;
         self.finite(&mu, "benchmark.mu")?;
+        if mu.get_ref().abs() > MAX_LOGIT {
+            return Err(self.err(mu.span(), "benchmark.mu", format!("must be a number of logits between -{MAX_LOGIT} and {MAX_LOGIT} (beyond, every problem's pass rate is 0 or 1 to double precision), got {}", mu.get_ref())));
+        }
         let sigma = b.sigma.ok_or_else(|| {
             self.err(
                 span.clone(),
@@ -230,12 +234,13 @@ impl Resolver<'_> {
                 "missing key `sigma` (sd of the logit-normal spread, > 0)",
             )
         })?;
-        if !(sigma.get_ref().is_finite() && *sigma.get_ref() > 0.0) {
+        if !(sigma.get_ref().is_finite() && *sigma.get_ref() > 0.0 && *sigma.get_ref() <= MAX_LOGIT)
+        {
             return Err(self.err(
                 sigma.span(),
                 "benchmark.sigma",
                 format!(
-                    "must be a finite number > 0 (the sd of the logit-normal spread), got {}",
+                    "must be a finite number > 0 and at most {MAX_LOGIT} (the sd of the logit-normal spread, in logits), got {}",
                     sigma.get_ref()
                 ),
             ));

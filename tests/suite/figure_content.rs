@@ -1,20 +1,14 @@
 //! What the figures draw (issue 15 and the plan figures of issue 16): the seed-SD band of the
 //! curves figure, the total SE of the seed-variance figure, sweep panels chosen by `--plot`, and
 //! plan figures for a single N or a single exact value.
+
 use std::path::Path;
 
-use assert_cmd::Command;
 use evalsim::experiments::votes::{curves, Metric};
 use evalsim::scenario::Scenario;
 use predicates::prelude::*;
 
-fn evalsim() -> Command {
-    Command::cargo_bin("evalsim").expect("binary built")
-}
-
-fn read(p: &Path) -> String {
-    std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
-}
+use super::common::{evalsim, read, write_file};
 
 /// pass@k and pass^k scores of one run of k samples per problem, by enumerating every outcome
 /// of the N x k samples: the exact variance of the benchmark score across seeds.
@@ -131,8 +125,7 @@ reruns = 2000
 #[test]
 fn sweep_plot_with_an_unknown_quantity_is_an_error_listing_the_valid_names() {
     let dir = tempfile::tempdir().expect("tmp");
-    let f = dir.path().join("tiny.toml");
-    std::fs::write(&f, TINY).expect("write");
+    let f = write_file(dir.path(), "tiny.toml", TINY);
     let out = dir.path().join("out");
     evalsim()
         .arg("sweep")
@@ -189,8 +182,7 @@ fn sweep_plot_was_validated_only_after_the_whole_grid_was_computed() {
 #[test]
 fn sweep_plot_chooses_the_panels_and_other_fields_are_series() {
     let dir = tempfile::tempdir().expect("tmp");
-    let f = dir.path().join("tiny.toml");
-    std::fs::write(&f, TINY).expect("write");
+    let f = write_file(dir.path(), "tiny.toml", TINY);
     let out = dir.path().join("out");
     evalsim()
         .arg("sweep")

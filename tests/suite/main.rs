@@ -5,6 +5,7 @@ mod analyze_cli;
 mod bad_scenarios;
 mod calibration;
 mod cli;
+mod common;
 mod curves_band;
 mod determinism;
 mod edge_props;

@@ -1,25 +1,11 @@
 //! `evalsim plan`, `sweep`, `merge` and sharding, from outside.
 use std::path::Path;
 
-use assert_cmd::Command;
 use evalsim::exact::noise::head_to_head;
 use evalsim::model::{quantile_rates, shift_rate};
 use predicates::prelude::*;
 
-fn evalsim() -> Command {
-    let mut c = Command::cargo_bin("evalsim").expect("binary built");
-    for k in [
-        "SLURM_ARRAY_TASK_ID",
-        "SLURM_ARRAY_TASK_COUNT",
-        "SLURM_ARRAY_TASK_MIN",
-        "JOB_COMPLETION_INDEX",
-        "AWS_BATCH_JOB_ARRAY_INDEX",
-        "AWS_BATCH_JOB_ARRAY_SIZE",
-    ] {
-        c.env_remove(k);
-    }
-    c
-}
+use super::common::{evalsim, files_where, write_file};
 
 /// A small scenario that sweeps fast.
 const TINY: &str = r#"seed = 11
@@ -44,30 +30,16 @@ reruns = 2000
 "#;
 
 fn tiny(dir: &Path) -> std::path::PathBuf {
-    let f = dir.join("tiny.toml");
-    std::fs::write(&f, TINY).expect("write");
-    f
+    write_file(dir, "tiny.toml", TINY)
 }
 
 fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut v: Vec<_> = std::fs::read_dir(dir)
-        .expect("dir")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| {
-            !p.file_name()
-                .expect("name")
-                .to_string_lossy()
-                .starts_with("shard-")
-        })
-        .map(|p| {
-            (
-                p.file_name().expect("name").to_string_lossy().into_owned(),
-                std::fs::read(&p).expect("read"),
-            )
-        })
-        .collect();
-    v.sort();
-    v
+    files_where(dir, |p| {
+        !p.file_name()
+            .expect("name")
+            .to_string_lossy()
+            .starts_with("shard-")
+    })
 }
 
 #[test]
@@ -566,8 +538,7 @@ check_population = "all"
 #[test]
 fn plan_block_equals_the_command() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let f = dir.path().join("planned.toml");
-    std::fs::write(&f, PLAN_SCENARIO).expect("write");
+    let f = write_file(dir.path(), "planned.toml", PLAN_SCENARIO);
     let run_out = dir.path().join("run");
     evalsim()
         .arg("run")
@@ -654,10 +625,104 @@ fn sweep_seed_above_2_pow_53_is_kept_exactly() {
 
 #[test]
 fn plan_bad_mu_error_names_the_flag_with_its_dashes() {
-    Command::cargo_bin("evalsim")
-        .unwrap()
+    evalsim()
         .args(["plan", "--mu", "nan"])
         .assert()
         .code(2)
         .stderr(predicates::str::contains("--mu: must be a finite number"));
+}
+
+#[test]
+fn sweep_seed_above_2_pow_53_is_exact() {
+    // The seed used to pass through f64 in the cell's TOML text: 2^53 + 1 became 2^53 (or was
+    // refused above 9e15). Now it is set on the raw scenario as a u64.
+    use evalsim::sim::stream::{name_id, stream_id};
+    let dir = tempfile::tempdir().expect("tempdir");
+    let f = tiny(dir.path());
+    let out = dir.path().join("out");
+    let big = (1u64 << 53) + 1;
+    evalsim()
+        .arg("sweep")
+        .arg(&f)
+        .args([
+            "--set",
+            &format!("seed={big},{}", u64::MAX),
+            "--quiet",
+            "--out",
+        ])
+        .arg(&out)
+        .assert()
+        .success();
+    let json: serde_json::Value =
+        serde_json::from_str(&super::common::read(&out.join("sweep.json"))).expect("json");
+    let values = &json["manifest"]["grid"][0][1];
+    assert_eq!(values[0], big.to_string());
+    assert_eq!(values[1], u64::MAX.to_string());
+    for (i, seed) in [big, u64::MAX].into_iter().enumerate() {
+        let cell_seed = stream_id(seed, &[name_id(&format!("seed={seed}"))]);
+        assert_eq!(
+            json["cells"][i]["seed"].as_u64(),
+            Some(cell_seed),
+            "cell {i}"
+        );
+    }
+}
+
+#[test]
+fn sweep_fractional_or_negative_count_names_the_set_and_what_is_valid() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let f = tiny(dir.path());
+    let out = dir.path().join("out");
+    for arg in [
+        "experiment.head-to-head.reruns=1000,100.5",
+        "experiment.head-to-head.reruns=-3",
+    ] {
+        evalsim()
+            .arg("sweep")
+            .arg(&f)
+            .args(["--set", arg, "--out"])
+            .arg(&out)
+            .assert()
+            .code(2)
+            .stderr(
+                predicate::str::contains(format!("--set {arg}: "))
+                    .and(predicate::str::contains(
+                        "is not a whole number from 0 to 18446744073709551615, which experiment.head-to-head.reruns needs",
+                    )),
+            );
+    }
+    assert!(!out.exists());
+}
+
+#[test]
+fn plan_mu_1e9_is_rejected_by_the_one_validator() {
+    // `plan --mu 1e9` used to run: every problem solved, a plan of ties. The flag and a file's
+    // `benchmark.mu` meet the same bound, in the scenario validator.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let far = write_file(
+        dir.path(),
+        "far.toml",
+        &TINY.replace("mu = 0.0", "mu = 1e9"),
+    );
+    let far = far.to_str().expect("utf-8 path");
+    for (args, needle) in [
+        (
+            vec!["plan", "--mu", "1e9"],
+            "--mu: must be a number of logits between -40 and 40",
+        ),
+        (
+            vec!["plan", "--sigma", "1e9"],
+            "--sigma: must be a finite number > 0 and at most 40",
+        ),
+        (
+            vec!["check", far],
+            "benchmark.mu: must be a number of logits between -40 and 40",
+        ),
+    ] {
+        evalsim()
+            .args(&args)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(needle));
+    }
 }

@@ -113,6 +113,7 @@ impl ExperimentKind {
             ExperimentKind::Plan => &[
                 ("", &["csv", "txt", "json"]),
                 ("-loss", FIGURE),
+                ("-detectable", FIGURE),
                 ("-heatmap", FIGURE),
             ],
         }
@@ -159,6 +160,8 @@ impl ExperimentKind {
                 "reruns",
                 "check_cells",
                 "check_population",
+                "shift_sd",
+                "target_power",
             ],
         }
     }
@@ -214,6 +217,8 @@ pub struct RawExperiment {
     pub target_halfwidth: Option<Spanned<f64>>,
     pub check_cells: Option<Spanned<RawCheckCells>>,
     pub check_population: Option<Spanned<RawCheckCells>>,
+    pub shift_sd: Option<Spanned<f64>>,
+    pub target_power: Option<Spanned<f64>>,
 }
 
 impl RawExperiment {
@@ -249,6 +254,8 @@ impl RawExperiment {
             s("target_halfwidth", &self.target_halfwidth),
             s("check_cells", &self.check_cells),
             s("check_population", &self.check_population),
+            s("shift_sd", &self.shift_sd),
+            s("target_power", &self.target_power),
         ]
         .into_iter()
         .flatten()

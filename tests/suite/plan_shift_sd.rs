@@ -95,8 +95,8 @@ fn plan_at_30_problems_says_the_fixed_halfwidth_is_not_a_score_uncertainty() {
     let fixed = txt.find("- fixed benchmark").expect("fixed line");
     assert!(pop < fixed, "{txt}");
     assert!(
-        txt.contains("the half-width of B - A is 1.14 points, but that counts only the models' sampling noise"),
+        txt.contains("the half-width of B - A is 1.19 points, but that counts only the models' sampling noise"),
         "{txt}"
     );
-    assert!(txt.contains("question-sampling SE of 6."), "{txt}");
+    assert!(txt.contains("question-sampling SE of 6.0 points"), "{txt}");
 }

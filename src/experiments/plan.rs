@@ -798,7 +798,7 @@ mod tests {
                 .map(|c| c.se)
                 .expect("cell")
         };
-        assert!(paired(&r) > 1.5 * paired(&r0));
+        assert!(paired(&r) > 1.1 * paired(&r0));
     }
 
     #[test]

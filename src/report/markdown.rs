@@ -457,6 +457,7 @@ pub fn caption(r: &ExperimentResult, file: &str) -> &'static str {
         (ExperimentResult::Budget(_), "-lengths") => "Trace lengths per model, correct and wrong (bars simulated, lines exact), with the budgets as dashed lines.",
         (ExperimentResult::Budget(_), _) => "Accuracy of one sample (left) and the share of traces cut off (right) against the token budget; dashed verticals mark the crossovers.",
         (ExperimentResult::Cost(_), _) => "Accuracy against tokens per correct answer for each strategy (model, k); the line is the exact Pareto frontier.",
+        (ExperimentResult::Plan(_), "-detectable") => "The smallest gap a two-sided 5% test finds with 80% power, per design (population: new problems, question + sampling noise; fixed: these problems, sampling noise only), with the simulated mean of B - A there.",
         (ExperimentResult::Plan(_), "-heatmap") => "Each cell of the grid coloured by the planned quantity; outlined cells meet the target.",
         (ExperimentResult::Plan(_), _) => "How often the better model scores at or below the worse one in one rerun, against the number of problems N.",
     }

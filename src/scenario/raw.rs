@@ -129,6 +129,7 @@ impl ExperimentKind {
             ExperimentKind::Plan => &[
                 ("", &["csv", "txt", "json"]),
                 ("-loss", FIGURE),
+                ("-detectable", FIGURE),
                 ("-heatmap", FIGURE),
             ],
         }
@@ -184,6 +185,8 @@ impl ExperimentKind {
                 "reruns",
                 "check_cells",
                 "check_population",
+                "shift_sd",
+                "target_power",
             ],
         }
     }
@@ -242,6 +245,8 @@ pub struct RawExperiment {
     pub vary: Option<Spanned<SweepVary>>,
     pub share: Option<Spanned<u64>>,
     pub split: Option<Spanned<Vec<f64>>>,
+    pub shift_sd: Option<Spanned<f64>>,
+    pub target_power: Option<Spanned<f64>>,
 }
 
 impl RawExperiment {
@@ -280,6 +285,8 @@ impl RawExperiment {
             s("target_halfwidth", &self.target_halfwidth),
             s("check_cells", &self.check_cells),
             s("check_population", &self.check_population),
+            s("shift_sd", &self.shift_sd),
+            s("target_power", &self.target_power),
         ]
         .into_iter()
         .flatten()

@@ -19,6 +19,7 @@ use super::{
     MAX_LOGIT, MAX_PROBLEMS, MAX_SAMPLES, MAX_SHIFT_SD, MAX_TOKEN_SCALE, MAX_TOTAL_VOTES,
     RUN_FILES,
 };
+use crate::exact::plan::MAX_SHIFT_SD as MAX_PLAN_SHIFT_SD;
 use crate::model::{Benchmark, Difficulty, Model, Placement, RateSource, TraceLengths, VoteRule};
 
 /// The seed of a scenario that names none.
@@ -153,7 +154,7 @@ impl Resolver<'_> {
         span: Range<usize>,
         idx: usize,
     ) -> Res<()> {
-        let reserved = "reserved: checks, results, summary and report, for the run's checks.csv, results.json, summary.json and report.md; and every file of another experiment: <name>.csv/.png/.svg, a budget's <name>-crossover.csv and <name>-lengths, a seed-variance's <name>-histograms and <name>-sd, a plan's <name>.txt/.json, <name>-loss and <name>-heatmap";
+        let reserved = "reserved: checks, results, summary and report, for the run's checks.csv, results.json, summary.json and report.md; and every file of another experiment: <name>.csv/.png/.svg, a budget's <name>-crossover.csv and <name>-lengths, a seed-variance's <name>-histograms and <name>-sd, a plan's <name>.txt/.json, <name>-loss, <name>-detectable and <name>-heatmap";
         let key = format!("experiment[{idx}].name");
         let stem = exp.name.as_str();
         if RUN_FILES.iter().any(|f| f.split('.').next() == Some(stem)) {
@@ -1173,6 +1174,34 @@ impl ExpCtx<'_> {
                 }
             }
         };
+        let shift_sd = match &e.shift_sd {
+            None => 0.0,
+            Some(v) if (0.0..=MAX_PLAN_SHIFT_SD).contains(v.get_ref()) => *v.get_ref(),
+            Some(v) => {
+                return Err(self.r.err(
+                    v.span(),
+                    &key("shift_sd"),
+                    format!(
+                        "must be a number of logits between 0 (B is A shifted by the gap) and {MAX_PLAN_SHIFT_SD} (the per-problem disagreement SD tau; logit correlation sigma / sqrt(sigma^2 + tau^2)), got {}",
+                        v.get_ref()
+                    ),
+                ));
+            }
+        };
+        let target_power = match &e.target_power {
+            None => None,
+            Some(v) if *v.get_ref() > 0.05 && *v.get_ref() < 1.0 => Some(*v.get_ref()),
+            Some(v) => {
+                return Err(self.r.err(
+                    v.span(),
+                    &key("target_power"),
+                    format!(
+                        "must be a power strictly between 0.05 (a 5% test's power at no gap) and 1, e.g. 0.9, got {}",
+                        v.get_ref()
+                    ),
+                ));
+            }
+        };
         let gaps = match (&e.gap_logits, &e.gap_points) {
             (Some(_), Some(p)) => {
                 return Err(self.r.err(
@@ -1203,7 +1232,7 @@ impl ExpCtx<'_> {
                     let logits = if k == "gap_logits" {
                         x
                     } else {
-                        crate::exact::plan::gap_logits_for_points(mu, sigma, x)
+                        crate::exact::plan::gap_logits_for_points(mu, sigma, shift_sd, x)
                             .map_err(|m| self.r.err(self.r.entry(g, i), &key(k), m))?
                     };
                     if !(logits.is_finite() && logits.abs() <= 40.0) {
@@ -1268,6 +1297,8 @@ impl ExpCtx<'_> {
                 mu,
                 sigma,
                 gaps,
+                shift_sd,
+                target_power,
                 problems: problems.iter().map(|&n| n as usize).collect(),
                 samples,
                 target_loss_or_tie: fraction(&e.target_loss_or_tie, "target_loss_or_tie", 0.05)?,
@@ -1329,6 +1360,26 @@ mod plan_block_tests {
     }
 
     #[test]
+    fn a_plan_block_takes_shift_sd_and_target_power() {
+        let s = load("gap_points = [3]\nshift_sd = 1.0\ntarget_power = 0.9\n").expect("valid");
+        let ExperimentSpec::Plan { plan, .. } = &s.experiments[0].spec else {
+            panic!("not a plan");
+        };
+        assert_eq!((plan.shift_sd, plan.target_power), (1.0, Some(0.9)));
+        // 3 points of population pass@1 with B's disagreement in B's population.
+        let m =
+            crate::exact::plan::PopulationNodes::with_shift_sd(0.5, 2.0, plan.gaps[0], 1.0, |p| p)
+                .moments();
+        assert!((m.mean_b - m.mean_a - 0.03).abs() < 1e-9);
+        // Without the keys: no disagreement, no extra power.
+        let s = load("gap_logits = [0.2]\n").expect("valid");
+        let ExperimentSpec::Plan { plan, .. } = &s.experiments[0].spec else {
+            panic!("not a plan");
+        };
+        assert_eq!((plan.shift_sd, plan.target_power), (0.0, None));
+    }
+
+    #[test]
     fn plan_block_errors_name_line_column_and_key() {
         let cases = [
             (
@@ -1358,6 +1409,18 @@ mod plan_block_tests {
             (
                 "gap_logits = [0.2]\nproblems = [100, 30]\n",
                 "experiment[1].problems: values must be strictly increasing",
+            ),
+            (
+                "gap_logits = [0.2]\nshift_sd = 4\n",
+                "t.toml:18:12: experiment[1].shift_sd: must be a number of logits between 0",
+            ),
+            (
+                "gap_logits = [0.2]\nshift_sd = -0.5\n",
+                "experiment[1].shift_sd: must be a number of logits between 0",
+            ),
+            (
+                "gap_logits = [0.2]\ntarget_power = 0.01\n",
+                "t.toml:18:16: experiment[1].target_power: must be a power strictly between 0.05",
             ),
         ];
         for (body, want) in cases {

@@ -21,6 +21,7 @@ mod note;
 mod numerical_edges;
 mod plan_fixed_coverage;
 mod plan_halfwidth_coverage;
+mod plan_shift_sd;
 mod plan_sweep;
 mod properties;
 mod report_terminal;

@@ -338,19 +338,20 @@ fn plan_reproduces_the_note_and_names_the_smallest_design() {
         .assert()
         .success()
         .stdout(predicate::str::contains(
-            "for B to lose or tie a rerun at most 5% of the time, use N = 1,000 problems with n = 1 sample each",
+            "B loses or ties a rerun at most 5% of the time with N = 1,000 problems with n = 1 sample each",
         ));
     let stdout = String::from_utf8_lossy(&assert.get_output().stdout).into_owned();
     // Fixed: loss, loss-or-tie, mean and SD in 16 cells; population: mean and SD in 4 cells of
-    // each of the two designs (the default --check-population 4).
-    assert!(stdout.contains("checks: 80 of 80"), "{stdout}");
+    // each of the two designs (the default --check-population 4); the same again at the minimum
+    // detectable gaps of those (N, n).
+    assert!(stdout.contains("checks: 160 of 160"), "{stdout}");
     let csv = std::fs::read_to_string(out.join("plan.csv")).expect("csv");
     let row = csv
         .lines()
         .find(|l| l.contains(",fixed,30,1,0.21,"))
         .expect("the note's cell");
     let fields: Vec<&str> = row.split(',').collect();
-    let loss_or_tie: f64 = fields[16].parse().expect("number");
+    let loss_or_tie: f64 = fields[17].parse().expect("number");
     let ra = quantile_rates(0.2, 2.2, 30);
     let rb: Vec<f64> = ra.iter().map(|&p| shift_rate(p, 0.21)).collect();
     let h = head_to_head(&ra, &rb, 1);
@@ -477,8 +478,9 @@ fn plan_maj_metric_writes_k_rows_and_checks_votes() {
         .assert()
         .success();
     let stdout = String::from_utf8_lossy(&assert.get_output().stdout).into_owned();
-    // Fixed: 4 checks in 4 cells; population: 2 checks in 4 cells of each design.
-    assert!(stdout.contains("checks: 32 of 32"), "{stdout}");
+    // Fixed: 4 checks in 4 cells; population: 2 checks in 4 cells of each design; the same
+    // again at the minimum detectable gaps.
+    assert!(stdout.contains("checks: 64 of 64"), "{stdout}");
     assert!(
         stdout.contains("k in [1, 9]") && stdout.contains("+6.2 at k = 9"),
         "{stdout}"
@@ -492,7 +494,7 @@ fn plan_maj_metric_writes_k_rows_and_checks_votes() {
     assert!(row.contains(",maj@k,0.5,strict,"), "{row}");
     // maj@1 is pass@1: the k = 1 cell equals the exact pass@1 head-to-head.
     let fields: Vec<&str> = row.split(',').collect();
-    let loss_or_tie: f64 = fields[16].parse().expect("number");
+    let loss_or_tie: f64 = fields[17].parse().expect("number");
     let ra = quantile_rates(0.2, 2.2, 30);
     let rb: Vec<f64> = ra.iter().map(|&p| shift_rate(p, 0.4)).collect();
     let h = head_to_head(&ra, &rb, 1);
@@ -503,9 +505,9 @@ fn plan_maj_metric_writes_k_rows_and_checks_votes() {
         .find(|l| l.contains(",population-paired,100,9,"))
         .expect("population cell");
     let f: Vec<&str> = pop.split(',').collect();
-    assert_eq!(f[17], "normal");
+    assert_eq!(f[18], "normal");
     assert!(
-        !f[19].is_empty() && f[21].is_empty() && !f[22].is_empty(),
+        !f[20].is_empty() && f[22].is_empty() && !f[23].is_empty(),
         "{pop}"
     );
     let img = image::open(out.join("plan-loss.png")).expect("decodes");

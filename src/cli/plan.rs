@@ -189,6 +189,7 @@ impl PlanArgs {
                 RawModel {
                     name: at("A".to_string()),
                     shift: at(0.0),
+                    shift_sd: None,
                     rates: None,
                     attractor: at(attractor.unwrap_or(0.0)),
                     vote_rule: None,

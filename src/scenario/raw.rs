@@ -38,6 +38,7 @@ pub struct RawBenchmark {
 pub struct RawModel {
     pub name: Option<Spanned<String>>,
     pub shift: Option<Spanned<f64>>,
+    pub shift_sd: Option<Spanned<f64>>,
     pub rates: Option<Spanned<Vec<f64>>>,
     pub attractor: Option<Spanned<f64>>,
     pub vote_rule: Option<Spanned<VoteRule>>,

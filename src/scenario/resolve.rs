@@ -300,6 +300,20 @@ impl Resolver<'_> {
                 ),
             ));
         }
+        // `shift_sd` (per-problem disagreement) is implemented on another branch; until it is
+        // merged only 0 (today's model: a constant shift) is accepted.
+        if let Some(sd) = &m.shift_sd {
+            if *sd.get_ref() != 0.0 {
+                return Err(self.err(
+                    sd.span(),
+                    &key("shift_sd"),
+                    format!(
+                        "{} is not supported by this build: only shift_sd = 0 (a constant shift on every problem)",
+                        sd.get_ref()
+                    ),
+                ));
+            }
+        }
         let source = match (m.shift, m.rates) {
             (Some(s), None) => RateSource::Shift(self.finite(&s, &key("shift"))?),
             (None, Some(r)) => {

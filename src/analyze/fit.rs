@@ -572,6 +572,7 @@ fn scenario_toml(
                         },
                     )
                 }),
+                ..RawModel::default()
             },
         )],
         experiment: vec![Spanned::new(

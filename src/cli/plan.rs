@@ -193,6 +193,7 @@ impl PlanArgs {
                     attractor: at(attractor.unwrap_or(0.0)),
                     vote_rule: None,
                     tokens: None,
+                    ..RawModel::default()
                 },
             )],
             experiment: vec![Spanned::new(0..0, experiment)],

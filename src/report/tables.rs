@@ -135,7 +135,9 @@ fn crossover_csv(run: &RunOutput, r: &BudgetCurves) -> String {
 }
 
 fn cost_csv(run: &RunOutput, r: &CostTable) -> String {
-    let mut csv = Csv::new(&[
+    // The `selection` column (maj or best) appears only when some model has a verifier.
+    let selection = r.strategies.iter().any(|s| s.best_of_k);
+    let mut columns = vec![
         "scenario",
         "seed",
         "experiment",
@@ -162,10 +164,14 @@ fn cost_csv(run: &RunOutput, r: &CostTable) -> String {
         "cost_per_correct_sim",
         "votes",
         "traces",
-    ]);
+    ];
+    if selection {
+        columns.push("selection");
+    }
+    let mut csv = Csv::new(&columns);
     for s in &r.strategies {
         let (a, t, c) = (s.accuracy, s.tokens_per_sample, s.tokens_per_correct);
-        csv.row([
+        let mut row = vec![
             run.scenario.clone(),
             run.seed.to_string(),
             r.experiment.clone(),
@@ -196,18 +202,34 @@ fn cost_csv(run: &RunOutput, r: &CostTable) -> String {
                 String::new()
             },
             r.traces.to_string(),
-        ]);
+        ];
+        if selection {
+            row.push(if s.best_of_k { "best" } else { "maj" }.to_string());
+        }
+        csv.row(row);
     }
     csv.finish()
 }
 
 fn vote_csv(run: &RunOutput, r: &VoteCurves) -> String {
-    let mut csv = header(
-        &["model", "attractor", "vote_rule", "k", "metric"],
-        &["votes", "seed_sd"],
-    );
+    // The true-value columns appear only when some model is graded noisily, so every other
+    // table is unchanged.
+    let graded = r.points.iter().any(|p| p.truth.is_some());
+    let tail: &[&str] = if graded {
+        &["votes", "seed_sd", "true_exact", "true_sim", "true_z"]
+    } else {
+        &["votes", "seed_sd"]
+    };
+    let mut csv = header(&["model", "attractor", "vote_rule", "k", "metric"], tail);
     for p in &r.points {
         let s = &r.series[p.series];
+        let mut extra = vec![r.votes.to_string(), num(p.seed_sd)];
+        if graded {
+            match p.truth {
+                Some(t) => extra.extend([num(t.exact), num(t.sim), num(t.z)]),
+                None => extra.extend([String::new(), String::new(), String::new()]),
+            }
+        }
         csv.row(estimate_row(
             run,
             &r.experiment,
@@ -219,7 +241,7 @@ fn vote_csv(run: &RunOutput, r: &VoteCurves) -> String {
                 p.metric.as_str().to_string(),
             ],
             &p.estimate,
-            [r.votes.to_string(), num(p.seed_sd)],
+            extra,
         ));
     }
     csv.finish()

@@ -13,6 +13,7 @@ pub const NAMED: &[(&str, &str)] = &[
         "concentrated",
         include_str!("../../scenarios/concentrated.toml"),
     ),
+    ("verifier", include_str!("../../scenarios/verifier.toml")),
 ];
 
 impl Scenario {

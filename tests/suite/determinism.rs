@@ -39,7 +39,7 @@ fn run(scenario: &str, threads: &str, out: &Path) {
 
 #[test]
 fn csv_and_json_are_identical_for_1_2_4_threads_and_across_runs() {
-    for scenario in ["note", "concentrated"] {
+    for scenario in ["note", "concentrated", "verifier"] {
         let dir = tempfile::tempdir().expect("tempdir");
         let runs = [("1", "t1"), ("2", "t2"), ("4", "t4"), ("4", "t4-again")];
         for (threads, name) in runs {

@@ -23,3 +23,4 @@ mod properties;
 mod report_terminal;
 mod scenario_props;
 mod synth;
+mod verifier;

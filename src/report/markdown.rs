@@ -165,8 +165,9 @@ fn vote_headline(v: &VoteCurves, out: &mut Vec<Headline>) {
             out.push(Headline {
                 experiment: v.experiment.clone(),
                 name: format!(
-                    "{tag} {}",
-                    p.metric.as_str().replace('k', &kmax.to_string())
+                    "{tag} {}{}",
+                    p.metric.as_str().replace('k', &kmax.to_string()),
+                    if p.truth.is_some() { " graded" } else { "" }
                 ),
                 exact: p.estimate.exact,
                 sim: Some(p.estimate.sim),

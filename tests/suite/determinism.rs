@@ -46,8 +46,10 @@ fn csv_and_json_are_identical_for_1_2_4_threads_and_across_runs() {
             run(scenario, threads, &dir.path().join(name));
         }
         let reference = tables(&dir.path().join("t1"));
+        // `verifier` has one experiment: its table, checks, results and summary.
+        let least = if scenario == "verifier" { 4 } else { 5 };
         assert!(
-            reference.len() >= 5,
+            reference.len() >= least,
             "{scenario}: {} tables",
             reference.len()
         );

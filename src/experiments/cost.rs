@@ -104,6 +104,10 @@ impl CostTable {
     }
 }
 
+/// One strategy's accuracy inputs: (exact per problem with complement, simulated mean, draws per
+/// problem, covariance of the simulated accuracy with the simulated tokens).
+type AccuracyInputs = (Vec<(f64, f64)>, f64, u64, f64);
+
 /// Accuracy, tokens per sample and tokens per correct answer of every (model, k) strategy at the
 /// cap (`None`: unlimited), with the Pareto frontier.
 #[allow(clippy::too_many_arguments)]
@@ -194,7 +198,7 @@ pub fn cost(
         let tokens_exact = tokens_per_sample(&m.rates, &difficulty, &m.lengths, budget);
         let tokens = Estimate::new(tokens_exact, mo.tokens, tokens_var.sqrt());
         let vote_rule = rule.unwrap_or(m.rule);
-        let best = |k: u32| -> Option<(Vec<(f64, f64)>, f64, u64, f64)> {
+        let best = |k: u32| -> Option<AccuracyInputs> {
             let verifier = m.verifier.as_ref()?;
             let bi = best_index
                 .iter()
@@ -204,7 +208,7 @@ pub fn cost(
             let sim = wins as f64 / (votes_per_problem as f64 * big_n);
             Some((pairs, sim, votes_per_problem, 0.0))
         };
-        let mut rows: Vec<(u32, bool, (Vec<(f64, f64)>, f64, u64, f64))> = Vec::new();
+        let mut rows: Vec<(u32, bool, AccuracyInputs)> = Vec::new();
         for &k in ks {
             // (exact per problem, simulated mean, draws per problem, covariance with tokens)
             let (pairs, sim, draws, cov) = if k == 1 {

@@ -190,6 +190,12 @@ pub struct Model {
     /// logit on problem i is the benchmark's logit + shift + tau e_i ([`problem_deviations`]).
     /// 0 (the default) is the constant shift; only with [`RateSource::Shift`].
     pub shift_sd: f64,
+    /// The verifier that picks one of k samples (best-of-k), when the scenario gives one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub verifier: Option<Verifier>,
+    /// The grader's error rates, when grading is noisy (`None`: a perfect grader).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub grader: Option<Grader>,
 }
 
 fn at_most_one(v: &[f64]) -> bool {
@@ -302,6 +308,96 @@ fn mix64(mut z: u64) -> u64 {
     z ^ (z >> 31)
 }
 
+/// What a threshold verifier does when it accepts none of the k samples.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Fallback {
+    /// A uniform pick among all k samples.
+    #[default]
+    Random,
+    /// No answer: graded wrong.
+    Abstain,
+}
+
+impl Fallback {
+    /// The name used in scenario files and tables.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Fallback::Random => "random",
+            Fallback::Abstain => "abstain",
+        }
+    }
+}
+
+/// A verifier that accepts a correct sample with probability `tpr` and a wrong one with `fpr`
+/// (closed forms in `exact::verifier`).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct ThresholdVerifier {
+    /// P(accept | correct), in [0, 1].
+    pub tpr: f64,
+    /// P(accept | wrong), in [0, 1].
+    pub fpr: f64,
+    /// The pick when nothing is accepted.
+    pub fallback: Fallback,
+}
+
+/// The two kinds of `[model.verifier]` a scenario can name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum VerifierKind {
+    /// Accept or reject each sample; pick uniformly among the accepted.
+    Threshold,
+    /// A normal reward score per sample; pick the argmax.
+    Score,
+}
+
+impl VerifierKind {
+    /// The name used in scenario files and tables.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            VerifierKind::Threshold => "threshold",
+            VerifierKind::Score => "score",
+        }
+    }
+}
+
+/// A best-of-k selector: how one of a model's k samples is picked.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verifier {
+    /// Accept/reject with rates `tpr`, `fpr`; uniform pick among the accepted.
+    Threshold(ThresholdVerifier),
+    /// Scores N(separation, 1) for correct samples and N(0, 1) for wrong ones; the argmax wins.
+    Score {
+        /// Mean score of a correct sample minus that of a wrong one.
+        separation: f64,
+    },
+}
+
+impl Verifier {
+    /// A short description for legends and tables, e.g. `threshold tpr 0.9 fpr 0.1 random`.
+    pub fn describe(&self) -> String {
+        match self {
+            Verifier::Threshold(v) => format!(
+                "threshold tpr {} fpr {} {}",
+                v.tpr,
+                v.fpr,
+                v.fallback.as_str()
+            ),
+            Verifier::Score { separation } => format!("score separation {separation}"),
+        }
+    }
+}
+
+/// A grader's error rates, each in [0, 1] (closed forms in `exact::grader`).
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
+pub struct Grader {
+    /// P(graded correct | wrong).
+    pub fpr: f64,
+    /// P(graded wrong | correct).
+    pub fnr: f64,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -337,6 +433,8 @@ mod tests {
             unparsed: 0.0,
             split: 0.0,
             shift_sd: tau,
+            verifier: None,
+            grader: None,
         }
     }
 

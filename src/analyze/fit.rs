@@ -888,8 +888,6 @@ fn scenario_toml(
                         attractor: at(toml::Value::Float(
                             mf.attractor.as_ref().map_or(0.0, |a| decimals4(a.share)),
                         )),
-                        unparsed: None,
-                        split: None,
                         vote_rule: None,
                         tokens: mf.traces.as_ref().map(|t| {
                             Spanned::new(
@@ -902,6 +900,7 @@ fn scenario_toml(
                                 },
                             )
                         }),
+                        ..RawModel::default()
                     },
                 )
             })

@@ -204,9 +204,7 @@ impl PlanArgs {
                     attractor: at(toml::Value::Float(attractor.unwrap_or(0.0))),
                     vote_rule: None,
                     tokens: None,
-                    unparsed: None,
-                    split: None,
-                    shift_sd: None,
+                    ..RawModel::default()
                 },
             )],
             experiment: vec![Spanned::new(0..0, experiment)],

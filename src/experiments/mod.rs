@@ -14,6 +14,7 @@ pub mod cost;
 pub mod coverage;
 pub mod noise;
 pub mod plan;
+pub mod selection;
 pub mod sweep;
 pub mod votes;
 

@@ -447,6 +447,11 @@ pub struct HeadToHead {
     pub pass_at_1_a: f64,
     /// pass@1 of B.
     pub pass_at_1_b: f64,
+    /// With a noisy grader on either model: the true pass@1 of A and B. `pass_at_1_a`/`_b` and
+    /// every row are then as graded, each sample's graded outcome being Bernoulli(p~) with
+    /// p~ = p (1 - fnr) + (1 - p) fpr (see `exact::grader`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub true_pass_at_1: Option<(f64, f64)>,
     /// Paired reruns per n.
     pub reruns: u64,
     /// One row per n.
@@ -512,12 +517,21 @@ pub fn run_head_to_head(
     progress: Progress,
 ) -> HeadToHead {
     let bench = scenario.benchmark.rates();
-    // pass@1 sees the graded rate (1 - unparsed) p; attractors and split cannot change it.
+    // pass@1 sees the parsed rate (1 - unparsed) p; attractors and split cannot change it.
     let (ma, mb) = (&scenario.models[a], &scenario.models[b]);
-    let (ra, rb) = (
+    let (ta, tb) = (
         ma.graded(ma.rates_on(&bench)),
         mb.graded(mb.rates_on(&bench)),
     );
+    // A noisy grader turns each sample into a Bernoulli of its graded rate, independently.
+    let graded = |m: usize, rates: &[f64]| -> Vec<f64> {
+        match scenario.models[m].grader {
+            Some(g) => rates.iter().map(|&p| g.graded_rate(p).0).collect(),
+            None => rates.to_vec(),
+        }
+    };
+    let (ra, rb) = (graded(a, &ta), graded(b, &tb));
+    let noisy = scenario.models[a].grader.is_some() || scenario.models[b].grader.is_some();
     let samplers: Vec<PairSampler> = ns
         .iter()
         .map(|&n| PairSampler::new(n, &ra, &rb, reruns))
@@ -573,6 +587,7 @@ pub fn run_head_to_head(
         b: mb.name.clone(),
         pass_at_1_a: mean(&ra),
         pass_at_1_b: mean(&rb),
+        true_pass_at_1: noisy.then(|| (mean(&ta), mean(&tb))),
         reruns,
         rows,
         disagreement,

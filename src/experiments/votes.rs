@@ -3,6 +3,7 @@
 //! Depends on `scenario`, `model`, `exact` and `sim`; computes no closed form itself.
 use serde::Serialize;
 
+use super::selection::{self, Selector};
 use super::{Check, Estimate, Progress};
 use crate::exact::maj::{attractor_threshold, maj_at_k_all_with_loss, maj_ceiling};
 use crate::exact::modes::{
@@ -13,7 +14,7 @@ use crate::exact::pass::{
     bernoulli_mean_se_with, mean, pass_at_k, pass_at_k_complement, pass_hat_k,
     pass_hat_k_complement,
 };
-use crate::model::{Model, VoteRule};
+use crate::model::{Grader, Model, Verifier, VoteRule};
 use crate::scenario::{Scenario, SweepAxis};
 use crate::sim::votes::{simulate, ModeAnswers, VoteCell, VoteCounts};
 
@@ -29,6 +30,9 @@ pub enum Metric {
     /// Majority vote of k samples right.
     #[serde(rename = "maj@k")]
     MajAtK,
+    /// The verifier's pick of k samples right (models with a `[model.verifier]`).
+    #[serde(rename = "best@k")]
+    BestAtK,
 }
 
 impl Metric {
@@ -38,6 +42,7 @@ impl Metric {
             Metric::PassAtK => "pass@k",
             Metric::PassHatK => "pass^k",
             Metric::MajAtK => "maj@k",
+            Metric::BestAtK => "best@k",
         }
     }
 }
@@ -67,6 +72,19 @@ pub struct Series {
     /// Share of correct samples in the alternate form.
     #[serde(skip_serializing_if = "is_zero")]
     pub split: f64,
+    /// The best-of-k selector, when the model has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub verifier: Option<Verifier>,
+    /// The large-k limit of best@k (as graded), when the model has a verifier: for a threshold
+    /// verifier the mean of alpha / (alpha + beta).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub best_ceiling: Option<f64>,
+    /// The k values at which best@k is above maj@k (exact, as graded), when there is a verifier.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub best_leads: Option<Vec<u32>>,
+    /// The grader's error rates, when grading is noisy: every point is then as graded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub grader: Option<Grader>,
 }
 
 fn is_zero(x: &f64) -> bool {
@@ -121,6 +139,9 @@ pub struct VotePoint {
     /// scenario's N problems (fraction): sqrt(sum_i q_i (1 - q_i)) / N with q_i the metric's
     /// per-problem probability, the run-to-run spread a user sees rerunning with another seed.
     pub seed_sd: f64,
+    /// With a noisy grader, the true value (exact and simulated) beside the graded `estimate`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub truth: Option<Estimate>,
 }
 
 /// Result of `curves` or `attractor-sweep`.
@@ -149,20 +170,33 @@ impl VoteCurves {
     pub fn checks(&self) -> Vec<Check> {
         self.points
             .iter()
-            .map(|pt| {
+            .flat_map(|pt| {
                 let s = &self.series[pt.series];
-                Check {
+                let cell = format!(
+                    "model={} {} rule={} k={}",
+                    s.model,
+                    s.modes_label(),
+                    s.vote_rule.as_str(),
+                    pt.k
+                );
+                let graded = pt.truth.map(|truth| Check {
                     experiment: self.experiment.clone(),
-                    quantity: pt.metric.as_str().to_string(),
-                    cell: format!(
-                        "model={} {} rule={} k={}",
-                        s.model,
-                        s.modes_label(),
-                        s.vote_rule.as_str(),
-                        pt.k
-                    ),
+                    quantity: format!("{} true", pt.metric.as_str()),
+                    cell: cell.clone(),
+                    estimate: truth,
+                });
+                let quantity = if pt.truth.is_some() {
+                    format!("{} graded", pt.metric.as_str())
+                } else {
+                    pt.metric.as_str().to_string()
+                };
+                std::iter::once(Check {
+                    experiment: self.experiment.clone(),
+                    quantity,
+                    cell,
                     estimate: pt.estimate,
-                }
+                })
+                .chain(graded)
             })
             .collect()
     }
@@ -176,6 +210,8 @@ struct SeriesSpec {
     /// Several attractors or extraction failures: the exact values of [`crate::exact::modes`]
     /// and the literal sampler. `None` for the canonical model (today's code path).
     modes: Option<ModeAnswers>,
+    verifier: Option<Verifier>,
+    grader: Option<Grader>,
 }
 
 impl SeriesSpec {
@@ -201,6 +237,8 @@ impl SeriesSpec {
                 attractors,
                 extraction,
             }),
+            verifier: model.verifier,
+            grader: model.grader,
         }
     }
 }
@@ -264,7 +302,11 @@ pub fn attractor_sweep(
         .iter()
         .map(|&x| {
             let (vector, split) = axis.apply(&m.attractors, m.split, x);
-            SeriesSpec::of(m, rates.clone(), vector, split, rule.unwrap_or(m.vote_rule))
+            SeriesSpec {
+                verifier: None,
+                grader: None,
+                ..SeriesSpec::of(m, rates.clone(), vector, split, rule.unwrap_or(m.vote_rule))
+            }
         })
         .collect();
     let mut out = build(
@@ -337,12 +379,14 @@ fn build(
                         .map(|&p| (pass_hat_k(p, k), pass_hat_k_complement(p, k)))
                         .collect(),
                     Metric::MajAtK => maj_at_k_all_with_loss(&s.rates, s.attractor, k, s.rule),
+                    Metric::BestAtK => unreachable!("best@k points come from `selection`"),
                 };
                 let (exact, complement): (Vec<f64>, Vec<f64>) = pairs.into_iter().unzip();
                 let hits = |c: &VoteCounts| match metric {
                     Metric::PassAtK => c.any_correct,
                     Metric::PassHatK => c.all_correct,
                     Metric::MajAtK => c.wins,
+                    Metric::BestAtK => 0,
                 };
                 let total: u64 = cell_counts.iter().map(hits).sum();
                 let sim = total as f64 / (votes as f64 * s.rates.len() as f64);
@@ -358,11 +402,12 @@ fn build(
                     .counting(1.0 / (votes as f64 * s.rates.len() as f64)),
                     // Each problem's outcome in one run is one Bernoulli(q_i), for every metric.
                     seed_sd: vote_seed_sd(&exact, &complement),
+                    truth: None,
                 });
             }
         }
     }
-    let series = specs
+    let mut series: Vec<Series> = specs
         .iter()
         .map(|s| match &s.modes {
             None => Series {
@@ -375,6 +420,10 @@ fn build(
                 attractors: Vec::new(),
                 unparsed: 0.0,
                 split: 0.0,
+                verifier: None,
+                best_ceiling: None,
+                best_leads: None,
+                grader: None,
             },
             Some(md) => Series {
                 model: s.model.clone(),
@@ -400,9 +449,24 @@ fn build(
                 },
                 unparsed: md.extraction.unparsed,
                 split: md.extraction.split,
+                verifier: None,
+                best_ceiling: None,
+                best_leads: None,
+                grader: None,
             },
         })
         .collect();
+    let selectors: Vec<Selector> = specs
+        .iter()
+        .map(|s| Selector {
+            rates: &s.rates,
+            attractor: s.attractor,
+            rule: s.rule,
+            verifier: s.verifier,
+            grader: s.grader,
+        })
+        .collect();
+    selection::apply(seed, key, &selectors, ks, votes, &mut series, &mut points);
     VoteCurves {
         axis: None,
         experiment: name.to_string(),

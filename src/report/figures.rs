@@ -6,6 +6,7 @@ use crate::experiments::cost::{CostTable, Strategy as CostStrategy};
 use crate::experiments::noise::{H2HRow, HeadToHead, SeedVariance, SpreadRow, VoteSpread};
 use crate::experiments::votes::{Metric, VoteCurves};
 use crate::experiments::{Estimate, ExperimentResult, RunOutput};
+use crate::model::Verifier;
 use crate::scenario::SweepAxis;
 
 /// Percent of a fraction, for axes in percent.
@@ -352,7 +353,18 @@ fn cost_figure(run: &RunOutput, r: &CostTable) -> Figure {
     for (mi, m) in r.models.iter().enumerate() {
         let color = [0usize, 1, 2, 3, 4, 5][mi % 6];
         p.markers.push(Markers {
-            label: Some(format!("{} (k = 1: one sample; k > 1: maj@k)", m.model)),
+            label: Some(format!(
+                "{} (k = 1: one sample; k > 1: maj@k{})",
+                m.model,
+                if r.strategies
+                    .iter()
+                    .any(|s| s.model == m.model && s.best_of_k)
+                {
+                    ", or best@k where marked best"
+                } else {
+                    ""
+                }
+            )),
             color,
             points: finite
                 .iter()
@@ -371,9 +383,10 @@ fn cost_figure(run: &RunOutput, r: &CostTable) -> Figure {
                 pct(s.accuracy.sim) + 0.025 * (p.y_range.1 - p.y_range.0),
             ),
             text: format!(
-                "{} k={}{}",
+                "{} k={}{}{}",
                 s.model,
                 s.k,
+                if s.best_of_k { " best" } else { "" },
                 if s.frontier { " *" } else { "" }
             ),
         });
@@ -470,28 +483,40 @@ fn series_line(r: &VoteCurves, si: usize, metric: Metric) -> (XY, XYBars) {
 }
 
 fn curves_figure(run: &RunOutput, r: &VoteCurves) -> Figure {
-    let metrics = [
+    let all_metrics = [
         (Metric::PassAtK, 0usize),
         (Metric::MajAtK, 2),
         (Metric::PassHatK, 1),
+        (Metric::BestAtK, 3),
     ];
     let panels = r
         .series
         .iter()
         .enumerate()
         .map(|(si, s)| {
+            let metrics: Vec<(Metric, usize)> = all_metrics
+                .into_iter()
+                .filter(|(m, _)| *m != Metric::BestAtK || s.verifier.is_some())
+                .collect();
             let answers = if s.attractors.is_empty() && s.unparsed == 0.0 && s.split == 0.0 {
                 format!("a = {}", s.attractor)
             } else {
                 s.modes_label()
             };
+            let mut heading = format!(
+                "model {} ({answers}, {} ties, pass@1 {:.1}%)",
+                s.model,
+                s.vote_rule.as_str(),
+                pct(s.pass_at_1)
+            );
+            if let Some(v) = &s.verifier {
+                heading += &format!(", verifier {}", v.describe());
+            }
+            if let Some(g) = &s.grader {
+                heading += &format!(", graded with fpr {} fnr {}", g.fpr, g.fnr);
+            }
             let mut p = Panel::new(
-                format!(
-                    "model {} ({answers}, {} ties, pass@1 {:.1}%)",
-                    s.model,
-                    s.vote_rule.as_str(),
-                    pct(s.pass_at_1)
-                ),
+                heading,
                 "k (samples per problem, log2 scale)",
                 "benchmark score (%)",
             );
@@ -539,6 +564,40 @@ fn curves_figure(run: &RunOutput, r: &VoteCurves) -> Figure {
                 dashed: true,
                 points: vec![(p.x_range.0, pct(s.ceiling)), (p.x_range.1, pct(s.ceiling))],
             });
+            if let Some(c) = s.best_ceiling {
+                p.lines.push(Line {
+                    label: Some(format!(
+                        "best@k ceiling {:.1}% ({})",
+                        pct(c),
+                        match s.verifier {
+                            Some(Verifier::Threshold(_)) => {
+                                "the verifier's precision: mean of alpha/(alpha+beta)"
+                            }
+                            _ => "reward model: a correct sample tops the rest as k grows",
+                        }
+                    )),
+                    color: 3,
+                    dashed: true,
+                    points: vec![(p.x_range.0, pct(c)), (p.x_range.1, pct(c))],
+                });
+            }
+            if s.grader.is_some() {
+                // The true values beside the graded ones: how much the grader inflates them.
+                for (metric, color) in [(Metric::PassAtK, 0usize), (Metric::MajAtK, 2)] {
+                    let points: Vec<(f64, f64)> = r
+                        .points
+                        .iter()
+                        .filter(|q| q.series == si && q.metric == metric)
+                        .filter_map(|q| q.truth.map(|t| (f64::from(q.k), pct(t.exact))))
+                        .collect();
+                    p.lines.push(Line {
+                        label: Some(format!("{} true (perfect grader)", metric.as_str())),
+                        color: if color == 0 { 5 } else { 7 },
+                        dashed: true,
+                        points,
+                    });
+                }
+            }
             fit_pct_y(&mut p);
             // Headroom above the data for the legend (one 18 px row per entry, padding and
             // inset, in a plot area of ~470 px), so the placement finds a spot covering no

@@ -186,8 +186,9 @@ fn vote_headline(v: &VoteCurves, out: &mut Vec<Headline>) {
             out.push(Headline {
                 experiment: v.experiment.clone(),
                 name: format!(
-                    "{tag} {}",
-                    p.metric.as_str().replace('k', &kmax.to_string())
+                    "{tag} {}{}",
+                    p.metric.as_str().replace('k', &kmax.to_string()),
+                    if p.truth.is_some() { " graded" } else { "" }
                 ),
                 exact: p.estimate.exact,
                 sim: Some(p.estimate.sim),
@@ -232,7 +233,12 @@ fn cost_headline(c: &CostTable, out: &mut Vec<Headline>) {
     for s in &c.strategies {
         out.push(Headline {
             experiment: c.experiment.clone(),
-            name: format!("{} k={} tokens per correct", s.model, s.k),
+            name: format!(
+                "{} k={}{} tokens per correct",
+                s.model,
+                s.k,
+                if s.best_of_k { " best-of-k" } else { "" }
+            ),
             exact: s.tokens_per_correct.exact,
             sim: Some(s.tokens_per_correct.sim),
         });
@@ -333,9 +339,10 @@ fn cost_md(c: &CostTable) -> String {
     for s in &c.strategies {
         let (a, t, r) = (s.accuracy, s.tokens_per_sample, s.tokens_per_correct);
         md += &format!(
-            "| {} | {} | {} ({} ± {:.2}) | {} ({} ± {:.0}) | {} ({} ± {:.0}) | {} |",
+            "| {} | {}{} | {} ({} ± {:.2}) | {} ({} ± {:.0}) | {} ({} ± {:.0}) | {} |",
             s.model,
             s.k,
+            if s.best_of_k { " (best-of-k)" } else { "" },
             pct(a.exact),
             pct(a.sim),
             100.0 * a.se,
@@ -509,13 +516,43 @@ fn cell(v: &VoteCurves, si: usize, k: u32, m: Metric) -> String {
         .iter()
         .find(|p| p.series == si && p.k == k && p.metric == m)
         .map_or("".into(), |p| {
-            format!(
+            let graded = format!(
                 "{} ({} ± {:.2})",
                 pct(p.estimate.exact),
                 pct(p.estimate.sim),
                 100.0 * p.estimate.se
-            )
+            );
+            match p.truth {
+                Some(t) => format!("{graded}; true {}", pct(t.exact)),
+                None => graded,
+            }
         })
+}
+
+/// "k = 2-16, 64" from the k values where best@k leads maj@k (runs of consecutive entries of
+/// the experiment's k list joined).
+fn k_ranges(all: &[u32], leads: &[u32]) -> String {
+    let mut runs: Vec<(u32, u32)> = Vec::new();
+    let mut prev_in = false;
+    for &k in all {
+        let on = leads.contains(&k);
+        match (on, prev_in, runs.last_mut()) {
+            (true, true, Some(last)) => last.1 = k,
+            (true, _, _) => runs.push((k, k)),
+            _ => {}
+        }
+        prev_in = on;
+    }
+    runs.iter()
+        .map(|&(a, b)| {
+            if a == b {
+                a.to_string()
+            } else {
+                format!("{a}-{b}")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn curves_md(v: &VoteCurves) -> String {
@@ -532,14 +569,44 @@ fn curves_md(v: &VoteCurves) -> String {
                 s.model, pct(s.pass_at_1), s.modes_label(), s.vote_rule.as_str(), pct(s.ceiling), s.threshold
             )
         };
-        md += "| k | pass@k | pass^k | maj@k |\n|---:|---:|---:|---:|\n";
+        if let Some(g) = &s.grader {
+            md += &format!("Graded by a noisy grader (fpr {}, fnr {}): every cell is the graded value, what the harness prints, with the true value after it.\n\n", g.fpr, g.fnr);
+        }
+        let best = s.verifier.is_some();
+        if let (Some(verifier), Some(c), Some(leads)) = (&s.verifier, s.best_ceiling, &s.best_leads)
+        {
+            let lead = if leads.is_empty() {
+                "best@k is never above maj@k at these k".to_string()
+            } else if leads.len() == v.k.len() {
+                "best@k is above maj@k at every k listed".to_string()
+            } else {
+                format!(
+                    "best@k is above maj@k at k = {} and at or below it elsewhere (the crossovers)",
+                    k_ranges(&v.k, leads)
+                )
+            };
+            md += &format!(
+                "Verifier {}: best@k tends to {}; {lead}.\n\n",
+                verifier.describe(),
+                pct(c)
+            );
+        }
+        if best {
+            md += "| k | pass@k | pass^k | maj@k | best@k |\n|---:|---:|---:|---:|---:|\n";
+        } else {
+            md += "| k | pass@k | pass^k | maj@k |\n|---:|---:|---:|---:|\n";
+        }
         for &k in &v.k {
             md += &format!(
-                "| {k} | {} | {} | {} |\n",
+                "| {k} | {} | {} | {} |",
                 cell(v, si, k, Metric::PassAtK),
                 cell(v, si, k, Metric::PassHatK),
                 cell(v, si, k, Metric::MajAtK)
             );
+            if best {
+                md += &format!(" {} |", cell(v, si, k, Metric::BestAtK));
+            }
+            md += "\n";
         }
         md += "\n";
     }

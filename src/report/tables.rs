@@ -135,7 +135,9 @@ fn crossover_csv(run: &RunOutput, r: &BudgetCurves) -> String {
 }
 
 fn cost_csv(run: &RunOutput, r: &CostTable) -> String {
-    let mut csv = Csv::new(&[
+    // The `selection` column (maj or best) appears only when some model has a verifier.
+    let selection = r.strategies.iter().any(|s| s.best_of_k);
+    let mut columns = vec![
         "scenario",
         "seed",
         "experiment",
@@ -162,10 +164,14 @@ fn cost_csv(run: &RunOutput, r: &CostTable) -> String {
         "cost_per_correct_sim",
         "votes",
         "traces",
-    ]);
+    ];
+    if selection {
+        columns.push("selection");
+    }
+    let mut csv = Csv::new(&columns);
     for s in &r.strategies {
         let (a, t, c) = (s.accuracy, s.tokens_per_sample, s.tokens_per_correct);
-        csv.row([
+        let mut row = vec![
             run.scenario.clone(),
             run.seed.to_string(),
             r.experiment.clone(),
@@ -196,20 +202,28 @@ fn cost_csv(run: &RunOutput, r: &CostTable) -> String {
                 String::new()
             },
             r.traces.to_string(),
-        ]);
+        ];
+        if selection {
+            row.push(if s.best_of_k { "best" } else { "maj" }.to_string());
+        }
+        csv.row(row);
     }
     csv.finish()
 }
 
 fn vote_csv(run: &RunOutput, r: &VoteCurves) -> String {
-    // The extraction columns only when a series has them, so canonical tables stay as they were.
+    // The extraction columns only when a series has them, and the true-value columns only when
+    // some model is graded noisily, so canonical tables stay as they were.
     let extraction = r.series.iter().any(|s| s.unparsed != 0.0 || s.split != 0.0);
-    let tail: &[&str] = if extraction {
-        &["votes", "seed_sd", "unparsed", "split"]
-    } else {
-        &["votes", "seed_sd"]
-    };
-    let mut csv = header(&["model", "attractor", "vote_rule", "k", "metric"], tail);
+    let graded = r.points.iter().any(|p| p.truth.is_some());
+    let mut tail: Vec<&str> = vec!["votes", "seed_sd"];
+    if extraction {
+        tail.extend(["unparsed", "split"]);
+    }
+    if graded {
+        tail.extend(["true_exact", "true_sim", "true_z"]);
+    }
+    let mut csv = header(&["model", "attractor", "vote_rule", "k", "metric"], &tail);
     for p in &r.points {
         let s = &r.series[p.series];
         // Several attractor shares are written `a1;a2;...` in the one column.
@@ -219,7 +233,17 @@ fn vote_csv(run: &RunOutput, r: &VoteCurves) -> String {
             let list: Vec<String> = s.attractors.iter().map(|&a| num(a)).collect();
             list.join(";")
         };
-        let mut row = estimate_row(
+        let mut extra = vec![r.votes.to_string(), num(p.seed_sd)];
+        if extraction {
+            extra.extend([num(s.unparsed), num(s.split)]);
+        }
+        if graded {
+            match p.truth {
+                Some(t) => extra.extend([num(t.exact), num(t.sim), num(t.z)]),
+                None => extra.extend([String::new(), String::new(), String::new()]),
+            }
+        }
+        csv.row(estimate_row(
             run,
             &r.experiment,
             [
@@ -230,12 +254,8 @@ fn vote_csv(run: &RunOutput, r: &VoteCurves) -> String {
                 p.metric.as_str().to_string(),
             ],
             &p.estimate,
-            [r.votes.to_string(), num(p.seed_sd)],
-        );
-        if extraction {
-            row.extend([num(s.unparsed), num(s.split)]);
-        }
-        csv.row(row);
+            extra,
+        ));
     }
     csv.finish()
 }

@@ -68,6 +68,20 @@ pub const MODEL_KEYS: &[(&str, Field<RawModel>)] = &[
         "tokens.sigma",
         Field::Real(|m| &mut block(&mut m.tokens).sigma),
     ),
+    (
+        "verifier.tpr",
+        Field::Real(|m| &mut block(&mut m.verifier).tpr),
+    ),
+    (
+        "verifier.fpr",
+        Field::Real(|m| &mut block(&mut m.verifier).fpr),
+    ),
+    (
+        "verifier.separation",
+        Field::Real(|m| &mut block(&mut m.verifier).separation),
+    ),
+    ("grader.fpr", Field::Real(|m| &mut block(&mut m.grader).fpr)),
+    ("grader.fnr", Field::Real(|m| &mut block(&mut m.grader).fnr)),
 ];
 
 /// Keys of an `[[experiment]]`, as `experiment.NAME.KEY`, where its kind takes the key.
@@ -77,6 +91,8 @@ pub const EXPERIMENT_KEYS: &[(&str, Field<RawExperiment>)] = &[
     ("traces", Field::Whole(|e| &mut e.traces)),
     ("cap", Field::Real(|e| &mut e.cap)),
     ("price_per_mtok", Field::Real(|e| &mut e.price_per_mtok)),
+    ("shift_sd", Field::Real(|e| &mut e.shift_sd)),
+    ("target_power", Field::Real(|e| &mut e.target_power)),
 ];
 
 /// The nested block `b` (e.g. `[model.tokens]`), created empty when the file has none.

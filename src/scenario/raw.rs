@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 use toml::Spanned;
 
-use crate::model::{Placement, VoteRule};
+use crate::model::{Fallback, Placement, VerifierKind, VoteRule};
 
 /// A whole scenario file.
 #[derive(Debug, Clone, Default, Deserialize, Serialize)]
@@ -47,6 +47,28 @@ pub struct RawModel {
     pub split: Option<Spanned<f64>>,
     /// tau: SD of the model's per-problem logit deviation (default 0).
     pub shift_sd: Option<Spanned<f64>>,
+    pub verifier: Option<Spanned<RawVerifier>>,
+    pub grader: Option<Spanned<RawGrader>>,
+}
+
+/// `[model.verifier]`: the union of both kinds' keys (no internally tagged enum, so TOML errors
+/// keep their line and column); `resolve` rejects keys the kind does not take.
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawVerifier {
+    pub kind: Option<Spanned<VerifierKind>>,
+    pub tpr: Option<Spanned<f64>>,
+    pub fpr: Option<Spanned<f64>>,
+    pub fallback: Option<Spanned<Fallback>>,
+    pub separation: Option<Spanned<f64>>,
+}
+
+/// `[model.grader]`: a noisy grader's error rates.
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawGrader {
+    pub fpr: Option<Spanned<f64>>,
+    pub fnr: Option<Spanned<f64>>,
 }
 
 /// `[model.tokens]`: the trace-length block.

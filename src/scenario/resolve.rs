@@ -9,7 +9,8 @@ use toml::Spanned;
 
 use super::error::{Locator, ScenarioError};
 use super::raw::{
-    ExperimentKind, RawBenchmark, RawExperiment, RawModel, RawScenario, RawTokens, SweepVary,
+    ExperimentKind, RawBenchmark, RawExperiment, RawGrader, RawModel, RawScenario, RawTokens,
+    RawVerifier, SweepVary,
 };
 use super::spec::{
     CheckCells, Experiment, ExperimentSpec, Metric, Plan, PlanSpec, Scenario, SweepAxis,
@@ -20,7 +21,15 @@ use super::{
     RUN_FILES,
 };
 use crate::exact::plan::MAX_SHIFT_SD as MAX_PLAN_SHIFT_SD;
-use crate::model::{Benchmark, Difficulty, Model, Placement, RateSource, TraceLengths, VoteRule};
+use crate::model::{
+    Benchmark, Difficulty, Fallback, Grader, Model, Placement, RateSource, ThresholdVerifier,
+    TraceLengths, Verifier, VerifierKind, VoteRule,
+};
+
+/// Largest |separation| of a score verifier: beyond it a correct sample outscores every wrong one
+/// (or the reverse) to within the quadrature's error at every k up to [`MAX_K`], and the
+/// integration range of `exact::verifier` would have to widen.
+pub const MAX_SEPARATION: f64 = 10.0;
 
 /// The seed of a scenario that names none.
 pub const DEFAULT_SEED: u64 = 1;
@@ -99,8 +108,10 @@ impl Resolver<'_> {
             return Err(self.err(0..0, "model", "no [[model]] given: a scenario needs at least one model (name, shift or rates, attractor)"));
         }
         let mut models: Vec<Model> = Vec::new();
+        let mut grader_spans: Vec<Option<Range<usize>>> = Vec::new();
         for (i, m) in raw.model.into_iter().enumerate() {
             let span = m.span();
+            grader_spans.push(m.get_ref().grader.as_ref().map(Spanned::span));
             let model = self.model(m.into_inner(), span.clone(), i + 1, &benchmark)?;
             if models.iter().any(|o| o.name == model.name) {
                 return Err(self.err(
@@ -130,6 +141,7 @@ impl Resolver<'_> {
                 return Err(self.err(span, &format!("experiment[{}].name", i + 1), format!("duplicate experiment name `{}`: give each experiment of the same kind its own `name`", exp.name)));
             }
             self.output_names(&exp, &experiments, name_span.unwrap_or(span), i + 1)?;
+            self.grader_supported(&exp, i + 1, &models, &grader_spans)?;
             experiments.push(exp);
         }
         Ok(Scenario {
@@ -143,6 +155,41 @@ impl Resolver<'_> {
             models,
             experiments,
         })
+    }
+
+    /// Refuses an experiment that cannot honour a model's noisy grader (`[model.grader]`): only
+    /// `curves` and `head-to-head` report graded values; the others would report
+    /// true values as if graded perfectly, so the combination is an error at the grader block.
+    fn grader_supported(
+        &self,
+        exp: &Experiment,
+        idx: usize,
+        models: &[Model],
+        grader_spans: &[Option<Range<usize>>],
+    ) -> Res<()> {
+        let used: Vec<usize> = match &exp.spec {
+            ExperimentSpec::Curves { .. } | ExperimentSpec::HeadToHead { .. } => return Ok(()),
+            ExperimentSpec::AttractorSweep { model, .. }
+            | ExperimentSpec::SeedVariance { model, .. }
+            | ExperimentSpec::VoteSpread { model, .. }
+            | ExperimentSpec::Plan { model, .. } => vec![*model],
+            ExperimentSpec::Budget { models, .. } | ExperimentSpec::Cost { models, .. } => {
+                models.clone()
+            }
+        };
+        match used.into_iter().find(|&m| models[m].grader.is_some()) {
+            Some(m) => Err(self.err(
+                grader_spans[m].clone().unwrap_or(0..0),
+                &format!("model[{}].grader", m + 1),
+                format!(
+                    "model `{}` has a noisy grader, which experiment[{idx}] (the {} experiment `{}`) does not support: only curves and head-to-head report graded values (a plan cannot yet: its logit-normal population does not stay logit-normal under grading); remove [model.grader] or that experiment",
+                    models[m].name,
+                    exp.spec.kind().as_str(),
+                    exp.name
+                ),
+            )),
+            None => Ok(()),
+        }
     }
 
     /// Refuses an experiment whose output files would overwrite the run's own files or those of
@@ -353,6 +400,44 @@ impl Resolver<'_> {
             None => None,
         };
         let shift_sd = self.shift_sd(m.shift_sd, &source, &key("shift_sd"))?;
+        // Verifiers and graders are built on the one-attractor vote; several attractors or
+        // extraction failures together with them are not modelled yet.
+        let modes = if attractors.len() > 1 {
+            Some(("attractor", attractor.span()))
+        } else if unparsed != 0.0 {
+            m.unparsed.as_ref().map(|u| ("unparsed", u.span()))
+        } else if split != 0.0 {
+            m.split.as_ref().map(|u| ("split", u.span()))
+        } else {
+            None
+        };
+        if let Some((modes_key, at)) = modes {
+            let other = if m.verifier.is_some() {
+                Some("[model.verifier]")
+            } else if m.grader.is_some() {
+                Some("[model.grader]")
+            } else {
+                None
+            };
+            if let Some(other) = other {
+                return Err(self.err(
+                    at,
+                    &key(modes_key),
+                    format!("cannot be combined with {other} in one model yet: a verifier and a noisy grader work on one repeated wrong answer with every answer parsed; give this model one attractor share with unparsed = split = 0, or drop {other}"),
+                ));
+            }
+        }
+        let verifier = match m.verifier {
+            Some(v) => {
+                let vs = v.span();
+                Some(self.verifier(v.into_inner(), vs, idx)?)
+            }
+            None => None,
+        };
+        let grader = match m.grader {
+            Some(g) => Some(self.grader(g.into_inner(), idx)?),
+            None => None,
+        };
         Ok(Model {
             name: name.into_inner(),
             source,
@@ -363,6 +448,126 @@ impl Resolver<'_> {
             unparsed,
             split,
             shift_sd,
+            verifier,
+            grader,
+        })
+    }
+
+    /// A probability key of `[model.verifier]` or `[model.grader]`: finite and in [0, 1].
+    fn probability(&self, v: &Spanned<f64>, key: &str, what: &str) -> Res<f64> {
+        let x = *v.get_ref();
+        if (0.0..=1.0).contains(&x) {
+            Ok(x)
+        } else {
+            Err(self.err(
+                v.span(),
+                key,
+                format!("must be a probability in [0, 1] ({what}), got {x}"),
+            ))
+        }
+    }
+
+    /// `[model.verifier]`: `kind = "threshold"` takes `tpr`, `fpr` (required) and `fallback`
+    /// (default "random"); `kind = "score"` takes `separation` (required).
+    fn verifier(&self, v: RawVerifier, span: Range<usize>, idx: usize) -> Res<Verifier> {
+        let key = |k: &str| format!("model[{idx}].verifier.{k}");
+        let kind = v.kind.as_ref().ok_or_else(|| {
+            self.err(
+                span.clone(),
+                &key("kind"),
+                "missing key `kind` (one of: threshold, score)",
+            )
+        })?;
+        let kind = *kind.get_ref();
+        let takes: &[&str] = match kind {
+            VerifierKind::Threshold => &["tpr", "fpr", "fallback"],
+            VerifierKind::Score => &["separation"],
+        };
+        let present = [
+            ("tpr", v.tpr.as_ref().map(Spanned::span)),
+            ("fpr", v.fpr.as_ref().map(Spanned::span)),
+            ("fallback", v.fallback.as_ref().map(Spanned::span)),
+            ("separation", v.separation.as_ref().map(Spanned::span)),
+        ];
+        for (k, at) in present {
+            if let Some(at) = at.filter(|_| !takes.contains(&k)) {
+                return Err(self.err(
+                    at,
+                    &key(k),
+                    format!(
+                        "`{k}` does not apply to a `{}` verifier (it takes: {})",
+                        kind.as_str(),
+                        takes.join(", ")
+                    ),
+                ));
+            }
+        }
+        fn need<'a>(
+            r: &Resolver,
+            x: &'a Option<Spanned<f64>>,
+            span: &Range<usize>,
+            key: &str,
+            k: &str,
+            what: &str,
+        ) -> Res<&'a Spanned<f64>> {
+            x.as_ref()
+                .ok_or_else(|| r.err(span.clone(), key, format!("missing key `{k}` ({what})")))
+        }
+        Ok(match kind {
+            VerifierKind::Threshold => {
+                let tpr_what = "the probability that the verifier accepts a correct sample";
+                let fpr_what = "the probability that the verifier accepts a wrong sample";
+                let tpr = need(self, &v.tpr, &span, &key("tpr"), "tpr", tpr_what)?;
+                let tpr = self.probability(tpr, &key("tpr"), tpr_what)?;
+                let fpr = need(self, &v.fpr, &span, &key("fpr"), "fpr", fpr_what)?;
+                let fpr = self.probability(fpr, &key("fpr"), fpr_what)?;
+                Verifier::Threshold(ThresholdVerifier {
+                    tpr,
+                    fpr,
+                    fallback: v.fallback.map_or(Fallback::Random, |f| f.into_inner()),
+                })
+            }
+            VerifierKind::Score => {
+                let what = "mean reward score of a correct sample minus a wrong one's, in units of the score's SD";
+                let d = need(
+                    self,
+                    &v.separation,
+                    &span,
+                    &key("separation"),
+                    "separation",
+                    what,
+                )?;
+                let x = *d.get_ref();
+                if !(x.is_finite() && x.abs() <= MAX_SEPARATION) {
+                    return Err(self.err(
+                        d.span(),
+                        &key("separation"),
+                        format!("must be a number between -{MAX_SEPARATION} and {MAX_SEPARATION} ({what}), got {x}"),
+                    ));
+                }
+                Verifier::Score { separation: x }
+            }
+        })
+    }
+
+    /// `[model.grader]`: `fpr` and `fnr`, each a probability, default 0.
+    fn grader(&self, g: RawGrader, idx: usize) -> Res<Grader> {
+        let key = |k: &str| format!("model[{idx}].grader.{k}");
+        let rate = |v: &Option<Spanned<f64>>, k: &str, what: &str| -> Res<f64> {
+            v.as_ref()
+                .map_or(Ok(0.0), |v| self.probability(v, &key(k), what))
+        };
+        Ok(Grader {
+            fpr: rate(
+                &g.fpr,
+                "fpr",
+                "the probability that the grader marks a wrong answer correct",
+            )?,
+            fnr: rate(
+                &g.fnr,
+                "fnr",
+                "the probability that the grader marks a correct answer wrong",
+            )?,
         })
     }
 
@@ -823,10 +1028,31 @@ impl ExpCtx<'_> {
     }
 
     fn curves(&self) -> Res<ExperimentSpec> {
+        let models = self.model_list()?;
+        let k = self.ints(&self.e.k, "k", MAX_K, Some(&DEFAULT_K))?;
+        let votes = self.count(&self.e.votes, "votes", 4000)?;
+        // Verifiers and graders are simulated sample by sample: O(k) draws per vote.
+        let literal = models
+            .iter()
+            .filter(|&&m| self.models[m].verifier.is_some() || self.models[m].grader.is_some())
+            .count() as u64;
+        let ksum: u64 = k.iter().map(|&x| u64::from(x)).sum();
+        let draws = literal
+            .saturating_mul(ksum)
+            .saturating_mul(votes)
+            .saturating_mul(self.bench.problems as u64);
+        if draws > MAX_TOTAL_VOTES {
+            let at = self
+                .e
+                .votes
+                .as_ref()
+                .map_or(self.span.clone(), |v| v.span());
+            return Err(self.r.err(at, &self.key("votes"), format!("{literal} models with a verifier or grader x (sum of k = {ksum}) x {votes} votes x {} problems = {draws} simulated samples (drawn one by one): at most {MAX_TOTAL_VOTES} per experiment; lower `votes` or the largest k", self.bench.problems)));
+        }
         Ok(ExperimentSpec::Curves {
-            models: self.model_list()?,
-            k: self.ints(&self.e.k, "k", MAX_K, Some(&DEFAULT_K))?,
-            votes: self.count(&self.e.votes, "votes", 4000)?,
+            models,
+            k,
+            votes,
             vote_rule: self.vote_rule(),
         })
     }

@@ -14,6 +14,7 @@ pub const NAMED: &[(&str, &str)] = &[
         include_str!("../../scenarios/concentrated.toml"),
     ),
     ("modes", include_str!("../../scenarios/modes.toml")),
+    ("verifier", include_str!("../../scenarios/verifier.toml")),
 ];
 
 impl Scenario {

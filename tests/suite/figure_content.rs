@@ -31,7 +31,7 @@ fn brute_force_sd(rates: &[f64], k: u32, metric: Metric) -> f64 {
             let hit = match metric {
                 Metric::PassAtK => right > 0,
                 Metric::PassHatK => right == k,
-                Metric::MajAtK => unreachable!("not enumerated"),
+                Metric::MajAtK | Metric::BestAtK => unreachable!("not enumerated"),
             };
             score += f64::from(u8::from(hit)) / rates.len() as f64;
         }

@@ -28,3 +28,4 @@ mod report_terminal;
 mod scenario_props;
 mod shift_sd;
 mod synth;
+mod verifier;

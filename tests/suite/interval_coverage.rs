@@ -5,7 +5,7 @@
 //! The fast test runs in the normal suite. The full table (more replicates, every candidate
 //! construction and the percentile bootstrap, as in docs/intervals.md) is an ignored test:
 //!
-//!     cargo test --release --test interval_coverage -- --ignored --nocapture
+//!     cargo test --release --test suite analyze_interval_coverage_full_table -- --ignored --nocapture
 use evalsim::analyze::interval::IntervalMethod;
 use evalsim::experiments::coverage::{interval_coverage, CoverageResult, CoverageSpec, METRICS};
 
@@ -105,7 +105,7 @@ fn analyze_intervals_cover_95_percent_at_n_10_30_100() {
 }
 
 #[test]
-#[ignore = "full coverage table, about a minute: cargo test --release --test interval_coverage -- --ignored --nocapture"]
+#[ignore = "full coverage table, about a minute: cargo test --release --test suite analyze_interval_coverage_full_table -- --ignored --nocapture"]
 fn analyze_interval_coverage_full_table() {
     let replicates: usize = std::env::var("COVERAGE_REPLICATES")
         .ok()
@@ -119,6 +119,7 @@ fn analyze_interval_coverage_full_table() {
         IntervalMethod::Wald,
         IntervalMethod::WaldT,
         IntervalMethod::Wilson,
+        IntervalMethod::WilsonT,
         IntervalMethod::WilsonZ,
         IntervalMethod::KornGraubard,
     ];

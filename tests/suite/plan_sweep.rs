@@ -585,8 +585,9 @@ fn plan_block_equals_the_command() {
         assert!(run_out.join(f).is_file(), "{f}");
     }
     let checks = std::fs::read_to_string(run_out.join("checks.csv")).expect("checks");
-    // Fixed: 4 checks in 4 cells; population: 2 in 4 cells of each of two designs.
-    assert_eq!(checks.lines().filter(|l| l.contains(",size,")).count(), 32);
+    // Fixed: 4 checks in 4 cells; population: 2 in 4 cells of each of two designs; and the
+    // same again at each cell's minimum detectable gap.
+    assert_eq!(checks.lines().filter(|l| l.contains(",size,")).count(), 64);
     let md = std::fs::read_to_string(run_out.join("report.md")).expect("report");
     assert!(
         md.contains("## size") && md.contains("![size](size-loss.png)"),

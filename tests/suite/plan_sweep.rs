@@ -599,7 +599,7 @@ fn plan_block_equals_the_command() {
         .arg(&f)
         .assert()
         .success()
-        .stdout(predicate::str::contains("checks: 32 of 32"));
+        .stdout(predicate::str::contains("checks: 64 of 64"));
 }
 
 #[test]

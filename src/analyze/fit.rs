@@ -1263,7 +1263,8 @@ mod tests {
         human_eval.extend(vec![(0, 10); 60]);
         human_eval.extend([(3, 10), (5, 10), (7, 10), (9, 10)]);
         let one_sample: Vec<(usize, usize)> = (0..40).map(|i| (i % 3 % 2, 1)).collect();
-        let cases: Vec<(&str, Vec<(usize, usize)>, &str)> = vec![
+        type Case<'a> = (&'a str, Vec<(usize, usize)>, &'a str);
+        let cases: Vec<Case> = vec![
             ("all-or-none", human_eval, "only 4 of 164 problems"),
             ("n = 1", one_sample, "every problem has one sample"),
             (

@@ -24,7 +24,7 @@
 //! [0.05^(1/N), 1].
 //!
 //! Measured coverage of every method here, on data drawn from the workbench's own model, is in
-//! `docs/intervals.md`; the `coverage` bench reproduces it.
+//! `docs/intervals.md`; the ignored test `analyze_interval_coverage_full_table` reproduces it.
 use serde::{Deserialize, Serialize};
 use statrs::distribution::{Beta, ContinuousCDF, StudentsT};
 

@@ -25,6 +25,7 @@ use crate::model::VoteRule;
 
 pub mod analysis;
 pub mod compare;
+pub mod coverage;
 pub mod data;
 pub mod detect;
 pub mod estimators;

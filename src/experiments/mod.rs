@@ -11,7 +11,6 @@
 pub mod budget;
 pub mod check;
 pub mod cost;
-pub mod coverage;
 pub mod noise;
 pub mod plan;
 pub mod selection;

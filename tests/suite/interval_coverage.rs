@@ -6,8 +6,8 @@
 //! construction and the percentile bootstrap, as in docs/intervals.md) is an ignored test:
 //!
 //!     cargo test --release --test suite analyze_interval_coverage_full_table -- --ignored --nocapture
+use evalsim::analyze::coverage::{interval_coverage, CoverageResult, CoverageSpec, METRICS};
 use evalsim::analyze::interval::{mean_interval, IntervalMethod};
-use evalsim::experiments::coverage::{interval_coverage, CoverageResult, CoverageSpec, METRICS};
 
 fn spec(problems: usize, samples: usize, replicates: usize, bootstrap: usize) -> CoverageSpec {
     CoverageSpec {

@@ -503,11 +503,26 @@ fn curves_figure(run: &RunOutput, r: &VoteCurves) -> Figure {
             } else {
                 s.modes_label()
             };
+            // With a noisy grader the curves are graded: the title gives the graded pass@1 (the
+            // k = 1 point's exact value) beside the true one.
+            let graded_pass1 = r
+                .points
+                .iter()
+                .find(|pt| pt.series == si && pt.k == 1 && pt.metric == Metric::PassAtK)
+                .filter(|_| s.grader.is_some())
+                .map(|pt| pt.estimate.exact);
+            let pass1 = match graded_pass1 {
+                Some(g) => format!(
+                    "pass@1 {:.1}% graded, {:.1}% true",
+                    pct(g),
+                    pct(s.pass_at_1)
+                ),
+                None => format!("pass@1 {:.1}%", pct(s.pass_at_1)),
+            };
             let mut heading = format!(
-                "model {} ({answers}, {} ties, pass@1 {:.1}%)",
+                "model {} ({answers}, {} ties, {pass1})",
                 s.model,
                 s.vote_rule.as_str(),
-                pct(s.pass_at_1)
             );
             if let Some(v) = &s.verifier {
                 heading += &format!(", verifier {}", v.describe());

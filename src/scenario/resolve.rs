@@ -1461,8 +1461,8 @@ impl ExpCtx<'_> {
                         crate::exact::plan::gap_logits_for_points(mu, sigma, shift_sd, x)
                             .map_err(|m| self.r.err(self.r.entry(g, i), &key(k), m))?
                     };
-                    if !(logits.is_finite() && logits.abs() <= 40.0) {
-                        return Err(self.r.err(self.r.entry(g, i), &key(k), format!("{x} is out of range: every gap must be a number of logits between -40 and 40")));
+                    if !(logits.is_finite() && logits.abs() <= MAX_LOGIT) {
+                        return Err(self.r.err(self.r.entry(g, i), &key(k), format!("{x} is out of range: every gap must be a number of logits between -{MAX_LOGIT} and {MAX_LOGIT}")));
                     }
                     out.push(logits);
                 }

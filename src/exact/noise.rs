@@ -271,6 +271,15 @@ pub fn random_placement_moments(mu: f64, sigma: f64) -> (f64, f64, f64) {
     (mean_p, mean_pq, var_p)
 }
 
+/// Question-sampling SE with random placement: the SD of the mean of N problems redrawn from the
+/// logit-normal population, sqrt(Var(p) / N). The samples' binomial noise is left out (it is
+/// [`random_placement_sd`]'s other term).
+pub fn random_placement_question_se(mu: f64, sigma: f64, n_problems: usize) -> f64 {
+    assert!(n_problems >= 1, "a benchmark needs at least one problem");
+    let (_, _, var_p) = random_placement_moments(mu, sigma);
+    (var_p / n_problems as f64).sqrt()
+}
+
 /// Total SD of the score when the N problems are redrawn every rerun (random placement):
 /// sqrt(E[p (1 - p)] / (n N) + Var(p) / N), seed noise plus question-sampling noise.
 ///
@@ -917,5 +926,28 @@ pub(crate) mod tests {
             IDENTITY,
         );
         assert!(total > seed_part && total > question_part);
+    }
+
+    #[test]
+    fn random_placement_question_se_is_the_population_sd_over_root_n() {
+        // Var(p) by a plain midpoint rule over z in [-12, 12], independent of the library's
+        // quadrature.
+        let (mu, sigma, n_problems) = (0.2, 2.2, 30);
+        let steps = 200_000;
+        let h = 24.0 / f64::from(steps);
+        let (mut m1, mut m2) = (0.0, 0.0);
+        for i in 0..steps {
+            let z = -12.0 + (f64::from(i) + 0.5) * h;
+            let w = (-0.5 * z * z).exp() / (2.0 * std::f64::consts::PI).sqrt() * h;
+            let p = 1.0 / (1.0 + (-(mu + sigma * z)).exp());
+            m1 += w * p;
+            m2 += w * p * p;
+        }
+        let direct = ((m2 - m1 * m1) / 30.0).sqrt();
+        assert_close(
+            random_placement_question_se(mu, sigma, n_problems),
+            direct,
+            1e-9,
+        );
     }
 }

@@ -12,7 +12,8 @@ use super::{Check, Estimate, Progress};
 use crate::exact::maj::maj_at_k_all_with_loss;
 use crate::exact::noise::{
     binomial_sum_moments, count_cdf, count_pmf, head_to_head as exact_h2h,
-    random_placement_moments, random_placement_sd, score_quantile, seed_sd, vote_seed_sd,
+    random_placement_moments, random_placement_question_se, random_placement_sd, score_quantile,
+    seed_sd, vote_seed_sd,
 };
 use crate::exact::pass::mean;
 use crate::exact::shift::{
@@ -227,7 +228,7 @@ pub fn seed_variance(
         })
         .collect();
     let question = if random {
-        (population.2 / problems as f64).sqrt()
+        random_placement_question_se(mu, sigma, problems)
     } else {
         question_se_with_deviation(&centres, m.shift_sd)
     };

@@ -585,14 +585,13 @@ mod tests {
         rates.iter().map(|p| 1.0 - p).collect()
     }
 
-    /// integral_0^B P(L > x) dx: x0 = median e^(-10 s) (P(L < x0) = Phi(-10) ~ 8e-24, so the
-    /// stretch below it is x0 to 1e-23), then composite Simpson in u = ln x on [ln x0, ln B].
-    fn survival_integral(median: f64, s: f64, budget: f64) -> f64 {
+    /// Composite Simpson in u = ln x on [ln x0, ln B] with x0 = median e^(-10 s), where
+    /// P(L < x0) = Phi(-10) ~ 8e-24 (so the stretch below x0 is left to the caller).
+    fn simpson_in_log(median: f64, s: f64, budget: f64, integrand: impl Fn(f64) -> f64) -> f64 {
         let start = median * (-10.0 * s).exp();
         let (a, b) = (start.ln(), budget.ln());
         let panels = 20_000;
         let h = (b - a) / panels as f64;
-        let integrand = |u: f64| (1.0 - lognormal_cdf(u.exp(), median, s)) * u.exp();
         let weighted: f64 = (0..=panels)
             .map(|j| {
                 let weight = if j == 0 || j == panels {
@@ -605,7 +604,16 @@ mod tests {
                 weight * integrand(a + j as f64 * h)
             })
             .sum();
-        start + weighted * h / 3.0
+        weighted * h / 3.0
+    }
+
+    /// integral_0^B P(L > x) dx: x0 (P(L > x) = 1 below it) plus Simpson above it.
+    fn survival_integral(median: f64, s: f64, budget: f64) -> f64 {
+        let start = median * (-10.0 * s).exp();
+        start
+            + simpson_in_log(median, s, budget, |u| {
+                (1.0 - lognormal_cdf(u.exp(), median, s)) * u.exp()
+            })
     }
 
     #[test]
@@ -647,23 +655,10 @@ mod tests {
     /// integral_0^B 2 x P(L > x) dx = E[min(L, B)^2], by the same Simpson rule in u = ln x.
     fn survival_integral_sq(median: f64, s: f64, budget: f64) -> f64 {
         let start = median * (-10.0 * s).exp();
-        let (a, b) = (start.ln(), budget.ln());
-        let panels = 20_000;
-        let h = (b - a) / panels as f64;
-        let integrand = |u: f64| 2.0 * (1.0 - lognormal_cdf(u.exp(), median, s)) * (2.0 * u).exp();
-        let weighted: f64 = (0..=panels)
-            .map(|j| {
-                let weight = if j == 0 || j == panels {
-                    1.0
-                } else if j % 2 == 1 {
-                    4.0
-                } else {
-                    2.0
-                };
-                weight * integrand(a + j as f64 * h)
+        start * start
+            + simpson_in_log(median, s, budget, |u| {
+                2.0 * (1.0 - lognormal_cdf(u.exp(), median, s)) * (2.0 * u).exp()
             })
-            .sum();
-        start * start + weighted * h / 3.0
     }
 
     #[test]

@@ -80,23 +80,29 @@ mod tests {
         s2 - s1 * s1
     }
 
+    /// The mean of `f` over every equally likely benchmark of `problems` rates drawn with
+    /// replacement from `population` (all m^N ordered draws).
+    fn mean_over_benchmarks(population: &[f64], problems: usize, f: impl Fn(&[f64]) -> f64) -> f64 {
+        let m = population.len();
+        let draws = m.pow(problems as u32);
+        (0..draws)
+            .map(|d| {
+                let rates: Vec<f64> = (0..problems)
+                    .map(|i| population[(d / m.pow(i as u32)) % m])
+                    .collect();
+                f(&rates)
+            })
+            .sum::<f64>()
+            / draws as f64
+    }
+
     #[test]
     fn total_se_squared_is_unbiased_for_the_score_variance_over_benchmarks_and_seeds() {
         let population = [0.05, 0.4, 0.9];
         for (problems, n) in [(2usize, 1u32), (3, 2), (2, 4)] {
             let truth = brute_force_variance(&population, problems, n);
             // The mean of total_se^2 over every equally likely benchmark drawn.
-            let m = population.len();
-            let draws = m.pow(problems as u32);
-            let mean_sq: f64 = (0..draws)
-                .map(|d| {
-                    let rates: Vec<f64> = (0..problems)
-                        .map(|i| population[(d / m.pow(i as u32)) % m])
-                        .collect();
-                    total_se(&rates, n).powi(2)
-                })
-                .sum::<f64>()
-                / draws as f64;
+            let mean_sq = mean_over_benchmarks(&population, problems, |r| total_se(r, n).powi(2));
             assert!(
                 (mean_sq - truth).abs() <= 1e-12 * truth,
                 "N = {problems}, n = {n}: E[total_se^2] = {mean_sq}, brute force {truth}"
@@ -128,17 +134,9 @@ mod tests {
                 / k;
             for (problems, n) in [(2usize, 1u32), (3, 2), (2, 4)] {
                 let truth = (e2 - e1 * e1 + (e1 - e2) / f64::from(n)) / problems as f64;
-                let m = population.len();
-                let draws = m.pow(problems as u32);
-                let mean_sq: f64 = (0..draws)
-                    .map(|d| {
-                        let rates: Vec<f64> = (0..problems)
-                            .map(|i| population[(d / m.pow(i as u32)) % m])
-                            .collect();
-                        total_se_with_deviation(&rates, tau, n).powi(2)
-                    })
-                    .sum::<f64>()
-                    / draws as f64;
+                let mean_sq = mean_over_benchmarks(&population, problems, |r| {
+                    total_se_with_deviation(r, tau, n).powi(2)
+                });
                 assert!(
                     (mean_sq - truth).abs() <= 1e-9 * truth,
                     "tau = {tau}, N = {problems}, n = {n}: {mean_sq} against {truth}"

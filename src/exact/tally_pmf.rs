@@ -166,9 +166,9 @@ mod tests {
         let ta = [(1.0 - pa) * 0.75, (1.0 - pa) * 0.25, pa];
         let tb = [(1.0 - pb) * 0.75, (1.0 - pb) * 0.25, pb];
         assert_eq!(pmf.tallies, vec![(0, 0), (0, 1), (1, 0)]);
-        for i in 0..3 {
-            for k in 0..3 {
-                let want = ta[i] * tb[k];
+        for (i, &x) in ta.iter().enumerate() {
+            for (k, &y) in tb.iter().enumerate() {
+                let want = x * y;
                 let got = pmf.joint[i * 3 + k];
                 // Summing 20,001 node terms: rounding up to about 1e-12 relative.
                 assert!(

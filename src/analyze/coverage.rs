@@ -21,6 +21,7 @@ use crate::analyze::{
     ComparisonOptions, ModelSamples, ProblemSamples, SummaryOptions,
 };
 use crate::exact::plan::PopulationNodes;
+use crate::exact::tally_pmf::paired_tally_pmf;
 use crate::model::VoteRule;
 use crate::sim::evals::{EvalSampler, ProblemTally};
 
@@ -278,3 +279,143 @@ pub fn interval_coverage(spec: &CoverageSpec, methods: &[IntervalMethod]) -> Cov
 
 /// The nominal coverage.
 const LEVEL_COVERAGE: f64 = crate::analyze::interval::LEVEL;
+
+/// Most data-set compositions [`exact_coverage`] enumerates per metric.
+pub const EXACT_COVERAGE_MAX_COMPOSITIONS: f64 = 5e6;
+
+/// The exact coverage of the reported interval (`IntervalMethod::Wilson`, as `analyze` prints)
+/// for each of [`METRICS`], when it is computable: every per-problem value takes one of finitely
+/// many values v_1..v_V with probabilities q_1..q_V (from the exact tally pmf,
+/// [`paired_tally_pmf`], mapped through `analyze`'s own per-problem estimators), so a data set
+/// is a multinomial composition (x_1..x_V) of N and
+/// coverage = sum over compositions of Multinomial(x; N, q) [truth in CI(x)].
+/// The interval depends on the data set only through its composition.
+///
+/// `None` for a metric whose number of compositions C(N + V - 1, V - 1) exceeds
+/// [`EXACT_COVERAGE_MAX_COMPOSITIONS`] (e.g. maj@4 at n = 8: many values). With k = n = 4 and
+/// N <= 15 every metric is computable (at most 9 values). Time: O(compositions N) per metric.
+pub fn exact_coverage(spec: &CoverageSpec, method: IntervalMethod) -> [Option<f64>; 6] {
+    let truth = population_truth(spec);
+    let pmf = paired_tally_pmf(spec.mu, spec.sigma, spec.gap, spec.attractor, spec.samples);
+    let scores: Vec<[f64; 4]> = pmf
+        .tallies
+        .iter()
+        .map(|&(c, a)| {
+            let t = ProblemTally {
+                correct: c,
+                attractor: a,
+                one_offs: spec.samples - c - a,
+            };
+            let v = per_problem(&[t], spec.samples, spec.k);
+            [v[0][0], v[1][0], v[2][0], v[3][0]]
+        })
+        .collect();
+    let t = pmf.tallies.len();
+    let mut out = [None; 6];
+    for (m, slot) in out.iter_mut().enumerate() {
+        let mut dist: Vec<(f64, f64)> = Vec::new();
+        for i in 0..t {
+            for j in 0..t {
+                let prob = pmf.joint[i * t + j];
+                let value = if m < 4 {
+                    scores[i][m]
+                } else {
+                    let s = if m == 4 { 0 } else { 3 };
+                    scores[j][s] - scores[i][s]
+                };
+                dist.push((value, prob));
+            }
+        }
+        let range = if m >= 4 { (-1.0, 1.0) } else { (0.0, 1.0) };
+        *slot = composition_coverage(&merge_values(dist), spec.problems, range, method, truth[m]);
+    }
+    out
+}
+
+/// Sorts (value, probability) pairs and merges values within 1e-12 (the same score reached
+/// through different tallies can differ in the last bits); drops zero probabilities.
+fn merge_values(mut dist: Vec<(f64, f64)>) -> Vec<(f64, f64)> {
+    dist.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut out: Vec<(f64, f64)> = Vec::new();
+    for (v, p) in dist {
+        match out.last_mut() {
+            Some(last) if (v - last.0).abs() <= 1e-12 => last.1 += p,
+            _ => out.push((v, p)),
+        }
+    }
+    out.retain(|&(_, p)| p > 0.0);
+    out
+}
+
+/// Sum over the multinomial compositions of `problems` into the values of `dist` of their
+/// probability times [truth in the interval]. `None` when there are too many compositions.
+fn composition_coverage(
+    dist: &[(f64, f64)],
+    problems: usize,
+    range: (f64, f64),
+    method: IntervalMethod,
+    truth: f64,
+) -> Option<f64> {
+    let v = dist.len();
+    let mut count = 1.0;
+    for j in 1..v {
+        count *= (problems + j) as f64 / j as f64;
+    }
+    if count > EXACT_COVERAGE_MAX_COMPOSITIONS || v == 0 {
+        return None;
+    }
+    let ln_fact: Vec<f64> = (0..=problems)
+        .scan(0.0, |acc, j| {
+            if j > 0 {
+                *acc += (j as f64).ln();
+            }
+            Some(*acc)
+        })
+        .collect();
+    let ln_q: Vec<f64> = dist.iter().map(|&(_, p)| p.ln()).collect();
+    let mut counts = vec![0usize; v];
+    let mut total = 0.0;
+    walk(
+        &mut |counts: &[usize]| {
+            let ln_p = ln_fact[problems]
+                + counts
+                    .iter()
+                    .zip(&ln_q)
+                    .map(|(&x, &lq)| {
+                        if x == 0 {
+                            0.0
+                        } else {
+                            x as f64 * lq - ln_fact[x]
+                        }
+                    })
+                    .sum::<f64>();
+            let values: Vec<f64> = counts
+                .iter()
+                .zip(dist)
+                .flat_map(|(&x, &(value, _))| std::iter::repeat_n(value, x))
+                .collect();
+            if mean_interval(&values, range, method)
+                .is_some_and(|i| i.low <= truth && truth <= i.high)
+            {
+                total += ln_p.exp();
+            }
+        },
+        &mut counts,
+        0,
+        problems,
+    );
+    Some(total)
+}
+
+/// Calls `visit` on every composition of `left` into `counts[at..]` (counts[..at] fixed).
+fn walk(visit: &mut impl FnMut(&[usize]), counts: &mut [usize], at: usize, left: usize) {
+    if at + 1 == counts.len() {
+        counts[at] = left;
+        visit(counts);
+        return;
+    }
+    for x in 0..=left {
+        counts[at] = x;
+        walk(visit, counts, at + 1, left - x);
+    }
+}

@@ -20,5 +20,6 @@ pub mod plan;
 pub mod quadrature;
 pub mod run_corr;
 pub mod shift;
+pub mod tally_pmf;
 pub mod total;
 pub mod verifier;

@@ -456,6 +456,48 @@ fn analyze_all_solved_prints_the_exact_bound_not_a_point() {
     assert!(csv.contains(",0.7411344491069478,1,1,all-max,"), "{csv}");
 }
 
+/// Issue 19: none solved gives the rule-of-three upper bound (not [0, 0]), and two models with
+/// the same outcome on every problem give a paired interval [-u, u] (not a point), each with a
+/// note in the text report and its basis in the CSV.
+#[test]
+fn analyze_none_solved_and_equal_differences_print_the_exact_bound() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let input = dir.path().join("none.jsonl");
+    let rows: String = ["a", "b"]
+        .iter()
+        .flat_map(|m| {
+            (0..10).flat_map(move |i| {
+                (0..4).map(move |_| {
+                    format!("{{\"problem_id\": \"q{i}\", \"model\": \"{m}\", \"correct\": false, \"answer\": \"7\"}}\n")
+                })
+            })
+        })
+        .collect();
+    std::fs::write(&input, rows).expect("write");
+    let out = dir.path().join("out");
+    evalsim()
+        .arg("analyze")
+        .arg(&input)
+        .args(["--compare", "--no-figures", "--out"])
+        .arg(&out)
+        .assert()
+        .success()
+        // 1 - 0.05^(1/10) = 0.2589: the upper end after 10 of 10 unsolved.
+        .stdout(predicate::str::contains("0.0 [0.0–25.9]"))
+        .stdout(predicate::str::contains("every problem scores 0"))
+        .stdout(predicate::str::contains(
+            "every problem has the same difference",
+        ));
+    let csv = std::fs::read_to_string(out.join("model-a.csv")).expect("model csv");
+    assert!(csv.contains(",0,0.2588655508930522,0,all-min,"), "{csv}");
+    let cmp = std::fs::read_to_string(out.join("comparison.csv")).expect("comparison csv");
+    assert!(cmp.contains("all-equal"), "{cmp}");
+    assert!(
+        cmp.contains("-0.2588655508930522,0.2588655508930522"),
+        "{cmp}"
+    );
+}
+
 /// The estimate of `curve` (a summary.json curve) at k.
 fn curve_at(summary: &serde_json::Value, curve: &str, k: u64) -> Option<f64> {
     summary[curve]

@@ -552,6 +552,8 @@ fn scenario_toml(
             sigma: at(positive(spread.sigma)),
             placement: at(crate::model::Placement::Quantiles),
             rates: None,
+            contaminated: None,
+            contaminated_models: None,
         }),
         model: vec![Spanned::new(
             0..0,
@@ -560,6 +562,8 @@ fn scenario_toml(
                 shift: at(0.0),
                 rates: None,
                 attractor: at(attractor.map_or(0.0, |a| decimals4(a.share))),
+                run_sd: None,
+                memorized_rate: None,
                 vote_rule: None,
                 tokens: traces.map(|t| {
                     Spanned::new(

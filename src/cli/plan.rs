@@ -183,6 +183,8 @@ impl PlanArgs {
                 sigma: at(self.sigma),
                 placement: None,
                 rates: None,
+                contaminated: None,
+                contaminated_models: None,
             }),
             model: vec![Spanned::new(
                 0..0,
@@ -191,6 +193,8 @@ impl PlanArgs {
                     shift: at(0.0),
                     rates: None,
                     attractor: at(attractor.unwrap_or(0.0)),
+                    run_sd: None,
+                    memorized_rate: None,
                     vote_rule: None,
                     tokens: None,
                 },

@@ -301,9 +301,188 @@ pub fn gauss_hermite_normal(m: usize) -> Vec<(f64, f64)> {
         .collect()
 }
 
+/// Half-width of the range of [`AdaptiveKronrod`]: the normal density underflows to 0 a little
+/// beyond |z| = 38.5, so nothing representable lies outside.
+pub const KRONROD_RANGE: f64 = 38.0;
+/// Recursion cap of [`AdaptiveKronrod`]: a unit panel halved 40 times is 1e-12 wide.
+const MAX_KRONROD_DEPTH: u32 = 40;
+
+/// Kronrod nodes on [-1, 1] (the non-negative half, 0 last) of the 15-point rule.
+const KRONROD_NODES: [f64; 8] = [
+    0.991_455_371_120_812_6,
+    0.949_107_912_342_758_5,
+    0.864_864_423_359_769_1,
+    0.741_531_185_599_394_4,
+    0.586_087_235_467_691_1,
+    0.405_845_151_377_397_2,
+    0.207_784_955_007_898_5,
+    0.0,
+];
+/// Weights of the 15-point Kronrod rule, matching [`KRONROD_NODES`].
+const KRONROD_WEIGHTS: [f64; 8] = [
+    0.022_935_322_010_529_225,
+    0.063_092_092_629_978_55,
+    0.104_790_010_322_250_18,
+    0.140_653_259_715_525_92,
+    0.169_004_726_639_267_9,
+    0.190_350_578_064_785_4,
+    0.204_432_940_075_298_9,
+    0.209_482_141_084_727_83,
+];
+/// Weights of the embedded 7-point Gauss rule, on the odd Kronrod nodes (1, 3, 5, 7).
+const GAUSS_WEIGHTS: [f64; 4] = [
+    0.129_484_966_168_869_7,
+    0.279_705_391_489_276_7,
+    0.381_830_050_505_118_9,
+    0.417_959_183_673_469_4,
+];
+
+/// Adaptive Gauss–Kronrod (7/15-point) for E[f(Z)] of a **non-negative**, possibly vector-valued
+/// f, to a relative tolerance per entry. Unit panels over |z| <= [`KRONROD_RANGE`]; a panel is
+/// halved until, for every entry, the Kronrod and embedded Gauss estimates differ by at most
+/// `relative` times the Kronrod estimate (or both are 0). Because every contribution is
+/// non-negative, a relative error per panel bounds the relative error of the sum: the rule
+/// keeps tiny expectations (a complement of 1e-30 in the tail) as accurate as large ones, and
+/// it finds sharp steps (pass@k at large k and large run noise) without being told where they
+/// are. The Kronrod-minus-Gauss difference overstates the Kronrod error by orders of magnitude
+/// on smooth panels, so the achieved error is well below `relative` (tests against brute-force
+/// Simpson in `exact::run_corr`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AdaptiveKronrod {
+    /// Relative tolerance of each panel's Kronrod-minus-Gauss difference.
+    pub relative: f64,
+}
+
+impl AdaptiveKronrod {
+    /// The rule of the per-run noise expectations ([`crate::exact::run_corr`]): 1e-13 per panel.
+    pub const RUN_NOISE: AdaptiveKronrod = AdaptiveKronrod { relative: 1e-13 };
+
+    /// E[f(Z)] for a vector-valued f of `dim` entries, each >= 0: f(z, out) writes f(z) into
+    /// `out`. Time: 15 evaluations of f per panel; 76 panels when f is smooth, a few more per
+    /// sharp feature.
+    pub fn expect_many(&self, dim: usize, f: impl Fn(f64, &mut [f64])) -> Vec<f64> {
+        let mut total = vec![0.0; dim];
+        let mut scratch = Scratch::new(dim);
+        let panels = (2.0 * KRONROD_RANGE) as usize;
+        for j in 0..panels {
+            let lo = -KRONROD_RANGE + j as f64;
+            self.refine(
+                &f,
+                lo,
+                lo + 1.0,
+                MAX_KRONROD_DEPTH,
+                &mut scratch,
+                &mut total,
+            );
+        }
+        total
+    }
+
+    fn refine(
+        &self,
+        f: &impl Fn(f64, &mut [f64]),
+        lo: f64,
+        hi: f64,
+        depth: u32,
+        s: &mut Scratch,
+        total: &mut [f64],
+    ) {
+        kronrod_panel(f, lo, hi, s);
+        let converged = s
+            .kronrod
+            .iter()
+            .zip(&s.gauss)
+            .all(|(&k, &g)| (k - g).abs() <= self.relative * k.abs());
+        if converged || depth == 0 {
+            for (t, k) in total.iter_mut().zip(&s.kronrod) {
+                *t += k;
+            }
+            return;
+        }
+        let mid = 0.5 * (lo + hi);
+        self.refine(f, lo, mid, depth - 1, s, total);
+        self.refine(f, mid, hi, depth - 1, s, total);
+    }
+}
+
+impl NormalQuadrature for AdaptiveKronrod {
+    /// Time: as [`AdaptiveKronrod::expect_many`] with one entry.
+    fn expect(&self, f: impl Fn(f64) -> f64) -> f64 {
+        self.expect_many(1, |z, out| out[0] = f(z))[0]
+    }
+}
+
+/// Buffers of one Kronrod panel: the values at a node, and the two estimates.
+struct Scratch {
+    value: Vec<f64>,
+    kronrod: Vec<f64>,
+    gauss: Vec<f64>,
+}
+
+impl Scratch {
+    fn new(dim: usize) -> Scratch {
+        Scratch {
+            value: vec![0.0; dim],
+            kronrod: vec![0.0; dim],
+            gauss: vec![0.0; dim],
+        }
+    }
+}
+
+/// The 15-point Kronrod and 7-point Gauss estimates of ∫ f(z) φ(z) dz over [lo, hi] into `s`.
+fn kronrod_panel(f: &impl Fn(f64, &mut [f64]), lo: f64, hi: f64, s: &mut Scratch) {
+    let half = 0.5 * (hi - lo);
+    let centre = 0.5 * (hi + lo);
+    let norm = 1.0 / (2.0 * std::f64::consts::PI).sqrt();
+    s.kronrod.iter_mut().for_each(|x| *x = 0.0);
+    s.gauss.iter_mut().for_each(|x| *x = 0.0);
+    for (i, (&x, &wk)) in KRONROD_NODES.iter().zip(&KRONROD_WEIGHTS).enumerate() {
+        let signs: &[f64] = if x == 0.0 { &[1.0] } else { &[-1.0, 1.0] };
+        for &sign in signs {
+            let z = centre + sign * half * x;
+            let density = (-0.5 * z * z).exp() * norm * half;
+            f(z, &mut s.value);
+            for (j, &v) in s.value.iter().enumerate() {
+                s.kronrod[j] += wk * density * v;
+                if i % 2 == 1 {
+                    s.gauss[j] += GAUSS_WEIGHTS[i / 2] * density * v;
+                }
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn kronrod_weights_integrate_polynomials_and_normal_moments() {
+        // Both rules integrate 1 over [-1, 1] to 2; the 15-point rule is exact to degree 29.
+        let sum_k: f64 = KRONROD_WEIGHTS[..7].iter().sum::<f64>() * 2.0 + KRONROD_WEIGHTS[7];
+        let sum_g: f64 = GAUSS_WEIGHTS[..3].iter().sum::<f64>() * 2.0 + GAUSS_WEIGHTS[3];
+        assert!((sum_k - 2.0).abs() < 1e-15 && (sum_g - 2.0).abs() < 1e-15);
+        let x28: f64 = KRONROD_NODES
+            .iter()
+            .zip(&KRONROD_WEIGHTS)
+            .map(|(&x, &w)| if x == 0.0 { 0.0 } else { 2.0 * w * x.powi(28) })
+            .sum();
+        assert!((x28 - 2.0 / 29.0).abs() < 1e-15);
+        let rule = AdaptiveKronrod::RUN_NOISE;
+        for (k, want) in [(0, 1.0), (2, 1.0), (4, 3.0), (6, 15.0), (8, 105.0)] {
+            let got = rule.expect(|z| z.powi(k));
+            assert!((got - want).abs() < 1e-13 * want, "E[Z^{k}] = {got}");
+        }
+        // Mass far out in the tail, found without being told where: E[e^(t Z)] = e^(t^2 / 2),
+        // the integrand a normal density centred at z = t.
+        for t in [-15.0f64, 9.5, 17.0] {
+            let got = rule.expect(|z| (t * z).exp());
+            assert!(
+                (got / (0.5 * t * t).exp() - 1.0).abs() < 1e-12,
+                "t {t}: {got}"
+            );
+        }
+    }
 
     #[test]
     fn gauss_hermite_above_192_nodes_is_refused_not_wrong() {

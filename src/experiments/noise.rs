@@ -15,11 +15,14 @@ use crate::exact::noise::{
     binomial_sum_moments, count_cdf, count_pmf, head_to_head as exact_h2h, question_se,
     random_placement_moments, random_placement_sd, score_quantile, seed_sd, vote_seed_sd,
 };
+use crate::exact::noise::{count_pmf_of, head_to_head_of, pmf_central_moments};
 use crate::exact::pass::mean;
+use crate::exact::run_corr::{count_pmf_run, run_moments, seed_sd_run};
 use crate::exact::total::total_se;
 use crate::model::{Difficulty, Placement, VoteRule};
 use crate::scenario::Scenario;
 use crate::sim::counts::{pair_tallies, total_histograms, CountSampler, Histogram, PairSampler};
+use crate::sim::run_corr::simulate_reruns;
 use crate::sim::votes::{self, vote_total_histograms, AttractorTables, VoteSampler};
 
 /// A histogram bin: (from, to, density per unit score).
@@ -127,6 +130,9 @@ pub fn seed_variance(
     progress: Progress,
 ) -> SeedVariance {
     let m = &scenario.models[model];
+    if m.run_sd > 0.0 {
+        return seed_variance_run(scenario, name, key, model, ns, reruns, progress);
+    }
     let (placement, mu, sigma) = placement_of(scenario);
     let random =
         placement == Placement::Random && matches!(m.source, crate::model::RateSource::Shift(_));
@@ -236,6 +242,99 @@ pub fn seed_variance(
         } else {
             Placement::Quantiles
         },
+        problems,
+        reruns,
+        question_se: question,
+        rows,
+    }
+}
+
+/// Stream tag of reruns under per-run noise (the rerun-by-rerun sampler of [`simulate_reruns`]).
+const RUN_NOISE_STREAM: u64 = 0x72_75_6e_73_64; // "runsd"
+
+/// The exact count pmf over 0..=n N of one rerun under per-run noise omega: the convolution of
+/// the problems' logit-normal binomial pmfs.
+fn run_count_pmf(rates: &[f64], omega: f64, n: u32) -> Vec<f64> {
+    count_pmf_of(rates.iter().map(|&p| count_pmf_run(p, omega, n)).collect())
+}
+
+/// [`seed_variance`] of a model with per-run noise (fixed problems): every rerun draws one eta
+/// per problem shared by its n samples. Exact mean, SD ([`seed_sd_run`], which flattens to a
+/// floor as n grows), quantiles and the SD's standard error from the exact count pmf
+/// ([`count_pmf_of`] of [`count_pmf_run`]); simulated literally ([`simulate_reruns`]).
+fn seed_variance_run(
+    scenario: &Scenario,
+    name: &str,
+    key: u64,
+    model: usize,
+    ns: &[u32],
+    reruns: u64,
+    progress: Progress,
+) -> SeedVariance {
+    let m = &scenario.models[model];
+    let omega = m.run_sd;
+    let rates = m.rates_on(&scenario.benchmark.rates());
+    let problems = rates.len();
+    let exact_mean = rates
+        .iter()
+        .map(|&p| run_moments(p, omega).mean)
+        .sum::<f64>()
+        / problems as f64;
+    let question = question_se(&rates);
+    let rows = ns
+        .iter()
+        .map(|&n| {
+            let totals = simulate_reruns(
+                scenario.seed,
+                &[key, u64::from(n), RUN_NOISE_STREAM],
+                &rates,
+                omega,
+                n,
+                reruns,
+            );
+            progress(reruns);
+            let mut hist = Histogram::default();
+            totals.iter().for_each(|&t| hist.add(t));
+            let scale = f64::from(n) * problems as f64;
+            let (sim_mean, sim_sd, _) = hist_stats(&hist, scale);
+            let pmf = run_count_pmf(&rates, omega, n);
+            let (_, var_t, mu4_t) = pmf_central_moments(&pmf);
+            let sd = seed_sd_run(&rates, omega, n);
+            let lo = score_quantile(&pmf, n, problems, 0.025);
+            let hi = score_quantile(&pmf, n, problems, 0.975);
+            let interval_checks = [("2.5%", lo), ("97.5%", hi)]
+                .iter()
+                .map(|(label, q)| {
+                    let t = (q * scale).round() as u64;
+                    let f = count_cdf(&pmf, t);
+                    let se = (f * (1.0 - f) / reruns as f64).sqrt();
+                    (
+                        format!("P(score <= exact {label} quantile)"),
+                        Estimate::new(f, hist.cdf(t), se).counting(1.0 / reruns as f64),
+                    )
+                })
+                .collect();
+            let (histogram, normal_curve) = histogram_and_curve(&hist, scale, exact_mean, sd);
+            SeedRow {
+                n,
+                mean: Estimate::new(exact_mean, sim_mean, sd / (reruns as f64).sqrt()),
+                sd: Estimate::new(sd, sim_sd, sd_standard_error(var_t, mu4_t, reruns) / scale),
+                total_se: (sd * sd + question * question).sqrt(),
+                exact_interval: Some((lo, hi)),
+                sim_interval: (
+                    hist.quantile(0.025) as f64 / scale,
+                    hist.quantile(0.975) as f64 / scale,
+                ),
+                interval_checks,
+                histogram,
+                normal_curve,
+            }
+        })
+        .collect();
+    SeedVariance {
+        experiment: name.into(),
+        model: m.name.clone(),
+        placement: Placement::Quantiles,
         problems,
         reruns,
         question_se: question,
@@ -488,6 +587,19 @@ pub fn run_head_to_head(
         scenario.models[a].rates_on(&bench),
         scenario.models[b].rates_on(&bench),
     );
+    let (oa, ob) = (scenario.models[a].run_sd, scenario.models[b].run_sd);
+    if oa > 0.0 || ob > 0.0 {
+        return head_to_head_run(
+            scenario,
+            name,
+            key,
+            (a, b),
+            (&ra, &rb),
+            ns,
+            reruns,
+            progress,
+        );
+    }
     let samplers: Vec<PairSampler> = ns
         .iter()
         .map(|&n| PairSampler::new(n, &ra, &rb, reruns))
@@ -520,6 +632,65 @@ pub fn run_head_to_head(
         b: scenario.models[b].name.clone(),
         pass_at_1_a: mean(&ra),
         pass_at_1_b: mean(&rb),
+        reruns,
+        rows,
+    }
+}
+
+/// [`run_head_to_head`] when a model has per-run noise: exact odds from the two count pmfs
+/// ([`head_to_head_of`] of [`count_pmf_of`] on [`count_pmf_run`]), simulated reruns drawn
+/// literally for each model on its own stream.
+#[allow(clippy::too_many_arguments)]
+fn head_to_head_run(
+    scenario: &Scenario,
+    name: &str,
+    key: u64,
+    (a, b): (usize, usize),
+    (ra, rb): (&[f64], &[f64]),
+    ns: &[u32],
+    reruns: u64,
+    progress: Progress,
+) -> HeadToHead {
+    let (ma, mb) = (&scenario.models[a], &scenario.models[b]);
+    let long_run = |rates: &[f64], omega: f64| {
+        rates
+            .iter()
+            .map(|&p| run_moments(p, omega).mean)
+            .sum::<f64>()
+            / rates.len() as f64
+    };
+    let rows = ns
+        .iter()
+        .map(|&n| {
+            let path = |side: u64| [key, u64::from(n), RUN_NOISE_STREAM, side];
+            let ta = simulate_reruns(scenario.seed, &path(0), ra, ma.run_sd, n, reruns);
+            let tb = simulate_reruns(scenario.seed, &path(1), rb, mb.run_sd, n, reruns);
+            progress(2 * reruns);
+            let loss = ta.iter().zip(&tb).filter(|(x, y)| y < x).count() as u64;
+            let tie = ta.iter().zip(&tb).filter(|(x, y)| y == x).count() as u64;
+            let exact = head_to_head_of(
+                &run_count_pmf(ra, ma.run_sd, n),
+                &run_count_pmf(rb, mb.run_sd, n),
+            );
+            let r = reruns as f64;
+            let est = |p: f64, hits: u64| {
+                Estimate::new(p, hits as f64 / r, (p * (1.0 - p) / r).sqrt()).counting(1.0 / r)
+            };
+            H2HRow {
+                n,
+                loss: est(exact.loss, loss),
+                tie: est(exact.tie, tie),
+                win: est(exact.win, reruns - loss - tie),
+                loss_or_tie: est(exact.loss + exact.tie, loss + tie),
+            }
+        })
+        .collect();
+    HeadToHead {
+        experiment: name.into(),
+        a: ma.name.clone(),
+        b: mb.name.clone(),
+        pass_at_1_a: long_run(ra, ma.run_sd),
+        pass_at_1_b: long_run(rb, mb.run_sd),
         reruns,
         rows,
     }

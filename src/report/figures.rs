@@ -3,6 +3,7 @@ use plotters::prelude::SeriesLabelPosition;
 
 use super::plot::{Band, Bars, Figure, Line, Markers, Note, Panel, Scale};
 use crate::experiments::budget::{BudgetCurves, BudgetMetric};
+use crate::experiments::contamination::ContaminationResult;
 use crate::experiments::cost::{CostTable, Strategy as CostStrategy};
 use crate::experiments::noise::{H2HRow, HeadToHead, SeedVariance, SpreadRow, VoteSpread};
 use crate::experiments::votes::{Metric, VoteCurves};
@@ -38,6 +39,86 @@ pub fn experiment_figures(run: &RunOutput, result: &ExperimentResult) -> Vec<(St
         ExperimentResult::Cost(r) => vec![(r.experiment.clone(), cost_figure(run, r))],
         // A plan's figures (a line figure and a heat map) come from `planning::render_plan`.
         ExperimentResult::Plan(_) => Vec::new(),
+        ExperimentResult::Contamination(r) => {
+            vec![(r.experiment.clone(), contamination_figure(run, r))]
+        }
+    }
+}
+
+/// Power of the public-minus-fresh test against the fresh set size, one line per share (the
+/// null's false-alarm rate too), dots simulated; the target power dashed, each share's
+/// smallest fresh set as a vertical line.
+fn contamination_figure(run: &RunOutput, r: &ContaminationResult) -> Figure {
+    let mut p = Panel::new(
+        format!(
+            "model {}: {} public problems, n = {}, memorised problems solved at {:.0}%, fresh pass@1 {:.1}%; test at {:.0}% false alarm",
+            r.model,
+            r.public_problems,
+            r.n,
+            pct(r.memorized_rate),
+            pct(r.fresh_pass_at_1),
+            pct(r.alpha)
+        ),
+        "fresh problems M (log2 scale)",
+        "P(flag contamination) (%)",
+    );
+    let fresh: Vec<u32> = {
+        let mut v: Vec<u32> = r.rows.iter().map(|x| x.fresh as u32).collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    };
+    k_axis(&mut p, &fresh);
+    p.lines.push(Line {
+        label: Some(format!("target power {:.0}%", pct(r.target_power))),
+        color: 7,
+        dashed: true,
+        points: vec![
+            (p.x_range.0, pct(r.target_power)),
+            (p.x_range.1, pct(r.target_power)),
+        ],
+    });
+    let shares: Vec<f64> = std::iter::once(0.0)
+        .chain(r.shares.iter().copied())
+        .collect();
+    for (i, &c) in shares.iter().enumerate() {
+        let points: Vec<(f64, Estimate)> = r
+            .rows
+            .iter()
+            .filter(|x| x.share == c)
+            .map(|x| (x.fresh as f64, x.power))
+            .collect();
+        let label = if c == 0.0 {
+            "no contamination (false alarm)".to_string()
+        } else {
+            format!("{:.0}% contaminated", pct(c))
+        };
+        exact_and_simulated(&mut p, Some(label), None, i, &points);
+    }
+    for (i, plan) in r.plan.iter().enumerate() {
+        if let Some(m) = plan.fresh {
+            let (lo, hi) = p.x_range;
+            if (m as f64) > lo && (m as f64) < hi {
+                p.vlines.push((
+                    m as f64,
+                    i + 1,
+                    Some(format!("{:.0}%: smallest fresh set {m}", pct(plan.share))),
+                ));
+            }
+        }
+    }
+    p.legend = SeriesLabelPosition::LowerRight;
+    Figure {
+        title: title(
+            run,
+            &format!(
+                "{}: power to detect contamination against fresh set size ({} reruns; lines exact, dots simulated)",
+                r.experiment, r.reruns
+            ),
+        ),
+        panels: vec![p],
+        columns: 1,
+        size: (1100, 600),
     }
 }
 

@@ -30,6 +30,10 @@ pub struct RawBenchmark {
     pub sigma: Option<Spanned<f64>>,
     pub placement: Option<Spanned<Placement>>,
     pub rates: Option<Spanned<Vec<f64>>>,
+    /// Share of the problems the `contaminated_models` have memorised (default 0).
+    pub contaminated: Option<Spanned<f64>>,
+    /// The models that saw the memorised problems (default none).
+    pub contaminated_models: Option<Spanned<Vec<String>>>,
 }
 
 /// One `[[model]]`.
@@ -42,6 +46,10 @@ pub struct RawModel {
     pub attractor: Option<Spanned<f64>>,
     pub vote_rule: Option<Spanned<VoteRule>>,
     pub tokens: Option<Spanned<RawTokens>>,
+    /// Per-run logit SD omega (default 0).
+    pub run_sd: Option<Spanned<f64>>,
+    /// Solve rate on memorised problems (needed when the model is contaminated).
+    pub memorized_rate: Option<Spanned<f64>>,
 }
 
 /// `[model.tokens]`: the trace-length block.
@@ -74,6 +82,8 @@ pub enum ExperimentKind {
     Cost,
     /// How many problems and samples tell two models apart (`evalsim plan` from a file).
     Plan,
+    /// Public-minus-fresh gap of a contaminated model, and the fresh set that detects it.
+    Contamination,
 }
 
 impl ExperimentKind {
@@ -88,6 +98,7 @@ impl ExperimentKind {
             ExperimentKind::Budget => "budget",
             ExperimentKind::Cost => "cost",
             ExperimentKind::Plan => "plan",
+            ExperimentKind::Contamination => "contamination",
         }
     }
 
@@ -115,6 +126,7 @@ impl ExperimentKind {
                 ("-loss", FIGURE),
                 ("-heatmap", FIGURE),
             ],
+            ExperimentKind::Contamination => &[("", TABLE_AND_FIGURE), ("-plan", &["csv"])],
         }
     }
 
@@ -159,6 +171,16 @@ impl ExperimentKind {
                 "reruns",
                 "check_cells",
                 "check_population",
+            ],
+            ExperimentKind::Contamination => &[
+                "model",
+                "n",
+                "fresh",
+                "shares",
+                "alpha",
+                "target_power",
+                "max_fresh",
+                "reruns",
             ],
         }
     }
@@ -214,6 +236,11 @@ pub struct RawExperiment {
     pub target_halfwidth: Option<Spanned<f64>>,
     pub check_cells: Option<Spanned<RawCheckCells>>,
     pub check_population: Option<Spanned<RawCheckCells>>,
+    pub fresh: Option<Spanned<Vec<u64>>>,
+    pub shares: Option<Spanned<Vec<f64>>>,
+    pub alpha: Option<Spanned<f64>>,
+    pub target_power: Option<Spanned<f64>>,
+    pub max_fresh: Option<Spanned<u64>>,
 }
 
 impl RawExperiment {
@@ -249,6 +276,11 @@ impl RawExperiment {
             s("target_halfwidth", &self.target_halfwidth),
             s("check_cells", &self.check_cells),
             s("check_population", &self.check_population),
+            s("fresh", &self.fresh),
+            s("shares", &self.shares),
+            s("alpha", &self.alpha),
+            s("target_power", &self.target_power),
+            s("max_fresh", &self.max_fresh),
         ]
         .into_iter()
         .flatten()

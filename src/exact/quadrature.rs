@@ -306,6 +306,12 @@ pub fn gauss_hermite_normal(m: usize) -> Vec<(f64, f64)> {
 pub const KRONROD_RANGE: f64 = 38.0;
 /// Recursion cap of [`AdaptiveKronrod`]: a unit panel halved 40 times is 1e-12 wide.
 const MAX_KRONROD_DEPTH: u32 = 40;
+/// Absolute floor of a panel's Kronrod-minus-Gauss difference: where an integrand falls into
+/// the subnormal range (p^64 of a tiny p, a binomial entry far from its mode) its values carry
+/// only a few bits, no relative tolerance can be met, and without the floor every such panel
+/// would be halved to the depth cap (2^40 panels). Expectations below about 1e-270 therefore
+/// keep an absolute, not a relative, accuracy of 1e-280 per panel.
+const KRONROD_FLOOR: f64 = 1e-280;
 
 /// Kronrod nodes on [-1, 1] (the non-negative half, 0 last) of the 15-point rule.
 const KRONROD_NODES: [f64; 8] = [
@@ -340,7 +346,7 @@ const GAUSS_WEIGHTS: [f64; 4] = [
 /// Adaptive Gauss–Kronrod (7/15-point) for E[f(Z)] of a **non-negative**, possibly vector-valued
 /// f, to a relative tolerance per entry. Unit panels over |z| <= [`KRONROD_RANGE`]; a panel is
 /// halved until, for every entry, the Kronrod and embedded Gauss estimates differ by at most
-/// `relative` times the Kronrod estimate (or both are 0). Because every contribution is
+/// `relative` times the Kronrod estimate plus a floor of 1e-280 (for integrands that underflow). Because every contribution is
 /// non-negative, a relative error per panel bounds the relative error of the sum: the rule
 /// keeps tiny expectations (a complement of 1e-30 in the tail) as accurate as large ones, and
 /// it finds sharp steps (pass@k at large k and large run noise) without being told where they
@@ -392,7 +398,7 @@ impl AdaptiveKronrod {
             .kronrod
             .iter()
             .zip(&s.gauss)
-            .all(|(&k, &g)| (k - g).abs() <= self.relative * k.abs());
+            .all(|(&k, &g)| (k - g).abs() <= self.relative * k.abs() + KRONROD_FLOOR);
         if converged || depth == 0 {
             for (t, k) in total.iter_mut().zip(&s.kronrod) {
                 *t += k;
@@ -455,6 +461,21 @@ fn kronrod_panel(f: &impl Fn(f64, &mut [f64]), lo: f64, hi: f64, s: &mut Scratch
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Regression: integrands that fall into the subnormal range (p^64 of a tiny rate) made the
+    /// relative test fail on every panel there, halving each to the depth cap; with the floor
+    /// the rule stops. Counted by evaluations.
+    #[test]
+    fn kronrod_stops_on_integrands_that_underflow() {
+        let calls = std::cell::Cell::new(0u64);
+        let got = AdaptiveKronrod::RUN_NOISE.expect(|z| {
+            calls.set(calls.get() + 1);
+            // pass^64 of expit(-12 + 2 z): subnormal for z below about -2.
+            (-64.0 * (1.0 + (12.0 - 2.0 * z).exp()).ln()).exp()
+        });
+        assert!(got > 0.0 && got < 1e-10, "{got}");
+        assert!(calls.get() < 200_000, "{} evaluations", calls.get());
+    }
 
     #[test]
     fn kronrod_weights_integrate_polynomials_and_normal_moments() {

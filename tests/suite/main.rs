@@ -21,5 +21,6 @@ mod plan_halfwidth_coverage;
 mod plan_sweep;
 mod properties;
 mod report_terminal;
+mod run_noise;
 mod scenario_props;
 mod synth;

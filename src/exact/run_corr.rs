@@ -18,7 +18,7 @@
 //!
 //! # Quadrature error
 //!
-//! Every integrand is non-negative, so the adaptive rule's per-panel relative tolerance (1e-13
+//! Every integrand is non-negative, so the adaptive rule's per-panel relative tolerance (1e-12
 //! on the Kronrod-minus-Gauss difference, which overstates the error) bounds the relative error
 //! of the whole expectation. The rule halves panels where the integrand turns, so the sharp
 //! steps in z of pass@k at large k and omega (width about 1 / omega, anywhere in |z| <= 38) are

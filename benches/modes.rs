@@ -4,7 +4,9 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use evalsim::exact::modes::{maj_at_k_modes, winning_threshold, Extraction};
+use evalsim::exact::modes::{
+    maj_at_k_modes, maj_at_k_modes_unpruned, winning_threshold, Extraction,
+};
 use evalsim::model::VoteRule;
 
 fn modes(c: &mut Criterion) {
@@ -25,6 +27,11 @@ fn modes(c: &mut Criterion) {
         };
         g.bench_function(format!("k{k}_m{m}_split{split}"), |b| {
             b.iter(|| maj_at_k_modes(black_box(p), &attractors, ex, k, VoteRule::Random))
+        });
+        // The same value with every leader count run (the recurrence before pruning), for the
+        // ratio in the same run.
+        g.bench_function(format!("k{k}_m{m}_split{split}_unpruned"), |b| {
+            b.iter(|| maj_at_k_modes_unpruned(black_box(p), &attractors, ex, k, VoteRule::Random))
         });
     }
     g.finish();

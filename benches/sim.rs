@@ -171,6 +171,7 @@ fn note_budget(c: &mut Criterion) {
                 p: rates.clone(),
                 alpha: vec![m.attractor; rates.len()],
                 rule: VoteRule::Random,
+                modes: None,
             })
         })
         .collect();
@@ -309,7 +310,7 @@ fn exact(c: &mut Criterion) {
 /// 64 fixed-design cells at 10,000 paired reruns each (457.6 million binomial draws; the peer runs
 /// 100,000, so multiply the time by 10 to compare).
 fn plan(c: &mut Criterion) {
-    use evalsim::experiments::plan::{exact_cells, simulate, CheckCells, PlanSpec};
+    use evalsim::experiments::plan::{exact_cells, run_plan, simulate, CheckCells, PlanSpec};
     let spec = PlanSpec {
         mu: 0.2,
         sigma: 2.2,
@@ -321,6 +322,8 @@ fn plan(c: &mut Criterion) {
         reruns: 10_000,
         check_cells: CheckCells::All,
         seed: 1,
+        shift_sd: 0.0,
+        target_power: None,
     };
     let cells: Vec<(usize, u32, f64)> = spec
         .gaps
@@ -336,6 +339,22 @@ fn plan(c: &mut Criterion) {
     g.bench_function("exact, all 192 cells (all threads)", |b| {
         b.iter(|| black_box(exact_cells(&spec)))
     });
+    // The note's plan grid (`evalsim plan` defaults: gap 0.21, N {30, 100, 300, 1000} x n {1,
+    // 4, 16, 64}), exact only (cells and minimum detectable gaps), without and with per-problem
+    // disagreement: the ratio of the two is the cost of tau > 0.
+    for tau in [0.0, 1.0] {
+        let note = PlanSpec {
+            gaps: vec![0.21],
+            reruns: 0,
+            shift_sd: tau,
+            ..spec.clone()
+        }
+        .pass1();
+        g.bench_function(
+            format!("exact note grid with minimum detectable gaps, shift_sd {tau}"),
+            |b| b.iter(|| black_box(run_plan(&note, "plan", &|_| {}))),
+        );
+    }
     let draws: u64 = cells.iter().map(|c| 2 * c.0 as u64 * spec.reruns).sum();
     g.throughput(Throughput::Elements(draws));
     g.bench_function(

@@ -178,7 +178,8 @@ pub struct Model {
     pub name: String,
     /// Logit shift or explicit rates.
     pub source: RateSource,
-    /// Share a of the wrong mass that lands on one repeated attractor answer.
+    /// Share a of the wrong mass that lands on one repeated attractor answer (the first share
+    /// when the scenario lists several: see [`Model::attractors`]).
     pub attractor: f64,
     /// Default vote rule for this model's majority votes.
     pub vote_rule: VoteRule,
@@ -191,16 +192,223 @@ pub struct Model {
     /// Solve rate on memorised problems, when the model is contaminated.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub memorized_rate: Option<f64>,
+    /// Every repeated wrong answer's share of the wrong mass, in file order: `[attractor]` when
+    /// the scenario gave one number, empty for an empty list (every wrong answer a one-off).
+    #[serde(skip_serializing_if = "at_most_one")]
+    pub attractors: Vec<f64>,
+    /// Share of all samples with no extractable answer (graded wrong, never voting with another).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub unparsed: f64,
+    /// Share of parsed correct samples written in a form the normaliser treats as a different
+    /// answer (graded correct, but its votes do not combine with the main form's).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub split: f64,
+    /// tau >= 0 (`shift_sd`, logits): the SD of the model's own per-problem deviation, so its
+    /// logit on problem i is the benchmark's logit + shift + tau e_i ([`problem_deviations`]).
+    /// 0 (the default) is the constant shift; only with [`RateSource::Shift`].
+    pub shift_sd: f64,
+    /// The verifier that picks one of k samples (best-of-k), when the scenario gives one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub verifier: Option<Verifier>,
+    /// The grader's error rates, when grading is noisy (`None`: a perfect grader).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub grader: Option<Grader>,
+}
+
+fn at_most_one(v: &[f64]) -> bool {
+    v.len() <= 1
 }
 
 impl Model {
-    /// The model's per-problem rates given the benchmark's rates. Time: O(N).
+    /// The model's per-problem rates on the fixed benchmark given the benchmark's rates:
+    /// expit(logit(p_i) + shift + tau e_i) with the fixed deviations e_i of
+    /// [`problem_deviations`] (tau = 0 is the plain shift, the same code path as before
+    /// `shift_sd` existed); rates of 0 or 1 stay. Time: O(N log N) with tau > 0, else O(N).
     pub fn rates_on(&self, benchmark_rates: &[f64]) -> Vec<f64> {
+        match &self.source {
+            RateSource::Shift(s) if self.shift_sd > 0.0 => {
+                let e = problem_deviations(&self.name, benchmark_rates.len());
+                benchmark_rates
+                    .iter()
+                    .zip(e)
+                    .map(|(&p, e)| shift_rate(p, *s + self.shift_sd * e))
+                    .collect()
+            }
+            RateSource::Shift(s) => benchmark_rates.iter().map(|&p| shift_rate(p, *s)).collect(),
+            RateSource::Rates(r) => r.clone(),
+        }
+    }
+
+    /// The model's rates with its constant shift alone (tau taken as 0): the centre its
+    /// per-problem deviations move each rate from. Time: O(N).
+    pub fn constant_shift_rates_on(&self, benchmark_rates: &[f64]) -> Vec<f64> {
         match &self.source {
             RateSource::Shift(s) => benchmark_rates.iter().map(|&p| shift_rate(p, *s)).collect(),
             RateSource::Rates(r) => r.clone(),
         }
     }
+
+    /// The first key of the answer-mode extensions this model sets away from the canonical
+    /// model (several attractors, `unparsed`, `split`), or `None` when it is the canonical model
+    /// with one attractor share [`Model::attractor`].
+    pub fn answer_modes_key(&self) -> Option<&'static str> {
+        if self.attractors.len() > 1 {
+            Some("attractor")
+        } else if self.unparsed != 0.0 {
+            Some("unparsed")
+        } else if self.split != 0.0 {
+            Some("split")
+        } else {
+            None
+        }
+    }
+
+    /// The graded per-sample rate (1 - unparsed) p of each rate: what pass@1 sees. The rates
+    /// themselves (bit for bit) when `unparsed` is 0. Time: O(N).
+    pub fn graded(&self, rates: Vec<f64>) -> Vec<f64> {
+        if self.unparsed == 0.0 {
+            rates
+        } else {
+            rates.iter().map(|p| (1.0 - self.unparsed) * p).collect()
+        }
+    }
+
+    /// The model's constant logit shift, when its rates come from one.
+    pub fn shift(&self) -> Option<f64> {
+        match self.source {
+            RateSource::Shift(s) => Some(s),
+            RateSource::Rates(_) => None,
+        }
+    }
+}
+
+/// The fixed benchmark's per-problem deviations e_1..e_N of the model named `name`: the N
+/// evenly spaced standard-normal quantiles Phi^-1((j - 1/2) / N), j = 1..N, in a pseudo-random
+/// order that depends only on the model's name (problem i gets the quantile of its rank under
+/// a 64-bit hash of (name, i)).
+///
+/// Why this choice (docs/model.md, "Per-problem disagreement"): like the benchmark's own
+/// quantile placement, the realised deviations have mean exactly 0 and the spread of a normal,
+/// so only the pairing of deviations with problems is random, which is the disagreement itself.
+/// The order does not depend on the run's seed (the seed draws sampling noise, not the
+/// benchmark), nor on the model's position in the file or on any experiment: the same
+/// scenario gives the same benchmark under every seed and thread count. Distinct names give
+/// independent-looking orders. Time: O(N log N).
+pub fn problem_deviations(name: &str, problems: usize) -> Vec<f64> {
+    let std_normal = Normal::standard();
+    let salt = name.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    });
+    let salt = mix64(salt ^ DEVIATION_DOMAIN);
+    let mut order: Vec<usize> = (0..problems).collect();
+    // Ties in a 64-bit hash are practically impossible; the index breaks them all the same.
+    order.sort_by_key(|&i| (mix64(salt ^ mix64(i as u64)), i));
+    let mut e = vec![0.0; problems];
+    for (rank, &i) in order.iter().enumerate() {
+        e[i] = std_normal.inverse_cdf((rank as f64 + 0.5) / problems as f64);
+    }
+    e
+}
+
+/// Separates the deviation hash from any other use of the same name hash ("shift_sd" in ASCII).
+const DEVIATION_DOMAIN: u64 = 0x7368_6966_745f_7364;
+
+/// The splitmix64 finaliser: a bijective 64-bit mix.
+fn mix64(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// What a threshold verifier does when it accepts none of the k samples.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Fallback {
+    /// A uniform pick among all k samples.
+    #[default]
+    Random,
+    /// No answer: graded wrong.
+    Abstain,
+}
+
+impl Fallback {
+    /// The name used in scenario files and tables.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Fallback::Random => "random",
+            Fallback::Abstain => "abstain",
+        }
+    }
+}
+
+/// A verifier that accepts a correct sample with probability `tpr` and a wrong one with `fpr`
+/// (closed forms in `exact::verifier`).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct ThresholdVerifier {
+    /// P(accept | correct), in [0, 1].
+    pub tpr: f64,
+    /// P(accept | wrong), in [0, 1].
+    pub fpr: f64,
+    /// The pick when nothing is accepted.
+    pub fallback: Fallback,
+}
+
+/// The two kinds of `[model.verifier]` a scenario can name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum VerifierKind {
+    /// Accept or reject each sample; pick uniformly among the accepted.
+    Threshold,
+    /// A normal reward score per sample; pick the argmax.
+    Score,
+}
+
+impl VerifierKind {
+    /// The name used in scenario files and tables.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            VerifierKind::Threshold => "threshold",
+            VerifierKind::Score => "score",
+        }
+    }
+}
+
+/// A best-of-k selector: how one of a model's k samples is picked.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verifier {
+    /// Accept/reject with rates `tpr`, `fpr`; uniform pick among the accepted.
+    Threshold(ThresholdVerifier),
+    /// Scores N(separation, 1) for correct samples and N(0, 1) for wrong ones; the argmax wins.
+    Score {
+        /// Mean score of a correct sample minus that of a wrong one.
+        separation: f64,
+    },
+}
+
+impl Verifier {
+    /// A short description for legends and tables, e.g. `threshold tpr 0.9 fpr 0.1 random`.
+    pub fn describe(&self) -> String {
+        match self {
+            Verifier::Threshold(v) => format!(
+                "threshold tpr {} fpr {} {}",
+                v.tpr,
+                v.fpr,
+                v.fallback.as_str()
+            ),
+            Verifier::Score { separation } => format!("score separation {separation}"),
+        }
+    }
+}
+
+/// A grader's error rates, each in [0, 1] (closed forms in `exact::grader`).
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
+pub struct Grader {
+    /// P(graded correct | wrong).
+    pub fpr: f64,
+    /// P(graded wrong | correct).
+    pub fnr: f64,
 }
 
 #[cfg(test)]
@@ -225,5 +433,54 @@ mod tests {
         assert_eq!(shift_rate(1.0, -3.0), 1.0);
         assert!((shift_rate(0.5, 0.0) - 0.5).abs() < 1e-15);
         assert!((logit(expit(1.3)) - 1.3).abs() < 1e-12);
+    }
+
+    fn model(name: &str, shift: f64, tau: f64) -> Model {
+        Model {
+            name: name.into(),
+            source: RateSource::Shift(shift),
+            attractor: 0.5,
+            vote_rule: VoteRule::Random,
+            tokens: None,
+            attractors: vec![0.5],
+            unparsed: 0.0,
+            split: 0.0,
+            shift_sd: tau,
+            verifier: None,
+            grader: None,
+            run_sd: 0.0,
+            memorized_rate: None,
+        }
+    }
+
+    #[test]
+    fn deviations_are_the_normal_quantiles_in_a_name_keyed_order() {
+        let e = problem_deviations("long", 30);
+        let mut sorted = e.clone();
+        sorted.sort_by(f64::total_cmp);
+        let std_normal = Normal::standard();
+        for (j, x) in sorted.iter().enumerate() {
+            assert_eq!(*x, std_normal.inverse_cdf((j as f64 + 0.5) / 30.0));
+        }
+        // Not the identity order, the same every call, and different for another name.
+        assert_ne!(e, sorted);
+        assert_eq!(e, problem_deviations("long", 30));
+        assert_ne!(e, problem_deviations("short", 30));
+        assert!(e.iter().sum::<f64>().abs() < 1e-12);
+    }
+
+    #[test]
+    fn tau_zero_rates_are_the_plain_shift_bit_for_bit() {
+        let bench = quantile_rates(0.2, 2.2, 30);
+        let plain: Vec<f64> = bench.iter().map(|&p| shift_rate(p, -0.7)).collect();
+        assert_eq!(model("m", -0.7, 0.0).rates_on(&bench), plain);
+        let moved = model("m", -0.7, 1.0).rates_on(&bench);
+        assert_ne!(moved, plain);
+        // logit(p_i') = logit(p_i) + shift + tau e_i, problem by problem.
+        let e = problem_deviations("m", 30);
+        for (i, ((&p, &m), &e)) in bench.iter().zip(&moved).zip(&e).enumerate() {
+            let want = logit(p) - 0.7 + e;
+            assert!((logit(m) - want).abs() < 1e-9, "problem {i}");
+        }
     }
 }

@@ -1,10 +1,18 @@
-//! `fit`: turn observed per-problem counts into a scenario the simulator can rerun.
+//! `fit`: turn observed per-problem counts of one or more models into a scenario the simulator
+//! can rerun.
 //!
-//! - **Spread** (mu, sigma): maximum likelihood of the logit-normal mixture of binomials,
-//!   L = prod_i C(n_i, c_i) E_z[p(z)^c_i (1 - p(z))^(n_i - c_i)], p(z) = expit(mu + sigma z),
-//!   z ~ N(0, 1), the expectation by Gauss–Hermite quadrature, maximised by Nelder–Mead on
-//!   (mu, ln sigma). Standard errors from the inverse of the numerical Hessian of -ln L in
-//!   (mu, sigma) (observed information).
+//! - **Rates** (mu, sigma, and per model a shift and a disagreement SD tau): the joint fit of
+//!   [`super::joint_fit`] — shared problem effects z_i ~ N(mu, sigma^2), model m's logit
+//!   z_i + shift_m + tau_m e_{m,i}, the first model the reference (shift 0; with one model
+//!   tau is 0 and sigma is its whole spread) — by marginal maximum likelihood over the binomial
+//!   counts, with Wald or profile 95% intervals. This is the only fitting path: one model is
+//!   the joint fit with M = 1.
+//! - **Identification**: [`super::joint_fit::diagnose`] flags a parameter the data cannot
+//!   identify (all-or-none problems, one sample per problem, fewer than 5 problems, a model
+//!   right or wrong on everything). Such a parameter is REFUSED, never estimated: it is held at
+//!   a documented fallback ([`FALLBACK_SIGMA`], tau = 0, or the smoothed pooled logit for a
+//!   location), the other parameters are fitted with it held, and the output and the scenario
+//!   say "not estimated", why, and what data would identify it.
 //! - **Attractor share** a: the model says each wrong answer is the problem's one attractor with
 //!   probability a and otherwise a one-off that never repeats. So in a problem with W wrong
 //!   answers whose largest wrong-answer group has m >= 2 members, that group *is* the attractor
@@ -25,16 +33,29 @@
 use serde::{Deserialize, Serialize};
 
 use super::data::ModelSamples;
-use super::summary::check_k;
+use super::joint_fit::{
+    diagnose, fit_joint, Diagnosis, IntervalKind, JointFit, JointFitOptions, Parameter,
+};
+use super::summary::{check_k, summarize_model, CurvePoint, SummaryOptions};
 use super::{AnalyzeError, Result};
+use crate::exact::joint_likelihood::{
+    count_probabilities, population_maj_at_k, population_pass_at_k, Count, JointData,
+    DEFAULT_INNER_NODES, DEFAULT_OUTER_NODES,
+};
 /// The fit's quadrature rule lives with the others in [`crate::exact::quadrature`].
 pub use crate::exact::quadrature::gauss_hermite_normal;
 
-/// Options of [`fit_model`].
+/// sigma written to the scenario when the data do not identify it: a middle value on the
+/// logit scale (rates from 2% to 98% two SDs out around mu = 0), NOT a measurement.
+pub const FALLBACK_SIGMA: f64 = 2.0;
+
+/// Options of [`fit_models`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FitOptions {
-    /// Gauss–Hermite nodes (more for very large sigma).
-    pub quadrature_nodes: usize,
+    /// Gauss–Hermite nodes of the problem-effect integral.
+    pub outer_nodes: usize,
+    /// Gauss–Hermite nodes of the per-model disagreement integral.
+    pub inner_nodes: usize,
     /// k values of the scenario's `curves` experiment.
     pub curve_k: Vec<usize>,
     /// Votes per problem of the scenario's `curves` experiment.
@@ -46,7 +67,8 @@ pub struct FitOptions {
 impl Default for FitOptions {
     fn default() -> Self {
         FitOptions {
-            quadrature_nodes: 48,
+            outer_nodes: DEFAULT_OUTER_NODES,
+            inner_nodes: DEFAULT_INNER_NODES,
             curve_k: vec![1, 2, 4, 8, 16, 32, 64],
             votes: 4000,
             seed: 1,
@@ -54,19 +76,69 @@ impl Default for FitOptions {
     }
 }
 
-/// Fitted logit-normal spread of per-problem rates.
+/// Whether a parameter was estimated.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct LogitNormalFit {
-    /// Location on the logit scale.
-    pub mu: f64,
-    /// Spread on the logit scale.
-    pub sigma: f64,
-    /// SE of mu (`None` if the Hessian is not positive definite).
-    pub mu_se: Option<f64>,
-    /// SE of sigma.
-    pub sigma_se: Option<f64>,
-    /// Maximised log-likelihood.
-    pub log_likelihood: f64,
+pub enum Status {
+    /// Maximum likelihood estimate with its 95% interval.
+    Estimated,
+    /// Not identified by the data: refused and held at `fallback` (not an estimate).
+    Refused {
+        /// The value written to the scenario instead.
+        fallback: f64,
+        /// Why, and what data would identify it.
+        diagnosis: String,
+    },
+}
+
+/// One rate parameter of the fit.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ParameterFit {
+    /// Which parameter (model indices as in [`FitResult::models`]).
+    pub parameter: Parameter,
+    /// Readable name, e.g. `sigma` or ``shift of `b` ``.
+    pub label: String,
+    /// Estimate, or the fallback when refused.
+    pub value: f64,
+    /// SE from the observed information (estimated parameters only).
+    pub se: Option<f64>,
+    /// Lower end of the 95% interval (`None`: unbounded or refused).
+    pub lower: Option<f64>,
+    /// Upper end of the 95% interval (`None`: unbounded or refused).
+    pub upper: Option<f64>,
+    /// Wald or profile (estimated parameters only).
+    pub interval: Option<IntervalKind>,
+    /// Estimated or refused.
+    pub status: Status,
+}
+
+impl ParameterFit {
+    /// True when the parameter was estimated.
+    pub fn estimated(&self) -> bool {
+        self.status == Status::Estimated
+    }
+
+    /// "0.312 (95% 0.10 to 0.52, Wald)" or "NOT ESTIMATED, fallback 2".
+    pub fn describe(&self) -> String {
+        match &self.status {
+            Status::Estimated => {
+                let end =
+                    |v: Option<f64>, inf: &str| v.map_or(inf.to_string(), |v| format!("{v:.3}"));
+                format!(
+                    "{:.3} (95% interval {} to {}, {})",
+                    self.value,
+                    end(self.lower, "-inf"),
+                    end(self.upper, "+inf"),
+                    match self.interval {
+                        Some(IntervalKind::Profile) => "profile likelihood",
+                        _ => "Wald",
+                    }
+                )
+            }
+            Status::Refused { fallback, .. } => {
+                format!("NOT ESTIMATED (fallback {fallback})")
+            }
+        }
+    }
 }
 
 /// Fitted attractor share.
@@ -103,169 +175,449 @@ pub struct CountHistogram {
     pub n: usize,
     /// Problems with c = 0..=n correct.
     pub observed: Vec<usize>,
-    /// Expected problems with c = 0..=n under the fitted spread.
+    /// Expected problems with c = 0..=n under the fitted model.
     pub fitted: Vec<f64>,
 }
 
-/// Result of [`fit_model`].
+/// An observed curve (pass@k or maj@k) with the fitted population value at each k.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct FitResult {
-    /// Model fitted.
-    pub model: String,
-    /// Problems used.
+pub struct CurveFit {
+    /// `pass@k` or `maj@k`.
+    pub metric: String,
+    /// Observed points with their 95% intervals (from `analyze`'s estimators).
+    pub observed: Vec<CurvePoint>,
+    /// Fitted population value at each observed k.
+    pub fitted: Vec<f64>,
+}
+
+/// Everything fitted about one model.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ModelFit {
+    /// Model name, as in the input.
+    pub name: String,
+    /// Problems it answered.
     pub problems: usize,
-    /// Spread of rates.
-    pub logit_normal: LogitNormalFit,
+    /// Its logit mean mu + shift.
+    pub location: f64,
+    /// Its total logit SD sqrt(sigma^2 + tau^2).
+    pub spread: f64,
     /// Attractor share (`None` without answers).
     pub attractor: Option<AttractorFit>,
     /// Trace lengths (`None` without tokens).
     pub traces: Option<TraceFit>,
     /// Observed vs fitted counts.
     pub counts: CountHistogram,
+    /// Observed vs fitted pass@k (and maj@k with answers).
+    pub curves: Vec<CurveFit>,
+}
+
+/// Implied correlation of two models' per-problem logits.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CorrelationFit {
+    /// First model.
+    pub a: String,
+    /// Second model.
+    pub b: String,
+    /// sigma^2 / sqrt((sigma^2 + tau_a^2)(sigma^2 + tau_b^2)).
+    pub value: f64,
+    /// Delta-method SE (`None` if a spread was refused or the information is singular).
+    pub se: Option<f64>,
+}
+
+/// Result of [`fit_models`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FitResult {
+    /// Where the samples came from (file names).
+    pub source: String,
+    /// Problems (the union over models).
+    pub problems: usize,
+    /// Every rate parameter: mu, sigma, then shift and tau per model.
+    pub parameters: Vec<ParameterFit>,
+    /// Per model, in input order (the first is the reference).
+    pub models: Vec<ModelFit>,
+    /// Every pair of models.
+    pub correlations: Vec<CorrelationFit>,
+    /// ln L at the fit.
+    pub log_likelihood: f64,
+    /// What the data do not identify (empty when everything is).
+    pub diagnoses: Vec<String>,
     /// Scenario TOML reproducing the fit.
     pub scenario_toml: String,
 }
 
-fn softplus(x: f64) -> f64 {
-    x.max(0.0) + (-x.abs()).exp().ln_1p()
-}
-
-/// Log-likelihood of the logit-normal binomial mixture for grouped counts ((n, c), multiplicity).
-/// Cost: O(groups * nodes).
-fn log_likelihood(
-    groups: &[((usize, usize), usize)],
-    nodes: &[(f64, f64)],
-    mu: f64,
-    sigma: f64,
-) -> f64 {
-    let mut total = 0.0;
-    for &((n, c), mult) in groups {
-        let terms: Vec<f64> = nodes
-            .iter()
-            .map(|&(z, w)| {
-                let eta = mu + sigma * z;
-                // ln p = -softplus(-eta), ln(1 - p) = -softplus(eta)
-                w.ln() - c as f64 * softplus(-eta) - (n - c) as f64 * softplus(eta)
-            })
-            .collect();
-        let top = terms.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        let lse = top + terms.iter().map(|t| (t - top).exp()).sum::<f64>().ln();
-        let ln_binom = statrs::function::factorial::ln_binomial(n as u64, c as u64);
-        total += mult as f64 * (ln_binom + lse);
+impl FitResult {
+    /// The fit of one parameter.
+    pub fn parameter(&self, p: Parameter) -> Option<&ParameterFit> {
+        self.parameters.iter().find(|q| q.parameter == p)
     }
-    total
+
+    /// mu, sigma (estimate or fallback).
+    pub fn mu_sigma(&self) -> (f64, f64) {
+        let v = |p| self.parameter(p).map_or(f64::NAN, |q| q.value);
+        (v(Parameter::Mu), v(Parameter::Sigma))
+    }
 }
 
-/// Minimise `f` over R^2 by Nelder–Mead. Cost: O(iterations) evaluations.
-fn nelder_mead(f: impl Fn([f64; 2]) -> f64, start: [f64; 2], step: f64) -> [f64; 2] {
-    let mut simplex = [
-        start,
-        [start[0] + step, start[1]],
-        [start[0], start[1] + step],
-    ];
-    let mut values = simplex.map(&f);
-    for _ in 0..5000 {
-        let mut order = [0usize, 1, 2];
-        order.sort_by(|&a, &b| values[a].total_cmp(&values[b]));
-        simplex = order.map(|i| simplex[i]);
-        values = order.map(|i| values[i]);
-        if (values[2] - values[0]).abs() < 1e-12 * (1.0 + values[0].abs())
-            && (simplex[2][0] - simplex[0][0])
-                .abs()
-                .max((simplex[2][1] - simplex[0][1]).abs())
-                < 1e-9
-        {
-            break;
-        }
-        let centroid = [
-            (simplex[0][0] + simplex[1][0]) / 2.0,
-            (simplex[0][1] + simplex[1][1]) / 2.0,
-        ];
-        let along = |t: f64| {
-            [
-                centroid[0] + t * (simplex[2][0] - centroid[0]),
-                centroid[1] + t * (simplex[2][1] - centroid[1]),
-            ]
-        };
-        let reflected = along(-1.0);
-        let fr = f(reflected);
-        if fr < values[0] {
-            let expanded = along(-2.0);
-            let fe = f(expanded);
-            if fe < fr {
-                simplex[2] = expanded;
-                values[2] = fe;
-            } else {
-                simplex[2] = reflected;
-                values[2] = fr;
+fn too_few_common(models: &[&ModelSamples], m: usize, source: &str) -> AnalyzeError {
+    let first = |k: usize| {
+        models[k]
+            .problems
+            .iter()
+            .take(3)
+            .map(|p| format!("`{}`", p.id))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    AnalyzeError::BadOption {
+        option: "fit".to_string(),
+        value: format!(
+            "{source}: model `{}` shares no problem id with `{}` (its ids begin {}; `{}`'s begin {})",
+            models[m].name,
+            models[0].name,
+            first(m),
+            models[0].name,
+            first(0)
+        ),
+        expected: "the same problem ids in every model's results (the joint fit pairs models problem by problem)".to_string(),
+    }
+}
+
+/// The joint counts: one row per problem id (in first-seen order over the models).
+fn joint_data(models: &[&ModelSamples], source: &str) -> Result<(JointData, Vec<String>)> {
+    let mut ids: Vec<String> = Vec::new();
+    let mut index: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for m in models {
+        for p in &m.problems {
+            if !index.contains_key(p.id.as_str()) {
+                index.insert(p.id.as_str(), ids.len());
+                ids.push(p.id.clone());
             }
-        } else if fr < values[1] {
-            simplex[2] = reflected;
-            values[2] = fr;
-        } else {
-            let contracted = if fr < values[2] {
-                along(-0.5)
-            } else {
-                along(0.5)
-            };
-            let fc = f(contracted);
-            if fc < values[2].min(fr) {
-                simplex[2] = contracted;
-                values[2] = fc;
-            } else {
-                for i in 1..3 {
-                    simplex[i] = [
-                        (simplex[0][0] + simplex[i][0]) / 2.0,
-                        (simplex[0][1] + simplex[i][1]) / 2.0,
-                    ];
-                    values[i] = f(simplex[i]);
+        }
+    }
+    let mut rows = vec![vec![None; models.len()]; ids.len()];
+    for (k, m) in models.iter().enumerate() {
+        for p in &m.problems {
+            rows[index[p.id.as_str()]][k] = Some(Count::new(p.correct, p.n));
+        }
+        if k > 0 {
+            let common = m
+                .problems
+                .iter()
+                .filter(|p| models[0].problems.iter().any(|q| q.id == p.id))
+                .count();
+            if common == 0 {
+                return Err(too_few_common(models, k, source));
+            }
+        }
+    }
+    let data = JointData::new(models.len(), rows).map_err(|e| AnalyzeError::BadOption {
+        option: "fit".to_string(),
+        value: format!("{source}: {e}"),
+        expected: "counts of c right out of n >= 1 samples".to_string(),
+    })?;
+    Ok((data, ids))
+}
+
+/// The smoothed pooled logit logit((sum c + 1/2) / (sum n + 1)) of model m: the fallback of a
+/// location the data only bound (every sample right, or every sample wrong).
+fn pooled_logit(data: &JointData, m: usize) -> f64 {
+    let (c, n) = data
+        .rows()
+        .iter()
+        .filter_map(|r| r[m])
+        .fold((0.0, 0.0), |(c, n), x| {
+            (c + x.correct as f64, n + x.samples as f64)
+        });
+    let p = (c + 0.5) / (n + 1.0);
+    (p / (1.0 - p)).ln()
+}
+
+/// Fits several models jointly (one model is the case M = 1) and writes the scenario.
+///
+/// # Errors
+/// No model; a model without problems or with a zero-sample problem; partial-credit scores;
+/// a model sharing no problem id with the first; node counts out of range.
+pub fn fit_models(
+    models: &[&ModelSamples],
+    source: &str,
+    options: &FitOptions,
+) -> Result<FitResult> {
+    if models.is_empty() {
+        return Err(AnalyzeError::BadOption {
+            option: "fit".to_string(),
+            value: format!("{source}: no model"),
+            expected: "at least one model's samples".to_string(),
+        });
+    }
+    for model in models {
+        check_k(model, 1)?;
+        if model.partial_credit() {
+            // The fit models right/wrong counts c of n; partial credit has no such count.
+            return Err(AnalyzeError::BadOption {
+                option: "fit".to_string(),
+                value: format!(
+                    "`{}` from {source}, whose scores give partial credit",
+                    model.name
+                ),
+                expected: "binary (right/wrong) scores: the fit models c right answers of n"
+                    .to_string(),
+            });
+        }
+    }
+    let max = crate::exact::quadrature::MAX_GAUSS_HERMITE_NODES;
+    for (name, v) in [
+        ("outer_nodes", options.outer_nodes),
+        ("inner_nodes", options.inner_nodes),
+    ] {
+        if !(2..=max).contains(&v) {
+            return Err(AnalyzeError::BadOption {
+                option: name.to_string(),
+                value: v.to_string(),
+                expected: format!("2 to {max}"),
+            });
+        }
+    }
+    let (data, ids) = joint_data(models, source)?;
+    let diagnoses: Vec<Diagnosis> = diagnose(&data);
+    // Refuse every flagged parameter: hold it at its fallback.
+    let fallback = |p: Parameter| match p {
+        Parameter::Mu => pooled_logit(&data, 0),
+        Parameter::Sigma => FALLBACK_SIGMA,
+        Parameter::Shift(m) => pooled_logit(&data, m) - pooled_logit(&data, 0),
+        Parameter::Tau(_) => 0.0,
+    };
+    let mut fixed: Vec<(Parameter, f64)> = Vec::new();
+    for d in &diagnoses {
+        if !fixed.iter().any(|(p, _)| *p == d.parameter) {
+            fixed.push((d.parameter, fallback(d.parameter)));
+        }
+    }
+    let joint = fit_joint(
+        &data,
+        &JointFitOptions {
+            outer_nodes: options.outer_nodes,
+            inner_nodes: options.inner_nodes,
+            fixed: fixed.clone(),
+            ..JointFitOptions::default()
+        },
+    );
+    let name = |m: usize| models[m].name.as_str();
+    let label = |p: Parameter| match p {
+        Parameter::Mu => format!("mu (logit of `{}`)", name(0)),
+        Parameter::Sigma => "sigma".to_string(),
+        Parameter::Shift(m) => format!("shift of `{}`", name(m)),
+        Parameter::Tau(m) => format!("shift_sd of `{}`", name(m)),
+    };
+    let mut order = vec![Parameter::Mu, Parameter::Sigma];
+    for m in 0..models.len() {
+        if m > 0 {
+            order.push(Parameter::Shift(m));
+        }
+        if models.len() > 1 {
+            order.push(Parameter::Tau(m));
+        }
+    }
+    let parameters: Vec<ParameterFit> = order
+        .into_iter()
+        .map(|p| {
+            if let Some((_, v)) = fixed.iter().find(|(q, _)| *q == p) {
+                let why: Vec<String> = diagnoses
+                    .iter()
+                    .filter(|d| d.parameter == p)
+                    .map(|d| d.to_string().replacen(&p.to_string(), &label(p), 1))
+                    .collect();
+                return ParameterFit {
+                    parameter: p,
+                    label: label(p),
+                    value: *v,
+                    se: None,
+                    lower: None,
+                    upper: None,
+                    interval: None,
+                    status: Status::Refused {
+                        fallback: *v,
+                        diagnosis: why.join("; "),
+                    },
+                };
+            }
+            let e = joint.estimate(p);
+            ParameterFit {
+                parameter: p,
+                label: label(p),
+                value: e.map_or(f64::NAN, |e| e.value),
+                se: e.and_then(|e| e.se),
+                lower: e.and_then(|e| e.lower),
+                upper: e.and_then(|e| e.upper),
+                interval: e.map(|e| e.interval),
+                status: Status::Estimated,
+            }
+        })
+        .collect();
+    let model_fits = models
+        .iter()
+        .enumerate()
+        .map(|(m, model)| model_fit(model, &joint, m))
+        .collect::<Result<Vec<_>>>()?;
+    let mut correlations = Vec::new();
+    for a in 0..models.len() {
+        for b in a + 1..models.len() {
+            let (value, se) = joint.correlation(a, b);
+            let refused = fixed
+                .iter()
+                .any(|(p, _)| matches!(p, Parameter::Sigma | Parameter::Tau(_)));
+            correlations.push(CorrelationFit {
+                a: name(a).to_string(),
+                b: name(b).to_string(),
+                value,
+                se: if refused { None } else { se },
+            });
+        }
+    }
+    let mut result = FitResult {
+        source: source.to_string(),
+        problems: ids.len(),
+        parameters,
+        models: model_fits,
+        correlations,
+        log_likelihood: joint.log_likelihood,
+        diagnoses: diagnoses.iter().map(ToString::to_string).collect(),
+        scenario_toml: String::new(),
+    };
+    result.scenario_toml =
+        scenario_toml(&result, options).map_err(|e| AnalyzeError::BadOption {
+            option: "fit".to_string(),
+            value: format!("the fitted scenario ({e})"),
+            expected: "values TOML can hold".to_string(),
+        })?;
+    Ok(result)
+}
+
+/// The models of several result files, combined by name: a model named in two files (an
+/// lm-eval run split over files, say) gets the problems of both. With `only` non-empty, just
+/// those models, in that order (the first is the fit's reference).
+///
+/// # Errors
+/// A model with the same problem id in two files; a name in `only` that no file holds.
+pub fn combine_models(
+    datasets: Vec<super::data::Dataset>,
+    only: &[String],
+) -> Result<Vec<ModelSamples>> {
+    let mut models: Vec<(ModelSamples, String)> = Vec::new();
+    for d in datasets {
+        for m in d.models {
+            match models.iter_mut().find(|(o, _)| o.name == m.name) {
+                None => models.push((m, d.source.clone())),
+                Some((o, first)) => {
+                    if let Some(p) = m
+                        .problems
+                        .iter()
+                        .find(|p| o.problems.iter().any(|q| q.id == p.id))
+                    {
+                        return Err(AnalyzeError::BadOption {
+                            option: "fit".to_string(),
+                            value: format!(
+                                "model `{}` has problem `{}` in both {first} and {}",
+                                m.name, p.id, d.source
+                            ),
+                            expected: "each model's samples of a problem in one file (merge the files first, or rename one model)".to_string(),
+                        });
+                    }
+                    o.has_answers &= m.has_answers;
+                    o.has_tokens &= m.has_tokens;
+                    o.problems.extend(m.problems);
                 }
             }
         }
     }
-    let best = (0..3)
-        .min_by(|&a, &b| values[a].total_cmp(&values[b]))
-        .unwrap_or(0);
-    simplex[best]
+    if only.is_empty() {
+        return Ok(models.into_iter().map(|(m, _)| m).collect());
+    }
+    let available = || {
+        models
+            .iter()
+            .map(|(m, _)| format!("`{}`", m.name))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut out = Vec::new();
+    for name in only {
+        match models.iter().find(|(m, _)| &m.name == name) {
+            Some((m, _)) => {
+                if !out.iter().any(|o: &ModelSamples| &o.name == name) {
+                    out.push(m.clone());
+                }
+            }
+            None => {
+                return Err(AnalyzeError::UnknownModel {
+                    model: name.clone(),
+                    available: available(),
+                })
+            }
+        }
+    }
+    Ok(out)
 }
 
-/// Fit the logit-normal spread to per-problem counts. Cost: O(iterations * groups * nodes).
-fn fit_logit_normal(model: &ModelSamples, nodes: &[(f64, f64)]) -> LogitNormalFit {
-    let mut map: std::collections::BTreeMap<(usize, usize), usize> =
-        std::collections::BTreeMap::new();
-    for p in &model.problems {
-        *map.entry((p.n, p.correct)).or_default() += 1;
+/// Attractor, traces, counts and curves of model m under the joint fit.
+fn model_fit(model: &ModelSamples, joint: &JointFit, m: usize) -> Result<ModelFit> {
+    let location = joint.mu + joint.shift[m];
+    let spread = (joint.sigma.powi(2) + joint.tau[m].powi(2)).sqrt();
+    let attractor = fit_attractor(model);
+    let summary = summarize_model(model, &SummaryOptions::default())?;
+    let mut curves = vec![CurveFit {
+        metric: "pass@k".to_string(),
+        fitted: summary
+            .pass_at_k
+            .iter()
+            .map(|p| population_pass_at_k(location, spread, p.k))
+            .collect(),
+        observed: summary.pass_at_k.clone(),
+    }];
+    if let (Some(maj), Some(a)) = (&summary.maj_at_k, &attractor) {
+        curves.push(CurveFit {
+            metric: "maj@k".to_string(),
+            fitted: maj
+                .iter()
+                .map(|p| population_maj_at_k(location, spread, a.share, p.k))
+                .collect(),
+            observed: maj.clone(),
+        });
     }
-    let groups: Vec<((usize, usize), usize)> = map.into_iter().collect();
-    let (sc, sn) = model.problems.iter().fold((0.0, 0.0), |(c, n), p| {
-        (c + p.correct as f64, n + p.n as f64)
-    });
-    let rate = ((sc + 0.5) / (sn + 1.0)).clamp(1e-3, 1.0 - 1e-3);
-    let start = [(rate / (1.0 - rate)).ln(), 0.0];
-    let nll = |v: [f64; 2]| -log_likelihood(&groups, nodes, v[0], v[1].clamp(-20.0, 5.0).exp());
-    let best = nelder_mead(nll, start, 0.5);
-    let (mu, sigma) = (best[0], best[1].clamp(-20.0, 5.0).exp());
-    // Observed information in (mu, sigma) by central differences.
-    let f = |m: f64, s: f64| -log_likelihood(&groups, nodes, m, s.abs());
-    let (hm, hs) = (1e-4 * (1.0 + mu.abs()), 1e-4 * (1.0 + sigma));
-    let f0 = f(mu, sigma);
-    let a = (f(mu + hm, sigma) - 2.0 * f0 + f(mu - hm, sigma)) / (hm * hm);
-    let d = (f(mu, sigma + hs) - 2.0 * f0 + f(mu, sigma - hs)) / (hs * hs);
-    let b = (f(mu + hm, sigma + hs) - f(mu + hm, sigma - hs) - f(mu - hm, sigma + hs)
-        + f(mu - hm, sigma - hs))
-        / (4.0 * hm * hs);
-    let det = a * d - b * b;
-    let (mu_se, sigma_se) = if a > 0.0 && det > 0.0 {
-        (Some((d / det).sqrt()), Some((a / det).sqrt()))
-    } else {
-        (None, None)
-    };
-    LogitNormalFit {
-        mu,
-        sigma,
-        mu_se,
-        sigma_se,
-        log_likelihood: -f0,
+    Ok(ModelFit {
+        name: model.name.clone(),
+        problems: model.problems.len(),
+        location,
+        spread,
+        attractor,
+        traces: fit_traces(model),
+        counts: count_histogram(model, location, spread),
+        curves,
+    })
+}
+
+fn count_histogram(model: &ModelSamples, location: f64, spread: f64) -> CountHistogram {
+    let mut by_n: std::collections::BTreeMap<usize, usize> = std::collections::BTreeMap::new();
+    for p in &model.problems {
+        *by_n.entry(p.n).or_default() += 1;
+    }
+    let n = by_n
+        .iter()
+        .max_by_key(|&(n, count)| (*count, std::cmp::Reverse(*n)))
+        .map(|(n, _)| *n)
+        .unwrap_or(0);
+    let mut observed = vec![0usize; n + 1];
+    for p in model.problems.iter().filter(|p| p.n == n) {
+        observed[p.correct] += 1;
+    }
+    let total = by_n.get(&n).copied().unwrap_or(0) as f64;
+    let fitted = count_probabilities(location, spread, n)
+        .into_iter()
+        .map(|q| total * q)
+        .collect();
+    CountHistogram {
+        n,
+        observed,
+        fitted,
     }
 }
 
@@ -411,94 +763,6 @@ pub fn fit_traces(model: &ModelSamples) -> Option<TraceFit> {
     })
 }
 
-/// Fit a model's samples and write the scenario TOML.
-///
-/// # Errors
-/// A model without problems or with a zero-sample problem; partial-credit scores.
-pub fn fit_model(model: &ModelSamples, source: &str, options: &FitOptions) -> Result<FitResult> {
-    check_k(model, 1)?;
-    if model.partial_credit() {
-        // The fit models right/wrong counts c of n; partial credit has no such count.
-        return Err(AnalyzeError::BadOption {
-            option: "fit".to_string(),
-            value: format!(
-                "`{}` from {source}, whose scores give partial credit",
-                model.name
-            ),
-            expected: "binary (right/wrong) scores: the fit models c right answers of n"
-                .to_string(),
-        });
-    }
-    if !(2..=crate::exact::quadrature::MAX_GAUSS_HERMITE_NODES).contains(&options.quadrature_nodes)
-    {
-        return Err(AnalyzeError::BadOption {
-            option: "quadrature_nodes".to_string(),
-            value: options.quadrature_nodes.to_string(),
-            expected: format!(
-                "2 to {} (48 is the default)",
-                crate::exact::quadrature::MAX_GAUSS_HERMITE_NODES
-            ),
-        });
-    }
-    let nodes = gauss_hermite_normal(options.quadrature_nodes);
-    let logit_normal = fit_logit_normal(model, &nodes);
-    let attractor = fit_attractor(model);
-    let traces = fit_traces(model);
-    let counts = count_histogram(model, &nodes, logit_normal.mu, logit_normal.sigma);
-    let scenario_toml = scenario_toml(
-        source,
-        model.problems.len(),
-        &logit_normal,
-        attractor.as_ref(),
-        traces.as_ref(),
-        options,
-    )
-    .map_err(|e| AnalyzeError::BadOption {
-        option: "fit".to_string(),
-        value: format!("the fitted scenario of `{}` ({e})", model.name),
-        expected: "values TOML can hold".to_string(),
-    })?;
-    Ok(FitResult {
-        model: model.name.clone(),
-        problems: model.problems.len(),
-        logit_normal,
-        attractor,
-        traces,
-        counts,
-        scenario_toml,
-    })
-}
-
-fn count_histogram(
-    model: &ModelSamples,
-    nodes: &[(f64, f64)],
-    mu: f64,
-    sigma: f64,
-) -> CountHistogram {
-    let mut by_n: std::collections::BTreeMap<usize, usize> = std::collections::BTreeMap::new();
-    for p in &model.problems {
-        *by_n.entry(p.n).or_default() += 1;
-    }
-    let n = by_n
-        .iter()
-        .max_by_key(|&(n, count)| (*count, std::cmp::Reverse(*n)))
-        .map(|(n, _)| *n)
-        .unwrap_or(0);
-    let mut observed = vec![0usize; n + 1];
-    for p in model.problems.iter().filter(|p| p.n == n) {
-        observed[p.correct] += 1;
-    }
-    let total = by_n.get(&n).copied().unwrap_or(0) as f64;
-    let fitted = (0..=n)
-        .map(|c| total * log_likelihood(&[((n, c), 1)], nodes, mu, sigma).exp())
-        .collect();
-    CountHistogram {
-        n,
-        observed,
-        fitted,
-    }
-}
-
 /// `x` at 4 decimals, as the fitted scenario shows it.
 fn decimals4(x: f64) -> f64 {
     format!("{x:.4}").parse().unwrap_or(x)
@@ -515,15 +779,30 @@ fn positive(x: f64) -> f64 {
     }
 }
 
+/// Text safe inside a TOML comment line: control characters (newlines included) become spaces.
+fn comment_safe(text: &str) -> String {
+    text.chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect()
+}
+
+/// `# text` lines, each made safe.
+fn comment_lines(lines: &[String]) -> String {
+    lines
+        .iter()
+        .map(|l| format!("# {}\n", comment_safe(l)))
+        .collect()
+}
+
 /// The fitted scenario, written with the serde types that read scenario files (so it reads
-/// back as one): a title, the seed, the benchmark, one model `fitted` and a `curves`
-/// experiment. What the values cannot say goes into comments at the top.
+/// back as one): a title, the seed, the benchmark (mu, sigma of the reference model), one
+/// `[[model]]` per model with its name, `shift`, `shift_sd`, attractor share and token block,
+/// and the experiments `curves`, `head-to-head` (reference against each other model) and
+/// `plan` (aimed at the observed gap of the second model). Comments are added afterwards at
+/// the top and before each `[[model]]` header, after checking the serialised text has exactly
+/// one such header per model; every comment line is stripped of control characters.
 fn scenario_toml(
-    source: &str,
-    problems: usize,
-    spread: &LogitNormalFit,
-    attractor: Option<&AttractorFit>,
-    traces: Option<&TraceFit>,
+    fit: &FitResult,
     options: &FitOptions,
 ) -> std::result::Result<String, toml::ser::Error> {
     use crate::scenario::raw::{
@@ -534,62 +813,181 @@ fn scenario_toml(
     fn at<T>(x: T) -> Option<Spanned<T>> {
         Some(Spanned::new(0..0, x))
     }
-    let mut notes = String::new();
-    if problems > MAX_PROBLEMS as usize {
-        notes.push_str(&format!(
-            "# the input has {problems} problems; scenarios hold at most {MAX_PROBLEMS}\n"
+    let value = |p: Parameter| fit.parameter(p).map_or(0.0, |q| q.value);
+    let names: Vec<String> = fit.models.iter().map(|m| m.name.clone()).collect();
+    let problems = fit.problems.min(MAX_PROBLEMS as usize) as u64;
+    let mut experiment = vec![Spanned::new(
+        0..0,
+        RawExperiment {
+            kind: at(ExperimentKind::Curves),
+            models: at(names.clone()),
+            k: at(options.curve_k.iter().map(|&k| k as u64).collect()),
+            votes: at(options.votes as u64),
+            ..RawExperiment::default()
+        },
+    )];
+    for b in names.iter().skip(1) {
+        experiment.push(Spanned::new(
+            0..0,
+            RawExperiment {
+                kind: at(ExperimentKind::HeadToHead),
+                a: at(names[0].clone()),
+                b: at(b.clone()),
+                ..RawExperiment::default()
+            },
         ));
     }
-    if attractor.is_none() {
-        notes.push_str("# attractor = 0.0: no answers in the input, not estimated\n");
+    if names.len() >= 2 {
+        let n_obs = fit.models[1].counts.n.clamp(1, 4096) as u64;
+        let mut samples = vec![1, n_obs];
+        samples.dedup();
+        let mut plan_problems = vec![
+            problems,
+            (problems * 2).min(MAX_PROBLEMS),
+            (problems * 4).min(MAX_PROBLEMS),
+        ];
+        plan_problems.dedup();
+        experiment.push(Spanned::new(
+            0..0,
+            RawExperiment {
+                kind: at(ExperimentKind::Plan),
+                model: at(names[0].clone()),
+                gap_logits: at(vec![decimals4(value(Parameter::Shift(1)))]),
+                problems: at(plan_problems),
+                samples: at(samples),
+                ..RawExperiment::default()
+            },
+        ));
     }
     let raw = RawScenario {
-        title: at(format!("fitted from {source}")),
+        title: at(format!("fitted from {}", fit.source)),
         seed: at(options.seed),
         benchmark: at(RawBenchmark {
-            problems: at(problems.min(MAX_PROBLEMS as usize) as u64),
-            mu: at(decimals4(spread.mu)),
-            sigma: at(positive(spread.sigma)),
+            problems: at(problems),
+            mu: at(decimals4(value(Parameter::Mu))),
+            sigma: at(positive(value(Parameter::Sigma))),
             placement: at(crate::model::Placement::Quantiles),
             rates: None,
             contaminated: None,
             contaminated_models: None,
         }),
-        model: vec![Spanned::new(
-            0..0,
-            RawModel {
-                name: at("fitted".to_string()),
-                shift: at(0.0),
-                rates: None,
-                attractor: at(attractor.map_or(0.0, |a| decimals4(a.share))),
-                run_sd: None,
-                memorized_rate: None,
-                vote_rule: None,
-                tokens: traces.map(|t| {
-                    Spanned::new(
-                        0..0,
-                        RawTokens {
-                            median_tokens: at(positive(t.median_tokens)),
-                            hard_growth: at(decimals4(t.hard_growth)),
-                            wrong_factor: at(positive(t.wrong_factor)),
-                            sigma: at(positive(t.sigma)),
-                        },
-                    )
-                }),
-            },
-        )],
-        experiment: vec![Spanned::new(
-            0..0,
-            RawExperiment {
-                kind: at(ExperimentKind::Curves),
-                models: at(vec!["fitted".to_string()]),
-                k: at(options.curve_k.iter().map(|&k| k as u64).collect()),
-                votes: at(options.votes as u64),
-                ..RawExperiment::default()
-            },
-        )],
+        model: fit
+            .models
+            .iter()
+            .enumerate()
+            .map(|(m, mf)| {
+                Spanned::new(
+                    0..0,
+                    RawModel {
+                        name: at(mf.name.clone()),
+                        shift: at(if m == 0 {
+                            0.0
+                        } else {
+                            decimals4(value(Parameter::Shift(m)))
+                        }),
+                        shift_sd: at(decimals4(value(Parameter::Tau(m)))),
+                        rates: None,
+                        attractor: at(toml::Value::Float(
+                            mf.attractor.as_ref().map_or(0.0, |a| decimals4(a.share)),
+                        )),
+                        vote_rule: None,
+                        tokens: mf.traces.as_ref().map(|t| {
+                            Spanned::new(
+                                0..0,
+                                RawTokens {
+                                    median_tokens: at(positive(t.median_tokens)),
+                                    hard_growth: at(decimals4(t.hard_growth)),
+                                    wrong_factor: at(positive(t.wrong_factor)),
+                                    sigma: at(positive(t.sigma)),
+                                },
+                            )
+                        }),
+                        ..RawModel::default()
+                    },
+                )
+            })
+            .collect(),
+        experiment,
     };
-    Ok(notes + &toml::to_string(&raw)?)
+    let body = toml::to_string(&raw)?;
+    // the comments
+    let mut top = vec![format!(
+        "fitted by `evalsim fit` from {} ({} problems, {} model{}); 95% intervals below",
+        fit.source,
+        fit.problems,
+        fit.models.len(),
+        if fit.models.len() == 1 { "" } else { "s" }
+    )];
+    if fit.problems > MAX_PROBLEMS as usize {
+        top.push(format!(
+            "the input has {} problems; scenarios hold at most {MAX_PROBLEMS}",
+            fit.problems
+        ));
+    }
+    for p in [Parameter::Mu, Parameter::Sigma] {
+        if let Some(q) = fit.parameter(p) {
+            top.push(format!("{}: {}", q.label, q.describe()));
+            if let Status::Refused { diagnosis, .. } = &q.status {
+                top.push(format!("  {diagnosis}"));
+            }
+        }
+    }
+    for c in &fit.correlations {
+        top.push(format!(
+            "correlation of `{}` and `{}` per-problem logits: {:.3}{}",
+            c.a,
+            c.b,
+            c.value,
+            c.se.map_or(" (no SE)".to_string(), |se| format!(" +/- {:.3} SE", se))
+        ));
+    }
+    let mut per_model: Vec<String> = Vec::new();
+    for (m, mf) in fit.models.iter().enumerate() {
+        let mut lines = Vec::new();
+        for p in [Parameter::Shift(m), Parameter::Tau(m)] {
+            if let Some(q) = fit.parameter(p) {
+                lines.push(format!("{}: {}", q.label, q.describe()));
+                if let Status::Refused { diagnosis, .. } = &q.status {
+                    lines.push(format!("  {diagnosis}"));
+                }
+            }
+        }
+        match &mf.attractor {
+            Some(a) => lines.push(format!(
+                "attractor share of `{}`: {:.3}{} from {} wrong answers",
+                mf.name,
+                a.share,
+                a.se.map_or(String::new(), |se| format!(
+                    " (95% interval {:.3} to {:.3})",
+                    (a.share - 1.96 * se).max(0.0),
+                    (a.share + 1.96 * se).min(1.0)
+                )),
+                a.wrong_answers
+            )),
+            None => lines.push(format!(
+                "attractor = 0.0 for `{}`: no answers in the input, NOT ESTIMATED",
+                mf.name
+            )),
+        }
+        per_model.push(comment_lines(&lines));
+    }
+    let headers = body.lines().filter(|l| *l == "[[model]]").count();
+    let mut out = comment_lines(&top);
+    if headers == fit.models.len() {
+        let mut k = 0;
+        for line in body.lines() {
+            if line == "[[model]]" {
+                out.push_str(&per_model[k]);
+                k += 1;
+            }
+            out.push_str(line);
+            out.push('\n');
+        }
+    } else {
+        out.extend(per_model);
+        out.push_str(&body);
+    }
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -599,6 +997,125 @@ mod tests {
     use rand::SeedableRng;
     use rand_distr::{Binomial, Distribution, Normal, StandardNormal};
     use rand_xoshiro::Xoshiro256PlusPlus;
+
+    // The fit this module had before the joint fit (plain 48-node Gauss–Hermite, 2-D
+    // Nelder–Mead): kept as an independent reference for the one-model case.
+    fn softplus(x: f64) -> f64 {
+        x.max(0.0) + (-x.abs()).exp().ln_1p()
+    }
+
+    /// Log-likelihood of the logit-normal binomial mixture for grouped counts ((n, c), multiplicity).
+    /// Cost: O(groups * nodes).
+    fn log_likelihood(
+        groups: &[((usize, usize), usize)],
+        nodes: &[(f64, f64)],
+        mu: f64,
+        sigma: f64,
+    ) -> f64 {
+        let mut total = 0.0;
+        for &((n, c), mult) in groups {
+            let terms: Vec<f64> = nodes
+                .iter()
+                .map(|&(z, w)| {
+                    let eta = mu + sigma * z;
+                    // ln p = -softplus(-eta), ln(1 - p) = -softplus(eta)
+                    w.ln() - c as f64 * softplus(-eta) - (n - c) as f64 * softplus(eta)
+                })
+                .collect();
+            let top = terms.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            let lse = top + terms.iter().map(|t| (t - top).exp()).sum::<f64>().ln();
+            let ln_binom = statrs::function::factorial::ln_binomial(n as u64, c as u64);
+            total += mult as f64 * (ln_binom + lse);
+        }
+        total
+    }
+
+    /// Minimise `f` over R^2 by Nelder–Mead. Cost: O(iterations) evaluations.
+    fn nelder_mead(f: impl Fn([f64; 2]) -> f64, start: [f64; 2], step: f64) -> [f64; 2] {
+        let mut simplex = [
+            start,
+            [start[0] + step, start[1]],
+            [start[0], start[1] + step],
+        ];
+        let mut values = simplex.map(&f);
+        for _ in 0..5000 {
+            let mut order = [0usize, 1, 2];
+            order.sort_by(|&a, &b| values[a].total_cmp(&values[b]));
+            simplex = order.map(|i| simplex[i]);
+            values = order.map(|i| values[i]);
+            if (values[2] - values[0]).abs() < 1e-12 * (1.0 + values[0].abs())
+                && (simplex[2][0] - simplex[0][0])
+                    .abs()
+                    .max((simplex[2][1] - simplex[0][1]).abs())
+                    < 1e-9
+            {
+                break;
+            }
+            let centroid = [
+                (simplex[0][0] + simplex[1][0]) / 2.0,
+                (simplex[0][1] + simplex[1][1]) / 2.0,
+            ];
+            let along = |t: f64| {
+                [
+                    centroid[0] + t * (simplex[2][0] - centroid[0]),
+                    centroid[1] + t * (simplex[2][1] - centroid[1]),
+                ]
+            };
+            let reflected = along(-1.0);
+            let fr = f(reflected);
+            if fr < values[0] {
+                let expanded = along(-2.0);
+                let fe = f(expanded);
+                if fe < fr {
+                    simplex[2] = expanded;
+                    values[2] = fe;
+                } else {
+                    simplex[2] = reflected;
+                    values[2] = fr;
+                }
+            } else if fr < values[1] {
+                simplex[2] = reflected;
+                values[2] = fr;
+            } else {
+                let contracted = if fr < values[2] {
+                    along(-0.5)
+                } else {
+                    along(0.5)
+                };
+                let fc = f(contracted);
+                if fc < values[2].min(fr) {
+                    simplex[2] = contracted;
+                    values[2] = fc;
+                } else {
+                    for i in 1..3 {
+                        simplex[i] = [
+                            (simplex[0][0] + simplex[i][0]) / 2.0,
+                            (simplex[0][1] + simplex[i][1]) / 2.0,
+                        ];
+                        values[i] = f(simplex[i]);
+                    }
+                }
+            }
+        }
+        let best = (0..3)
+            .min_by(|&a, &b| values[a].total_cmp(&values[b]))
+            .unwrap_or(0);
+        simplex[best]
+    }
+
+    fn previous_fit(model: &ModelSamples) -> (f64, f64) {
+        let nodes = gauss_hermite_normal(48);
+        let mut map: std::collections::BTreeMap<(usize, usize), usize> =
+            std::collections::BTreeMap::new();
+        for p in &model.problems {
+            *map.entry((p.n, p.correct)).or_default() += 1;
+        }
+        let groups: Vec<((usize, usize), usize)> = map.into_iter().collect();
+        let nll =
+            |v: [f64; 2]| -log_likelihood(&groups, &nodes, v[0], v[1].clamp(-20.0, 5.0).exp());
+        let best = nelder_mead(nll, [0.0, 0.0], 0.5);
+        (best[0], best[1].clamp(-20.0, 5.0).exp())
+    }
 
     fn expit(x: f64) -> f64 {
         1.0 / (1.0 + (-x).exp())
@@ -642,18 +1159,34 @@ mod tests {
     fn fit_recovers_known_parameters_within_reported_se() {
         let (mu, sigma, a) = (0.3, 1.5, 0.4);
         let model = simulate(400, 16, mu, sigma, a, 7);
-        let fit = fit_model(&model, "sim.jsonl", &FitOptions::default()).unwrap();
-        let ln = &fit.logit_normal;
-        let (mu_se, sigma_se) = (ln.mu_se.unwrap(), ln.sigma_se.unwrap());
+        let fit = fit_models(&[&model], "sim.jsonl", &FitOptions::default()).unwrap();
+        assert!(fit.diagnoses.is_empty(), "{:?}", fit.diagnoses);
+        let m = fit.parameter(Parameter::Mu).unwrap();
+        let s = fit.parameter(Parameter::Sigma).unwrap();
+        let (mu_se, sigma_se) = (m.se.unwrap(), s.se.unwrap());
         assert!(mu_se > 0.0 && mu_se < 0.5 && sigma_se > 0.0 && sigma_se < 0.5);
-        assert!((ln.mu - mu).abs() < 3.0 * mu_se, "mu {} +- {mu_se}", ln.mu);
         assert!(
-            (ln.sigma - sigma).abs() < 3.0 * sigma_se,
-            "sigma {} +- {sigma_se}",
-            ln.sigma
+            (m.value - mu).abs() < 3.0 * mu_se,
+            "mu {} +- {mu_se}",
+            m.value
         );
+        assert!(
+            (s.value - sigma).abs() < 3.0 * sigma_se,
+            "sigma {} +- {sigma_se}",
+            s.value
+        );
+        // one fitting path: the joint fit with one model agrees with the fit this module
+        // had before (plain 48-node quadrature, its own optimiser) to optimiser precision
+        let (old_mu, old_sigma) = previous_fit(&model);
+        println!(
+            "joint {} {} previous {old_mu} {old_sigma}",
+            m.value, s.value
+        );
+        assert!((m.value - old_mu).abs() < 1e-3 * mu_se.max(1e-3) * 10.0);
+        assert!((s.value - old_sigma).abs() < 1e-3 * sigma_se.max(1e-3) * 10.0);
 
-        let att = fit.attractor.as_ref().unwrap();
+        let fm = &fit.models[0];
+        let att = fm.attractor.as_ref().unwrap();
         let se = att.se.unwrap();
         assert!((att.share - a).abs() < 3.0 * se, "a {} +- {se}", att.share);
         assert!(
@@ -663,7 +1196,7 @@ mod tests {
 
         // Trace fit: w and sigma_L use within-problem contrasts, so their SEs are the textbook
         // ones: SE(ln w) ~ s * sqrt(1 / sum h_i), SE(s) ~ s / sqrt(2 dof). Bound by 4 SE.
-        let t = fit.traces.as_ref().unwrap();
+        let t = fm.traces.as_ref().unwrap();
         let samples = 400.0 * 16.0;
         let se_sigma = 0.55 / (2.0 * samples * 0.9f64).sqrt();
         assert!(
@@ -684,7 +1217,7 @@ mod tests {
         );
         assert!(t.median_tokens > 4000.0 && t.median_tokens < 16000.0);
 
-        let hist = &fit.counts;
+        let hist = &fm.counts;
         assert_eq!(hist.n, 16);
         assert_eq!(hist.observed.iter().sum::<usize>(), 400);
         assert!((hist.fitted.iter().sum::<f64>() - 400.0).abs() < 1e-6);
@@ -693,13 +1226,14 @@ mod tests {
     #[test]
     fn scenario_toml_has_the_leads_layout() {
         let model = simulate(30, 8, 0.2, 2.2, 0.5, 3);
-        let fit = fit_model(&model, "results.jsonl", &FitOptions::default()).unwrap();
+        let fit = fit_models(&[&model], "results.jsonl", &FitOptions::default()).unwrap();
         let value: toml::Value = toml::from_str(&fit.scenario_toml).unwrap();
         assert_eq!(value["title"].as_str(), Some("fitted from results.jsonl"));
         assert_eq!(value["benchmark"]["problems"].as_integer(), Some(30));
         assert_eq!(value["benchmark"]["placement"].as_str(), Some("quantiles"));
         let m = &value["model"][0];
-        assert_eq!(m["name"].as_str(), Some("fitted"));
+        assert_eq!(m["name"].as_str(), Some("sim"));
+        assert_eq!(m["shift_sd"].as_float(), Some(0.0));
         assert!(m["attractor"].as_float().is_some());
         assert!(m["tokens"]["median_tokens"].as_float().is_some());
         assert!(m["tokens"]["hard_growth"].as_float().is_some());
@@ -709,10 +1243,104 @@ mod tests {
         let mut pass_fail = model.clone();
         pass_fail.has_answers = false;
         pass_fail.has_tokens = false;
-        let fit = fit_model(&pass_fail, "he\"x\".jsonl", &FitOptions::default()).unwrap();
+        let fit = fit_models(&[&pass_fail], "he\"x\".jsonl", &FitOptions::default()).unwrap();
         let value: toml::Value = toml::from_str(&fit.scenario_toml).unwrap();
         assert!(value["model"][0].get("tokens").is_none());
         assert_eq!(value["model"][0]["attractor"].as_float(), Some(0.0));
         assert_eq!(value["title"].as_str(), Some("fitted from he\"x\".jsonl"));
+    }
+
+    fn refused(fit: &FitResult, p: Parameter) -> bool {
+        matches!(
+            fit.parameter(p).map(|q| &q.status),
+            Some(Status::Refused { .. })
+        )
+    }
+
+    /// Issue #16's degenerate data sets: sigma is refused (held at the fallback, said in the
+    /// scenario), never reported as an estimate; a location on all-right data too.
+    #[test]
+    fn degenerate_data_sets_refuse_sigma_not_estimate_it() {
+        let mut human_eval = vec![(10, 10); 100];
+        human_eval.extend(vec![(0, 10); 60]);
+        human_eval.extend([(3, 10), (5, 10), (7, 10), (9, 10)]);
+        let one_sample: Vec<(usize, usize)> = (0..40).map(|i| (i % 3 % 2, 1)).collect();
+        type Case<'a> = (&'a str, Vec<(usize, usize)>, &'a str);
+        let cases: Vec<Case> = vec![
+            ("all-or-none", human_eval, "only 4 of 164 problems"),
+            ("n = 1", one_sample, "every problem has one sample"),
+            (
+                "4 problems",
+                vec![(2, 8), (5, 8), (8, 8), (1, 8)],
+                "only 4 problems",
+            ),
+            ("1 problem", vec![(16, 16)], "only 1 problems"),
+        ];
+        for (name, counts, why) in cases {
+            let model = ModelSamples::from_counts("m", &counts);
+            let fit = fit_models(&[&model], "x.jsonl", &FitOptions::default()).unwrap();
+            let sigma = fit.parameter(Parameter::Sigma).unwrap();
+            assert!(refused(&fit, Parameter::Sigma), "{name}: {sigma:?}");
+            assert_eq!(sigma.value, FALLBACK_SIGMA, "{name}");
+            assert!(sigma.lower.is_none() && sigma.se.is_none(), "{name}");
+            let Status::Refused { diagnosis, .. } = &sigma.status else {
+                unreachable!()
+            };
+            assert!(diagnosis.contains(why), "{name}: {diagnosis}");
+            assert!(fit.scenario_toml.contains("sigma: NOT ESTIMATED"), "{name}");
+            let value: toml::Value = toml::from_str(&fit.scenario_toml).unwrap();
+            assert_eq!(value["benchmark"]["sigma"].as_float(), Some(FALLBACK_SIGMA));
+            let mu = fit.mu_sigma().0;
+            assert!(mu.is_finite() && mu.abs() < 10.0, "{name}: mu {mu}");
+        }
+        // one all-right problem: mu is only bounded, so refused as well
+        let model = ModelSamples::from_counts("m", &[(16, 16)]);
+        let fit = fit_models(&[&model], "x.jsonl", &FitOptions::default()).unwrap();
+        assert!(refused(&fit, Parameter::Mu));
+        // and data that identify everything refuse nothing
+        let model = simulate(200, 16, 0.3, 1.5, 0.4, 5);
+        let fit = fit_models(&[&model], "x.jsonl", &FitOptions::default()).unwrap();
+        assert!(fit.parameters.iter().all(ParameterFit::estimated));
+        assert!(!fit.scenario_toml.contains("NOT ESTIMATED"));
+    }
+
+    #[test]
+    fn two_models_write_head_to_head_and_a_plan_at_the_observed_gap() {
+        let a = simulate(60, 8, 0.2, 1.5, 0.5, 11);
+        let mut b = simulate(60, 8, -0.3, 1.5, 0.5, 12);
+        b.name = "other".to_string();
+        let fit = fit_models(&[&a, &b], "a.jsonl + b.jsonl", &FitOptions::default()).unwrap();
+        let value: toml::Value = toml::from_str(&fit.scenario_toml).unwrap();
+        let models = value["model"].as_array().unwrap();
+        assert_eq!(models.len(), 2);
+        assert_eq!(models[1]["name"].as_str(), Some("other"));
+        let kinds: Vec<&str> = value["experiment"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["kind"].as_str().unwrap())
+            .collect();
+        assert_eq!(kinds, ["curves", "head-to-head", "plan"]);
+        let shift = fit.parameter(Parameter::Shift(1)).unwrap().value;
+        let gap = value["experiment"][2]["gap_logits"][0].as_float().unwrap();
+        assert!((gap - shift).abs() < 1e-4);
+        assert_eq!(fit.correlations.len(), 1);
+        assert!(fit.scenario_toml.contains("# shift of `other`: "));
+    }
+
+    #[test]
+    fn problem_ids_that_do_not_line_up_are_a_located_error() {
+        let a = ModelSamples::from_counts("a", &[(1, 4), (2, 4)]);
+        let mut b = ModelSamples::from_counts("b", &[(1, 4), (2, 4)]);
+        for p in &mut b.problems {
+            p.id = format!("task/{}", p.id);
+        }
+        let e = fit_models(&[&a, &b], "a.jsonl + b.jsonl", &FitOptions::default())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("a.jsonl + b.jsonl") && e.contains("`task/p0`") && e.contains("`p0`"),
+            "{e}"
+        );
     }
 }

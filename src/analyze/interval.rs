@@ -24,7 +24,7 @@
 //! [0.05^(1/N), 1].
 //!
 //! Measured coverage of every method here, on data drawn from the workbench's own model, is in
-//! `docs/intervals.md`; the `coverage` bench reproduces it.
+//! `docs/intervals.md`; the ignored test `analyze_interval_coverage_full_table` reproduces it.
 use serde::{Deserialize, Serialize};
 use statrs::distribution::{Beta, ContinuousCDF, StudentsT};
 
@@ -38,11 +38,15 @@ const Z: f64 = 1.959_963_984_540_054;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
 #[serde(rename_all = "kebab-case")]
 pub enum IntervalMethod {
-    /// Wilson score interval with effective sample size m (1 - m) / SE^2 and a t(N - 1)
-    /// quantile (the default).
+    /// Wilson score interval with effective sample size m (1 - m) / SE^2 and a t quantile
+    /// whose degrees of freedom grow from N - 1 (scores spread inside the range) to infinity
+    /// (every score at an end of the range): see [`wilson_degrees_of_freedom`]. The default.
     #[default]
     Wilson,
-    /// As [`IntervalMethod::Wilson`] with the normal quantile 1.96 in place of t(N - 1).
+    /// As [`IntervalMethod::Wilson`] with the t(N - 1) quantile whatever the scores (the default
+    /// before the adaptive degrees of freedom; conservative for 0/1 scores at N = 10).
+    WilsonT,
+    /// As [`IntervalMethod::Wilson`] with the normal quantile 1.96.
     WilsonZ,
     /// Estimate -/+ 1.96 SE (what `analyze` printed before; the percentile bootstrap covers the
     /// same). Not clipped to the range.
@@ -83,7 +87,52 @@ pub struct MeanInterval {
 
 /// The 97.5% quantile of Student's t with `df` degrees of freedom. Cost: O(1).
 pub fn t_quantile(df: usize) -> f64 {
-    StudentsT::new(0.0, 1.0, df as f64).map_or(Z, |t| t.inverse_cdf(0.5 + LEVEL / 2.0))
+    t_quantile_real(df as f64)
+}
+
+/// [`t_quantile`] for real degrees of freedom; the normal quantile for infinite `df`.
+/// Cost: O(1).
+///
+/// Above 10^4 degrees of freedom it uses the Cornish-Fisher expansion
+/// z + (z^3 + z) / (4 df) + (5 z^5 + 16 z^3 + 3 z) / (96 df^2), whose next term is below 1e-11
+/// there; statrs' inversion does not terminate for very large `df` (issue 19 regression
+/// `binary_scores_at_n_10_get_no_t_correction`).
+pub fn t_quantile_real(df: f64) -> f64 {
+    if df > 1e4 {
+        let (z, d) = (Z, df);
+        let z3 = z * z * z;
+        return z
+            + (z3 + z) / (4.0 * d)
+            + (5.0 * z3 * z * z + 16.0 * z3 + 3.0 * z) / (96.0 * d * d);
+    }
+    StudentsT::new(0.0, 1.0, df).map_or(Z, |t| t.inverse_cdf(0.5 + LEVEL / 2.0))
+}
+
+/// Degrees of freedom of the t quantile of [`IntervalMethod::Wilson`] for `n` scores on the
+/// unit scale with mean p in (0, 1) and sample variance var (denominator n - 1).
+///
+/// The variance of scores in [0, 1] with mean p is at most that of 0/1 scores,
+/// n p (1 - p) / (n - 1) as a sample variance; the share rho = var (n - 1) / (n p (1 - p)) in
+/// (0, 1] says how much of the spread is pinned to the ends. For 0/1 scores (rho = 1) the
+/// variance is a function of the mean, the Wilson interval inverts an exact score test and no
+/// t correction is due (df infinite: the classic Wilson interval with n* = n - 1); when the
+/// scores lie inside the range the variance is estimated freely and the t(n - 1) correction
+/// applies in full. In between, df = (n - 1) / (1 - rho), the t correction weighted by the share
+/// of the spread that was estimated. Measured coverage in docs/intervals.md.
+///
+/// `scores` are on the unit scale. The free share 1 - rho equals
+/// sum_i v_i (1 - v_i) / (n p (1 - p)) exactly, and is computed that way, so 0/1 scores give
+/// exactly 0 (infinite df) with no rounding. Cost: O(n).
+pub fn wilson_degrees_of_freedom(scores: &[f64]) -> f64 {
+    let n = scores.len() as f64;
+    let p = scores.iter().sum::<f64>() / n;
+    let inside: f64 = scores.iter().map(|v| v * (1.0 - v)).sum();
+    let free = (inside / (n * p * (1.0 - p))).min(1.0);
+    if free > 0.0 {
+        (n - 1.0) / free
+    } else {
+        f64::INFINITY
+    }
 }
 
 /// The one-sided exact 95% upper bound on a probability after `n` trials without the event:
@@ -140,10 +189,16 @@ pub fn mean_interval(
     let p = ((m - lo) / width).clamp(0.0, 1.0);
     let v = var / n as f64 / (width * width);
     let n_eff = p * (1.0 - p) / v;
-    let t = if method == IntervalMethod::WilsonZ {
-        Z
-    } else {
-        t_quantile(n - 1)
+    let t = match method {
+        IntervalMethod::WilsonZ => Z,
+        IntervalMethod::Wilson => {
+            let unit: Vec<f64> = values
+                .iter()
+                .map(|v| ((v - lo) / width).clamp(0.0, 1.0))
+                .collect();
+            t_quantile_real(wilson_degrees_of_freedom(&unit))
+        }
+        _ => t_quantile(n - 1),
     };
     let (a, b) = match method {
         IntervalMethod::KornGraubard => {
@@ -194,12 +249,52 @@ mod tests {
         // 7 of 10 solved: s^2 = 0.21 * 10 / 9, n* = 9; Wilson with t(9) and n = 9.
         let mut v = vec![1.0; 7];
         v.extend([0.0; 3]);
-        let i = mean_interval(&v, (0.0, 1.0), IntervalMethod::Wilson).unwrap();
+        let i = mean_interval(&v, (0.0, 1.0), IntervalMethod::WilsonT).unwrap();
         let (t, n, p) = (t_quantile(9), 9.0, 0.7);
         let c = (p + t * t / (2.0 * n)) / (1.0 + t * t / n);
         let h = t / (1.0 + t * t / n) * (p * (1.0 - p) / n + t * t / (4.0 * n * n)).sqrt();
         assert!((i.low - (c - h)).abs() < 1e-12 && (i.high - (c + h)).abs() < 1e-12);
         assert!(i.low > 0.0 && i.high < 1.0 && i.low < 0.7 && 0.7 < i.high);
+    }
+
+    /// Issue 19: with 0/1 scores (pass@k at k = n) the t(N - 1) quantile on top of the Wilson
+    /// interval covered 98.9% at N = 10; 0/1 scores now get the plain Wilson interval.
+    #[test]
+    fn binary_scores_at_n_10_get_no_t_correction() {
+        let mut v = vec![1.0; 7];
+        v.extend([0.0; 3]);
+        let i = mean_interval(&v, (0.0, 1.0), IntervalMethod::Wilson).unwrap();
+        let z = mean_interval(&v, (0.0, 1.0), IntervalMethod::WilsonZ).unwrap();
+        assert_eq!((i.low, i.high), (z.low, z.high));
+        assert!(wilson_degrees_of_freedom(&v).is_infinite());
+    }
+
+    #[test]
+    fn spread_scores_get_the_full_t_correction() {
+        // Scores 0.45 and 0.55 alternating: almost none of the spread is pinned to 0 or 1.
+        let v: Vec<f64> = (0..10)
+            .map(|i| if i % 2 == 0 { 0.45 } else { 0.55 })
+            .collect();
+        let df = wilson_degrees_of_freedom(&v);
+        assert!(9.0 < df && df < 9.1, "df {df}");
+        let i = mean_interval(&v, (0.0, 1.0), IntervalMethod::Wilson).unwrap();
+        let t = mean_interval(&v, (0.0, 1.0), IntervalMethod::WilsonT).unwrap();
+        assert!((i.high - t.high).abs() < 1e-4 && i.high < t.high);
+        // Half the scores at 0.5, half at 0 or 1: half the spread pinned, df doubles.
+        let h = [0.5, 0.5, 0.5, 0.5, 0.0, 1.0, 0.0, 1.0];
+        assert!((wilson_degrees_of_freedom(&h) - 14.0).abs() < 1e-12);
+        // One score barely inside: df finite but huge, and the quantile still returns.
+        let mut b = vec![1.0; 5];
+        b.extend([0.0, 0.0, 0.0, 0.0, 1e-9]);
+        let df = wilson_degrees_of_freedom(&b);
+        assert!(df > 1e8 && df.is_finite());
+        assert!((t_quantile_real(df) - Z).abs() < 1e-7);
+    }
+
+    #[test]
+    fn large_df_expansion_joins_the_exact_quantile() {
+        let exact = StudentsT::new(0.0, 1.0, 1e4).unwrap().inverse_cdf(0.975);
+        assert!((t_quantile_real(1e4 + 1e-9) - exact).abs() < 1e-10);
     }
 
     #[test]

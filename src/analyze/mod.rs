@@ -25,6 +25,7 @@ use crate::model::VoteRule;
 
 pub mod analysis;
 pub mod compare;
+pub mod coverage;
 pub mod data;
 pub mod detect;
 pub mod estimators;
@@ -52,8 +53,9 @@ pub use estimators::{
     pass_hat_k_curve,
 };
 pub use fit::{
-    fit_attractor, fit_model, fit_traces, gauss_hermite_normal, AttractorFit, CountHistogram,
-    FitOptions, FitResult, LogitNormalFit, TraceFit,
+    combine_models, fit_attractor, fit_models, fit_traces, gauss_hermite_normal, AttractorFit,
+    CorrelationFit, CountHistogram, CurveFit, FitOptions, FitResult, ModelFit, ParameterFit,
+    Status, TraceFit, FALLBACK_SIGMA,
 };
 pub use normalize::{normalize_answer, AnswerKey, Normalization};
 pub use read::{read_samples, Format, ReadOptions};

@@ -57,6 +57,13 @@ pub(super) struct PlanArgs {
     /// How a vote's ties are scored: random, strict or absolute (--metric maj) [default: random]
     #[arg(long)]
     pub(super) rule: Option<String>,
+    /// SD tau of B's per-problem disagreement with A, in logits (0 to 3): B's logit on a problem
+    /// is A's + gap + tau e, e standard normal per problem [default: 0]
+    #[arg(long)]
+    pub(super) shift_sd: Option<f64>,
+    /// A power besides 80% for the minimum detectable gap, in (0.05, 1), e.g. 0.9
+    #[arg(long)]
+    pub(super) target_power: Option<f64>,
     /// Largest acceptable probability that B scores <= A in one rerun
     #[arg(long, default_value_t = 0.05)]
     pub(super) target_loss_or_tie: f64,
@@ -93,14 +100,16 @@ fn at<T>(x: T) -> Option<Spanned<T>> {
 
 /// Each plan flag and the key of the raw scenario it fills (the longest keys first, so that
 /// `target_halfwidth` is not read as part of another).
-const PLAN_FLAGS: [(&str, &str); 14] = [
+const PLAN_FLAGS: [(&str, &str); 16] = [
     ("target_loss_or_tie", "--target-loss-or-tie"),
+    ("target_power", "--target-power"),
     ("check_population", "--check-population"),
     ("target_halfwidth", "--target-halfwidth"),
     ("check_cells", "--check-cells"),
     ("gap_logits", "--gap-logits"),
     ("gap_points", "--gap-points"),
     ("vote_rule", "--rule"),
+    ("shift_sd", "--shift-sd"),
     ("attractor", "--attractor"),
     ("problems", "--problems"),
     ("samples", "--samples"),
@@ -172,6 +181,8 @@ impl PlanArgs {
             reruns: at(self.simulate_reruns),
             check_cells: at(cells("check-cells", &self.check_cells)?),
             check_population: at(cells("check-population", &self.check_population)?),
+            shift_sd: self.shift_sd.map(|v| Spanned::new(0..0, v)),
+            target_power: self.target_power.map(|v| Spanned::new(0..0, v)),
             ..RawExperiment::default()
         };
         Ok(RawScenario {
@@ -192,11 +203,10 @@ impl PlanArgs {
                     name: at("A".to_string()),
                     shift: at(0.0),
                     rates: None,
-                    attractor: at(attractor.unwrap_or(0.0)),
-                    run_sd: None,
-                    memorized_rate: None,
+                    attractor: at(toml::Value::Float(attractor.unwrap_or(0.0))),
                     vote_rule: None,
                     tokens: None,
+                    ..RawModel::default()
                 },
             )],
             experiment: vec![Spanned::new(0..0, experiment)],

@@ -8,7 +8,9 @@ use clap::Args;
 use super::{
     bad_input, internal, progress_bar, worker_pool, CommonArgs, Failure, EXIT_CHECK_FAILED, EXIT_OK,
 };
-use crate::experiments::sweep::{prepare, run_cells, SweepError, SweepOutput};
+use crate::experiments::sweep::{
+    prepare, quantity_names, run_cells, Sweep, SweepError, SweepOutput,
+};
 use crate::experiments::Z_BOUND;
 use crate::report;
 use crate::scenario::grid::parse_set;
@@ -127,6 +129,9 @@ pub(super) fn sweep(a: &SweepArgs) -> Result<u8, Failure> {
     let indices: Vec<usize> = (0..prepared.cells.len())
         .filter(|i| shard.is_none_or_all(*i))
         .collect();
+    if let Some(text) = &a.plot {
+        check_plot_first(&prepared, &report::sweep::parse_plot(text))?;
+    }
     let total: u64 = indices
         .iter()
         .map(|&i| {
@@ -173,6 +178,28 @@ pub(super) fn render(
         report::sweep::check_plot_names(output, names).map_err(bad)?;
     }
     report::sweep::render_sweep_of(output, figures, plot.as_deref()).map_err(internal)
+}
+
+/// `--plot` checked before the grid is computed, against the quantities of a cheap probe run of
+/// the first cell ([`quantity_names`]); only when a name is missing there are the other cells
+/// probed too, so a quantity that only some cells report is accepted.
+fn check_plot_first(prepared: &Sweep, wanted: &[String]) -> Result<(), Failure> {
+    let mut pairs: Vec<(String, String)> = Vec::new();
+    let mut verdict = Ok(());
+    for index in 0..prepared.cells.len() {
+        for pair in quantity_names(prepared, index).map_err(set_failure)? {
+            if !pairs.contains(&pair) {
+                pairs.push(pair);
+            }
+        }
+        let valid =
+            report::sweep::plot_names_of(pairs.iter().map(|(e, q)| (e.as_str(), q.as_str())));
+        verdict = report::sweep::check_plot_names_in(&valid, wanted);
+        if verdict.is_ok() || wanted.is_empty() {
+            break;
+        }
+    }
+    verdict.map_err(bad)
 }
 
 /// A sweep that cannot be prepared. A cell whose values the scenario rejects points at the

@@ -11,14 +11,7 @@
 
 use crate::exact::pass::{pass_at_k, pass_at_k_complement, pass_hat_k, pass_hat_k_complement};
 
-/// A grader's error rates, each in [0, 1].
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct Grader {
-    /// P(graded correct | wrong).
-    pub fpr: f64,
-    /// P(graded wrong | correct).
-    pub fnr: f64,
-}
+pub use crate::model::Grader;
 
 impl Grader {
     /// (p~, 1 - p~): the graded per-sample rate and its complement, each from its own terms.

@@ -12,7 +12,7 @@
 //! L_i = E_z[ prod_m E_e[ C(n, c) p^c (1 - p)^(n - c) ] ],  p = expit(z + shift_m + tau_m e),
 //!
 //! and ln L = sum_i ln L_i. Both expectations are *adaptive* Gauss–Hermite sums (nodes from
-//! `analyze::fit::gauss_hermite_normal`, Liu & Pierce 1994): each integrand's log is concave
+//! `exact::quadrature::gauss_hermite_normal`, Liu & Pierce 1994): each integrand's log is concave
 //! (a binomial log-likelihood in the logit plus a normal log-density; the outer one by
 //! Prekopa's theorem), so its mode and curvature are found first (Newton) and the rule is
 //! centred and scaled there. Plain Gauss–Hermite fails here: with sigma = 3 and n = 256 a
@@ -45,7 +45,9 @@
 //! outer integrand (grid bracket, Newton, then J nodes), each M inner integrals of
 //! (~5 Newton steps + K nodes) kernel evaluations (one when tau_m = 0).
 
-use crate::analyze::fit::gauss_hermite_normal;
+use rayon::prelude::*;
+
+use crate::exact::quadrature::gauss_hermite_normal;
 
 /// Default outer (problem effect) Gauss–Hermite nodes; see the module doc.
 pub const DEFAULT_OUTER_NODES: usize = 32;
@@ -283,22 +285,28 @@ pub fn ln_binomial(n: usize, c: usize) -> f64 {
     }
 }
 
-/// ln(1 + e^x) without overflow or cancellation.
-fn softplus(x: f64) -> f64 {
-    x.max(0.0) + (-x.abs()).exp().ln_1p()
-}
-
-/// ln Bin(c | n, expit(eta)) without the binomial coefficient.
+/// ln Bin(c | n, expit(eta)) without the binomial coefficient: -c softplus(-eta) -
+/// (n - c) softplus(eta), with one exp and one ln_1p (softplus(±eta) = max(±eta, 0) + t,
+/// t = ln(1 + e^-|eta|)).
 fn ln_kernel(c: Count, eta: f64) -> f64 {
     let (c, n) = (c.correct as f64, c.samples as f64);
+    let t = (-eta.abs()).exp().ln_1p();
     let mut v = 0.0;
     if c > 0.0 {
-        v -= c * softplus(-eta);
+        v -= c * ((-eta).max(0.0) + t);
     }
     if n > c {
-        v -= (n - c) * softplus(eta);
+        v -= (n - c) * (eta.max(0.0) + t);
     }
     v
+}
+
+/// The normal approximation of a count's binomial likelihood in the logit: centre
+/// logit(p^) and precision n p^ (1 - p^), p^ = (c + 1/2) / (n + 1). Used only to place the
+/// quadrature nodes (the integrands are evaluated exactly).
+fn logit_approx(c: Count) -> (f64, f64) {
+    let p = (c.correct as f64 + 0.5) / (c.samples as f64 + 1.0);
+    ((p / (1.0 - p)).ln(), c.samples as f64 * p * (1.0 - p))
 }
 
 /// ln sum_k exp(a_k), exact for any magnitudes.
@@ -320,7 +328,9 @@ fn ln_inner(c: Count, ln_choose: f64, eta: f64, tau: f64, quad: &JointQuadrature
     let (cc, n) = (c.correct as f64, c.samples as f64);
     let h = |e: f64| ln_kernel(c, eta + tau * e) - 0.5 * e * e;
     let expit = |x: f64| 1.0 / (1.0 + (-x).exp());
-    let mut e = 0.0f64;
+    // analytic start (normal approximation of the binomial in the logit), then Newton
+    let (centre, precision) = logit_approx(c);
+    let mut e = tau * precision * (centre - eta) / (1.0 + tau * tau * precision);
     let mut curvature = 1.0;
     for _ in 0..60 {
         let p = expit(eta + tau * e);
@@ -333,7 +343,9 @@ fn ln_inner(c: Count, ln_choose: f64, eta: f64, tau: f64, quad: &JointQuadrature
             step *= 0.5;
         }
         e += step;
-        if step.abs() < 1e-10 {
+        // the nodes need the centre only roughly: a shift of 1e-6 of the peak width changes
+        // the rule's result far below its own error
+        if step.abs() < 1e-6 * curvature.sqrt().recip() {
             break;
         }
     }
@@ -353,10 +365,14 @@ fn ln_inner(c: Count, ln_choose: f64, eta: f64, tau: f64, quad: &JointQuadrature
 /// Cost: O(R M (J + 40) K) for R distinct rows (module doc).
 pub fn log_likelihood(data: &JointData, params: &JointParams, quad: &JointQuadrature) -> f64 {
     check_params(data, params);
-    data.patterns
-        .iter()
+    // rows in parallel, summed in row order: the same bits for any thread count
+    let terms: Vec<f64> = data
+        .patterns
+        .par_iter()
+        .with_min_len(16)
         .map(|(pattern, mult)| mult * ln_row(data, pattern, params, quad))
-        .sum()
+        .collect();
+    terms.iter().sum()
 }
 
 /// ln L_i of every problem, in the order of the rows.
@@ -412,13 +428,51 @@ fn ln_row(
             .sum::<f64>()
             - 0.5 * x * x
     };
-    let (x0, s) = concave_mode(&g);
+    // analytic start: each count's normal approximation in the logit, widened by tau_m^2,
+    // times the N(0, 1) density of x, is a normal in x with this mode and precision
+    let (mut num, mut precision) = (0.0, 1.0);
+    for (m, d) in pattern.iter().enumerate() {
+        if let Some(d) = d {
+            let (centre, w) = logit_approx(data.distinct[m][*d]);
+            let tau = params.tau[m];
+            let w = w / (1.0 + tau * tau * w);
+            num += params.sigma * w * (centre - params.mu - params.shift[m]);
+            precision += params.sigma * params.sigma * w;
+        }
+    }
+    let (x0, s) = concave_mode_from(&g, num / precision, precision.sqrt().recip());
     s.ln()
         + log_sum_exp(
             quad.outer
                 .iter()
                 .map(|&(y, lw)| lw + g(x0 + s * y) + 0.5 * y * y),
         )
+}
+
+/// Mode and 1 / sqrt(-g'') of a concave function by Newton's method with finite differences
+/// from `start` (peak width about `width`); falls back to [`concave_mode`] when a step fails
+/// (curvature not negative) or 8 steps do not converge.
+fn concave_mode_from(g: &dyn Fn(f64) -> f64, start: f64, width: f64) -> (f64, f64) {
+    let mut x = start;
+    let mut d = (1e-3 * width).clamp(1e-7, 1e-3);
+    for _ in 0..8 {
+        let (gp, g0, gm) = (g(x + d), g(x), g(x - d));
+        let (d1, d2) = ((gp - gm) / (2.0 * d), (gp - 2.0 * g0 + gm) / (d * d));
+        if !(d2 < 0.0 && d2.is_finite() && d1.is_finite()) {
+            break;
+        }
+        let w = (-d2).sqrt().recip();
+        let step = -d1 / d2;
+        if step.abs() > 4.0 * w.max(width) {
+            break;
+        }
+        if step.abs() < 1e-4 * w {
+            return (x, w.min(1.0));
+        }
+        x += step;
+        d = (1e-3 * w).clamp(1e-7, 1e-3);
+    }
+    concave_mode(g)
 }
 
 /// Mode and 1 / sqrt(-g'') of a concave function whose mode lies in [-40, 40]
@@ -472,6 +526,54 @@ fn concave_mode(g: &dyn Fn(f64) -> f64) -> (f64, f64) {
         1.0
     };
     (x, s)
+}
+
+/// Gauss–Hermite nodes of the population averages below (smooth integrands).
+const POPULATION_NODES: usize = 96;
+
+/// P(c | n), c = 0..=n, for a model whose logit is N(location, spread^2): the joint model's
+/// count distribution for one model, by the adaptive rule of [`problem_log_likelihoods`].
+pub fn count_probabilities(location: f64, spread: f64, n: usize) -> Vec<f64> {
+    if n == 0 {
+        return vec![1.0];
+    }
+    let rows = (0..=n).map(|c| vec![Some(Count::new(c, n))]).collect();
+    let Ok(data) = JointData::new(1, rows) else {
+        return Vec::new();
+    };
+    let p = JointParams {
+        mu: location,
+        sigma: spread,
+        shift: vec![0.0],
+        tau: vec![0.0],
+    };
+    problem_log_likelihoods(&data, &p, &JointQuadrature::default())
+        .into_iter()
+        .map(f64::exp)
+        .collect()
+}
+
+fn population_mean(location: f64, spread: f64, f: impl Fn(f64) -> f64) -> f64 {
+    gauss_hermite_normal(POPULATION_NODES)
+        .into_iter()
+        .map(|(x, w)| w * f(1.0 / (1.0 + (-(location + spread * x)).exp())))
+        .sum()
+}
+
+/// Population pass@k, E[1 - (1 - p)^k] over logit p ~ N(location, spread^2) (Gauss–Hermite,
+/// 96 nodes: the fitted curves of `fit`'s figures).
+pub fn population_pass_at_k(location: f64, spread: f64, k: usize) -> f64 {
+    population_mean(location, spread, |p| {
+        crate::exact::pass::pass_at_k(p, k as u32)
+    })
+}
+
+/// Population maj@k (random tie-break) with attractor share `attractor`, over logit p ~
+/// N(location, spread^2) (Gauss–Hermite, 96 nodes).
+pub fn population_maj_at_k(location: f64, spread: f64, attractor: f64, k: usize) -> f64 {
+    population_mean(location, spread, |p| {
+        crate::exact::maj::maj_at_k(p, attractor, k as u32, crate::model::VoteRule::Random)
+    })
 }
 
 #[cfg(test)]

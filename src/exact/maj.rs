@@ -215,20 +215,29 @@ pub fn maj_at_k_all_with_loss(
 }
 
 /// maj@k of one problem with per-sample probabilities p (correct) and q (attractor); the rest
-/// are one-offs. Time: O(k^2).
+/// are one-offs: [`maj_at_k`] with the attractor share q / (1 - p). Time: O(k^2).
+///
+/// Given q = a (1 - p) this is not bit for bit [`maj_at_k`]`(p, a)` (nor [`maj_at_k_all`]):
+/// the share is recovered as fl(fl(a (1 - p)) / (1 - p)), which is a within 2 ulps (two
+/// roundings of relative size <= 2^-53 each), and maj@k moves with the share by at most
+/// k |d alpha| (each of the k samples that is not correct changes side with probability
+/// d alpha), so the two differ by at most about 4.4e-16 k a, plus the rounding of the sums
+/// (test `maj_at_k_pq_differs_from_maj_at_k_all_within_the_documented_bound`). Callers that
+/// have a share call [`maj_at_k`]; this form is for (p, q) pairs that come from elsewhere.
 pub fn maj_at_k_pq(p: f64, q: f64, k: u32, rule: VoteRule) -> f64 {
     let alpha = if p >= 1.0 {
         0.0
     } else {
         (q / (1.0 - p)).clamp(0.0, 1.0)
     };
-    let w = conditional_win(k, alpha, rule);
-    win_given_counts(&binomial_pmf(k, p), &w)
+    maj_at_k(p, alpha, k, rule)
 }
 
-/// maj@k of one problem with correct rate p and attractor share a. Time: O(k^2).
+/// maj@k of one problem with correct rate p and attractor share a: one problem of
+/// [`maj_at_k_all`], bit for bit (the same W(c) and pmf). Time: O(k^2).
 pub fn maj_at_k(p: f64, attractor: f64, k: u32, rule: VoteRule) -> f64 {
-    maj_at_k_pq(p, attractor * (1.0 - p), k, rule)
+    let w = conditional_win(k, attractor, rule);
+    win_given_counts(&binomial_pmf(k, p), &w)
 }
 
 /// sum_c P(C = c) W(c), clamped to [0, 1]: maj@k from the pmf of the correct count and the
@@ -340,5 +349,47 @@ pub(crate) mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn maj_at_k_and_maj_at_k_all_agree_bit_for_bit() {
+        for rule in [VoteRule::Random, VoteRule::Strict, VoteRule::Absolute] {
+            for k in [1, 2, 3, 5, 8, 17, 64, 257] {
+                for i in 0..=40 {
+                    let p = f64::from(i) / 40.0 * 0.999 + 0.0003;
+                    for a in [0.0, 0.1, 1.0 / 3.0, 0.7, 1.0] {
+                        let one = maj_at_k(p, a, k, rule);
+                        let all = maj_at_k_all(&[p, 0.5], a, k, rule)[0];
+                        assert_eq!(one.to_bits(), all.to_bits(), "p {p} a {a} k {k} {rule:?}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn maj_at_k_pq_differs_from_maj_at_k_all_within_the_documented_bound() {
+        // q = a (1 - p) recovers the share a to within 2 ulps; maj@k then moves by at most k
+        // times that, plus the rounding of the O(k) sums.
+        let mut differ = 0;
+        for rule in [VoteRule::Random, VoteRule::Strict] {
+            for k in [3, 8, 17, 64, 257] {
+                for i in 0..=40 {
+                    let p = f64::from(i) / 40.0 * 0.999 + 0.0003;
+                    for a in [0.1, 1.0 / 3.0, 0.7, 0.93] {
+                        let pq = maj_at_k_pq(p, a * (1.0 - p), k, rule);
+                        let all = maj_at_k_all(&[p], a, k, rule)[0];
+                        let bound = f64::from(k) * 4.0 * f64::EPSILON * a + 32.0 * f64::EPSILON;
+                        assert!(
+                            (pq - all).abs() <= bound,
+                            "p {p} a {a} k {k}: {pq} vs {all}"
+                        );
+                        differ += usize::from(pq != all);
+                    }
+                }
+            }
+        }
+        // The difference is real (else the documentation above would be wrong).
+        assert!(differ > 0);
     }
 }

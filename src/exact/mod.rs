@@ -19,5 +19,6 @@ pub mod pass;
 pub mod plan;
 pub mod quadrature;
 pub mod run_corr;
+pub mod shift;
 pub mod total;
 pub mod verifier;

@@ -53,6 +53,14 @@
 //! terms, never 1 minus a number near 1, and both keep their relative accuracy. c = 0 loses;
 //! 2c > k wins outright with no programme.
 //!
+//! The leader counts that need the programme are run largest P(C = c) first. Each count adds
+//! exactly P(C = c) to win + loss, so the counts not yet run can move the win or the loss by at
+//! most the sum of their P(C = c); once that sum is below 1e-15 of the smaller of the win and
+//! loss gathered so far, the rest are skipped. Both results keep a relative error below 1e-15
+//! (test `pruned_sum_matches_every_leader_count_to_1e_12` against the full sum,
+//! [`maj_at_k_modes_unpruned`]); a tiny win or loss makes the sum run almost every count, so
+//! it stays accurate and only the interior cases get faster.
+//!
 //! Binomial rows of every stage are built once per call by the Pascal recurrence (each step a
 //! convex combination, stable) and trimmed of entries below 1e-300 like [`crate::exact::maj`].
 //!
@@ -69,6 +77,10 @@
 
 use crate::exact::maj::{binomial_pmf, conditional_win_loss, win_given_counts};
 use crate::model::VoteRule;
+
+/// Relative accuracy of the pruned sum over leader counts (see `shares_win_loss`): the counts
+/// skipped change the win and the loss by less than this fraction of each.
+const PRUNE: f64 = 1e-15;
 
 /// Entries below this are dropped from binomial rows and from the programme's states (as in
 /// [`crate::exact::maj`]): each dropped term changes a win or loss by less than 1e-300 absolute.
@@ -157,6 +169,27 @@ pub fn maj_at_k_modes(
     maj_at_k_shares(&AnswerShares::new(p, attractors, extraction), k, rule)
 }
 
+/// [`maj_at_k_modes`] with the programme run for every leader count (no pruning): the reference
+/// for tests and the benchmark's baseline. Time: see the module doc.
+///
+/// # Panics
+///
+/// If k = 0.
+pub fn maj_at_k_modes_unpruned(
+    p: f64,
+    attractors: &[f64],
+    extraction: Extraction,
+    k: u32,
+    rule: VoteRule,
+) -> (f64, f64) {
+    shares_win_loss(
+        &AnswerShares::new(p, attractors, extraction),
+        k,
+        rule,
+        false,
+    )
+}
+
 /// (maj@k, 1 - maj@k) for any per-sample answer distribution, by the recurrence of the module
 /// doc (whatever m, with or without split). Time: see the module doc.
 ///
@@ -164,6 +197,12 @@ pub fn maj_at_k_modes(
 ///
 /// If k = 0.
 pub fn maj_at_k_shares(shares: &AnswerShares, k: u32, rule: VoteRule) -> (f64, f64) {
+    shares_win_loss(shares, k, rule, true)
+}
+
+/// [`maj_at_k_shares`], running the programme for every leader count when `prune` is false (the
+/// reference the pruned sum is tested against).
+fn shares_win_loss(shares: &AnswerShares, k: u32, rule: VoteRule, prune: bool) -> (f64, f64) {
     assert!(k >= 1, "a vote needs at least one sample");
     let k_us = k as usize;
     let pi = &shares.attractors;
@@ -197,11 +236,35 @@ pub fn maj_at_k_shares(shares: &AnswerShares, k: u32, rule: VoteRule) -> (f64, f
     }
     let mut acc = (Sum::default(), Sum::default());
     let mut dp = Programme::new(k_us, pi.len());
-    dp.pass(main, &partner_alt, true, &attractor_rows, rule, &mut acc);
-    if alt > 0.0 {
+    // The leader counts c that need the programme, from both passes: (P(C = c), c, pass 2).
+    let mut runs: Vec<(f64, usize, bool)> = Vec::new();
+    dp.pass(main, &partner_alt, true, &mut acc, &mut runs, false);
+    let partner_main = (alt > 0.0).then(|| {
         let (b_main, nb_main) = stage(main, main + rest[0]);
-        let partner_main = Rows::pascal(k_us, b_main, nb_main);
-        dp.pass(alt, &partner_main, false, &attractor_rows, rule, &mut acc);
+        Rows::pascal(k_us, b_main, nb_main)
+    });
+    if let Some(partner_main) = &partner_main {
+        dp.pass(alt, partner_main, false, &mut acc, &mut runs, true);
+    }
+    // Largest P(C = c) first. Every c adds exactly its P(C = c) to win + loss (both sums of
+    // positive terms), so the counts not yet run can change the win or the loss by at most
+    // the sum of their P(C = c), `left` (summed smallest first). Once that is below PRUNE of
+    // the smaller of the win and loss gathered so far (which only grow), the rest is skipped:
+    // each result keeps a relative error below PRUNE.
+    runs.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let mut left = vec![0.0; runs.len() + 1];
+    for i in (0..runs.len()).rev() {
+        left[i] = left[i + 1] + runs[i].0;
+    }
+    for (i, &(w0, c, second)) in runs.iter().enumerate() {
+        if prune && left[i] <= PRUNE * acc.0.value().min(acc.1.value()) {
+            break;
+        }
+        let (partner, ties) = match (second, &partner_main) {
+            (true, Some(pm)) => (pm, false),
+            _ => (&partner_alt, true),
+        };
+        dp.run(c, w0, partner, ties, &attractor_rows, rule, &mut acc);
     }
     (acc.0.value().clamp(0.0, 1.0), acc.1.value().clamp(0.0, 1.0))
 }
@@ -353,17 +416,18 @@ impl Programme {
         });
     }
 
-    /// One pass with the leader's share `leader` and the partner form's rows: adds to
-    /// `acc` = (win, loss) the configurations where the leader is ahead of the partner (or
-    /// level with it when `partner_ties`).
+    /// One pass with the leader's share `leader` and the partner form's rows, over the
+    /// configurations where the leader is ahead of the partner (or level with it when
+    /// `partner_ties`): adds to `acc` = (win, loss) the leader counts decided without the
+    /// programme (c = 0, 2c > k) and lists the others in `runs` as (P(C = c), c, `second`).
     fn pass(
         &mut self,
         leader: f64,
         partner: &Rows,
         partner_ties: bool,
-        attractors: &[Rows],
-        rule: VoteRule,
         acc: &mut (Sum, Sum),
+        runs: &mut Vec<(f64, usize, bool)>,
+        second: bool,
     ) {
         let k = self.cur[0].len() - 1;
         let pmf = binomial_pmf(k as u32, leader);
@@ -385,7 +449,7 @@ impl Programme {
                 acc.0.add(w0);
                 continue;
             }
-            self.run(c, w0, partner, partner_ties, attractors, rule, acc);
+            runs.push((w0, c, second));
         }
     }
 
@@ -711,6 +775,51 @@ pub(crate) mod tests {
                 }
             }
         }
+    }
+
+    /// The pruned sum over leader counts against the full one (every count run), on cases
+    /// where the win and the loss are both interior and where one of them is tiny.
+    #[test]
+    fn pruned_sum_matches_every_leader_count_to_1e_12() {
+        let mut worst: f64 = 0.0;
+        let cases: Vec<(u32, Vec<f64>, f64, Extraction)> = vec![
+            (300, vec![0.1; 8], 0.0, Extraction::default()),
+            (
+                300,
+                vec![0.3, 0.2, 0.15, 0.1],
+                0.2,
+                Extraction {
+                    unparsed: 0.05,
+                    split: 0.2,
+                },
+            ),
+            (1024, vec![0.2; 4], 0.01, Extraction::default()),
+            (
+                1024,
+                vec![0.3, 0.25],
+                -0.1,
+                Extraction {
+                    unparsed: 0.0,
+                    split: 0.3,
+                },
+            ),
+            (1024, vec![0.4, 0.3, 0.1], 0.25, Extraction::default()),
+        ];
+        for (k, a, offset, ex) in &cases {
+            let p = (winning_threshold(a, ex.split) + offset).clamp(0.0, 1.0);
+            for rule in [VoteRule::Random, VoteRule::Strict] {
+                let sh = AnswerShares::new(p, a, *ex);
+                let fast = shares_win_loss(&sh, *k, rule, true);
+                let full = shares_win_loss(&sh, *k, rule, false);
+                let what = format!("{rule:?} k={k} a={a:?} p={p} {ex:?}");
+                for (x, y) in [(fast.0, full.0), (fast.1, full.1)] {
+                    let err = rel(x, y);
+                    worst = worst.max(err);
+                    assert!(err < 1e-12, "{what}: {x:e} vs {y:e} ({err:e})");
+                }
+            }
+        }
+        eprintln!("largest relative difference, pruned vs full: {worst:e}");
     }
 
     #[test]

@@ -1,8 +1,11 @@
 //! Planning formulas: how far apart two models' benchmark scores are, how noisy their difference
 //! is under three designs, and the power of a test to see the gap.
 //!
-//! Model A has rates p_A = expit(mu + sigma z), model B p_B = expit(mu + gap + sigma z) for the same
-//! problem z. A score is mean_i c_i / n over N problems with n samples each (pass@1 averaged over n).
+//! Model A has rates p_A = expit(mu + sigma z), model B p_B = expit(mu + gap + sigma z + tau e)
+//! for the same problem z, where e ~ N(0, 1) is B's per-problem disagreement (tau = `shift_sd`,
+//! 0 by default: B is A shifted by the gap). On a fixed benchmark e is fixed exactly
+//! ([`disagreement_offsets`]); in the population designs every moment is integrated over (z, e)
+//! ([`PopulationNodes::with_shift_sd`]). A score is mean_i c_i / n over N problems with n samples each (pass@1 averaged over n).
 //!
 //! - Fixed benchmark (quantile placement, independent seeds): Var(score_B - score_A) =
 //!   seed_sd(p_A)^2 + seed_sd(p_B)^2 (see [`crate::exact::noise::seed_sd`]).
@@ -15,11 +18,18 @@
 //! The population moments are integrals over z ~ N(0, 1), computed by composite Simpson
 //! ([`CompositeSimpson::PLAN`]: fixed nodes, so an expensive score is tabulated once).
 //!
+//! Also here: every plan cell's exact values from primitive inputs ([`fixed_cell`],
+//! [`population_cell`]), the count-difference moments of the SD check, and the root-finding of the
+//! minimum detectable gap ([`smallest_gap_with_power`]); `experiments::plan` only builds the grid
+//! and pairs these with the simulation.
+//!
 //! Why here: the planner's closed forms, apart from the plan's spec and runner. Depends on
 //! `model` and the rest of `exact` only.
 
+use crate::exact::noise::{diff_normal_approx, head_to_head, seed_sd};
 use crate::exact::normal;
-use crate::exact::quadrature::{CompositeSimpson, NormalQuadrature};
+use crate::exact::quadrature::{gauss_hermite_normal, CompositeSimpson, NormalQuadrature};
+use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::model::expit;
@@ -94,18 +104,48 @@ impl PairMoments {
 }
 
 /// A per-problem score tabulated on the Simpson nodes of z ~ N(0, 1) for both models:
-/// f_A(z) = f(expit(mu + sigma z)) and f_B(z) = f(expit(mu + gap + sigma z)), where f maps a
-/// solve rate to the problem's success probability in one rerun (p itself for pass@1, maj@k(p)
-/// for a majority vote). Every population moment is then a weighted sum over the nodes, so an
-/// expensive f is evaluated once per node.
+/// f_A(z) = f(expit(mu + sigma z)) and f_B(z, e) = f(expit(mu + gap + sigma z + tau e)), where f
+/// maps a solve rate to the problem's success probability in one rerun (p itself for pass@1,
+/// maj@k(p) for a majority vote) and e ~ N(0, 1) is B's own per-problem disagreement, independent
+/// of z. Every population moment is then a weighted sum over the nodes, so an expensive f is
+/// evaluated once per node.
+///
+/// With tau = 0 ([`PopulationNodes::new`]) B has one node per z node on the 20,001 nodes of
+/// [`CompositeSimpson::PLAN`]. With tau > 0 ([`PopulationNodes::with_shift_sd`]) the rule is the
+/// product of composite Simpson in z on [`TAU_Z_INTERVALS`] intervals and Gauss–Hermite in e on
+/// [`shift_sd_nodes`]`(tau)` nodes; see there for the error.
 #[derive(Debug, Clone)]
 pub struct PopulationNodes {
-    /// Simpson weight times the normal density at each node (they sum to 1 within 1e-15).
+    /// Simpson weight times the normal density at each z node (they sum to 1 within 1e-15).
     weights: Vec<f64>,
-    /// f_A at each node.
+    /// f_A at each z node.
     fa: Vec<f64>,
-    /// f_B at each node.
+    /// Gauss–Hermite weights of the e nodes; empty when tau = 0 (one B value per z node).
+    inner: Vec<f64>,
+    /// f_B at each z node (tau = 0), or at each (z node, e node), e fastest (tau > 0).
     fb: Vec<f64>,
+}
+
+/// Composite Simpson intervals over |z| <= 12 of the population rule when tau > 0 (step 0.006).
+/// The Gaussian-weighted integrand of a logistic in z is analytic in a strip of half-width
+/// pi / sigma, where Simpson (a combination of two trapezoid rules) converges geometrically,
+/// like exp(-pi^2 / (sigma h)): far below 1e-15 for sigma <= 50 at h = 0.006, so the finer
+/// [`CompositeSimpson::PLAN`] grid would only multiply the cost of the (z, e) product rule.
+pub const TAU_Z_INTERVALS: usize = 4_000;
+
+/// Largest per-problem disagreement SD tau (logits) the plan accepts: the Gauss–Hermite rule in e
+/// needs about 16.4 tau^2 nodes for a 1e-13 error and [`crate::exact::quadrature`] computes at
+/// most 192.
+pub const MAX_SHIFT_SD: f64 = 3.0;
+
+/// Gauss–Hermite nodes in e for a disagreement SD `tau`: max(24, ceil(16.4 tau^2)), at most 192.
+/// E over e of a logistic in tau e is analytic in a strip of half-width pi / tau, where an m-node
+/// Gauss–Hermite rule errs like exp(-2 (pi / tau) sqrt(2 m)); 16.4 tau^2 nodes put the exponent
+/// at -36 (error ~ 1e-15 times the integrand's size). Checked against nested adaptive Simpson in
+/// the tests for tau up to [`MAX_SHIFT_SD`], pass@1 and maj@k.
+pub fn shift_sd_nodes(tau: f64) -> usize {
+    ((16.4 * tau * tau).ceil() as usize)
+        .clamp(24, crate::exact::quadrature::MAX_GAUSS_HERMITE_NODES)
 }
 
 impl PopulationNodes {
@@ -124,15 +164,80 @@ impl PopulationNodes {
         let weights = rule.weights();
         let fa = rule.tabulate(|z| f(expit(mu + sigma * z)));
         let fb = rule.tabulate(|z| f(expit(mu + gap + sigma * z)));
-        PopulationNodes { weights, fa, fb }
+        PopulationNodes {
+            weights,
+            fa,
+            inner: Vec::new(),
+            fb,
+        }
     }
 
-    /// E[g(f_A, f_B)] over the population.
+    /// The tables when B also carries a per-problem disagreement tau e (e ~ N(0, 1) independent
+    /// of z): B's logit on a problem is A's + gap + tau e. With `tau` = 0 this is
+    /// [`PopulationNodes::new`], bit for bit. Time: 4,001 evaluations of f for A and
+    /// 4,001 x [`shift_sd_nodes`]`(tau)` for B (in parallel).
+    ///
+    /// # Panics
+    /// If `mu`, `gap` are not finite, `sigma` is negative or not finite, or `tau` is not in
+    /// [0, [`MAX_SHIFT_SD`]].
+    pub fn with_shift_sd(
+        mu: f64,
+        sigma: f64,
+        gap: f64,
+        tau: f64,
+        f: impl Fn(f64) -> f64 + Sync,
+    ) -> PopulationNodes {
+        if tau == 0.0 {
+            return PopulationNodes::new(mu, sigma, gap, f);
+        }
+        assert!(
+            (0.0..=MAX_SHIFT_SD).contains(&tau),
+            "tau must lie in [0, {MAX_SHIFT_SD}]"
+        );
+        assert!(
+            mu.is_finite() && gap.is_finite(),
+            "mu and gap must be finite"
+        );
+        assert!(sigma.is_finite() && sigma >= 0.0, "sigma must be >= 0");
+        let rule = CompositeSimpson::new(TAU_Z_INTERVALS);
+        let weights = rule.weights();
+        let fa = rule.tabulate(|z| f(expit(mu + sigma * z)));
+        let gh = gauss_hermite_normal(shift_sd_nodes(tau));
+        let fb = (0..rule.len())
+            .into_par_iter()
+            .flat_map_iter(|j| {
+                let z = rule.node(j);
+                gh.iter()
+                    .map(|&(e, _)| f(expit(mu + gap + sigma * z + tau * e)))
+                    .collect::<Vec<f64>>()
+            })
+            .collect();
+        PopulationNodes {
+            weights,
+            fa,
+            inner: gh.iter().map(|&(_, w)| w).collect(),
+            fb,
+        }
+    }
+
+    /// E[g(f_A, f_B)] over the population (over z, and over e when tau > 0).
     fn expect(&self, g: impl Fn(f64, f64) -> f64) -> f64 {
+        if self.inner.is_empty() {
+            return self
+                .weights
+                .iter()
+                .zip(self.fa.iter().zip(&self.fb))
+                .map(|(w, (&a, &b))| w * g(a, b))
+                .sum();
+        }
+        let m = self.inner.len();
         self.weights
             .iter()
-            .zip(self.fa.iter().zip(&self.fb))
-            .map(|(w, (&a, &b))| w * g(a, b))
+            .zip(self.fa.iter().zip(self.fb.chunks_exact(m)))
+            .map(|(w, (&a, bs))| {
+                let s: f64 = self.inner.iter().zip(bs).map(|(v, &b)| v * g(a, b)).sum();
+                w * s
+            })
             .sum()
     }
 
@@ -212,14 +317,17 @@ pub fn sum_moments(var: f64, m4: f64, problems: usize) -> (f64, f64) {
 }
 
 /// The logit shift whose population pass@1 gap E\[p_B\] - E\[p_A\] equals `points` / 100, by
-/// bisection on [-40, 40] logits.
+/// bisection on [-40, 40] logits. With a disagreement SD `tau`, B's logit mu + gap + sigma z +
+/// tau e is logit-normal(mu + gap, sqrt(sigma^2 + tau^2)) on its own, so E\[p_B\] is one
+/// integral over a single normal.
 ///
 /// # Errors
 /// When the gap cannot be reached (|points| >= the room left above or below E\[p_A\]).
-pub fn gap_logits_for_points(mu: f64, sigma: f64, points: f64) -> Result<f64, String> {
+pub fn gap_logits_for_points(mu: f64, sigma: f64, tau: f64, points: f64) -> Result<f64, String> {
     let base = normal_expectation(|z| expit(mu + sigma * z));
     let target = points / 100.0;
-    let gap_at = |s: f64| normal_expectation(|z| expit(mu + s + sigma * z)) - base;
+    let sigma_b = if tau == 0.0 { sigma } else { sigma.hypot(tau) };
+    let gap_at = |s: f64| normal_expectation(|z| expit(mu + s + sigma_b * z)) - base;
     let (mut lo, mut hi) = (-40.0, 40.0);
     if !(gap_at(lo) < target && target < gap_at(hi)) {
         return Err(format!(
@@ -262,6 +370,250 @@ pub fn normal_loss_tie(mean: f64, sd: f64) -> (f64, f64) {
     let loss = normal::cdf((-0.5 - mean) / sd);
     let loss_or_tie = normal::cdf((0.5 - mean) / sd);
     (loss, (loss_or_tie - loss).max(0.0))
+}
+
+/// The exact values of one plan cell: the gap of the score, the SD of score_B - score_A over
+/// reruns, its 95% half-width, the power of a two-sided 5% test, and the probabilities that B
+/// loses or ties a rerun.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CellValues {
+    /// E[score_B - score_A] (a fraction).
+    pub gap: f64,
+    /// SD of score_B - score_A over reruns (a fraction).
+    pub se: f64,
+    /// 1.96 se.
+    pub halfwidth: f64,
+    /// [`detect_power`]`(gap, se)`.
+    pub power: f64,
+    /// P(score_B < score_A).
+    pub loss: f64,
+    /// P(score_B = score_A).
+    pub tie: f64,
+    /// Whether loss and tie are the exact convolution (else the normal approximation).
+    pub exact_loss: bool,
+}
+
+impl CellValues {
+    fn new(gap: f64, se: f64, loss: f64, tie: f64, exact_loss: bool) -> CellValues {
+        CellValues {
+            gap,
+            se,
+            halfwidth: Z_95 * se,
+            power: detect_power(gap, se),
+            loss,
+            tie,
+            exact_loss,
+        }
+    }
+}
+
+/// Gap and SD of score_B - score_A on a fixed benchmark: per-problem success probabilities `fa`,
+/// `fb` of one rerun's counts Bin(`trials`, f) (t = n for pass@1, 1 for a majority vote), the
+/// two models' seeds independent. Time: O(N).
+pub fn fixed_gap_se(fa: &[f64], fb: &[f64], trials: u32) -> (f64, f64) {
+    let big_n = fa.len() as f64;
+    let diff = (fb.iter().sum::<f64>() - fa.iter().sum::<f64>()) / big_n;
+    (diff, seed_sd(fa, trials).hypot(seed_sd(fb, trials)))
+}
+
+/// Every exact value of a fixed-benchmark cell: [`fixed_gap_se`], and loss and tie by
+/// convolution ([`head_to_head`]) when N t <= `exact_max` (else the normal approximation with
+/// continuity correction, [`diff_normal_approx`]). Time: O(t N log(t N) log N) by convolution,
+/// O(N) otherwise.
+pub fn fixed_cell(fa: &[f64], fb: &[f64], trials: u32, exact_max: u64) -> CellValues {
+    let (diff, se) = fixed_gap_se(fa, fb, trials);
+    let exact = fa.len() as u64 * u64::from(trials) <= exact_max;
+    let h = if exact {
+        head_to_head(fa, fb, trials)
+    } else {
+        diff_normal_approx(fa, fb, trials)
+    };
+    CellValues::new(diff, se, h.loss, h.tie, exact)
+}
+
+/// Gap and SD of score_B - score_A over `problems` problems drawn from the population, paired
+/// (both models on the same draws) or not. Time: O(1).
+pub fn population_gap_se(
+    m: &PairMoments,
+    trials: u32,
+    problems: usize,
+    paired: bool,
+) -> (f64, f64) {
+    let se = if paired {
+        m.paired_se(trials, problems)
+    } else {
+        m.unpaired_se(trials, problems)
+    };
+    (m.mean_b - m.mean_a, se)
+}
+
+/// Every exact value of a population cell ([`population_gap_se`]; loss and tie by
+/// [`normal_loss_tie`] of the count difference). Time: O(1).
+pub fn population_cell(m: &PairMoments, trials: u32, problems: usize, paired: bool) -> CellValues {
+    let (diff, se) = population_gap_se(m, trials, problems, paired);
+    let counts = f64::from(trials) * problems as f64;
+    let (loss, tie) = normal_loss_tie(diff * counts, se * counts);
+    CellValues::new(diff, se, loss, tie, false)
+}
+
+/// Variance and fourth central moment of a fixed-benchmark rerun's count difference
+/// T_B - T_A: independent Bin(t, f_i) terms, whose cumulants add (the sign of B - A does not
+/// change even cumulants): kappa2 = sum t f q, kappa4 = sum t f q (1 - 6 f q). Time: O(N).
+pub fn fixed_count_moments(fa: &[f64], fb: &[f64], trials: u32) -> (f64, f64) {
+    let tf = f64::from(trials);
+    let (mut k2, mut k4) = (0.0, 0.0);
+    for f in fa.iter().chain(fb) {
+        let pq = f * (1.0 - f);
+        k2 += tf * pq;
+        k4 += tf * pq * (1.0 - 6.0 * pq);
+    }
+    (k2, k4 + 3.0 * k2 * k2)
+}
+
+/// The stride of the fixed benchmark's disagreement offsets: the integer nearest N (sqrt 5 - 1)
+/// / 2 that is coprime to N (a golden-ratio lattice, so the offsets' order is far from the
+/// difficulty order). Time: O(log N) per candidate.
+fn golden_stride(problems: usize) -> usize {
+    fn gcd(a: usize, b: usize) -> usize {
+        if b == 0 {
+            a
+        } else {
+            gcd(b, a % b)
+        }
+    }
+    let target = (problems as f64 * (5f64.sqrt() - 1.0) / 2.0).round() as usize;
+    (0..=problems)
+        .flat_map(|d| [target + d, target.saturating_sub(d)])
+        .find(|&g| g >= 1 && gcd(g, problems) == 1)
+        .unwrap_or(1)
+}
+
+/// The standard normal quantile Phi^-1(u) (statrs, as [`crate::model::quantile_rates`]).
+fn std_quantile(u: f64) -> f64 {
+    use statrs::distribution::{ContinuousCDF, Normal};
+    Normal::standard().inverse_cdf(u)
+}
+
+/// The fixed benchmark's per-problem disagreement offsets e_1..e_N of model B (a deterministic,
+/// exact choice: no seed): the N normal quantiles Phi^-1((j + 1/2) / N), the same values as
+/// the difficulties' quantile placement, assigned to problem i (in the order of
+/// [`crate::model::quantile_rates`], hardest first) as j = (i g) mod N with g the golden-ratio
+/// stride. So e has mean 0 and the quantile-placed SD of a standard normal,
+/// and is nearly uncorrelated with the difficulty (exactly uncorrelated only in the population
+/// design, which integrates over e). Time: O(N).
+pub fn disagreement_offsets(problems: usize) -> Vec<f64> {
+    let g = golden_stride(problems);
+    (0..problems)
+        .map(|i| std_quantile(((i * g % problems) as f64 + 0.5) / problems as f64))
+        .collect()
+}
+
+/// A's and B's per-problem rates on a fixed benchmark of N problems: A at quantile placement
+/// of logit-normal(mu, sigma); B's logit = A's + `gap` + `tau` e_i with e from
+/// [`disagreement_offsets`]. With `tau` = 0, B is A shifted by `gap` (bit for bit the rates
+/// before tau existed). Time: O(N).
+pub fn fixed_pair_rates(
+    mu: f64,
+    sigma: f64,
+    gap: f64,
+    tau: f64,
+    problems: usize,
+) -> (Vec<f64>, Vec<f64>) {
+    let ra = crate::model::quantile_rates(mu, sigma, problems);
+    let rb = if tau == 0.0 {
+        ra.iter()
+            .map(|&p| crate::model::shift_rate(p, gap))
+            .collect()
+    } else {
+        ra.iter()
+            .zip(disagreement_offsets(problems))
+            .map(|(&p, e)| crate::model::shift_rate(p, gap + tau * e))
+            .collect()
+    };
+    (ra, rb)
+}
+
+/// Correlation of A's and B's per-problem logits in the population: sigma / sqrt(sigma^2 +
+/// tau^2) (1 when tau = 0). Time: O(1).
+pub fn population_logit_correlation(sigma: f64, tau: f64) -> f64 {
+    if tau == 0.0 {
+        1.0
+    } else {
+        sigma / sigma.hypot(tau)
+    }
+}
+
+/// Sample correlation of A's and B's logits over the fixed benchmark's N problems (quantile-
+/// placed z, offsets e of [`disagreement_offsets`]); 1 when tau = 0 or sigma = 0 and tau = 0,
+/// NaN when a logit does not vary. Time: O(N).
+pub fn fixed_logit_correlation(sigma: f64, tau: f64, problems: usize) -> f64 {
+    if tau == 0.0 {
+        return 1.0;
+    }
+    let z: Vec<f64> = (1..=problems)
+        .map(|i| std_quantile((i as f64 - 0.5) / problems as f64))
+        .collect();
+    let e = disagreement_offsets(problems);
+    let x: Vec<f64> = z.iter().map(|z| sigma * z).collect();
+    let y: Vec<f64> = x.iter().zip(&e).map(|(x, e)| x + tau * e).collect();
+    let n = problems as f64;
+    let (mx, my) = (x.iter().sum::<f64>() / n, y.iter().sum::<f64>() / n);
+    let (mut sxy, mut sxx, mut syy) = (0.0, 0.0, 0.0);
+    for (a, b) in x.iter().zip(&y) {
+        sxy += (a - mx) * (b - my);
+        sxx += (a - mx) * (a - mx);
+        syy += (b - my) * (b - my);
+    }
+    sxy / (sxx * syy).sqrt()
+}
+
+/// The smallest logit gap g in (0, 40] whose power `power(g)` reaches `target`, for a power that
+/// rises with g from 0.05 at g = 0: a doubling search from 0.05 logits brackets the root, then
+/// the Illinois variant of regula falsi shrinks the bracket [lo, hi] (power(lo) < target <=
+/// power(hi) throughout) until lo and hi are within 4 ulps of each other, i.e. to the resolution
+/// of f64 on the gap axis: the answer is the exact function's own root, not a root to a chosen
+/// tolerance. Returns hi (its power is >= target). None when even 40 logits fall short.
+/// Time: about 10 to 20 evaluations of `power` (at most 300).
+pub fn smallest_gap_with_power(target: f64, mut power: impl FnMut(f64) -> f64) -> Option<f64> {
+    let (mut lo, mut flo) = (0.0, power(0.0) - target);
+    if flo >= 0.0 {
+        return Some(0.0);
+    }
+    let mut hi = 0.05;
+    let mut fhi = power(hi) - target;
+    while fhi < 0.0 {
+        if hi >= 40.0 {
+            return None;
+        }
+        (lo, flo) = (hi, fhi);
+        hi = (2.0 * hi).min(40.0);
+        fhi = power(hi) - target;
+    }
+    let mut side = 0i8;
+    for _ in 0..300 {
+        if hi - lo <= 4.0 * f64::EPSILON * hi {
+            break;
+        }
+        let mut x = (lo * fhi - hi * flo) / (fhi - flo);
+        if !(x > lo && x < hi) {
+            x = 0.5 * (lo + hi);
+        }
+        let fx = power(x) - target;
+        if fx >= 0.0 {
+            (hi, fhi) = (x, fx);
+            if side == 1 {
+                flo *= 0.5;
+            }
+            side = 1;
+        } else {
+            (lo, flo) = (x, fx);
+            if side == -1 {
+                fhi *= 0.5;
+            }
+            side = -1;
+        }
+    }
+    Some(hi)
 }
 
 #[cfg(test)]
@@ -360,10 +712,143 @@ mod tests {
 
     #[test]
     fn points_round_trip_to_logits() {
-        let s = gap_logits_for_points(0.2, 2.2, 3.0).expect("reachable");
+        let s = gap_logits_for_points(0.2, 2.2, 0.0, 3.0).expect("reachable");
         let m = population_pair_moments(0.2, 2.2, s);
         assert!((m.mean_b - m.mean_a - 0.03).abs() < 1e-10);
-        assert!(gap_logits_for_points(0.2, 2.2, 60.0).is_err());
+        assert!(gap_logits_for_points(0.2, 2.2, 0.0, 60.0).is_err());
+    }
+
+    /// E[g(z, e)] over two independent standard normals by nested adaptive Simpson (brute force:
+    /// no fixed nodes shared with the rule under test).
+    fn nested(g: impl Fn(f64, f64) -> f64) -> f64 {
+        use crate::exact::quadrature::AdaptiveSimpson;
+        let rule = AdaptiveSimpson { break_at: None };
+        rule.expect(|z| rule.expect(|e| g(z, e)))
+    }
+
+    #[test]
+    fn shift_sd_population_moments_equal_nested_brute_force() {
+        let (mu, sigma, gap) = (0.2, 2.2, 0.3);
+        for tau in [0.5, 1.5, MAX_SHIFT_SD] {
+            let m = PopulationNodes::with_shift_sd(mu, sigma, gap, tau, |p| p).moments();
+            let pa = |z: f64| expit(mu + sigma * z);
+            let pb = |z: f64, e: f64| expit(mu + gap + sigma * z + tau * e);
+            let mean_a = nested(|z, _| pa(z));
+            let mean_b = nested(pb);
+            let md = mean_b - mean_a;
+            let brute = [
+                (m.mean_a, mean_a),
+                (m.mean_b, mean_b),
+                (m.mean_pq_b, nested(|z, e| pb(z, e) * (1.0 - pb(z, e)))),
+                (m.var_b, nested(|z, e| (pb(z, e) - mean_b).powi(2))),
+                (m.var_diff, nested(|z, e| (pb(z, e) - pa(z) - md).powi(2))),
+            ];
+            for (x, y) in brute {
+                assert!((x - y).abs() < 1e-12, "tau {tau}: {x} vs {y}");
+            }
+            // B alone is logit-normal(mu + gap, sqrt(sigma^2 + tau^2)).
+            let one = population_pair_moments(mu, sigma.hypot(tau), gap);
+            assert!((m.mean_b - one.mean_b).abs() < 1e-12);
+            assert!((m.var_b - one.var_b).abs() < 1e-12);
+        }
+    }
+
+    #[test]
+    fn shift_sd_maj_moments_equal_nested_brute_force() {
+        use crate::exact::maj::maj_at_k_pq;
+        use crate::model::VoteRule;
+        let f = |p: f64| maj_at_k_pq(p, 0.5 * (1.0 - p), 9, VoteRule::Random);
+        let (mu, sigma, gap, tau) = (0.2, 2.2, 0.21, 1.0);
+        let nodes = PopulationNodes::with_shift_sd(mu, sigma, gap, tau, f);
+        let m = nodes.moments();
+        let fa = |z: f64| f(expit(mu + sigma * z));
+        let fb = |z: f64, e: f64| f(expit(mu + gap + sigma * z + tau * e));
+        let md = nested(fb) - nested(|z, _| fa(z));
+        let vd = nested(|z, e| (fb(z, e) - fa(z) - md).powi(2));
+        assert!((m.mean_b - m.mean_a - md).abs() < 1e-12, "{md}");
+        assert!((m.var_diff - vd).abs() < 1e-12, "{} vs {vd}", m.var_diff);
+        // The paired count-difference variance is the SE formula over (z, e) too.
+        let (v, _) = nodes.count_diff_moments(1, true);
+        assert!((v - (m.mean_pq_a + m.mean_pq_b + m.var_diff)).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_tiny_shift_sd_continues_the_tau_zero_moments() {
+        // The (z, e) product rule and the 20,001-node rule agree as tau -> 0.
+        let a = PopulationNodes::new(0.2, 2.2, 0.21, |p| p).moments();
+        let b = PopulationNodes::with_shift_sd(0.2, 2.2, 0.21, 1e-7, |p| p).moments();
+        for (x, y) in [
+            (a.mean_b, b.mean_b),
+            (a.var_diff, b.var_diff),
+            (a.var_b, b.var_b),
+            (a.mean_pq_b, b.mean_pq_b),
+        ] {
+            assert!((x - y).abs() < 1e-12, "{x} vs {y}");
+        }
+    }
+
+    #[test]
+    fn fixed_shift_sd_cells_equal_enumeration() {
+        // N = 2 problems, n = 2 samples: every (c_A1, c_A2, c_B1, c_B2) enumerated, B's rates
+        // written out from the convention (quantile z, lattice offsets e).
+        let (mu, sigma, gap, tau) = (0.2, 2.2, 0.21, 1.2);
+        let (ra, rb) = fixed_pair_rates(mu, sigma, gap, tau, 2);
+        let e = disagreement_offsets(2);
+        let z = [std_quantile(0.25), std_quantile(0.75)];
+        for i in 0..2 {
+            assert!((ra[i] - expit(mu + sigma * z[i])).abs() < 1e-15);
+            assert!((rb[i] - expit(mu + sigma * z[i] + gap + tau * e[i])).abs() < 1e-15);
+        }
+        let c = fixed_cell(&ra, &rb, 2, u64::MAX);
+        let bin = |p: f64, k: usize| binomial_pmf(2, p)[k];
+        let (mut loss, mut tie, mut mean, mut sq) = (0.0, 0.0, 0.0, 0.0);
+        for code in 0..81usize {
+            let k = [code % 3, code / 3 % 3, code / 9 % 3, code / 27];
+            let pr = bin(ra[0], k[0]) * bin(ra[1], k[1]) * bin(rb[0], k[2]) * bin(rb[1], k[3]);
+            let d = (k[2] + k[3]) as f64 - (k[0] + k[1]) as f64;
+            mean += pr * d / 4.0;
+            sq += pr * (d / 4.0).powi(2);
+            if d < 0.0 {
+                loss += pr;
+            } else if d == 0.0 {
+                tie += pr;
+            }
+        }
+        assert!(c.exact_loss);
+        assert!((c.loss - loss).abs() < 1e-14 && (c.tie - tie).abs() < 1e-14);
+        assert!((c.gap - mean).abs() < 1e-14);
+        assert!((c.se - (sq - mean * mean).sqrt()).abs() < 1e-13);
+        let (v, _) = fixed_count_moments(&ra, &rb, 2);
+        assert!((v - 16.0 * (sq - mean * mean)).abs() < 1e-12);
+    }
+
+    #[test]
+    fn disagreement_offsets_are_the_quantiles_in_lattice_order() {
+        for n in [1, 2, 7, 30, 100] {
+            let mut e = disagreement_offsets(n);
+            let sum: f64 = e.iter().sum();
+            assert!(sum.abs() < 1e-9, "{n}: {sum}");
+            e.sort_by(f64::total_cmp);
+            for (j, x) in e.iter().enumerate() {
+                assert_eq!(*x, std_quantile((j as f64 + 0.5) / n as f64));
+            }
+        }
+        // Far from the difficulty order: the logit correlation at tau = sigma is near 1/sqrt 2.
+        let r = fixed_logit_correlation(2.2, 2.2, 30);
+        assert!((r - std::f64::consts::FRAC_1_SQRT_2).abs() < 0.1, "{r}");
+        assert_eq!(population_logit_correlation(2.2, 0.0), 1.0);
+    }
+
+    #[test]
+    fn the_smallest_gap_is_the_root_of_the_exact_power() {
+        let power = |g: f64| detect_power(g, 0.01);
+        let g = smallest_gap_with_power(0.8, power).expect("reachable");
+        assert!(power(g) >= 0.8);
+        let below = g * (1.0 - 8.0 * f64::EPSILON);
+        assert!(power(below) < 0.8, "{g}");
+        // About 2.80 SEs.
+        assert!((g / 0.01 - 2.8016).abs() < 1e-3, "{g}");
+        assert!(smallest_gap_with_power(0.8, |_| 0.05).is_none());
     }
 
     #[test]

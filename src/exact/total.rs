@@ -6,6 +6,7 @@
 //! the question-sampling SE squared (sample variance with ddof = 1, over N) plus the seed SD
 //! squared (mean p (1 - p) / (n N)).
 use crate::exact::noise::{question_se, seed_sd};
+use crate::exact::shift::{deviation_moments, question_se_of, DeviationMoments};
 
 /// Total SE of the benchmark score, seed and question sampling combined:
 /// sqrt(question_se(rates)^2 + seed_sd(rates, n)^2).
@@ -20,6 +21,31 @@ use crate::exact::noise::{question_se, seed_sd};
 /// If `rates` is empty, a rate lies outside [0, 1], or `n` is 0.
 pub fn total_se(rates: &[f64], n: u32) -> f64 {
     question_se(rates).hypot(seed_sd(rates, n))
+}
+
+/// Total SE of the score of a model with per-problem disagreement tau (`shift_sd`), from its N
+/// constant-shift rates q_i: sqrt(Q^2 + mean_i E_e[p_i (1 - p_i)] / (n N)), with Q the
+/// question-sampling SE of [`crate::exact::shift::question_se_with_deviation`]. Each new
+/// problem brings a fresh deviation e, so both parts integrate over e per problem (adaptive
+/// quadrature, about 1e-13 absolute per expectation).
+///
+/// Its square is unbiased for the score variance over fresh benchmarks (each problem with a
+/// fresh e) and fresh seeds. tau = 0 is [`total_se`] of the rates, bit for bit.
+///
+/// Time: O(N) expectations.
+///
+/// # Panics
+/// As [`total_se`], or if tau is negative or not finite.
+pub fn total_se_with_deviation(rates: &[f64], tau: f64, n: u32) -> f64 {
+    if tau == 0.0 {
+        return total_se(rates, n);
+    }
+    assert!(n > 0, "samples per problem must be at least 1");
+    let moments: Vec<DeviationMoments> = rates.iter().map(|&q| deviation_moments(q, tau)).collect();
+    let problems = rates.len() as f64;
+    let seed_var =
+        moments.iter().map(|m| m.mean_pq).sum::<f64>() / (f64::from(n) * problems * problems);
+    (question_se_of(&moments).powi(2) + seed_var).sqrt()
 }
 
 #[cfg(test)]
@@ -76,5 +102,54 @@ mod tests {
                 "N = {problems}, n = {n}: E[total_se^2] = {mean_sq}, brute force {truth}"
             );
         }
+    }
+
+    /// With disagreement: benchmarks of N problems drawn with replacement from a finite set of
+    /// constant-shift rates, each problem with a fresh e ~ N(0, 1). The score variance is
+    /// (Var(p) + E[p (1 - p)] / n) / N over that population, with the e-integrals done by a
+    /// plain trapezoid (brute force); E[total_se^2] over every equally likely draw must match.
+    #[test]
+    fn total_se_with_deviation_squared_is_unbiased_against_brute_force_integration() {
+        use crate::exact::shift::tests::trapezoid;
+        use crate::model::{expit, logit};
+        let population = [0.05, 0.4, 0.9];
+        for tau in [0.5, 2.0] {
+            let p = |q: f64, e: f64| expit(logit(q) + tau * e);
+            let k = population.len() as f64;
+            let e1: f64 = population
+                .iter()
+                .map(|&q| trapezoid(|e| p(q, e)))
+                .sum::<f64>()
+                / k;
+            let e2: f64 = population
+                .iter()
+                .map(|&q| trapezoid(|e| p(q, e) * p(q, e)))
+                .sum::<f64>()
+                / k;
+            for (problems, n) in [(2usize, 1u32), (3, 2), (2, 4)] {
+                let truth = (e2 - e1 * e1 + (e1 - e2) / f64::from(n)) / problems as f64;
+                let m = population.len();
+                let draws = m.pow(problems as u32);
+                let mean_sq: f64 = (0..draws)
+                    .map(|d| {
+                        let rates: Vec<f64> = (0..problems)
+                            .map(|i| population[(d / m.pow(i as u32)) % m])
+                            .collect();
+                        total_se_with_deviation(&rates, tau, n).powi(2)
+                    })
+                    .sum::<f64>()
+                    / draws as f64;
+                assert!(
+                    (mean_sq - truth).abs() <= 1e-9 * truth,
+                    "tau = {tau}, N = {problems}, n = {n}: {mean_sq} against {truth}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn tau_zero_is_total_se_bit_for_bit() {
+        let rates = [0.1, 0.35, 0.9, 1.0];
+        assert_eq!(total_se_with_deviation(&rates, 0.0, 3), total_se(&rates, 3));
     }
 }

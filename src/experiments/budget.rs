@@ -189,6 +189,7 @@ pub(super) struct ModelInputs {
     pub(super) attractor: f64,
     pub(super) rule: VoteRule,
     pub(super) lengths: TraceLengths,
+    pub(super) verifier: Option<crate::model::Verifier>,
 }
 
 pub(super) fn inputs(scenario: &Scenario, models: &[usize]) -> Vec<ModelInputs> {
@@ -204,6 +205,7 @@ pub(super) fn inputs(scenario: &Scenario, models: &[usize]) -> Vec<ModelInputs> 
                 attractor: model.attractor,
                 rule: model.vote_rule,
                 lengths,
+                verifier: model.verifier,
             })
         })
         .collect()

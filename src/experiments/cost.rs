@@ -9,6 +9,7 @@ use serde::Serialize;
 
 use super::budget::{budget_model, inputs, sim_means, trace_cell, BudgetModel};
 use super::check::{Untested, RATIO_MAX_RELATIVE_SE};
+use super::selection::best_pairs;
 use super::{Check, Estimate, Progress};
 use crate::exact::budget::{
     accuracy_and_miss, capped_vote_rates, maj_at_k_capped_with_loss, token_sampling_moments,
@@ -17,6 +18,7 @@ use crate::exact::budget::{
 use crate::exact::pass::{bernoulli_mean_se_with, mean};
 use crate::model::VoteRule;
 use crate::scenario::Scenario;
+use crate::sim::selection::{simulate_selection, SelectionCell};
 use crate::sim::traces::{self, TraceCell};
 use crate::sim::votes::{self, VoteCell};
 
@@ -42,6 +44,10 @@ pub struct Strategy {
     /// On the Pareto frontier: no other strategy is at least as accurate for fewer tokens per
     /// correct answer (exact values).
     pub frontier: bool,
+    /// A best-of-k strategy: the model's verifier picks one of the k samples (instead of a
+    /// majority vote). Only models with a `[model.verifier]` have them, for every k > 1.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub best_of_k: bool,
 }
 
 /// Result of a `cost` experiment.
@@ -85,10 +91,11 @@ impl CostTable {
                 ("accuracy", s.accuracy),
                 ("tokens_per_correct", s.tokens_per_correct),
             ] {
+                let how = if s.best_of_k { " best-of-k" } else { "" };
                 out.push(Check::new(
                     &self.experiment,
                     quantity,
-                    &format!("model={} k={} cap={cap}", s.model, s.k),
+                    &format!("model={} k={}{how} cap={cap}", s.model, s.k),
                     estimate,
                 ));
             }
@@ -96,6 +103,10 @@ impl CostTable {
         out
     }
 }
+
+/// One strategy's accuracy inputs: (exact per problem with complement, simulated mean, draws per
+/// problem, covariance of the simulated accuracy with the simulated tokens).
+type AccuracyInputs = (Vec<(f64, f64)>, f64, u64, f64);
 
 /// Accuracy, tokens per sample and tokens per correct answer of every (model, k) strategy at the
 /// cap (`None`: unlimited), with the Pareto frontier.
@@ -143,6 +154,7 @@ pub fn cost(
                 p: capped.iter().map(|c| c.0).collect(),
                 alpha: capped.iter().map(|c| c.1).collect(),
                 rule: rule.unwrap_or(m.rule),
+                modes: None,
             });
         }
     }
@@ -153,6 +165,31 @@ pub fn cost(
         votes_per_problem,
         progress,
     );
+    // Best-of-k cells: every (model with a verifier, k > 1), on the capped correct rates (a
+    // trace cut by the cap has no answer: to the verifier it is a wrong sample).
+    let mut best_cells = Vec::new();
+    let mut best_index = Vec::new();
+    for (mi, m) in ms.iter().enumerate() {
+        let Some(verifier) = m.verifier else { continue };
+        let capped: Vec<f64> = m
+            .rates
+            .iter()
+            .zip(&difficulty)
+            .map(|(&p, &d)| capped_vote_rates(p, m.attractor, &m.lengths, d, budget).0)
+            .collect();
+        for &k in ks.iter().filter(|&&k| k > 1) {
+            best_index.push((mi, k));
+            best_cells.push(SelectionCell {
+                p: capped.clone(),
+                k,
+                attractor: m.attractor,
+                rule: rule.unwrap_or(m.rule),
+                verifier: Some(verifier),
+                grader: None,
+            });
+        }
+    }
+    let best_counts = simulate_selection(scenario.seed, &[key, 2], &best_cells, votes_per_problem);
     let big_n = difficulty.len() as f64;
     let mut strategies = Vec::new();
     for (mi, (m, cell)) in ms.iter().zip(&sims).enumerate() {
@@ -162,6 +199,17 @@ pub fn cost(
         let tokens_exact = tokens_per_sample(&m.rates, &difficulty, &m.lengths, budget);
         let tokens = Estimate::new(tokens_exact, mo.tokens, tokens_var.sqrt());
         let vote_rule = rule.unwrap_or(m.rule);
+        let best = |k: u32| -> Option<AccuracyInputs> {
+            let verifier = m.verifier.as_ref()?;
+            let bi = best_index
+                .iter()
+                .position(|&(bm, bk)| bm == mi && bk == k)?;
+            let pairs = best_pairs(&best_cells[bi].p, verifier, k);
+            let wins: u64 = best_counts[bi].iter().map(|c| c.best_true).sum();
+            let sim = wins as f64 / (votes_per_problem as f64 * big_n);
+            Some((pairs, sim, votes_per_problem, 0.0))
+        };
+        let mut rows: Vec<(u32, bool, AccuracyInputs)> = Vec::new();
         for &k in ks {
             // (exact per problem, simulated mean, draws per problem, covariance with tokens)
             let (pairs, sim, draws, cov) = if k == 1 {
@@ -192,6 +240,14 @@ pub fn cost(
                 let sim = wins as f64 / (votes_per_problem as f64 * big_n);
                 (maj_i, sim, votes_per_problem, 0.0)
             };
+            rows.push((k, false, (pairs, sim, draws, cov)));
+            if k > 1 {
+                if let Some(b) = best(k) {
+                    rows.push((k, true, b));
+                }
+            }
+        }
+        for (k, best_of_k, (pairs, sim, draws, cov)) in rows {
             let (per_problem, miss): (Vec<f64>, Vec<f64>) = pairs.into_iter().unzip();
             let acc_se = bernoulli_mean_se_with(&per_problem, &miss, draws);
             let accuracy = Estimate::new(mean(&per_problem), sim, acc_se)
@@ -220,6 +276,7 @@ pub fn cost(
                 cost_per_correct: price_per_mtok.map(|p| tokens_per_correct.exact * p / 1e6),
                 cost_per_correct_sim: price_per_mtok.map(|p| tokens_per_correct.sim * p / 1e6),
                 frontier: false,
+                best_of_k,
             });
         }
     }

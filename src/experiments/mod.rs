@@ -12,9 +12,9 @@ pub mod budget;
 pub mod check;
 pub mod contamination;
 pub mod cost;
-pub mod coverage;
 pub mod noise;
 pub mod plan;
+pub mod selection;
 pub mod sweep;
 pub mod votes;
 
@@ -214,11 +214,12 @@ pub fn run(
         ExperimentSpec::AttractorSweep {
             model,
             attractors,
+            axis,
             k,
             votes,
             vote_rule,
         } => Ok(ExperimentResult::AttractorSweep(votes::attractor_sweep(
-            scenario, &exp.name, key, *model, attractors, k, *votes, *vote_rule, progress,
+            scenario, &exp.name, key, *model, attractors, *axis, k, *votes, *vote_rule, progress,
         ))),
         ExperimentSpec::SeedVariance { model, n, reruns } => Ok(ExperimentResult::SeedVariance(
             noise::seed_variance(scenario, &exp.name, key, *model, n, *reruns, progress),

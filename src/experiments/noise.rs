@@ -4,25 +4,29 @@
 //! closed forms of [`crate::exact::noise`]; the simulated side draws whole reruns and keeps a
 //! histogram of the integer totals, so memory does not grow with the number of reruns.
 //!
-//! Depends on `scenario`, `model`, `exact` and `sim`; computes no closed form itself.
+//! Depends on `scenario`, `model`, `exact` and `sim`; computes no closed form and no Monte Carlo
+//! SE itself (those are `sim::se`): it pairs.
 use serde::Serialize;
 
 use super::{Check, Estimate, Progress};
 use crate::exact::maj::maj_at_k_all_with_loss;
-/// Moved to [`crate::exact::noise`]; re-exported for the planner, which still imports it here.
-use crate::exact::noise::sd_standard_error;
 use crate::exact::noise::{
-    binomial_sum_moments, count_cdf, count_pmf, head_to_head as exact_h2h, question_se,
+    binomial_sum_moments, count_cdf, count_pmf, head_to_head as exact_h2h,
     random_placement_moments, random_placement_sd, score_quantile, seed_sd, vote_seed_sd,
 };
 use crate::exact::noise::{count_pmf_of, head_to_head_of, pmf_central_moments};
 use crate::exact::pass::mean;
 use crate::exact::run_corr::{count_pmf_run, run_moments, seed_sd_run};
-use crate::exact::total::total_se;
+use crate::exact::shift::{
+    logit_correlation, per_problem_difference_sd, question_se_with_deviation,
+    realised_logit_correlation,
+};
+use crate::exact::total::total_se_with_deviation;
 use crate::model::{Difficulty, Placement, VoteRule};
 use crate::scenario::Scenario;
 use crate::sim::counts::{pair_tallies, total_histograms, CountSampler, Histogram, PairSampler};
 use crate::sim::run_corr::simulate_reruns;
+use crate::sim::se::{mean_se, proportion_se, score_stats, sd_standard_error};
 use crate::sim::votes::{self, vote_total_histograms, AttractorTables, VoteSampler};
 
 /// A histogram bin: (from, to, density per unit score).
@@ -30,14 +34,6 @@ pub type Bin = (f64, f64, f64);
 
 /// Bins of the seed-variance histograms (at most).
 const HISTOGRAM_BINS: u64 = 40;
-
-/// Summary statistics of a histogram of totals, as scores (total / scale).
-fn hist_stats(h: &Histogram, scale: f64) -> (f64, f64, f64) {
-    let (mean, m2, m4) = h.moments();
-    let r = h.reruns() as f64;
-    let var = if r > 1.0 { m2 * r / (r - 1.0) } else { 0.0 };
-    (mean / scale, var.sqrt() / scale, m4 / scale.powi(4))
-}
 
 /// One n of a seed-variance experiment.
 #[derive(Debug, Clone, Serialize)]
@@ -80,7 +76,9 @@ pub struct SeedVariance {
     /// Reruns per n.
     pub reruns: u64,
     /// Question-sampling SE: sample SD of the rates / sqrt(N) (the population value with random
-    /// placement): the floor more samples per problem cannot lower.
+    /// placement): the floor more samples per problem cannot lower. With `shift_sd` > 0 on a
+    /// fixed benchmark each problem's rate is integrated over a fresh deviation e
+    /// ([`crate::exact::shift::question_se_with_deviation`]).
     pub question_se: f64,
     /// One row per n.
     pub rows: Vec<SeedRow>,
@@ -136,11 +134,16 @@ pub fn seed_variance(
     let (placement, mu, sigma) = placement_of(scenario);
     let random =
         placement == Placement::Random && matches!(m.source, crate::model::RateSource::Shift(_));
+    // With random placement a model's logit mu + shift + sigma z + tau e is normal with SD
+    // hypot(sigma, tau): the population is again logit-normal, exactly.
     let (mu, sigma) = match m.source {
+        crate::model::RateSource::Shift(s) if m.shift_sd > 0.0 => (mu + s, sigma.hypot(m.shift_sd)),
         crate::model::RateSource::Shift(s) => (mu + s, sigma),
         _ => (mu, sigma),
     };
     let rates = m.rates_on(&scenario.benchmark.rates());
+    // The constant-shift rates: the centres the population quantities integrate e around.
+    let centres = m.constant_shift_rates_on(&scenario.benchmark.rates());
     let complements: Vec<f64> = rates.iter().map(|p| 1.0 - p).collect();
     let problems = rates.len();
     let population = random_placement_moments(mu, sigma);
@@ -167,7 +170,7 @@ pub fn seed_variance(
         .zip(hists)
         .map(|(&n, hist)| {
             let scale = f64::from(n) * problems as f64;
-            let (sim_mean, sim_sd, sim_m4) = hist_stats(&hist, scale);
+            let (sim_mean, sim_sd, sim_m4) = score_stats(&hist, scale);
             let (exact_mean, exact_sd, sd_se, mean_se) = if random {
                 let sd = random_placement_sd(mu, sigma, n, problems);
                 // The fourth moment is estimated from the simulation itself (no closed form).
@@ -175,7 +178,7 @@ pub fn seed_variance(
                     population.0,
                     sd,
                     sd_standard_error(sim_sd * sim_sd, sim_m4, reruns),
-                    sd / (reruns as f64).sqrt(),
+                    mean_se(sd, reruns),
                 )
             } else {
                 let (var_t, mu4_t) = binomial_sum_moments(&rates, &complements, n);
@@ -184,7 +187,7 @@ pub fn seed_variance(
                     mean(&rates),
                     sd,
                     sd_standard_error(var_t, mu4_t, reruns) / scale,
-                    sd / (reruns as f64).sqrt(),
+                    mean_se(sd, reruns),
                 )
             };
             let sim_interval = (
@@ -202,7 +205,7 @@ pub fn seed_variance(
                     .map(|(label, q)| {
                         let t = (q * scale).round() as u64;
                         let f = count_cdf(&pmf, t);
-                        let se = (f * (1.0 - f) / reruns as f64).sqrt();
+                        let se = proportion_se(f, reruns);
                         (
                             format!("P(score <= exact {label} quantile)"),
                             Estimate::new(f, hist.cdf(t), se).counting(1.0 / reruns as f64),
@@ -219,7 +222,7 @@ pub fn seed_variance(
                 total_se: if random {
                     exact_sd
                 } else {
-                    total_se(&rates, n)
+                    total_se_with_deviation(&centres, m.shift_sd, n)
                 },
                 exact_interval,
                 sim_interval,
@@ -232,7 +235,7 @@ pub fn seed_variance(
     let question = if random {
         (population.2 / problems as f64).sqrt()
     } else {
-        question_se(&rates)
+        question_se_with_deviation(&centres, m.shift_sd)
     };
     SeedVariance {
         experiment: name.into(),
@@ -280,7 +283,7 @@ fn seed_variance_run(
         .map(|&p| run_moments(p, omega).mean)
         .sum::<f64>()
         / problems as f64;
-    let question = question_se(&rates);
+    let question = question_se_with_deviation(&rates, 0.0);
     let rows = ns
         .iter()
         .map(|&n| {
@@ -296,7 +299,7 @@ fn seed_variance_run(
             let mut hist = Histogram::default();
             totals.iter().for_each(|&t| hist.add(t));
             let scale = f64::from(n) * problems as f64;
-            let (sim_mean, sim_sd, _) = hist_stats(&hist, scale);
+            let (sim_mean, sim_sd, _) = score_stats(&hist, scale);
             let pmf = run_count_pmf(&rates, omega, n);
             let (_, var_t, mu4_t) = pmf_central_moments(&pmf);
             let sd = seed_sd_run(&rates, omega, n);
@@ -485,19 +488,18 @@ pub fn vote_spread(
                 maj_at_k_all_with_loss(&rates, m.attractor, k, rule)
                     .into_iter()
                     .unzip();
-            let (w_mean, w_sd, _) = hist_stats(&wins, problems);
-            let (c_mean, c_sd, _) = hist_stats(&correct, problems * f64::from(k));
+            let (w_mean, w_sd, _) = score_stats(&wins, problems);
+            let (c_mean, c_sd, _) = score_stats(&correct, problems * f64::from(k));
             // Moments of the exact totals: a sum of Bernoulli(m_i), and a sum of Bin(k, p_i).
             let (wv, w4) = binomial_sum_moments(&maj, &loss, 1);
             let (cv, c4) = binomial_sum_moments(&rates, &complements, k);
             let maj_sd = vote_seed_sd(&maj, &loss);
             let avg_sd = seed_sd(&rates, k);
-            let root_r = (reruns as f64).sqrt();
             SpreadRow {
                 k,
-                maj_mean: Estimate::new(mean(&maj), w_mean, maj_sd / root_r),
+                maj_mean: Estimate::new(mean(&maj), w_mean, mean_se(maj_sd, reruns)),
                 maj_sd: Estimate::new(maj_sd, w_sd, sd_standard_error(wv, w4, reruns) / problems),
-                avg_mean: Estimate::new(mean(&rates), c_mean, avg_sd / root_r),
+                avg_mean: Estimate::new(mean(&rates), c_mean, mean_se(avg_sd, reruns)),
                 avg_sd: Estimate::new(
                     avg_sd,
                     c_sd,
@@ -544,10 +546,41 @@ pub struct HeadToHead {
     pub pass_at_1_a: f64,
     /// pass@1 of B.
     pub pass_at_1_b: f64,
+    /// With a noisy grader on either model: the true pass@1 of A and B. `pass_at_1_a`/`_b` and
+    /// every row are then as graded, each sample's graded outcome being Bernoulli(p~) with
+    /// p~ = p (1 - fnr) + (1 - p) fpr (see `exact::grader`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub true_pass_at_1: Option<(f64, f64)>,
     /// Paired reruns per n.
     pub reruns: u64,
     /// One row per n.
     pub rows: Vec<H2HRow>,
+    /// How the two models disagree problem by problem: present when either has `shift_sd` > 0
+    /// (absent, the result is what it was before `shift_sd` existed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub disagreement: Option<Disagreement>,
+}
+
+/// Per-problem disagreement of the two models of a head-to-head.
+#[derive(Debug, Clone, Serialize)]
+pub struct Disagreement {
+    /// `shift_sd` of A.
+    pub tau_a: f64,
+    /// `shift_sd` of B.
+    pub tau_b: f64,
+    /// Implied correlation of the two models' logits over the population of problems,
+    /// sigma^2 / sqrt((sigma^2 + tau_a^2)(sigma^2 + tau_b^2)) (logit-normal benchmark only).
+    pub population_correlation: Option<f64>,
+    /// Realised correlation of the two models' logits on this fixed benchmark.
+    pub realised_correlation: Option<f64>,
+    /// SD across problems of p_B,i - p_A,i on this benchmark.
+    pub difference_sd: f64,
+    /// The same SD with both models' constant shifts alone (tau = 0): what the difference
+    /// would vary by without per-problem disagreement.
+    pub difference_sd_constant_shift: f64,
+    /// Per problem, in benchmark order: (benchmark rate p_i, p_B,i - p_A,i, the same difference
+    /// with the constant shifts alone).
+    pub per_problem: Vec<(f64, f64, f64)>,
 }
 
 impl HeadToHead {
@@ -583,13 +616,24 @@ pub fn run_head_to_head(
     progress: Progress,
 ) -> HeadToHead {
     let bench = scenario.benchmark.rates();
-    let (ra, rb) = (
-        scenario.models[a].rates_on(&bench),
-        scenario.models[b].rates_on(&bench),
+    // pass@1 sees the parsed rate (1 - unparsed) p; attractors and split cannot change it.
+    let (ma, mb) = (&scenario.models[a], &scenario.models[b]);
+    let (ta, tb) = (
+        ma.graded(ma.rates_on(&bench)),
+        mb.graded(mb.rates_on(&bench)),
     );
+    // A noisy grader turns each sample into a Bernoulli of its graded rate, independently.
+    let graded = |m: usize, rates: &[f64]| -> Vec<f64> {
+        match scenario.models[m].grader {
+            Some(g) => rates.iter().map(|&p| g.graded_rate(p).0).collect(),
+            None => rates.to_vec(),
+        }
+    };
+    let (ra, rb) = (graded(a, &ta), graded(b, &tb));
+    let noisy = scenario.models[a].grader.is_some() || scenario.models[b].grader.is_some();
     let (oa, ob) = (scenario.models[a].run_sd, scenario.models[b].run_sd);
     if oa > 0.0 || ob > 0.0 {
-        return head_to_head_run(
+        let mut out = head_to_head_run(
             scenario,
             name,
             key,
@@ -599,6 +643,9 @@ pub fn run_head_to_head(
             reruns,
             progress,
         );
+        out.true_pass_at_1 = noisy.then(|| (mean(&ta), mean(&tb)));
+        out.disagreement = disagreement(scenario, (a, b), &bench, (&ra, &rb));
+        return out;
     }
     let samplers: Vec<PairSampler> = ns
         .iter()
@@ -615,7 +662,7 @@ pub fn run_head_to_head(
             let exact = exact_h2h(&ra, &rb, n);
             let r = reruns as f64;
             let est = |p: f64, hits: u64| {
-                Estimate::new(p, hits as f64 / r, (p * (1.0 - p) / r).sqrt()).counting(1.0 / r)
+                Estimate::new(p, hits as f64 / r, proportion_se(p, reruns)).counting(1.0 / r)
             };
             H2HRow {
                 n,
@@ -626,15 +673,50 @@ pub fn run_head_to_head(
             }
         })
         .collect();
+    let disagreement = disagreement(scenario, (a, b), &bench, (&ra, &rb));
     HeadToHead {
         experiment: name.into(),
-        a: scenario.models[a].name.clone(),
-        b: scenario.models[b].name.clone(),
+        a: ma.name.clone(),
+        b: mb.name.clone(),
         pass_at_1_a: mean(&ra),
         pass_at_1_b: mean(&rb),
+        true_pass_at_1: noisy.then(|| (mean(&ta), mean(&tb))),
         reruns,
         rows,
+        disagreement,
     }
+}
+
+/// The per-problem disagreement of a head-to-head when either model has `shift_sd` > 0.
+fn disagreement(
+    scenario: &Scenario,
+    (a, b): (usize, usize),
+    bench: &[f64],
+    (ra, rb): (&[f64], &[f64]),
+) -> Option<Disagreement> {
+    let (ma, mb) = (&scenario.models[a], &scenario.models[b]);
+    (ma.shift_sd > 0.0 || mb.shift_sd > 0.0).then(|| {
+        let sigma = match scenario.benchmark.difficulty {
+            Difficulty::LogitNormal { sigma, .. } => Some(sigma),
+            Difficulty::Rates { .. } => None,
+        };
+        let (ca, cb) = (
+            ma.constant_shift_rates_on(bench),
+            mb.constant_shift_rates_on(bench),
+        );
+        Disagreement {
+            tau_a: ma.shift_sd,
+            tau_b: mb.shift_sd,
+            population_correlation: sigma
+                .and_then(|s| logit_correlation(s, ma.shift_sd, mb.shift_sd)),
+            realised_correlation: realised_logit_correlation(ra, rb),
+            difference_sd: per_problem_difference_sd(ra, rb),
+            difference_sd_constant_shift: per_problem_difference_sd(&ca, &cb),
+            per_problem: (0..bench.len())
+                .map(|i| (bench[i], rb[i] - ra[i], cb[i] - ca[i]))
+                .collect(),
+        }
+    })
 }
 
 /// [`run_head_to_head`] when a model has per-run noise: exact odds from the two count pmfs
@@ -674,7 +756,7 @@ fn head_to_head_run(
             );
             let r = reruns as f64;
             let est = |p: f64, hits: u64| {
-                Estimate::new(p, hits as f64 / r, (p * (1.0 - p) / r).sqrt()).counting(1.0 / r)
+                Estimate::new(p, hits as f64 / r, proportion_se(p, reruns)).counting(1.0 / r)
             };
             H2HRow {
                 n,
@@ -691,8 +773,10 @@ fn head_to_head_run(
         b: mb.name.clone(),
         pass_at_1_a: long_run(ra, ma.run_sd),
         pass_at_1_b: long_run(rb, mb.run_sd),
+        true_pass_at_1: None,
         reruns,
         rows,
+        disagreement: None,
     }
 }
 

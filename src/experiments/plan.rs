@@ -6,6 +6,12 @@
 //! convolution on the fixed benchmark where N n <= [`EXACT_MAX_SAMPLES`], a normal approximation
 //! otherwise and for the population designs.
 //!
+//! B's logit on a problem is A's + gap + tau e with e ~ N(0, 1) (tau = `shift_sd`, 0 by default;
+//! see `exact::plan`). For every (design, N, n) the plan also reports the minimum detectable gap
+//! at 80% power (and the user's `target_power`), with the cell there simulated and checked. The
+//! exact values come from `exact::plan`; this module builds the grid and pairs them with the
+//! simulation.
+//!
 //! The score is a [`Metric`]: pass@1 averaged over n samples per problem, or maj@k (one majority
 //! vote of k samples per problem, so the grid's second axis is k). Either way a problem's
 //! contribution to a rerun is a count c ~ Bin(t, f) given its solve rate p, with (t, f) = (n, p)
@@ -26,16 +32,22 @@ use serde::Serialize;
 use super::{Check, Estimate, Progress};
 use crate::exact::maj::{maj_at_k_all, maj_at_k_pq};
 use crate::exact::noise::sd_standard_error;
-use crate::exact::noise::{diff_normal_approx, head_to_head, seed_sd};
-use crate::exact::plan::{detect_power, normal_loss_tie, sum_moments, PopulationNodes, Z_95};
-use crate::model::{quantile_rates, shift_rate};
+use crate::exact::plan::{
+    detect_power, fixed_cell, fixed_count_moments, fixed_gap_se, fixed_logit_correlation,
+    fixed_pair_rates, population_cell, population_gap_se, population_logit_correlation,
+    smallest_gap_with_power, sum_moments, PopulationNodes,
+};
 pub use crate::scenario::spec::{CheckCells, Design, Metric, Plan, PlanSpec};
+use crate::sim::counts::PairTally as Tally;
 pub use crate::sim::plan::simulate;
 use crate::sim::plan::simulate_chosen;
 
 /// Largest N t (count trials per model per rerun: N n for pass@1, N for maj@k) for which the
 /// exact convolution is used; the normal approximation (with continuity correction) beyond.
 pub const EXACT_MAX_SAMPLES: u64 = 64_000;
+
+/// The power the minimum detectable gap is computed for (besides the user's `target_power`).
+pub const DETECT_POWER: f64 = 0.8;
 
 /// A simulated check of one cell.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -79,6 +91,9 @@ pub struct PlanCell {
     pub loss_or_tie: f64,
     /// `exact` (convolution) or `normal` (approximation) for loss and tie.
     pub method: &'static str,
+    /// SD of model A's score over draws of N problems from the population from question
+    /// sampling alone, sqrt(Var f_A / N): what a fixed-benchmark half-width leaves out.
+    pub question_se: f64,
     /// The simulated check, when this cell was simulated.
     pub sim: Option<SimCheck>,
 }
@@ -105,6 +120,23 @@ pub struct Answer {
     pub best: Option<(usize, u32, f64)>,
 }
 
+/// The minimum detectable gap of one (design, N, n): the smallest logit shift of B over A
+/// whose power reaches `power`, with the cell's exact values (and its simulated check) there.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Detectable {
+    /// The design.
+    pub design: Design,
+    /// N.
+    pub problems: usize,
+    /// n (pass@1) or k (maj@k).
+    pub samples: u32,
+    /// The power aimed at (0.8, or the user's `target_power`).
+    pub power: f64,
+    /// The cell at the minimum detectable gap (`gap_logits` is the gap); None when even 40
+    /// logits fall short.
+    pub cell: Option<PlanCell>,
+}
+
 /// Result of a plan.
 #[derive(Debug, Clone, Serialize)]
 pub struct PlanResult {
@@ -116,6 +148,10 @@ pub struct PlanResult {
     pub cells: Vec<PlanCell>,
     /// Per (gap, design, target) the smallest cell meeting it.
     pub answers: Vec<Answer>,
+    /// Per design, N, n and power (80%, then the user's target): the minimum detectable gap.
+    pub detectable: Vec<Detectable>,
+    /// Correlation of A's and B's per-problem logits: (fixed benchmark at each N, population).
+    pub logit_correlation: (Vec<(usize, f64)>, f64),
     /// Per-problem draws (counts or votes) the simulation made.
     pub draws: u64,
 }
@@ -125,10 +161,16 @@ impl PlanResult {
     /// simulated cell, loss and loss-or-tie where they are exact.
     pub fn checks(&self) -> Vec<Check> {
         let mut out = Vec::new();
-        for c in &self.cells {
+        let at_detectable = self.detectable.iter().filter_map(|d| {
+            d.cell
+                .as_ref()
+                .map(|c| (c, format!(" (minimum detectable at power {})", d.power)))
+        });
+        let grid = self.cells.iter().map(|c| (c, String::new()));
+        for (c, note) in grid.chain(at_detectable) {
             let Some(s) = c.sim else { continue };
             let cell = format!(
-                "design={} metric={} N={} {}={} gap_logits={}",
+                "design={} metric={} N={} {}={} gap_logits={}{note}",
                 c.design.as_str(),
                 self.spec.metric.label(),
                 c.problems,
@@ -175,16 +217,28 @@ fn population_tables(spec: &Plan) -> Vec<Vec<PopulationNodes>> {
     spec.gaps
         .iter()
         .map(|&gap| match spec.metric {
-            Metric::Pass1 => vec![PopulationNodes::new(spec.mu, spec.sigma, gap, |p| p)],
+            Metric::Pass1 => vec![population_nodes(spec, gap, 1)],
             Metric::Maj { .. } => spec
                 .samples
                 .iter()
-                .map(|&k| {
-                    PopulationNodes::new(spec.mu, spec.sigma, gap, |p| score(spec.metric, p, k))
-                })
+                .map(|&k| population_nodes(spec, gap, k))
                 .collect(),
         })
         .collect()
+}
+
+/// The population table of one (gap, samples): f = p for pass@1, maj@k(p) for maj@k.
+fn population_nodes(spec: &Plan, gap: f64, samples: u32) -> PopulationNodes {
+    match spec.metric {
+        Metric::Pass1 => {
+            PopulationNodes::with_shift_sd(spec.mu, spec.sigma, gap, spec.shift_sd, |p| p)
+        }
+        Metric::Maj { .. } => {
+            PopulationNodes::with_shift_sd(spec.mu, spec.sigma, gap, spec.shift_sd, |p| {
+                score(spec.metric, p, samples)
+            })
+        }
+    }
 }
 
 fn table<'a>(
@@ -201,10 +255,10 @@ fn table<'a>(
     &tables[gi][si]
 }
 
-/// Per-problem scores f of A and B on the fixed benchmark of N problems.
+/// Per-problem scores f of A and B on the fixed benchmark of N problems (B's logits carry the
+/// plan's disagreement tau e_i, [`crate::exact::plan::fixed_pair_rates`]).
 fn fixed_scores(spec: &Plan, big_n: usize, samples: u32, gap: f64) -> (Vec<f64>, Vec<f64>) {
-    let ra = quantile_rates(spec.mu, spec.sigma, big_n);
-    let rb: Vec<f64> = ra.iter().map(|&p| shift_rate(p, gap)).collect();
+    let (ra, rb) = fixed_pair_rates(spec.mu, spec.sigma, gap, spec.shift_sd, big_n);
     (
         scores(spec.metric, &ra, samples),
         scores(spec.metric, &rb, samples),
@@ -236,70 +290,124 @@ fn exact_cells_with(spec: &Plan, tables: &[Vec<PopulationNodes>]) -> Vec<PlanCel
     }
     keys.par_iter()
         .map(|&(design, gap, big_n, n)| {
-            let t = spec.metric.trials(n);
-            let (diff, se, loss, tie, method) = match design {
-                Design::Fixed => {
-                    let (fa, fb) = fixed_scores(spec, big_n, n, gap);
-                    let diff = (fb.iter().sum::<f64>() - fa.iter().sum::<f64>()) / big_n as f64;
-                    let se = seed_sd(&fa, t).hypot(seed_sd(&fb, t));
-                    let (h, method) = if big_n as u64 * u64::from(t) <= EXACT_MAX_SAMPLES {
-                        (head_to_head(&fa, &fb, t), "exact")
-                    } else {
-                        (diff_normal_approx(&fa, &fb, t), "normal")
-                    };
-                    (diff, se, h.loss, h.tie, method)
-                }
-                Design::PopulationPaired | Design::PopulationUnpaired => {
-                    let m = table(spec, tables, gap, n).moments();
-                    let se = if design == Design::PopulationPaired {
-                        m.paired_se(t, big_n)
-                    } else {
-                        m.unpaired_se(t, big_n)
-                    };
-                    let diff = m.mean_b - m.mean_a;
-                    let counts = f64::from(t) * big_n as f64;
-                    let (loss, tie) = normal_loss_tie(diff * counts, se * counts);
-                    (diff, se, loss, tie, "normal")
-                }
-            };
-            PlanCell {
-                design,
-                problems: big_n,
-                samples: n,
-                gap_logits: gap,
-                gap: diff,
-                se,
-                halfwidth: Z_95 * se,
-                power: detect_power(diff, se),
-                loss,
-                tie,
-                loss_or_tie: loss + tie,
-                method,
-                sim: None,
-            }
+            exact_cell(spec, design, gap, big_n, n, table(spec, tables, gap, n))
         })
         .collect()
 }
 
-/// Variance and fourth central moment of the count difference D = T_B - T_A of one cell.
-fn exact_count_moments(spec: &Plan, tables: &[Vec<PopulationNodes>], c: &PlanCell) -> (f64, f64) {
+/// The exact values of one cell; `nodes` is the population table of (gap, n).
+fn exact_cell(
+    spec: &Plan,
+    design: Design,
+    gap: f64,
+    big_n: usize,
+    n: u32,
+    nodes: &PopulationNodes,
+) -> PlanCell {
+    let t = spec.metric.trials(n);
+    let m = nodes.moments();
+    let v = match design {
+        Design::Fixed => {
+            let (fa, fb) = fixed_scores(spec, big_n, n, gap);
+            fixed_cell(&fa, &fb, t, EXACT_MAX_SAMPLES)
+        }
+        Design::PopulationPaired | Design::PopulationUnpaired => {
+            population_cell(&m, t, big_n, design == Design::PopulationPaired)
+        }
+    };
+    PlanCell {
+        design,
+        problems: big_n,
+        samples: n,
+        gap_logits: gap,
+        gap: v.gap,
+        se: v.se,
+        halfwidth: v.halfwidth,
+        power: v.power,
+        loss: v.loss,
+        tie: v.tie,
+        loss_or_tie: v.loss + v.tie,
+        method: if v.exact_loss { "exact" } else { "normal" },
+        question_se: (m.var_a / big_n as f64).sqrt(),
+        sim: None,
+    }
+}
+
+/// The power of one (design, N, n) at a logit gap (the exact gap and SE, then
+/// [`crate::exact::plan::detect_power`]). Time: O(N) fixed; a population table otherwise.
+fn power_at(spec: &Plan, design: Design, big_n: usize, n: u32, gap: f64) -> f64 {
+    let t = spec.metric.trials(n);
+    let (diff, se) = match design {
+        Design::Fixed => {
+            let (fa, fb) = fixed_scores(spec, big_n, n, gap);
+            fixed_gap_se(&fa, &fb, t)
+        }
+        _ => {
+            let m = population_nodes(spec, gap, n).moments();
+            population_gap_se(&m, t, big_n, design == Design::PopulationPaired)
+        }
+    };
+    detect_power(diff, se)
+}
+
+/// The powers the minimum detectable gap is computed for: 80%, then the user's target.
+fn detect_powers(spec: &Plan) -> Vec<f64> {
+    let mut p = vec![DETECT_POWER];
+    if let Some(t) = spec.target_power.filter(|&t| t != DETECT_POWER) {
+        p.push(t);
+    }
+    p
+}
+
+/// The minimum detectable gap of every (design, N, n, power) by root-finding on the exact
+/// power ([`smallest_gap_with_power`]), with its exact cell and population table (for the
+/// simulated check). In parallel over the roots.
+fn detectable_exact(spec: &Plan) -> Vec<(Detectable, Option<PopulationNodes>)> {
+    let mut keys = Vec::new();
+    for design in Design::ALL {
+        for &big_n in &spec.problems {
+            for &n in &spec.samples {
+                for &power in &detect_powers(spec) {
+                    keys.push((design, big_n, n, power));
+                }
+            }
+        }
+    }
+    keys.par_iter()
+        .map(|&(design, big_n, n, power)| {
+            let root = smallest_gap_with_power(power, |g| power_at(spec, design, big_n, n, g));
+            let (cell, nodes) = match root {
+                Some(g) => {
+                    let nodes = population_nodes(spec, g, n);
+                    let cell = exact_cell(spec, design, g, big_n, n, &nodes);
+                    (Some(cell), Some(nodes))
+                }
+                None => (None, None),
+            };
+            (
+                Detectable {
+                    design,
+                    problems: big_n,
+                    samples: n,
+                    power,
+                    cell,
+                },
+                nodes,
+            )
+        })
+        .collect()
+}
+
+/// Variance and fourth central moment of the count difference D = T_B - T_A of one cell;
+/// `nodes` is the population table of its (gap, n).
+fn exact_count_moments(spec: &Plan, nodes: &PopulationNodes, c: &PlanCell) -> (f64, f64) {
     let t = spec.metric.trials(c.samples);
     match c.design {
         Design::Fixed => {
-            // Independent Bin(t, f_i) terms: cumulants add (the sign of B - A does not change
-            // even cumulants): kappa2 = sum t f q, kappa4 = sum t f q (1 - 6 f q).
             let (fa, fb) = fixed_scores(spec, c.problems, c.samples, c.gap_logits);
-            let tf = f64::from(t);
-            let (mut k2, mut k4) = (0.0, 0.0);
-            for f in fa.iter().chain(&fb) {
-                let pq = f * (1.0 - f);
-                k2 += tf * pq;
-                k4 += tf * pq * (1.0 - 6.0 * pq);
-            }
-            (k2, k4 + 3.0 * k2 * k2)
+            fixed_count_moments(&fa, &fb, t)
         }
         design => {
-            let nodes = table(spec, tables, c.gap_logits, c.samples);
             let (v1, m41) = nodes.count_diff_moments(t, design == Design::PopulationPaired);
             sum_moments(v1, m41, c.problems)
         }
@@ -317,12 +425,13 @@ pub fn run_plan(spec: &Plan, experiment: &str, progress: Progress) -> (PlanResul
         .iter()
         .flat_map(|&d| spec.checked_cells(d).into_iter().map(move |c| (d, c)))
         .collect();
-    // The simulation needs no exact value, so both run at once on the same threads; each side
-    // is timed on its own.
-    let ((mut cells, exact_s), (tallies, sim_s)) = rayon::join(
+    // The grid's simulation needs no exact value, so both run at once on the same threads; each
+    // side is timed on its own. The checks at the minimum detectable gaps need the gaps first.
+    let ((mut cells, mut detectable, exact_s), (tallies, grid_sim_s)) = rayon::join(
         || {
             let cells = exact_cells_with(spec, &tables);
-            (cells, t0.elapsed().as_secs_f64())
+            let detectable = detectable_exact(spec);
+            (cells, detectable, t0.elapsed().as_secs_f64())
         },
         || {
             let t = Instant::now();
@@ -331,7 +440,6 @@ pub fn run_plan(spec: &Plan, experiment: &str, progress: Progress) -> (PlanResul
         },
     );
     let mut draws = 0u64;
-    let r = spec.reruns as f64;
     for (&(design, (gap, big_n, n)), tally) in chosen.iter().zip(tallies) {
         let Some(c) = cells.iter_mut().find(|c| {
             c.design == design && c.gap_logits == gap && c.problems == big_n && c.samples == n
@@ -339,35 +447,63 @@ pub fn run_plan(spec: &Plan, experiment: &str, progress: Progress) -> (PlanResul
             continue;
         };
         draws += 2 * big_n as u64 * spec.reruns;
-        let scale = f64::from(spec.metric.trials(n)) * big_n as f64;
-        let (var_d, mu4_d) = exact_count_moments(spec, &tables, c);
-        let est = |p: f64, hits: u64| {
-            Estimate::new(p, hits as f64 / r, (p * (1.0 - p) / r).sqrt()).counting(1.0 / r)
-        };
-        let rr = spec.reruns as i128;
-        let sim_var = if spec.reruns > 1 {
-            (rr * tally.sum_sq - tally.sum * tally.sum) as f64 / (r * (r - 1.0))
-        } else {
-            0.0
-        };
-        c.sim = Some(SimCheck {
-            reruns: spec.reruns,
-            loss: est(c.loss, tally.loss),
-            loss_or_tie: est(c.loss_or_tie, tally.loss + tally.tie),
-            gap: Estimate::new(c.gap, tally.sum as f64 / r / scale, c.se / r.sqrt()),
-            sd: Estimate::new(
-                c.se,
-                sim_var.max(0.0).sqrt() / scale,
-                sd_standard_error(var_d, mu4_d, spec.reruns) / scale,
-            ),
-        });
+        let nodes = table(spec, &tables, gap, n);
+        c.sim = Some(sim_check(spec, nodes, c, tally));
     }
+    // The simulated checks at the minimum detectable gaps (80% power) of the checked (N, n).
+    let t_sim = Instant::now();
+    let wanted: Vec<usize> = (0..detectable.len())
+        .filter(|&i| {
+            let (d, _) = &detectable[i];
+            d.power == DETECT_POWER
+                && d.cell.is_some()
+                && spec
+                    .detectable_checked(d.design)
+                    .contains(&(d.problems, d.samples))
+        })
+        .collect();
+    let chosen_mdg: Vec<(Design, (f64, usize, u32))> = wanted
+        .iter()
+        .filter_map(|&i| {
+            let d = &detectable[i].0;
+            d.cell
+                .as_ref()
+                .map(|c| (d.design, (c.gap_logits, d.problems, d.samples)))
+        })
+        .collect();
+    let mdg_tallies = if chosen_mdg.is_empty() {
+        Vec::new()
+    } else {
+        simulate_chosen(spec, &chosen_mdg, progress)
+    };
+    for (&i, tally) in wanted.iter().zip(mdg_tallies) {
+        let (d, nodes) = &mut detectable[i];
+        if let (Some(c), Some(nodes)) = (d.cell.as_mut(), nodes.as_ref()) {
+            draws += 2 * c.problems as u64 * spec.reruns;
+            c.sim = Some(sim_check(spec, nodes, c, tally));
+        }
+    }
+    let sim_s = grid_sim_s + t_sim.elapsed().as_secs_f64();
     let answers = answers(spec, &cells);
+    let logit_correlation = (
+        spec.problems
+            .iter()
+            .map(|&big_n| {
+                (
+                    big_n,
+                    fixed_logit_correlation(spec.sigma, spec.shift_sd, big_n),
+                )
+            })
+            .collect(),
+        population_logit_correlation(spec.sigma, spec.shift_sd),
+    );
     let result = PlanResult {
         experiment: experiment.to_string(),
         spec: spec.clone(),
         cells,
         answers,
+        detectable: detectable.into_iter().map(|(d, _)| d).collect(),
+        logit_correlation,
         draws,
     };
     let timing = PlanTiming {
@@ -376,6 +512,33 @@ pub fn run_plan(spec: &Plan, experiment: &str, progress: Progress) -> (PlanResul
         simulated_s: sim_s,
     };
     (result, timing)
+}
+
+/// The simulated check of one cell from its tally, against the cell's exact values.
+fn sim_check(spec: &Plan, nodes: &PopulationNodes, c: &PlanCell, tally: Tally) -> SimCheck {
+    let r = spec.reruns as f64;
+    let scale = f64::from(spec.metric.trials(c.samples)) * c.problems as f64;
+    let (var_d, mu4_d) = exact_count_moments(spec, nodes, c);
+    let est = |p: f64, hits: u64| {
+        Estimate::new(p, hits as f64 / r, (p * (1.0 - p) / r).sqrt()).counting(1.0 / r)
+    };
+    let rr = spec.reruns as i128;
+    let sim_var = if spec.reruns > 1 {
+        (rr * tally.sum_sq - tally.sum * tally.sum) as f64 / (r * (r - 1.0))
+    } else {
+        0.0
+    };
+    SimCheck {
+        reruns: spec.reruns,
+        loss: est(c.loss, tally.loss),
+        loss_or_tie: est(c.loss_or_tie, tally.loss + tally.tie),
+        gap: Estimate::new(c.gap, tally.sum as f64 / r / scale, c.se / r.sqrt()),
+        sd: Estimate::new(
+            c.se,
+            sim_var.max(0.0).sqrt() / scale,
+            sd_standard_error(var_d, mu4_d, spec.reruns) / scale,
+        ),
+    }
 }
 
 /// How long a plan's two parts took, measured on their own (they run at the same time). Not
@@ -432,8 +595,9 @@ fn answers(spec: &Plan, cells: &[PlanCell]) -> Vec<Answer> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::exact::noise::head_to_head;
     use crate::experiments::Z_BOUND;
-    use crate::model::VoteRule;
+    use crate::model::{quantile_rates, shift_rate, VoteRule};
 
     fn base(reruns: u64) -> PlanSpec {
         PlanSpec {
@@ -447,6 +611,8 @@ mod tests {
             reruns,
             check_cells: CheckCells::All,
             seed: 7,
+            shift_sd: 0.0,
+            target_power: None,
         }
     }
 
@@ -469,7 +635,8 @@ mod tests {
         assert_eq!(c.loss_or_tie, h.loss + h.tie);
         let checks = r.checks();
         // Fixed: loss, loss-or-tie, mean and SD in 4 cells; population: mean and SD in 2 x 4.
-        assert_eq!(checks.len(), 4 * 4 + 2 * 4 * 2);
+        // The same checks again at the 80% minimum detectable gaps.
+        assert_eq!(checks.len(), 2 * (4 * 4 + 2 * 4 * 2));
         for ch in checks {
             assert!(ch.estimate.z.abs() <= Z_BOUND, "{ch:?}");
         }
@@ -504,7 +671,8 @@ mod tests {
     fn population_and_maj_simulations_agree_with_exact_moments() {
         let r = run_plan(&maj_spec(30_000), "plan", &|_| {}).0;
         let checks = r.checks();
-        assert_eq!(checks.len(), 4 * 4 + 2 * 4 * 2);
+        // The same checks again at the 80% minimum detectable gaps.
+        assert_eq!(checks.len(), 2 * (4 * 4 + 2 * 4 * 2));
         for ch in &checks {
             assert!(ch.estimate.z.abs() <= Z_BOUND, "{ch:?}");
         }
@@ -591,6 +759,48 @@ mod tests {
             pool.install(|| serde_json::to_string(&run_plan(&s, "plan", &|_| {}).0).expect("json"))
         };
         assert_eq!(run(1), run(3));
+    }
+
+    #[test]
+    fn shift_sd_cells_and_detectable_gaps_pass_their_checks() {
+        let mut s = spec(20_000);
+        s.spec.shift_sd = 1.0;
+        s.spec.target_power = Some(0.9);
+        let r = run_plan(&s, "plan", &|_| {}).0;
+        let checks = r.checks();
+        // Grid: 4 fixed cells x 4 checks + 2 population designs x 4 cells x 2; the same again at
+        // the 80% minimum detectable gaps.
+        assert_eq!(checks.len(), 2 * (4 * 4 + 2 * 4 * 2));
+        for ch in &checks {
+            assert!(ch.estimate.z.abs() <= Z_BOUND, "{ch:?}");
+        }
+        // Every minimum detectable gap is the root of the exact power: its power reaches the
+        // target, a gap a millionth smaller does not.
+        assert_eq!(r.detectable.len(), 3 * 4 * 2);
+        for d in &r.detectable {
+            let c = d.cell.as_ref().expect("reached");
+            assert!(c.power >= d.power && c.power < d.power + 1e-9, "{d:?}");
+            let below = power_at(
+                &s,
+                d.design,
+                d.problems,
+                d.samples,
+                c.gap_logits * (1.0 - 1e-6),
+            );
+            assert!(below < d.power, "{d:?}");
+        }
+        // Disagreement costs the paired design precision that tau = 0 does not pay.
+        let r0 = run_plan(&spec(0), "plan", &|_| {}).0;
+        let paired = |r: &PlanResult| {
+            r.cells
+                .iter()
+                .find(|c| {
+                    c.design == Design::PopulationPaired && c.problems == 100 && c.samples == 4
+                })
+                .map(|c| c.se)
+                .expect("cell")
+        };
+        assert!(paired(&r) > 1.1 * paired(&r0));
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! `sweep`: a scenario's experiments run in every cell of a parameter grid.
 //!
-//! Each cell is the scenario's TOML document with the cell's values set at their paths, loaded
-//! with [`Scenario::from_toml`] (so every cell is validated like a file), and seeded with
+//! Each cell is the scenario's raw form ([`crate::scenario::raw::RawScenario`], parsed once)
+//! with the cell's values set on their typed fields, resolved by the one validator (so every
+//! cell is validated like a file), and seeded with
 //! stream_id(seed, [hash of "path=value;..."]): a cell's numbers depend only on the master seed
 //! and its own parameters, not on which other cells run, the thread count or the shard.
 //!
@@ -10,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use super::check::Untested;
 use super::{num, run_all, Check, Estimate, Progress, RunError};
-use crate::scenario::grid::{check_path, fmt_value, set_value, Axis, GridError, MAX_CELLS};
+use crate::scenario::grid::{self, Axis, GridError, SetArg, Value, MAX_CELLS};
 use crate::scenario::resolve::parse;
 use crate::scenario::DEFAULT_SEED;
 use crate::scenario::{Scenario, ScenarioError, ScenarioSource};
@@ -118,7 +119,7 @@ pub struct Sweep {
     /// The axes.
     pub axes: Vec<Axis>,
     /// Per cell: its values and its scenario (seeded for the cell).
-    pub cells: Vec<(Vec<f64>, Scenario)>,
+    pub cells: Vec<(Vec<Value>, Scenario)>,
 }
 
 /// FNV-1a of a text, as 16 hex digits.
@@ -126,77 +127,51 @@ pub fn text_hash(text: &str) -> String {
     format!("{:016x}", name_id(text))
 }
 
-/// Builds every cell's scenario. The master seed is `seed` when given, else the scenario's.
+/// Builds every cell's scenario. The scenario is parsed once into its raw form; each cell is a
+/// clone with the cell's values set on their typed fields ([`grid::set`]), resolved by the one
+/// validator. The master seed is `seed` when given, else the scenario's.
 ///
 /// # Errors
 /// [`SweepError`] naming the path or cell that is invalid; nothing has run yet.
 pub fn prepare(
     src: &ScenarioSource,
-    sets: &[(String, Vec<f64>)],
+    sets: &[SetArg],
     seed: Option<u64>,
 ) -> Result<Sweep, SweepError> {
-    let doc: toml::Value = toml::from_str(&src.text)
-        .map_err(|e| SweepError::Parse(format!("{}: {}", src.file, e.message())))?;
-    let mut axes = Vec::new();
-    for (path, values) in sets {
-        if axes.iter().any(|a: &Axis| &a.path == path) {
+    let base_raw = parse(&src.text, &src.file).map_err(|e| SweepError::Parse(e.to_string()))?;
+    let mut axes: Vec<Axis> = Vec::new();
+    for set in sets {
+        if axes.iter().any(|a| a.path == set.path) {
             return Err(GridError::Syntax {
-                arg: path.clone(),
+                arg: set.arg.clone(),
                 reason: "the same path is set twice; give all its values in one --set".into(),
             }
             .into());
         }
-        let integer = check_path(&doc, path)?;
-        if integer {
-            if let Some(x) = values.iter().find(|x| x.fract() != 0.0 || **x < 0.0) {
-                return Err(GridError::Syntax {
-                    arg: path.clone(),
-                    reason: format!("{x} is not a whole number >= 0, which {path} needs"),
-                }
-                .into());
-            }
-        }
-        axes.push(Axis {
-            path: path.clone(),
-            values: values.clone(),
-            integer,
-        });
+        axes.push(set.values_for(&base_raw)?);
     }
     let total = axes.iter().map(|a| a.values.len()).product::<usize>();
     if total > MAX_CELLS {
         return Err(SweepError::TooBig(total));
     }
-    let base: Scenario = Scenario::from_toml(
-        &toml::to_string(&doc).map_err(|e| SweepError::Parse(e.to_string()))?,
-        &src.name,
-        &src.file,
-    )
-    .map_err(|e| SweepError::Parse(e.to_string()))?;
-    // The seed never passes through the TOML document (whose numbers the grid writes as f64):
-    // `--seed` is set on each cell's raw scenario, as a u64.
+    // The scenario as written must be valid too.
+    let base = Scenario::from_raw(base_raw.clone(), &src.text, &src.name, &src.file)
+        .map_err(|e| SweepError::Parse(e.to_string()))?;
     let master = seed.unwrap_or(base.seed);
     let seed_swept = axes.iter().any(|a| a.path == "seed");
     let mut cells = Vec::with_capacity(total);
     for index in 0..total {
         let mut rest = index;
-        let mut values = vec![0.0; axes.len()];
+        let mut values = vec![Value::Whole(0); axes.len()];
         for (ai, a) in axes.iter().enumerate().rev() {
             values[ai] = a.values[rest % a.values.len()];
             rest /= a.values.len();
         }
         let assignments = assignments(&axes, &values);
-        let mut cell_doc = doc.clone();
+        let mut raw = base_raw.clone();
         for (a, &v) in axes.iter().zip(&values) {
-            set_value(&mut cell_doc, &a.path, v)?;
+            grid::set(&mut raw, &a.path, v)?;
         }
-        let text = toml::to_string(&cell_doc).map_err(|e| SweepError::Parse(e.to_string()))?;
-        let file = format!("{} cell {index}", src.file);
-        let cell_error = |source| SweepError::Cell {
-            index,
-            assignments: assignments.clone(),
-            source,
-        };
-        let mut raw = parse(&text, &file).map_err(cell_error)?;
         // A swept `seed` moves the cell's base seed (else `--seed`, else the file's); the cell
         // hash mixes in every assignment. Set before resolving, so every spec holds it.
         let written = raw.seed.as_ref().map_or(DEFAULT_SEED, |s| *s.get_ref());
@@ -207,7 +182,14 @@ pub fn prepare(
         };
         let cell_seed = stream_id(cell_base, &[name_id(&assignments)]);
         raw.seed = Some(toml::Spanned::new(0..0, cell_seed));
-        let s = Scenario::from_raw(raw, &text, &src.name, &file).map_err(cell_error)?;
+        // Errors point at the key in the scenario's own file (a set key keeps its span).
+        let s = Scenario::from_raw(raw, &src.text, &src.name, &src.file).map_err(|source| {
+            SweepError::Cell {
+                index,
+                assignments: assignments.clone(),
+                source,
+            }
+        })?;
         cells.push((values, s));
     }
     let manifest = Manifest {
@@ -219,7 +201,7 @@ pub fn prepare(
             .map(|a| {
                 (
                     a.path.clone(),
-                    a.values.iter().map(|&v| fmt_value(v)).collect(),
+                    a.values.iter().map(Value::to_string).collect(),
                 )
             })
             .collect(),
@@ -234,10 +216,10 @@ pub fn prepare(
 }
 
 /// `path=value, path=value` of a cell.
-pub fn assignments(axes: &[Axis], values: &[f64]) -> String {
+pub fn assignments(axes: &[Axis], values: &[Value]) -> String {
     axes.iter()
         .zip(values)
-        .map(|(a, &v)| format!("{}={}", a.path, fmt_value(v)))
+        .map(|(a, v)| format!("{}={v}", a.path))
         .collect::<Vec<_>>()
         .join(", ")
 }
@@ -257,12 +239,52 @@ pub fn run_cells(
         let run = run_all(scenario, progress)?;
         out.push(SweepCell {
             index,
-            values: values.iter().map(|&v| fmt_value(v)).collect(),
+            values: values.iter().map(Value::to_string).collect(),
             seed: scenario.seed,
             checks: run.checks().iter().map(store).collect(),
         });
     }
     Ok(out)
+}
+
+/// Most votes, reruns or traces per experiment in the probe run of [`quantity_names`].
+const PROBE_DRAWS: u64 = 16;
+
+/// The `(experiment, quantity)` pairs of the checks cell `index` reports, from a probe run of
+/// that cell with at most `PROBE_DRAWS` (16) votes, reruns or traces per experiment: which checks
+/// exist depends on the experiments, models and grids of the scenario, not on how many draws
+/// it makes. This is how `sweep --plot` is checked before the grid is computed.
+///
+/// # Errors
+/// The first experiment that cannot run.
+pub fn quantity_names(sweep: &Sweep, index: usize) -> Result<Vec<(String, String)>, SweepError> {
+    use crate::scenario::ExperimentSpec as E;
+    let mut scenario = sweep.cells[index].1.clone();
+    for exp in &mut scenario.experiments {
+        match &mut exp.spec {
+            E::Curves { votes, .. } | E::AttractorSweep { votes, .. } => {
+                *votes = (*votes).min(PROBE_DRAWS);
+            }
+            E::SeedVariance { reruns, .. }
+            | E::VoteSpread { reruns, .. }
+            | E::HeadToHead { reruns, .. }
+            | E::Contamination { reruns, .. } => *reruns = (*reruns).min(PROBE_DRAWS),
+            E::Budget { traces, .. } => *traces = (*traces).min(PROBE_DRAWS),
+            E::Cost { votes, traces, .. } => {
+                *votes = (*votes).min(PROBE_DRAWS);
+                *traces = (*traces).min(PROBE_DRAWS);
+            }
+            E::Plan { plan, .. } => plan.spec.reruns = plan.spec.reruns.min(PROBE_DRAWS),
+        }
+    }
+    let mut names: Vec<(String, String)> = Vec::new();
+    for c in run_all(&scenario, &|_| {})?.checks() {
+        let pair = (c.experiment, c.quantity);
+        if !names.contains(&pair) {
+            names.push(pair);
+        }
+    }
+    Ok(names)
 }
 
 fn store(c: &Check) -> StoredCheck {
@@ -417,21 +439,15 @@ mod tests {
     use super::*;
     use crate::scenario::{read_source, ExperimentSpec};
 
+    fn set(arg: &str) -> SetArg {
+        grid::parse_set(arg).expect("a valid --set")
+    }
+
     #[test]
     fn cells_are_seeded_by_their_parameters_only() {
         let src = read_source("note").expect("note");
-        let a = prepare(
-            &src,
-            &[("model.long.attractor".into(), vec![0.0, 0.5])],
-            None,
-        )
-        .expect("grid");
-        let b = prepare(
-            &src,
-            &[("model.long.attractor".into(), vec![0.5, 0.9, 0.0])],
-            None,
-        )
-        .expect("grid");
+        let a = prepare(&src, &[set("model.long.attractor=0,0.5")], None).expect("grid");
+        let b = prepare(&src, &[set("model.long.attractor=0.5,0.9,0")], None).expect("grid");
         assert_eq!(a.cells[1].1.seed, b.cells[0].1.seed);
         assert_eq!(a.cells[0].1.seed, b.cells[2].1.seed);
         assert_ne!(a.cells[0].1.seed, a.cells[1].1.seed);
@@ -446,8 +462,7 @@ mod tests {
             name: "p".into(),
             file: "p.toml".into(),
         };
-        let sweep =
-            prepare(&src, &[("model.a.shift".into(), vec![0.0, 0.1])], Some(9)).expect("grid");
+        let sweep = prepare(&src, &[set("model.a.shift=0,0.1")], Some(9)).expect("grid");
         for (_, s) in &sweep.cells {
             let ExperimentSpec::Plan { plan, .. } = &s.experiments[0].spec else {
                 panic!("a plan");
@@ -492,8 +507,7 @@ mod tests {
             file: "rare.toml".into(),
             text: text.into(),
         };
-        let sweep =
-            prepare(&src, &[("model.m.attractor".into(), vec![0.5, 0.9])], None).expect("grid");
+        let sweep = prepare(&src, &[set("model.m.attractor=0.5,0.9")], None).expect("grid");
         let cells = run_cells(&sweep, &[0, 1], &|_| {}).expect("runs");
         for (cell, (_, scenario)) in cells.iter().zip(&sweep.cells) {
             let run = run_all(scenario, &|_| {}).expect("runs");
@@ -510,12 +524,8 @@ mod tests {
     #[test]
     fn invalid_cells_name_the_cell() {
         let src = read_source("note").expect("note");
-        let e = prepare(
-            &src,
-            &[("model.long.attractor".into(), vec![0.5, 1.5])],
-            None,
-        )
-        .expect_err("1.5 is not a share");
+        let e = prepare(&src, &[set("model.long.attractor=0.5,1.5")], None)
+            .expect_err("1.5 is not a share");
         let msg = e.to_string();
         assert!(msg.contains("cell 1 (model.long.attractor=1.5)"), "{msg}");
         assert!(msg.contains("attractor"), "{msg}");

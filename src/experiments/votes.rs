@@ -3,18 +3,22 @@
 //! Depends on `scenario`, `model`, `exact` and `sim`; computes no closed form itself.
 use serde::Serialize;
 
+use super::selection::{self, Selector};
 use super::{Check, Estimate, Progress};
 use crate::exact::maj::{attractor_threshold, maj_at_k_all_with_loss, maj_ceiling};
+use crate::exact::modes::{
+    graded_rate, maj_at_k_modes, maj_ceiling_modes, winning_threshold, Extraction,
+};
 use crate::exact::noise::vote_seed_sd;
 use crate::exact::pass::{
     bernoulli_mean_se_with, mean, pass_at_k, pass_at_k_complement, pass_hat_k,
     pass_hat_k_complement,
 };
 use crate::exact::run_corr;
-use crate::model::VoteRule;
-use crate::scenario::Scenario;
+use crate::model::{Grader, Model, Verifier, VoteRule};
+use crate::scenario::{Scenario, SweepAxis};
 use crate::sim::run_corr::{simulate_problem, RunProblem};
-use crate::sim::votes::{simulate, VoteCell, VoteCounts};
+use crate::sim::votes::{simulate, ModeAnswers, VoteCell, VoteCounts};
 
 /// Which metric a point is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -28,6 +32,9 @@ pub enum Metric {
     /// Majority vote of k samples right.
     #[serde(rename = "maj@k")]
     MajAtK,
+    /// The verifier's pick of k samples right (models with a `[model.verifier]`).
+    #[serde(rename = "best@k")]
+    BestAtK,
 }
 
 impl Metric {
@@ -37,6 +44,7 @@ impl Metric {
             Metric::PassAtK => "pass@k",
             Metric::PassHatK => "pass^k",
             Metric::MajAtK => "maj@k",
+            Metric::BestAtK => "best@k",
         }
     }
 }
@@ -60,10 +68,65 @@ pub struct Series {
     /// Per-run logit SD omega of the model (0: independent samples).
     #[serde(skip_serializing_if = "is_zero")]
     pub run_sd: f64,
+    /// Every attractor share, when there are several (the threshold and ceiling are then those
+    /// of [`crate::exact::modes`]: winnable iff p max(s, 1 - s) > a_j (1 - p) for every j).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub attractors: Vec<f64>,
+    /// Share of samples with no extractable answer.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub unparsed: f64,
+    /// Share of correct samples in the alternate form.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub split: f64,
+    /// The best-of-k selector, when the model has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub verifier: Option<Verifier>,
+    /// The large-k limit of best@k (as graded), when the model has a verifier: for a threshold
+    /// verifier the mean of alpha / (alpha + beta).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub best_ceiling: Option<f64>,
+    /// The k values at which best@k is above maj@k (exact, as graded), when there is a verifier.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub best_leads: Option<Vec<u32>>,
+    /// The grader's error rates, when grading is noisy: every point is then as graded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub grader: Option<Grader>,
 }
 
 fn is_zero(x: &f64) -> bool {
     *x == 0.0
+}
+
+impl Series {
+    /// The series' answer modes for labels: `a=0.5`, or `a=[0.3,0.2] u=0.1 s=0.2` with only the
+    /// keys away from their defaults.
+    pub fn modes_label(&self) -> String {
+        let mut out = if self.attractors.is_empty() {
+            format!("a={}", self.attractor)
+        } else {
+            let list: Vec<String> = self.attractors.iter().map(|&a| short(a)).collect();
+            format!("a=[{}]", list.join(","))
+        };
+        if self.unparsed != 0.0 {
+            out.push_str(&format!(" u={}", short(self.unparsed)));
+        }
+        if self.split != 0.0 {
+            out.push_str(&format!(" s={}", short(self.split)));
+        }
+        out
+    }
+}
+
+/// A share for a label: at most 6 decimals, trailing zeros dropped (a scaled 0.4 x 0.75 reads
+/// 0.3, not 0.30000000000000004). Tables keep the full value.
+fn short(x: f64) -> String {
+    let s = format!("{x:.6}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    if s == "-0" {
+        "0".into()
+    } else {
+        s.into()
+    }
 }
 
 /// One point: a metric of one series at one k.
@@ -82,6 +145,9 @@ pub struct VotePoint {
     /// scenario's N problems (fraction): sqrt(sum_i q_i (1 - q_i)) / N with q_i the metric's
     /// per-problem probability, the run-to-run spread a user sees rerunning with another seed.
     pub seed_sd: f64,
+    /// With a noisy grader, the true value (exact and simulated) beside the graded `estimate`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub truth: Option<Estimate>,
 }
 
 /// Result of `curves` or `attractor-sweep`.
@@ -97,6 +163,10 @@ pub struct VoteCurves {
     pub k: Vec<u32>,
     /// The series (one per model, or one per attractor share).
     pub series: Vec<Series>,
+    /// What an `attractor-sweep` varies, when not its model's one attractor share (`None` for
+    /// `curves` and for that plain sweep).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub axis: Option<SweepAxis>,
     /// Every point.
     pub points: Vec<VotePoint>,
 }
@@ -106,25 +176,38 @@ impl VoteCurves {
     pub fn checks(&self) -> Vec<Check> {
         self.points
             .iter()
-            .map(|pt| {
+            .flat_map(|pt| {
                 let s = &self.series[pt.series];
                 let omega = if s.run_sd > 0.0 {
                     format!(" run_sd={}", s.run_sd)
                 } else {
                     String::new()
                 };
-                Check {
+                let cell = format!(
+                    "model={} {} rule={} k={}{omega}",
+                    s.model,
+                    s.modes_label(),
+                    s.vote_rule.as_str(),
+                    pt.k
+                );
+                let graded = pt.truth.map(|truth| Check {
                     experiment: self.experiment.clone(),
-                    quantity: pt.metric.as_str().to_string(),
-                    cell: format!(
-                        "model={} a={} rule={} k={}{omega}",
-                        s.model,
-                        s.attractor,
-                        s.vote_rule.as_str(),
-                        pt.k
-                    ),
+                    quantity: format!("{} true", pt.metric.as_str()),
+                    cell: cell.clone(),
+                    estimate: truth,
+                });
+                let quantity = if pt.truth.is_some() {
+                    format!("{} graded", pt.metric.as_str())
+                } else {
+                    pt.metric.as_str().to_string()
+                };
+                std::iter::once(Check {
+                    experiment: self.experiment.clone(),
+                    quantity,
+                    cell,
                     estimate: pt.estimate,
-                }
+                })
+                .chain(graded)
             })
             .collect()
     }
@@ -137,6 +220,41 @@ struct SeriesSpec {
     rule: VoteRule,
     /// Per-run noise omega: 0 uses the independent-sample closed forms and sampler.
     run_sd: f64,
+    /// Several attractors or extraction failures: the exact values of [`crate::exact::modes`]
+    /// and the literal sampler. `None` for the canonical model (today's code path).
+    modes: Option<ModeAnswers>,
+    verifier: Option<Verifier>,
+    grader: Option<Grader>,
+}
+
+impl SeriesSpec {
+    /// A model's series with `attractors` (its own, or a swept vector) and its extraction.
+    fn of(
+        model: &Model,
+        rates: Vec<f64>,
+        attractors: Vec<f64>,
+        split: f64,
+        rule: VoteRule,
+    ) -> Self {
+        let extraction = Extraction {
+            unparsed: model.unparsed,
+            split,
+        };
+        let canonical = attractors.len() <= 1 && extraction == Extraction::default();
+        SeriesSpec {
+            model: model.name.clone(),
+            rates,
+            attractor: attractors.first().copied().unwrap_or(0.0),
+            rule,
+            modes: (!canonical).then_some(ModeAnswers {
+                attractors,
+                extraction,
+            }),
+            verifier: model.verifier,
+            grader: model.grader,
+            run_sd: model.run_sd,
+        }
+    }
 }
 
 /// pass@k, pass^k and maj@k against k for each listed model.
@@ -156,13 +274,13 @@ pub fn curves(
         .iter()
         .map(|&m| {
             let model = &scenario.models[m];
-            SeriesSpec {
-                model: model.name.clone(),
-                rates: model.rates_on(&bench),
-                attractor: model.attractor,
-                rule: rule.unwrap_or(model.vote_rule),
-                run_sd: model.run_sd,
-            }
+            SeriesSpec::of(
+                model,
+                model.rates_on(&bench),
+                model.attractors.clone(),
+                model.split,
+                rule.unwrap_or(model.vote_rule),
+            )
         })
         .collect();
     build(
@@ -177,7 +295,8 @@ pub fn curves(
     )
 }
 
-/// maj@k (and pass@k for comparison) for each attractor share, one model.
+/// maj@k (and pass@k for comparison) for each swept value, one model: `axis` says whether a
+/// value is one attractor share, a factor on the whole vector or the `split` share.
 #[allow(clippy::too_many_arguments)]
 pub fn attractor_sweep(
     scenario: &Scenario,
@@ -185,6 +304,7 @@ pub fn attractor_sweep(
     key: u64,
     model: usize,
     attractors: &[f64],
+    axis: SweepAxis,
     ks: &[u32],
     votes: u64,
     rule: Option<VoteRule>,
@@ -194,15 +314,17 @@ pub fn attractor_sweep(
     let rates = m.rates_on(&scenario.benchmark.rates());
     let specs: Vec<SeriesSpec> = attractors
         .iter()
-        .map(|&a| SeriesSpec {
-            model: m.name.clone(),
-            rates: rates.clone(),
-            attractor: a,
-            rule: rule.unwrap_or(m.vote_rule),
-            run_sd: 0.0,
+        .map(|&x| {
+            let (vector, split) = axis.apply(&m.attractors, m.split, x);
+            SeriesSpec {
+                verifier: None,
+                grader: None,
+                run_sd: 0.0,
+                ..SeriesSpec::of(m, rates.clone(), vector, split, rule.unwrap_or(m.vote_rule))
+            }
         })
         .collect();
-    build(
+    let mut out = build(
         scenario.seed,
         name,
         key,
@@ -211,7 +333,10 @@ pub fn attractor_sweep(
         votes,
         &[Metric::PassAtK, Metric::MajAtK],
         progress,
-    )
+    );
+    out.axis =
+        (axis != SweepAxis::Share(0) || specs.iter().any(|s| s.modes.is_some())).then_some(axis);
+    out
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -236,6 +361,7 @@ fn build(
                 p: s.rates.clone(),
                 alpha: vec![s.attractor; s.rates.len()],
                 rule: s.rule,
+                modes: s.modes.clone(),
             })
         })
         .collect();
@@ -255,24 +381,39 @@ fn build(
             let cell_counts = &counts[base * ks.len() + ki];
             for &metric in metrics {
                 // Each per-problem probability with its complement, computed directly.
-                let pairs: Vec<(f64, f64)> = match metric {
-                    Metric::PassAtK => s
+                let graded: Vec<f64> = match &s.modes {
+                    None => s.rates.clone(),
+                    Some(md) => s
                         .rates
+                        .iter()
+                        .map(|&p| graded_rate(p, md.extraction))
+                        .collect(),
+                };
+                let pairs: Vec<(f64, f64)> = match metric {
+                    Metric::MajAtK if s.modes.is_some() => {
+                        let md = s.modes.as_ref().expect("modes");
+                        s.rates
+                            .iter()
+                            .map(|&p| maj_at_k_modes(p, &md.attractors, md.extraction, k, s.rule))
+                            .collect()
+                    }
+                    Metric::PassAtK => graded
                         .iter()
                         .map(|&p| (pass_at_k(p, k), pass_at_k_complement(p, k)))
                         .collect(),
-                    Metric::PassHatK => s
-                        .rates
+                    Metric::PassHatK => graded
                         .iter()
                         .map(|&p| (pass_hat_k(p, k), pass_hat_k_complement(p, k)))
                         .collect(),
                     Metric::MajAtK => maj_at_k_all_with_loss(&s.rates, s.attractor, k, s.rule),
+                    Metric::BestAtK => unreachable!("best@k points come from `selection`"),
                 };
                 let (exact, complement): (Vec<f64>, Vec<f64>) = pairs.into_iter().unzip();
                 let hits = |c: &VoteCounts| match metric {
                     Metric::PassAtK => c.any_correct,
                     Metric::PassHatK => c.all_correct,
                     Metric::MajAtK => c.wins,
+                    Metric::BestAtK => 0,
                 };
                 let total: u64 = cell_counts.iter().map(hits).sum();
                 let sim = total as f64 / (votes as f64 * s.rates.len() as f64);
@@ -288,38 +429,98 @@ fn build(
                     .counting(1.0 / (votes as f64 * s.rates.len() as f64)),
                     // Each problem's outcome in one run is one Bernoulli(q_i), for every metric.
                     seed_sd: vote_seed_sd(&exact, &complement),
+                    truth: None,
                 });
             }
         }
     }
-    let series = specs
+    let mut series: Vec<Series> = specs
         .iter()
-        .map(|s| {
-            let (pass_at_1, ceiling) = if s.run_sd > 0.0 {
+        .map(|s| match &s.modes {
+            None if s.run_sd > 0.0 => {
                 let means: Vec<f64> = s
                     .rates
                     .iter()
                     .map(|&p| run_corr::run_moments(p, s.run_sd).mean)
                     .collect();
-                (
-                    mean(&means),
-                    run_corr::maj_ceiling_run(&s.rates, s.attractor, s.run_sd),
-                )
-            } else {
-                (mean(&s.rates), maj_ceiling(&s.rates, s.attractor))
-            };
-            Series {
+                Series {
+                    model: s.model.clone(),
+                    attractor: s.attractor,
+                    vote_rule: s.rule,
+                    pass_at_1: mean(&means),
+                    threshold: attractor_threshold(s.attractor),
+                    ceiling: run_corr::maj_ceiling_run(&s.rates, s.attractor, s.run_sd),
+                    run_sd: s.run_sd,
+                    attractors: Vec::new(),
+                    unparsed: 0.0,
+                    split: 0.0,
+                    verifier: None,
+                    best_ceiling: None,
+                    best_leads: None,
+                    grader: None,
+                }
+            }
+            None => Series {
                 model: s.model.clone(),
                 attractor: s.attractor,
                 vote_rule: s.rule,
-                pass_at_1,
+                pass_at_1: mean(&s.rates),
                 threshold: attractor_threshold(s.attractor),
-                ceiling,
-                run_sd: s.run_sd,
-            }
+                ceiling: maj_ceiling(&s.rates, s.attractor),
+                run_sd: 0.0,
+                attractors: Vec::new(),
+                unparsed: 0.0,
+                split: 0.0,
+                verifier: None,
+                best_ceiling: None,
+                best_leads: None,
+                grader: None,
+            },
+            Some(md) => Series {
+                model: s.model.clone(),
+                attractor: s.attractor,
+                vote_rule: s.rule,
+                pass_at_1: s
+                    .rates
+                    .iter()
+                    .map(|&p| graded_rate(p, md.extraction))
+                    .sum::<f64>()
+                    / s.rates.len() as f64,
+                threshold: winning_threshold(&md.attractors, md.extraction.split),
+                ceiling: maj_ceiling_modes(
+                    &s.rates,
+                    &md.attractors,
+                    md.extraction,
+                    VoteRule::Random,
+                ),
+                run_sd: 0.0,
+                attractors: if md.attractors.len() > 1 {
+                    md.attractors.clone()
+                } else {
+                    Vec::new()
+                },
+                unparsed: md.extraction.unparsed,
+                split: md.extraction.split,
+                verifier: None,
+                best_ceiling: None,
+                best_leads: None,
+                grader: None,
+            },
         })
         .collect();
+    let selectors: Vec<Selector> = specs
+        .iter()
+        .map(|s| Selector {
+            rates: &s.rates,
+            attractor: s.attractor,
+            rule: s.rule,
+            verifier: s.verifier,
+            grader: s.grader,
+        })
+        .collect();
+    selection::apply(seed, key, &selectors, ks, votes, &mut series, &mut points);
     VoteCurves {
+        axis: None,
         experiment: name.to_string(),
         votes,
         problems: specs.first().map_or(0, |s| s.rates.len()),
@@ -372,6 +573,7 @@ fn run_noise_points(
                     Metric::PassAtK => run_corr::pass_at_k_run(p, s.run_sd, k),
                     Metric::PassHatK => run_corr::pass_hat_k_run(p, s.run_sd, k),
                     Metric::MajAtK => run_corr::maj_at_k_run(p, s.attractor, s.run_sd, k, s.rule),
+                    Metric::BestAtK => unreachable!("best@k points come from `selection`"),
                 })
                 .collect();
             let (exact, complement): (Vec<f64>, Vec<f64>) = pairs.into_iter().unzip();
@@ -381,6 +583,7 @@ fn run_noise_points(
                     Metric::PassAtK => t.any_correct,
                     Metric::PassHatK => t.all_correct,
                     Metric::MajAtK => t.vote_wins,
+                    Metric::BestAtK => 0,
                 })
                 .sum();
             points.push(VotePoint {
@@ -396,6 +599,7 @@ fn run_noise_points(
                 // One run of k samples per problem: each problem's outcome is one
                 // Bernoulli(q_i) with q_i already averaged over the run's eta.
                 seed_sd: vote_seed_sd(&exact, &complement),
+                truth: None,
             });
         }
     }

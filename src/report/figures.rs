@@ -1,5 +1,4 @@
 //! Turns finished results into [`Figure`] descriptions (no statistics computed here).
-use plotters::prelude::SeriesLabelPosition;
 
 use super::plot::{Band, Bars, Figure, Line, Markers, Note, Panel, Scale};
 use crate::experiments::budget::{BudgetCurves, BudgetMetric};
@@ -8,6 +7,8 @@ use crate::experiments::cost::{CostTable, Strategy as CostStrategy};
 use crate::experiments::noise::{H2HRow, HeadToHead, SeedVariance, SpreadRow, VoteSpread};
 use crate::experiments::votes::{Metric, VoteCurves};
 use crate::experiments::{Estimate, ExperimentResult, RunOutput};
+use crate::model::Verifier;
+use crate::scenario::SweepAxis;
 
 /// Percent of a fraction, for axes in percent.
 fn pct(x: f64) -> f64 {
@@ -22,6 +23,9 @@ fn title(run: &RunOutput, what: &str) -> String {
 pub fn experiment_figures(run: &RunOutput, result: &ExperimentResult) -> Vec<(String, Figure)> {
     match result {
         ExperimentResult::Curves(r) => vec![(r.experiment.clone(), curves_figure(run, r))],
+        ExperimentResult::AttractorSweep(r) if r.axis == Some(SweepAxis::Split) => {
+            vec![(r.experiment.clone(), split_figure(run, r))]
+        }
         ExperimentResult::AttractorSweep(r) => vec![(r.experiment.clone(), sweep_figure(run, r))],
         ExperimentResult::SeedVariance(r) => vec![
             (
@@ -107,7 +111,6 @@ fn contamination_figure(run: &RunOutput, r: &ContaminationResult) -> Figure {
             }
         }
     }
-    p.legend = SeriesLabelPosition::LowerRight;
     Figure {
         title: title(
             run,
@@ -262,8 +265,6 @@ fn budget_figure(run: &RunOutput, r: &BudgetCurves) -> Figure {
             }
         }
     }
-    acc.legend = SeriesLabelPosition::UpperLeft;
-    cut.legend = SeriesLabelPosition::UpperRight;
     Figure {
         title: title(
             run,
@@ -345,7 +346,6 @@ fn lengths_figure(run: &RunOutput, r: &BudgetCurves) -> Figure {
                 });
                 p.vlines.push((b, 7, label));
             }
-            p.legend = SeriesLabelPosition::UpperRight;
             p
         })
         .collect::<Vec<_>>();
@@ -433,7 +433,18 @@ fn cost_figure(run: &RunOutput, r: &CostTable) -> Figure {
     for (mi, m) in r.models.iter().enumerate() {
         let color = [0usize, 1, 2, 3, 4, 5][mi % 6];
         p.markers.push(Markers {
-            label: Some(format!("{} (k = 1: one sample; k > 1: maj@k)", m.model)),
+            label: Some(format!(
+                "{} (k = 1: one sample; k > 1: maj@k{})",
+                m.model,
+                if r.strategies
+                    .iter()
+                    .any(|s| s.model == m.model && s.best_of_k)
+                {
+                    ", or best@k where marked best"
+                } else {
+                    ""
+                }
+            )),
             color,
             points: finite
                 .iter()
@@ -452,14 +463,14 @@ fn cost_figure(run: &RunOutput, r: &CostTable) -> Figure {
                 pct(s.accuracy.sim) + 0.025 * (p.y_range.1 - p.y_range.0),
             ),
             text: format!(
-                "{} k={}{}",
+                "{} k={}{}{}",
                 s.model,
                 s.k,
+                if s.best_of_k { " best" } else { "" },
                 if s.frontier { " *" } else { "" }
             ),
         });
     }
-    p.legend = SeriesLabelPosition::LowerRight;
     Figure {
         title: title(
             run,
@@ -552,24 +563,55 @@ fn series_line(r: &VoteCurves, si: usize, metric: Metric) -> (XY, XYBars) {
 }
 
 fn curves_figure(run: &RunOutput, r: &VoteCurves) -> Figure {
-    let metrics = [
+    let all_metrics = [
         (Metric::PassAtK, 0usize),
         (Metric::MajAtK, 2),
         (Metric::PassHatK, 1),
+        (Metric::BestAtK, 3),
     ];
     let panels = r
         .series
         .iter()
         .enumerate()
         .map(|(si, s)| {
-            let mut p = Panel::new(
-                format!(
-                    "model {} (a = {}, {} ties, pass@1 {:.1}%)",
-                    s.model,
-                    s.attractor,
-                    s.vote_rule.as_str(),
+            let metrics: Vec<(Metric, usize)> = all_metrics
+                .into_iter()
+                .filter(|(m, _)| *m != Metric::BestAtK || s.verifier.is_some())
+                .collect();
+            let answers = if s.attractors.is_empty() && s.unparsed == 0.0 && s.split == 0.0 {
+                format!("a = {}", s.attractor)
+            } else {
+                s.modes_label()
+            };
+            // With a noisy grader the curves are graded: the title gives the graded pass@1 (the
+            // k = 1 point's exact value) beside the true one.
+            let graded_pass1 = r
+                .points
+                .iter()
+                .find(|pt| pt.series == si && pt.k == 1 && pt.metric == Metric::PassAtK)
+                .filter(|_| s.grader.is_some())
+                .map(|pt| pt.estimate.exact);
+            let pass1 = match graded_pass1 {
+                Some(g) => format!(
+                    "pass@1 {:.1}% graded, {:.1}% true",
+                    pct(g),
                     pct(s.pass_at_1)
                 ),
+                None => format!("pass@1 {:.1}%", pct(s.pass_at_1)),
+            };
+            let mut heading = format!(
+                "model {} ({answers}, {} ties, {pass1})",
+                s.model,
+                s.vote_rule.as_str(),
+            );
+            if let Some(v) = &s.verifier {
+                heading += &format!(", verifier {}", v.describe());
+            }
+            if let Some(g) = &s.grader {
+                heading += &format!(", graded with fpr {} fnr {}", g.fpr, g.fnr);
+            }
+            let mut p = Panel::new(
+                heading,
                 "k (samples per problem, log2 scale)",
                 "benchmark score (%)",
             );
@@ -617,16 +659,50 @@ fn curves_figure(run: &RunOutput, r: &VoteCurves) -> Figure {
                 dashed: true,
                 points: vec![(p.x_range.0, pct(s.ceiling)), (p.x_range.1, pct(s.ceiling))],
             });
+            if let Some(c) = s.best_ceiling {
+                p.lines.push(Line {
+                    label: Some(format!(
+                        "best@k ceiling {:.1}% ({})",
+                        pct(c),
+                        match s.verifier {
+                            Some(Verifier::Threshold(_)) => {
+                                "the verifier's precision: mean of alpha/(alpha+beta)"
+                            }
+                            _ => "reward model: a correct sample tops the rest as k grows",
+                        }
+                    )),
+                    color: 3,
+                    dashed: true,
+                    points: vec![(p.x_range.0, pct(c)), (p.x_range.1, pct(c))],
+                });
+            }
+            if s.grader.is_some() {
+                // The true values beside the graded ones: how much the grader inflates them.
+                for (metric, color) in [(Metric::PassAtK, 0usize), (Metric::MajAtK, 2)] {
+                    let points: Vec<(f64, f64)> = r
+                        .points
+                        .iter()
+                        .filter(|q| q.series == si && q.metric == metric)
+                        .filter_map(|q| q.truth.map(|t| (f64::from(q.k), pct(t.exact))))
+                        .collect();
+                    p.lines.push(Line {
+                        label: Some(format!("{} true (perfect grader)", metric.as_str())),
+                        color: if color == 0 { 5 } else { 7 },
+                        dashed: true,
+                        points,
+                    });
+                }
+            }
             fit_pct_y(&mut p);
-            // Headroom above the data for the legend (one row of ~16 px per entry in a plot
-            // area of ~470 px), so it covers no curve; ticks stop at the data's own range.
+            // Headroom above the data for the legend (one 18 px row per entry, padding and
+            // inset, in a plot area of ~470 px), so the placement finds a spot covering no
+            // curve; ticks stop at the data's own range.
             let entries = p.lines.iter().filter(|l| l.label.is_some()).count()
                 + p.bands.iter().filter(|b| b.label.is_some()).count();
-            let share = (entries as f64 * 16.0 + 12.0) / 470.0;
+            let share = (entries as f64 * 18.0 + 26.0) / 470.0;
             let (lo, top) = p.y_range;
             p.y_range.1 = (top - share * lo) / (1.0 - share);
             p.y_tick_max = Some(top);
-            p.legend = SeriesLabelPosition::UpperLeft;
             p
         })
         .collect::<Vec<_>>();
@@ -666,11 +742,19 @@ fn sweep_figure(run: &RunOutput, r: &VoteCurves) -> Figure {
         let color = [0usize, 1, 2, 3, 4, 5, 7][si % 7];
         let (line, marks) = series_line(r, si, Metric::MajAtK);
         p.lines.push(Line {
-            label: Some(format!(
-                "maj@k, a = {} (ceiling {:.1}%)",
-                s.attractor,
-                pct(s.ceiling)
-            )),
+            label: Some(if r.axis.is_some() {
+                format!(
+                    "maj@k, {} (ceiling {:.1}%)",
+                    s.modes_label(),
+                    pct(s.ceiling)
+                )
+            } else {
+                format!(
+                    "maj@k, a = {} (ceiling {:.1}%)",
+                    s.attractor,
+                    pct(s.ceiling)
+                )
+            }),
             color,
             dashed: false,
             points: line,
@@ -690,12 +774,100 @@ fn sweep_figure(run: &RunOutput, r: &VoteCurves) -> Figure {
     fit_pct_y(&mut p);
     // Room under the lowest curve for the legend (one row per share).
     p.y_range.0 = (p.y_range.0 - 2.0 * (r.series.len() + 1) as f64).max(0.0);
-    p.legend = SeriesLabelPosition::LowerRight;
     Figure {
         title: title(
             run,
             &format!(
-                "{}: maj@k by attractor share a ({} votes/problem)",
+                "{}: maj@k by {} ({} votes/problem)",
+                r.experiment,
+                r.axis
+                    .map_or_else(|| "attractor share a".to_string(), |a| a.label()),
+                r.votes
+            ),
+        ),
+        panels: vec![p],
+        columns: 1,
+        size: (1200, 720),
+    }
+}
+
+/// A `split` sweep: maj@k at each k against the split share (lines exact, dots simulated with
+/// 95% CIs), with pass@1 and pass@k at the largest k, which the split cannot move.
+fn split_figure(run: &RunOutput, r: &VoteCurves) -> Figure {
+    let s0 = &r.series[0];
+    let xs: Vec<f64> = r.series.iter().map(|s| s.split).collect();
+    let mut p = Panel::new(
+        format!(
+            "model {} ({} ties, attractors {}); lines exact, dots simulated (95% CI)",
+            s0.model,
+            s0.vote_rule.as_str(),
+            if s0.attractors.is_empty() {
+                s0.attractor.to_string()
+            } else {
+                format!("{:?}", s0.attractors)
+            }
+        ),
+        "split (share of correct samples in a form the normaliser does not merge)",
+        "benchmark score (%)",
+    );
+    let (lo, hi) = (
+        xs.iter().copied().fold(f64::INFINITY, f64::min),
+        xs.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+    );
+    let pad = 0.04 * (hi - lo).max(0.05);
+    p.x_range = (lo - pad, hi + pad);
+    let kmax = *r.k.last().unwrap_or(&1);
+    let at = |si: usize, k: u32, m: Metric| {
+        r.points
+            .iter()
+            .find(|q| q.series == si && q.k == k && q.metric == m)
+            .map(|q| q.estimate)
+    };
+    p.lines.push(Line {
+        label: Some("pass@1 (exact)".into()),
+        color: 6,
+        dashed: true,
+        points: r
+            .series
+            .iter()
+            .map(|s| (s.split, pct(s.pass_at_1)))
+            .collect(),
+    });
+    p.lines.push(Line {
+        label: Some(format!("pass@{kmax} (exact)")),
+        color: 0,
+        dashed: true,
+        points: (0..r.series.len())
+            .filter_map(|si| at(si, kmax, Metric::PassAtK).map(|e| (xs[si], pct(e.exact))))
+            .collect(),
+    });
+    for (ki, &k) in r.k.iter().filter(|&&k| k > 1).enumerate() {
+        let color = [2usize, 1, 3, 4, 5, 7][ki % 6];
+        let est: Vec<(f64, Estimate)> = (0..r.series.len())
+            .filter_map(|si| at(si, k, Metric::MajAtK).map(|e| (xs[si], e)))
+            .collect();
+        p.lines.push(Line {
+            label: Some(format!("maj@{k}")),
+            color,
+            dashed: false,
+            points: est.iter().map(|(x, e)| (*x, pct(e.exact))).collect(),
+        });
+        p.markers.push(Markers {
+            label: None,
+            color,
+            points: est
+                .iter()
+                .map(|(x, e)| (*x, pct(e.sim), pct(e.ci_low), pct(e.ci_high)))
+                .collect(),
+        });
+    }
+    fit_pct_y(&mut p);
+    p.y_range.0 = (p.y_range.0 - 2.0 * (r.k.len() + 2) as f64).max(0.0);
+    Figure {
+        title: title(
+            run,
+            &format!(
+                "{}: maj@k falls with the split share while pass@1 stays ({} votes/problem)",
                 r.experiment, r.votes
             ),
         ),
@@ -739,7 +911,9 @@ fn seed_histograms(run: &RunOutput, r: &SeedVariance) -> Figure {
                 .chain(row.normal_curve.iter().map(|c| c.1 / 100.0))
                 .fold(0.0, f64::max);
             p.x_range = (xlo, xhi);
-            p.y_range = (0.0, ymax * 1.15);
+            // Headroom above the peak for the legend; ticks stop near the data.
+            p.y_range = (0.0, ymax * 1.35);
+            p.y_tick_max = Some(ymax * 1.15);
             p.bars.push(Bars {
                 label: Some(format!("{} simulated reruns", r.reruns)),
                 color: 0,
@@ -765,7 +939,6 @@ fn seed_histograms(run: &RunOutput, r: &SeedVariance) -> Figure {
                 )),
             ));
             p.vlines.push((pct(row.sim_interval.1), 2, None));
-            p.legend = SeriesLabelPosition::UpperLeft;
             p
         })
         .collect();
@@ -843,7 +1016,6 @@ fn seed_sd_figure(run: &RunOutput, r: &SeedVariance) -> Figure {
             (p.x_range.1, pct(r.question_se)),
         ],
     });
-    p.legend = SeriesLabelPosition::UpperRight;
     Figure {
         title: title(
             run,
@@ -886,7 +1058,6 @@ fn spread_figure(run: &RunOutput, r: &VoteSpread) -> Figure {
             r.rows.iter().map(|x| (f64::from(x.k), get(x))).collect();
         exact_and_simulated(&mut p, Some(format!("{label} exact")), None, color, &points);
     }
-    p.legend = SeriesLabelPosition::UpperRight;
     if r.rows.len() == 1 {
         // A single k: draw each exact value as a short level so it stays visible.
         p.x_range = (p.x_range.0 / 2.0, p.x_range.1 * 2.0);
@@ -949,8 +1120,58 @@ fn h2h_figure(run: &RunOutput, r: &HeadToHead) -> Figure {
             r.rows.iter().map(|x| (f64::from(x.n), get(x))).collect();
         exact_and_simulated(&mut p, Some(label.into()), None, color, &points);
     }
-    p.legend = SeriesLabelPosition::UpperRight;
-    Figure { title: title(run, &format!("{}: how often the better model loses a rerun ({} reruns; lines exact, dots simulated)", r.experiment, r.reruns)), panels: vec![p], columns: 1, size: (1100, 600) }
+    let mut panels = vec![p];
+    let mut size = (1100, 600);
+    if let Some(d) = &r.disagreement {
+        panels.push(disagreement_panel(r, d));
+        size = (1100, 1100);
+    }
+    Figure { title: title(run, &format!("{}: how often the better model loses a rerun ({} reruns; lines exact, dots simulated)", r.experiment, r.reruns)), panels, columns: 1, size }
+}
+
+/// With `shift_sd` > 0: the per-problem difference p_B - p_A against the benchmark's rate, with
+/// tau and with the constant shifts alone.
+fn disagreement_panel(r: &HeadToHead, d: &crate::experiments::noise::Disagreement) -> Panel {
+    let corr = |x: Option<f64>| x.map_or_else(|| "n/a".to_string(), |c| format!("{c:.2}"));
+    let mut p = Panel::new(
+        format!(
+            "Per-problem difference B - A: SD {:.1} points across problems (constant shifts alone: {:.1}); logit correlation {} population, {} this benchmark",
+            pct(d.difference_sd),
+            pct(d.difference_sd_constant_shift),
+            corr(d.population_correlation),
+            corr(d.realised_correlation)
+        ),
+        "benchmark solve rate of the problem (%)",
+        format!("p_{} - p_{} (points)", r.b, r.a),
+    );
+    let mut pts: Vec<(f64, f64, f64)> = d
+        .per_problem
+        .iter()
+        .map(|&(x, y, c)| (pct(x), pct(y), pct(c)))
+        .collect();
+    pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let (lo, hi) = pts.iter().fold((0.0f64, 0.0f64), |(lo, hi), &(_, y, c)| {
+        (lo.min(y).min(c), hi.max(y).max(c))
+    });
+    let pad = 0.08 * (hi - lo).max(1.0);
+    p.x_range = (0.0, 100.0);
+    p.y_range = (lo - pad, hi + pad);
+    p.lines.push(Line {
+        label: Some("constant shifts alone (shift_sd = 0)".into()),
+        color: 7,
+        dashed: true,
+        points: pts.iter().map(|&(x, _, c)| (x, c)).collect(),
+    });
+    p.markers.push(Markers {
+        label: Some(format!(
+            "each problem, shift_sd A = {}, B = {}",
+            crate::experiments::num(d.tau_a),
+            crate::experiments::num(d.tau_b)
+        )),
+        color: 5,
+        points: pts.iter().map(|&(x, y, _)| (x, y, y, y)).collect(),
+    });
+    p
 }
 
 fn placement_name(p: crate::model::Placement) -> &'static str {

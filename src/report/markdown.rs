@@ -6,7 +6,7 @@ use crate::experiments::cost::CostTable;
 use crate::experiments::noise::{HeadToHead, SeedVariance, VoteSpread};
 use crate::experiments::votes::{Metric, VoteCurves};
 use crate::experiments::Estimate;
-use crate::experiments::{ExperimentResult, RunOutput};
+use crate::experiments::{num, ExperimentResult, RunOutput};
 
 fn pct(x: f64) -> String {
     format!("{:.2}%", 100.0 * x)
@@ -101,6 +101,27 @@ pub fn summary(run: &RunOutput) -> Summary {
                     exact: v.pass_at_1_b - v.pass_at_1_a,
                     sim: None,
                 });
+                if let Some(d) = &v.disagreement {
+                    for (what, x) in [
+                        ("population", d.population_correlation),
+                        ("realised", d.realised_correlation),
+                    ] {
+                        if let Some(c) = x {
+                            headline.push(Headline {
+                                experiment: v.experiment.clone(),
+                                name: format!("logit correlation {} ~ {} ({what})", v.a, v.b),
+                                exact: c,
+                                sim: None,
+                            });
+                        }
+                    }
+                    headline.push(Headline {
+                        experiment: v.experiment.clone(),
+                        name: format!("per-problem SD of p_{} - p_{}", v.b, v.a),
+                        exact: d.difference_sd,
+                        sim: None,
+                    });
+                }
                 for row in &v.rows {
                     headline.push(Headline {
                         experiment: v.experiment.clone(),
@@ -163,7 +184,7 @@ pub fn summary(run: &RunOutput) -> Summary {
 fn vote_headline(v: &VoteCurves, out: &mut Vec<Headline>) {
     let kmax = *v.k.last().unwrap_or(&1);
     for (si, s) in v.series.iter().enumerate() {
-        let tag = format!("{} a={}", s.model, s.attractor);
+        let tag = format!("{} {}", s.model, s.modes_label());
         out.push(Headline {
             experiment: v.experiment.clone(),
             name: format!("{tag} pass@1"),
@@ -180,8 +201,9 @@ fn vote_headline(v: &VoteCurves, out: &mut Vec<Headline>) {
             out.push(Headline {
                 experiment: v.experiment.clone(),
                 name: format!(
-                    "{tag} {}",
-                    p.metric.as_str().replace('k', &kmax.to_string())
+                    "{tag} {}{}",
+                    p.metric.as_str().replace('k', &kmax.to_string()),
+                    if p.truth.is_some() { " graded" } else { "" }
                 ),
                 exact: p.estimate.exact,
                 sim: Some(p.estimate.sim),
@@ -226,7 +248,12 @@ fn cost_headline(c: &CostTable, out: &mut Vec<Headline>) {
     for s in &c.strategies {
         out.push(Headline {
             experiment: c.experiment.clone(),
-            name: format!("{} k={} tokens per correct", s.model, s.k),
+            name: format!(
+                "{} k={}{} tokens per correct",
+                s.model,
+                s.k,
+                if s.best_of_k { " best-of-k" } else { "" }
+            ),
             exact: s.tokens_per_correct.exact,
             sim: Some(s.tokens_per_correct.sim),
         });
@@ -327,9 +354,10 @@ fn cost_md(c: &CostTable) -> String {
     for s in &c.strategies {
         let (a, t, r) = (s.accuracy, s.tokens_per_sample, s.tokens_per_correct);
         md += &format!(
-            "| {} | {} | {} ({} ± {:.2}) | {} ({} ± {:.0}) | {} ({} ± {:.0}) | {} |",
+            "| {} | {}{} | {} ({} ± {:.2}) | {} ({} ± {:.0}) | {} ({} ± {:.0}) | {} |",
             s.model,
             s.k,
+            if s.best_of_k { " (best-of-k)" } else { "" },
             pct(a.exact),
             pct(a.sim),
             100.0 * a.se,
@@ -356,6 +384,8 @@ pub fn headline_value(h: &Headline, v: f64) -> String {
     let points = [" SD", " SE", " gap"].iter().any(|w| h.name.contains(w));
     if h.name.ends_with("tokens per correct") || h.name.starts_with("crossover") {
         tokens(v)
+    } else if h.name.starts_with("logit correlation") {
+        format!("{v:.3}")
     } else if points {
         format!("{:.2} pts", 100.0 * v)
     } else {
@@ -439,6 +469,8 @@ pub fn caption(r: &ExperimentResult, file: &str) -> &'static str {
     let tail = stem.strip_prefix(r.name()).unwrap_or("");
     match (r, tail) {
         (ExperimentResult::Curves(_), _) => "pass@k, maj@k and pass^k against k (lines exact, dots simulated with 95% CIs, bands ±1 seed SD of one run on this benchmark: the spread a rerun with another seed shows); the dashed line is maj@k's large-k ceiling.",
+        (ExperimentResult::AttractorSweep(v), _) if v.axis == Some(crate::scenario::SweepAxis::Split) => "maj@k at each k against the split share (lines exact, dots simulated with 95% CIs), with pass@1 and pass@k at the largest k (dashed), which the split does not move.",
+        (ExperimentResult::AttractorSweep(v), _) if v.axis.is_some() => "maj@k against k for each setting of the model's attractor shares, with pass@k for comparison; each dashed line is that setting's large-k ceiling (a problem is won in the limit iff p max(s, 1 - s) > a_j (1 - p) for every j).",
         (ExperimentResult::AttractorSweep(_), _) => "maj@k against k for each attractor share a, with pass@k for comparison; each dashed line is that share's large-k ceiling.",
         (ExperimentResult::SeedVariance(_), "-histograms") => "The benchmark score across simulated reruns for each n, with the normal curve of the exact mean and SD and the central 95% interval.",
         (ExperimentResult::SeedVariance(_), _) => "The seed SD of the score falls as 1/sqrt(n), while the question-sampling SE does not: the total SE (seed and question sampling) levels off at it, however many samples per problem.",
@@ -447,6 +479,7 @@ pub fn caption(r: &ExperimentResult, file: &str) -> &'static str {
         (ExperimentResult::Budget(_), "-lengths") => "Trace lengths per model, correct and wrong (bars simulated, lines exact), with the budgets as dashed lines.",
         (ExperimentResult::Budget(_), _) => "Accuracy of one sample (left) and the share of traces cut off (right) against the token budget; dashed verticals mark the crossovers.",
         (ExperimentResult::Cost(_), _) => "Accuracy against tokens per correct answer for each strategy (model, k); the line is the exact Pareto frontier.",
+        (ExperimentResult::Plan(_), "-detectable") => "The smallest gap a two-sided 5% test finds with 80% power, per design (population: new problems, question + sampling noise; fixed: these problems, sampling noise only), with the simulated mean of B - A there.",
         (ExperimentResult::Plan(_), "-heatmap") => "Each cell of the grid coloured by the planned quantity; outlined cells meet the target.",
         (ExperimentResult::Plan(_), _) => "How often the better model scores at or below the worse one in one rerun, against the number of problems N.",
         (ExperimentResult::Contamination(_), _) => "Power of the public-minus-fresh test (flag when the public score exceeds the fresh one by more than the threshold that keeps false alarms at alpha) against the fresh set size, for each contaminated share; vertical lines mark each share's smallest fresh set reaching the target power.",
@@ -500,30 +533,97 @@ fn cell(v: &VoteCurves, si: usize, k: u32, m: Metric) -> String {
         .iter()
         .find(|p| p.series == si && p.k == k && p.metric == m)
         .map_or("".into(), |p| {
-            format!(
+            let graded = format!(
                 "{} ({} ± {:.2})",
                 pct(p.estimate.exact),
                 pct(p.estimate.sim),
                 100.0 * p.estimate.se
-            )
+            );
+            match p.truth {
+                Some(t) => format!("{graded}; true {}", pct(t.exact)),
+                None => graded,
+            }
         })
+}
+
+/// "k = 2-16, 64" from the k values where best@k leads maj@k (runs of consecutive entries of
+/// the experiment's k list joined).
+fn k_ranges(all: &[u32], leads: &[u32]) -> String {
+    let mut runs: Vec<(u32, u32)> = Vec::new();
+    let mut prev_in = false;
+    for &k in all {
+        let on = leads.contains(&k);
+        match (on, prev_in, runs.last_mut()) {
+            (true, true, Some(last)) => last.1 = k,
+            (true, _, _) => runs.push((k, k)),
+            _ => {}
+        }
+        prev_in = on;
+    }
+    runs.iter()
+        .map(|&(a, b)| {
+            if a == b {
+                a.to_string()
+            } else {
+                format!("{a}-{b}")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn curves_md(v: &VoteCurves) -> String {
     let mut md = String::new();
     for (si, s) in v.series.iter().enumerate() {
-        md += &format!(
-            "Model `{}`: pass@1 {}, attractor share a = {}, vote rule `{}`; maj@k tends to {} (the share of problems with p > a/(1+a) = {:.3}).\n\n",
-            s.model, pct(s.pass_at_1), s.attractor, s.vote_rule.as_str(), pct(s.ceiling), s.threshold
-        );
-        md += "| k | pass@k | pass^k | maj@k |\n|---:|---:|---:|---:|\n";
+        md += &if s.attractors.is_empty() && s.unparsed == 0.0 && s.split == 0.0 {
+            format!(
+                "Model `{}`: pass@1 {}, attractor share a = {}, vote rule `{}`; maj@k tends to {} (the share of problems with p > a/(1+a) = {:.3}).\n\n",
+                s.model, pct(s.pass_at_1), s.attractor, s.vote_rule.as_str(), pct(s.ceiling), s.threshold
+            )
+        } else {
+            format!(
+                "Model `{}`: graded pass@1 {}, answers {}, vote rule `{}`; maj@k tends to {} (the share of problems with p max(s, 1 - s) > a_j (1 - p) for every attractor j, i.e. p > {:.3}).\n\n",
+                s.model, pct(s.pass_at_1), s.modes_label(), s.vote_rule.as_str(), pct(s.ceiling), s.threshold
+            )
+        };
+        if let Some(g) = &s.grader {
+            md += &format!("Graded by a noisy grader (fpr {}, fnr {}): every cell is the graded value, what the harness prints, with the true value after it.\n\n", g.fpr, g.fnr);
+        }
+        let best = s.verifier.is_some();
+        if let (Some(verifier), Some(c), Some(leads)) = (&s.verifier, s.best_ceiling, &s.best_leads)
+        {
+            let lead = if leads.is_empty() {
+                "best@k is never above maj@k at these k".to_string()
+            } else if leads.len() == v.k.len() {
+                "best@k is above maj@k at every k listed".to_string()
+            } else {
+                format!(
+                    "best@k is above maj@k at k = {} and at or below it elsewhere (the crossovers)",
+                    k_ranges(&v.k, leads)
+                )
+            };
+            md += &format!(
+                "Verifier {}: best@k tends to {}; {lead}.\n\n",
+                verifier.describe(),
+                pct(c)
+            );
+        }
+        if best {
+            md += "| k | pass@k | pass^k | maj@k | best@k |\n|---:|---:|---:|---:|---:|\n";
+        } else {
+            md += "| k | pass@k | pass^k | maj@k |\n|---:|---:|---:|---:|\n";
+        }
         for &k in &v.k {
             md += &format!(
-                "| {k} | {} | {} | {} |\n",
+                "| {k} | {} | {} | {} |",
                 cell(v, si, k, Metric::PassAtK),
                 cell(v, si, k, Metric::PassHatK),
                 cell(v, si, k, Metric::MajAtK)
             );
+            if best {
+                md += &format!(" {} |", cell(v, si, k, Metric::BestAtK));
+            }
+            md += "\n";
         }
         md += "\n";
     }
@@ -531,6 +631,9 @@ fn curves_md(v: &VoteCurves) -> String {
 }
 
 fn sweep_md(v: &VoteCurves) -> String {
+    if v.axis.is_some() {
+        return sweep_axis_md(v);
+    }
     let kmax = *v.k.last().unwrap_or(&1);
     let mut md = format!(
         "maj@{kmax} against the attractor share a (model `{}`; pass@{kmax} = {} for every a):\n\n",
@@ -542,6 +645,29 @@ fn sweep_md(v: &VoteCurves) -> String {
         md += &format!(
             "| {} | {:.3} | {} | {} |\n",
             s.attractor,
+            s.threshold,
+            pct(s.ceiling),
+            cell(v, si, kmax, Metric::MajAtK)
+        );
+    }
+    md + "\n"
+}
+
+/// A sweep of another axis than the one attractor share: one row per swept setting.
+fn sweep_axis_md(v: &VoteCurves) -> String {
+    let kmax = *v.k.last().unwrap_or(&1);
+    let what = v.axis.map_or_else(|| "a".to_string(), |a| a.label());
+    let mut md = format!(
+        "maj@{kmax} against {what} (model `{}`), with pass@1 and pass@{kmax} beside it:\n\n",
+        v.series[0].model,
+    );
+    md += &format!("| answers | pass@1 | pass@{kmax} | threshold | ceiling | maj@{kmax} |\n|---|---:|---:|---:|---:|---:|\n");
+    for (si, s) in v.series.iter().enumerate() {
+        md += &format!(
+            "| {} | {} | {} | {:.3} | {} | {} |\n",
+            s.modes_label(),
+            pct(s.pass_at_1),
+            cell(v, si, kmax, Metric::PassAtK),
             s.threshold,
             pct(s.ceiling),
             cell(v, si, kmax, Metric::MajAtK)
@@ -609,6 +735,9 @@ fn h2h_md(v: &HeadToHead) -> String {
         "`{}` (pass@1 {}) against `{}` (pass@1 {}): a true gap of {:+.2} points. Each rerun scores both models on independent seeds; {} reruns per n. Probabilities in percent.\n\n",
         v.b, pct(v.pass_at_1_b), v.a, pct(v.pass_at_1_a), 100.0 * (v.pass_at_1_b - v.pass_at_1_a), v.reruns
     );
+    if let Some(d) = &v.disagreement {
+        md += &disagreement_md(v, d);
+    }
     md += "| n | P(B < A) | P(B = A) | P(B > A) | P(B <= A) |\n|---:|---:|---:|---:|---:|\n";
     for r in &v.rows {
         md += &format!(
@@ -665,6 +794,22 @@ fn contamination_md(c: &crate::experiments::contamination::ContaminationResult) 
     }
     md += &format!("\nPlan table: `{}-plan.csv`.\n\n", c.experiment);
     md
+}
+
+/// The paragraph on per-problem disagreement of a head-to-head with `shift_sd` > 0.
+fn disagreement_md(v: &HeadToHead, d: &crate::experiments::noise::Disagreement) -> String {
+    let corr = |x: Option<f64>| x.map_or_else(|| "undefined".to_string(), |c| format!("{c:.3}"));
+    let population = match d.population_correlation {
+        Some(c) => format!(
+            "{c:.3} in the population of problems (sigma^2 / sqrt((sigma^2 + tau_A^2)(sigma^2 + tau_B^2)))"
+        ),
+        None => "not defined in the population for an explicit list of benchmark rates".into(),
+    };
+    format!(
+        "Per-problem disagreement: `{}` has shift_sd {} and `{}` has shift_sd {} (logits). The correlation of the two models' per-problem logits is {population}, and {} on this fixed benchmark. The difference p_B - p_A varies across problems with SD {:.2} points ({:.2} points with the constant shifts alone): the paired difference is not one number.\n\n",
+        v.a, num(d.tau_a), v.b, num(d.tau_b), corr(d.realised_correlation),
+        100.0 * d.difference_sd, 100.0 * d.difference_sd_constant_shift
+    )
 }
 
 fn plan_md(p: &crate::experiments::plan::PlanResult) -> String {

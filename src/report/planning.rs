@@ -1,11 +1,10 @@
 //! Outputs of `evalsim plan`: the table, the figures and the answer paragraph (nothing computed
 //! here beyond picking finished numbers).
-use plotters::prelude::SeriesLabelPosition;
 
 use super::plot::{self, HeatFigure, HeatPanel, Line, Markers, Panel, Scale};
 use super::tables::{num, Csv};
 use super::{Artifact, ReportError};
-use crate::experiments::plan::{Answer, Design, Metric, PlanCell, PlanResult};
+use crate::experiments::plan::{Answer, Design, Metric, PlanCell, PlanResult, DETECT_POWER};
 
 fn pct(x: f64) -> f64 {
     100.0 * x
@@ -16,6 +15,7 @@ pub fn plan_csv(r: &PlanResult) -> String {
     let mut csv = Csv::new(&[
         "mu",
         "sigma",
+        "shift_sd",
         "metric",
         "attractor",
         "vote_rule",
@@ -46,6 +46,11 @@ pub fn plan_csv(r: &PlanResult) -> String {
         "reruns",
         "meets_loss_or_tie",
         "meets_halfwidth",
+        "question_se",
+        "min_gap_logits_80",
+        "min_gap_80",
+        "min_gap_logits_target",
+        "min_gap_target",
     ]);
     let s = &r.spec;
     let (attractor, rule) = match s.metric {
@@ -82,6 +87,7 @@ pub fn plan_csv(r: &PlanResult) -> String {
         let mut row = vec![
             num(s.mu),
             num(s.sigma),
+            num(s.shift_sd),
             s.metric.label().into(),
             attractor.clone(),
             rule.clone(),
@@ -102,9 +108,34 @@ pub fn plan_csv(r: &PlanResult) -> String {
         row.extend(sim);
         row.push((c.loss_or_tie <= s.target_loss_or_tie).to_string());
         row.push((c.halfwidth <= s.target_halfwidth).to_string());
+        row.push(num(c.question_se));
+        for power in [Some(DETECT_POWER), s.target_power] {
+            let d = power.and_then(|p| detectable(r, c.design, c.problems, c.samples, p));
+            match d {
+                Some(d) => {
+                    row.push(num(d.gap_logits));
+                    row.push(num(d.gap));
+                }
+                None => row.extend([String::new(), String::new()]),
+            }
+        }
         csv.row(row);
     }
     csv.finish()
+}
+
+/// The cell at the minimum detectable gap of (design, N, n) at `power`, if it was reached.
+fn detectable(
+    r: &PlanResult,
+    design: Design,
+    big_n: usize,
+    n: u32,
+    power: f64,
+) -> Option<&PlanCell> {
+    r.detectable
+        .iter()
+        .find(|d| d.design == design && d.problems == big_n && d.samples == n && d.power == power)
+        .and_then(|d| d.cell.as_ref())
 }
 
 /// The letter of the grid's second axis: n (pass@1) or k (maj@k).
@@ -115,15 +146,21 @@ fn axis(r: &PlanResult) -> &'static str {
     }
 }
 
-fn design_words(d: Design) -> &'static str {
+/// The short name of a design, saying which error sources it holds.
+fn design_short(d: Design) -> &'static str {
     match d {
-        Design::Fixed => "on a fixed benchmark (the same problems for both models, independent seeds)",
-        Design::PopulationPaired => {
-            "when the problems are a sample from a population and both models answer the same ones (paired)"
-        }
-        Design::PopulationUnpaired => "when each model answers its own sample of problems (unpaired)",
+        Design::Fixed => "fixed benchmark (sampling noise only)",
+        Design::PopulationPaired => "population, paired (question + sampling noise)",
+        Design::PopulationUnpaired => "population, unpaired (question + sampling noise)",
     }
 }
+
+/// The designs, population first: the plan's question is about the models, not one problem set.
+const ANSWER_ORDER: [Design; 3] = [
+    Design::PopulationPaired,
+    Design::PopulationUnpaired,
+    Design::Fixed,
+];
 
 fn thousands(x: u64) -> String {
     let s = x.to_string();
@@ -153,24 +190,48 @@ fn answer_text(r: &PlanResult, a: &Answer) -> String {
                 ),
             };
             format!(
-                "N = {} problems with {each} ({} samples per model; {what}) {}",
+                "N = {} problems with {each} ({} samples per model; {what})",
                 thousands(big_n as u64),
                 thousands(big_n as u64 * u64::from(n)),
-                design_words(a.design)
             )
         }
         None => format!(
-            "a larger grid: no cell suffices {} (try larger N or {})",
-            design_words(a.design),
+            "a larger grid (no cell suffices; try larger N or {})",
             axis(r)
         ),
     }
 }
 
-/// The answer: one paragraph per gap, ready to paste into a plan.
+/// A score gap in points with its logit shift: `+3.0 points (+0.21 logits)`.
+fn gap_points_text(c: &PlanCell) -> String {
+    format!(
+        "{:+.2} points ({} logits)",
+        pct(c.gap),
+        gap_text(c.gap_logits)
+    )
+}
+
+/// The answer: one paragraph per gap, ready to paste into a plan, then the minimum detectable
+/// gaps and what the fixed-benchmark numbers leave out.
 pub fn paragraph(r: &PlanResult) -> String {
     let s = &r.spec;
     let mut out = String::new();
+    let disagreement = if s.shift_sd == 0.0 {
+        "B is A shifted by the same amount on every problem (shift_sd = 0)".to_string()
+    } else {
+        let fixed: Vec<String> = r
+            .logit_correlation
+            .0
+            .iter()
+            .map(|(n, c)| format!("{c:.3} at N = {}", thousands(*n as u64)))
+            .collect();
+        format!(
+            "B also disagrees with A problem by problem: its logit is A's + gap + {} e with e standard normal per problem (shift_sd), so the two models' per-problem logits correlate {:.3} in the population (on the fixed benchmarks: {})",
+            s.shift_sd,
+            r.logit_correlation.1,
+            fixed.join(", ")
+        )
+    };
     for &gap in &s.gaps {
         let pick = |design: Design, target: &str| {
             r.answers
@@ -186,17 +247,6 @@ pub fn paragraph(r: &PlanResult) -> String {
                     && Some(&c.problems) == s.problems.first()
             })
             .map(|c| (c.samples, c.gap))
-            .collect();
-        let lt: Vec<String> = Design::ALL
-            .iter()
-            .filter_map(|&d| pick(d, "loss_or_tie"))
-            .take(1)
-            .map(|a| answer_text(r, a))
-            .collect();
-        let hw: Vec<String> = Design::ALL
-            .iter()
-            .filter_map(|&d| pick(d, "halfwidth"))
-            .map(|a| answer_text(r, a))
             .collect();
         let score = match s.metric {
             Metric::Pass1 => format!(
@@ -217,10 +267,12 @@ pub fn paragraph(r: &PlanResult) -> String {
         };
         out.push_str(&format!(
             "Model B is {} logits better than model A on problems whose solve rates are \
-             logit-normal(mu = {}, sigma = {}): {score}. Searching N in {:?} and {} in {:?} for \
-             the fewest samples N x {}: for B to lose or tie a rerun at most {}% of the time, \
-             use {}. For a 95% confidence interval on the difference no wider than +/-{} points, \
-             use {}; {}; and {}.\n\n",
+             logit-normal(mu = {}, sigma = {}): {score}; {disagreement}. The question is whether \
+             B is the better model, not whether it beats A on one particular problem set, so the \
+             answer leads with the population designs (new problems from the same population: \
+             question sampling and sampling noise); the fixed-benchmark numbers (these problems \
+             only, sampling noise only) come last and are not the uncertainty of a score. \
+             Searching N in {:?} and {} in {:?} for the fewest samples N x {}:\n",
             gap_text(gap),
             s.mu,
             s.sigma,
@@ -228,13 +280,68 @@ pub fn paragraph(r: &PlanResult) -> String {
             axis(r),
             s.samples,
             axis(r),
-            pct(s.target_loss_or_tie),
-            lt.join("; "),
-            pct(s.target_halfwidth),
-            hw.first().cloned().unwrap_or_default(),
-            hw.get(1).cloned().unwrap_or_default(),
-            hw.get(2).cloned().unwrap_or_default(),
         ));
+        for d in ANSWER_ORDER {
+            let hw = pick(d, "halfwidth")
+                .map(|a| answer_text(r, a))
+                .unwrap_or_default();
+            let lt = pick(d, "loss_or_tie")
+                .map(|a| answer_text(r, a))
+                .unwrap_or_default();
+            out.push_str(&format!(
+                "- {}: a 95% confidence interval on the difference no wider than +/-{} points needs {hw}; B loses or ties a rerun at most {}% of the time with {lt}.\n",
+                design_short(d),
+                pct(s.target_halfwidth),
+                pct(s.target_loss_or_tie),
+            ));
+        }
+        out.push('\n');
+    }
+    // Minimum detectable gaps at the largest and the smallest N, with the largest n.
+    if let (Some(&n_max), Some(&big_lo), Some(&big_hi)) =
+        (s.samples.last(), s.problems.first(), s.problems.last())
+    {
+        let mut powers = vec![DETECT_POWER];
+        powers.extend(s.target_power.filter(|&p| p != DETECT_POWER));
+        for power in powers {
+            let mut lines = Vec::new();
+            for d in ANSWER_ORDER {
+                let at: Vec<String> = [big_lo, big_hi]
+                    .iter()
+                    .enumerate()
+                    .filter(|&(i, &big_n)| i == 0 || big_n != big_lo)
+                    .map(|(_, &big_n)| match detectable(r, d, big_n, n_max, power) {
+                        Some(c) => {
+                            format!("{} at N = {}", gap_points_text(c), thousands(big_n as u64))
+                        }
+                        None => format!("none within 40 logits at N = {}", thousands(big_n as u64)),
+                    })
+                    .collect();
+                lines.push(format!("- {}: {}.", design_short(d), at.join("; ")));
+            }
+            out.push_str(&format!(
+                "Minimum detectable gap (the smallest B - A a two-sided 5% test finds with {:.0}% power), with {} = {n_max}:\n{}\n\n",
+                pct(power),
+                axis(r),
+                lines.join("\n")
+            ));
+        }
+        // What the fixed-benchmark half-width leaves out, at the smallest N.
+        let fixed_cell = r
+            .cells
+            .iter()
+            .find(|c| c.design == Design::Fixed && c.problems == big_lo && c.samples == n_max);
+        if let Some(c) = fixed_cell {
+            out.push_str(&format!(
+                "Not the uncertainty of a score: on a fixed benchmark of N = {} problems with {} = {n_max} the half-width of B - A is {:.2} points, but that counts only the models' sampling noise on these {} problems. A single model's score at N = {} also carries a question-sampling SE of {:.1} points (new problems from the same population); the population designs above include it.\n",
+                thousands(big_lo as u64),
+                axis(r),
+                pct(c.halfwidth),
+                thousands(big_lo as u64),
+                thousands(big_lo as u64),
+                pct(c.question_se),
+            ));
+        }
     }
     out.trim_end().to_string() + "\n"
 }
@@ -244,8 +351,13 @@ fn title(r: &PlanResult, what: &str) -> String {
         Metric::Pass1 => "pass@1".to_string(),
         Metric::Maj { attractor, rule } => format!("maj@k (a = {attractor}, {})", rule.as_str()),
     };
+    let tau = if r.spec.shift_sd == 0.0 {
+        String::new()
+    } else {
+        format!(" · shift_sd {}", r.spec.shift_sd)
+    };
     format!(
-        "{what} · {metric} · logit-normal({}, {}) · seed {}",
+        "{what} · {metric} · logit-normal({}, {}){tau} · seed {}",
         r.spec.mu, r.spec.sigma, r.spec.seed
     )
 }
@@ -318,7 +430,10 @@ pub fn loss_figure(r: &PlanResult) -> plot::Figure {
         .iter()
         .map(|&gap| {
             let mut p = Panel::new(
-                format!("B = A {} logits (fixed benchmark)", gap_text(gap)),
+                format!(
+                    "B = A {} logits · fixed benchmark (these problems, sampling noise only)",
+                    gap_text(gap)
+                ),
                 x_label.as_str(),
                 "P(B scores <= A) in one rerun, %",
             );
@@ -338,7 +453,6 @@ pub fn loss_figure(r: &PlanResult) -> plot::Figure {
                 })
                 .fold(0.0, f64::max);
             p.y_range = (0.0, (pct(ymax) * 1.1).max(pct(s.target_loss_or_tie) * 1.5));
-            p.legend = SeriesLabelPosition::UpperRight;
             let mut single_labelled = false;
             for (i, &v) in series.iter().enumerate() {
                 let cells: Vec<&PlanCell> = fixed(r, gap).filter(|&c| of(c).1 == v).collect();
@@ -483,12 +597,17 @@ pub fn heat_figure(r: &PlanResult) -> HeatFigure {
                 .iter()
                 .map(|row| row.iter().map(|&v| v <= bound).collect())
                 .collect();
-            let (what, unit) = if target == "loss_or_tie" {
-                ("P(B <= A), fixed benchmark", format!("{}%", pct(bound)))
+            let (what, unit, scale_label) = if target == "loss_or_tie" {
+                (
+                    "P(B <= A), fixed benchmark (sampling noise only)",
+                    format!("{}%", pct(bound)),
+                    "P(B <= A) (%)",
+                )
             } else {
                 (
-                    "95% CI half-width (points), population paired",
+                    "95% CI half-width (points), population paired (question + sampling noise)",
                     format!("{} points", pct(bound)),
+                    "95% CI half-width (points)",
                 )
             };
             panels.push(HeatPanel {
@@ -504,6 +623,8 @@ pub fn heat_figure(r: &PlanResult) -> HeatFigure {
                 labels,
                 outlined,
                 range: (0.0, hi),
+                scale_label: scale_label.into(),
+                scale_factor: 100.0,
                 footnote: format!(
                     "outlined: meets the target (<= {unit}); * fewest samples N x {} meeting it",
                     axis(r)
@@ -526,9 +647,140 @@ pub fn heat_figure(r: &PlanResult) -> HeatFigure {
     }
 }
 
+/// The minimum detectable gap at 80% power (points of the score) against N on a log axis, one
+/// line per n, one panel per design (population first), the simulated mean of B - A at that gap
+/// with its 95% interval; with a single N and several n (or k), n goes on the x axis. A series of
+/// one cell is drawn as a mark.
+pub fn detectable_figure(r: &PlanResult) -> plot::Figure {
+    let s = &r.spec;
+    let by_samples = s.problems.len() == 1 && s.samples.len() > 1;
+    let xs: Vec<f64> = if by_samples {
+        s.samples.iter().map(|&n| f64::from(n)).collect()
+    } else {
+        s.problems.iter().map(|&n| n as f64).collect()
+    };
+    let series: Vec<(usize, u32)> = if by_samples {
+        vec![(s.problems[0], 0)]
+    } else {
+        s.samples.iter().map(|&n| (0, n)).collect()
+    };
+    let xmin = xs.iter().copied().fold(f64::INFINITY, f64::min).max(1.0);
+    let xmax = xs.iter().copied().fold(0.0, f64::max).max(xmin);
+    let x_label = if !by_samples {
+        "problems N".to_string()
+    } else if axis(r) == "n" {
+        "samples per problem n (log2 scale)".to_string()
+    } else {
+        "samples per vote k (log2 scale)".to_string()
+    };
+    let score = match s.metric {
+        Metric::Pass1 => "pass@1",
+        Metric::Maj { .. } => "maj@k",
+    };
+    let cells_of = |d: Design| -> Vec<&PlanCell> {
+        r.detectable
+            .iter()
+            .filter(|x| x.design == d && x.power == DETECT_POWER)
+            .filter_map(|x| x.cell.as_ref())
+            .collect()
+    };
+    let ymax = ANSWER_ORDER
+        .iter()
+        .flat_map(|&d| cells_of(d))
+        .map(|c| c.sim.map_or(c.gap, |x| c.gap.max(x.gap.ci_high)))
+        .fold(0.0, f64::max);
+    let panels = ANSWER_ORDER
+        .iter()
+        .map(|&d| {
+            let mut p = Panel::new(
+                design_short(d).to_string(),
+                x_label.as_str(),
+                format!("smallest gap with 80% power, points of {score}"),
+            );
+            if by_samples {
+                p.x_scale = Scale::Log2;
+                p.x_range = (xmin / 1.25, xmax * 1.25);
+            } else {
+                p.x_scale = Scale::Log10;
+                p.x_range = (xmin / 1.3, xmax * 1.3);
+            }
+            p.x_ticks = Some(xs.clone());
+            p.y_range = (0.0, pct(ymax) * 1.15);
+            let cells = cells_of(d);
+            let mut sim_labelled = false;
+            for (i, &(big_n, n)) in series.iter().enumerate() {
+                let mine: Vec<&PlanCell> = cells
+                    .iter()
+                    .copied()
+                    .filter(|c| {
+                        if by_samples {
+                            c.problems == big_n
+                        } else {
+                            c.samples == n
+                        }
+                    })
+                    .collect();
+                let x_of = |c: &PlanCell| {
+                    if by_samples {
+                        f64::from(c.samples)
+                    } else {
+                        c.problems as f64
+                    }
+                };
+                let name = if by_samples {
+                    format!("N = {big_n}")
+                } else {
+                    format!("{} = {n}", axis(r))
+                };
+                let exact: Vec<(f64, f64)> = mine.iter().map(|&c| (x_of(c), pct(c.gap))).collect();
+                if exact.len() == 1 {
+                    let (x, y) = exact[0];
+                    p.markers.push(Markers {
+                        label: Some(format!("{name} (exact)")),
+                        color: i,
+                        points: vec![(x, y, y, y)],
+                    });
+                } else if !exact.is_empty() {
+                    p.lines.push(Line {
+                        label: Some(name),
+                        color: i,
+                        dashed: false,
+                        points: exact,
+                    });
+                }
+                let sims: Vec<_> = mine
+                    .iter()
+                    .filter_map(|&c| {
+                        c.sim.map(|x| {
+                            let e = x.gap;
+                            (x_of(c), pct(e.sim), pct(e.ci_low), pct(e.ci_high))
+                        })
+                    })
+                    .collect();
+                if !sims.is_empty() {
+                    p.markers.push(Markers {
+                        label: (!sim_labelled)
+                            .then(|| "simulated mean of B - A (95% CI)".to_string()),
+                        color: i,
+                        points: sims,
+                    });
+                    sim_labelled = true;
+                }
+            }
+            p
+        })
+        .collect::<Vec<_>>();
+    plot::Figure {
+        title: title(r, "Minimum detectable gap (two-sided 5% test, 80% power)"),
+        panels,
+        columns: 3,
+        size: (1800, 640),
+    }
+}
+
 /// Every output file of a plan, named after its experiment (`plan` from the command line):
-/// `<plan>.csv`, `<plan>.txt` (the answer), `<plan>.json`, and the figures `<plan>-loss` and
-/// `<plan>-heatmap` (PNG and SVG).
+/// `<plan>.csv`, `<plan>.txt` (the answer), `<plan>.json`, and the figures `<plan>-loss`,
+/// `<plan>-detectable` and `<plan>-heatmap` (PNG and SVG).
 ///
 /// # Errors
 /// [`ReportError`] when a figure or JSON document cannot be produced.
@@ -557,6 +809,15 @@ pub fn render_plan(r: &PlanResult, figures: bool) -> Result<Vec<Artifact>, Repor
         out.push(Artifact {
             file: format!("{stem}-loss.svg"),
             bytes: plot::render_svg(&loss)?.into_bytes(),
+        });
+        let mdg = detectable_figure(r);
+        out.push(Artifact {
+            file: format!("{stem}-detectable.png"),
+            bytes: plot::render_png(&mdg)?,
+        });
+        out.push(Artifact {
+            file: format!("{stem}-detectable.svg"),
+            bytes: plot::render_svg(&mdg)?.into_bytes(),
         });
         let heat = heat_figure(r);
         out.push(Artifact {

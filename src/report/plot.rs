@@ -144,8 +144,8 @@ pub struct Panel {
     pub vlines: Vec<(f64, usize, Option<String>)>,
     /// Text labels.
     pub notes: Vec<Note>,
-    /// Where the legend goes.
-    pub legend: SeriesLabelPosition,
+    /// Where the legend goes (by default the least crowded spot, see [`Legend::Auto`]).
+    pub legend: Legend,
 }
 
 impl Panel {
@@ -173,9 +173,22 @@ impl Panel {
             markers: Vec::new(),
             vlines: Vec::new(),
             notes: Vec::new(),
-            legend: SeriesLabelPosition::LowerRight,
+            legend: Legend::Auto,
         }
     }
+}
+
+/// Where a panel's legend goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Legend {
+    /// Inside the plot, at the corner or side whose box covers no line, band edge, marker, bar
+    /// top or note, and of those the least band or bar fill and reference line; outside, right
+    /// of the plot (or under it when the legend is wide), when every inside spot would cover
+    /// some. Ties go to upper right, upper left, lower right, lower left, then the sides.
+    #[default]
+    Auto,
+    /// Outside, right of the plot (or under it when the legend is wide).
+    Outside,
 }
 
 /// A whole figure: a title and panels laid out in a grid.
@@ -590,6 +603,222 @@ impl Ranged for TickAxis {
     }
 }
 
+/// What a legend entry shows next to its label.
+#[derive(Debug, Clone, Copy)]
+enum Swatch {
+    /// A filled box (bars at opacity 0.35, bands at 0.18).
+    Fill(usize, f64),
+    /// A line (dashed or not) of the given width.
+    Stroke(usize, u32, bool),
+    /// A dot (markers).
+    Dot(usize),
+}
+
+/// The legend entries of a panel, in drawing order.
+fn legend_entries(p: &Panel) -> Vec<(Swatch, String)> {
+    let mut out = Vec::new();
+    for b in &p.bars {
+        out.extend(b.label.clone().map(|l| (Swatch::Fill(b.color, 0.35), l)));
+    }
+    for b in &p.bands {
+        out.extend(b.label.clone().map(|l| (Swatch::Fill(b.color, 0.18), l)));
+    }
+    for (_, c, l) in &p.vlines {
+        out.extend(l.clone().map(|l| (Swatch::Stroke(*c, 1, true), l)));
+    }
+    for l in &p.lines {
+        out.extend(
+            l.label
+                .clone()
+                .map(|t| (Swatch::Stroke(l.color, 2, l.dashed), t)),
+        );
+    }
+    for m in &p.markers {
+        out.extend(m.label.clone().map(|l| (Swatch::Dot(m.color), l)));
+    }
+    out
+}
+
+/// Legend font size, row height and inner padding, in pixels.
+const LEGEND_FONT: f64 = 13.0;
+const LEGEND_ROW: i32 = 18;
+const LEGEND_PAD: i32 = 7;
+/// Width of a legend swatch and the gap after it.
+const LEGEND_KEY: i32 = 30;
+/// Gap between the legend and the plot's frame.
+const LEGEND_INSET: i32 = 8;
+
+/// Things a panel draws, as weighted sample points in pixels from the plot area's top left
+/// corner (`w` x `h` pixels): what the legend placement counts under each candidate box.
+fn drawn_samples(p: &Panel, w: f64, h: f64) -> Vec<(f64, f64, f64)> {
+    let (xs, ys) = (p.x_scale, p.y_scale);
+    let (xr, yr) = (usable_range(xs, p.x_range), usable_range(ys, p.y_range));
+    let (x0, x1) = (xs.to_axis(xr.0), xs.to_axis(xr.1));
+    let (y0, y1) = (ys.to_axis(yr.0), ys.to_axis(yr.1));
+    let px = |x: f64| (xs.to_axis(x) - x0) / (x1 - x0) * w;
+    let py = |y: f64| (1.0 - (ys.to_axis(y.clamp(yr.0, yr.1)) - y0) / (y1 - y0)) * h;
+    let mut out: Vec<(f64, f64, f64)> = Vec::new();
+    // A segment sampled every 2 pixels (ends included).
+    let segment = |a: (f64, f64), b: (f64, f64), weight: f64, out: &mut Vec<_>| {
+        if !(a.0.is_finite() && a.1.is_finite() && b.0.is_finite() && b.1.is_finite()) {
+            return;
+        }
+        let steps = ((b.0 - a.0).hypot(b.1 - a.1) / 2.0)
+            .ceil()
+            .clamp(1.0, 2000.0) as usize;
+        for i in 0..=steps {
+            let t = i as f64 / steps as f64;
+            out.push((weight, a.0 + t * (b.0 - a.0), a.1 + t * (b.1 - a.1)));
+        }
+    };
+    for l in &p.lines {
+        for pair in l.points.windows(2) {
+            let (a, b) = (pair[0], pair[1]);
+            segment((px(a.0), py(a.1)), (px(b.0), py(b.1)), 1.0, &mut out);
+        }
+    }
+    for b in &p.bands {
+        for pair in b.points.windows(2) {
+            let (a, c) = (pair[0], pair[1]);
+            segment((px(a.0), py(a.1)), (px(c.0), py(c.1)), 0.5, &mut out);
+            segment((px(a.0), py(a.2)), (px(c.0), py(c.2)), 0.5, &mut out);
+        }
+        // The fill, lightly: a vertical line through each point and the midpoints between.
+        for &(x, lo, hi) in &b.points {
+            segment((px(x), py(lo)), (px(x), py(hi)), 0.1, &mut out);
+        }
+    }
+    for m in &p.markers {
+        for &(x, y, lo, hi) in &m.points {
+            segment((px(x), py(lo)), (px(x), py(hi)), 1.0, &mut out);
+            for (dx, dy) in [(0.0, 0.0), (-3.0, 0.0), (3.0, 0.0), (0.0, -3.0), (0.0, 3.0)] {
+                out.push((2.0, px(x) + dx, py(y) + dy));
+            }
+        }
+    }
+    for b in &p.bars {
+        for &(a, z, top) in &b.bars {
+            let base = 0f64.max(yr.0);
+            segment((px(a), py(top)), (px(z), py(top)), 1.0, &mut out);
+            let (l, r) = (px(a), px(z));
+            let mut x = l;
+            while x <= r {
+                segment((x, py(top)), (x, py(base)), 0.1, &mut out);
+                x += 6.0;
+            }
+        }
+    }
+    // A reference line spans the whole height: a legend may hide a short piece of it.
+    for (x, _, _) in &p.vlines {
+        segment((px(*x), 0.0), (px(*x), h), 0.2, &mut out);
+    }
+    for n in &p.notes {
+        // A note's text starts at its point: about 7 px per character, 14 px high.
+        let (x, y) = (px(n.at.0), py(n.at.1));
+        let len = 7.0 * n.text.chars().count() as f64;
+        segment((x, y + 7.0), (x + len, y + 7.0), 3.0, &mut out);
+    }
+    out
+}
+
+/// The candidate inside spots of a legend of `size` in a plot area of `w` x `h` pixels: the
+/// box's top left corner, in the order ties are broken.
+fn legend_spots((bw, bh): (f64, f64), w: f64, h: f64) -> [(f64, f64); 8] {
+    let inset = f64::from(LEGEND_INSET);
+    let (left, right) = (inset, w - inset - bw);
+    let (top, bottom) = (inset, h - inset - bh);
+    let (cx, cy) = ((w - bw) / 2.0, (h - bh) / 2.0);
+    [
+        (right, top),
+        (left, top),
+        (right, bottom),
+        (left, bottom),
+        (right, cy),
+        (left, cy),
+        (cx, top),
+        (cx, bottom),
+    ]
+}
+
+/// The inside spot (top left corner, pixels from the plot area's top left) of the legend box
+/// that covers nothing solid (lines, band edges, markers, bar tops, notes: weight 0.5 and more),
+/// if any: of those, the first spot of [`legend_spots`] covering the least of the light rest
+/// (band and bar fills, reference lines).
+fn legend_spot(p: &Panel, size: (f64, f64), w: f64, h: f64) -> Option<(f64, f64)> {
+    if size.0 > w - 2.0 * f64::from(LEGEND_INSET) || size.1 > h - 2.0 * f64::from(LEGEND_INSET) {
+        return None;
+    }
+    let samples = drawn_samples(p, w, h);
+    // A few pixels of clearance around the box count as covered too.
+    let pad = 3.0;
+    let mut best: Option<(f64, (f64, f64))> = None;
+    for spot in legend_spots(size, w, h) {
+        let (mut solid, mut light) = (0.0, 0.0);
+        for s in samples.iter().filter(|s| {
+            s.1 >= spot.0 - pad
+                && s.1 <= spot.0 + size.0 + pad
+                && s.2 >= spot.1 - pad
+                && s.2 <= spot.1 + size.1 + pad
+        }) {
+            if s.0 >= 0.5 {
+                solid += s.0;
+            } else {
+                light += s.0;
+            }
+        }
+        if solid == 0.0 && best.is_none_or(|b| light < b.0) {
+            best = Some((light, spot));
+        }
+    }
+    best.map(|b| b.1)
+}
+
+/// Draws a legend box with its top left corner at `at` (pixels in `area`).
+fn draw_legend<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    entries: &[(Swatch, String)],
+    at: (i32, i32),
+    size: (i32, i32),
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let color = |i: usize| PALETTE[i % PALETTE.len()];
+    area.draw(&Rectangle::new(
+        [at, (at.0 + size.0, at.1 + size.1)],
+        WHITE.mix(0.9).filled(),
+    ))?;
+    area.draw(&Rectangle::new(
+        [at, (at.0 + size.0, at.1 + size.1)],
+        RGBColor(200, 200, 200).stroke_width(1),
+    ))?;
+    let font = TextStyle::from((FONT, LEGEND_FONT).into_font()).pos(
+        plotters::style::text_anchor::Pos::new(
+            plotters::style::text_anchor::HPos::Left,
+            plotters::style::text_anchor::VPos::Center,
+        ),
+    );
+    for (i, (swatch, label)) in entries.iter().enumerate() {
+        let y = at.1 + LEGEND_PAD + LEGEND_ROW * i as i32 + LEGEND_ROW / 2;
+        let x = at.0 + LEGEND_PAD;
+        match *swatch {
+            Swatch::Fill(c, alpha) => area.draw(&Rectangle::new(
+                [(x, y - 5), (x + 20, y + 5)],
+                color(c).mix(alpha).filled(),
+            ))?,
+            Swatch::Stroke(c, width, dashed) => {
+                let style = color(c).stroke_width(width);
+                if dashed {
+                    area.draw(&PathElement::new(vec![(x, y), (x + 8, y)], style))?;
+                    area.draw(&PathElement::new(vec![(x + 13, y), (x + 21, y)], style))?;
+                } else {
+                    area.draw(&PathElement::new(vec![(x, y), (x + 21, y)], style))?;
+                }
+            }
+            Swatch::Dot(c) => area.draw(&Circle::new((x + 10, y), 3, color(c).filled()))?,
+        }
+        area.draw(&Text::new(label.clone(), (x + LEGEND_KEY, y), font.clone()))?;
+    }
+    Ok(())
+}
+
 fn draw_panel<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     p: &Panel,
@@ -616,12 +845,56 @@ fn draw_panel<DB: DrawingBackend>(
             t.1 = format!("{}", ys.value_at(t.0));
         }
     }
+    // The legend's size, then its place: inside where it covers nothing, else outside.
+    let entries = legend_entries(p);
+    let legend_font = TextStyle::from((FONT, LEGEND_FONT).into_font());
+    let text_w = entries
+        .iter()
+        .map(|e| {
+            area.estimate_text_size(&e.1, &legend_font)
+                .map_or(0, |d| d.0)
+        })
+        .max()
+        .unwrap_or(0) as i32;
+    let legend_size = (
+        2 * LEGEND_PAD + LEGEND_KEY + text_w,
+        2 * LEGEND_PAD + LEGEND_ROW * entries.len() as i32,
+    );
+    let (margin, x_area, y_area) = (12, 48, 64);
     let (caption, caption_size) = fit_text(area, &p.title, 18.0);
-    let mut chart = ChartBuilder::on(area)
+    let caption_h = area
+        .estimate_text_size(&caption, &TextStyle::from((FONT, caption_size).into_font()))
+        .map_or(0, |d| d.1 as i32);
+    let (aw, ah) = (area.dim_in_pixel().0 as i32, area.dim_in_pixel().1 as i32);
+    let plot_w = aw - 2 * margin - y_area;
+    let plot_h = ah - 2 * margin - x_area - caption_h - 2 * (caption_h / 2).min(5);
+    let inside = match (entries.is_empty(), p.legend) {
+        (true, _) => None,
+        (false, Legend::Outside) => None,
+        (false, Legend::Auto) => legend_spot(
+            p,
+            (f64::from(legend_size.0), f64::from(legend_size.1)),
+            f64::from(plot_w),
+            f64::from(plot_h),
+        ),
+    };
+    // Outside: right of the plot when that leaves it two thirds of the width, else under it.
+    let outside_right = !entries.is_empty() && inside.is_none() && legend_size.0 * 3 <= aw;
+    let outside_below = !entries.is_empty() && inside.is_none() && !outside_right;
+    let (plot_area, side) = if outside_right {
+        let (a, b) = area.split_horizontally(aw - legend_size.0 - LEGEND_INSET);
+        (a, Some(b))
+    } else if outside_below {
+        let (a, b) = area.split_vertically(ah - legend_size.1 - LEGEND_INSET);
+        (a, Some(b))
+    } else {
+        (area.clone(), None)
+    };
+    let mut chart = ChartBuilder::on(&plot_area)
         .caption(&caption, (FONT, caption_size))
-        .margin(12)
-        .x_label_area_size(48)
-        .y_label_area_size(64)
+        .margin(margin)
+        .x_label_area_size(x_area)
+        .y_label_area_size(y_area)
         .build_cartesian_2d(
             TickAxis {
                 lo: x0,
@@ -657,10 +930,9 @@ fn draw_panel<DB: DrawingBackend>(
         .axis_desc_style((FONT, 15))
         .draw()?;
     let color = |i: usize| PALETTE[i % PALETTE.len()];
-    let mut labelled = false;
     for b in &p.bars {
         let c = color(b.color);
-        let series = chart.draw_series(b.bars.iter().map(|&(a, z, h)| {
+        chart.draw_series(b.bars.iter().map(|&(a, z, h)| {
             Rectangle::new(
                 [
                     (xs.to_axis(a), ys.to_axis(0f64.max(yr.0))),
@@ -669,12 +941,6 @@ fn draw_panel<DB: DrawingBackend>(
                 c.mix(0.35).filled(),
             )
         }))?;
-        if let Some(l) = &b.label {
-            labelled = true;
-            series.label(l.as_str()).legend(move |(x, y)| {
-                Rectangle::new([(x, y - 5), (x + 16, y + 5)], c.mix(0.35).filled())
-            });
-        }
     }
     for band in &p.bands {
         let c = color(band.color);
@@ -690,29 +956,16 @@ fn draw_panel<DB: DrawingBackend>(
                 .rev()
                 .map(|&(x, lo, _)| (xs.to_axis(x), clamp(lo))),
         );
-        let series =
-            chart.draw_series(std::iter::once(Polygon::new(outline, c.mix(0.18).filled())))?;
-        if let Some(l) = &band.label {
-            labelled = true;
-            series.label(l.as_str()).legend(move |(x, y)| {
-                Rectangle::new([(x, y - 5), (x + 16, y + 5)], c.mix(0.18).filled())
-            });
-        }
+        chart.draw_series(std::iter::once(Polygon::new(outline, c.mix(0.18).filled())))?;
     }
-    for (x, ci, label) in &p.vlines {
+    for (x, ci, _) in &p.vlines {
         let c = color(*ci);
-        let series = chart.draw_series(DashedLineSeries::new(
+        chart.draw_series(DashedLineSeries::new(
             vec![(xs.to_axis(*x), y0), (xs.to_axis(*x), y1)],
             6,
             4,
             c.stroke_width(1),
         ))?;
-        if let Some(l) = label {
-            labelled = true;
-            series.label(l.as_str()).legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 18, y)], c.stroke_width(1))
-            });
-        }
     }
     for line in &p.lines {
         let c = color(line.color);
@@ -722,18 +975,10 @@ fn draw_panel<DB: DrawingBackend>(
             .map(|&(x, y)| (xs.to_axis(x), ys.to_axis(y)))
             .collect();
         let style = c.stroke_width(2);
-        let series = if line.dashed {
-            chart.draw_series(DashedLineSeries::new(pts, 8, 5, style))?
+        if line.dashed {
+            chart.draw_series(DashedLineSeries::new(pts, 8, 5, style))?;
         } else {
-            chart.draw_series(LineSeries::new(pts, style))?
-        };
-        if let Some(l) = &line.label {
-            labelled = true;
-            let dashed = line.dashed;
-            series.label(l.as_str()).legend(move |(x, y)| {
-                let end = if dashed { x + 8 } else { x + 18 };
-                PathElement::new(vec![(x, y), (end, y)], c.stroke_width(2))
-            });
+            chart.draw_series(LineSeries::new(pts, style))?;
         }
     }
     for m in &p.markers {
@@ -749,17 +994,11 @@ fn draw_panel<DB: DrawingBackend>(
                 c.stroke_width(1),
             )))?;
         }
-        let series = chart.draw_series(
+        chart.draw_series(
             m.points
                 .iter()
                 .map(|&(x, y, _, _)| Circle::new((xs.to_axis(x), ys.to_axis(y)), 3, c.filled())),
         )?;
-        if let Some(l) = &m.label {
-            labelled = true;
-            series
-                .label(l.as_str())
-                .legend(move |(x, y)| Circle::new((x + 9, y), 3, c.filled()));
-        }
     }
     for n in &p.notes {
         chart.draw_series(std::iter::once(Text::new(
@@ -768,16 +1007,26 @@ fn draw_panel<DB: DrawingBackend>(
             (FONT, 13),
         )))?;
     }
-    if labelled {
-        chart
-            .configure_series_labels()
-            .position(p.legend.clone())
-            .label_font((FONT, 13))
-            .background_style(WHITE.mix(0.85))
-            .border_style(RGBColor(200, 200, 200))
-            .draw()?;
+    if entries.is_empty() {
+        return Ok(());
     }
-    Ok(())
+    // The plot area's pixels relative to the panel's own area.
+    let (px, py) = chart.plotting_area().get_pixel_range();
+    let base = area.get_base_pixel();
+    let (left, top) = (px.start - base.0, py.start - base.1);
+    let at = match (inside, &side) {
+        (Some((x, y)), _) => (left + x.round() as i32, top + y.round() as i32),
+        (None, Some(s)) => {
+            let sb = s.get_base_pixel();
+            if outside_right {
+                (sb.0 - base.0, top)
+            } else {
+                (left, sb.1 - base.1 + LEGEND_INSET / 2)
+            }
+        }
+        (None, None) => (left + LEGEND_INSET, top + LEGEND_INSET),
+    };
+    draw_legend(area, &entries, at, legend_size)
 }
 
 /// A heat map: one coloured, labelled cell per (column, row), with chosen cells outlined.
@@ -801,6 +1050,10 @@ pub struct HeatPanel {
     pub outlined: Vec<Vec<bool>>,
     /// Colour scale.
     pub range: (f64, f64),
+    /// The colour bar's label, with units (e.g. "P(B <= A) (%)").
+    pub scale_label: String,
+    /// From values to the colour bar's tick labels (100 for fractions shown in percent).
+    pub scale_factor: f64,
     /// A line of text under the chart (e.g. what the outline means).
     pub footnote: String,
 }
@@ -888,6 +1141,9 @@ fn draw_heat_panel<DB: DrawingBackend>(
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     let (nc, nr) = (p.columns.len().max(1), p.rows.len().max(1));
     let (plot_area, foot) = area.split_vertically(area.dim_in_pixel().1.saturating_sub(28));
+    // The colour bar takes a strip on the right.
+    let (plot_area, bar_area) =
+        plot_area.split_horizontally(plot_area.dim_in_pixel().0.saturating_sub(COLOUR_BAR_W));
     let mut chart = ChartBuilder::on(&plot_area)
         .caption(&p.title, (FONT, 17))
         .margin(12)
@@ -962,6 +1218,72 @@ fn draw_heat_panel<DB: DrawingBackend>(
         p.footnote.clone(),
         (16, 4),
         (FONT, 13).into_font(),
+    ))?;
+    let (_, rows_px) = chart.plotting_area().get_pixel_range();
+    let top = rows_px.start - bar_area.get_base_pixel().1;
+    let bottom = rows_px.end - bar_area.get_base_pixel().1;
+    draw_colour_bar(&bar_area, p, (top, bottom))
+}
+
+/// Width of a heat map's colour bar strip, in pixels.
+const COLOUR_BAR_W: u32 = 100;
+
+/// The colour bar of a heat panel: its colours from `range.0` (bottom) to `range.1` (top)
+/// between pixel rows `top` and `bottom` of `area`, ticks in display units and the label.
+fn draw_colour_bar<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    p: &HeatPanel,
+    (top, bottom): (i32, i32),
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let (lo, hi) = p.range;
+    if !(hi > lo && lo.is_finite() && hi.is_finite() && bottom > top) {
+        return Ok(());
+    }
+    let (x0, x1) = (8, 26);
+    let steps = 64;
+    let height = f64::from(bottom - top);
+    for i in 0..steps {
+        let y_hi = bottom - (height * f64::from(i + 1) / f64::from(steps)).round() as i32;
+        let y_lo = bottom - (height * f64::from(i) / f64::from(steps)).round() as i32;
+        let v = lo + (hi - lo) * (f64::from(i) + 0.5) / f64::from(steps);
+        area.draw(&Rectangle::new(
+            [(x0, y_hi), (x1, y_lo)],
+            heat_colour(v, p.range).filled(),
+        ))?;
+    }
+    area.draw(&Rectangle::new(
+        [(x0, top), (x1, bottom)],
+        RGBColor(150, 150, 150).stroke_width(1),
+    ))?;
+    let f = p.scale_factor;
+    let (ticks, decimals) = nice_ticks(lo * f, hi * f, 5);
+    let style =
+        TextStyle::from((FONT, 13).into_font()).pos(plotters::style::text_anchor::Pos::new(
+            plotters::style::text_anchor::HPos::Left,
+            plotters::style::text_anchor::VPos::Center,
+        ));
+    for t in ticks {
+        let y = bottom - ((t / f - lo) / (hi - lo) * height).round() as i32;
+        area.draw(&PathElement::new(
+            vec![(x1, y), (x1 + 4, y)],
+            RGBColor(100, 100, 100).stroke_width(1),
+        ))?;
+        area.draw(&Text::new(
+            format_linear(t, decimals),
+            (x1 + 7, y),
+            style.clone(),
+        ))?;
+    }
+    let label = TextStyle::from((FONT, 15).into_font())
+        .transform(FontTransform::Rotate270)
+        .pos(plotters::style::text_anchor::Pos::new(
+            plotters::style::text_anchor::HPos::Center,
+            plotters::style::text_anchor::VPos::Center,
+        ));
+    area.draw(&Text::new(
+        p.scale_label.clone(),
+        (COLOUR_BAR_W as i32 - 14, (top + bottom) / 2),
+        label,
     ))?;
     Ok(())
 }

@@ -1,10 +1,9 @@
 //! Outputs of `evalsim sweep` and `evalsim merge`: one tidy table over the grid, the full JSON,
 //! and per experiment a figure of headline quantities against the first swept field. Built from
 //! a finished [`SweepOutput`] only, so a merged sweep renders byte for byte like an unsharded one.
-use plotters::prelude::SeriesLabelPosition;
 
 use super::plot::{self, Figure, Line, Markers, Panel};
-use super::tables::Csv;
+use super::tables::{check_fields, Csv, CHECK_COLUMNS};
 use super::{Artifact, ReportError};
 use crate::experiments::sweep::SweepOutput;
 
@@ -16,25 +15,16 @@ pub const MAX_LINES: usize = 8;
 /// `sweep.csv`: one row per cell and check, the swept values first.
 pub fn sweep_csv(s: &SweepOutput) -> String {
     let mut header: Vec<&str> = s.manifest.grid.iter().map(|(p, _)| p.as_str()).collect();
-    header.extend([
-        "experiment",
-        "quantity",
-        "cell",
-        "exact",
-        "sim",
-        "se",
-        "z",
-        "passed",
-        "rule",
-    ]);
+    header.extend(CHECK_COLUMNS);
     let mut csv = Csv::new(&header);
     for c in &s.cells {
         for ch in &c.checks {
             let mut row = c.values.clone();
-            row.extend([ch.experiment.clone(), ch.quantity.clone(), ch.cell.clone()]);
-            row.extend(ch.values.iter().cloned());
-            let e = ch.estimate();
-            row.extend([e.passed().to_string(), e.rule().to_string()]);
+            row.extend(check_fields(
+                [&ch.experiment, &ch.quantity, &ch.cell],
+                ch.values.clone(),
+                &ch.estimate(),
+            ));
             csv.row(row);
         }
     }
@@ -47,12 +37,19 @@ fn value(s: &str) -> f64 {
 
 /// The names `--plot` accepts for this sweep: every quantity, and every `EXPERIMENT:QUANTITY`.
 pub fn plot_names(s: &SweepOutput) -> Vec<String> {
+    plot_names_of(
+        s.cells
+            .iter()
+            .flat_map(|c| &c.checks)
+            .map(|ch| (ch.experiment.as_str(), ch.quantity.as_str())),
+    )
+}
+
+/// The names `--plot` accepts for checks of these `(experiment, quantity)` pairs.
+pub fn plot_names_of<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
-    for ch in s.cells.iter().flat_map(|c| &c.checks) {
-        for n in [
-            ch.quantity.clone(),
-            format!("{}:{}", ch.experiment, ch.quantity),
-        ] {
+    for (experiment, quantity) in pairs {
+        for n in [quantity.to_string(), format!("{experiment}:{quantity}")] {
             if !names.contains(&n) {
                 names.push(n);
             }
@@ -66,32 +63,35 @@ pub fn plot_names(s: &SweepOutput) -> Vec<String> {
 /// # Errors
 /// A message naming the first unknown name and listing the valid ones.
 pub fn check_plot_names(s: &SweepOutput, wanted: &[String]) -> Result<(), String> {
-    let valid = plot_names(s);
+    check_plot_names_in(&plot_names(s), wanted)
+}
+
+/// Checks the names given to `--plot` against `valid` (from [`plot_names_of`]).
+///
+/// # Errors
+/// A message naming the first unknown name and listing the valid ones.
+pub fn check_plot_names_in(valid: &[String], wanted: &[String]) -> Result<(), String> {
+    let quantities = || {
+        valid
+            .iter()
+            .filter(|n| !n.contains(':'))
+            .map(String::as_str)
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
     if wanted.is_empty() {
         return Err(format!(
             "--plot: give at least one quantity; valid quantities: {}",
-            valid
-                .iter()
-                .filter(|n| !n.contains(':'))
-                .cloned()
-                .collect::<Vec<_>>()
-                .join(", ")
+            quantities()
         ));
     }
     match wanted.iter().find(|w| !valid.contains(w)) {
         None => Ok(()),
-        Some(bad) => {
-            let quantities: Vec<&str> = valid
-                .iter()
-                .filter(|n| !n.contains(':'))
-                .map(String::as_str)
-                .collect();
-            Err(format!(
-                "--plot {bad:?}: no such quantity in this sweep; valid quantities: {} (or EXPERIMENT:QUANTITY for one experiment's, e.g. {:?})",
-                quantities.join(", "),
-                valid.iter().find(|n| n.contains(':')).map_or("", String::as_str)
-            ))
-        }
+        Some(bad) => Err(format!(
+            "--plot {bad:?}: no such quantity in this sweep; valid quantities: {} (or EXPERIMENT:QUANTITY for one experiment's, e.g. {:?})",
+            quantities(),
+            valid.iter().find(|n| n.contains(':')).map_or("", String::as_str)
+        )),
     }
 }
 
@@ -381,7 +381,6 @@ pub fn sweep_figures_of(s: &SweepOutput, plot: Option<&[String]>) -> Vec<(String
                 if xs.len() <= 12 {
                     p.x_ticks = Some(xs);
                 }
-                p.legend = SeriesLabelPosition::UpperRight;
                 p
             })
             .collect();

@@ -243,7 +243,9 @@ fn crossover_csv(run: &RunOutput, r: &BudgetCurves) -> String {
 }
 
 fn cost_csv(run: &RunOutput, r: &CostTable) -> String {
-    let mut csv = Csv::new(&[
+    // The `selection` column (maj or best) appears only when some model has a verifier.
+    let selection = r.strategies.iter().any(|s| s.best_of_k);
+    let mut columns = vec![
         "scenario",
         "seed",
         "experiment",
@@ -270,10 +272,14 @@ fn cost_csv(run: &RunOutput, r: &CostTable) -> String {
         "cost_per_correct_sim",
         "votes",
         "traces",
-    ]);
+    ];
+    if selection {
+        columns.push("selection");
+    }
+    let mut csv = Csv::new(&columns);
     for s in &r.strategies {
         let (a, t, c) = (s.accuracy, s.tokens_per_sample, s.tokens_per_correct);
-        csv.row([
+        let mut row = vec![
             run.scenario.clone(),
             run.seed.to_string(),
             r.experiment.clone(),
@@ -304,65 +310,101 @@ fn cost_csv(run: &RunOutput, r: &CostTable) -> String {
                 String::new()
             },
             r.traces.to_string(),
-        ]);
+        ];
+        if selection {
+            row.push(if s.best_of_k { "best" } else { "maj" }.to_string());
+        }
+        csv.row(row);
     }
     csv.finish()
 }
 
 fn vote_csv(run: &RunOutput, r: &VoteCurves) -> String {
-    let mut csv = header(
-        &["model", "attractor", "vote_rule", "k", "metric"],
-        &["votes", "seed_sd"],
-    );
+    // The extraction columns only when a series has them, and the true-value columns only when
+    // some model is graded noisily, so canonical tables stay as they were.
+    let extraction = r.series.iter().any(|s| s.unparsed != 0.0 || s.split != 0.0);
+    let graded = r.points.iter().any(|p| p.truth.is_some());
+    let mut tail: Vec<&str> = vec!["votes", "seed_sd"];
+    if extraction {
+        tail.extend(["unparsed", "split"]);
+    }
+    if graded {
+        tail.extend(["true_exact", "true_sim", "true_z"]);
+    }
+    let mut csv = header(&["model", "attractor", "vote_rule", "k", "metric"], &tail);
     for p in &r.points {
         let s = &r.series[p.series];
+        // Several attractor shares are written `a1;a2;...` in the one column.
+        let attractor = if s.attractors.is_empty() {
+            num(s.attractor)
+        } else {
+            let list: Vec<String> = s.attractors.iter().map(|&a| num(a)).collect();
+            list.join(";")
+        };
+        let mut extra = vec![r.votes.to_string(), num(p.seed_sd)];
+        if extraction {
+            extra.extend([num(s.unparsed), num(s.split)]);
+        }
+        if graded {
+            match p.truth {
+                Some(t) => extra.extend([num(t.exact), num(t.sim), num(t.z)]),
+                None => extra.extend([String::new(), String::new(), String::new()]),
+            }
+        }
         csv.row(estimate_row(
             run,
             &r.experiment,
             [
                 s.model.clone(),
-                num(s.attractor),
+                attractor,
                 s.vote_rule.as_str().to_string(),
                 p.k.to_string(),
                 p.metric.as_str().to_string(),
             ],
             &p.estimate,
-            [r.votes.to_string(), num(p.seed_sd)],
+            extra,
         ));
     }
     csv.finish()
 }
 
+/// The columns of one check, after any leading columns of its table: the same in `checks.csv`
+/// and `sweep.csv`.
+pub const CHECK_COLUMNS: [&str; 9] = [
+    "experiment",
+    "quantity",
+    "cell",
+    "exact",
+    "sim",
+    "se",
+    "z",
+    "passed",
+    "rule",
+];
+
+/// The fields of one check under [`CHECK_COLUMNS`]: its names, (exact, sim, se, z) as written,
+/// and the verdict of the estimate's pass rule.
+pub fn check_fields(names: [&str; 3], numbers: [String; 4], e: &Estimate) -> Vec<String> {
+    let mut row: Vec<String> = names.iter().map(|n| n.to_string()).collect();
+    row.extend(numbers);
+    row.extend([e.passed().to_string(), e.rule().to_string()]);
+    row
+}
+
 /// `checks.csv`: every simulated number with its exact value, standard error and z.
 pub fn checks_csv(run: &RunOutput) -> String {
-    let mut csv = Csv::new(&[
-        "scenario",
-        "seed",
-        "experiment",
-        "quantity",
-        "cell",
-        "exact",
-        "sim",
-        "se",
-        "z",
-        "passed",
-        "rule",
-    ]);
+    let mut header = vec!["scenario", "seed"];
+    header.extend(CHECK_COLUMNS);
+    let mut csv = Csv::new(&header);
     for c in run.checks() {
         let e = c.estimate;
-        csv.row([
-            run.scenario.clone(),
-            run.seed.to_string(),
-            c.experiment.clone(),
-            c.quantity.clone(),
-            c.cell.clone(),
-            num(e.exact),
-            num(e.sim),
-            num(e.se),
-            num(e.z),
-            c.passed().to_string(),
-            e.rule().to_string(),
-        ]);
+        let mut row = vec![run.scenario.clone(), run.seed.to_string()];
+        row.extend(check_fields(
+            [&c.experiment, &c.quantity, &c.cell],
+            [num(e.exact), num(e.sim), num(e.se), num(e.z)],
+            &e,
+        ));
+        csv.row(row);
     }
     csv.finish()
 }
@@ -502,10 +544,31 @@ fn spread_csv(run: &RunOutput, r: &VoteSpread) -> String {
 }
 
 fn h2h_csv(run: &RunOutput, r: &HeadToHead) -> String {
-    let mut csv = header(
-        &["a", "b", "n", "quantity"],
-        &["reruns", "pass_at_1_a", "pass_at_1_b"],
-    );
+    // Per-problem disagreement (`shift_sd`) adds columns; without it the table is unchanged.
+    let disagreement_columns = [
+        "tau_a",
+        "tau_b",
+        "logit_corr_population",
+        "logit_corr_realised",
+        "diff_sd_per_problem",
+        "diff_sd_per_problem_constant_shift",
+    ];
+    let disagreement: Vec<String> = r.disagreement.as_ref().map_or(Vec::new(), |d| {
+        let opt = |x: Option<f64>| x.map_or_else(String::new, num);
+        vec![
+            num(d.tau_a),
+            num(d.tau_b),
+            opt(d.population_correlation),
+            opt(d.realised_correlation),
+            num(d.difference_sd),
+            num(d.difference_sd_constant_shift),
+        ]
+    });
+    let mut tail = vec!["reruns", "pass_at_1_a", "pass_at_1_b"];
+    if r.disagreement.is_some() {
+        tail.extend(disagreement_columns);
+    }
+    let mut csv = header(&["a", "b", "n", "quantity"], &tail);
     for row in &r.rows {
         for (q, e) in [
             ("loss", &row.loss),
@@ -513,13 +576,15 @@ fn h2h_csv(run: &RunOutput, r: &HeadToHead) -> String {
             ("win", &row.win),
             ("loss_or_tie", &row.loss_or_tie),
         ] {
-            csv.row(estimate_row(
+            let mut fields = estimate_row(
                 run,
                 &r.experiment,
                 [r.a.clone(), r.b.clone(), row.n.to_string(), q.into()],
                 e,
                 [r.reruns.to_string(), num(r.pass_at_1_a), num(r.pass_at_1_b)],
-            ));
+            );
+            fields.extend(disagreement.iter().cloned());
+            csv.row(fields);
         }
     }
     csv.finish()

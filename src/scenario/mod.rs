@@ -20,13 +20,20 @@ pub use raw::ExperimentKind;
 pub use resolve::DEFAULT_SEED;
 pub use source::{read_source, ScenarioSource, NAMED};
 pub use spec::{
-    CheckCells, Design, Experiment, ExperimentSpec, Metric, Plan, PlanSpec, Scenario, Work,
+    CheckCells, Design, Experiment, ExperimentSpec, Metric, Plan, PlanSpec, Scenario, SweepAxis,
+    Work,
 };
 
 /// Largest benchmark a scenario may ask for.
 pub const MAX_PROBLEMS: u64 = 100_000;
 /// Largest k (samples per vote) a scenario may ask for.
 pub const MAX_K: u64 = 1024;
+/// Largest `shift_sd` (tau, logits). At tau = 10 a model's own deviation alone moves a problem
+/// from a 50% rate to below 5e-5 or above 1 - 5e-5 one time in three, and with a benchmark
+/// sigma of 2 the implied correlation of two such models' logits is 4/104 = 0.04: they agree on
+/// nothing. Larger values describe no real pair of models and only pile rates onto 0 and 1; the
+/// quadrature over e (|e| <= 12, docs/model.md) is tested up to this bound.
+pub const MAX_SHIFT_SD: f64 = 10.0;
 /// Largest number of samples per problem per rerun.
 pub const MAX_SAMPLES: u64 = 100_000;
 /// Largest number of votes, reruns or traces per cell.
@@ -42,6 +49,12 @@ pub const MAX_COUNT_SUPPORT: u64 = 1 << 23;
 /// median at least its inverse (see `Resolver::token_range`), so squared lengths stay finite
 /// and nonzero in f64.
 pub const MAX_TOKEN_SCALE: f64 = 1e150;
+
+/// Largest |mu| and largest sigma of a logit-normal benchmark, in logits (also the bound on a
+/// plan's gaps): a problem 40 logits out has a pass rate within 4.3e-18 of 0 or 1, below the
+/// resolution of f64 next to 1, so a wider population adds nothing but problems that are always
+/// or never solved.
+pub const MAX_LOGIT: f64 = 40.0;
 
 /// Longest list (k values, n values, attractor shares, budgets, models) in one experiment.
 pub const MAX_LIST: usize = 256;

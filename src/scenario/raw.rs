@@ -1,15 +1,15 @@
 //! The first stage: serde structs that mirror the TOML file one to one. They check types and
 //! reject unknown keys (with TOML's own line and column); values are checked in `resolve`.
-//! `evalsim plan` fills these same types from its flags and `fit` serialises them; `sweep` sets
-//! each cell's seed on them. Depends on
-//! [`crate::model`] (the enums a file names) only.
+//! `evalsim plan` fills these same types from its flags and `fit` serialises them; `sweep` clones
+//! them per cell and sets the swept fields and the cell's seed on them ([`super::grid`]).
+//! Depends on [`crate::model`] (the enums a file names) only.
 use serde::{Deserialize, Serialize};
 use toml::Spanned;
 
-use crate::model::{Placement, VoteRule};
+use crate::model::{Fallback, Placement, VerifierKind, VoteRule};
 
 /// A whole scenario file.
-#[derive(Debug, Default, Deserialize, Serialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawScenario {
     pub title: Option<Spanned<String>>,
@@ -22,7 +22,7 @@ pub struct RawScenario {
 }
 
 /// `[benchmark]`.
-#[derive(Debug, Default, Deserialize, Serialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawBenchmark {
     pub problems: Option<Spanned<u64>>,
@@ -37,29 +37,67 @@ pub struct RawBenchmark {
 }
 
 /// One `[[model]]`.
-#[derive(Debug, Default, Deserialize, Serialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawModel {
     pub name: Option<Spanned<String>>,
     pub shift: Option<Spanned<f64>>,
     pub rates: Option<Spanned<Vec<f64>>>,
-    pub attractor: Option<Spanned<f64>>,
+    /// A share in [0, 1] or a list of shares (several attractors): checked in `resolve`.
+    pub attractor: Option<Spanned<toml::Value>>,
     pub vote_rule: Option<Spanned<VoteRule>>,
     pub tokens: Option<Spanned<RawTokens>>,
     /// Per-run logit SD omega (default 0).
     pub run_sd: Option<Spanned<f64>>,
     /// Solve rate on memorised problems (needed when the model is contaminated).
     pub memorized_rate: Option<Spanned<f64>>,
+    pub unparsed: Option<Spanned<f64>>,
+    pub split: Option<Spanned<f64>>,
+    /// tau: SD of the model's per-problem logit deviation (default 0).
+    pub shift_sd: Option<Spanned<f64>>,
+    pub verifier: Option<Spanned<RawVerifier>>,
+    pub grader: Option<Spanned<RawGrader>>,
+}
+
+/// `[model.verifier]`: the union of both kinds' keys (no internally tagged enum, so TOML errors
+/// keep their line and column); `resolve` rejects keys the kind does not take.
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawVerifier {
+    pub kind: Option<Spanned<VerifierKind>>,
+    pub tpr: Option<Spanned<f64>>,
+    pub fpr: Option<Spanned<f64>>,
+    pub fallback: Option<Spanned<Fallback>>,
+    pub separation: Option<Spanned<f64>>,
+}
+
+/// `[model.grader]`: a noisy grader's error rates.
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawGrader {
+    pub fpr: Option<Spanned<f64>>,
+    pub fnr: Option<Spanned<f64>>,
 }
 
 /// `[model.tokens]`: the trace-length block.
-#[derive(Debug, Default, Deserialize, Serialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawTokens {
     pub median_tokens: Option<Spanned<f64>>,
     pub hard_growth: Option<Spanned<f64>>,
     pub wrong_factor: Option<Spanned<f64>>,
     pub sigma: Option<Spanned<f64>>,
+}
+
+/// What an `attractor-sweep`'s `attractor` list sets on its model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SweepVary {
+    /// Each value replaces one share of the model's attractor vector (`share`, from 1).
+    #[default]
+    Share,
+    /// Each value multiplies the whole vector.
+    Scale,
 }
 
 /// The experiment kinds a scenario can ask for.
@@ -124,6 +162,7 @@ impl ExperimentKind {
             ExperimentKind::Plan => &[
                 ("", &["csv", "txt", "json"]),
                 ("-loss", FIGURE),
+                ("-detectable", FIGURE),
                 ("-heatmap", FIGURE),
             ],
             ExperimentKind::Contamination => &[("", TABLE_AND_FIGURE), ("-plan", &["csv"])],
@@ -143,7 +182,16 @@ impl ExperimentKind {
     pub fn keys(self) -> &'static [&'static str] {
         match self {
             ExperimentKind::Curves => &["models", "k", "votes", "vote_rule"],
-            ExperimentKind::AttractorSweep => &["model", "attractor", "k", "votes", "vote_rule"],
+            ExperimentKind::AttractorSweep => &[
+                "model",
+                "attractor",
+                "vary",
+                "share",
+                "split",
+                "k",
+                "votes",
+                "vote_rule",
+            ],
             ExperimentKind::SeedVariance => &["model", "n", "reruns"],
             ExperimentKind::VoteSpread => &["model", "k", "reruns", "vote_rule"],
             ExperimentKind::HeadToHead => &["a", "b", "n", "reruns"],
@@ -171,6 +219,8 @@ impl ExperimentKind {
                 "reruns",
                 "check_cells",
                 "check_population",
+                "shift_sd",
+                "target_power",
             ],
             ExperimentKind::Contamination => &[
                 "model",
@@ -208,7 +258,7 @@ pub enum RawCheckCells {
 
 /// One `[[experiment]]`: the union of every kind's keys, so that TOML errors keep their line and
 /// column (no internally tagged enums). `resolve` rejects keys the kind does not take.
-#[derive(Debug, Default, Deserialize, Serialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawExperiment {
     pub kind: Option<Spanned<ExperimentKind>>,
@@ -239,8 +289,12 @@ pub struct RawExperiment {
     pub fresh: Option<Spanned<Vec<u64>>>,
     pub shares: Option<Spanned<Vec<f64>>>,
     pub alpha: Option<Spanned<f64>>,
-    pub target_power: Option<Spanned<f64>>,
     pub max_fresh: Option<Spanned<u64>>,
+    pub vary: Option<Spanned<SweepVary>>,
+    pub share: Option<Spanned<u64>>,
+    pub split: Option<Spanned<Vec<f64>>>,
+    pub shift_sd: Option<Spanned<f64>>,
+    pub target_power: Option<Spanned<f64>>,
 }
 
 impl RawExperiment {
@@ -259,6 +313,9 @@ impl RawExperiment {
             s("votes", &self.votes),
             s("vote_rule", &self.vote_rule),
             s("attractor", &self.attractor),
+            s("vary", &self.vary),
+            s("share", &self.share),
+            s("split", &self.split),
             s("n", &self.n),
             s("reruns", &self.reruns),
             s("a", &self.a),
@@ -279,8 +336,9 @@ impl RawExperiment {
             s("fresh", &self.fresh),
             s("shares", &self.shares),
             s("alpha", &self.alpha),
-            s("target_power", &self.target_power),
             s("max_fresh", &self.max_fresh),
+            s("shift_sd", &self.shift_sd),
+            s("target_power", &self.target_power),
         ]
         .into_iter()
         .flatten()

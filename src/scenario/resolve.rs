@@ -8,19 +8,41 @@ use std::ops::Range;
 use toml::Spanned;
 
 use super::error::{Locator, ScenarioError};
-use super::raw::{ExperimentKind, RawBenchmark, RawExperiment, RawModel, RawScenario, RawTokens};
-use super::spec::{CheckCells, Experiment, ExperimentSpec, Metric, Plan, PlanSpec, Scenario};
+use super::raw::{
+    ExperimentKind, RawBenchmark, RawExperiment, RawGrader, RawModel, RawScenario, RawTokens,
+    RawVerifier, SweepVary,
+};
+use super::spec::{
+    CheckCells, Experiment, ExperimentSpec, Metric, Plan, PlanSpec, Scenario, SweepAxis,
+};
 use super::{
     DEFAULT_K, MAX_COUNT_SUPPORT, MAX_DRAWS, MAX_EXPERIMENT_NAME, MAX_GRID, MAX_K, MAX_LIST,
-    MAX_PROBLEMS, MAX_SAMPLES, MAX_TOKEN_SCALE, MAX_TOTAL_VOTES, RUN_FILES,
+    MAX_LOGIT, MAX_PROBLEMS, MAX_SAMPLES, MAX_SHIFT_SD, MAX_TOKEN_SCALE, MAX_TOTAL_VOTES,
+    RUN_FILES,
 };
 /// Largest n x (public + fresh problems) of a contamination experiment.
 const MAX_CONTAMINATION_SUPPORT: u64 = 40_000;
+use crate::exact::plan::MAX_SHIFT_SD as MAX_PLAN_SHIFT_SD;
 use crate::exact::run_corr::MAX_OMEGA;
-use crate::model::{Benchmark, Difficulty, Model, Placement, RateSource, TraceLengths, VoteRule};
+use crate::model::{
+    Benchmark, Difficulty, Fallback, Grader, Model, Placement, RateSource, ThresholdVerifier,
+    TraceLengths, Verifier, VerifierKind, VoteRule,
+};
+
+/// Largest |separation| of a score verifier: beyond it a correct sample outscores every wrong one
+/// (or the reverse) to within the quadrature's error at every k up to [`MAX_K`], and the
+/// integration range of `exact::verifier` would have to widen.
+pub const MAX_SEPARATION: f64 = 10.0;
 
 /// The seed of a scenario that names none.
 pub const DEFAULT_SEED: u64 = 1;
+
+/// Most repeated wrong answers (`attractor` as a list) a model may list.
+pub const MAX_ATTRACTORS: usize = 8;
+
+/// How far above 1 a list of attractor shares may sum (decimal shares such as 0.1 + 0.2 + 0.7
+/// sum to 1 only to within a few ulps); the one-off share is then 0.
+pub const SHARE_SUM_SLACK: f64 = 1e-12;
 
 impl Scenario {
     /// Parses and validates a scenario from TOML text. `name` is the scenario's short name and
@@ -98,8 +120,10 @@ impl Resolver<'_> {
             return Err(self.err(0..0, "model", "no [[model]] given: a scenario needs at least one model (name, shift or rates, attractor)"));
         }
         let mut models: Vec<Model> = Vec::new();
+        let mut grader_spans: Vec<Option<Range<usize>>> = Vec::new();
         for (i, m) in raw.model.into_iter().enumerate() {
             let span = m.span();
+            grader_spans.push(m.get_ref().grader.as_ref().map(Spanned::span));
             let model = self.model(m.into_inner(), span.clone(), i + 1, &benchmark)?;
             if models.iter().any(|o| o.name == model.name) {
                 return Err(self.err(
@@ -136,6 +160,7 @@ impl Resolver<'_> {
                 return Err(self.err(span, &format!("experiment[{}].name", i + 1), format!("duplicate experiment name `{}`: give each experiment of the same kind its own `name`", exp.name)));
             }
             self.output_names(&exp, &experiments, name_span.unwrap_or(span), i + 1)?;
+            self.grader_supported(&exp, i + 1, &models, &grader_spans)?;
             experiments.push(exp);
         }
         Ok(Scenario {
@@ -151,6 +176,42 @@ impl Resolver<'_> {
         })
     }
 
+    /// Refuses an experiment that cannot honour a model's noisy grader (`[model.grader]`): only
+    /// `curves` and `head-to-head` report graded values; the others would report
+    /// true values as if graded perfectly, so the combination is an error at the grader block.
+    fn grader_supported(
+        &self,
+        exp: &Experiment,
+        idx: usize,
+        models: &[Model],
+        grader_spans: &[Option<Range<usize>>],
+    ) -> Res<()> {
+        let used: Vec<usize> = match &exp.spec {
+            ExperimentSpec::Curves { .. } | ExperimentSpec::HeadToHead { .. } => return Ok(()),
+            ExperimentSpec::AttractorSweep { model, .. }
+            | ExperimentSpec::SeedVariance { model, .. }
+            | ExperimentSpec::VoteSpread { model, .. }
+            | ExperimentSpec::Plan { model, .. }
+            | ExperimentSpec::Contamination { model, .. } => vec![*model],
+            ExperimentSpec::Budget { models, .. } | ExperimentSpec::Cost { models, .. } => {
+                models.clone()
+            }
+        };
+        match used.into_iter().find(|&m| models[m].grader.is_some()) {
+            Some(m) => Err(self.err(
+                grader_spans[m].clone().unwrap_or(0..0),
+                &format!("model[{}].grader", m + 1),
+                format!(
+                    "model `{}` has a noisy grader, which experiment[{idx}] (the {} experiment `{}`) does not support: only curves and head-to-head report graded values (a plan cannot yet: its logit-normal population does not stay logit-normal under grading); remove [model.grader] or that experiment",
+                    models[m].name,
+                    exp.spec.kind().as_str(),
+                    exp.name
+                ),
+            )),
+            None => Ok(()),
+        }
+    }
+
     /// Refuses an experiment whose output files would overwrite the run's own files or those of
     /// an earlier experiment (e.g. a `curves` named `budget-crossover` next to a `budget`).
     fn output_names(
@@ -160,7 +221,7 @@ impl Resolver<'_> {
         span: Range<usize>,
         idx: usize,
     ) -> Res<()> {
-        let reserved = "reserved: checks, results, summary and report, for the run's checks.csv, results.json, summary.json and report.md; and every file of another experiment: <name>.csv/.png/.svg, a budget's <name>-crossover.csv and <name>-lengths, a seed-variance's <name>-histograms and <name>-sd, a plan's <name>.txt/.json, <name>-loss and <name>-heatmap";
+        let reserved = "reserved: checks, results, summary and report, for the run's checks.csv, results.json, summary.json and report.md; and every file of another experiment: <name>.csv/.png/.svg, a budget's <name>-crossover.csv and <name>-lengths, a seed-variance's <name>-histograms and <name>-sd, a plan's <name>.txt/.json, <name>-loss, <name>-detectable and <name>-heatmap";
         let key = format!("experiment[{idx}].name");
         let stem = exp.name.as_str();
         if RUN_FILES.iter().any(|f| f.split('.').next() == Some(stem)) {
@@ -233,6 +294,9 @@ impl Resolver<'_> {
             )
         })?;
         self.finite(&mu, "benchmark.mu")?;
+        if mu.get_ref().abs() > MAX_LOGIT {
+            return Err(self.err(mu.span(), "benchmark.mu", format!("must be a number of logits between -{MAX_LOGIT} and {MAX_LOGIT} (beyond, every problem's pass rate is 0 or 1 to double precision), got {}", mu.get_ref())));
+        }
         let sigma = b.sigma.ok_or_else(|| {
             self.err(
                 span.clone(),
@@ -240,12 +304,13 @@ impl Resolver<'_> {
                 "missing key `sigma` (sd of the logit-normal spread, > 0)",
             )
         })?;
-        if !(sigma.get_ref().is_finite() && *sigma.get_ref() > 0.0) {
+        if !(sigma.get_ref().is_finite() && *sigma.get_ref() > 0.0 && *sigma.get_ref() <= MAX_LOGIT)
+        {
             return Err(self.err(
                 sigma.span(),
                 "benchmark.sigma",
                 format!(
-                    "must be a finite number > 0 (the sd of the logit-normal spread), got {}",
+                    "must be a finite number > 0 and at most {MAX_LOGIT} (the sd of the logit-normal spread, in logits), got {}",
                     sigma.get_ref()
                 ),
             ));
@@ -343,17 +408,14 @@ impl Resolver<'_> {
                 ))
             }
         };
-        let attractor = m.attractor.ok_or_else(|| self.err(span.clone(), &key("attractor"), "missing key `attractor`: the share of wrong answers that land on one repeated answer, in [0, 1]"))?;
-        let a = *attractor.get_ref();
-        if !(0.0..=1.0).contains(&a) {
-            return Err(self.err(
-                attractor.span(),
-                &key("attractor"),
-                format!(
-                    "must be in [0, 1] (share of wrong answers on the repeated attractor), got {a}"
-                ),
-            ));
-        }
+        let attractor = m.attractor.ok_or_else(|| self.err(span.clone(), &key("attractor"), "missing key `attractor`: the share of wrong answers that land on one repeated answer, in [0, 1] (or a list of up to 8 shares, one per repeated wrong answer, summing to at most 1)"))?;
+        let (a, attractors) = self.attractor_shares(&attractor, &key("attractor"))?;
+        let unparsed = self.extraction_share(
+            &m.unparsed,
+            &key("unparsed"),
+            "share of samples with no extractable answer",
+        )?;
+        let split = self.extraction_share(&m.split, &key("split"), "share of correct samples written in a form the normaliser treats as a different answer")?;
         let tokens = match m.tokens {
             Some(t) => {
                 let ts = t.span();
@@ -361,6 +423,34 @@ impl Resolver<'_> {
             }
             None => None,
         };
+        let shift_sd = self.shift_sd(m.shift_sd, &source, &key("shift_sd"))?;
+        // Verifiers and graders are built on the one-attractor vote; several attractors or
+        // extraction failures together with them are not modelled yet.
+        let modes = if attractors.len() > 1 {
+            Some(("attractor", attractor.span()))
+        } else if unparsed != 0.0 {
+            m.unparsed.as_ref().map(|u| ("unparsed", u.span()))
+        } else if split != 0.0 {
+            m.split.as_ref().map(|u| ("split", u.span()))
+        } else {
+            None
+        };
+        if let Some((modes_key, at)) = modes {
+            let other = if m.verifier.is_some() {
+                Some("[model.verifier]")
+            } else if m.grader.is_some() {
+                Some("[model.grader]")
+            } else {
+                None
+            };
+            if let Some(other) = other {
+                return Err(self.err(
+                    at,
+                    &key(modes_key),
+                    format!("cannot be combined with {other} in one model yet: a verifier and a noisy grader work on one repeated wrong answer with every answer parsed; give this model one attractor share with unparsed = split = 0, or drop {other}"),
+                ));
+            }
+        }
         let run_sd = match &m.run_sd {
             None => 0.0,
             Some(v) => {
@@ -381,6 +471,43 @@ impl Resolver<'_> {
                 Some(x)
             }
         };
+        // Per-run noise is integrated for the canonical answer model only (one attractor, every
+        // answer parsed, no verifier, a perfect grader, a constant shift).
+        if let Some(v) = m.run_sd.as_ref().filter(|_| run_sd > 0.0) {
+            let other = if attractors.len() > 1 {
+                Some("a list of attractor shares")
+            } else if unparsed != 0.0 {
+                Some("unparsed")
+            } else if split != 0.0 {
+                Some("split")
+            } else if m.verifier.is_some() {
+                Some("[model.verifier]")
+            } else if m.grader.is_some() {
+                Some("[model.grader]")
+            } else if shift_sd != 0.0 {
+                Some("shift_sd")
+            } else {
+                None
+            };
+            if let Some(other) = other {
+                return Err(self.err(
+                    v.span(),
+                    &key("run_sd"),
+                    format!("cannot be combined with {other} in one model yet: per-run noise is integrated for one attractor share, every answer parsed, no verifier, a perfect grader and a constant shift; give this model run_sd = 0 or drop {other}"),
+                ));
+            }
+        }
+        let verifier = match m.verifier {
+            Some(v) => {
+                let vs = v.span();
+                Some(self.verifier(v.into_inner(), vs, idx)?)
+            }
+            None => None,
+        };
+        let grader = match m.grader {
+            Some(g) => Some(self.grader(g.into_inner(), idx)?),
+            None => None,
+        };
         Ok(Model {
             name: name.into_inner(),
             source,
@@ -389,6 +516,12 @@ impl Resolver<'_> {
             tokens,
             run_sd,
             memorized_rate,
+            attractors,
+            unparsed,
+            split,
+            shift_sd,
+            verifier,
+            grader,
         })
     }
 
@@ -481,6 +614,205 @@ impl Resolver<'_> {
             }
         }
         Ok(())
+    }
+
+    /// A probability key of `[model.verifier]` or `[model.grader]`: finite and in [0, 1].
+    fn probability(&self, v: &Spanned<f64>, key: &str, what: &str) -> Res<f64> {
+        let x = *v.get_ref();
+        if (0.0..=1.0).contains(&x) {
+            Ok(x)
+        } else {
+            Err(self.err(
+                v.span(),
+                key,
+                format!("must be a probability in [0, 1] ({what}), got {x}"),
+            ))
+        }
+    }
+
+    /// `[model.verifier]`: `kind = "threshold"` takes `tpr`, `fpr` (required) and `fallback`
+    /// (default "random"); `kind = "score"` takes `separation` (required).
+    fn verifier(&self, v: RawVerifier, span: Range<usize>, idx: usize) -> Res<Verifier> {
+        let key = |k: &str| format!("model[{idx}].verifier.{k}");
+        let kind = v.kind.as_ref().ok_or_else(|| {
+            self.err(
+                span.clone(),
+                &key("kind"),
+                "missing key `kind` (one of: threshold, score)",
+            )
+        })?;
+        let kind = *kind.get_ref();
+        let takes: &[&str] = match kind {
+            VerifierKind::Threshold => &["tpr", "fpr", "fallback"],
+            VerifierKind::Score => &["separation"],
+        };
+        let present = [
+            ("tpr", v.tpr.as_ref().map(Spanned::span)),
+            ("fpr", v.fpr.as_ref().map(Spanned::span)),
+            ("fallback", v.fallback.as_ref().map(Spanned::span)),
+            ("separation", v.separation.as_ref().map(Spanned::span)),
+        ];
+        for (k, at) in present {
+            if let Some(at) = at.filter(|_| !takes.contains(&k)) {
+                return Err(self.err(
+                    at,
+                    &key(k),
+                    format!(
+                        "`{k}` does not apply to a `{}` verifier (it takes: {})",
+                        kind.as_str(),
+                        takes.join(", ")
+                    ),
+                ));
+            }
+        }
+        fn need<'a>(
+            r: &Resolver,
+            x: &'a Option<Spanned<f64>>,
+            span: &Range<usize>,
+            key: &str,
+            k: &str,
+            what: &str,
+        ) -> Res<&'a Spanned<f64>> {
+            x.as_ref()
+                .ok_or_else(|| r.err(span.clone(), key, format!("missing key `{k}` ({what})")))
+        }
+        Ok(match kind {
+            VerifierKind::Threshold => {
+                let tpr_what = "the probability that the verifier accepts a correct sample";
+                let fpr_what = "the probability that the verifier accepts a wrong sample";
+                let tpr = need(self, &v.tpr, &span, &key("tpr"), "tpr", tpr_what)?;
+                let tpr = self.probability(tpr, &key("tpr"), tpr_what)?;
+                let fpr = need(self, &v.fpr, &span, &key("fpr"), "fpr", fpr_what)?;
+                let fpr = self.probability(fpr, &key("fpr"), fpr_what)?;
+                Verifier::Threshold(ThresholdVerifier {
+                    tpr,
+                    fpr,
+                    fallback: v.fallback.map_or(Fallback::Random, |f| f.into_inner()),
+                })
+            }
+            VerifierKind::Score => {
+                let what = "mean reward score of a correct sample minus a wrong one's, in units of the score's SD";
+                let d = need(
+                    self,
+                    &v.separation,
+                    &span,
+                    &key("separation"),
+                    "separation",
+                    what,
+                )?;
+                let x = *d.get_ref();
+                if !(x.is_finite() && x.abs() <= MAX_SEPARATION) {
+                    return Err(self.err(
+                        d.span(),
+                        &key("separation"),
+                        format!("must be a number between -{MAX_SEPARATION} and {MAX_SEPARATION} ({what}), got {x}"),
+                    ));
+                }
+                Verifier::Score { separation: x }
+            }
+        })
+    }
+
+    /// `[model.grader]`: `fpr` and `fnr`, each a probability, default 0.
+    fn grader(&self, g: RawGrader, idx: usize) -> Res<Grader> {
+        let key = |k: &str| format!("model[{idx}].grader.{k}");
+        let rate = |v: &Option<Spanned<f64>>, k: &str, what: &str| -> Res<f64> {
+            v.as_ref()
+                .map_or(Ok(0.0), |v| self.probability(v, &key(k), what))
+        };
+        Ok(Grader {
+            fpr: rate(
+                &g.fpr,
+                "fpr",
+                "the probability that the grader marks a wrong answer correct",
+            )?,
+            fnr: rate(
+                &g.fnr,
+                "fnr",
+                "the probability that the grader marks a correct answer wrong",
+            )?,
+        })
+    }
+
+    /// `attractor`: a number in [0, 1] (one repeated wrong answer) or a list of at most
+    /// [`MAX_ATTRACTORS`] shares, each >= 0, summing to at most 1. Returns (the first share, or 0
+    /// for an empty list; every share).
+    fn attractor_shares(&self, v: &Spanned<toml::Value>, key: &str) -> Res<(f64, Vec<f64>)> {
+        let number = |x: &toml::Value| match x {
+            toml::Value::Float(f) => Some(*f),
+            toml::Value::Integer(i) => Some(*i as f64),
+            _ => None,
+        };
+        match v.get_ref() {
+            toml::Value::Array(list) => {
+                if list.len() > MAX_ATTRACTORS {
+                    return Err(self.err(v.span(), key, format!("lists {} shares: at most {MAX_ATTRACTORS} repeated wrong answers", list.len())));
+                }
+                let mut shares = Vec::with_capacity(list.len());
+                for (i, x) in list.iter().enumerate() {
+                    let at = self.loc.element(v.span(), i);
+                    let Some(a) = number(x) else {
+                        return Err(self.err(at, key, format!("entry {} is not a number: every entry is a share of the wrong answers in [0, 1]", i + 1)));
+                    };
+                    if !(0.0..=1.0).contains(&a) {
+                        return Err(self.err(at, key, format!("entry {} is {a}: every share must be in [0, 1]", i + 1)));
+                    }
+                    shares.push(a);
+                }
+                let total: f64 = shares.iter().sum();
+                if total > 1.0 + SHARE_SUM_SLACK {
+                    return Err(self.err(v.span(), key, format!("the shares sum to {total}: they split the wrong answers, so their sum must be at most 1 (the rest are one-off wrong answers)")));
+                }
+                Ok((shares.first().copied().unwrap_or(0.0), shares))
+            }
+            x => match number(x) {
+                Some(a) if (0.0..=1.0).contains(&a) => Ok((a, vec![a])),
+                Some(a) => Err(self.err(
+                    v.span(),
+                    key,
+                    format!(
+                        "must be in [0, 1] (share of wrong answers on the repeated attractor), got {a}"
+                    ),
+                )),
+                None => Err(self.err(v.span(), key, format!("must be a share in [0, 1] or a list of at most {MAX_ATTRACTORS} shares, got {}", x.type_str()))),
+            },
+        }
+    }
+
+    /// `unparsed` or `split`: a share in [0, 1) (1 would leave no parsed sample, or no correct
+    /// sample in the main form); 0 when absent.
+    fn extraction_share(&self, v: &Option<Spanned<f64>>, key: &str, what: &str) -> Res<f64> {
+        match v {
+            None => Ok(0.0),
+            Some(x) if (0.0..1.0).contains(x.get_ref()) => Ok(*x.get_ref()),
+            Some(x) => Err(self.err(
+                x.span(),
+                key,
+                format!("must be in [0, 1) ({what}), got {}", x.get_ref()),
+            )),
+        }
+    }
+
+    /// `shift_sd` (tau): finite, in [0, MAX_SHIFT_SD], and only with a `shift` (a model that
+    /// lists its own `rates` has no benchmark logit to deviate from). Absent means 0.
+    fn shift_sd(&self, v: Option<Spanned<f64>>, source: &RateSource, key: &str) -> Res<f64> {
+        let Some(v) = v else { return Ok(0.0) };
+        let tau = *v.get_ref();
+        if !(tau.is_finite() && (0.0..=MAX_SHIFT_SD).contains(&tau)) {
+            return Err(self.err(
+                v.span(),
+                key,
+                format!("must be a finite number in [0, {MAX_SHIFT_SD}] (the SD of the model's own per-problem logit deviation; 0 = a constant shift), got {tau}"),
+            ));
+        }
+        if matches!(source, RateSource::Rates(_)) {
+            return Err(self.err(
+                v.span(),
+                key,
+                "applies only to a model given by `shift`: this model lists its own `rates`, which already fix every problem; drop `shift_sd` or give `shift` instead of `rates`",
+            ));
+        }
+        Ok(tau)
     }
 
     fn tokens(&self, t: RawTokens, span: Range<usize>, idx: usize) -> Res<TraceLengths> {
@@ -861,57 +1193,186 @@ impl ExpCtx<'_> {
     }
 
     fn curves(&self) -> Res<ExperimentSpec> {
+        let models = self.model_list()?;
+        let k = self.ints(&self.e.k, "k", MAX_K, Some(&DEFAULT_K))?;
+        let votes = self.count(&self.e.votes, "votes", 4000)?;
+        // Verifiers and graders are simulated sample by sample: O(k) draws per vote.
+        let literal = models
+            .iter()
+            .filter(|&&m| self.models[m].verifier.is_some() || self.models[m].grader.is_some())
+            .count() as u64;
+        let ksum: u64 = k.iter().map(|&x| u64::from(x)).sum();
+        let draws = literal
+            .saturating_mul(ksum)
+            .saturating_mul(votes)
+            .saturating_mul(self.bench.problems as u64);
+        if draws > MAX_TOTAL_VOTES {
+            let at = self
+                .e
+                .votes
+                .as_ref()
+                .map_or(self.span.clone(), |v| v.span());
+            return Err(self.r.err(at, &self.key("votes"), format!("{literal} models with a verifier or grader x (sum of k = {ksum}) x {votes} votes x {} problems = {draws} simulated samples (drawn one by one): at most {MAX_TOTAL_VOTES} per experiment; lower `votes` or the largest k", self.bench.problems)));
+        }
         Ok(ExperimentSpec::Curves {
-            models: self.model_list()?,
-            k: self.ints(&self.e.k, "k", MAX_K, Some(&DEFAULT_K))?,
-            votes: self.count(&self.e.votes, "votes", 4000)?,
+            models,
+            k,
+            votes,
             vote_rule: self.vote_rule(),
         })
     }
 
     fn attractor_sweep(&self) -> Res<ExperimentSpec> {
-        let a = self.e.attractor.as_ref().ok_or_else(|| {
-            self.r.err(
-                self.span.clone(),
-                &self.key("attractor"),
-                "missing key `attractor` (a list of shares in [0, 1])",
-            )
-        })?;
-        let list = a.get_ref();
-        if list.is_empty() || list.len() > MAX_LIST {
-            return Err(self.r.err(
-                a.span(),
-                &self.key("attractor"),
-                format!("must list 1 to {MAX_LIST} shares, got {}", list.len()),
-            ));
-        }
-        if let Some(i) = list.iter().position(|x| !(0.0..=1.0).contains(x)) {
-            return Err(self.r.err(
-                self.r.entry(a, i),
-                &self.key("attractor"),
-                format!("{} is out of range: every share must be in [0, 1]", list[i]),
-            ));
-        }
+        let model = self.one_model("model")?;
+        let m = &self.models[model];
+        let (list, axis) = match (&self.e.attractor, &self.e.split) {
+            (Some(_), Some(s)) => {
+                return Err(self.r.err(s.span(), &self.key("split"), "give either `attractor` (attractor shares or factors) or `split` (split shares) to sweep, not both"));
+            }
+            (None, None) => {
+                return Err(self.r.err(
+                    self.span.clone(),
+                    &self.key("attractor"),
+                    "missing key `attractor` (a list of shares in [0, 1]) or `split` (a list of split shares in [0, 1))",
+                ))
+            }
+            (None, Some(s)) => {
+                for (k, v) in [
+                    ("vary", self.e.vary.as_ref().map(|x| x.span())),
+                    ("share", self.e.share.as_ref().map(|x| x.span())),
+                ] {
+                    if let Some(at) = v {
+                        return Err(self.r.err(at, &self.key(k), format!("`{k}` applies to an `attractor` list, not to a `split` sweep")));
+                    }
+                }
+                self.sweep_list(s, "split", "split share")?;
+                if let Some(i) = s.get_ref().iter().position(|x| !(0.0..1.0).contains(x)) {
+                    return Err(self.r.err(self.r.entry(s, i), &self.key("split"), format!("{} is out of range: every split share must be in [0, 1)", s.get_ref()[i])));
+                }
+                (s.get_ref().clone(), SweepAxis::Split)
+            }
+            (Some(a), None) => {
+                self.sweep_list(a, "attractor", "share")?;
+                let list = a.get_ref();
+                let vary = self.e.vary.as_ref().map_or(SweepVary::Share, |v| *v.get_ref());
+                let axis = match vary {
+                    SweepVary::Share => {
+                        let len = m.attractors.len();
+                        let j = match &self.e.share {
+                            None => 0,
+                            Some(j) if (1..=len.max(1) as u64).contains(j.get_ref()) => {
+                                *j.get_ref() as usize - 1
+                            }
+                            Some(j) => {
+                                return Err(self.r.err(j.span(), &self.key("share"), format!("model `{}` has {len} attractor share(s): `share` must be between 1 and {}, got {}", m.name, len.max(1), j.get_ref())));
+                            }
+                        };
+                        SweepAxis::Share(j)
+                    }
+                    SweepVary::Scale => {
+                        if let Some(j) = &self.e.share {
+                            return Err(self.r.err(j.span(), &self.key("share"), "`share` picks the one share to sweep: it does not apply with vary = \"scale\", which scales every share"));
+                        }
+                        SweepAxis::Scale
+                    }
+                };
+                for (i, &x) in list.iter().enumerate() {
+                    let at = self.r.entry(a, i);
+                    if axis == SweepAxis::Scale {
+                        if !(x.is_finite() && x >= 0.0) {
+                            return Err(self.r.err(at, &self.key("attractor"), format!("{x} is not a valid factor: with vary = \"scale\" every value is a factor >= 0 on the attractor shares")));
+                        }
+                    } else if !(0.0..=1.0).contains(&x) {
+                        return Err(self.r.err(at, &self.key("attractor"), format!("{x} is out of range: every share must be in [0, 1]")));
+                    }
+                    let (v, _) = axis.apply(&m.attractors, m.split, x);
+                    let total: f64 = v.iter().sum();
+                    if total > 1.0 + SHARE_SUM_SLACK {
+                        return Err(self.r.err(at, &self.key("attractor"), format!("{x} makes model `{}`'s attractor shares sum to {total}: at most 1 (they split the wrong answers)", m.name)));
+                    }
+                }
+                (list.clone(), axis)
+            }
+        };
         Ok(ExperimentSpec::AttractorSweep {
-            model: self.one_model("model")?,
-            attractors: list.clone(),
+            model,
+            attractors: list,
+            axis,
             k: self.ints(&self.e.k, "k", MAX_K, Some(&DEFAULT_K))?,
             votes: self.count(&self.e.votes, "votes", 4000)?,
             vote_rule: self.vote_rule(),
         })
     }
 
+    /// A sweep's list: 1 to [`MAX_LIST`] values.
+    fn sweep_list(&self, v: &Spanned<Vec<f64>>, k: &str, what: &str) -> Res<()> {
+        let n = v.get_ref().len();
+        if n == 0 || n > MAX_LIST {
+            return Err(self.r.err(
+                v.span(),
+                &self.key(k),
+                format!("must list 1 to {MAX_LIST} {what}s, got {n}"),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Refuses models that set answer-mode keys (several attractors, `unparsed`, `split`) this
+    /// experiment cannot honour; `honoured` lists the keys it does honour. The error points at
+    /// the experiment's reference to the model (`refs`: key and span) and names the model's key.
+    fn honours(
+        &self,
+        ms: &[usize],
+        refs: (&str, Option<Range<usize>>),
+        honoured: &[&str],
+        kind: &str,
+    ) -> Res<()> {
+        for &i in ms {
+            let m = &self.models[i];
+            let set = [
+                ("attractor", m.attractors.len() > 1),
+                ("unparsed", m.unparsed != 0.0),
+                ("split", m.split != 0.0),
+            ];
+            if let Some((k, _)) = set.iter().find(|(k, on)| *on && !honoured.contains(k)) {
+                let what = match *k {
+                    "attractor" => "several attractor shares",
+                    "unparsed" => "`unparsed`",
+                    _ => "`split`",
+                };
+                let at = refs.1.clone().unwrap_or(self.span.clone());
+                return Err(self.r.err(at, &self.key(refs.0), format!("model `{}` sets {what} (model key `{k}`), which a `{kind}` experiment cannot honour yet: use `curves` or `attractor-sweep` for it, or give this experiment a model with one attractor share{}", m.name, if honoured.is_empty() { ", no `unparsed` and no `split`".to_string() } else { String::new() })));
+            }
+        }
+        Ok(())
+    }
+
     fn seed_variance(&self) -> Res<ExperimentSpec> {
+        let model = self.one_model("model")?;
+        // pass@1 alone: attractors and split cannot change it.
+        self.honours(
+            &[model],
+            ("model", self.e.model.as_ref().map(|x| x.span())),
+            &["attractor", "split"],
+            "seed-variance",
+        )?;
         Ok(ExperimentSpec::SeedVariance {
-            model: self.one_model("model")?,
+            model,
             n: self.ints(&self.e.n, "n", MAX_SAMPLES, Some(&[1, 4, 16, 64]))?,
             reruns: self.count(&self.e.reruns, "reruns", 20_000)?,
         })
     }
 
     fn vote_spread(&self) -> Res<ExperimentSpec> {
+        let model = self.one_model("model")?;
+        self.honours(
+            &[model],
+            ("model", self.e.model.as_ref().map(|x| x.span())),
+            &[],
+            "vote-spread",
+        )?;
         Ok(ExperimentSpec::VoteSpread {
-            model: self.one_model("model")?,
+            model,
             k: self.ints(&self.e.k, "k", MAX_K, Some(&[16]))?,
             reruns: self.count(&self.e.reruns, "reruns", 2000)?,
             vote_rule: self.vote_rule(),
@@ -986,6 +1447,9 @@ impl ExpCtx<'_> {
         }
         if m.run_sd > 0.0 {
             return Err(self.r.err(at, &self.key("model"), format!("model `{}` has run_sd = {}: a contamination experiment does not model per-run noise; use a model with run_sd = 0", m.name, m.run_sd)));
+        }
+        if m.shift_sd > 0.0 || m.unparsed > 0.0 {
+            return Err(self.r.err(at, &self.key("model"), format!("model `{}` has shift_sd = {} and unparsed = {}: a contamination experiment scores pass@1 of a model whose fresh problems follow the benchmark's logit-normal population shifted by `shift`; use a model with shift_sd = 0 and unparsed = 0", m.name, m.shift_sd, m.unparsed)));
         }
         let n = self.ints(&self.e.n, "n", MAX_SAMPLES, Some(&[1]))?;
         if n.len() != 1 {
@@ -1109,6 +1573,13 @@ impl ExpCtx<'_> {
                 ),
             ));
         }
+        // Single traces: the attractors and the split cannot change them; an unparsed answer would.
+        self.honours(
+            &ms,
+            ("models", self.e.models.as_ref().map(|x| x.span())),
+            &["attractor", "split"],
+            "budget",
+        )?;
         Ok(ExperimentSpec::Budget {
             models: ms,
             budgets: list.clone(),
@@ -1139,6 +1610,12 @@ impl ExpCtx<'_> {
             }
             p => p.as_ref().map(|p| *p.get_ref()),
         };
+        self.honours(
+            &ms,
+            ("models", self.e.models.as_ref().map(|x| x.span())),
+            &[],
+            "cost",
+        )?;
         Ok(ExperimentSpec::Cost {
             models: ms,
             k: self.ints(&self.e.k, "k", MAX_K, Some(&[1, 8, 32]))?,
@@ -1155,6 +1632,12 @@ impl ExpCtx<'_> {
             Some(v) => self.model_ref(v, "model")?,
             None => 0,
         };
+        self.honours(
+            &[model],
+            ("model", self.e.model.as_ref().map(|x| x.span())),
+            &[],
+            "plan",
+        )?;
         let plan = self.plan(&self.models[model])?;
         Ok(ExperimentSpec::Plan {
             model,
@@ -1175,6 +1658,10 @@ impl ExpCtx<'_> {
             let at = e.model.as_ref().map_or(span.clone(), |m| m.span());
             return Err(self.r.err(at, &key("model"), format!("model `{}` lists explicit rates; a `plan` needs a model given by a `shift` (model A is the population shifted by it)", model.name)));
         };
+        if model.shift_sd > 0.0 {
+            let at = e.model.as_ref().map_or(span.clone(), |m| m.span());
+            return Err(self.r.err(at, &key("model"), format!("model `{}` has shift_sd = {} and a `plan` does not model per-problem disagreement yet: use a model without `shift_sd` here", model.name, model.shift_sd)));
+        }
         let mu = mu + shift;
         let metric_raw = e.metric.as_ref().map_or(RawMetric::Pass1, |m| *m.get_ref());
         let metric = match metric_raw {
@@ -1200,6 +1687,34 @@ impl ExpCtx<'_> {
                         .as_ref()
                         .map_or(model.vote_rule, |v| *v.get_ref()),
                 }
+            }
+        };
+        let shift_sd = match &e.shift_sd {
+            None => 0.0,
+            Some(v) if (0.0..=MAX_PLAN_SHIFT_SD).contains(v.get_ref()) => *v.get_ref(),
+            Some(v) => {
+                return Err(self.r.err(
+                    v.span(),
+                    &key("shift_sd"),
+                    format!(
+                        "must be a number of logits between 0 (B is A shifted by the gap) and {MAX_PLAN_SHIFT_SD} (the per-problem disagreement SD tau; logit correlation sigma / sqrt(sigma^2 + tau^2)), got {}",
+                        v.get_ref()
+                    ),
+                ));
+            }
+        };
+        let target_power = match &e.target_power {
+            None => None,
+            Some(v) if *v.get_ref() > 0.05 && *v.get_ref() < 1.0 => Some(*v.get_ref()),
+            Some(v) => {
+                return Err(self.r.err(
+                    v.span(),
+                    &key("target_power"),
+                    format!(
+                        "must be a power strictly between 0.05 (a 5% test's power at no gap) and 1, e.g. 0.9, got {}",
+                        v.get_ref()
+                    ),
+                ));
             }
         };
         let gaps = match (&e.gap_logits, &e.gap_points) {
@@ -1232,7 +1747,7 @@ impl ExpCtx<'_> {
                     let logits = if k == "gap_logits" {
                         x
                     } else {
-                        crate::exact::plan::gap_logits_for_points(mu, sigma, x)
+                        crate::exact::plan::gap_logits_for_points(mu, sigma, shift_sd, x)
                             .map_err(|m| self.r.err(self.r.entry(g, i), &key(k), m))?
                     };
                     if !(logits.is_finite() && logits.abs() <= 40.0) {
@@ -1297,6 +1812,8 @@ impl ExpCtx<'_> {
                 mu,
                 sigma,
                 gaps,
+                shift_sd,
+                target_power,
                 problems: problems.iter().map(|&n| n as usize).collect(),
                 samples,
                 target_loss_or_tie: fraction(&e.target_loss_or_tie, "target_loss_or_tie", 0.05)?,
@@ -1358,6 +1875,26 @@ mod plan_block_tests {
     }
 
     #[test]
+    fn a_plan_block_takes_shift_sd_and_target_power() {
+        let s = load("gap_points = [3]\nshift_sd = 1.0\ntarget_power = 0.9\n").expect("valid");
+        let ExperimentSpec::Plan { plan, .. } = &s.experiments[0].spec else {
+            panic!("not a plan");
+        };
+        assert_eq!((plan.shift_sd, plan.target_power), (1.0, Some(0.9)));
+        // 3 points of population pass@1 with B's disagreement in B's population.
+        let m =
+            crate::exact::plan::PopulationNodes::with_shift_sd(0.5, 2.0, plan.gaps[0], 1.0, |p| p)
+                .moments();
+        assert!((m.mean_b - m.mean_a - 0.03).abs() < 1e-9);
+        // Without the keys: no disagreement, no extra power.
+        let s = load("gap_logits = [0.2]\n").expect("valid");
+        let ExperimentSpec::Plan { plan, .. } = &s.experiments[0].spec else {
+            panic!("not a plan");
+        };
+        assert_eq!((plan.shift_sd, plan.target_power), (0.0, None));
+    }
+
+    #[test]
     fn plan_block_errors_name_line_column_and_key() {
         let cases = [
             (
@@ -1387,6 +1924,18 @@ mod plan_block_tests {
             (
                 "gap_logits = [0.2]\nproblems = [100, 30]\n",
                 "experiment[1].problems: values must be strictly increasing",
+            ),
+            (
+                "gap_logits = [0.2]\nshift_sd = 4\n",
+                "t.toml:18:12: experiment[1].shift_sd: must be a number of logits between 0",
+            ),
+            (
+                "gap_logits = [0.2]\nshift_sd = -0.5\n",
+                "experiment[1].shift_sd: must be a number of logits between 0",
+            ),
+            (
+                "gap_logits = [0.2]\ntarget_power = 0.01\n",
+                "t.toml:18:16: experiment[1].target_power: must be a power strictly between 0.05",
             ),
         ];
         for (body, want) in cases {

@@ -17,6 +17,8 @@ pub const NAMED: &[(&str, &str)] = &[
         "contamination",
         include_str!("../../scenarios/contamination.toml"),
     ),
+    ("modes", include_str!("../../scenarios/modes.toml")),
+    ("verifier", include_str!("../../scenarios/verifier.toml")),
 ];
 
 impl Scenario {

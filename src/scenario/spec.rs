@@ -50,10 +50,15 @@ pub enum ExperimentSpec {
         votes: u64,
         vote_rule: Option<VoteRule>,
     },
-    /// maj@k for a list of attractor shares.
+    /// maj@k for a list of attractor shares (or factors on the attractor vector, or `split`
+    /// shares: `axis`).
     AttractorSweep {
         model: usize,
+        /// The swept values.
         attractors: Vec<f64>,
+        /// What each value sets.
+        #[serde(skip_serializing_if = "SweepAxis::is_first_share")]
+        axis: SweepAxis,
         k: Vec<u32>,
         votes: u64,
         vote_rule: Option<VoteRule>,
@@ -116,6 +121,51 @@ pub enum ExperimentSpec {
         /// Simulated reruns per cell.
         reruns: u64,
     },
+}
+
+/// What the values of an `attractor-sweep` set on its model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SweepAxis {
+    /// Share j (0-based) of the attractor vector (appended when j is its length).
+    Share(usize),
+    /// A factor on every attractor share.
+    Scale,
+    /// The model's `split` share.
+    Split,
+}
+
+impl SweepAxis {
+    fn is_first_share(&self) -> bool {
+        *self == SweepAxis::Share(0)
+    }
+
+    /// The (attractor vector, split) of a model with `vector` and `split` at swept value `x`.
+    /// With one share and `Share(0)` this is `([x], split)`: the one-attractor sweep.
+    pub fn apply(self, vector: &[f64], split: f64, x: f64) -> (Vec<f64>, f64) {
+        match self {
+            SweepAxis::Share(j) => {
+                let mut v = vector.to_vec();
+                if j < v.len() {
+                    v[j] = x;
+                } else {
+                    v.push(x);
+                }
+                (v, split)
+            }
+            SweepAxis::Scale => (vector.iter().map(|a| a * x).collect(), split),
+            SweepAxis::Split => (vector.to_vec(), x),
+        }
+    }
+
+    /// The name used in tables and figure legends for a swept value.
+    pub fn label(self) -> String {
+        match self {
+            SweepAxis::Share(j) => format!("attractor {}", j + 1),
+            SweepAxis::Scale => "attractor scale".into(),
+            SweepAxis::Split => "split".into(),
+        }
+    }
 }
 
 impl ExperimentSpec {
@@ -335,6 +385,17 @@ pub struct PlanSpec {
     pub check_cells: CheckCells,
     /// Master seed of the simulation.
     pub seed: u64,
+    /// SD tau of B's per-problem disagreement with A, in logits: B's logit on a problem is A's
+    /// + gap + tau e with e ~ N(0, 1) (0: B is A shifted by the gap; left out of the JSON then).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub shift_sd: f64,
+    /// A power besides 80% for the minimum detectable gap, when the user asked for one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub target_power: Option<f64>,
+}
+
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
 }
 
 /// A full plan: the grid and targets of a [`PlanSpec`], the score, and which cells to simulate
@@ -394,12 +455,26 @@ impl Plan {
             .collect()
     }
 
-    /// Paired reruns the simulation will run (checked cells x reruns over the designs), for
-    /// progress.
+    /// The (N, n) whose minimum detectable gap (at 80% power) the simulation checks in
+    /// `design`: those of the cells checked at the first gap.
+    pub fn detectable_checked(&self, design: Design) -> Vec<(usize, u32)> {
+        let first = self.gaps.first().copied();
+        self.checked_cells(design)
+            .into_iter()
+            .filter(|&(gap, _, _)| Some(gap) == first)
+            .map(|(_, big_n, n)| (big_n, n))
+            .collect()
+    }
+
+    /// Paired reruns the simulation will run (checked cells, and checked minimum detectable
+    /// gaps, x reruns over the designs), for progress.
     pub fn planned_reruns(&self) -> u64 {
         Design::ALL
             .iter()
-            .map(|&d| self.checked_cells(d).len() as u64 * self.reruns)
+            .map(|&d| {
+                (self.checked_cells(d).len() + self.detectable_checked(d).len()) as u64
+                    * self.reruns
+            })
             .sum()
     }
 
@@ -409,8 +484,17 @@ impl Plan {
     pub fn simulated_draws(&self) -> u64 {
         let per_rerun: u64 = Design::ALL
             .iter()
-            .flat_map(|&d| self.checked_cells(d))
-            .map(|(_, big_n, _)| 2 * big_n as u64)
+            .flat_map(|&d| {
+                self.checked_cells(d)
+                    .into_iter()
+                    .map(|(_, big_n, _)| big_n)
+                    .chain(
+                        self.detectable_checked(d)
+                            .into_iter()
+                            .map(|(big_n, _)| big_n),
+                    )
+            })
+            .map(|big_n| 2 * big_n as u64)
             .sum();
         per_rerun.saturating_mul(self.reruns)
     }

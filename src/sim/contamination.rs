@@ -66,11 +66,7 @@ pub fn simulate_gap(
 mod tests {
     use super::*;
     use crate::exact::contamination::{detection, tests::example};
-
-    fn z_count(hits: u64, runs: u64, prob: f64, complement: f64) -> f64 {
-        let r = runs as f64;
-        (hits as f64 - r * prob) / (r * prob * complement).sqrt()
-    }
+    use crate::sim::se::count_z;
 
     #[test]
     fn simulated_detection_rates_match_exact_false_alarm_and_power() {
@@ -88,7 +84,7 @@ mod tests {
             } else {
                 (d.power, d.miss)
             };
-            let z = z_count(flags, reruns, p, q);
+            let z = count_z(flags, reruns, p, q);
             assert!(
                 z.abs() <= 4.5,
                 "c {c}: {flags} flags of {reruns}, exact {p}, z = {z}"

@@ -55,6 +55,13 @@ pub struct EvalSampler {
 }
 
 impl EvalSampler {
+    /// One data set on its own stream, keyed by (`seed`, `key`): the same data set for any
+    /// thread count and replicate order. `result[model][problem]`. Cost: as [`Self::sample`].
+    pub fn sample_keyed(&self, problems: usize, seed: u64, key: &[u64]) -> Vec<Vec<ProblemTally>> {
+        let mut rng = crate::sim::stream::stream(seed, key);
+        self.sample(problems, &mut rng)
+    }
+
     /// Draws `problems` problems and, for each model, `samples` answers per problem:
     /// `result[model][problem]`. Cost: O(problems (1 + models samples)) draws.
     pub fn sample<R: RngCore + ?Sized>(

@@ -15,6 +15,8 @@ pub mod modes;
 pub mod plan;
 pub mod reruns;
 pub mod run_corr;
+pub mod se;
+pub mod selection;
 pub mod stream;
 pub mod synth;
 pub mod traces;

@@ -12,7 +12,8 @@ use super::stream::{name_id, stream, Rng};
 use super::votes::{self, AttractorTables, VoteSampler};
 use super::{batches, run_merged};
 use crate::exact::maj::ln_factorials;
-use crate::model::{expit, quantile_rates, shift_rate, VoteRule};
+use crate::exact::plan::fixed_pair_rates;
+use crate::model::{expit, VoteRule};
 use crate::scenario::spec::{Design, Metric, Plan, PlanSpec};
 
 /// Where the simulation reports progress: called with the number of reruns just done.
@@ -107,6 +108,10 @@ fn stream_prefix(spec: &Plan, design: Design, (gap, big_n, n): (f64, usize, u32)
         prefix.push(name_id(design.as_str()));
     }
     prefix.extend([big_n as u64, u64::from(n), gap.to_bits()]);
+    if spec.shift_sd != 0.0 {
+        // Only with a disagreement, so plans without one keep their streams.
+        prefix.extend([name_id("shift_sd"), spec.shift_sd.to_bits()]);
+    }
     prefix
 }
 
@@ -147,8 +152,7 @@ fn run_cell(
 /// Count samplers of models A and B for a fixed-design pass@1 cell: alias tables, or BTPE draws
 /// when the tables would exceed `TABLE_ENTRIES`.
 fn fixed_samplers(spec: &Plan, (gap, big_n, n): (f64, usize, u32)) -> PairSampler {
-    let ra = quantile_rates(spec.mu, spec.sigma, big_n);
-    let rb: Vec<f64> = ra.iter().map(|&p| shift_rate(p, gap)).collect();
+    let (ra, rb) = fixed_pair_rates(spec.mu, spec.sigma, gap, spec.shift_sd, big_n);
     let big = big_n as u64 * (u64::from(n) + 1) > TABLE_ENTRIES;
     if big && n > 1 {
         let btpe = |r: &[f64]| {
@@ -246,8 +250,7 @@ fn simulate_cell(
             pair_tallies(spec.seed, &[(&key, &sampler)], spec.reruns, progress)[0]
         }
         (Design::Fixed, Metric::Maj { attractor, rule }) => {
-            let ra = quantile_rates(mu, sigma, big_n);
-            let rb: Vec<f64> = ra.iter().map(|&p| shift_rate(p, gap)).collect();
+            let (ra, rb) = fixed_pair_rates(mu, sigma, gap, spec.shift_sd, big_n);
             if big {
                 let voter = LiteralVoter::new(n, attractor, rule);
                 let bins = |r: &[f64]| -> Vec<Binomial> {
@@ -289,11 +292,20 @@ fn simulate_cell(
                 None => u64::from(binomial(n, p, rng)),
             };
             let paired = design == Design::PopulationPaired;
+            let tau = spec.shift_sd;
             run_cell(spec, design, cell, progress, |a, b| {
                 (0..big_n).fold((0, 0), |(x, y), _| {
                     let za: f64 = StandardNormal.sample(a);
                     let zb: f64 = if paired { za } else { StandardNormal.sample(b) };
-                    let (pa, pb) = (expit(mu + sigma * za), expit(mu + gap + sigma * zb));
+                    // B's own disagreement e, drawn from B's stream only when tau > 0 (so plans
+                    // without one keep their draws).
+                    let lb = if tau == 0.0 {
+                        mu + gap + sigma * zb
+                    } else {
+                        let e: f64 = StandardNormal.sample(b);
+                        mu + gap + sigma * zb + tau * e
+                    };
+                    let (pa, pb) = (expit(mu + sigma * za), expit(lb));
                     (x + score(pa, a), y + score(pb, b))
                 })
             })

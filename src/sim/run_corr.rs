@@ -159,13 +159,9 @@ pub fn simulate_reruns(
 mod tests {
     use super::*;
     use crate::exact::run_corr;
+    use crate::sim::se::count_z;
 
     /// z of an observed Bernoulli count against its exact probability and complement.
-    fn z_count(hits: u64, runs: u64, prob: f64, complement: f64) -> f64 {
-        let r = runs as f64;
-        (hits as f64 - r * prob) / (r * prob * complement).sqrt()
-    }
-
     #[test]
     fn simulated_runs_match_exact_pass_and_maj_under_run_noise() {
         let runs = 40_000;
@@ -182,13 +178,13 @@ mod tests {
             };
             let t = simulate_problem(7, &[1, i as u64], &problem, runs);
             let (v, c) = run_corr::pass_at_k_run(p, omega, k);
-            let z = z_count(t.any_correct, runs, v, c);
+            let z = count_z(t.any_correct, runs, v, c);
             assert!(z.abs() <= 4.5, "pass@{k} p {p} omega {omega}: z = {z}");
             let (v, c) = run_corr::pass_hat_k_run(p, omega, k);
-            let z = z_count(t.all_correct, runs, v, c);
+            let z = count_z(t.all_correct, runs, v, c);
             assert!(z.abs() <= 4.5, "pass^{k} p {p} omega {omega}: z = {z}");
             let (v, c) = run_corr::maj_at_k_run(p, 0.5, omega, k, VoteRule::Random);
-            let z = z_count(t.vote_wins, runs, v, c);
+            let z = count_z(t.vote_wins, runs, v, c);
             assert!(z.abs() <= 4.5, "maj@{k} p {p} omega {omega}: z = {z}");
         }
     }
@@ -210,7 +206,7 @@ mod tests {
             };
             let t = simulate_problem(11, &[2, i as u64], &problem, runs);
             let (v, c) = run_corr::maj_at_k_run(p, 0.6, omega, k, rule);
-            let z = z_count(t.vote_wins, runs, v, c);
+            let z = count_z(t.vote_wins, runs, v, c);
             assert!(z.abs() <= 4.5, "{rule:?}: z = {z}");
         }
     }

@@ -30,8 +30,10 @@ use rayon::prelude::*;
 
 use super::alias::{sample_labelled, AliasTable, LabelledColumn};
 use super::counts::Histogram;
+use super::modes::ModeVoteSampler;
 use super::{batches_of, run_merged, stream::stream, BATCH};
 use crate::exact::maj::{binomial_pmf_with, ln_factorials};
+use crate::exact::modes::Extraction;
 use crate::model::VoteRule;
 
 /// Most outcomes (c, a) in the joint table of one [`VoteSampler`]: 2,048, enough for k up to 73
@@ -405,6 +407,17 @@ impl VoteCounts {
     }
 }
 
+/// Several attractors and answer extraction for a [`VoteCell`]: its votes are then drawn literally,
+/// sample by sample ([`ModeVoteSampler`]), and `alpha` is not used.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModeAnswers {
+    /// Each repeated wrong answer's share of the wrong mass (at most
+    /// [`super::modes::MAX_ATTRACTORS`]).
+    pub attractors: Vec<f64>,
+    /// Unparsed and split shares.
+    pub extraction: Extraction,
+}
+
 /// One cell of a vote experiment: k samples per vote on every problem, with per-problem correct
 /// rate p_i and attractor probability alpha_i = q_i / (1 - p_i) among the non-correct samples.
 #[derive(Debug, Clone)]
@@ -417,6 +430,8 @@ pub struct VoteCell {
     pub alpha: Vec<f64>,
     /// How ties are scored.
     pub rule: VoteRule,
+    /// Several attractors or answer extraction, drawn literally instead of `alpha`.
+    pub modes: Option<ModeAnswers>,
 }
 
 /// Simulates `votes` votes per problem in every cell; the batch of problem i in cell c uses the
@@ -438,7 +453,6 @@ pub fn simulate(
 ) -> Vec<Vec<VoteCounts>> {
     let kmax = cells.iter().map(|c| c.k).max().unwrap_or(1);
     let lnf = ln_factorials(kmax);
-    let n_batches = votes.div_ceil(BATCH);
     cells
         .iter()
         .enumerate()
@@ -446,56 +460,115 @@ pub fn simulate(
             // Attractor tables shared by the problems with the same alpha: O(k^2) each.
             let mut index: HashMap<u64, usize> = HashMap::new();
             let mut list = Vec::new();
-            let which: Vec<usize> = cell
-                .alpha
-                .iter()
-                .map(|a| {
-                    *index.entry(a.to_bits()).or_insert_with(|| {
-                        list.push(AttractorTables::new(cell.k, *a, &lnf));
-                        list.len() - 1
+            let which: Vec<usize> = if cell.modes.is_some() {
+                Vec::new()
+            } else {
+                cell.alpha
+                    .iter()
+                    .map(|a| {
+                        *index.entry(a.to_bits()).or_insert_with(|| {
+                            list.push(AttractorTables::new(cell.k, *a, &lnf));
+                            list.len() - 1
+                        })
                     })
-                })
-                .collect();
+                    .collect()
+            };
             let joint = joint_pays(cell.k, votes, JOINT_MIN_VOTES_PER_ENTRY);
-            (0..cell.p.len())
-                .into_par_iter()
-                .map(|i| {
+            let path = |i: usize| {
+                let mut path = key.to_vec();
+                path.extend([ci as u64, i as u64]);
+                path
+            };
+            match &cell.modes {
+                None => count_votes(seed, cell, votes, path, progress, |i| {
                     let (k, p, others) = (cell.k, cell.p[i], &list[which[i]]);
-                    let sampler = if joint {
+                    if joint {
                         VoteSampler::new(k, p, others, cell.rule, &lnf)
                     } else {
                         VoteSampler::two_draws(k, p, others, cell.rule, &lnf)
+                    }
+                }),
+                Some(modes) => count_votes(seed, cell, votes, path, progress, |i| {
+                    ModeVoteSampler::new(
+                        cell.p[i],
+                        &modes.attractors,
+                        modes.extraction,
+                        cell.k,
+                        cell.rule,
+                    )
+                }),
+            }
+        })
+        .collect()
+}
+
+/// One vote of any sampler: [`VoteSampler`] (one attractor) or [`ModeVoteSampler`] (several
+/// attractors, answer extraction), so that [`simulate`] has one batch loop for both.
+trait DrawVote {
+    fn draw<R: RngCore + ?Sized>(&self, rng: &mut R) -> Vote;
+}
+
+impl DrawVote for VoteSampler<'_> {
+    #[inline(always)]
+    fn draw<R: RngCore + ?Sized>(&self, rng: &mut R) -> Vote {
+        self.sample(rng)
+    }
+}
+
+impl DrawVote for ModeVoteSampler {
+    #[inline(always)]
+    fn draw<R: RngCore + ?Sized>(&self, rng: &mut R) -> Vote {
+        let v = self.sample(rng);
+        Vote {
+            correct: v.correct,
+            win: v.win,
+        }
+    }
+}
+
+/// The batch loop of [`simulate`] for one cell: problem i's sampler from `sampler(i)`, its
+/// batch b drawn from the stream (seed, path(i)..., b).
+fn count_votes<S: DrawVote + Sync>(
+    seed: u64,
+    cell: &VoteCell,
+    votes: u64,
+    path: impl Fn(usize) -> Vec<u64> + Sync,
+    progress: &(dyn Fn(u64) + Sync),
+    sampler: impl Fn(usize) -> S + Sync,
+) -> Vec<VoteCounts> {
+    let n_batches = votes.div_ceil(BATCH);
+    (0..cell.p.len())
+        .into_par_iter()
+        .map(|i| {
+            let sampler = sampler(i);
+            (0..n_batches)
+                .into_par_iter()
+                .map(|b| {
+                    if crate::interrupt::requested() {
+                        return VoteCounts::default();
+                    }
+                    let n = BATCH.min(votes - b * BATCH);
+                    let mut path = path(i);
+                    path.push(b);
+                    let mut rng = stream(seed, &path);
+                    let mut out = VoteCounts {
+                        votes: n,
+                        ..Default::default()
                     };
-                    (0..n_batches)
-                        .into_par_iter()
-                        .map(|b| {
-                            if crate::interrupt::requested() {
-                                return VoteCounts::default();
-                            }
-                            let n = BATCH.min(votes - b * BATCH);
-                            let mut path = key.to_vec();
-                            path.extend([ci as u64, i as u64, b]);
-                            let mut rng = stream(seed, &path);
-                            let mut out = VoteCounts {
-                                votes: n,
-                                ..Default::default()
-                            };
-                            let k = cell.k;
-                            for _ in 0..n {
-                                let v = sampler.sample(&mut rng);
-                                out.wins += u64::from(v.win);
-                                out.any_correct += u64::from(v.correct > 0);
-                                out.all_correct += u64::from(v.correct == k);
-                            }
-                            progress(n);
-                            out
-                        })
-                        .reduce(VoteCounts::default, |mut a, b| {
-                            a.add(b);
-                            a
-                        })
+                    let k = cell.k;
+                    for _ in 0..n {
+                        let v = sampler.draw(&mut rng);
+                        out.wins += u64::from(v.win);
+                        out.any_correct += u64::from(v.correct > 0);
+                        out.all_correct += u64::from(v.correct == k);
+                    }
+                    progress(n);
+                    out
                 })
-                .collect()
+                .reduce(VoteCounts::default, |mut a, b| {
+                    a.add(b);
+                    a
+                })
         })
         .collect()
 }
@@ -590,6 +663,7 @@ mod tests {
                     p: vec![p],
                     alpha: vec![a],
                     rule,
+                    modes: None,
                 };
                 let votes = 200_000;
                 let c = simulate(11, &[k as u64], &[cell], votes, &|_| {})[0][0];
@@ -598,6 +672,46 @@ mod tests {
                 assert_rate(&what, c.wins, votes, maj_at_k(p, a, k, rule));
                 assert_rate(&what, c.any_correct, votes, pass_at_k(p, k));
                 assert_rate(&what, c.all_correct, votes, pass_hat_k(p, k));
+            }
+        }
+    }
+
+    /// Cells with several attractors or extraction failures go through the same batch loop with
+    /// the literal sampler of [`crate::sim::modes`], against the exact values of
+    /// [`crate::exact::modes`].
+    #[test]
+    fn mode_cells_match_exact_within_mc_error() {
+        use crate::exact::modes::{graded_rate, maj_at_k_modes};
+        let votes = 100_000;
+        for rule in RULES {
+            for (k, p, attractors, u, s) in [
+                (5u32, 0.35, vec![0.4, 0.3], 0.0, 0.0),
+                (8, 0.5, vec![0.5], 0.1, 0.3),
+                (16, 0.3, vec![0.3, 0.3, 0.2], 0.05, 0.2),
+                (3, 0.6, vec![], 0.0, 0.5),
+            ] {
+                let extraction = Extraction {
+                    unparsed: u,
+                    split: s,
+                };
+                let cell = VoteCell {
+                    k,
+                    p: vec![p],
+                    alpha: vec![0.0],
+                    rule,
+                    modes: Some(ModeAnswers {
+                        attractors: attractors.clone(),
+                        extraction,
+                    }),
+                };
+                let c = simulate(12, &[u64::from(k)], &[cell], votes, &|_| {})[0][0];
+                let what = format!("{rule:?} k={k} p={p} a={attractors:?} u={u} s={s}");
+                assert_eq!(c.votes, votes);
+                let (win, _) = maj_at_k_modes(p, &attractors, extraction, k, rule);
+                assert_rate(&what, c.wins, votes, win);
+                let g = graded_rate(p, extraction);
+                assert_rate(&what, c.any_correct, votes, pass_at_k(g, k));
+                assert_rate(&what, c.all_correct, votes, pass_hat_k(g, k));
             }
         }
     }

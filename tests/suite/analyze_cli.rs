@@ -352,30 +352,81 @@ fn fit_round_trip_loads_and_runs() {
 }
 
 #[test]
-fn fit_with_several_models_asks_for_one() {
+fn fit_with_several_models_fits_them_jointly_and_model_restricts() {
     let dir = tempfile::tempdir().expect("tempdir");
     let a = synth(dir.path(), "a.jsonl", "base", 20, 4, 0.0);
-    let b = synth(dir.path(), "b.jsonl", "tuned", 20, 4, 0.0);
-    let both = dir.path().join("both.jsonl");
-    let text = std::fs::read_to_string(&a).expect("a") + &std::fs::read_to_string(&b).expect("b");
-    std::fs::write(&both, text).expect("write");
-    evalsim()
+    let b = synth(dir.path(), "b.jsonl", "tuned", 20, 4, 0.5);
+    // two files, combined by model name
+    let assert = evalsim()
         .arg("fit")
-        .arg(&both)
-        .arg("--out")
-        .arg(dir.path().join("o"))
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("`base`, `tuned`"))
-        .stderr(predicate::str::contains("--model"));
-    evalsim()
-        .arg("fit")
-        .arg(&both)
-        .args(["--model", "tuned", "--quiet", "--no-figures", "--out"])
+        .arg(&a)
+        .arg(&b)
+        .args(["--no-figures", "--out"])
         .arg(dir.path().join("o"))
         .assert()
         .success()
-        .stdout(predicate::str::contains("[[model]]"));
+        .stderr(predicate::str::contains("shift of `tuned`"));
+    let toml = String::from_utf8(assert.get_output().stdout.clone()).expect("utf-8");
+    let raw: toml::Value = toml::from_str(&toml).expect("the scenario parses");
+    let names: Vec<&str> = raw["model"]
+        .as_array()
+        .expect("models")
+        .iter()
+        .map(|m| m["name"].as_str().expect("name"))
+        .collect();
+    assert_eq!(names, ["base", "tuned"]);
+    assert!(toml.contains("kind = \"head-to-head\"") && toml.contains("kind = \"plan\""));
+    assert!(toml.contains("# shift of `tuned`: "), "{toml}");
+    // --model restricts to one: today's one-model fit, which loads and runs
+    let assert = evalsim()
+        .arg("fit")
+        .arg(&a)
+        .arg(&b)
+        .args(["--model", "tuned", "--quiet", "--no-figures", "--out"])
+        .arg(dir.path().join("o"))
+        .assert()
+        .success();
+    let toml = String::from_utf8(assert.get_output().stdout.clone()).expect("utf-8");
+    let scenario = evalsim::scenario::Scenario::from_toml(&toml, "t", "t.toml")
+        .unwrap_or_else(|e| panic!("loads: {e}\n{toml}"));
+    assert_eq!(scenario.models.len(), 1);
+    assert_eq!(scenario.models[0].name, "tuned");
+    evalsim()
+        .arg("fit")
+        .arg(&a)
+        .args(["--model", "nope", "--out"])
+        .arg(dir.path().join("o"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("nope"))
+        .stderr(predicate::str::contains("`base`"));
+}
+
+#[test]
+fn fit_of_all_or_none_human_eval_refuses_sigma() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let assert = evalsim()
+        .arg("fit")
+        .arg(fixture("../fit/humaneval_164.jsonl"))
+        .args(["--quiet", "--out"])
+        .arg(dir.path().join("he"))
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(
+            "only 4 of 164 problems have some but not all samples right",
+        ))
+        .stderr(predicate::str::contains("REFUSED: sigma is not estimated"));
+    let toml = String::from_utf8(assert.get_output().stdout.clone()).expect("utf-8");
+    assert!(
+        toml.contains("# sigma: NOT ESTIMATED (fallback 2)"),
+        "{toml}"
+    );
+    let scenario = evalsim::scenario::Scenario::from_toml(&toml, "he", "he.toml")
+        .unwrap_or_else(|e| panic!("loads: {e}\n{toml}"));
+    assert_eq!(scenario.benchmark.problems, 164);
+    for f in ["fit-counts.png", "fit-curves.png", "fit.csv"] {
+        assert!(dir.path().join("he").join(f).is_file(), "{f}");
+    }
 }
 
 #[test]

@@ -1,12 +1,9 @@
 //! The command line from outside: status codes, stdout, stderr and files.
 use std::path::Path;
 
-use assert_cmd::Command;
 use predicates::prelude::*;
 
-fn evalsim() -> Command {
-    Command::cargo_bin("evalsim").expect("binary built")
-}
+use super::common::{evalsim, files_where, write_file};
 
 const GOOD: &str = r#"title = "tiny"
 seed = 3
@@ -28,8 +25,7 @@ votes = 500
 /// and no output folder.
 fn rejects(src: &str, needles: &[&str]) {
     let dir = tempfile::tempdir().expect("tempdir");
-    let file = dir.path().join("bad.toml");
-    std::fs::write(&file, src).expect("write");
+    let file = write_file(dir.path(), "bad.toml", src);
     let out = dir.path().join("out");
     let mut cmd = evalsim();
     cmd.arg("run").arg(&file).arg("--out").arg(&out);
@@ -79,8 +75,7 @@ fn init_prints_a_template_that_loads_and_passes_check() {
     }
     assert_eq!(scenario.experiments.len(), 8);
     let dir = tempfile::tempdir().expect("tempdir");
-    let file = dir.path().join("mine.toml");
-    std::fs::write(&file, &text).expect("write");
+    let file = write_file(dir.path(), "mine.toml", &text);
     evalsim()
         .arg("check")
         .arg(&file)
@@ -263,19 +258,9 @@ fn unknown_scenario_name_is_bad_input() {
 }
 
 fn csvs(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut v: Vec<_> = std::fs::read_dir(dir)
-        .expect("dir")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.extension().is_some_and(|x| x == "csv" || x == "json"))
-        .map(|p| {
-            (
-                p.file_name().expect("name").to_string_lossy().into_owned(),
-                std::fs::read(&p).expect("read"),
-            )
-        })
-        .collect();
-    v.sort();
-    v
+    files_where(dir, |p| {
+        p.extension().is_some_and(|x| x == "csv" || x == "json")
+    })
 }
 
 #[test]
@@ -326,8 +311,7 @@ fn seed_flag_changes_the_simulation_and_is_recorded() {
 #[test]
 fn good_file_runs() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let file = dir.path().join("tiny.toml");
-    std::fs::write(&file, GOOD).expect("write");
+    let file = write_file(dir.path(), "tiny.toml", GOOD);
     evalsim()
         .arg("run")
         .arg(&file)
@@ -449,8 +433,7 @@ traces = 300
 #[test]
 fn budget_and_cost_file_runs() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let file = dir.path().join("tiny.toml");
-    std::fs::write(&file, BUDGET_GOOD).expect("write");
+    let file = write_file(dir.path(), "tiny.toml", BUDGET_GOOD);
     let out = dir.path().join("o");
     evalsim()
         .args(["check", "--no-figures"])

@@ -1,20 +1,14 @@
 //! What the figures draw (issue 15 and the plan figures of issue 16): the seed-SD band of the
 //! curves figure, the total SE of the seed-variance figure, sweep panels chosen by `--plot`, and
 //! plan figures for a single N or a single exact value.
+
 use std::path::Path;
 
-use assert_cmd::Command;
 use evalsim::experiments::votes::{curves, Metric};
 use evalsim::scenario::Scenario;
 use predicates::prelude::*;
 
-fn evalsim() -> Command {
-    Command::cargo_bin("evalsim").expect("binary built")
-}
-
-fn read(p: &Path) -> String {
-    std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
-}
+use super::common::{evalsim, read, write_file};
 
 /// pass@k and pass^k scores of one run of k samples per problem, by enumerating every outcome
 /// of the N x k samples: the exact variance of the benchmark score across seeds.
@@ -37,7 +31,7 @@ fn brute_force_sd(rates: &[f64], k: u32, metric: Metric) -> f64 {
             let hit = match metric {
                 Metric::PassAtK => right > 0,
                 Metric::PassHatK => right == k,
-                Metric::MajAtK => unreachable!("not enumerated"),
+                Metric::MajAtK | Metric::BestAtK => unreachable!("not enumerated"),
             };
             score += f64::from(u8::from(hit)) / rates.len() as f64;
         }
@@ -131,8 +125,7 @@ reruns = 2000
 #[test]
 fn sweep_plot_with_an_unknown_quantity_is_an_error_listing_the_valid_names() {
     let dir = tempfile::tempdir().expect("tmp");
-    let f = dir.path().join("tiny.toml");
-    std::fs::write(&f, TINY).expect("write");
+    let f = write_file(dir.path(), "tiny.toml", TINY);
     let out = dir.path().join("out");
     evalsim()
         .arg("sweep")
@@ -156,10 +149,40 @@ fn sweep_plot_with_an_unknown_quantity_is_an_error_listing_the_valid_names() {
 }
 
 #[test]
+fn sweep_plot_was_validated_only_after_the_whole_grid_was_computed() {
+    // 101 cells of ~3 million paired reruns each: minutes of work. A bad --plot must be
+    // rejected before any of it (a cheap probe of the first cell names the quantities).
+    let dir = tempfile::tempdir().expect("tmp");
+    let f = dir.path().join("heavy.toml");
+    std::fs::write(&f, TINY.replace("reruns = 2000", "reruns = 3000000")).expect("write");
+    let out = dir.path().join("out");
+    let started = std::time::Instant::now();
+    evalsim()
+        .arg("sweep")
+        .arg(&f)
+        .args(["--set", "model.b.shift=0:1:0.01", "--plot", "P(B < A),typo"])
+        .arg("--out")
+        .arg(&out)
+        .args(["--threads", "1"])
+        .timeout(std::time::Duration::from_secs(90))
+        .assert()
+        .code(2)
+        .stderr(
+            predicate::str::contains("--plot \"typo\"").and(predicate::str::contains(
+                "valid quantities: P(B < A), P(B = A)",
+            )),
+        );
+    assert!(
+        started.elapsed().as_secs() < 90,
+        "rejected before the grid was computed"
+    );
+    assert!(!out.exists(), "nothing written on a bad --plot");
+}
+
+#[test]
 fn sweep_plot_chooses_the_panels_and_other_fields_are_series() {
     let dir = tempfile::tempdir().expect("tmp");
-    let f = dir.path().join("tiny.toml");
-    std::fs::write(&f, TINY).expect("write");
+    let f = write_file(dir.path(), "tiny.toml", TINY);
     let out = dir.path().join("out");
     evalsim()
         .arg("sweep")
@@ -308,4 +331,43 @@ votes = 200
             "{k} is a labelled series"
         );
     }
+}
+
+/// Width and height of a PNG, from its IHDR chunk.
+fn png_size(p: &Path) -> (u32, u32) {
+    let b = std::fs::read(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    let be = |i: usize| u32::from_be_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
+    (be(16), be(20))
+}
+
+#[test]
+fn dpi_flag_scales_the_png_and_leaves_the_svg_alone() {
+    let dir = tempfile::tempdir().expect("tmp");
+    for (name, dpi) in [("plain", None), ("print", Some("192"))] {
+        let mut cmd = evalsim();
+        cmd.args([
+            "plan",
+            "--seed",
+            "7",
+            "--simulate-reruns",
+            "0",
+            "--threads",
+            "1",
+        ])
+        .arg("--out")
+        .arg(dir.path().join(name));
+        if let Some(d) = dpi {
+            cmd.args(["--dpi", d]);
+        }
+        cmd.assert().success();
+    }
+    let (w, h) = png_size(&dir.path().join("plain/plan-loss.png"));
+    assert_eq!(
+        png_size(&dir.path().join("print/plan-loss.png")),
+        (2 * w, 2 * h)
+    );
+    assert_eq!(
+        read(&dir.path().join("plain/plan-loss.svg")),
+        read(&dir.path().join("print/plan-loss.svg"))
+    );
 }

@@ -44,6 +44,7 @@ fn rates_of_0_and_1_are_exact_with_se_0_and_z_0() {
                 p: vec![0.0, 1.0],
                 alpha: vec![0.5, 0.5],
                 rule,
+                modes: None,
             };
             let c = simulate(3, &[1], &[cell], 5000, &|_| {});
             assert_eq!(

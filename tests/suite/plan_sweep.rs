@@ -1,25 +1,11 @@
 //! `evalsim plan`, `sweep`, `merge` and sharding, from outside.
 use std::path::Path;
 
-use assert_cmd::Command;
 use evalsim::exact::noise::head_to_head;
 use evalsim::model::{quantile_rates, shift_rate};
 use predicates::prelude::*;
 
-fn evalsim() -> Command {
-    let mut c = Command::cargo_bin("evalsim").expect("binary built");
-    for k in [
-        "SLURM_ARRAY_TASK_ID",
-        "SLURM_ARRAY_TASK_COUNT",
-        "SLURM_ARRAY_TASK_MIN",
-        "JOB_COMPLETION_INDEX",
-        "AWS_BATCH_JOB_ARRAY_INDEX",
-        "AWS_BATCH_JOB_ARRAY_SIZE",
-    ] {
-        c.env_remove(k);
-    }
-    c
-}
+use super::common::{evalsim, files_where, write_file};
 
 /// A small scenario that sweeps fast.
 const TINY: &str = r#"seed = 11
@@ -44,30 +30,16 @@ reruns = 2000
 "#;
 
 fn tiny(dir: &Path) -> std::path::PathBuf {
-    let f = dir.join("tiny.toml");
-    std::fs::write(&f, TINY).expect("write");
-    f
+    write_file(dir, "tiny.toml", TINY)
 }
 
 fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut v: Vec<_> = std::fs::read_dir(dir)
-        .expect("dir")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| {
-            !p.file_name()
-                .expect("name")
-                .to_string_lossy()
-                .starts_with("shard-")
-        })
-        .map(|p| {
-            (
-                p.file_name().expect("name").to_string_lossy().into_owned(),
-                std::fs::read(&p).expect("read"),
-            )
-        })
-        .collect();
-    v.sort();
-    v
+    files_where(dir, |p| {
+        !p.file_name()
+            .expect("name")
+            .to_string_lossy()
+            .starts_with("shard-")
+    })
 }
 
 #[test]
@@ -366,19 +338,20 @@ fn plan_reproduces_the_note_and_names_the_smallest_design() {
         .assert()
         .success()
         .stdout(predicate::str::contains(
-            "for B to lose or tie a rerun at most 5% of the time, use N = 1,000 problems with n = 1 sample each",
+            "B loses or ties a rerun at most 5% of the time with N = 1,000 problems with n = 1 sample each",
         ));
     let stdout = String::from_utf8_lossy(&assert.get_output().stdout).into_owned();
     // Fixed: loss, loss-or-tie, mean and SD in 16 cells; population: mean and SD in 4 cells of
-    // each of the two designs (the default --check-population 4).
-    assert!(stdout.contains("checks: 80 of 80"), "{stdout}");
+    // each of the two designs (the default --check-population 4); the same again at the minimum
+    // detectable gaps of those (N, n).
+    assert!(stdout.contains("checks: 160 of 160"), "{stdout}");
     let csv = std::fs::read_to_string(out.join("plan.csv")).expect("csv");
     let row = csv
         .lines()
         .find(|l| l.contains(",fixed,30,1,0.21,"))
         .expect("the note's cell");
     let fields: Vec<&str> = row.split(',').collect();
-    let loss_or_tie: f64 = fields[16].parse().expect("number");
+    let loss_or_tie: f64 = fields[17].parse().expect("number");
     let ra = quantile_rates(0.2, 2.2, 30);
     let rb: Vec<f64> = ra.iter().map(|&p| shift_rate(p, 0.21)).collect();
     let h = head_to_head(&ra, &rb, 1);
@@ -505,8 +478,9 @@ fn plan_maj_metric_writes_k_rows_and_checks_votes() {
         .assert()
         .success();
     let stdout = String::from_utf8_lossy(&assert.get_output().stdout).into_owned();
-    // Fixed: 4 checks in 4 cells; population: 2 checks in 4 cells of each design.
-    assert!(stdout.contains("checks: 32 of 32"), "{stdout}");
+    // Fixed: 4 checks in 4 cells; population: 2 checks in 4 cells of each design; the same
+    // again at the minimum detectable gaps.
+    assert!(stdout.contains("checks: 64 of 64"), "{stdout}");
     assert!(
         stdout.contains("k in [1, 9]") && stdout.contains("+6.2 at k = 9"),
         "{stdout}"
@@ -520,7 +494,7 @@ fn plan_maj_metric_writes_k_rows_and_checks_votes() {
     assert!(row.contains(",maj@k,0.5,strict,"), "{row}");
     // maj@1 is pass@1: the k = 1 cell equals the exact pass@1 head-to-head.
     let fields: Vec<&str> = row.split(',').collect();
-    let loss_or_tie: f64 = fields[16].parse().expect("number");
+    let loss_or_tie: f64 = fields[17].parse().expect("number");
     let ra = quantile_rates(0.2, 2.2, 30);
     let rb: Vec<f64> = ra.iter().map(|&p| shift_rate(p, 0.4)).collect();
     let h = head_to_head(&ra, &rb, 1);
@@ -531,9 +505,9 @@ fn plan_maj_metric_writes_k_rows_and_checks_votes() {
         .find(|l| l.contains(",population-paired,100,9,"))
         .expect("population cell");
     let f: Vec<&str> = pop.split(',').collect();
-    assert_eq!(f[17], "normal");
+    assert_eq!(f[18], "normal");
     assert!(
-        !f[19].is_empty() && f[21].is_empty() && !f[22].is_empty(),
+        !f[20].is_empty() && f[22].is_empty() && !f[23].is_empty(),
         "{pop}"
     );
     let img = image::open(out.join("plan-loss.png")).expect("decodes");
@@ -566,8 +540,7 @@ check_population = "all"
 #[test]
 fn plan_block_equals_the_command() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let f = dir.path().join("planned.toml");
-    std::fs::write(&f, PLAN_SCENARIO).expect("write");
+    let f = write_file(dir.path(), "planned.toml", PLAN_SCENARIO);
     let run_out = dir.path().join("run");
     evalsim()
         .arg("run")
@@ -612,8 +585,9 @@ fn plan_block_equals_the_command() {
         assert!(run_out.join(f).is_file(), "{f}");
     }
     let checks = std::fs::read_to_string(run_out.join("checks.csv")).expect("checks");
-    // Fixed: 4 checks in 4 cells; population: 2 in 4 cells of each of two designs.
-    assert_eq!(checks.lines().filter(|l| l.contains(",size,")).count(), 32);
+    // Fixed: 4 checks in 4 cells; population: 2 in 4 cells of each of two designs; and the
+    // same again at each cell's minimum detectable gap.
+    assert_eq!(checks.lines().filter(|l| l.contains(",size,")).count(), 64);
     let md = std::fs::read_to_string(run_out.join("report.md")).expect("report");
     assert!(
         md.contains("## size") && md.contains("![size](size-loss.png)"),
@@ -625,7 +599,7 @@ fn plan_block_equals_the_command() {
         .arg(&f)
         .assert()
         .success()
-        .stdout(predicate::str::contains("checks: 32 of 32"));
+        .stdout(predicate::str::contains("checks: 64 of 64"));
 }
 
 #[test]
@@ -654,10 +628,104 @@ fn sweep_seed_above_2_pow_53_is_kept_exactly() {
 
 #[test]
 fn plan_bad_mu_error_names_the_flag_with_its_dashes() {
-    Command::cargo_bin("evalsim")
-        .unwrap()
+    evalsim()
         .args(["plan", "--mu", "nan"])
         .assert()
         .code(2)
         .stderr(predicates::str::contains("--mu: must be a finite number"));
+}
+
+#[test]
+fn sweep_seed_above_2_pow_53_is_exact() {
+    // The seed used to pass through f64 in the cell's TOML text: 2^53 + 1 became 2^53 (or was
+    // refused above 9e15). Now it is set on the raw scenario as a u64.
+    use evalsim::sim::stream::{name_id, stream_id};
+    let dir = tempfile::tempdir().expect("tempdir");
+    let f = tiny(dir.path());
+    let out = dir.path().join("out");
+    let big = (1u64 << 53) + 1;
+    evalsim()
+        .arg("sweep")
+        .arg(&f)
+        .args([
+            "--set",
+            &format!("seed={big},{}", u64::MAX),
+            "--quiet",
+            "--out",
+        ])
+        .arg(&out)
+        .assert()
+        .success();
+    let json: serde_json::Value =
+        serde_json::from_str(&super::common::read(&out.join("sweep.json"))).expect("json");
+    let values = &json["manifest"]["grid"][0][1];
+    assert_eq!(values[0], big.to_string());
+    assert_eq!(values[1], u64::MAX.to_string());
+    for (i, seed) in [big, u64::MAX].into_iter().enumerate() {
+        let cell_seed = stream_id(seed, &[name_id(&format!("seed={seed}"))]);
+        assert_eq!(
+            json["cells"][i]["seed"].as_u64(),
+            Some(cell_seed),
+            "cell {i}"
+        );
+    }
+}
+
+#[test]
+fn sweep_fractional_or_negative_count_names_the_set_and_what_is_valid() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let f = tiny(dir.path());
+    let out = dir.path().join("out");
+    for arg in [
+        "experiment.head-to-head.reruns=1000,100.5",
+        "experiment.head-to-head.reruns=-3",
+    ] {
+        evalsim()
+            .arg("sweep")
+            .arg(&f)
+            .args(["--set", arg, "--out"])
+            .arg(&out)
+            .assert()
+            .code(2)
+            .stderr(
+                predicate::str::contains(format!("--set {arg}: "))
+                    .and(predicate::str::contains(
+                        "is not a whole number from 0 to 18446744073709551615, which experiment.head-to-head.reruns needs",
+                    )),
+            );
+    }
+    assert!(!out.exists());
+}
+
+#[test]
+fn plan_mu_1e9_is_rejected_by_the_one_validator() {
+    // `plan --mu 1e9` used to run: every problem solved, a plan of ties. The flag and a file's
+    // `benchmark.mu` meet the same bound, in the scenario validator.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let far = write_file(
+        dir.path(),
+        "far.toml",
+        &TINY.replace("mu = 0.0", "mu = 1e9"),
+    );
+    let far = far.to_str().expect("utf-8 path");
+    for (args, needle) in [
+        (
+            vec!["plan", "--mu", "1e9"],
+            "--mu: must be a number of logits between -40 and 40",
+        ),
+        (
+            vec!["plan", "--sigma", "1e9"],
+            "--sigma: must be a finite number > 0 and at most 40",
+        ),
+        (
+            vec!["check", far],
+            "benchmark.mu: must be a number of logits between -40 and 40",
+        ),
+    ] {
+        evalsim()
+            .args(&args)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(needle));
+    }
 }

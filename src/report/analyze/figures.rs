@@ -2,7 +2,6 @@
 //! bands, the solve-rate histogram and the fitted count distribution. Draws finished results only
 //! (layout, never statistics); depends on [`crate::analyze`]'s result types and
 //! [`crate::report::plot`].
-use plotters::prelude::SeriesLabelPosition;
 
 use super::{curves, input_names, pct};
 use crate::analyze::{Analysis, FitResult};
@@ -120,7 +119,6 @@ pub fn curves_figure(a: &Analysis) -> Figure {
                     points: plug,
                 });
             }
-            p.legend = least_crowded(&p);
             p
         })
         .collect();
@@ -136,64 +134,6 @@ pub fn curves_figure(a: &Analysis) -> Figure {
         columns,
         size: (if columns > 1 { 1600 } else { 1000 }, 80 + 600 * rows),
     }
-}
-
-/// The legend corner (or side) of a panel that covers the fewest drawn points: lines and band
-/// edges are sampled along their length in axis coordinates. Layout only.
-pub(super) fn least_crowded(p: &Panel) -> SeriesLabelPosition {
-    let ax = |v: f64, scale: Scale, (lo, hi): (f64, f64)| {
-        let t = |x: f64| match scale {
-            Scale::Linear => x,
-            Scale::Log2 => x.max(1e-300).log2(),
-            Scale::Log10 => x.max(1e-300).log10(),
-        };
-        (t(v) - t(lo)) / (t(hi) - t(lo))
-    };
-    let mut curves: Vec<(f64, Vec<(f64, f64)>)> = Vec::new();
-    for l in &p.lines {
-        curves.push((1.0, l.points.clone()));
-    }
-    for b in &p.bands {
-        curves.push((0.5, b.points.iter().map(|&(x, lo, _)| (x, lo)).collect()));
-        curves.push((0.5, b.points.iter().map(|&(x, _, hi)| (x, hi)).collect()));
-    }
-    let mut samples: Vec<(f64, f64, f64)> = Vec::new();
-    for (w, pts) in &curves {
-        let norm: Vec<(f64, f64)> = pts
-            .iter()
-            .map(|&(x, y)| (ax(x, p.x_scale, p.x_range), ax(y, p.y_scale, p.y_range)))
-            .collect();
-        for pair in norm.windows(2) {
-            for i in 0..20 {
-                let t = f64::from(i) / 20.0;
-                samples.push((
-                    *w,
-                    pair[0].0 + t * (pair[1].0 - pair[0].0),
-                    pair[0].1 + t * (pair[1].1 - pair[0].1),
-                ));
-            }
-        }
-    }
-    let candidates = [
-        (SeriesLabelPosition::LowerRight, (0.55, 1.0), (0.0, 0.3)),
-        (SeriesLabelPosition::UpperLeft, (0.0, 0.45), (0.7, 1.0)),
-        (SeriesLabelPosition::LowerLeft, (0.0, 0.45), (0.0, 0.3)),
-        (SeriesLabelPosition::UpperRight, (0.55, 1.0), (0.7, 1.0)),
-        (SeriesLabelPosition::MiddleRight, (0.55, 1.0), (0.35, 0.65)),
-        (SeriesLabelPosition::MiddleLeft, (0.0, 0.45), (0.35, 0.65)),
-    ];
-    let mut best = (f64::INFINITY, SeriesLabelPosition::LowerRight);
-    for (pos, (x0, x1), (y0, y1)) in candidates {
-        let hits: f64 = samples
-            .iter()
-            .filter(|&&(_, x, y)| x >= x0 && x <= x1 && y >= y0 && y <= y1)
-            .map(|s| s.0)
-            .sum();
-        if hits < best.0 {
-            best = (hits, pos);
-        }
-    }
-    best.1
 }
 
 /// Histogram of per-problem solve rates, one panel per model.
@@ -257,67 +197,151 @@ pub fn solve_rates_figure(a: &Analysis) -> Figure {
     }
 }
 
-/// Observed against fitted distribution of per-problem correct counts.
-pub fn fit_figure(fit: &FitResult, source: &str, seed: u64) -> Figure {
-    let h = &fit.counts;
-    let n = h.n as f64;
-    let top = h
-        .observed
+/// Observed against fitted distribution of per-problem correct counts, one panel per model.
+pub fn fit_figure(fit: &FitResult, seed: u64) -> Figure {
+    let panels: Vec<Panel> = fit
+        .models
         .iter()
-        .map(|&o| o as f64)
-        .chain(h.fitted.iter().copied())
-        .fold(1.0, f64::max);
-    let mut p = Panel::new(
-        format!(
-            "{} problems with n = {}; logit-normal mu = {:.3}, sigma = {:.3}",
-            h.observed.iter().sum::<usize>(),
-            h.n,
-            fit.logit_normal.mu,
-            fit.logit_normal.sigma
-        ),
-        "correct answers c out of n",
-        "problems",
-    );
-    p.x_range = (-0.5, n + 0.5);
-    p.y_range = (0.0, top * 1.15);
-    let step = (h.n / 16).max(1);
-    p.x_ticks = Some((0..=h.n).step_by(step).map(|c| c as f64).collect());
-    p.bars.push(Bars {
-        label: Some("observed".to_string()),
-        color: 0,
-        bars: h
-            .observed
-            .iter()
-            .enumerate()
-            .map(|(c, &o)| (c as f64 - 0.4, c as f64 + 0.4, o as f64))
-            .collect(),
-    });
-    let fitted: Vec<(f64, f64)> = h
-        .fitted
-        .iter()
-        .enumerate()
-        .map(|(c, &f)| (c as f64, f))
+        .map(|m| {
+            let h = &m.counts;
+            let n = h.n as f64;
+            let top = h
+                .observed
+                .iter()
+                .map(|&o| o as f64)
+                .chain(h.fitted.iter().copied())
+                .fold(1.0, f64::max);
+            let mut p = Panel::new(
+                format!(
+                    "`{}`: {} problems with n = {}; fitted logit N({:.2}, {:.2}^2)",
+                    m.name,
+                    h.observed.iter().sum::<usize>(),
+                    h.n,
+                    m.location,
+                    m.spread
+                ),
+                "correct answers c out of n",
+                "problems",
+            );
+            p.x_range = (-0.5, n + 0.5);
+            p.y_range = (0.0, top * 1.15);
+            let step = (h.n / 16).max(1);
+            p.x_ticks = Some((0..=h.n).step_by(step).map(|c| c as f64).collect());
+            p.bars.push(Bars {
+                label: Some("observed".to_string()),
+                color: 0,
+                bars: h
+                    .observed
+                    .iter()
+                    .enumerate()
+                    .map(|(c, &o)| (c as f64 - 0.4, c as f64 + 0.4, o as f64))
+                    .collect(),
+            });
+            let fitted: Vec<(f64, f64)> = h
+                .fitted
+                .iter()
+                .enumerate()
+                .map(|(c, &f)| (c as f64, f))
+                .collect();
+            p.lines.push(Line {
+                label: Some("fitted (expected problems)".to_string()),
+                color: 1,
+                dashed: false,
+                points: fitted.clone(),
+            });
+            p.markers.push(Markers {
+                label: None,
+                color: 1,
+                points: fitted.iter().map(|&(x, y)| (x, y, y, y)).collect(),
+            });
+            p
+        })
         .collect();
-    p.lines.push(Line {
-        label: Some("fitted (expected problems)".to_string()),
-        color: 1,
-        dashed: false,
-        points: fitted.clone(),
-    });
-    p.markers.push(Markers {
-        label: None,
-        color: 1,
-        points: fitted.iter().map(|&(x, y)| (x, y, y, y)).collect(),
-    });
-    p.legend = SeriesLabelPosition::UpperMiddle;
+    let columns = panels.len().min(2);
+    let rows = panels.len().div_ceil(2);
     Figure {
         title: format!(
-            "fit of `{}`: observed vs fitted correct counts · {source} · seed {seed}",
-            fit.model
+            "fit: observed vs fitted correct counts per problem · {} · seed {seed}",
+            fit.source
         ),
-        panels: vec![p],
-        columns: 1,
-        size: (1000, 640),
+        panels,
+        columns,
+        size: (
+            if columns > 1 { 1600 } else { 1000 },
+            120 + 520 * rows as u32,
+        ),
+    }
+}
+
+/// Observed pass@k (and maj@k) with their 95% intervals, the fitted population curves over
+/// them, one panel per model.
+pub fn fit_curves_figure(fit: &FitResult, seed: u64) -> Figure {
+    let panels: Vec<Panel> = fit
+        .models
+        .iter()
+        .map(|m| {
+            let mut p = Panel::new(
+                format!(
+                    "`{}`: observed (marks, 95% intervals) and fitted (lines)",
+                    m.name
+                ),
+                "k (samples per problem, log2 scale)",
+                "benchmark score (%)",
+            );
+            p.x_scale = Scale::Log2;
+            let ks: Vec<f64> = m
+                .curves
+                .iter()
+                .flat_map(|c| c.observed.iter().map(|q| q.k as f64))
+                .collect();
+            let kmin = ks.iter().copied().fold(f64::INFINITY, f64::min).min(1.0);
+            let kmax = ks.iter().copied().fold(1.0, f64::max);
+            p.x_range = (kmin / 1.25, kmax * 1.25);
+            p.x_ticks = Some(k_ticks(kmin, kmax));
+            p.y_range = (0.0, 100.0);
+            for (i, c) in m.curves.iter().enumerate() {
+                let color = if c.metric == "maj@k" { 2 } else { 0 };
+                let _ = i;
+                p.markers.push(Markers {
+                    label: Some(format!("{} observed", c.metric)),
+                    color,
+                    points: c
+                        .observed
+                        .iter()
+                        .map(|q| {
+                            let [lo, hi] = q.ci95.unwrap_or([q.estimate, q.estimate]);
+                            (q.k as f64, 100.0 * q.estimate, 100.0 * lo, 100.0 * hi)
+                        })
+                        .collect(),
+                });
+                p.lines.push(Line {
+                    label: Some(format!("{} fitted", c.metric)),
+                    color,
+                    dashed: true,
+                    points: c
+                        .observed
+                        .iter()
+                        .zip(&c.fitted)
+                        .map(|(q, &f)| (q.k as f64, 100.0 * f))
+                        .collect(),
+                });
+            }
+            p
+        })
+        .collect();
+    let columns = panels.len().min(2);
+    let rows = panels.len().div_ceil(2);
+    Figure {
+        title: format!(
+            "fit: observed vs fitted pass@k / maj@k · {} · seed {seed}",
+            fit.source
+        ),
+        panels,
+        columns,
+        size: (
+            if columns > 1 { 1600 } else { 1000 },
+            120 + 520 * rows as u32,
+        ),
     }
 }
 

@@ -17,7 +17,7 @@ mod markdown;
 mod tables;
 mod text;
 
-pub use figures::{curves_figure, fit_figure, solve_rates_figure};
+pub use figures::{curves_figure, fit_curves_figure, fit_figure, solve_rates_figure};
 pub use markdown::analysis_markdown;
 pub use tables::{
     comparison_csv, fit_counts_csv, fit_csv, model_csv, COMPARISON_COLUMNS, MODEL_COLUMNS,
@@ -192,14 +192,13 @@ pub fn analysis_artifacts(a: &Analysis, figures: bool) -> Result<Vec<Artifact>, 
     Ok(out)
 }
 
-/// Every output file of `fit`: `scenario.toml`, `fit.csv`, `fit-counts.csv`, `fit.json` and the
-/// count figure.
+/// Every output file of `fit`: `scenario.toml`, `fit.csv`, `fit-counts.csv`, `fit.json`, the
+/// count figure and the curves figure.
 ///
 /// # Errors
-/// [`ReportError`] when the figure or JSON cannot be produced.
+/// [`ReportError`] when a figure or the JSON cannot be produced.
 pub fn fit_artifacts(
     fit: &FitResult,
-    source: &str,
     seed: u64,
     figures: bool,
 ) -> Result<Vec<Artifact>, ReportError> {
@@ -210,7 +209,7 @@ pub fn fit_artifacts(
         },
         Artifact {
             file: "fit.csv".into(),
-            bytes: fit_csv(fit, source, seed).into_bytes(),
+            bytes: fit_csv(fit, seed).into_bytes(),
         },
         Artifact {
             file: "fit-counts.csv".into(),
@@ -223,12 +222,68 @@ pub fn fit_artifacts(
     ];
     if figures {
         let mut files = Vec::new();
+        figure_artifacts("fit-counts", &fit_figure(fit, seed), &mut out, &mut files)?;
         figure_artifacts(
-            "fit-counts",
-            &fit_figure(fit, source, seed),
+            "fit-curves",
+            &fit_curves_figure(fit, seed),
             &mut out,
             &mut files,
         )?;
     }
     Ok(out)
+}
+
+/// What `fit` prints on stderr: each parameter with its interval or its refusal, the
+/// correlations, and how the refused parameters were handled.
+pub fn fit_text(fit: &FitResult) -> String {
+    let mut out = format!(
+        "fit of {} model{} on {} problems from {} (ln L = {:.3})\n",
+        fit.models.len(),
+        if fit.models.len() == 1 { "" } else { "s" },
+        fit.problems,
+        fit.source,
+        fit.log_likelihood
+    );
+    for q in &fit.parameters {
+        out += &format!("  {}: {}\n", q.label, q.describe());
+    }
+    for m in &fit.models {
+        if let Some(a) = &m.attractor {
+            out += &format!(
+                "  attractor share of `{}`: {:.3}{}\n",
+                m.name,
+                a.share,
+                a.se.map_or(String::new(), |se| format!(" +/- {se:.3} SE"))
+            );
+        }
+    }
+    for c in &fit.correlations {
+        out += &format!(
+            "  correlation of `{}` and `{}` per-problem logits: {:.3}{}\n",
+            c.a,
+            c.b,
+            c.value,
+            c.se.map_or(String::new(), |se| format!(" +/- {se:.3} SE"))
+        );
+    }
+    out += &fit_warnings(fit);
+    out
+}
+
+/// One `warning:` line per refused parameter (printed even with --quiet).
+pub fn fit_warnings(fit: &FitResult) -> String {
+    let mut out = String::new();
+    for q in &fit.parameters {
+        if let crate::analyze::Status::Refused {
+            fallback,
+            diagnosis,
+        } = &q.status
+        {
+            out += &format!(
+                "warning: {diagnosis}. REFUSED: {} is not estimated; the scenario holds it at the fallback {fallback} (commented there)\n",
+                q.label
+            );
+        }
+    }
+    out
 }

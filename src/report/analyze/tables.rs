@@ -2,6 +2,7 @@
 //! comparison, the fitted parameters and the observed against fitted counts. Formats finished
 //! results only; depends on [`crate::analyze`]'s result types and [`crate::report::tables`].
 use super::{basis_name, curves, opt, rule_name};
+use crate::analyze::joint_fit::Parameter;
 use crate::analyze::{Analysis, FitResult, ModelAnalysis};
 use crate::report::tables::{num, Csv};
 
@@ -129,54 +130,91 @@ pub fn comparison_csv(a: &Analysis) -> Option<String> {
     Some(csv.finish())
 }
 
-/// `fit.csv`: one row per fitted parameter.
-pub fn fit_csv(fit: &FitResult, source: &str, seed: u64) -> String {
-    let mut csv = Csv::new(&["source", "model", "seed", "parameter", "estimate", "se"]);
-    let mut row = |name: &str, v: f64, se: Option<f64>| {
+/// `fit.csv`: one row per fitted parameter (rate parameters with their 95% interval and
+/// whether they were estimated or refused; then each model's attractor and trace parameters).
+pub fn fit_csv(fit: &FitResult, seed: u64) -> String {
+    let mut csv = Csv::new(&[
+        "source",
+        "model",
+        "seed",
+        "parameter",
+        "estimate",
+        "se",
+        "lower95",
+        "upper95",
+        "status",
+    ]);
+    for q in &fit.parameters {
+        let model = match q.parameter {
+            Parameter::Shift(m) | Parameter::Tau(m) => fit.models[m].name.clone(),
+            _ => String::new(),
+        };
+        let name = match q.parameter {
+            Parameter::Mu => "mu",
+            Parameter::Sigma => "sigma",
+            Parameter::Shift(_) => "shift",
+            Parameter::Tau(_) => "shift_sd",
+        };
         csv.row([
-            source.to_string(),
-            fit.model.clone(),
+            fit.source.clone(),
+            model,
             seed.to_string(),
             name.to_string(),
-            num(v),
-            opt(se),
+            num(q.value),
+            opt(q.se),
+            opt(q.lower),
+            opt(q.upper),
+            if q.estimated() {
+                "estimated"
+            } else {
+                "refused (fallback)"
+            }
+            .to_string(),
         ]);
-    };
-    let ln = &fit.logit_normal;
-    row("problems", fit.problems as f64, None);
-    row("mu", ln.mu, ln.mu_se);
-    row("sigma", ln.sigma, ln.sigma_se);
-    row("log_likelihood", ln.log_likelihood, None);
-    if let Some(at) = &fit.attractor {
-        row("attractor", at.share, at.se);
-        row("attractor_naive", at.naive_share, None);
-        row("wrong_answers", at.wrong_answers as f64, None);
     }
-    if let Some(t) = &fit.traces {
-        row("median_tokens", t.median_tokens, None);
-        row("hard_growth", t.hard_growth, None);
-        row("wrong_factor", t.wrong_factor, None);
-        row("trace_sigma", t.sigma, None);
+    for m in &fit.models {
+        let mut row = |name: &str, v: f64, se: Option<f64>| {
+            csv.row([
+                fit.source.clone(),
+                m.name.clone(),
+                seed.to_string(),
+                name.to_string(),
+                num(v),
+                opt(se),
+                String::new(),
+                String::new(),
+                "estimated".to_string(),
+            ]);
+        };
+        row("problems", m.problems as f64, None);
+        if let Some(at) = &m.attractor {
+            row("attractor", at.share, at.se);
+            row("attractor_naive", at.naive_share, None);
+            row("wrong_answers", at.wrong_answers as f64, None);
+        }
+        if let Some(t) = &m.traces {
+            row("median_tokens", t.median_tokens, None);
+            row("hard_growth", t.hard_growth, None);
+            row("wrong_factor", t.wrong_factor, None);
+            row("trace_sigma", t.sigma, None);
+        }
     }
     csv.finish()
 }
 
-/// `fit-counts.csv`: observed and fitted problems per correct count.
+/// `fit-counts.csv`: observed and fitted problems per correct count, per model.
 pub fn fit_counts_csv(fit: &FitResult) -> String {
-    let mut csv = Csv::new(&["n", "c", "observed", "fitted"]);
-    for (c, (o, f)) in fit
-        .counts
-        .observed
-        .iter()
-        .zip(&fit.counts.fitted)
-        .enumerate()
-    {
-        csv.row([
-            fit.counts.n.to_string(),
-            c.to_string(),
-            o.to_string(),
-            num(*f),
-        ]);
+    let mut csv = Csv::new(&["model", "n", "c", "observed", "fitted"]);
+    for m in &fit.models {
+        for (c, (o, f)) in m.counts.observed.iter().zip(&m.counts.fitted).enumerate() {
+            csv.row([
+                m.name.clone(),
+                m.counts.n.to_string(),
+                c.to_string(),
+                o.to_string(),
+                num(*f),
+            ]);
+        }
     }
     csv.finish()
 }

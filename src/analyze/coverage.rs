@@ -9,8 +9,9 @@
 //! covers the population value. Alternative constructions ([`IntervalMethod`]) are scored on the
 //! same per-problem values, so the comparison between them is paired.
 //!
-//! Depends on `model`, `exact`, `sim`, and on `analyze` for the estimators and intervals it
-//! scores (the one edge from `experiments` to `analyze`).
+//! It lives in `analyze` because it scores `analyze`'s own estimators and intervals; it depends
+//! on `model`, `exact` (the population truth) and `sim` (the data sets, drawn on keyed streams;
+//! no generator is built here).
 use rayon::prelude::*;
 use serde::Serialize;
 
@@ -22,7 +23,6 @@ use crate::analyze::{
 use crate::exact::plan::PopulationNodes;
 use crate::model::VoteRule;
 use crate::sim::evals::{EvalSampler, ProblemTally};
-use crate::sim::stream::stream;
 
 /// Stream tag of the coverage replicates.
 const COVERAGE_STREAM: u64 = 0xC0FE;
@@ -158,7 +158,8 @@ fn replicate(spec: &CoverageSpec, methods: &[IntervalMethod], r: usize) -> Inter
         samples: spec.samples,
         shifts: vec![0.0, spec.gap],
     };
-    let mut rng = stream(
+    let draws = sampler.sample_keyed(
+        spec.problems,
         spec.seed,
         &[
             COVERAGE_STREAM,
@@ -167,7 +168,6 @@ fn replicate(spec: &CoverageSpec, methods: &[IntervalMethod], r: usize) -> Inter
             r as u64,
         ],
     );
-    let draws = sampler.sample(spec.problems, &mut rng);
     let (a, b) = (model("a", &draws[0]), model("b", &draws[1]));
     let k = spec.k;
     let options = SummaryOptions {

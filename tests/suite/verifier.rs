@@ -1,0 +1,192 @@
+//! Verifiers (best-of-k) and noisy graders wired end to end: the shipped `verifier` scenario,
+//! head-to-head and cost with the new keys, exact values against the library's closed forms,
+//! every simulated number within the check rule, and determinism across thread counts.
+use evalsim::exact::grader::Grader;
+use evalsim::exact::pass::{mean, pass_at_k};
+use evalsim::exact::verifier::{best_at_k_threshold, threshold_ceiling, ThresholdVerifier};
+use evalsim::experiments::votes::Metric;
+use evalsim::experiments::{run_all, ExperimentResult, RunOutput};
+use evalsim::model::{Fallback, Verifier};
+use evalsim::scenario::Scenario;
+
+fn run(src: &str) -> RunOutput {
+    let s = Scenario::from_toml(src, "t", "t.toml").expect("valid scenario");
+    run_all(&s, &|_| {}).expect("runs")
+}
+
+fn failed(out: &RunOutput) -> Vec<String> {
+    out.checks()
+        .iter()
+        .filter(|c| !c.passed())
+        .map(|c| format!("{} {} {:?}", c.quantity, c.cell, c.estimate))
+        .collect()
+}
+
+const HEAD: &str = "seed = 5\n[benchmark]\nproblems = 12\nmu = 0.0\nsigma = 1.5\n";
+
+#[test]
+fn shipped_verifier_scenario_passes_every_check_and_tells_its_story() {
+    let s = Scenario::load("verifier").expect("built-in");
+    let out = run_all(&s, &|_| {}).expect("runs");
+    assert!(failed(&out).is_empty(), "{:?}", failed(&out));
+    let ExperimentResult::Curves(c) = &out.results[0] else {
+        panic!("curves first")
+    };
+    let checked = &c.series[0];
+    let leads = checked.best_leads.as_ref().expect("a verifier");
+    // best@k leads maj@k at small k and loses it at the largest: a crossover.
+    assert!(leads.contains(&2), "{leads:?}");
+    assert!(!leads.contains(c.k.last().unwrap()), "{leads:?}");
+    // The ceiling drawn is mean(alpha / (alpha + beta)) over the model's rates.
+    let Some(Verifier::Threshold(v)) = checked.verifier else {
+        panic!("threshold")
+    };
+    let rates = s.models[0].rates_on(&s.benchmark.rates());
+    let want = mean(
+        &rates
+            .iter()
+            .map(|&p| threshold_ceiling(p, &v))
+            .collect::<Vec<_>>(),
+    );
+    assert_eq!(checked.best_ceiling, Some(want));
+    // The graded model: pass@k as graded sits above the true value at large k.
+    let judged = c
+        .series
+        .iter()
+        .position(|s| s.grader.is_some())
+        .expect("graded");
+    let kmax = *c.k.last().unwrap();
+    let pt = c
+        .points
+        .iter()
+        .find(|p| p.series == judged && p.k == kmax && p.metric == Metric::PassAtK)
+        .unwrap();
+    let truth = pt.truth.expect("true value beside the graded one");
+    assert!(pt.estimate.exact > truth.exact + 0.01, "{pt:?}");
+}
+
+#[test]
+fn threshold_best_at_k_equals_the_closed_form_mean_and_grading_maps_it() {
+    let src = format!(
+        "{HEAD}[[model]]\nname = \"m\"\nattractor = 0.5\n[model.verifier]\nkind = \"threshold\"\ntpr = 0.8\nfpr = 0.2\nfallback = \"abstain\"\n[model.grader]\nfpr = 0.1\nfnr = 0.05\n[[experiment]]\nkind = \"curves\"\nk = [1, 3, 9]\nvotes = 3000\n"
+    );
+    let s = Scenario::from_toml(&src, "t", "t.toml").unwrap();
+    let out = run_all(&s, &|_| {}).unwrap();
+    assert!(failed(&out).is_empty(), "{:?}", failed(&out));
+    let ExperimentResult::Curves(c) = &out.results[0] else {
+        panic!()
+    };
+    let rates = s.models[0].rates_on(&s.benchmark.rates());
+    let v = ThresholdVerifier {
+        tpr: 0.8,
+        fpr: 0.2,
+        fallback: Fallback::Abstain,
+    };
+    let g = Grader {
+        fpr: 0.1,
+        fnr: 0.05,
+    };
+    for &k in &[1u32, 3, 9] {
+        let best = c
+            .points
+            .iter()
+            .find(|p| p.k == k && p.metric == Metric::BestAtK)
+            .unwrap();
+        let truth: Vec<f64> = rates
+            .iter()
+            .map(|&p| best_at_k_threshold(p, &v, k).0)
+            .collect();
+        let graded: Vec<f64> = rates
+            .iter()
+            .map(|&p| g.selected(best_at_k_threshold(p, &v, k)).0)
+            .collect();
+        assert!((best.truth.unwrap().exact - mean(&truth)).abs() < 1e-15);
+        assert!((best.estimate.exact - mean(&graded)).abs() < 1e-15);
+        let pass = c
+            .points
+            .iter()
+            .find(|p| p.k == k && p.metric == Metric::PassAtK)
+            .unwrap();
+        let tp: Vec<f64> = rates.iter().map(|&p| pass_at_k(p, k)).collect();
+        assert!((pass.truth.unwrap().exact - mean(&tp)).abs() < 1e-15);
+    }
+}
+
+#[test]
+fn score_verifier_and_cost_best_of_k_pass_their_checks() {
+    let src = format!(
+        "{HEAD}[[model]]\nname = \"m\"\nattractor = 0.6\n[model.tokens]\nmedian_tokens = 1000\nhard_growth = 1.0\nwrong_factor = 1.5\nsigma = 0.5\n[model.verifier]\nkind = \"score\"\nseparation = 1.2\n[[experiment]]\nkind = \"curves\"\nk = [1, 2, 8, 32]\nvotes = 3000\n[[experiment]]\nkind = \"cost\"\nk = [1, 4, 16]\ncap = 3000\nvotes = 3000\ntraces = 3000\n"
+    );
+    let out = run(&src);
+    assert!(failed(&out).is_empty(), "{:?}", failed(&out));
+    let ExperimentResult::Cost(c) = &out.results[1] else {
+        panic!()
+    };
+    let best: Vec<u32> = c
+        .strategies
+        .iter()
+        .filter(|s| s.best_of_k)
+        .map(|s| s.k)
+        .collect();
+    assert_eq!(best.len(), 2, "best-of-k at k = 4 and 16: {best:?}");
+    // k = 2 with a score verifier: p^2 + 2 p (1 - p) Phi(d / sqrt 2), problem by problem.
+    let ExperimentResult::Curves(v) = &out.results[0] else {
+        panic!()
+    };
+    let s = Scenario::from_toml(&src, "t", "t.toml").unwrap();
+    let rates = s.models[0].rates_on(&s.benchmark.rates());
+    let phi = evalsim::exact::normal::cdf(1.2 / 2f64.sqrt());
+    let want = mean(
+        &rates
+            .iter()
+            .map(|&p| p * p + 2.0 * p * (1.0 - p) * phi)
+            .collect::<Vec<_>>(),
+    );
+    let got = v
+        .points
+        .iter()
+        .find(|p| p.k == 2 && p.metric == Metric::BestAtK)
+        .unwrap();
+    assert!(
+        (got.estimate.exact / want - 1.0).abs() < 1e-12,
+        "{got:?} {want}"
+    );
+}
+
+#[test]
+fn head_to_head_honours_the_grader() {
+    let src = format!(
+        "{HEAD}[[model]]\nname = \"a\"\nattractor = 0.5\n[model.grader]\nfpr = 0.2\n[[model]]\nname = \"b\"\nshift = 0.3\nattractor = 0.5\n[[experiment]]\nkind = \"head-to-head\"\na = \"a\"\nb = \"b\"\nn = [1, 4]\nreruns = 4000\n"
+    );
+    let out = run(&src);
+    assert!(failed(&out).is_empty(), "{:?}", failed(&out));
+    let ExperimentResult::HeadToHead(h) = &out.results[0] else {
+        panic!()
+    };
+    let (ta, tb) = h.true_pass_at_1.expect("graded");
+    // A's graded pass@1 is lifted by 0.2 (1 - p); B is graded perfectly.
+    assert!((h.pass_at_1_a - (ta + 0.2 * (1.0 - ta))).abs() < 1e-12);
+    assert_eq!(h.pass_at_1_b, tb);
+}
+
+#[test]
+fn no_verifier_and_no_grader_leave_every_number_as_before() {
+    // The same model with an empty grader table is graded perfectly: graded = true, bit for bit.
+    let plain = format!(
+        "{HEAD}[[model]]\nname = \"m\"\nattractor = 0.5\n[[experiment]]\nkind = \"curves\"\nk = [1, 4]\nvotes = 500\n"
+    );
+    let perfect = plain.replace(
+        "attractor = 0.5\n",
+        "attractor = 0.5\n[model.grader]\nfpr = 0.0\nfnr = 0.0\n",
+    );
+    let (a, b) = (run(&plain), run(&perfect));
+    let (ExperimentResult::Curves(a), ExperimentResult::Curves(b)) = (&a.results[0], &b.results[0])
+    else {
+        panic!()
+    };
+    for (pa, pb) in a.points.iter().zip(&b.points) {
+        assert_eq!(pa.estimate.exact, pb.estimate.exact);
+        assert_eq!(pb.truth.unwrap(), pa.estimate);
+        assert!(pa.truth.is_none());
+    }
+}

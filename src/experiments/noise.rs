@@ -16,7 +16,7 @@ use crate::exact::noise::{
 };
 use crate::exact::noise::{count_pmf_of, head_to_head_of, pmf_central_moments};
 use crate::exact::pass::mean;
-use crate::exact::run_corr::{count_pmf_run, run_moments, seed_sd_run};
+use crate::exact::run_corr::{count_pmf_run, run_moments, seed_sd_floor, seed_sd_run};
 use crate::exact::shift::{
     logit_correlation, per_problem_difference_sd, question_se_with_deviation,
     realised_logit_correlation,
@@ -60,6 +60,10 @@ pub struct SeedRow {
     pub histogram: Vec<Bin>,
     /// Normal density with the exact mean and SD at points across the histogram's range.
     pub normal_curve: Vec<(f64, f64)>,
+    /// With run_sd > 0: the exact seed SD of the same rates with independent samples (run_sd
+    /// 0), which falls to 0 as n grows where the run-noise SD levels off.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub independent_sd: Option<f64>,
 }
 
 /// Result of `seed-variance`.
@@ -82,6 +86,17 @@ pub struct SeedVariance {
     pub question_se: f64,
     /// One row per n.
     pub rows: Vec<SeedRow>,
+    /// The model's per-run logit SD omega (absent: 0, independent samples).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub run_sd: f64,
+    /// With run_sd > 0: the limit of the seed SD as n grows, sqrt(sum_i Var p_i(eta)) / N
+    /// ([`crate::exact::run_corr::seed_sd_floor`]); more samples per run cannot go below it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub run_floor: Option<f64>,
+}
+
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
 }
 
 impl SeedVariance {
@@ -229,6 +244,7 @@ pub fn seed_variance(
                 interval_checks,
                 histogram,
                 normal_curve,
+                independent_sd: None,
             }
         })
         .collect();
@@ -249,6 +265,8 @@ pub fn seed_variance(
         reruns,
         question_se: question,
         rows,
+        run_sd: 0.0,
+        run_floor: None,
     }
 }
 
@@ -331,6 +349,7 @@ fn seed_variance_run(
                 interval_checks,
                 histogram,
                 normal_curve,
+                independent_sd: Some(seed_sd(&rates, n)),
             }
         })
         .collect();
@@ -342,6 +361,8 @@ fn seed_variance_run(
         reruns,
         question_se: question,
         rows,
+        run_sd: omega,
+        run_floor: Some(seed_sd_floor(&rates, omega)),
     }
 }
 

@@ -99,6 +99,20 @@ fn contamination_figure(run: &RunOutput, r: &ContaminationResult) -> Figure {
         };
         exact_and_simulated(&mut p, Some(label), None, i, &points);
     }
+    let missing: Vec<String> = r
+        .plan
+        .iter()
+        .filter(|plan| plan.fresh.is_none())
+        .map(|plan| format!("{:.0}%", pct(plan.share)))
+        .collect();
+    if !missing.is_empty() {
+        p.title += &format!(
+            "; {} contaminated: no fresh set up to {} reaches {:.0}% power",
+            missing.join(", "),
+            r.max_fresh,
+            pct(r.target_power)
+        );
+    }
     for (i, plan) in r.plan.iter().enumerate() {
         if let Some(m) = plan.fresh {
             let (lo, hi) = p.x_range;
@@ -121,7 +135,7 @@ fn contamination_figure(run: &RunOutput, r: &ContaminationResult) -> Figure {
         ),
         panels: vec![p],
         columns: 1,
-        size: (1100, 600),
+        size: (1400, 640),
     }
 }
 
@@ -604,6 +618,9 @@ fn curves_figure(run: &RunOutput, r: &VoteCurves) -> Figure {
                 s.model,
                 s.vote_rule.as_str(),
             );
+            if s.run_sd > 0.0 {
+                heading += &format!(", run_sd {}", s.run_sd);
+            }
             if let Some(v) = &s.verifier {
                 heading += &format!(", verifier {}", v.describe());
             }
@@ -706,6 +723,10 @@ fn curves_figure(run: &RunOutput, r: &VoteCurves) -> Figure {
             p
         })
         .collect::<Vec<_>>();
+    let mut panels = panels;
+    if r.series.len() > 1 && r.series.iter().any(|s| s.run_sd > 0.0) {
+        panels.push(run_sd_panel(r));
+    }
     let columns = panels.len().min(2);
     let width = if columns > 1 { 1600 } else { 900 };
     let rows = panels.len().div_ceil(columns) as u32;
@@ -721,6 +742,39 @@ fn curves_figure(run: &RunOutput, r: &VoteCurves) -> Figure {
         columns,
         size: (width, 80 + 560 * rows),
     }
+}
+
+/// pass@k of every series on one panel, labelled by run_sd: at equal pass@1 the curves part as
+/// the shared per-run noise flattens them.
+fn run_sd_panel(r: &VoteCurves) -> Panel {
+    let mut p = Panel::new(
+        "pass@k of the models above on one axis: shared per-run noise (run_sd) flattens it",
+        "k (samples per problem, log2 scale)",
+        "pass@k (%)",
+    );
+    k_axis(&mut p, &r.k);
+    for (si, s) in r.series.iter().enumerate() {
+        let (line, marks) = series_line(r, si, Metric::PassAtK);
+        let color = si % 8;
+        p.lines.push(Line {
+            label: Some(format!(
+                "{}: run_sd {}, pass@1 {:.1}%",
+                s.model,
+                s.run_sd,
+                pct(s.pass_at_1)
+            )),
+            color,
+            dashed: false,
+            points: line,
+        });
+        p.markers.push(Markers {
+            label: None,
+            color,
+            points: marks,
+        });
+    }
+    fit_pct_y(&mut p);
+    p
 }
 
 fn sweep_figure(run: &RunOutput, r: &VoteCurves) -> Figure {
@@ -961,12 +1015,21 @@ fn seed_histograms(run: &RunOutput, r: &SeedVariance) -> Figure {
 }
 
 fn seed_sd_figure(run: &RunOutput, r: &SeedVariance) -> Figure {
-    let mut p = Panel::new(
-        format!(
+    let heading = match r.run_floor {
+        Some(floor) => format!(
+            "model {} (run_sd {}): seed SD levels off at the run-noise floor {:.2} points, not 0",
+            r.model,
+            r.run_sd,
+            pct(floor)
+        ),
+        None => format!(
             "model {}: seed SD falls as 1/sqrt(n); the total SE levels off at the question-sampling SE {:.2} points",
             r.model,
             pct(r.question_se)
         ),
+    };
+    let mut p = Panel::new(
+        heading,
         "n (samples per problem, log2 scale)",
         "SD of the benchmark score (points, log scale)",
     );
@@ -981,9 +1044,11 @@ fn seed_sd_figure(run: &RunOutput, r: &SeedVariance) -> Figure {
                 pct(x.sd.exact),
                 pct(x.sd.ci_low.max(x.sd.sim * 0.5)),
                 pct(x.total_se),
+                pct(x.independent_sd.unwrap_or(x.sd.exact)),
             ]
         })
         .chain([pct(r.question_se)])
+        .chain(r.run_floor.map(pct))
         .collect();
     let (lo, hi) = all
         .iter()
@@ -1016,6 +1081,29 @@ fn seed_sd_figure(run: &RunOutput, r: &SeedVariance) -> Figure {
             (p.x_range.1, pct(r.question_se)),
         ],
     });
+    if r.run_floor.is_some() {
+        p.lines.push(Line {
+            label: Some("exact seed SD of independent samples (run_sd 0, same rates)".into()),
+            color: 4,
+            dashed: true,
+            points: r
+                .rows
+                .iter()
+                .filter_map(|x| x.independent_sd.map(|sd| (f64::from(x.n), pct(sd))))
+                .collect(),
+        });
+    }
+    if let Some(floor) = r.run_floor {
+        p.lines.push(Line {
+            label: Some(format!(
+                "run-noise floor {:.2} (limit of the seed SD as n grows; more runs lower it)",
+                pct(floor)
+            )),
+            color: 3,
+            dashed: true,
+            points: vec![(p.x_range.0, pct(floor)), (p.x_range.1, pct(floor))],
+        });
+    }
     Figure {
         title: title(
             run,

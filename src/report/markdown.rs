@@ -693,6 +693,13 @@ fn seed_md(v: &SeedVariance) -> String {
     )
     .replace("`Quantiles`", "`quantiles`")
     .replace("`Random`", "`random`");
+    if let Some(floor) = v.run_floor {
+        md += &format!(
+            "The samples of one run share a logit offset of SD {} (`run_sd`): the seed SD falls towards {:.2} points as n grows, never below; only more runs (averaged) lower it.\n\n",
+            v.run_sd,
+            100.0 * floor
+        );
+    }
     md += "| n | seed SD | mean | 2.5% (exact / sim) | 97.5% (exact / sim) |\n|---:|---:|---:|---:|---:|\n";
     for r in &v.rows {
         let q = |e: Option<f64>, s: f64| {

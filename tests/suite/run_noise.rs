@@ -109,3 +109,40 @@ fn run_sd_zero_reproduces_the_scenario_without_the_key() {
     };
     assert_eq!(json(without), json(&with));
 }
+
+#[test]
+fn new_keys_are_sweepable_and_validated_per_cell() {
+    use evalsim::scenario::grid::{numeric_paths, set, Value};
+    use evalsim::scenario::resolve::parse;
+    let src = evalsim::scenario::NAMED
+        .iter()
+        .find(|(n, _)| *n == "contamination")
+        .expect("built in")
+        .1;
+    let raw = parse(src, "contamination.toml").expect("parses");
+    let paths = numeric_paths(&raw);
+    for p in [
+        "benchmark.contaminated",
+        "model.run-sd-1.run_sd",
+        "model.memoriser.memorized_rate",
+        "experiment.contamination.alpha",
+        "experiment.contamination.max_fresh",
+        "experiment.contamination.target_power",
+    ] {
+        assert!(paths.iter().any(|q| q == p), "{p} not in {paths:?}");
+    }
+    // A swept value goes through the same validator as the file.
+    let cell = |path: &str, v: Value| {
+        let mut r = raw.clone();
+        set(&mut r, path, v).expect("set");
+        Scenario::from_raw(r, src, "contamination", "contamination.toml")
+    };
+    let s = cell("model.run-sd-1.run_sd", Value::Real(0.5)).expect("valid");
+    assert_eq!(s.models[1].run_sd, 0.5);
+    let s = cell("benchmark.contaminated", Value::Real(0.4)).expect("valid");
+    assert_eq!(s.benchmark.contaminated, 0.4);
+    let e = cell("model.run-sd-1.run_sd", Value::Real(3.5)).expect_err("above the maximum");
+    assert!(e.to_string().contains("model[2].run_sd"), "{e}");
+    let e = cell("model.memoriser.memorized_rate", Value::Real(1.5)).expect_err("not a rate");
+    assert!(e.to_string().contains("memorized_rate"), "{e}");
+}

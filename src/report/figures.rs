@@ -105,6 +105,18 @@ fn contamination_figure(run: &RunOutput, r: &ContaminationResult) -> Figure {
         .filter(|plan| plan.fresh.is_none())
         .map(|plan| format!("{:.0}%", pct(plan.share)))
         .collect();
+    let beyond: Vec<String> = r
+        .plan
+        .iter()
+        .filter_map(|plan| {
+            let m = plan.fresh?;
+            let (lo, hi) = p.x_range;
+            ((m as f64) <= lo || (m as f64) >= hi).then(|| format!("{:.0}%: {m}", pct(plan.share)))
+        })
+        .collect();
+    if !beyond.is_empty() {
+        p.title += &format!("; smallest fresh sets off the axis: {}", beyond.join(", "));
+    }
     if !missing.is_empty() {
         p.title += &format!(
             "; {} contaminated: no fresh set up to {} reaches {:.0}% power",

@@ -423,10 +423,8 @@ impl AdaptiveKronrod {
         let mut whole = vec![0.0; dim];
         let mut error = vec![0.0; dim];
         for p in &panels {
-            for j in 0..dim {
-                whole[j] += p.kronrod[j];
-                error[j] += p.diff[j];
-            }
+            add(&mut whole, &p.kronrod);
+            add(&mut error, &p.diff);
         }
         let tol: Vec<f64> = whole
             .iter()
@@ -457,14 +455,10 @@ impl AdaptiveKronrod {
                     });
             let old = panels.swap_remove(i);
             let mid = 0.5 * (old.lo + old.hi);
-            for j in 0..dim {
-                error[j] -= old.diff[j];
-            }
+            error.iter_mut().zip(&old.diff).for_each(|(e, d)| *e -= d);
             for (lo, hi) in [(old.lo, mid), (mid, old.hi)] {
                 let (kronrod, diff) = kronrod_panel(&f, lo, hi, &mut value);
-                for j in 0..dim {
-                    error[j] += diff[j];
-                }
+                add(&mut error, &diff);
                 let w = worst(&diff);
                 panels.push(Panel {
                     lo,
@@ -478,9 +472,7 @@ impl AdaptiveKronrod {
             if done(&error) {
                 error.iter_mut().for_each(|e| *e = 0.0);
                 for p in &panels {
-                    for j in 0..dim {
-                        error[j] += p.diff[j];
-                    }
+                    add(&mut error, &p.diff);
                 }
             }
         }
@@ -488,9 +480,7 @@ impl AdaptiveKronrod {
         panels.sort_by(|a, b| a.lo.total_cmp(&b.lo));
         let mut total = vec![0.0; dim];
         for p in &panels {
-            for j in 0..dim {
-                total[j] += p.kronrod[j];
-            }
+            add(&mut total, &p.kronrod);
         }
         (
             total,
@@ -500,6 +490,11 @@ impl AdaptiveKronrod {
             },
         )
     }
+}
+
+/// `into[j] += from[j]` for every entry.
+fn add(into: &mut [f64], from: &[f64]) {
+    into.iter_mut().zip(from).for_each(|(t, x)| *t += x);
 }
 
 impl NormalQuadrature for AdaptiveKronrod {

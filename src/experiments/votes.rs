@@ -607,4 +607,4 @@ fn run_noise_points(
 }
 
 /// Stream tag of the run-by-run simulation of series with per-run noise.
-const RUN_NOISE_STREAM: u64 = 0x72_75_6e_73_64; // "runsd"
+const RUN_NOISE_STREAM: u64 = 0x0072_756e_7364; // "runsd"

@@ -63,6 +63,16 @@ pub struct Benchmark {
     pub problems: usize,
     /// Source of the rates.
     pub difficulty: Difficulty,
+    /// Share of the problems memorised by the contaminated models (0 = none).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub contaminated: f64,
+    /// Indices of the models that saw the memorised problems.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub contaminated_models: Vec<usize>,
+}
+
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
 }
 
 impl Benchmark {
@@ -175,6 +185,13 @@ pub struct Model {
     pub vote_rule: VoteRule,
     /// Trace lengths, when the scenario gives them.
     pub tokens: Option<TraceLengths>,
+    /// Per-run logit SD omega: each run adds eta ~ N(0, omega^2) to every problem's logit,
+    /// shared by the samples of that run (0 = independent samples).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub run_sd: f64,
+    /// Solve rate on memorised problems, when the model is contaminated.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub memorized_rate: Option<f64>,
     /// Every repeated wrong answer's share of the wrong mass, in file order: `[attractor]` when
     /// the scenario gave one number, empty for an empty list (every wrong answer a one-off).
     #[serde(skip_serializing_if = "at_most_one")]
@@ -200,10 +217,6 @@ pub struct Model {
 
 fn at_most_one(v: &[f64]) -> bool {
     v.len() <= 1
-}
-
-fn is_zero(x: &f64) -> bool {
-    *x == 0.0
 }
 
 impl Model {
@@ -435,6 +448,8 @@ mod tests {
             shift_sd: tau,
             verifier: None,
             grader: None,
+            run_sd: 0.0,
+            memorized_rate: None,
         }
     }
 

@@ -868,6 +868,8 @@ fn scenario_toml(
             sigma: at(positive(value(Parameter::Sigma))),
             placement: at(crate::model::Placement::Quantiles),
             rates: None,
+            contaminated: None,
+            contaminated_models: None,
         }),
         model: fit
             .models

@@ -194,6 +194,8 @@ impl PlanArgs {
                 sigma: at(self.sigma),
                 placement: None,
                 rates: None,
+                contaminated: None,
+                contaminated_models: None,
             }),
             model: vec![Spanned::new(
                 0..0,

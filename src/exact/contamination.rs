@@ -75,6 +75,17 @@ impl Contamination {
             .collect()
     }
 
+    /// SD of the gap G = X / (n N) - Y / (n M) over reruns (public and fresh sets redrawn):
+    /// sqrt(Var x / (n^2 N) + Var y / (n^2 M)) with Var x, Var y the variances of one public and
+    /// one fresh problem's count, from their pmfs. Time: O(quadrature nodes n).
+    pub fn gap_sd(&self, public_problems: usize, fresh_problems: usize) -> f64 {
+        let var = |pmf: &[f64]| noise::pmf_central_moments(pmf).1;
+        let n2 = f64::from(self.n).powi(2);
+        (var(&self.public_pmf()) / (n2 * public_problems as f64)
+            + var(&self.population_pmf()) / (n2 * fresh_problems as f64))
+            .sqrt()
+    }
+
     /// E\[gap\] = c (r - E\[p\]), with E\[p\] the population pass@1
     /// ([`noise::random_placement_moments`]). Time: O(1).
     pub fn expected_gap(&self) -> f64 {

@@ -103,6 +103,24 @@ pub fn count_pmf(rates: &[f64], n: u32) -> Vec<f64> {
     check_rates(rates);
     check_samples(n);
     let pieces = rates.iter().map(|&p| binomial_pmf(n, p)).collect();
+    count_pmf_of(pieces)
+}
+
+/// Exact pmf of the benchmark count sum_i c_i of independent per-problem counts, each given by
+/// its own pmf over 0..=n (e.g. the logit-normal binomial of a run with shared noise,
+/// [`crate::exact::run_corr::count_pmf_run`]). The same convolution and accuracy as
+/// [`count_pmf`], which is this function on binomial pieces (bit for bit).
+///
+/// Time: as [`count_pmf`].
+///
+/// # Panics
+///
+/// If `pieces` is empty or a piece is empty.
+pub fn count_pmf_of(pieces: Vec<Vec<f64>>) -> Vec<f64> {
+    assert!(
+        !pieces.is_empty() && pieces.iter().all(|p| !p.is_empty()),
+        "a benchmark needs at least one problem, each with a count pmf"
+    );
     let mut pmf = convolve_all(pieces, &mut FftPlanner::new());
     normalise(&mut pmf);
     pmf
@@ -135,6 +153,32 @@ pub struct HeadToHeadOdds {
 pub fn head_to_head(rates_a: &[f64], rates_b: &[f64], n: u32) -> HeadToHeadOdds {
     check_same_problems(rates_a, rates_b);
     compare_counts(&count_pmf(rates_a, n), &count_pmf(rates_b, n))
+}
+
+/// Mean, variance and fourth central moment of a count with the given pmf over 0, 1, 2, ...
+/// (e.g. [`count_pmf_of`]): the exact moments a simulated SD is checked with when the counts
+/// are not binomial. Time: O(len).
+pub fn pmf_central_moments(pmf: &[f64]) -> (f64, f64, f64) {
+    let mean: f64 = pmf.iter().enumerate().map(|(j, q)| j as f64 * q).sum();
+    let (mut var, mut mu4) = (0.0, 0.0);
+    for (j, q) in pmf.iter().enumerate() {
+        let d2 = (j as f64 - mean).powi(2);
+        var += d2 * q;
+        mu4 += d2 * d2 * q;
+    }
+    (mean, var, mu4)
+}
+
+/// Exact head-to-head of B against A from their benchmark count pmfs (over the same support,
+/// e.g. from [`count_pmf_of`] on per-problem pmfs under per-run noise): as [`head_to_head`],
+/// which is this function on binomial counts. Time: O(n N).
+///
+/// # Panics
+///
+/// If the two pmfs differ in length.
+pub fn head_to_head_of(count_a: &[f64], count_b: &[f64]) -> HeadToHeadOdds {
+    assert_eq!(count_a.len(), count_b.len(), "both counts over 0..=n N");
+    compare_counts(count_a, count_b)
 }
 
 /// Normal approximation of [`head_to_head`], with continuity correction.

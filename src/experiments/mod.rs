@@ -10,6 +10,7 @@
 //! on `analyze`, whose intervals it scores.
 pub mod budget;
 pub mod check;
+pub mod contamination;
 pub mod cost;
 pub mod noise;
 pub mod plan;
@@ -65,6 +66,8 @@ pub enum ExperimentResult {
     Cost(cost::CostTable),
     /// How many problems and samples tell two models apart.
     Plan(plan::PlanResult),
+    /// Public-minus-fresh gap of a contaminated model and the fresh set that detects it.
+    Contamination(contamination::ContaminationResult),
 }
 
 impl ExperimentResult {
@@ -78,6 +81,7 @@ impl ExperimentResult {
             ExperimentResult::Budget(r) => &r.experiment,
             ExperimentResult::Cost(r) => &r.experiment,
             ExperimentResult::Plan(r) => &r.experiment,
+            ExperimentResult::Contamination(r) => &r.experiment,
         }
     }
 
@@ -91,6 +95,7 @@ impl ExperimentResult {
             ExperimentResult::Budget(r) => r.checks(),
             ExperimentResult::Cost(r) => r.checks(),
             ExperimentResult::Plan(r) => r.checks(),
+            ExperimentResult::Contamination(r) => r.checks(),
         }
     }
 }
@@ -166,6 +171,7 @@ pub fn draw_cost_ns(spec: &ExperimentSpec) -> u64 {
         ExperimentSpec::Budget { .. } => 40,
         ExperimentSpec::Cost { .. } => 25,
         ExperimentSpec::Plan { .. } => 56_000,
+        ExperimentSpec::Contamination { .. } => 2_000,
     }
 }
 
@@ -259,6 +265,29 @@ pub fn run(
         ))),
         ExperimentSpec::Plan { plan: p, .. } => Ok(ExperimentResult::Plan(
             plan::run_plan(p, &exp.name, progress).0,
+        )),
+        ExperimentSpec::Contamination {
+            model,
+            n,
+            fresh,
+            shares,
+            alpha,
+            target_power,
+            max_fresh,
+            reruns,
+        } => Ok(ExperimentResult::Contamination(
+            contamination::contamination(
+                scenario,
+                &exp.name,
+                key,
+                *model,
+                *n,
+                fresh,
+                shares,
+                (*alpha, *target_power, *max_fresh),
+                *reruns,
+                progress,
+            ),
         )),
     }
 }

@@ -15,7 +15,9 @@ use crate::exact::noise::{
     random_placement_moments, random_placement_question_se, random_placement_sd, score_quantile,
     seed_sd, vote_seed_sd,
 };
+use crate::exact::noise::{count_pmf_of, head_to_head_of, pmf_central_moments};
 use crate::exact::pass::mean;
+use crate::exact::run_corr::{count_pmf_run, run_moments, seed_sd_floor, seed_sd_run};
 use crate::exact::shift::{
     logit_correlation, per_problem_difference_sd, question_se_with_deviation,
     realised_logit_correlation,
@@ -24,6 +26,7 @@ use crate::exact::total::total_se_with_deviation;
 use crate::model::{Difficulty, Placement, VoteRule};
 use crate::scenario::Scenario;
 use crate::sim::counts::{pair_tallies, total_histograms, CountSampler, Histogram, PairSampler};
+use crate::sim::run_corr::simulate_reruns;
 use crate::sim::se::{mean_se, proportion_se, score_stats, sd_standard_error};
 use crate::sim::votes::{self, vote_total_histograms, AttractorTables, VoteSampler};
 
@@ -58,6 +61,10 @@ pub struct SeedRow {
     pub histogram: Vec<Bin>,
     /// Normal density with the exact mean and SD at points across the histogram's range.
     pub normal_curve: Vec<(f64, f64)>,
+    /// With run_sd > 0: the exact seed SD of the same rates with independent samples (run_sd
+    /// 0), which falls to 0 as n grows where the run-noise SD levels off.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub independent_sd: Option<f64>,
 }
 
 /// Result of `seed-variance`.
@@ -80,6 +87,17 @@ pub struct SeedVariance {
     pub question_se: f64,
     /// One row per n.
     pub rows: Vec<SeedRow>,
+    /// The model's per-run logit SD omega (absent: 0, independent samples).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub run_sd: f64,
+    /// With run_sd > 0: the limit of the seed SD as n grows, sqrt(sum_i Var p_i(eta)) / N
+    /// ([`crate::exact::run_corr::seed_sd_floor`]); more samples per run cannot go below it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub run_floor: Option<f64>,
+}
+
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
 }
 
 impl SeedVariance {
@@ -126,6 +144,9 @@ pub fn seed_variance(
     progress: Progress,
 ) -> SeedVariance {
     let m = &scenario.models[model];
+    if m.run_sd > 0.0 {
+        return seed_variance_run(scenario, name, key, model, ns, reruns, progress);
+    }
     let (placement, mu, sigma) = placement_of(scenario);
     let random =
         placement == Placement::Random && matches!(m.source, crate::model::RateSource::Shift(_));
@@ -224,6 +245,7 @@ pub fn seed_variance(
                 interval_checks,
                 histogram,
                 normal_curve,
+                independent_sd: None,
             }
         })
         .collect();
@@ -244,6 +266,104 @@ pub fn seed_variance(
         reruns,
         question_se: question,
         rows,
+        run_sd: 0.0,
+        run_floor: None,
+    }
+}
+
+/// Stream tag of reruns under per-run noise (the rerun-by-rerun sampler of [`simulate_reruns`]).
+const RUN_NOISE_STREAM: u64 = 0x0072_756e_7364; // "runsd"
+
+/// The exact count pmf over 0..=n N of one rerun under per-run noise omega: the convolution of
+/// the problems' logit-normal binomial pmfs.
+fn run_count_pmf(rates: &[f64], omega: f64, n: u32) -> Vec<f64> {
+    count_pmf_of(rates.iter().map(|&p| count_pmf_run(p, omega, n)).collect())
+}
+
+/// [`seed_variance`] of a model with per-run noise (fixed problems): every rerun draws one eta
+/// per problem shared by its n samples. Exact mean, SD ([`seed_sd_run`], which flattens to a
+/// floor as n grows), quantiles and the SD's standard error from the exact count pmf
+/// ([`count_pmf_of`] of [`count_pmf_run`]); simulated literally ([`simulate_reruns`]).
+fn seed_variance_run(
+    scenario: &Scenario,
+    name: &str,
+    key: u64,
+    model: usize,
+    ns: &[u32],
+    reruns: u64,
+    progress: Progress,
+) -> SeedVariance {
+    let m = &scenario.models[model];
+    let omega = m.run_sd;
+    let rates = m.rates_on(&scenario.benchmark.rates());
+    let problems = rates.len();
+    let exact_mean = rates
+        .iter()
+        .map(|&p| run_moments(p, omega).mean)
+        .sum::<f64>()
+        / problems as f64;
+    let question = question_se_with_deviation(&rates, 0.0);
+    let rows = ns
+        .iter()
+        .map(|&n| {
+            let totals = simulate_reruns(
+                scenario.seed,
+                &[key, u64::from(n), RUN_NOISE_STREAM],
+                &rates,
+                omega,
+                n,
+                reruns,
+            );
+            progress(reruns);
+            let mut hist = Histogram::default();
+            totals.iter().for_each(|&t| hist.add(t));
+            let scale = f64::from(n) * problems as f64;
+            let (sim_mean, sim_sd, _) = score_stats(&hist, scale);
+            let pmf = run_count_pmf(&rates, omega, n);
+            let (_, var_t, mu4_t) = pmf_central_moments(&pmf);
+            let sd = seed_sd_run(&rates, omega, n);
+            let lo = score_quantile(&pmf, n, problems, 0.025);
+            let hi = score_quantile(&pmf, n, problems, 0.975);
+            let interval_checks = [("2.5%", lo), ("97.5%", hi)]
+                .iter()
+                .map(|(label, q)| {
+                    let t = (q * scale).round() as u64;
+                    let f = count_cdf(&pmf, t);
+                    let se = (f * (1.0 - f) / reruns as f64).sqrt();
+                    (
+                        format!("P(score <= exact {label} quantile)"),
+                        Estimate::new(f, hist.cdf(t), se).counting(1.0 / reruns as f64),
+                    )
+                })
+                .collect();
+            let (histogram, normal_curve) = histogram_and_curve(&hist, scale, exact_mean, sd);
+            SeedRow {
+                n,
+                mean: Estimate::new(exact_mean, sim_mean, sd / (reruns as f64).sqrt()),
+                sd: Estimate::new(sd, sim_sd, sd_standard_error(var_t, mu4_t, reruns) / scale),
+                total_se: (sd * sd + question * question).sqrt(),
+                exact_interval: Some((lo, hi)),
+                sim_interval: (
+                    hist.quantile(0.025) as f64 / scale,
+                    hist.quantile(0.975) as f64 / scale,
+                ),
+                interval_checks,
+                histogram,
+                normal_curve,
+                independent_sd: Some(seed_sd(&rates, n)),
+            }
+        })
+        .collect();
+    SeedVariance {
+        experiment: name.into(),
+        model: m.name.clone(),
+        placement: Placement::Quantiles,
+        problems,
+        reruns,
+        question_se: question,
+        rows,
+        run_sd: omega,
+        run_floor: Some(seed_sd_floor(&rates, omega)),
     }
 }
 
@@ -533,6 +653,22 @@ pub fn run_head_to_head(
     };
     let (ra, rb) = (graded(a, &ta), graded(b, &tb));
     let noisy = scenario.models[a].grader.is_some() || scenario.models[b].grader.is_some();
+    let (oa, ob) = (scenario.models[a].run_sd, scenario.models[b].run_sd);
+    if oa > 0.0 || ob > 0.0 {
+        let mut out = head_to_head_run(
+            scenario,
+            name,
+            key,
+            (a, b),
+            (&ra, &rb),
+            ns,
+            reruns,
+            progress,
+        );
+        out.true_pass_at_1 = noisy.then(|| (mean(&ta), mean(&tb)));
+        out.disagreement = disagreement(scenario, (a, b), &bench, (&ra, &rb));
+        return out;
+    }
     let samplers: Vec<PairSampler> = ns
         .iter()
         .map(|&n| PairSampler::new(n, &ra, &rb, reruns))
@@ -559,29 +695,7 @@ pub fn run_head_to_head(
             }
         })
         .collect();
-    let (ma, mb) = (&scenario.models[a], &scenario.models[b]);
-    let disagreement = (ma.shift_sd > 0.0 || mb.shift_sd > 0.0).then(|| {
-        let sigma = match scenario.benchmark.difficulty {
-            Difficulty::LogitNormal { sigma, .. } => Some(sigma),
-            Difficulty::Rates { .. } => None,
-        };
-        let (ca, cb) = (
-            ma.constant_shift_rates_on(&bench),
-            mb.constant_shift_rates_on(&bench),
-        );
-        Disagreement {
-            tau_a: ma.shift_sd,
-            tau_b: mb.shift_sd,
-            population_correlation: sigma
-                .and_then(|s| logit_correlation(s, ma.shift_sd, mb.shift_sd)),
-            realised_correlation: realised_logit_correlation(&ra, &rb),
-            difference_sd: per_problem_difference_sd(&ra, &rb),
-            difference_sd_constant_shift: per_problem_difference_sd(&ca, &cb),
-            per_problem: (0..bench.len())
-                .map(|i| (bench[i], rb[i] - ra[i], cb[i] - ca[i]))
-                .collect(),
-        }
-    });
+    let disagreement = disagreement(scenario, (a, b), &bench, (&ra, &rb));
     HeadToHead {
         experiment: name.into(),
         a: ma.name.clone(),
@@ -592,6 +706,99 @@ pub fn run_head_to_head(
         reruns,
         rows,
         disagreement,
+    }
+}
+
+/// The per-problem disagreement of a head-to-head when either model has `shift_sd` > 0.
+fn disagreement(
+    scenario: &Scenario,
+    (a, b): (usize, usize),
+    bench: &[f64],
+    (ra, rb): (&[f64], &[f64]),
+) -> Option<Disagreement> {
+    let (ma, mb) = (&scenario.models[a], &scenario.models[b]);
+    (ma.shift_sd > 0.0 || mb.shift_sd > 0.0).then(|| {
+        let sigma = match scenario.benchmark.difficulty {
+            Difficulty::LogitNormal { sigma, .. } => Some(sigma),
+            Difficulty::Rates { .. } => None,
+        };
+        let (ca, cb) = (
+            ma.constant_shift_rates_on(bench),
+            mb.constant_shift_rates_on(bench),
+        );
+        Disagreement {
+            tau_a: ma.shift_sd,
+            tau_b: mb.shift_sd,
+            population_correlation: sigma
+                .and_then(|s| logit_correlation(s, ma.shift_sd, mb.shift_sd)),
+            realised_correlation: realised_logit_correlation(ra, rb),
+            difference_sd: per_problem_difference_sd(ra, rb),
+            difference_sd_constant_shift: per_problem_difference_sd(&ca, &cb),
+            per_problem: (0..bench.len())
+                .map(|i| (bench[i], rb[i] - ra[i], cb[i] - ca[i]))
+                .collect(),
+        }
+    })
+}
+
+/// [`run_head_to_head`] when a model has per-run noise: exact odds from the two count pmfs
+/// ([`head_to_head_of`] of [`count_pmf_of`] on [`count_pmf_run`]), simulated reruns drawn
+/// literally for each model on its own stream.
+#[allow(clippy::too_many_arguments)]
+fn head_to_head_run(
+    scenario: &Scenario,
+    name: &str,
+    key: u64,
+    (a, b): (usize, usize),
+    (ra, rb): (&[f64], &[f64]),
+    ns: &[u32],
+    reruns: u64,
+    progress: Progress,
+) -> HeadToHead {
+    let (ma, mb) = (&scenario.models[a], &scenario.models[b]);
+    let long_run = |rates: &[f64], omega: f64| {
+        rates
+            .iter()
+            .map(|&p| run_moments(p, omega).mean)
+            .sum::<f64>()
+            / rates.len() as f64
+    };
+    let rows = ns
+        .iter()
+        .map(|&n| {
+            let path = |side: u64| [key, u64::from(n), RUN_NOISE_STREAM, side];
+            let ta = simulate_reruns(scenario.seed, &path(0), ra, ma.run_sd, n, reruns);
+            let tb = simulate_reruns(scenario.seed, &path(1), rb, mb.run_sd, n, reruns);
+            progress(2 * reruns);
+            let loss = ta.iter().zip(&tb).filter(|(x, y)| y < x).count() as u64;
+            let tie = ta.iter().zip(&tb).filter(|(x, y)| y == x).count() as u64;
+            let exact = head_to_head_of(
+                &run_count_pmf(ra, ma.run_sd, n),
+                &run_count_pmf(rb, mb.run_sd, n),
+            );
+            let r = reruns as f64;
+            let est = |p: f64, hits: u64| {
+                Estimate::new(p, hits as f64 / r, proportion_se(p, reruns)).counting(1.0 / r)
+            };
+            H2HRow {
+                n,
+                loss: est(exact.loss, loss),
+                tie: est(exact.tie, tie),
+                win: est(exact.win, reruns - loss - tie),
+                loss_or_tie: est(exact.loss + exact.tie, loss + tie),
+            }
+        })
+        .collect();
+    HeadToHead {
+        experiment: name.into(),
+        a: ma.name.clone(),
+        b: mb.name.clone(),
+        pass_at_1_a: long_run(ra, ma.run_sd),
+        pass_at_1_b: long_run(rb, mb.run_sd),
+        true_pass_at_1: None,
+        reruns,
+        rows,
+        disagreement: None,
     }
 }
 

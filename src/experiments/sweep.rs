@@ -267,7 +267,8 @@ pub fn quantity_names(sweep: &Sweep, index: usize) -> Result<Vec<(String, String
             }
             E::SeedVariance { reruns, .. }
             | E::VoteSpread { reruns, .. }
-            | E::HeadToHead { reruns, .. } => *reruns = (*reruns).min(PROBE_DRAWS),
+            | E::HeadToHead { reruns, .. }
+            | E::Contamination { reruns, .. } => *reruns = (*reruns).min(PROBE_DRAWS),
             E::Budget { traces, .. } => *traces = (*traces).min(PROBE_DRAWS),
             E::Cost { votes, traces, .. } => {
                 *votes = (*votes).min(PROBE_DRAWS);

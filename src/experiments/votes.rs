@@ -14,8 +14,10 @@ use crate::exact::pass::{
     bernoulli_mean_se_with, mean, pass_at_k, pass_at_k_complement, pass_hat_k,
     pass_hat_k_complement,
 };
+use crate::exact::run_corr;
 use crate::model::{Grader, Model, Verifier, VoteRule};
 use crate::scenario::{Scenario, SweepAxis};
+use crate::sim::run_corr::{simulate_problem, RunProblem};
 use crate::sim::votes::{simulate, ModeAnswers, VoteCell, VoteCounts};
 
 /// Which metric a point is.
@@ -60,8 +62,12 @@ pub struct Series {
     pub pass_at_1: f64,
     /// a / (1 + a): maj@k -> 1 on problems above it, -> 0 below.
     pub threshold: f64,
-    /// Share of problems above the threshold: the large-k limit of maj@k.
+    /// Share of problems above the threshold: the large-k limit of maj@k (under per-run noise,
+    /// the mean chance that a run's rate lies above it).
     pub ceiling: f64,
+    /// Per-run logit SD omega of the model (0: independent samples).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub run_sd: f64,
     /// Every attractor share, when there are several (the threshold and ceiling are then those
     /// of [`crate::exact::modes`]: winnable iff p max(s, 1 - s) > a_j (1 - p) for every j).
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -172,8 +178,13 @@ impl VoteCurves {
             .iter()
             .flat_map(|pt| {
                 let s = &self.series[pt.series];
+                let omega = if s.run_sd > 0.0 {
+                    format!(" run_sd={}", s.run_sd)
+                } else {
+                    String::new()
+                };
                 let cell = format!(
-                    "model={} {} rule={} k={}",
+                    "model={} {} rule={} k={}{omega}",
                     s.model,
                     s.modes_label(),
                     s.vote_rule.as_str(),
@@ -207,6 +218,8 @@ struct SeriesSpec {
     rates: Vec<f64>,
     attractor: f64,
     rule: VoteRule,
+    /// Per-run noise omega: 0 uses the independent-sample closed forms and sampler.
+    run_sd: f64,
     /// Several attractors or extraction failures: the exact values of [`crate::exact::modes`]
     /// and the literal sampler. `None` for the canonical model (today's code path).
     modes: Option<ModeAnswers>,
@@ -239,6 +252,7 @@ impl SeriesSpec {
             }),
             verifier: model.verifier,
             grader: model.grader,
+            run_sd: model.run_sd,
         }
     }
 }
@@ -305,6 +319,7 @@ pub fn attractor_sweep(
             SeriesSpec {
                 verifier: None,
                 grader: None,
+                run_sd: 0.0,
                 ..SeriesSpec::of(m, rates.clone(), vector, split, rule.unwrap_or(m.vote_rule))
             }
         })
@@ -335,8 +350,11 @@ fn build(
     metrics: &[Metric],
     progress: Progress,
 ) -> VoteCurves {
+    // Series without per-run noise share the vote sampler (their cells in the same order as
+    // before run_sd existed); series with it are simulated run by run.
     let cells: Vec<VoteCell> = specs
         .iter()
+        .filter(|s| s.run_sd == 0.0)
         .flat_map(|s| {
             ks.iter().map(move |&k| VoteCell {
                 k,
@@ -349,9 +367,18 @@ fn build(
         .collect();
     let counts = simulate(seed, &[key], &cells, votes, progress);
     let mut points = Vec::new();
+    let mut independent = 0;
     for (si, s) in specs.iter().enumerate() {
+        if s.run_sd > 0.0 {
+            points.extend(run_noise_points(
+                seed, key, si, s, ks, votes, metrics, progress,
+            ));
+            continue;
+        }
+        let base = independent;
+        independent += 1;
         for (ki, &k) in ks.iter().enumerate() {
-            let cell_counts = &counts[si * ks.len() + ki];
+            let cell_counts = &counts[base * ks.len() + ki];
             for &metric in metrics {
                 // Each per-problem probability with its complement, computed directly.
                 let graded: Vec<f64> = match &s.modes {
@@ -410,6 +437,29 @@ fn build(
     let mut series: Vec<Series> = specs
         .iter()
         .map(|s| match &s.modes {
+            None if s.run_sd > 0.0 => {
+                let means: Vec<f64> = s
+                    .rates
+                    .iter()
+                    .map(|&p| run_corr::run_moments(p, s.run_sd).mean)
+                    .collect();
+                Series {
+                    model: s.model.clone(),
+                    attractor: s.attractor,
+                    vote_rule: s.rule,
+                    pass_at_1: mean(&means),
+                    threshold: attractor_threshold(s.attractor),
+                    ceiling: run_corr::maj_ceiling_run(&s.rates, s.attractor, s.run_sd),
+                    run_sd: s.run_sd,
+                    attractors: Vec::new(),
+                    unparsed: 0.0,
+                    split: 0.0,
+                    verifier: None,
+                    best_ceiling: None,
+                    best_leads: None,
+                    grader: None,
+                }
+            }
             None => Series {
                 model: s.model.clone(),
                 attractor: s.attractor,
@@ -417,6 +467,7 @@ fn build(
                 pass_at_1: mean(&s.rates),
                 threshold: attractor_threshold(s.attractor),
                 ceiling: maj_ceiling(&s.rates, s.attractor),
+                run_sd: 0.0,
                 attractors: Vec::new(),
                 unparsed: 0.0,
                 split: 0.0,
@@ -442,6 +493,7 @@ fn build(
                     md.extraction,
                     VoteRule::Random,
                 ),
+                run_sd: 0.0,
                 attractors: if md.attractors.len() > 1 {
                     md.attractors.clone()
                 } else {
@@ -477,3 +529,82 @@ fn build(
         points,
     }
 }
+
+/// The points of one series with per-run noise: exact per-problem values from
+/// [`run_corr`], simulated run by run ([`simulate_problem`], one eta per run and problem) on
+/// streams keyed (key, `RUN_NOISE_STREAM`, series, k, problem).
+#[allow(clippy::too_many_arguments)]
+fn run_noise_points(
+    seed: u64,
+    key: u64,
+    si: usize,
+    s: &SeriesSpec,
+    ks: &[u32],
+    votes: u64,
+    metrics: &[Metric],
+    progress: Progress,
+) -> Vec<VotePoint> {
+    let mut points = Vec::new();
+    let draws = votes as f64 * s.rates.len() as f64;
+    for &k in ks {
+        let tallies: Vec<_> = s
+            .rates
+            .iter()
+            .enumerate()
+            .map(|(i, &p)| {
+                let problem = RunProblem {
+                    p,
+                    attractor: s.attractor,
+                    omega: s.run_sd,
+                    k,
+                    rule: s.rule,
+                };
+                let path = [key, RUN_NOISE_STREAM, si as u64, u64::from(k), i as u64];
+                let t = simulate_problem(seed, &path, &problem, votes);
+                progress(votes);
+                t
+            })
+            .collect();
+        for &metric in metrics {
+            let pairs: Vec<(f64, f64)> = s
+                .rates
+                .iter()
+                .map(|&p| match metric {
+                    Metric::PassAtK => run_corr::pass_at_k_run(p, s.run_sd, k),
+                    Metric::PassHatK => run_corr::pass_hat_k_run(p, s.run_sd, k),
+                    Metric::MajAtK => run_corr::maj_at_k_run(p, s.attractor, s.run_sd, k, s.rule),
+                    Metric::BestAtK => unreachable!("best@k points come from `selection`"),
+                })
+                .collect();
+            let (exact, complement): (Vec<f64>, Vec<f64>) = pairs.into_iter().unzip();
+            let total: u64 = tallies
+                .iter()
+                .map(|t| match metric {
+                    Metric::PassAtK => t.any_correct,
+                    Metric::PassHatK => t.all_correct,
+                    Metric::MajAtK => t.vote_wins,
+                    Metric::BestAtK => 0,
+                })
+                .sum();
+            points.push(VotePoint {
+                series: si,
+                k,
+                metric,
+                estimate: Estimate::new(
+                    mean(&exact),
+                    total as f64 / draws,
+                    bernoulli_mean_se_with(&exact, &complement, votes),
+                )
+                .counting(1.0 / draws),
+                // One run of k samples per problem: each problem's outcome is one
+                // Bernoulli(q_i) with q_i already averaged over the run's eta.
+                seed_sd: vote_seed_sd(&exact, &complement),
+                truth: None,
+            });
+        }
+    }
+    points
+}
+
+/// Stream tag of the run-by-run simulation of series with per-run noise.
+const RUN_NOISE_STREAM: u64 = 0x0072_756e_7364; // "runsd"

@@ -2,6 +2,7 @@
 
 use super::plot::{Band, Bars, Figure, Line, Markers, Note, Panel, Scale};
 use crate::experiments::budget::{BudgetCurves, BudgetMetric};
+use crate::experiments::contamination::ContaminationResult;
 use crate::experiments::cost::{CostTable, Strategy as CostStrategy};
 use crate::experiments::noise::{H2HRow, HeadToHead, SeedVariance, SpreadRow, VoteSpread};
 use crate::experiments::votes::{Metric, VoteCurves};
@@ -42,6 +43,111 @@ pub fn experiment_figures(run: &RunOutput, result: &ExperimentResult) -> Vec<(St
         ExperimentResult::Cost(r) => vec![(r.experiment.clone(), cost_figure(run, r))],
         // A plan's figures (a line figure and a heat map) come from `planning::render_plan`.
         ExperimentResult::Plan(_) => Vec::new(),
+        ExperimentResult::Contamination(r) => {
+            vec![(r.experiment.clone(), contamination_figure(run, r))]
+        }
+    }
+}
+
+/// Power of the public-minus-fresh test against the fresh set size, one line per share (the
+/// null's false-alarm rate too), dots simulated; the target power dashed, each share's
+/// smallest fresh set as a vertical line.
+fn contamination_figure(run: &RunOutput, r: &ContaminationResult) -> Figure {
+    let mut p = Panel::new(
+        format!(
+            "model {}: {} public problems, n = {}, memorised problems solved at {:.0}%, fresh pass@1 {:.1}%; test at {:.0}% false alarm",
+            r.model,
+            r.public_problems,
+            r.n,
+            pct(r.memorized_rate),
+            pct(r.fresh_pass_at_1),
+            pct(r.alpha)
+        ),
+        "fresh problems M (log2 scale)",
+        "P(flag contamination) (%)",
+    );
+    let fresh: Vec<u32> = {
+        let mut v: Vec<u32> = r.rows.iter().map(|x| x.fresh as u32).collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    };
+    k_axis(&mut p, &fresh);
+    p.lines.push(Line {
+        label: Some(format!("target power {:.0}%", pct(r.target_power))),
+        color: 7,
+        dashed: true,
+        points: vec![
+            (p.x_range.0, pct(r.target_power)),
+            (p.x_range.1, pct(r.target_power)),
+        ],
+    });
+    let shares: Vec<f64> = std::iter::once(0.0)
+        .chain(r.shares.iter().copied())
+        .collect();
+    for (i, &c) in shares.iter().enumerate() {
+        let points: Vec<(f64, Estimate)> = r
+            .rows
+            .iter()
+            .filter(|x| x.share == c)
+            .map(|x| (x.fresh as f64, x.power))
+            .collect();
+        let label = if c == 0.0 {
+            "no contamination (false alarm)".to_string()
+        } else {
+            format!("{:.0}% contaminated", pct(c))
+        };
+        exact_and_simulated(&mut p, Some(label), None, i, &points);
+    }
+    let missing: Vec<String> = r
+        .plan
+        .iter()
+        .filter(|plan| plan.fresh.is_none())
+        .map(|plan| format!("{:.0}%", pct(plan.share)))
+        .collect();
+    let beyond: Vec<String> = r
+        .plan
+        .iter()
+        .filter_map(|plan| {
+            let m = plan.fresh?;
+            let (lo, hi) = p.x_range;
+            ((m as f64) <= lo || (m as f64) >= hi).then(|| format!("{:.0}%: {m}", pct(plan.share)))
+        })
+        .collect();
+    if !beyond.is_empty() {
+        p.title += &format!("; smallest fresh sets off the axis: {}", beyond.join(", "));
+    }
+    if !missing.is_empty() {
+        p.title += &format!(
+            "; {} contaminated: no fresh set up to {} reaches {:.0}% power",
+            missing.join(", "),
+            r.max_fresh,
+            pct(r.target_power)
+        );
+    }
+    for (i, plan) in r.plan.iter().enumerate() {
+        if let Some(m) = plan.fresh {
+            let (lo, hi) = p.x_range;
+            if (m as f64) > lo && (m as f64) < hi {
+                p.vlines.push((
+                    m as f64,
+                    i + 1,
+                    Some(format!("{:.0}%: smallest fresh set {m}", pct(plan.share))),
+                ));
+            }
+        }
+    }
+    Figure {
+        title: title(
+            run,
+            &format!(
+                "{}: power to detect contamination against fresh set size ({} reruns; lines exact, dots simulated)",
+                r.experiment, r.reruns
+            ),
+        ),
+        panels: vec![p],
+        columns: 1,
+        size: (1400, 640),
     }
 }
 
@@ -524,6 +630,9 @@ fn curves_figure(run: &RunOutput, r: &VoteCurves) -> Figure {
                 s.model,
                 s.vote_rule.as_str(),
             );
+            if s.run_sd > 0.0 {
+                heading += &format!(", run_sd {}", s.run_sd);
+            }
             if let Some(v) = &s.verifier {
                 heading += &format!(", verifier {}", v.describe());
             }
@@ -626,6 +735,10 @@ fn curves_figure(run: &RunOutput, r: &VoteCurves) -> Figure {
             p
         })
         .collect::<Vec<_>>();
+    let mut panels = panels;
+    if r.series.len() > 1 && r.series.iter().any(|s| s.run_sd > 0.0) {
+        panels.push(run_sd_panel(r));
+    }
     let columns = panels.len().min(2);
     let width = if columns > 1 { 1600 } else { 900 };
     let rows = panels.len().div_ceil(columns) as u32;
@@ -641,6 +754,39 @@ fn curves_figure(run: &RunOutput, r: &VoteCurves) -> Figure {
         columns,
         size: (width, 80 + 560 * rows),
     }
+}
+
+/// pass@k of every series on one panel, labelled by run_sd: at equal pass@1 the curves part as
+/// the shared per-run noise flattens them.
+fn run_sd_panel(r: &VoteCurves) -> Panel {
+    let mut p = Panel::new(
+        "pass@k of the models above on one axis: shared per-run noise (run_sd) flattens it",
+        "k (samples per problem, log2 scale)",
+        "pass@k (%)",
+    );
+    k_axis(&mut p, &r.k);
+    for (si, s) in r.series.iter().enumerate() {
+        let (line, marks) = series_line(r, si, Metric::PassAtK);
+        let color = si % 8;
+        p.lines.push(Line {
+            label: Some(format!(
+                "{}: run_sd {}, pass@1 {:.1}%",
+                s.model,
+                s.run_sd,
+                pct(s.pass_at_1)
+            )),
+            color,
+            dashed: false,
+            points: line,
+        });
+        p.markers.push(Markers {
+            label: None,
+            color,
+            points: marks,
+        });
+    }
+    fit_pct_y(&mut p);
+    p
 }
 
 fn sweep_figure(run: &RunOutput, r: &VoteCurves) -> Figure {
@@ -881,12 +1027,21 @@ fn seed_histograms(run: &RunOutput, r: &SeedVariance) -> Figure {
 }
 
 fn seed_sd_figure(run: &RunOutput, r: &SeedVariance) -> Figure {
-    let mut p = Panel::new(
-        format!(
+    let heading = match r.run_floor {
+        Some(floor) => format!(
+            "model {} (run_sd {}): seed SD levels off at the run-noise floor {:.2} points, not 0",
+            r.model,
+            r.run_sd,
+            pct(floor)
+        ),
+        None => format!(
             "model {}: seed SD falls as 1/sqrt(n); the total SE levels off at the question-sampling SE {:.2} points",
             r.model,
             pct(r.question_se)
         ),
+    };
+    let mut p = Panel::new(
+        heading,
         "n (samples per problem, log2 scale)",
         "SD of the benchmark score (points, log scale)",
     );
@@ -901,9 +1056,11 @@ fn seed_sd_figure(run: &RunOutput, r: &SeedVariance) -> Figure {
                 pct(x.sd.exact),
                 pct(x.sd.ci_low.max(x.sd.sim * 0.5)),
                 pct(x.total_se),
+                pct(x.independent_sd.unwrap_or(x.sd.exact)),
             ]
         })
         .chain([pct(r.question_se)])
+        .chain(r.run_floor.map(pct))
         .collect();
     let (lo, hi) = all
         .iter()
@@ -936,6 +1093,29 @@ fn seed_sd_figure(run: &RunOutput, r: &SeedVariance) -> Figure {
             (p.x_range.1, pct(r.question_se)),
         ],
     });
+    if r.run_floor.is_some() {
+        p.lines.push(Line {
+            label: Some("exact seed SD of independent samples (run_sd 0, same rates)".into()),
+            color: 4,
+            dashed: true,
+            points: r
+                .rows
+                .iter()
+                .filter_map(|x| x.independent_sd.map(|sd| (f64::from(x.n), pct(sd))))
+                .collect(),
+        });
+    }
+    if let Some(floor) = r.run_floor {
+        p.lines.push(Line {
+            label: Some(format!(
+                "run-noise floor {:.2} (limit of the seed SD as n grows; more runs lower it)",
+                pct(floor)
+            )),
+            color: 3,
+            dashed: true,
+            points: vec![(p.x_range.0, pct(floor)), (p.x_range.1, pct(floor))],
+        });
+    }
     Figure {
         title: title(
             run,

@@ -133,6 +133,21 @@ pub fn summary(run: &RunOutput) -> Summary {
             }
             ExperimentResult::Budget(b) => budget_headline(b, &mut headline),
             ExperimentResult::Cost(c) => cost_headline(c, &mut headline),
+            ExperimentResult::Contamination(c) => {
+                for r in &c.plan {
+                    if let (Some(m), Some(pw)) = (r.fresh, r.power) {
+                        headline.push(Headline {
+                            experiment: c.experiment.clone(),
+                            name: format!(
+                                "{} c={}: smallest fresh set {m}, power",
+                                c.model, r.share
+                            ),
+                            exact: pw.exact,
+                            sim: Some(pw.sim),
+                        });
+                    }
+                }
+            }
             ExperimentResult::Plan(p) => {
                 for a in &p.answers {
                     if let Some((big_n, n, v)) = a.best {
@@ -467,6 +482,7 @@ pub fn caption(r: &ExperimentResult, file: &str) -> &'static str {
         (ExperimentResult::Plan(_), "-detectable") => "The smallest gap a two-sided 5% test finds with 80% power, per design (population: new problems, question + sampling noise; fixed: these problems, sampling noise only), with the simulated mean of B - A there.",
         (ExperimentResult::Plan(_), "-heatmap") => "Each cell of the grid coloured by the planned quantity; outlined cells meet the target.",
         (ExperimentResult::Plan(_), _) => "How often the better model scores at or below the worse one in one rerun, against the number of problems N.",
+        (ExperimentResult::Contamination(_), _) => "Power of the public-minus-fresh test (flag when the public score exceeds the fresh one by more than the threshold that keeps false alarms at alpha) against the fresh set size, for each contaminated share; vertical lines mark each share's smallest fresh set reaching the target power.",
     }
 }
 
@@ -505,6 +521,7 @@ pub fn report(run: &RunOutput, figures: &[(String, String)]) -> String {
             ExperimentResult::Budget(b) => md += &budget_md(b),
             ExperimentResult::Cost(c) => md += &cost_md(c),
             ExperimentResult::Plan(p) => md += &plan_md(p),
+            ExperimentResult::Contamination(c) => md += &contamination_md(c),
         }
         md += &format!("Table: `{name}.csv`.\n\n");
     }
@@ -676,6 +693,13 @@ fn seed_md(v: &SeedVariance) -> String {
     )
     .replace("`Quantiles`", "`quantiles`")
     .replace("`Random`", "`random`");
+    if let Some(floor) = v.run_floor {
+        md += &format!(
+            "The samples of one run share a logit offset of SD {} (`run_sd`): the seed SD falls towards {:.2} points as n grows, never below; only more runs (averaged) lower it.\n\n",
+            v.run_sd,
+            100.0 * floor
+        );
+    }
     md += "| n | seed SD | mean | 2.5% (exact / sim) | 97.5% (exact / sim) |\n|---:|---:|---:|---:|---:|\n";
     for r in &v.rows {
         let q = |e: Option<f64>, s: f64| {
@@ -733,6 +757,50 @@ fn h2h_md(v: &HeadToHead) -> String {
         );
     }
     md + "\n"
+}
+
+fn contamination_md(c: &crate::experiments::contamination::ContaminationResult) -> String {
+    let mut md = format!(
+        "`{}` solves memorised public problems at {} and fresh ones at pass@1 {}; {} public problems, n = {}, test at {} false alarm, target power {}; {} reruns per cell. Gaps in points, probabilities in percent.\n\n",
+        c.model,
+        pct(c.memorized_rate),
+        pct(c.fresh_pass_at_1),
+        c.public_problems,
+        c.n,
+        pct(c.alpha),
+        pct(c.target_power),
+        c.reruns
+    );
+    md += "| share | fresh M | mean gap | gap SD | threshold | P(flag) |\n|---:|---:|---:|---:|---:|---:|\n";
+    for r in &c.rows {
+        md += &format!(
+            "| {} | {} | {} | {} | {} | {} |\n",
+            pct(r.share),
+            r.fresh,
+            pts(&r.gap),
+            pct(r.gap_sd),
+            pct(r.threshold_gap),
+            pts(&r.power)
+        );
+    }
+    md += "\n| share | expected gap | smallest fresh set | false alarm | power |\n|---:|---:|---:|---:|---:|\n";
+    for r in &c.plan {
+        let (m, fa, pw) = match (r.fresh, r.false_alarm, r.power) {
+            (Some(m), Some(fa), Some(pw)) => (m.to_string(), pts(&fa), pts(&pw)),
+            _ => (
+                format!("none up to {}", c.max_fresh),
+                String::new(),
+                String::new(),
+            ),
+        };
+        md += &format!(
+            "| {} | {} | {m} | {fa} | {pw} |\n",
+            pct(r.share),
+            pct(r.expected_gap)
+        );
+    }
+    md += &format!("\nPlan table: `{}-plan.csv`.\n\n", c.experiment);
+    md
 }
 
 /// The paragraph on per-problem disagreement of a head-to-head with `shift_sd` > 0.

@@ -1,5 +1,6 @@
 //! Tidy CSV tables: one row per point, columns documented in README.md.
 use crate::experiments::budget::BudgetCurves;
+use crate::experiments::contamination::ContaminationResult;
 use crate::experiments::cost::CostTable;
 use crate::experiments::noise::{HeadToHead, SeedVariance, VoteSpread};
 use crate::experiments::votes::VoteCurves;
@@ -65,7 +66,114 @@ pub fn experiment_tables(run: &RunOutput, result: &ExperimentResult) -> Vec<(Str
         ExperimentResult::Cost(r) => vec![(format!("{}.csv", r.experiment), cost_csv(run, r))],
         // A plan writes the files of `evalsim plan` (see `planning::render_plan`).
         ExperimentResult::Plan(_) => Vec::new(),
+        ExperimentResult::Contamination(r) => vec![
+            (format!("{}.csv", r.experiment), contamination_csv(run, r)),
+            (
+                format!("{}-plan.csv", r.experiment),
+                contamination_plan_csv(run, r),
+            ),
+        ],
     }
+}
+
+/// One row per (share, fresh size, quantity): the mean gap and P(flag), exact and simulated.
+fn contamination_csv(run: &RunOutput, r: &ContaminationResult) -> String {
+    let mut csv = header(
+        &[
+            "model",
+            "share",
+            "public_problems",
+            "fresh_problems",
+            "n",
+            "quantity",
+        ],
+        &[
+            "reruns",
+            "gap_sd",
+            "threshold_gap",
+            "false_alarm",
+            "normal_power",
+        ],
+    );
+    for row in &r.rows {
+        for (q, e) in [("mean_gap", &row.gap), ("p_flag", &row.power)] {
+            csv.row(estimate_row(
+                run,
+                &r.experiment,
+                [
+                    r.model.clone(),
+                    num(row.share),
+                    r.public_problems.to_string(),
+                    row.fresh.to_string(),
+                    r.n.to_string(),
+                    q.into(),
+                ],
+                e,
+                [
+                    r.reruns.to_string(),
+                    num(row.gap_sd),
+                    num(row.threshold_gap),
+                    num(row.false_alarm),
+                    num(row.normal_power),
+                ],
+            ));
+        }
+    }
+    csv.finish()
+}
+
+/// One row per share: the smallest fresh set reaching the target power at the false-alarm rate
+/// (empty when none up to max_fresh does), its threshold, and its false alarm and power, exact
+/// and simulated.
+fn contamination_plan_csv(run: &RunOutput, r: &ContaminationResult) -> String {
+    let mut csv = Csv::new(&[
+        "scenario",
+        "seed",
+        "experiment",
+        "model",
+        "share",
+        "expected_gap",
+        "public_problems",
+        "n",
+        "alpha",
+        "target_power",
+        "max_fresh",
+        "fresh_problems",
+        "threshold_gap",
+        "false_alarm_exact",
+        "false_alarm_sim",
+        "false_alarm_z",
+        "power_exact",
+        "power_sim",
+        "power_z",
+        "reruns",
+    ]);
+    let e = |x: Option<Estimate>, f: fn(&Estimate) -> f64| x.map_or(String::new(), |e| num(f(&e)));
+    for p in &r.plan {
+        csv.row([
+            run.scenario.clone(),
+            run.seed.to_string(),
+            r.experiment.clone(),
+            r.model.clone(),
+            num(p.share),
+            num(p.expected_gap),
+            r.public_problems.to_string(),
+            r.n.to_string(),
+            num(r.alpha),
+            num(r.target_power),
+            r.max_fresh.to_string(),
+            p.fresh.map_or(String::new(), |m| m.to_string()),
+            opt(p.threshold_gap),
+            e(p.false_alarm, |e| e.exact),
+            e(p.false_alarm, |e| e.sim),
+            e(p.false_alarm, |e| e.z),
+            e(p.power, |e| e.exact),
+            e(p.power, |e| e.sim),
+            e(p.power, |e| e.z),
+            r.reruns.to_string(),
+        ]);
+    }
+    csv.finish()
 }
 
 fn opt(x: Option<f64>) -> String {

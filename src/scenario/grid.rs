@@ -43,6 +43,7 @@ pub const BENCHMARK_KEYS: &[(&str, Field<RawBenchmark>)] = &[
     ("problems", Field::Whole(|b| &mut b.problems)),
     ("mu", Field::Real(|b| &mut b.mu)),
     ("sigma", Field::Real(|b| &mut b.sigma)),
+    ("contaminated", Field::Real(|b| &mut b.contaminated)),
 ];
 
 /// Keys of a `[[model]]`, as `model.NAME.KEY`.
@@ -52,6 +53,8 @@ pub const MODEL_KEYS: &[(&str, Field<RawModel>)] = &[
     ("shift_sd", Field::Real(|m| &mut m.shift_sd)),
     ("unparsed", Field::Real(|m| &mut m.unparsed)),
     ("split", Field::Real(|m| &mut m.split)),
+    ("run_sd", Field::Real(|m| &mut m.run_sd)),
+    ("memorized_rate", Field::Real(|m| &mut m.memorized_rate)),
     (
         "tokens.median_tokens",
         Field::Real(|m| &mut block(&mut m.tokens).median_tokens),
@@ -93,6 +96,8 @@ pub const EXPERIMENT_KEYS: &[(&str, Field<RawExperiment>)] = &[
     ("price_per_mtok", Field::Real(|e| &mut e.price_per_mtok)),
     ("shift_sd", Field::Real(|e| &mut e.shift_sd)),
     ("target_power", Field::Real(|e| &mut e.target_power)),
+    ("alpha", Field::Real(|e| &mut e.alpha)),
+    ("max_fresh", Field::Whole(|e| &mut e.max_fresh)),
 ];
 
 /// The nested block `b` (e.g. `[model.tokens]`), created empty when the file has none.

@@ -30,6 +30,10 @@ pub struct RawBenchmark {
     pub sigma: Option<Spanned<f64>>,
     pub placement: Option<Spanned<Placement>>,
     pub rates: Option<Spanned<Vec<f64>>>,
+    /// Share of the problems the `contaminated_models` have memorised (default 0).
+    pub contaminated: Option<Spanned<f64>>,
+    /// The models that saw the memorised problems (default none).
+    pub contaminated_models: Option<Spanned<Vec<String>>>,
 }
 
 /// One `[[model]]`.
@@ -43,6 +47,10 @@ pub struct RawModel {
     pub attractor: Option<Spanned<toml::Value>>,
     pub vote_rule: Option<Spanned<VoteRule>>,
     pub tokens: Option<Spanned<RawTokens>>,
+    /// Per-run logit SD omega (default 0).
+    pub run_sd: Option<Spanned<f64>>,
+    /// Solve rate on memorised problems (needed when the model is contaminated).
+    pub memorized_rate: Option<Spanned<f64>>,
     pub unparsed: Option<Spanned<f64>>,
     pub split: Option<Spanned<f64>>,
     /// tau: SD of the model's per-problem logit deviation (default 0).
@@ -112,6 +120,8 @@ pub enum ExperimentKind {
     Cost,
     /// How many problems and samples tell two models apart (`evalsim plan` from a file).
     Plan,
+    /// Public-minus-fresh gap of a contaminated model, and the fresh set that detects it.
+    Contamination,
 }
 
 impl ExperimentKind {
@@ -126,6 +136,7 @@ impl ExperimentKind {
             ExperimentKind::Budget => "budget",
             ExperimentKind::Cost => "cost",
             ExperimentKind::Plan => "plan",
+            ExperimentKind::Contamination => "contamination",
         }
     }
 
@@ -154,6 +165,7 @@ impl ExperimentKind {
                 ("-detectable", FIGURE),
                 ("-heatmap", FIGURE),
             ],
+            ExperimentKind::Contamination => &[("", TABLE_AND_FIGURE), ("-plan", &["csv"])],
         }
     }
 
@@ -210,6 +222,16 @@ impl ExperimentKind {
                 "shift_sd",
                 "target_power",
             ],
+            ExperimentKind::Contamination => &[
+                "model",
+                "n",
+                "fresh",
+                "shares",
+                "alpha",
+                "target_power",
+                "max_fresh",
+                "reruns",
+            ],
         }
     }
 }
@@ -264,6 +286,10 @@ pub struct RawExperiment {
     pub target_halfwidth: Option<Spanned<f64>>,
     pub check_cells: Option<Spanned<RawCheckCells>>,
     pub check_population: Option<Spanned<RawCheckCells>>,
+    pub fresh: Option<Spanned<Vec<u64>>>,
+    pub shares: Option<Spanned<Vec<f64>>>,
+    pub alpha: Option<Spanned<f64>>,
+    pub max_fresh: Option<Spanned<u64>>,
     pub vary: Option<Spanned<SweepVary>>,
     pub share: Option<Spanned<u64>>,
     pub split: Option<Spanned<Vec<f64>>>,
@@ -307,6 +333,10 @@ impl RawExperiment {
             s("target_halfwidth", &self.target_halfwidth),
             s("check_cells", &self.check_cells),
             s("check_population", &self.check_population),
+            s("fresh", &self.fresh),
+            s("shares", &self.shares),
+            s("alpha", &self.alpha),
+            s("max_fresh", &self.max_fresh),
             s("shift_sd", &self.shift_sd),
             s("target_power", &self.target_power),
         ]

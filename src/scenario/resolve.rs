@@ -20,7 +20,10 @@ use super::{
     MAX_LOGIT, MAX_PROBLEMS, MAX_SAMPLES, MAX_SHIFT_SD, MAX_TOKEN_SCALE, MAX_TOTAL_VOTES,
     RUN_FILES,
 };
+/// Largest n x (public + fresh problems) of a contamination experiment.
+const MAX_CONTAMINATION_SUPPORT: u64 = 40_000;
 use crate::exact::plan::MAX_SHIFT_SD as MAX_PLAN_SHIFT_SD;
+use crate::exact::run_corr::MAX_OMEGA;
 use crate::model::{
     Benchmark, Difficulty, Fallback, Grader, Model, Placement, RateSource, ThresholdVerifier,
     TraceLengths, Verifier, VerifierKind, VoteRule,
@@ -103,7 +106,16 @@ impl Resolver<'_> {
             )
         })?;
         let bench_span = bench_raw.span();
-        let benchmark = self.benchmark(bench_raw.into_inner(), bench_span)?;
+        let mut bench_inner = bench_raw.into_inner();
+        let contaminated = bench_inner.contaminated.take();
+        let contaminated_models = bench_inner.contaminated_models.take();
+        let mut benchmark = self.benchmark(bench_inner, bench_span)?;
+        let memorized_spans: Vec<Option<Range<usize>>> = raw
+            .model
+            .iter()
+            .map(|m| m.get_ref().memorized_rate.as_ref().map(Spanned::span))
+            .collect();
+        let model_spans: Vec<Range<usize>> = raw.model.iter().map(Spanned::span).collect();
         if raw.model.is_empty() {
             return Err(self.err(0..0, "model", "no [[model]] given: a scenario needs at least one model (name, shift or rates, attractor)"));
         }
@@ -125,6 +137,13 @@ impl Resolver<'_> {
             }
             models.push(model);
         }
+        self.contamination_keys(
+            &mut benchmark,
+            contaminated,
+            contaminated_models,
+            &models,
+            (&memorized_spans, &model_spans),
+        )?;
         let mut experiments: Vec<Experiment> = Vec::new();
         for (i, e) in raw.experiment.into_iter().enumerate() {
             let span = e.span();
@@ -172,7 +191,8 @@ impl Resolver<'_> {
             ExperimentSpec::AttractorSweep { model, .. }
             | ExperimentSpec::SeedVariance { model, .. }
             | ExperimentSpec::VoteSpread { model, .. }
-            | ExperimentSpec::Plan { model, .. } => vec![*model],
+            | ExperimentSpec::Plan { model, .. }
+            | ExperimentSpec::Contamination { model, .. } => vec![*model],
             ExperimentSpec::Budget { models, .. } | ExperimentSpec::Cost { models, .. } => {
                 models.clone()
             }
@@ -253,6 +273,8 @@ impl Resolver<'_> {
             return Ok(Benchmark {
                 problems: rates.len(),
                 difficulty: Difficulty::Rates { rates },
+                contaminated: 0.0,
+                contaminated_models: Vec::new(),
             });
         }
         let problems = b.problems.ok_or_else(|| self.err(span.clone(), "benchmark.problems", "missing key `problems` (number of problems, 1 to 100000), or give an explicit `rates` list"))?;
@@ -300,6 +322,8 @@ impl Resolver<'_> {
                 sigma: sigma.into_inner(),
                 placement: b.placement.map_or(Placement::Quantiles, |p| p.into_inner()),
             },
+            contaminated: 0.0,
+            contaminated_models: Vec::new(),
         })
     }
 
@@ -427,6 +451,52 @@ impl Resolver<'_> {
                 ));
             }
         }
+        let run_sd = match &m.run_sd {
+            None => 0.0,
+            Some(v) => {
+                let x = *v.get_ref();
+                if !(x.is_finite() && (0.0..=MAX_OMEGA).contains(&x)) {
+                    return Err(self.err(v.span(), &key("run_sd"), format!("must be a number in [0, {MAX_OMEGA}] (the logit SD of the offset the samples of one run share; 0 = independent samples), got {x}")));
+                }
+                x
+            }
+        };
+        let memorized_rate = match &m.memorized_rate {
+            None => None,
+            Some(v) => {
+                let x = *v.get_ref();
+                if !(0.0..=1.0).contains(&x) {
+                    return Err(self.err(v.span(), &key("memorized_rate"), format!("must be in [0, 1] (the solve rate on memorised problems, e.g. 0.98), got {x}")));
+                }
+                Some(x)
+            }
+        };
+        // Per-run noise is integrated for the canonical answer model only (one attractor, every
+        // answer parsed, no verifier, a perfect grader, a constant shift).
+        if let Some(v) = m.run_sd.as_ref().filter(|_| run_sd > 0.0) {
+            let other = if attractors.len() > 1 {
+                Some("a list of attractor shares")
+            } else if unparsed != 0.0 {
+                Some("unparsed")
+            } else if split != 0.0 {
+                Some("split")
+            } else if m.verifier.is_some() {
+                Some("[model.verifier]")
+            } else if m.grader.is_some() {
+                Some("[model.grader]")
+            } else if shift_sd != 0.0 {
+                Some("shift_sd")
+            } else {
+                None
+            };
+            if let Some(other) = other {
+                return Err(self.err(
+                    v.span(),
+                    &key("run_sd"),
+                    format!("cannot be combined with {other} in one model yet: per-run noise is integrated for one attractor share, every answer parsed, no verifier, a perfect grader and a constant shift; give this model run_sd = 0 or drop {other}"),
+                ));
+            }
+        }
         let verifier = match m.verifier {
             Some(v) => {
                 let vs = v.span();
@@ -444,6 +514,8 @@ impl Resolver<'_> {
             attractor: a,
             vote_rule: m.vote_rule.map_or(VoteRule::Random, |v| v.into_inner()),
             tokens,
+            run_sd,
+            memorized_rate,
             attractors,
             unparsed,
             split,
@@ -451,6 +523,97 @@ impl Resolver<'_> {
             verifier,
             grader,
         })
+    }
+
+    /// `benchmark.contaminated` and `benchmark.contaminated_models`, checked against the models
+    /// (each listed model needs its `memorized_rate`; a `memorized_rate` needs its model listed).
+    fn contamination_keys(
+        &self,
+        bench: &mut Benchmark,
+        share: Option<Spanned<f64>>,
+        names: Option<Spanned<Vec<String>>>,
+        models: &[Model],
+        (memorized, model_spans): (&[Option<Range<usize>>], &[Range<usize>]),
+    ) -> Res<()> {
+        if let Some(c) = &share {
+            let x = *c.get_ref();
+            if !(x > 0.0 && x <= 1.0) {
+                return Err(self.err(c.span(), "benchmark.contaminated", format!("must be in (0, 1] (the share of problems the contaminated models memorised; leave it out for none), got {x}")));
+            }
+            bench.contaminated = x;
+        }
+        let mut listed = Vec::new();
+        if let Some(list) = &names {
+            for name in list.get_ref() {
+                let Some(i) = models.iter().position(|m| &m.name == name) else {
+                    let all: Vec<&str> = models.iter().map(|m| m.name.as_str()).collect();
+                    return Err(self.err(
+                        list.span(),
+                        "benchmark.contaminated_models",
+                        format!("no model named `{name}` (models: {})", all.join(", ")),
+                    ));
+                };
+                if listed.contains(&i) {
+                    return Err(self.err(
+                        list.span(),
+                        "benchmark.contaminated_models",
+                        format!("model `{name}` is listed twice"),
+                    ));
+                }
+                if models[i].memorized_rate.is_none() {
+                    return Err(self.err(model_spans[i].clone(), &format!("model[{}].memorized_rate", i + 1), format!("model `{name}` is in benchmark.contaminated_models but has no `memorized_rate` (its solve rate on memorised problems, in [0, 1])")));
+                }
+                listed.push(i);
+            }
+        }
+        match (&share, &names) {
+            (Some(c), None) => return Err(self.err(c.span(), "benchmark.contaminated", "a contaminated share needs `contaminated_models`: the names of the models that memorised those problems")),
+            (None, Some(list)) => return Err(self.err(list.span(), "benchmark.contaminated_models", "contaminated models need `contaminated` (the share of problems they memorised, in (0, 1])")),
+            _ => {}
+        }
+        if let Some((i, span)) = memorized
+            .iter()
+            .enumerate()
+            .find_map(|(i, s)| s.clone().filter(|_| !listed.contains(&i)).map(|s| (i, s)))
+        {
+            return Err(self.err(span, &format!("model[{}].memorized_rate", i + 1), format!("model `{}` is not in benchmark.contaminated_models: `memorized_rate` applies only to a contaminated model (list it there, or drop the key)", models[i].name)));
+        }
+        bench.contaminated_models = listed;
+        Ok(())
+    }
+
+    /// Refuses a model whose `run_sd` or contamination the experiment does not model: per-run
+    /// noise is modelled by `curves`, `seed-variance` (fixed problems) and `head-to-head`;
+    /// contamination only by `contamination`.
+    fn supported(
+        &self,
+        spec: &ExperimentSpec,
+        models: &[Model],
+        bench: &Benchmark,
+        span: Range<usize>,
+        idx: usize,
+    ) -> Res<()> {
+        let key = format!("experiment[{idx}]");
+        let kind = spec.kind().as_str();
+        for i in spec.models() {
+            let m = &models[i];
+            let contaminated = bench.contaminated_models.contains(&i);
+            if contaminated && !matches!(spec, ExperimentSpec::Contamination { .. }) {
+                return Err(self.err(span, &key, format!("model `{}` is in benchmark.contaminated_models: only a `contamination` experiment models its memorised problems; use a model without contamination in this {kind} experiment", m.name)));
+            }
+            let runs_ok = match spec {
+                ExperimentSpec::Curves { .. } | ExperimentSpec::HeadToHead { .. } => true,
+                ExperimentSpec::SeedVariance { .. } => {
+                    bench.placement() != Some(Placement::Random)
+                        || !matches!(m.source, RateSource::Shift(_))
+                }
+                _ => false,
+            };
+            if m.run_sd > 0.0 && !runs_ok {
+                return Err(self.err(span, &key, format!("model `{}` has run_sd = {}: per-run noise is modelled by curves, seed-variance (fixed problems, not placement = \"random\") and head-to-head only, not by this {kind} experiment; use a model with run_sd = 0 here", m.name, m.run_sd)));
+            }
+        }
+        Ok(())
     }
 
     /// A probability key of `[model.verifier]` or `[model.grader]`: finite and in [0, 1].
@@ -734,7 +897,7 @@ impl Resolver<'_> {
         let problems = bench.problems;
         let key = |k: &str| format!("experiment[{idx}].{k}");
         let kinds =
-            "curves, attractor-sweep, seed-variance, vote-spread, head-to-head, budget, cost, plan";
+            "curves, attractor-sweep, seed-variance, vote-spread, head-to-head, budget, cost, plan, contamination";
         let kind = e.kind.as_ref().ok_or_else(|| {
             self.err(
                 span.clone(),
@@ -791,7 +954,9 @@ impl Resolver<'_> {
             ExperimentKind::Budget => c.budget()?,
             ExperimentKind::Cost => c.cost()?,
             ExperimentKind::Plan => c.plan_spec()?,
+            ExperimentKind::Contamination => c.contamination()?,
         };
+        self.supported(&spec, models, bench, span.clone(), idx)?;
         // Bound the simulated draws (votes, reruns or traces times the problems they cover), which
         // bounds the run time; memory is streamed. The same count drives the progress bar.
         let p = problems as u64;
@@ -1245,6 +1410,130 @@ impl ExpCtx<'_> {
             b: bi,
             n: self.ints(&self.e.n, "n", MAX_SAMPLES, Some(&[1, 4, 16, 64]))?,
             reruns: self.count(&self.e.reruns, "reruns", 20_000)?,
+        })
+    }
+
+    fn unit(&self, v: &Option<Spanned<f64>>, k: &str, default: f64, what: &str) -> Res<f64> {
+        match v {
+            None => Ok(default),
+            Some(x) if *x.get_ref() > 0.0 && *x.get_ref() < 1.0 => Ok(*x.get_ref()),
+            Some(x) => Err(self.r.err(
+                x.span(),
+                &self.key(k),
+                format!("must be in (0, 1) ({what}), got {}", x.get_ref()),
+            )),
+        }
+    }
+
+    fn contamination(&self) -> Res<ExperimentSpec> {
+        let model = self.one_model("model")?;
+        let m = &self.models[model];
+        let at = self
+            .e
+            .model
+            .as_ref()
+            .map_or(self.span.clone(), Spanned::span);
+        if !self.bench.contaminated_models.contains(&model) {
+            return Err(self.r.err(at, &self.key("model"), format!("model `{}` is not in benchmark.contaminated_models: a contamination experiment needs a contaminated model (with its memorized_rate)", m.name)));
+        }
+        let Difficulty::LogitNormal { sigma, .. } = self.bench.difficulty else {
+            return Err(self.r.err(at, &self.key("model"), "a contamination experiment draws public and fresh problems from the benchmark's population: give the benchmark mu and sigma, not `rates`"));
+        };
+        if !matches!(m.source, RateSource::Shift(_)) {
+            return Err(self.r.err(at, &self.key("model"), format!("model `{}` lists its own `rates`: a contamination experiment needs a population, so give it a `shift`", m.name)));
+        }
+        if sigma > MAX_OMEGA {
+            return Err(self.r.err(at, &self.key("model"), format!("benchmark.sigma = {sigma}: the exact count pmfs of a contamination experiment are integrated for sigma up to {MAX_OMEGA}")));
+        }
+        if m.run_sd > 0.0 {
+            return Err(self.r.err(at, &self.key("model"), format!("model `{}` has run_sd = {}: a contamination experiment does not model per-run noise; use a model with run_sd = 0", m.name, m.run_sd)));
+        }
+        if m.shift_sd > 0.0 || m.unparsed > 0.0 {
+            return Err(self.r.err(at, &self.key("model"), format!("model `{}` has shift_sd = {} and unparsed = {}: a contamination experiment scores pass@1 of a model whose fresh problems follow the benchmark's logit-normal population shifted by `shift`; use a model with shift_sd = 0 and unparsed = 0", m.name, m.shift_sd, m.unparsed)));
+        }
+        let n = self.ints(&self.e.n, "n", MAX_SAMPLES, Some(&[1]))?;
+        if n.len() != 1 {
+            let s = self.e.n.as_ref().map_or(self.span.clone(), Spanned::span);
+            return Err(self.r.err(
+                s,
+                &self.key("n"),
+                format!("list one value (samples per problem), got {}", n.len()),
+            ));
+        }
+        let n = n[0];
+        let fresh = self.ints(
+            &self.e.fresh,
+            "fresh",
+            MAX_PROBLEMS,
+            Some(&[25, 50, 100, 200, 400]),
+        )?;
+        let shares = match &self.e.shares {
+            None => vec![self.bench.contaminated],
+            Some(v) => {
+                let list = v.get_ref();
+                if list.is_empty() || list.len() > MAX_LIST {
+                    return Err(self.r.err(
+                        v.span(),
+                        &self.key("shares"),
+                        format!("must list 1 to {MAX_LIST} shares, got {}", list.len()),
+                    ));
+                }
+                if let Some(i) = list.iter().position(|x| !(*x > 0.0 && *x <= 1.0)) {
+                    return Err(self.r.err(
+                        self.r.entry(v, i),
+                        &self.key("shares"),
+                        format!(
+                            "{} is out of range: every contaminated share must be in (0, 1]",
+                            list[i]
+                        ),
+                    ));
+                }
+                if let Some(i) = list.windows(2).position(|w| w[0] >= w[1]) {
+                    return Err(self.r.err(
+                        self.r.entry(v, i + 1),
+                        &self.key("shares"),
+                        format!(
+                            "values must be strictly increasing: {} follows {}",
+                            list[i + 1],
+                            list[i]
+                        ),
+                    ));
+                }
+                list.clone()
+            }
+        };
+        let alpha = self.unit(
+            &self.e.alpha,
+            "alpha",
+            0.05,
+            "the false-alarm rate of the detection test",
+        )?;
+        let target_power = self.unit(
+            &self.e.target_power,
+            "target_power",
+            0.8,
+            "the power the smallest fresh set must reach",
+        )?;
+        let max_fresh = match &self.e.max_fresh {
+            None => 2000,
+            Some(v) if *v.get_ref() >= 1 && *v.get_ref() <= MAX_PROBLEMS => *v.get_ref() as u32,
+            Some(v) => return Err(self.r.err(v.span(), &self.key("max_fresh"), format!("must be between 1 and {MAX_PROBLEMS} (the largest fresh set the plan scans), got {}", v.get_ref()))),
+        };
+        let largest = fresh.last().copied().unwrap_or(1).max(max_fresh);
+        let support = u64::from(n) * (self.bench.problems as u64 + u64::from(largest));
+        if support > MAX_CONTAMINATION_SUPPORT {
+            let s = self.e.n.as_ref().map_or(self.span.clone(), Spanned::span);
+            return Err(self.r.err(s, &self.key("n"), format!("n x (public problems + largest fresh set) = {n} x ({} + {largest}) = {support}: at most {MAX_CONTAMINATION_SUPPORT} (the exact gap convolves count pmfs directly, O((n N)^2)); lower n, max_fresh or the fresh sizes, or use fewer problems", self.bench.problems)));
+        }
+        Ok(ExperimentSpec::Contamination {
+            model,
+            n,
+            fresh,
+            shares,
+            alpha,
+            target_power,
+            max_fresh,
+            reruns: self.count(&self.e.reruns, "reruns", 4000)?,
         })
     }
 

@@ -13,6 +13,10 @@ pub const NAMED: &[(&str, &str)] = &[
         "concentrated",
         include_str!("../../scenarios/concentrated.toml"),
     ),
+    (
+        "contamination",
+        include_str!("../../scenarios/contamination.toml"),
+    ),
     ("modes", include_str!("../../scenarios/modes.toml")),
     ("verifier", include_str!("../../scenarios/verifier.toml")),
 ];

@@ -102,6 +102,25 @@ pub enum ExperimentSpec {
     /// How many problems and samples tell model A (`model`) from B = A + gap logits. The plan's
     /// `mu` is the benchmark's mu plus A's shift; its seed is the scenario's.
     Plan { model: usize, plan: Box<Plan> },
+    /// Public-minus-fresh gap of a contaminated model and the smallest fresh set detecting it.
+    Contamination {
+        /// The contaminated model.
+        model: usize,
+        /// Samples per problem.
+        n: u32,
+        /// Fresh set sizes of the power curve.
+        fresh: Vec<u32>,
+        /// Contaminated shares of the power curve and the plan.
+        shares: Vec<f64>,
+        /// False-alarm rate of the test.
+        alpha: f64,
+        /// Power the smallest fresh set must reach.
+        target_power: f64,
+        /// Largest fresh set the plan scans.
+        max_fresh: u32,
+        /// Simulated reruns per cell.
+        reruns: u64,
+    },
 }
 
 /// What the values of an `attractor-sweep` set on its model.
@@ -161,6 +180,24 @@ impl ExperimentSpec {
             ExperimentSpec::Budget { .. } => ExperimentKind::Budget,
             ExperimentSpec::Cost { .. } => ExperimentKind::Cost,
             ExperimentSpec::Plan { .. } => ExperimentKind::Plan,
+            ExperimentSpec::Contamination { .. } => ExperimentKind::Contamination,
+        }
+    }
+}
+
+impl ExperimentSpec {
+    /// The models an experiment of this spec draws from, by index.
+    pub fn models(&self) -> Vec<usize> {
+        match self {
+            ExperimentSpec::Curves { models, .. }
+            | ExperimentSpec::Budget { models, .. }
+            | ExperimentSpec::Cost { models, .. } => models.clone(),
+            ExperimentSpec::AttractorSweep { model, .. }
+            | ExperimentSpec::SeedVariance { model, .. }
+            | ExperimentSpec::VoteSpread { model, .. }
+            | ExperimentSpec::Plan { model, .. }
+            | ExperimentSpec::Contamination { model, .. } => vec![*model],
+            ExperimentSpec::HeadToHead { a, b, .. } => vec![*a, *b],
         }
     }
 }
@@ -225,6 +262,27 @@ impl ExperimentSpec {
                 draws: plan.simulated_draws(),
                 ticks: plan.planned_reruns(),
             },
+            ExperimentSpec::Contamination {
+                n,
+                fresh,
+                shares,
+                max_fresh,
+                reruns,
+                ..
+            } => {
+                // Every (share or 0, fresh size) cell and every share's planned set, each rerun
+                // drawing the public and a fresh set of at most max(fresh, max_fresh) problems.
+                let s = shares.len() as u64;
+                let cells = (s + 1) * fresh.len() as u64 + 2 * s;
+                let largest = u64::from(*fresh.iter().max().unwrap_or(&1).max(max_fresh));
+                Work {
+                    draws: cells
+                        .saturating_mul(*reruns)
+                        .saturating_mul(u64::from(*n))
+                        .saturating_mul(p + largest),
+                    ticks: cells.saturating_mul(*reruns),
+                }
+            }
         }
     }
 }

@@ -25,6 +25,7 @@ mod plan_shift_sd;
 mod plan_sweep;
 mod properties;
 mod report_terminal;
+mod run_noise;
 mod scenario_props;
 mod shift_sd;
 mod synth;

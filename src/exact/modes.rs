@@ -53,23 +53,47 @@
 //! terms, never 1 minus a number near 1, and both keep their relative accuracy. c = 0 loses;
 //! 2c > k wins outright with no programme.
 //!
-//! The leader counts that need the programme are run largest P(C = c) first. Each count adds
-//! exactly P(C = c) to win + loss, so the counts not yet run can move the win or the loss by at
-//! most the sum of their P(C = c); once that sum is below 1e-15 of the smaller of the win and
-//! loss gathered so far, the rest are skipped. Both results keep a relative error below 1e-15
+//! # Windows: keeping only what carries mass
+//!
+//! Every state of the programme passes its whole probability on to the win or the loss (the
+//! stages only split it), so dropping a term of probability x changes the win and the loss by
+//! at most x, and never raises either. The default ([`maj_at_k_shares`]) runs the programme with
+//! a threshold tau: a leader count with P(C = c) < tau is skipped, a state below tau is dropped,
+//! and of the binomial row of a state of probability w only the window of entries >= tau / w is
+//! used (found by bisection on the unimodal row, O(log k)); each dropped state adds its
+//! probability and each dropped entry tau (a bound on w times the entry) to a running total D.
+//! The true win then lies in [win, win + D] and so does the true loss. When D <= 1e-15 of the
+//! smaller of the two, both keep a relative error below 1e-15; otherwise the run is redone with
+//! tau lowered in proportion (aiming 100 times below the bound), and below 1e-280 the
+//! programme keeps everything. The first tau is 1e-25. A tiny win or loss (1e-40, 1e-200)
+//! therefore costs a second or third run at a smaller tau, never accuracy (test
+//! `windowed_programme_matches_the_previous_algorithm_to_1e_12`, against
+//! [`maj_at_k_modes_previous`] on wins and losses down to below 1e-100).
+//!
+//! With every count Bin(., .) concentrated within z standard deviations (z = sqrt(2 ln(1/tau)),
+//! about 11 at tau = 1e-25), a window holds O(z sqrt(k)) leader counts, states and row entries,
+//! so a run costs O(m (z sqrt k)^3) = O(m z^3 k^1.5) multiply-adds per tie layer instead of the
+//! O(m k^3 / 12) of the full sum: at k = 1,024 the windows are a quarter to a half of the full
+//! ranges. That is the cost when win and loss are not astronomically small; as the smaller one
+//! falls, z grows as sqrt(2 ln(1 / min(win, loss))) and the windows widen back to the full
+//! ranges (the worst case stays O(m k^3 / 12)).
+//!
+//! The previous algorithm ([`maj_at_k_modes_previous`], kept as the reference) runs the leader
+//! counts largest P(C = c) first over every state and entry above 1e-300, and stops once the
+//! counts not yet run sum below 1e-15 of the smaller of win and loss
 //! (test `pruned_sum_matches_every_leader_count_to_1e_12` against the full sum,
-//! [`maj_at_k_modes_unpruned`]); a tiny win or loss makes the sum run almost every count, so
-//! it stays accurate and only the interior cases get faster.
+//! [`maj_at_k_modes_unpruned`]).
 //!
 //! Binomial rows of every stage are built once per call by the Pascal recurrence (each step a
 //! convex combination, stable) and trimmed of entries below 1e-300 like [`crate::exact::maj`].
 //!
-//! Time: O(m k^3 / 12) multiply-adds in the worst case (the sum over c <= k / 2 of stages x states
-//! x row length, (k - c) c), times the number of tie layers that carry mass (2 (m + 1) at most,
+//! Time: O(m z^3 k^1.5) multiply-adds per tie layer with the windows when win and loss are not
+//! tiny (above), O(m k^3 / 12) in the worst case (the sum over c <= k / 2 of stages x states x
+//! row length, (k - c) c), times the number of tie layers that carry mass (2 (m + 1) at most,
 //! fewer in practice: level attractors need c (t + 1) <= k); O((m + 1) k^2) to build the rows,
 //! O((m + 1) k^2 / 2) floats of memory. `split` doubles the time (two passes). The benchmark
-//! `cargo bench --bench modes` measures it (k = 1,024, m = 8: see docs/model-extensions.md).
-//! `Absolute` is O(k) (O(k^2) with `split`).
+//! `cargo bench --bench modes` measures it against the previous algorithm in the same run (see
+//! docs/model-extensions.md). `Absolute` is O(k) (O(k^2) with `split`).
 //!
 //! With m <= 1 and s = 0, [`maj_at_k_modes`] calls [`crate::exact::maj`] itself, so today's
 //! numbers are reproduced bit for bit; the recurrence agrees with it to about 1e-14 relative

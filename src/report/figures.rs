@@ -866,7 +866,7 @@ fn grader_figure(run: &RunOutput, r: &VoteCurves) -> Figure {
         title: title(
             run,
             &format!(
-                "{}: a lenient grader lifts pass@k, more at large k ({} votes/problem)",
+                "{}: graded pass@k against the grader's false-positive rate ({} votes/problem)",
                 r.experiment, r.votes
             ),
         ),

@@ -110,8 +110,33 @@ pub struct ProblemSamples {
     /// (non-binary) score; empty otherwise (binary scores are the correct flags).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub scores: Vec<f64>,
+    /// Samples whose answer field was present but held no extractable answer (absent, null,
+    /// empty or blank): graded as the harness graded them, each its own answer in a vote.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub unparsed: usize,
+    /// Samples whose written answer differs from the first written form of the same normalised
+    /// answer in this problem ("0.5" after "1/2", "1,000" after "1000"): the votes the
+    /// normaliser merged into an answer written differently. 0 without normalisation.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub merged: usize,
     #[serde(skip)]
     keys: HashMap<String, u32>,
+    /// The normalised answers seen (correct or wrong), each with a hash of its first written
+    /// form, for `merged`.
+    #[serde(skip)]
+    forms: HashMap<String, u64>,
+}
+
+fn is_zero(x: &usize) -> bool {
+    *x == 0
+}
+
+/// A hash of a written answer (SipHash with fixed keys: the same in every run).
+fn written_hash(raw: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    raw.hash(&mut h);
+    h.finish()
 }
 
 impl ProblemSamples {
@@ -125,7 +150,10 @@ impl ProblemSamples {
             sequence: Vec::new(),
             tokens: Vec::new(),
             scores: Vec::new(),
+            unparsed: 0,
+            merged: 0,
             keys: HashMap::new(),
+            forms: HashMap::new(),
         }
     }
 
@@ -170,11 +198,31 @@ impl ProblemSamples {
         self.sequence.iter().map(|&g| g == 0)
     }
 
-    /// Add one sample: `key` is `None` for a correct sample or one without an answer field,
-    /// `Some(None)` for a missing answer and `Some(Some(k))` for the normalised answer `k`.
+    /// Count a written answer `raw` whose normalised form is `key` towards `merged`: merged
+    /// when the problem saw `key` before written otherwise. Time: O(len) (a hash and a lookup).
+    fn note_form(&mut self, key: &str, raw: &str) {
+        let h = written_hash(raw);
+        match self.forms.get(key) {
+            Some(&first) => {
+                if first != h {
+                    self.merged += 1;
+                }
+            }
+            None => {
+                self.forms.insert(key.to_string(), h);
+            }
+        }
+    }
+
+    /// Add one sample: `key` is `None` for a sample without an answer field, `Some(None)` for a
+    /// missing answer (counted in `unparsed`) and `Some(Some(k))` for the normalised answer `k`
+    /// (which groups the sample only when it is wrong).
     fn push(&mut self, correct: bool, key: Option<Option<&str>>, tokens: Option<f64>) {
         self.n += 1;
         self.tokens.push(tokens);
+        if key == Some(None) {
+            self.unparsed += 1;
+        }
         if correct {
             self.correct += 1;
             self.sequence.push(0);
@@ -435,10 +483,11 @@ impl DatasetBuilder {
         let answer: Option<Option<&str>> = sample.answer.as_ref().map(|a| a.as_deref());
         // The normalised answer is needed to grade by reference and to group wrong answers; a
         // sample graded correct never needs it.
-        let needs_key = sample.correct != Some(true);
+        // Every present answer is normalised, correct or not: a missing one counts as unparsed,
+        // and the written forms of a normalised answer count the merges.
         let has_key = match answer {
-            Some(a) if needs_key => normalize_into(a, self.normalization, &mut self.key),
-            _ => false,
+            Some(a) => normalize_into(a, self.normalization, &mut self.key),
+            None => false,
         };
         let correct = match (sample.correct, answer, &sample.reference) {
             (Some(c), _, _) => c,
@@ -524,6 +573,11 @@ impl DatasetBuilder {
             problem.cluster = sample.cluster.map(Cow::into_owned);
         }
         let key = answer.map(|_| has_key.then_some(self.key.as_str()));
+        if self.normalization == Normalization::Standard {
+            if let (Some(Some(k)), Some(Some(raw))) = (key, answer) {
+                problem.note_form(k, raw);
+            }
+        }
         problem.push(correct, key, sample.output_tokens);
         if model.partial {
             problem
@@ -571,5 +625,60 @@ impl DatasetBuilder {
             models,
             harness: self.harness,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample(problem: &str, correct: Option<bool>, answer: Option<Option<&str>>) -> Sample {
+        Sample {
+            problem_id: problem.to_string(),
+            correct,
+            answer: answer.map(|a| a.map(str::to_string)),
+            reference: Some("0.5".to_string()),
+            ..Sample::default()
+        }
+    }
+
+    /// Every present but empty answer is unparsed, whether the harness graded it right or wrong;
+    /// a sample without an answer field is not. Merges count written forms per problem, among
+    /// correct and wrong answers alike, and never across problems.
+    #[test]
+    fn unparsed_and_merged_counts() {
+        let mut b = DatasetBuilder::new("t", "m", Normalization::Standard);
+        let rows = [
+            sample("p", Some(true), Some(Some("1/2"))),
+            sample("p", None, Some(Some("0.50"))), // graded against 0.5: right, merged
+            sample("p", Some(true), Some(None)),   // right by the harness, no answer
+            sample("p", None, Some(Some("   "))),  // blank: unparsed, wrong
+            sample("p", Some(false), Some(Some("7"))),
+            sample("p", Some(false), Some(Some("7.0"))), // merged
+            sample("p", Some(false), Some(Some("7"))),   // the first form again
+            sample("q", Some(false), Some(Some("7.0"))), // another problem: first form there
+            sample("q", Some(false), None),              // no answer field
+        ];
+        for (i, s) in rows.into_iter().enumerate() {
+            b.push(i + 1, s).expect("push");
+        }
+        let d = b.finish().expect("finish");
+        let p = &d.models[0].problems;
+        assert_eq!((p[0].unparsed, p[0].merged), (2, 2));
+        assert_eq!((p[1].unparsed, p[1].merged), (0, 0));
+        assert_eq!(p[0].correct, 3);
+        // The merged wrong answers still vote together: one group of 3 for "7".
+        assert!(p[0].wrong_groups.contains(&3), "{:?}", p[0].wrong_groups);
+
+        let mut off = DatasetBuilder::new("t", "m", Normalization::Off);
+        off.push(1, sample("p", Some(false), Some(Some("7"))))
+            .expect("push");
+        off.push(2, sample("p", Some(false), Some(Some("7.0"))))
+            .expect("push");
+        off.push(3, sample("p", Some(false), Some(Some(""))))
+            .expect("push");
+        let d = off.finish().expect("finish");
+        let p = &d.models[0].problems[0];
+        assert_eq!((p.unparsed, p.merged), (1, 0));
     }
 }

@@ -60,7 +60,8 @@ pub use fit::{
 pub use normalize::{normalize_answer, AnswerKey, Normalization};
 pub use read::{read_samples, Format, ReadOptions};
 pub use summary::{
-    summarize_model, token_summary, CurvePoint, ModelSummary, SummaryOptions, TokenSummary,
+    answer_counts, summarize_model, token_summary, AnswerCounts, CurvePoint, ModelSummary,
+    SummaryOptions, TokenSummary,
 };
 
 /// How maj@k is scored for analysis of real samples.

@@ -114,6 +114,37 @@ pub struct TokenSummary {
     pub truncation_rate: Option<f64>,
 }
 
+/// What answer extraction and normalisation did to one model's answers.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct AnswerCounts {
+    /// Samples with an answer field but no extractable answer (absent, null, empty, blank).
+    pub unparsed: usize,
+    /// `unparsed` over all samples of the model.
+    pub unparsed_share: f64,
+    /// Samples whose written answer the normaliser merged into the same answer written
+    /// differently earlier in the problem (0 with `--normalize off`).
+    pub merged: usize,
+    /// `merged` over all samples of the model.
+    pub merged_share: f64,
+}
+
+/// The answer counts of a model whose input carried answers (`None` otherwise). Time: O(N).
+pub fn answer_counts(model: &ModelSamples) -> Option<AnswerCounts> {
+    if !model.has_answers {
+        return None;
+    }
+    let samples: usize = model.problems.iter().map(|p| p.n).sum();
+    let unparsed: usize = model.problems.iter().map(|p| p.unparsed).sum();
+    let merged: usize = model.problems.iter().map(|p| p.merged).sum();
+    let share = |x: usize| x as f64 / samples.max(1) as f64;
+    Some(AnswerCounts {
+        unparsed,
+        unparsed_share: share(unparsed),
+        merged,
+        merged_share: share(merged),
+    })
+}
+
 /// Summary of one model's samples.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ModelSummary {
@@ -151,6 +182,9 @@ pub struct ModelSummary {
     /// scores.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mean_score: Option<CurvePoint>,
+    /// Unparsed and merged answers (`None` when the input carried no answers).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answers: Option<AnswerCounts>,
 }
 
 /// The problem with the smallest n (first one on ties).
@@ -598,6 +632,7 @@ pub fn summarize_model(model: &ModelSamples, options: &SummaryOptions) -> Result
         bootstrap: options.bootstrap,
         seed: options.seed,
         mean_score: None,
+        answers: answer_counts(model),
     })
 }
 
@@ -656,6 +691,7 @@ fn summarize_partial(model: &ModelSamples, options: &SummaryOptions) -> ModelSum
         bootstrap: options.bootstrap,
         seed: options.seed,
         mean_score: point,
+        answers: answer_counts(model),
     }
 }
 

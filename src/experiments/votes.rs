@@ -183,13 +183,17 @@ impl VoteCurves {
                 } else {
                     String::new()
                 };
-                let cell = format!(
+                let mut cell = format!(
                     "model={} {} rule={} k={}{omega}",
                     s.model,
                     s.modes_label(),
                     s.vote_rule.as_str(),
                     pt.k
                 );
+                // The swept rate names the cell of a sweep over the grader's false positives.
+                if let (Some(SweepAxis::GraderFpr), Some(g)) = (self.axis, s.grader) {
+                    cell.push_str(&format!(" fpr={}", short(g.fpr)));
+                }
                 let graded = pt.truth.map(|truth| Check {
                     experiment: self.experiment.clone(),
                     quantity: format!("{} true", pt.metric.as_str()),
@@ -316,9 +320,14 @@ pub fn attractor_sweep(
         .iter()
         .map(|&x| {
             let (vector, split) = axis.apply(&m.attractors, m.split, x);
+            // Swept false-positive rates grade every series (the model's fnr kept).
+            let grader = (axis == SweepAxis::GraderFpr).then(|| Grader {
+                fpr: x,
+                fnr: m.grader.map_or(0.0, |g| g.fnr),
+            });
             SeriesSpec {
                 verifier: None,
-                grader: None,
+                grader,
                 run_sd: 0.0,
                 ..SeriesSpec::of(m, rates.clone(), vector, split, rule.unwrap_or(m.vote_rule))
             }

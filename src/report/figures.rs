@@ -26,6 +26,9 @@ pub fn experiment_figures(run: &RunOutput, result: &ExperimentResult) -> Vec<(St
         ExperimentResult::AttractorSweep(r) if r.axis == Some(SweepAxis::Split) => {
             vec![(r.experiment.clone(), split_figure(run, r))]
         }
+        ExperimentResult::AttractorSweep(r) if r.axis == Some(SweepAxis::GraderFpr) => {
+            vec![(r.experiment.clone(), grader_figure(run, r))]
+        }
         ExperimentResult::AttractorSweep(r) => vec![(r.experiment.clone(), sweep_figure(run, r))],
         ExperimentResult::SeedVariance(r) => vec![
             (
@@ -934,6 +937,82 @@ fn split_figure(run: &RunOutput, r: &VoteCurves) -> Figure {
             run,
             &format!(
                 "{}: maj@k falls with the split share while pass@1 stays ({} votes/problem)",
+                r.experiment, r.votes
+            ),
+        ),
+        panels: vec![p],
+        columns: 1,
+        size: (1200, 720),
+    }
+}
+
+/// Graded pass@k against the grader's false-positive rate (one line per k, exact; dots simulated
+/// with 95% CIs), with each k's true pass@k dashed in the same colour: how far a lenient grader
+/// lifts pass@k above the truth at each k.
+fn grader_figure(run: &RunOutput, r: &VoteCurves) -> Figure {
+    let s0 = &r.series[0];
+    let fpr = |si: usize| r.series[si].grader.map_or(0.0, |g| g.fpr);
+    let fnr = s0.grader.map_or(0.0, |g| g.fnr);
+    let xs: Vec<f64> = (0..r.series.len()).map(fpr).collect();
+    let mut p = Panel::new(
+        format!(
+            "model {} (true pass@1 {:.1}%, grader fnr {}); solid: graded (exact; dots simulated, 95% CI), dashed: true, same colour",
+            s0.model,
+            pct(s0.pass_at_1),
+            fnr
+        ),
+        "grader false-positive rate (share of wrong samples graded correct, %)",
+        "graded pass@k (%)",
+    );
+    let (lo, hi) = (
+        xs.iter().copied().fold(f64::INFINITY, f64::min),
+        xs.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+    );
+    let pad = 0.04 * (hi - lo).max(0.01);
+    p.x_range = (pct(lo - pad), pct(hi + pad));
+    let at = |si: usize, k: u32| {
+        r.points
+            .iter()
+            .find(|q| q.series == si && q.k == k && q.metric == Metric::PassAtK)
+    };
+    let palette = [6usize, 4, 0, 2, 1, 3, 5, 7];
+    let ks: Vec<(usize, u32)> = r.k.iter().copied().enumerate().collect();
+    for &(ki, k) in &ks {
+        let color = palette[ki % palette.len()];
+        let pts: Vec<(f64, Estimate)> = (0..r.series.len())
+            .filter_map(|si| at(si, k).map(|q| (pct(xs[si]), q.estimate)))
+            .collect();
+        p.lines.push(Line {
+            label: Some(format!("graded pass@{k}")),
+            color,
+            dashed: false,
+            points: pts.iter().map(|(x, e)| (*x, pct(e.exact))).collect(),
+        });
+        p.markers.push(Markers {
+            label: None,
+            color,
+            points: pts
+                .iter()
+                .map(|(x, e)| (*x, pct(e.sim), pct(e.ci_low), pct(e.ci_high)))
+                .collect(),
+        });
+        // The truth does not depend on the grader: one value, drawn across in the same colour,
+        // so the gap to the solid line is the inflation at that k.
+        if let Some(t) = at(0, k).and_then(|q| q.truth) {
+            p.lines.push(Line {
+                label: Some(format!("true pass@{k}")),
+                color,
+                dashed: true,
+                points: vec![(p.x_range.0, pct(t.exact)), (p.x_range.1, pct(t.exact))],
+            });
+        }
+    }
+    fit_pct_y(&mut p);
+    Figure {
+        title: title(
+            run,
+            &format!(
+                "{}: graded pass@k against the grader's false-positive rate ({} votes/problem)",
                 r.experiment, r.votes
             ),
         ),

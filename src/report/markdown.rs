@@ -469,6 +469,7 @@ pub fn caption(r: &ExperimentResult, file: &str) -> &'static str {
     let tail = stem.strip_prefix(r.name()).unwrap_or("");
     match (r, tail) {
         (ExperimentResult::Curves(_), _) => "pass@k, maj@k and pass^k against k (lines exact, dots simulated with 95% CIs, bands ±1 seed SD of one run on this benchmark: the spread a rerun with another seed shows); the dashed line is maj@k's large-k ceiling.",
+        (ExperimentResult::AttractorSweep(v), _) if v.axis == Some(crate::scenario::SweepAxis::GraderFpr) => "graded pass@k at each k against the grader's false-positive rate (lines exact, dots simulated with 95% CIs), with each k's true pass@k dashed in the same colour: every wrong sample has a chance fpr to be graded correct, so graded pass@k tends to 1 as k grows whatever the model can do.",
         (ExperimentResult::AttractorSweep(v), _) if v.axis == Some(crate::scenario::SweepAxis::Split) => "maj@k at each k against the split share (lines exact, dots simulated with 95% CIs), with pass@1 and pass@k at the largest k (dashed), which the split does not move.",
         (ExperimentResult::AttractorSweep(v), _) if v.axis.is_some() => "maj@k against k for each setting of the model's attractor shares, with pass@k for comparison; each dashed line is that setting's large-k ceiling (a problem is won in the limit iff p max(s, 1 - s) > a_j (1 - p) for every j).",
         (ExperimentResult::AttractorSweep(_), _) => "maj@k against k for each attractor share a, with pass@k for comparison; each dashed line is that share's large-k ceiling.",
@@ -631,6 +632,9 @@ fn curves_md(v: &VoteCurves) -> String {
 }
 
 fn sweep_md(v: &VoteCurves) -> String {
+    if v.axis == Some(crate::scenario::SweepAxis::GraderFpr) {
+        return grader_sweep_md(v);
+    }
     if v.axis.is_some() {
         return sweep_axis_md(v);
     }
@@ -647,6 +651,37 @@ fn sweep_md(v: &VoteCurves) -> String {
             s.attractor,
             s.threshold,
             pct(s.ceiling),
+            cell(v, si, kmax, Metric::MajAtK)
+        );
+    }
+    md + "\n"
+}
+
+/// A sweep of the grader's false-positive rate: graded pass@k at the smallest and largest k, the
+/// true value beside it, and graded maj@k.
+fn grader_sweep_md(v: &VoteCurves) -> String {
+    let (kmin, kmax) = (v.k[0], *v.k.last().unwrap_or(&1));
+    let truth = |k: u32| {
+        v.points
+            .iter()
+            .find(|p| p.series == 0 && p.k == k && p.metric == Metric::PassAtK)
+            .and_then(|p| p.truth)
+            .map_or("–".to_string(), |t| format!("{:.2}", 100.0 * t.exact))
+    };
+    let mut md = format!(
+        "Graded pass@k of model `{}` against the grader's false-positive rate (fnr {}); the true pass@{kmin} is {} and the true pass@{kmax} {} points at every rate. Cells: exact (simulated ± SE), points.\n\n",
+        v.series[0].model,
+        v.series[0].grader.map_or(0.0, |g| g.fnr),
+        truth(kmin),
+        truth(kmax),
+    );
+    md += &format!("| grader fpr | pass@{kmin} graded | pass@{kmax} graded | maj@{kmax} graded |\n|---:|---:|---:|---:|\n");
+    for (si, s) in v.series.iter().enumerate() {
+        md += &format!(
+            "| {} | {} | {} | {} |\n",
+            s.grader.map_or(0.0, |g| g.fpr),
+            cell(v, si, kmin, Metric::PassAtK),
+            cell(v, si, kmax, Metric::PassAtK),
             cell(v, si, kmax, Metric::MajAtK)
         );
     }

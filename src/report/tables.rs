@@ -331,6 +331,10 @@ fn vote_csv(run: &RunOutput, r: &VoteCurves) -> String {
     if graded {
         tail.extend(["true_exact", "true_sim", "true_z"]);
     }
+    let fpr_sweep = r.axis == Some(crate::scenario::SweepAxis::GraderFpr);
+    if fpr_sweep {
+        tail.extend(["grader_fpr", "grader_fnr"]);
+    }
     let mut csv = header(&["model", "attractor", "vote_rule", "k", "metric"], &tail);
     for p in &r.points {
         let s = &r.series[p.series];
@@ -350,6 +354,10 @@ fn vote_csv(run: &RunOutput, r: &VoteCurves) -> String {
                 Some(t) => extra.extend([num(t.exact), num(t.sim), num(t.z)]),
                 None => extra.extend([String::new(), String::new(), String::new()]),
             }
+        }
+        if fpr_sweep {
+            let g = s.grader.unwrap_or_default();
+            extra.extend([num(g.fpr), num(g.fnr)]);
         }
         csv.row(estimate_row(
             run,

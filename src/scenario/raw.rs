@@ -188,6 +188,7 @@ impl ExperimentKind {
                 "vary",
                 "share",
                 "split",
+                "grader_fpr",
                 "k",
                 "votes",
                 "vote_rule",
@@ -293,6 +294,7 @@ pub struct RawExperiment {
     pub vary: Option<Spanned<SweepVary>>,
     pub share: Option<Spanned<u64>>,
     pub split: Option<Spanned<Vec<f64>>>,
+    pub grader_fpr: Option<Spanned<Vec<f64>>>,
     pub shift_sd: Option<Spanned<f64>>,
     pub target_power: Option<Spanned<f64>>,
 }
@@ -316,6 +318,7 @@ impl RawExperiment {
             s("vary", &self.vary),
             s("share", &self.share),
             s("split", &self.split),
+            s("grader_fpr", &self.grader_fpr),
             s("n", &self.n),
             s("reruns", &self.reruns),
             s("a", &self.a),

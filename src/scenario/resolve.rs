@@ -188,6 +188,11 @@ impl Resolver<'_> {
     ) -> Res<()> {
         let used: Vec<usize> = match &exp.spec {
             ExperimentSpec::Curves { .. } | ExperimentSpec::HeadToHead { .. } => return Ok(()),
+            // A sweep over the grader's false-positive rate grades every series.
+            ExperimentSpec::AttractorSweep {
+                axis: SweepAxis::GraderFpr,
+                ..
+            } => return Ok(()),
             ExperimentSpec::AttractorSweep { model, .. }
             | ExperimentSpec::SeedVariance { model, .. }
             | ExperimentSpec::VoteSpread { model, .. }
@@ -202,7 +207,7 @@ impl Resolver<'_> {
                 grader_spans[m].clone().unwrap_or(0..0),
                 &format!("model[{}].grader", m + 1),
                 format!(
-                    "model `{}` has a noisy grader, which experiment[{idx}] (the {} experiment `{}`) does not support: only curves and head-to-head report graded values (a plan cannot yet: its logit-normal population does not stay logit-normal under grading); remove [model.grader] or that experiment",
+                    "model `{}` has a noisy grader, which experiment[{idx}] (the {} experiment `{}`) does not support: only curves, head-to-head and an attractor-sweep over `grader_fpr` report graded values (a plan cannot yet: its logit-normal population does not stay logit-normal under grading); remove [model.grader] or that experiment",
                     models[m].name,
                     exp.spec.kind().as_str(),
                     exp.name
@@ -1225,6 +1230,9 @@ impl ExpCtx<'_> {
     fn attractor_sweep(&self) -> Res<ExperimentSpec> {
         let model = self.one_model("model")?;
         let m = &self.models[model];
+        if let Some(g) = &self.e.grader_fpr {
+            return self.grader_fpr_sweep(model, g);
+        }
         let (list, axis) = match (&self.e.attractor, &self.e.split) {
             (Some(_), Some(s)) => {
                 return Err(self.r.err(s.span(), &self.key("split"), "give either `attractor` (attractor shares or factors) or `split` (split shares) to sweep, not both"));
@@ -1300,6 +1308,76 @@ impl ExpCtx<'_> {
             axis,
             k: self.ints(&self.e.k, "k", MAX_K, Some(&DEFAULT_K))?,
             votes: self.count(&self.e.votes, "votes", 4000)?,
+            vote_rule: self.vote_rule(),
+        })
+    }
+
+    /// `attractor-sweep` with `grader_fpr = [...]`: the model's grader false-positive rate at
+    /// each value (its `fnr` kept, 0 without a `[model.grader]`). The model must have one
+    /// attractor share and every answer parsed (graded votes are those of one repeated wrong
+    /// answer), and no other swept key may be given.
+    fn grader_fpr_sweep(&self, model: usize, g: &Spanned<Vec<f64>>) -> Res<ExperimentSpec> {
+        for (k, v) in [
+            ("attractor", self.e.attractor.as_ref().map(|x| x.span())),
+            ("split", self.e.split.as_ref().map(|x| x.span())),
+            ("vary", self.e.vary.as_ref().map(|x| x.span())),
+            ("share", self.e.share.as_ref().map(|x| x.span())),
+        ] {
+            if let Some(at) = v {
+                return Err(self.r.err(at, &self.key(k), format!("give `grader_fpr` (false-positive rates of the grader) alone: `{k}` cannot be swept or set beside it")));
+            }
+        }
+        self.sweep_list(g, "grader_fpr", "false-positive rate")?;
+        if let Some(i) = g.get_ref().iter().position(|x| !(0.0..=1.0).contains(x)) {
+            return Err(self.r.err(
+                self.r.entry(g, i),
+                &self.key("grader_fpr"),
+                format!(
+                    "{} is out of range: every false-positive rate must be a probability in [0, 1]",
+                    g.get_ref()[i]
+                ),
+            ));
+        }
+        let m = &self.models[model];
+        let set = [
+            (
+                "attractor",
+                "several attractor shares",
+                m.attractors.len() > 1,
+            ),
+            ("unparsed", "`unparsed`", m.unparsed != 0.0),
+            ("split", "`split`", m.split != 0.0),
+        ];
+        if let Some((k, what, _)) = set.iter().find(|x| x.2) {
+            let at = self
+                .e
+                .model
+                .as_ref()
+                .map_or(self.span.clone(), |x| x.span());
+            return Err(self.r.err(at, &self.key("model"), format!("model `{}` sets {what} (model key `{k}`), which a sweep over `grader_fpr` cannot honour: graded votes are those of one repeated wrong answer with every answer parsed; give it a model with one attractor share and unparsed = split = 0", m.name)));
+        }
+        let k = self.ints(&self.e.k, "k", MAX_K, Some(&DEFAULT_K))?;
+        let votes = self.count(&self.e.votes, "votes", 4000)?;
+        // Graded votes are simulated sample by sample: O(k) draws per vote, for every rate.
+        let ksum: u64 = k.iter().map(|&x| u64::from(x)).sum();
+        let draws = (g.get_ref().len() as u64)
+            .saturating_mul(ksum)
+            .saturating_mul(votes)
+            .saturating_mul(self.bench.problems as u64);
+        if draws > MAX_TOTAL_VOTES {
+            let at = self
+                .e
+                .votes
+                .as_ref()
+                .map_or(self.span.clone(), |v| v.span());
+            return Err(self.r.err(at, &self.key("votes"), format!("{} rates x (sum of k = {ksum}) x {votes} votes x {} problems = {draws} simulated samples (drawn one by one): at most {MAX_TOTAL_VOTES} per experiment; lower `votes` or the largest k", g.get_ref().len(), self.bench.problems)));
+        }
+        Ok(ExperimentSpec::AttractorSweep {
+            model,
+            attractors: g.get_ref().clone(),
+            axis: SweepAxis::GraderFpr,
+            k,
+            votes,
             vote_rule: self.vote_rule(),
         })
     }

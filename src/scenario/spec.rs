@@ -133,6 +133,8 @@ pub enum SweepAxis {
     Scale,
     /// The model's `split` share.
     Split,
+    /// The false-positive rate of the model's grader (its `fnr` kept, 0 without a grader).
+    GraderFpr,
 }
 
 impl SweepAxis {
@@ -155,6 +157,7 @@ impl SweepAxis {
             }
             SweepAxis::Scale => (vector.iter().map(|a| a * x).collect(), split),
             SweepAxis::Split => (vector.to_vec(), x),
+            SweepAxis::GraderFpr => (vector.to_vec(), split),
         }
     }
 
@@ -164,6 +167,7 @@ impl SweepAxis {
             SweepAxis::Share(j) => format!("attractor {}", j + 1),
             SweepAxis::Scale => "attractor scale".into(),
             SweepAxis::Split => "split".into(),
+            SweepAxis::GraderFpr => "grader fpr".into(),
         }
     }
 }

@@ -1,6 +1,7 @@
 //! The integration suite, one binary (one link step instead of one per file keeps CI fast).
 //! Each module is one concern; fixtures live in `tests/fixtures` and `tests/bad_scenarios`.
 
+mod analyze_answers;
 mod analyze_cli;
 mod bad_scenarios;
 mod calibration;

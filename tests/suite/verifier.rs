@@ -190,3 +190,57 @@ fn no_verifier_and_no_grader_leave_every_number_as_before() {
         assert!(pa.truth.is_none());
     }
 }
+
+/// An `attractor-sweep` over `grader_fpr`: every series graded with its rate (the model's fnr
+/// kept), exact graded pass@k equal to the grader's closed form averaged over the rates, the
+/// truth the same at every rate, graded pass@k rising with the rate, and every check passing.
+#[test]
+fn grader_fpr_sweep_grades_each_series_with_its_rate() {
+    let src = format!(
+        "{HEAD}[[model]]\nname = \"m\"\nshift = -1.0\nattractor = 0.3\n[model.grader]\nfnr = 0.1\n\
+         [[experiment]]\nkind = \"attractor-sweep\"\nname = \"fpr\"\nmodel = \"m\"\n\
+         grader_fpr = [0.0, 0.02, 0.1]\nk = [1, 8, 64]\nvotes = 2000\n"
+    );
+    let s = Scenario::from_toml(&src, "t", "t.toml").expect("valid scenario");
+    let out = run_all(&s, &|_| {}).expect("runs");
+    assert!(failed(&out).is_empty(), "{:?}", failed(&out));
+    let ExperimentResult::AttractorSweep(r) = &out.results[0] else {
+        panic!("a sweep")
+    };
+    let rates = s.models[0].rates_on(&s.benchmark.rates());
+    let fprs = [0.0, 0.02, 0.1];
+    for k in [1u32, 8, 64] {
+        let mut last = -1.0;
+        let mut truth = None;
+        for (si, &fpr) in fprs.iter().enumerate() {
+            let g = r.series[si].grader.expect("graded");
+            assert_eq!((g.fpr, g.fnr), (fpr, 0.1));
+            let pt = r
+                .points
+                .iter()
+                .find(|p| p.series == si && p.k == k && p.metric == Metric::PassAtK)
+                .expect("point");
+            let want = mean(
+                &rates
+                    .iter()
+                    .map(|&p| Grader { fpr, fnr: 0.1 }.pass_at_k(p, k).0)
+                    .collect::<Vec<_>>(),
+            );
+            assert!((pt.estimate.exact - want).abs() < 1e-14, "k={k} fpr={fpr}");
+            assert!(pt.estimate.exact > last, "k={k}: not rising at fpr={fpr}");
+            last = pt.estimate.exact;
+            // The true value does not depend on the grader.
+            let t = pt.truth.expect("true value beside the graded one").exact;
+            let want_true = mean(&rates.iter().map(|&p| pass_at_k(p, k)).collect::<Vec<_>>());
+            assert!((t - want_true).abs() < 1e-14);
+            assert_eq!(*truth.get_or_insert(t), t);
+        }
+    }
+    // Check cells name the swept rate, so each is distinct.
+    let cells: std::collections::BTreeSet<String> = r
+        .checks()
+        .into_iter()
+        .map(|c| format!("{} {}", c.quantity, c.cell))
+        .collect();
+    assert_eq!(cells.len(), r.checks().len());
+}

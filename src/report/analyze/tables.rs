@@ -56,6 +56,21 @@ pub fn model_csv(a: &Analysis, m: &ModelAnalysis) -> String {
             ]);
         }
     }
+    // What extraction and normalisation did: shares of all samples, k and the errors blank.
+    if let Some(ans) = &m.summary.answers {
+        for (metric, share) in [
+            ("unparsed_share", ans.unparsed_share),
+            ("merged_share", ans.merged_share),
+        ] {
+            let mut row = vec![String::new(); MODEL_COLUMNS.len()];
+            row[0] = m.source.clone();
+            row[1] = m.summary.model.clone();
+            row[2] = a.seed.to_string();
+            row[3] = metric.to_string();
+            row[6] = num(share);
+            csv.row(row);
+        }
+    }
     csv.finish()
 }
 

@@ -84,6 +84,16 @@ pub(super) fn model_header(m: &ModelAnalysis) -> String {
     if s.mean_score.is_some() {
         t += &format!("  not available: {BINARY_ONLY}\n");
     }
+    if let Some(a) = &s.answers {
+        t += &format!(
+            "  answers: {} unparsed ({} of {} samples had no extractable answer); the normaliser merged {} samples ({}) into an answer written differently\n",
+            pct(a.unparsed_share),
+            a.unparsed,
+            s.samples,
+            a.merged,
+            pct(a.merged_share),
+        );
+    }
     if let Some(tok) = &s.tokens {
         t += &format!(
             "  tokens: {:.0} per sample, {} per correct answer{}\n",

@@ -287,7 +287,11 @@ pub fn fit_figure(fit: &FitResult, seed: u64) -> Figure {
                 .map(|(c, &f)| (c as f64, f))
                 .collect();
             p.lines.push(Line {
-                label: Some(format!("{kind} (expected problems)")),
+                label: Some(if kind == "fitted" {
+                    "fitted (expected problems)".to_string()
+                } else {
+                    format!("expected problems, {kind}")
+                }),
                 color: 1,
                 dashed: false,
                 points: fitted.clone(),
@@ -362,7 +366,11 @@ pub fn fit_curves_figure(fit: &FitResult, seed: u64) -> Figure {
                         .collect(),
                 });
                 p.lines.push(Line {
-                    label: Some(format!("{} {kind}", c.metric)),
+                    label: Some(if kind == "fitted" {
+                        format!("{} fitted", c.metric)
+                    } else {
+                        format!("{}, {kind}", c.metric)
+                    }),
                     color,
                     dashed: true,
                     points: c

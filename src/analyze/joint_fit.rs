@@ -1321,8 +1321,8 @@ mod tests {
         let cases: Vec<(&str, Truth, usize, u64)> = vec![
             ("1 model, N 30, n 8", one_model(), 30, 8),
             ("1 model, N 500, n 64", one_model(), 500, 64),
-            ("3 models, N 30, n 8", three_models(), 30, 8),
             ("3 models, N 100, n 16", three_models(), 100, 16),
+            ("3 models, N 30, n 8", three_models(), 30, 8),
         ];
         // every table first, then the assertions
         let tables: Vec<(&str, Coverage)> = cases

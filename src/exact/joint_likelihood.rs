@@ -318,14 +318,40 @@ pub fn log_sum_exp(values: impl Iterator<Item = f64> + Clone) -> f64 {
     max + values.map(|v| (v - max).exp()).sum::<f64>().ln()
 }
 
+/// expit(x) from q = e^-|x| (the exp `ln_kernel` also needs).
+fn expit_from(x: f64, q: f64) -> f64 {
+    if x >= 0.0 {
+        1.0 / (1.0 + q)
+    } else {
+        q / (1.0 + q)
+    }
+}
+
 /// ln E_e[Bin(c | n, expit(eta + tau e))] for one count, by adaptive Gauss–Hermite: the
 /// integrand's log h(e) = ln Bin(c | n, expit(eta + tau e)) - e^2/2 is concave, so Newton finds
 /// its mode e0 and curvature, and the nodes are placed at e0 + s y_k with s = (-h''(e0))^(-1/2).
-fn ln_inner(c: Count, ln_choose: f64, eta: f64, tau: f64, quad: &JointQuadrature) -> f64 {
-    if tau == 0.0 {
-        return ln_choose + ln_kernel(c, eta);
-    }
+///
+/// Returns the value and, when `grad`, its derivatives in eta and tau: the integrand's derivatives
+/// (c - n p and (c - n p) e) averaged with the rule's own normalised weights, i.e. the
+/// derivative of the integral computed at the same nodes. The value does not depend on `grad`
+/// (same operations in the same order).
+fn ln_inner_full(
+    c: Count,
+    ln_choose: f64,
+    eta: f64,
+    tau: f64,
+    quad: &JointQuadrature,
+    grad: bool,
+) -> (f64, f64, f64) {
     let (cc, n) = (c.correct as f64, c.samples as f64);
+    if tau == 0.0 {
+        let d_eta = if grad {
+            cc - n * expit_from(eta, (-eta.abs()).exp())
+        } else {
+            0.0
+        };
+        return (ln_choose + ln_kernel(c, eta), d_eta, 0.0);
+    }
     let h = |e: f64| ln_kernel(c, eta + tau * e) - 0.5 * e * e;
     let expit = |x: f64| 1.0 / (1.0 + (-x).exp());
     // analytic start (normal approximation of the binomial in the logit), then Newton
@@ -350,13 +376,51 @@ fn ln_inner(c: Count, ln_choose: f64, eta: f64, tau: f64, quad: &JointQuadrature
         }
     }
     let s = curvature.sqrt().recip();
-    ln_choose
-        + s.ln()
-        + log_sum_exp(
-            quad.inner
-                .iter()
-                .map(|&(y, lw)| lw + h(e + s * y) + 0.5 * y * y),
-        )
+    // node values once (a stack buffer for the usual rule sizes), then log-sum-exp over them
+    // (with the gradient, also each node's c - n p, from the same exp as its kernel)
+    let k = quad.inner.len();
+    let mut stack = [0.0f64; 128];
+    let mut heap = Vec::new();
+    let buffer: &mut [f64] = if 2 * k <= stack.len() {
+        &mut stack[..2 * k]
+    } else {
+        heap.resize(2 * k, 0.0);
+        &mut heap
+    };
+    let (values, residuals) = buffer.split_at_mut(k);
+    for ((v, r), &(y, lw)) in values.iter_mut().zip(residuals.iter_mut()).zip(&quad.inner) {
+        let ek = e + s * y;
+        let u = eta + tau * ek;
+        let q = (-u.abs()).exp();
+        // ln_kernel(c, u) with this q, then h(ek) = that - ek^2 / 2
+        let t = q.ln_1p();
+        let mut kernel = 0.0;
+        if cc > 0.0 {
+            kernel -= cc * ((-u).max(0.0) + t);
+        }
+        if n > cc {
+            kernel -= (n - cc) * (u.max(0.0) + t);
+        }
+        *v = lw + (kernel - 0.5 * ek * ek) + 0.5 * y * y;
+        if grad {
+            *r = cc - n * expit_from(u, q);
+        }
+    }
+    let max = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    if !max.is_finite() {
+        return (ln_choose + s.ln() + max, 0.0, 0.0);
+    }
+    let (mut sum, mut a, mut b) = (0.0, 0.0, 0.0);
+    for ((v, r), &(y, _)) in values.iter().zip(residuals.iter()).zip(&quad.inner) {
+        let w = (v - max).exp();
+        sum += w;
+        if grad {
+            let ek = e + s * y;
+            a += w * r;
+            b += w * r * ek;
+        }
+    }
+    (ln_choose + s.ln() + (max + sum.ln()), a / sum, b / sum)
 }
 
 /// ln L = sum_i ln L_i, the marginal log-likelihood of all counts (see the module doc).
@@ -370,9 +434,67 @@ pub fn log_likelihood(data: &JointData, params: &JointParams, quad: &JointQuadra
         .patterns
         .par_iter()
         .with_min_len(16)
-        .map(|(pattern, mult)| mult * ln_row(data, pattern, params, quad))
+        .map(|(pattern, mult)| mult * ln_row(data, pattern, params, quad, None))
         .collect();
     terms.iter().sum()
+}
+
+/// Gradient of ln L in the natural parameters (one entry per model in `shift` and `tau`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct JointGradient {
+    /// d ln L / d mu.
+    pub mu: f64,
+    /// d ln L / d sigma.
+    pub sigma: f64,
+    /// d ln L / d shift_m.
+    pub shift: Vec<f64>,
+    /// d ln L / d tau_m.
+    pub tau: Vec<f64>,
+}
+
+/// ln L (the same bits as [`log_likelihood`]) and its gradient.
+///
+/// The gradient is the derivative of the integrals, computed at the nodes of the value: with
+/// the outer rule's normalised weights w_k at x_k and each model's inner derivatives
+/// a_m = d ln E_e[..] / d eta and b_m = d ln E_e[..] / d tau_m at x_k,
+/// d/d mu = sum_k w_k sum_m a_m, d/d shift_m = sum_k w_k a_m, d/d sigma = sum_k w_k x_k sum_m a_m,
+/// d/d tau_m = sum_k w_k b_m. It differs from the derivative of the quadrature formula (whose
+/// nodes move with the parameters) only by the rule's own error; the test
+/// `gradient_matches_finite_differences` checks it.
+pub fn log_likelihood_with_gradient(
+    data: &JointData,
+    params: &JointParams,
+    quad: &JointQuadrature,
+) -> (f64, JointGradient) {
+    check_params(data, params);
+    let m = data.models;
+    let terms: Vec<(f64, Vec<f64>)> = data
+        .patterns
+        .par_iter()
+        .with_min_len(16)
+        .map(|(pattern, mult)| {
+            let mut g = vec![0.0; 2 + 2 * m];
+            let v = ln_row(data, pattern, params, quad, Some(&mut g));
+            g.iter_mut().for_each(|x| *x *= mult);
+            (mult * v, g)
+        })
+        .collect();
+    let value = terms.iter().map(|t| t.0).sum();
+    let mut total = vec![0.0; 2 + 2 * m];
+    for (_, g) in &terms {
+        for (t, x) in total.iter_mut().zip(g) {
+            *t += x;
+        }
+    }
+    (
+        value,
+        JointGradient {
+            mu: total[0],
+            sigma: total[1],
+            shift: total[2..2 + m].to_vec(),
+            tau: total[2 + m..].to_vec(),
+        },
+    )
 }
 
 /// ln L_i of every problem, in the order of the rows.
@@ -390,7 +512,7 @@ pub fn problem_log_likelihoods(
                 .enumerate()
                 .map(|(m, e)| e.map(|c| data.distinct[m].binary_search(&c).unwrap_or(0)))
                 .collect();
-            ln_row(data, &pattern, params, quad)
+            ln_row(data, &pattern, params, quad, None)
         })
         .collect()
 }
@@ -402,32 +524,44 @@ fn check_params(data: &JointData, params: &JointParams) {
 
 /// ln L_i of one row by adaptive Gauss–Hermite in the standard problem effect x
 /// (z = mu + sigma x): g(x) = sum_m ln E_e[...] - x^2/2 is concave (Prekopa), its mode is
-/// bracketed on a grid and refined by safeguarded Newton with finite differences.
+/// bracketed on a grid and refined by safeguarded Newton with finite differences. With
+/// `grad`, adds the row's gradient (layout mu, sigma, shift_0.., tau_0..; see
+/// [`log_likelihood_with_gradient`]) to it.
 fn ln_row(
     data: &JointData,
     pattern: &[Option<usize>],
     params: &JointParams,
     quad: &JointQuadrature,
+    grad: Option<&mut [f64]>,
 ) -> f64 {
-    let g = |x: f64| -> f64 {
+    let models = data.models;
+    // g(x) and, when `derivs` is given, each model's (d/d eta, d/d tau) at x
+    let g_full = |x: f64, mut derivs: Option<&mut [f64]>| -> f64 {
         pattern
             .iter()
             .enumerate()
             .filter_map(|(m, d)| {
                 d.map(|d| {
                     let eta = params.mu + params.sigma * x + params.shift[m];
-                    ln_inner(
+                    let (v, a, b) = ln_inner_full(
                         data.distinct[m][d],
                         data.ln_choose[m][d],
                         eta,
                         params.tau[m],
                         quad,
-                    )
+                        derivs.is_some(),
+                    );
+                    if let Some(out) = derivs.as_deref_mut() {
+                        out[2 * m] = a;
+                        out[2 * m + 1] = b;
+                    }
+                    v
                 })
             })
             .sum::<f64>()
             - 0.5 * x * x
     };
+    let g = |x: f64| g_full(x, None);
     // analytic start: each count's normal approximation in the logit, widened by tau_m^2,
     // times the N(0, 1) density of x, is a normal in x with this mode and precision
     let (mut num, mut precision) = (0.0, 1.0);
@@ -441,12 +575,48 @@ fn ln_row(
         }
     }
     let (x0, s) = concave_mode_from(&g, num / precision, precision.sqrt().recip());
-    s.ln()
-        + log_sum_exp(
-            quad.outer
-                .iter()
-                .map(|&(y, lw)| lw + g(x0 + s * y) + 0.5 * y * y),
-        )
+    // node values once, then log-sum-exp over them (the same bits as summing a recomputed
+    // iterator)
+    let nodes = quad.outer.len();
+    let mut derivs = if grad.is_some() {
+        vec![0.0; nodes * 2 * models]
+    } else {
+        Vec::new()
+    };
+    let values: Vec<f64> = quad
+        .outer
+        .iter()
+        .enumerate()
+        .map(|(k, &(y, lw))| {
+            let d = grad
+                .is_some()
+                .then(|| &mut derivs[k * 2 * models..(k + 1) * 2 * models]);
+            lw + g_full(x0 + s * y, d) + 0.5 * y * y
+        })
+        .collect();
+    let value = s.ln() + log_sum_exp(values.iter().copied());
+    if let Some(out) = grad {
+        let max = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        if max.is_finite() {
+            let weights: Vec<f64> = values.iter().map(|v| (v - max).exp()).collect();
+            let total: f64 = weights.iter().sum();
+            for (k, (&w, &(y, _))) in weights.iter().zip(&quad.outer).enumerate() {
+                let w = w / total;
+                let x = x0 + s * y;
+                let d = &derivs[k * 2 * models..(k + 1) * 2 * models];
+                for (m, entry) in pattern.iter().enumerate() {
+                    if entry.is_some() {
+                        let (a, b) = (d[2 * m], d[2 * m + 1]);
+                        out[0] += w * a;
+                        out[1] += w * x * a;
+                        out[2 + m] += w * a;
+                        out[2 + models + m] += w * b;
+                    }
+                }
+            }
+        }
+    }
+    value
 }
 
 /// Mode and 1 / sqrt(-g'') of a concave function by Newton's method with finite differences
@@ -626,6 +796,131 @@ mod tests {
 
     fn c(correct: usize, samples: usize) -> Option<Count> {
         Some(Count::new(correct, samples))
+    }
+
+    /// The straightforward evaluation the fast one replaced: every problem on its own (no
+    /// grouping of identical rows), every log-sum-exp over a recomputed iterator, no stored
+    /// node values. Same rule, so the two must agree to rounding.
+    fn straightforward(row: &[Option<Count>], p: &JointParams, quad: &JointQuadrature) -> f64 {
+        let inner = |c: Count, eta: f64, tau: f64| -> f64 {
+            let lc = ln_binomial(c.samples, c.correct);
+            if tau == 0.0 {
+                return lc + ln_kernel(c, eta);
+            }
+            let (cc, n) = (c.correct as f64, c.samples as f64);
+            let h = |e: f64| ln_kernel(c, eta + tau * e) - 0.5 * e * e;
+            let (centre, precision) = logit_approx(c);
+            let mut e = tau * precision * (centre - eta) / (1.0 + tau * tau * precision);
+            let mut curvature = 1.0;
+            for _ in 0..60 {
+                let q = 1.0 / (1.0 + (-(eta + tau * e)).exp());
+                let d1 = tau * (cc - n * q) - e;
+                curvature = tau * tau * n * q * (1.0 - q) + 1.0;
+                let mut step = d1 / curvature;
+                let h0 = h(e);
+                while step.abs() > 1e-15 && h(e + step) < h0 - 1e-12 * h0.abs().max(1.0) {
+                    step *= 0.5;
+                }
+                e += step;
+                if step.abs() < 1e-6 * curvature.sqrt().recip() {
+                    break;
+                }
+            }
+            let s = curvature.sqrt().recip();
+            lc + s.ln()
+                + log_sum_exp(
+                    quad.inner
+                        .iter()
+                        .map(|&(y, lw)| lw + h(e + s * y) + 0.5 * y * y),
+                )
+        };
+        let g = |x: f64| -> f64 {
+            row.iter()
+                .enumerate()
+                .filter_map(|(m, c)| c.map(|c| inner(c, p.mu + p.sigma * x + p.shift[m], p.tau[m])))
+                .sum::<f64>()
+                - 0.5 * x * x
+        };
+        let (mut num, mut precision) = (0.0, 1.0);
+        for (m, c) in row.iter().enumerate() {
+            if let Some(c) = c {
+                let (centre, w) = logit_approx(*c);
+                let w = w / (1.0 + p.tau[m] * p.tau[m] * w);
+                num += p.sigma * w * (centre - p.mu - p.shift[m]);
+                precision += p.sigma * p.sigma * w;
+            }
+        }
+        let (x0, s) = concave_mode_from(&g, num / precision, precision.sqrt().recip());
+        s.ln()
+            + log_sum_exp(
+                quad.outer
+                    .iter()
+                    .map(|&(y, lw)| lw + g(x0 + s * y) + 0.5 * y * y),
+            )
+    }
+
+    /// Small data with repeated rows, missing entries, tau = 0 and tau > 0, n up to 64.
+    fn small_case() -> (Vec<Vec<Option<Count>>>, JointParams) {
+        let mut rows = vec![
+            vec![c(3, 5), c(1, 4), None],
+            vec![c(0, 2), None, c(2, 2)],
+            vec![c(7, 8), c(8, 8), c(0, 3)],
+            vec![None, c(1, 1), c(0, 1)],
+            vec![c(40, 64), c(12, 64), c(64, 64)],
+            vec![c(0, 64), c(1, 64), c(5, 64)],
+        ];
+        rows.push(rows[0].clone());
+        rows.push(rows[4].clone());
+        (rows, params(0.4, 1.3, &[0.0, -0.5, 0.9], &[0.7, 0.0, 1.6]))
+    }
+
+    #[test]
+    fn fast_likelihood_matches_the_straightforward_evaluation() {
+        let (rows, p) = small_case();
+        let quad = JointQuadrature::default();
+        let data = JointData::new(3, rows.clone()).unwrap();
+        let want: Vec<f64> = rows.iter().map(|r| straightforward(r, &p, &quad)).collect();
+        let got = problem_log_likelihoods(&data, &p, &quad);
+        for (g, w) in got.iter().zip(&want) {
+            assert!((g - w).abs() <= 1e-12 * w.abs(), "{g} vs {w}");
+        }
+        let total: f64 = want.iter().sum();
+        let fast = log_likelihood(&data, &p, &quad);
+        assert!(
+            (fast - total).abs() <= 1e-12 * total.abs(),
+            "{fast} vs {total}"
+        );
+        let (with_gradient, _) = log_likelihood_with_gradient(&data, &p, &quad);
+        assert_eq!(with_gradient.to_bits(), fast.to_bits());
+    }
+
+    #[test]
+    fn gradient_matches_finite_differences() {
+        let (rows, p) = small_case();
+        let quad = JointQuadrature::default();
+        let data = JointData::new(3, rows).unwrap();
+        let (_, g) = log_likelihood_with_gradient(&data, &p, &quad);
+        let analytic: Vec<f64> = [g.mu, g.sigma]
+            .into_iter()
+            .chain(g.shift.iter().copied())
+            .chain(g.tau.iter().copied())
+            .collect();
+        let at = |k: usize, d: f64| -> f64 {
+            let mut q = p.clone();
+            match k {
+                0 => q.mu += d,
+                1 => q.sigma += d,
+                k if k < 5 => q.shift[k - 2] += d,
+                k => q.tau[k - 5] += d,
+            }
+            log_likelihood(&data, &q, &quad)
+        };
+        let h = 1e-5;
+        for (k, &a) in analytic.iter().enumerate() {
+            let fd = (at(k, h) - at(k, -h)) / (2.0 * h);
+            println!("parameter {k}: analytic {a:.10} finite difference {fd:.10}");
+            assert!((a - fd).abs() < 1e-6 * (1.0 + fd.abs()), "{k}: {a} vs {fd}");
+        }
     }
 
     #[test]

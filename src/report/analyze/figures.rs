@@ -4,6 +4,7 @@
 //! [`crate::report::plot`].
 
 use super::{curves, input_names, pct};
+use crate::analyze::joint_fit::Parameter;
 use crate::analyze::{Analysis, FitResult};
 use crate::report::plot::{Band, Bars, Figure, Line, Markers, Panel, Scale};
 
@@ -197,12 +198,53 @@ pub fn solve_rates_figure(a: &Analysis) -> Figure {
     }
 }
 
+/// The parts of model `m`'s fitted distribution that were not estimated but held at a
+/// fallback (sigma, the model's shift_sd, its location), as "sigma = 2" etc.; empty when every
+/// parameter behind the curve was estimated.
+pub fn assumed_parts(fit: &FitResult, m: usize) -> Vec<String> {
+    fit.parameters
+        .iter()
+        .filter(|p| !p.estimated())
+        .filter_map(|p| match p.parameter {
+            Parameter::Sigma => Some(format!("sigma = {}", p.value)),
+            Parameter::Tau(k) if k == m => Some(format!("shift_sd = {}", p.value)),
+            Parameter::Mu => Some(format!("mu = {:.3}", p.value)),
+            Parameter::Shift(k) if k == m => Some(format!("shift = {:.3}", p.value)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// "fitted" when everything behind model `m`'s curve was estimated, else "assumed sigma = 2
+/// (not estimated)": a curve drawn from a fallback is never labelled as fitted.
+fn curve_kind(fit: &FitResult, m: usize) -> String {
+    let assumed = assumed_parts(fit, m);
+    if assumed.is_empty() {
+        "fitted".to_string()
+    } else {
+        format!("assumed {} (not estimated)", assumed.join(", "))
+    }
+}
+
+/// "fitted" when every model's curve is fitted, else "model".
+fn whole_kind(fit: &FitResult) -> &'static str {
+    if (0..fit.models.len()).all(|m| assumed_parts(fit, m).is_empty()) {
+        "fitted"
+    } else {
+        "model"
+    }
+}
+
 /// Observed against fitted distribution of per-problem correct counts, one panel per model.
+/// A model whose curve rests on a refused parameter says so in its title and legend
+/// ([`assumed_parts`]).
 pub fn fit_figure(fit: &FitResult, seed: u64) -> Figure {
     let panels: Vec<Panel> = fit
         .models
         .iter()
-        .map(|m| {
+        .enumerate()
+        .map(|(index, m)| {
+            let kind = curve_kind(fit, index);
             let h = &m.counts;
             let n = h.n as f64;
             let top = h
@@ -213,10 +255,11 @@ pub fn fit_figure(fit: &FitResult, seed: u64) -> Figure {
                 .fold(1.0, f64::max);
             let mut p = Panel::new(
                 format!(
-                    "`{}`: {} problems with n = {}; fitted logit N({:.2}, {:.2}^2)",
+                    "`{}`: {} problems with n = {}; {} logit N({:.2}, {:.2}^2)",
                     m.name,
                     h.observed.iter().sum::<usize>(),
                     h.n,
+                    if kind == "fitted" { "fitted" } else { "model" },
                     m.location,
                     m.spread
                 ),
@@ -244,7 +287,11 @@ pub fn fit_figure(fit: &FitResult, seed: u64) -> Figure {
                 .map(|(c, &f)| (c as f64, f))
                 .collect();
             p.lines.push(Line {
-                label: Some("fitted (expected problems)".to_string()),
+                label: Some(if kind == "fitted" {
+                    "fitted (expected problems)".to_string()
+                } else {
+                    format!("expected problems, {kind}")
+                }),
                 color: 1,
                 dashed: false,
                 points: fitted.clone(),
@@ -261,7 +308,8 @@ pub fn fit_figure(fit: &FitResult, seed: u64) -> Figure {
     let rows = panels.len().div_ceil(2);
     Figure {
         title: format!(
-            "fit: observed vs fitted correct counts per problem · {} · seed {seed}",
+            "fit: observed vs {} correct counts per problem · {} · seed {seed}",
+            whole_kind(fit),
             fit.source
         ),
         panels,
@@ -279,11 +327,14 @@ pub fn fit_curves_figure(fit: &FitResult, seed: u64) -> Figure {
     let panels: Vec<Panel> = fit
         .models
         .iter()
-        .map(|m| {
+        .enumerate()
+        .map(|(index, m)| {
+            let kind = curve_kind(fit, index);
             let mut p = Panel::new(
                 format!(
-                    "`{}`: observed (marks, 95% intervals) and fitted (lines)",
-                    m.name
+                    "`{}`: observed (marks, 95% intervals) and {} (lines)",
+                    m.name,
+                    if kind == "fitted" { "fitted" } else { "model" }
                 ),
                 "k (samples per problem, log2 scale)",
                 "benchmark score (%)",
@@ -315,7 +366,11 @@ pub fn fit_curves_figure(fit: &FitResult, seed: u64) -> Figure {
                         .collect(),
                 });
                 p.lines.push(Line {
-                    label: Some(format!("{} fitted", c.metric)),
+                    label: Some(if kind == "fitted" {
+                        format!("{} fitted", c.metric)
+                    } else {
+                        format!("{}, {kind}", c.metric)
+                    }),
                     color,
                     dashed: true,
                     points: c
@@ -333,7 +388,8 @@ pub fn fit_curves_figure(fit: &FitResult, seed: u64) -> Figure {
     let rows = panels.len().div_ceil(2);
     Figure {
         title: format!(
-            "fit: observed vs fitted pass@k / maj@k · {} · seed {seed}",
+            "fit: observed vs {} pass@k / maj@k · {} · seed {seed}",
+            whole_kind(fit),
             fit.source
         ),
         panels,
@@ -352,5 +408,56 @@ mod tests {
         assert_eq!(super::k_ticks(1.0, 3.0), vec![1.0, 2.0, 3.0]);
         assert_eq!(super::k_ticks(1.0, 64.0).last(), Some(&64.0));
         assert_eq!(super::k_ticks(1.0, 64.0).len(), 7);
+    }
+}
+
+#[cfg(test)]
+mod fit_label_tests {
+    use super::*;
+    use crate::analyze::{fit_models, FitOptions, ModelSamples};
+
+    /// Every title and legend label of the two fit figures.
+    fn labels(fig: &Figure) -> Vec<String> {
+        let mut out = vec![fig.title.clone()];
+        for p in &fig.panels {
+            out.push(p.title.clone());
+            out.extend(p.lines.iter().filter_map(|l| l.label.clone()));
+        }
+        out
+    }
+
+    /// Regression: the fit figures drew the curve of a refused (fallback) sigma under the
+    /// label "fitted". Checked on the figures' label data, not pixels.
+    #[test]
+    fn fit_figures_label_a_fallback_sigma_as_assumed_not_fitted() {
+        // the human-eval shape: 160 of 164 problems all-or-none, sigma refused
+        let mut counts = vec![(10, 10); 100];
+        counts.extend(vec![(0, 10); 60]);
+        counts.extend([(3, 10), (5, 10), (7, 10), (9, 10)]);
+        let model = ModelSamples::from_counts("m", &counts);
+        let fit = fit_models(&[&model], "he.jsonl", &FitOptions::default()).unwrap();
+        for fig in [fit_figure(&fit, 1), fit_curves_figure(&fit, 1)] {
+            let all = labels(&fig);
+            assert!(all.iter().all(|l| !l.contains("fitted")), "{all:?}");
+            let lines: Vec<&String> = fig
+                .panels
+                .iter()
+                .flat_map(|p| p.lines.iter().filter_map(|l| l.label.as_ref()))
+                .collect();
+            assert!(!lines.is_empty());
+            for l in lines {
+                assert!(l.contains("assumed sigma = 2 (not estimated)"), "{l}");
+            }
+        }
+        // data that identify sigma keep the word "fitted" and say nothing is assumed
+        let counts: Vec<(usize, usize)> = (0..60).map(|i| (i % 9, 8)).collect();
+        let model = ModelSamples::from_counts("m", &counts);
+        let fit = fit_models(&[&model], "ok.jsonl", &FitOptions::default()).unwrap();
+        assert!(assumed_parts(&fit, 0).is_empty());
+        for fig in [fit_figure(&fit, 1), fit_curves_figure(&fit, 1)] {
+            let all = labels(&fig);
+            assert!(all.iter().all(|l| !l.contains("assumed")), "{all:?}");
+            assert!(all[0].contains("fitted"), "{all:?}");
+        }
     }
 }

@@ -4,7 +4,8 @@
 //! [`crate::report::plot`].
 
 use super::{curves, input_names, pct};
-use crate::analyze::{Analysis, FitResult};
+use crate::analyze::interval::IntervalBasis;
+use crate::analyze::{Analysis, CurvePoint, FitResult};
 use crate::report::plot::{Band, Bars, Figure, Line, Markers, Panel, Scale};
 
 pub(super) fn k_ticks(kmin: f64, kmax: f64) -> Vec<f64> {
@@ -70,11 +71,46 @@ pub fn curves_figure(a: &Analysis) -> Figure {
                     .iter()
                     .map(|q| (q.k as f64, 100.0 * q.estimate))
                     .collect();
+                // Where every problem scores the same (e.g. all solved at large k) the interval
+                // is the exact bound 1 - 0.05^(1/N), not the spread-based one: those k get bars
+                // and a legend entry saying so instead of a band that jumps.
+                let bound = |q: &CurvePoint| {
+                    matches!(
+                        q.ci_basis,
+                        Some(IntervalBasis::AllMax | IntervalBasis::AllMin | IntervalBasis::AllEqual)
+                    )
+                };
+                let bounded: Vec<(f64, f64, f64, f64)> = points
+                    .iter()
+                    .filter(|q| bound(q))
+                    .filter_map(|q| {
+                        q.ci95.map(|[lo, hi]| {
+                            (q.k as f64, 100.0 * q.estimate, 100.0 * lo, 100.0 * hi)
+                        })
+                    })
+                    .collect();
+                let spread_points = points.len() - bounded.len();
+                if metric != "maj@k-first" && !bounded.is_empty() && spread_points > 0 {
+                    p.markers.push(Markers {
+                        label: Some(format!(
+                            "{metric} at k ≥ {}: every problem scores the same; bars: exact bound 1 - 0.05^(1/{})",
+                            bounded[0].0, s.problems
+                        )),
+                        color,
+                        points: bounded,
+                    });
+                }
                 let band: Vec<(f64, f64, f64)> = points
                     .iter()
+                    .filter(|q| spread_points == 0 || !bound(q))
                     .filter_map(|q| q.ci95.map(|[lo, hi]| (q.k as f64, 100.0 * lo, 100.0 * hi)))
                     .collect();
-                if metric != "maj@k-first" && band.len() == points.len() && points.len() > 1 {
+                let banded = if spread_points == 0 {
+                    points.len()
+                } else {
+                    spread_points
+                };
+                if metric != "maj@k-first" && band.len() == banded && band.len() > 1 {
                     p.bands.push(Band {
                         label: None,
                         color,
@@ -84,10 +120,14 @@ pub fn curves_figure(a: &Analysis) -> Figure {
                     p.markers.push(Markers {
                         label: None,
                         color,
-                        points: band
+                        points: points
                             .iter()
-                            .zip(&line)
-                            .map(|(&(x, lo, hi), &(_, y))| (x, y, lo, hi))
+                            .filter(|q| spread_points == 0 || !bound(q))
+                            .filter_map(|q| {
+                                q.ci95.map(|[lo, hi]| {
+                                    (q.k as f64, 100.0 * q.estimate, 100.0 * lo, 100.0 * hi)
+                                })
+                            })
                             .collect(),
                     });
                 }
@@ -119,6 +159,7 @@ pub fn curves_figure(a: &Analysis) -> Figure {
                     points: plug,
                 });
             }
+            crate::report::figures::fit_pct_y(&mut p);
             p
         })
         .collect();
@@ -326,6 +367,7 @@ pub fn fit_curves_figure(fit: &FitResult, seed: u64) -> Figure {
                         .collect(),
                 });
             }
+            crate::report::figures::fit_pct_y(&mut p);
             p
         })
         .collect();

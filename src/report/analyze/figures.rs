@@ -24,6 +24,29 @@ pub(super) fn k_ticks(kmin: f64, kmax: f64) -> Vec<f64> {
     ticks
 }
 
+/// Sorted k values as text: runs of consecutive values as "52-64", the rest listed ("1, 3").
+fn k_list(ks: &[usize]) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < ks.len() {
+        let mut j = i;
+        while j + 1 < ks.len() && ks[j + 1] == ks[j] + 1 {
+            j += 1;
+        }
+        parts.push(if j >= i + 2 {
+            format!("{}-{}", ks[i], ks[j])
+        } else {
+            ks[i..=j]
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        });
+        i = j + 1;
+    }
+    parts.join(", ")
+}
+
 /// pass@k, pass^k and maj@k against k, one panel per model, with 95% interval bands.
 pub fn curves_figure(a: &Analysis) -> Figure {
     let panels: Vec<Panel> = a
@@ -93,8 +116,9 @@ pub fn curves_figure(a: &Analysis) -> Figure {
                 if metric != "maj@k-first" && !bounded.is_empty() && spread_points > 0 {
                     p.markers.push(Markers {
                         label: Some(format!(
-                            "{metric} at k ≥ {}: every problem scores the same; bars: exact bound 1 - 0.05^(1/{})",
-                            bounded[0].0, s.problems
+                            "{metric} at k = {}: every problem scores the same; bars: exact bound 1 - 0.05^(1/{})",
+                            k_list(&bounded.iter().map(|b| b.0 as usize).collect::<Vec<_>>()),
+                            s.problems
                         )),
                         color,
                         points: bounded,
@@ -389,6 +413,13 @@ pub fn fit_curves_figure(fit: &FitResult, seed: u64) -> Figure {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn k_values_of_the_exact_bound_are_named_as_they_are() {
+        assert_eq!(super::k_list(&[1, 3]), "1, 3");
+        assert_eq!(super::k_list(&[52, 53, 54, 55]), "52-55");
+        assert_eq!(super::k_list(&[1, 2, 5, 6, 7]), "1, 2, 5-7");
+    }
+
     #[test]
     fn analyze_with_n_3_labels_k_3() {
         assert_eq!(super::k_ticks(1.0, 3.0), vec![1.0, 2.0, 3.0]);

@@ -206,9 +206,34 @@ fn exact_and_simulated(
     });
 }
 
-/// Top of a percent axis: the largest value plus headroom, rounded up to 10 points.
+/// Exact values as a solid line labelled `line_label`, or, for a single point (no line to draw
+/// through it), as a mark labelled `mark_label`; nothing for no points.
+pub(super) fn exact_line_or_mark(
+    p: &mut Panel,
+    color: usize,
+    exact: Vec<(f64, f64)>,
+    line_label: String,
+    mark_label: String,
+) {
+    match exact.as_slice() {
+        [] => {}
+        [(x, y)] => p.markers.push(Markers {
+            label: Some(mark_label),
+            color,
+            points: vec![(*x, *y, *y, *y)],
+        }),
+        _ => p.lines.push(Line {
+            label: Some(line_label),
+            color,
+            dashed: false,
+            points: exact,
+        }),
+    }
+}
+
+/// Top of a percent axis: the largest value plus a 5% margin, rounded up to 5 points, at most 100.
 fn pct_top(max_fraction: f64) -> f64 {
-    ((pct(max_fraction) * 1.12 / 10.0).ceil() * 10.0).clamp(10.0, 100.0)
+    ((pct(max_fraction) * 1.05 / 5.0).ceil() * 5.0).clamp(5.0, 100.0)
 }
 
 fn budget_axis(p: &mut Panel, budgets: &[f64]) {
@@ -338,7 +363,7 @@ fn lengths_figure(run: &RunOutput, r: &BudgetCurves) -> Figure {
             p.x_range = (lo, hi);
             // Ticks at the budgets, so each dashed budget line sits on a labelled tick.
             p.x_ticks = Some(r.budgets.clone());
-            p.y_range = (0.0, 1.15 * pct(top));
+            p.y_range = (0.0, 1.08 * pct(top));
             for (sim, exact, color, what) in [
                 (&h.correct_sim, &h.correct_exact, 2usize, "correct"),
                 (&h.wrong_sim, &h.wrong_exact, 1, "wrong"),
@@ -533,9 +558,10 @@ fn k_axis(p: &mut Panel, ks: &[u32]) {
 }
 
 /// Fits a percent y axis to what the panel draws (lines, markers and their bars, bands), with a
-/// margin of 8% of the span, widened to multiples of 5 points, never below 0 (a ceiling at 100%
-/// stays inside the frame).
-fn fit_pct_y(p: &mut Panel) {
+/// margin of 8% of the span, widened to multiples of 5 points, never below 0 nor above 100 (a
+/// ceiling at 100% runs along the top of the frame). Legends that find no room inside go
+/// outside the plot (see [`super::plot::Legend`]); the axis never grows to make room for them.
+pub(super) fn fit_pct_y(p: &mut Panel) {
     let ys = p
         .lines
         .iter()
@@ -559,8 +585,8 @@ fn fit_pct_y(p: &mut Panel) {
     }
     let margin = 0.08 * (hi - lo).max(1.0);
     p.y_range = (
-        (((lo - margin) / 5.0).floor() * 5.0).max(0.0),
-        ((hi + margin) / 5.0).ceil() * 5.0,
+        (((lo - margin) / 5.0).floor() * 5.0).clamp(0.0, 95.0),
+        (((hi + margin) / 5.0).ceil() * 5.0).clamp(5.0, 100.0),
     );
 }
 
@@ -665,7 +691,7 @@ fn curves_figure(run: &RunOutput, r: &VoteCurves) -> Figure {
                         .filter(|q| q.series == si && q.metric == metric)
                         .map(|q| {
                             let (e, sd) = (pct(q.estimate.exact), pct(q.seed_sd));
-                            (f64::from(q.k), (e - sd).max(0.0), (e + sd).min(100.0))
+                            (f64::from(q.k), e - sd, e + sd)
                         })
                         .collect(),
                 });
@@ -726,15 +752,6 @@ fn curves_figure(run: &RunOutput, r: &VoteCurves) -> Figure {
                 }
             }
             fit_pct_y(&mut p);
-            // Headroom above the data for the legend (one 18 px row per entry, padding and
-            // inset, in a plot area of ~470 px), so the placement finds a spot covering no
-            // curve; ticks stop at the data's own range.
-            let entries = p.lines.iter().filter(|l| l.label.is_some()).count()
-                + p.bands.iter().filter(|b| b.label.is_some()).count();
-            let share = (entries as f64 * 18.0 + 26.0) / 470.0;
-            let (lo, top) = p.y_range;
-            p.y_range.1 = (top - share * lo) / (1.0 - share);
-            p.y_tick_max = Some(top);
             p
         })
         .collect::<Vec<_>>();
@@ -841,8 +858,6 @@ fn sweep_figure(run: &RunOutput, r: &VoteCurves) -> Figure {
         });
     }
     fit_pct_y(&mut p);
-    // Room under the lowest curve for the legend (one row per share).
-    p.y_range.0 = (p.y_range.0 - 2.0 * (r.series.len() + 1) as f64).max(0.0);
     Figure {
         title: title(
             run,
@@ -931,7 +946,6 @@ fn split_figure(run: &RunOutput, r: &VoteCurves) -> Figure {
         });
     }
     fit_pct_y(&mut p);
-    p.y_range.0 = (p.y_range.0 - 2.0 * (r.k.len() + 2) as f64).max(0.0);
     Figure {
         title: title(
             run,
@@ -1056,9 +1070,7 @@ fn seed_histograms(run: &RunOutput, r: &SeedVariance) -> Figure {
                 .chain(row.normal_curve.iter().map(|c| c.1 / 100.0))
                 .fold(0.0, f64::max);
             p.x_range = (xlo, xhi);
-            // Headroom above the peak for the legend; ticks stop near the data.
-            p.y_range = (0.0, ymax * 1.35);
-            p.y_tick_max = Some(ymax * 1.15);
+            p.y_range = (0.0, ymax * 1.08);
             p.bars.push(Bars {
                 label: Some(format!("{} simulated reruns", r.reruns)),
                 color: 0,
@@ -1224,7 +1236,7 @@ fn spread_figure(run: &RunOutput, r: &VoteSpread) -> Figure {
         .iter()
         .flat_map(|x| [x.maj_sd.ci_high, x.avg_sd.ci_high, x.maj_sd.exact])
         .fold(0.0, f64::max);
-    p.y_range = (0.0, pct(hi) * 1.25);
+    p.y_range = (0.0, pct(hi) * 1.08);
     for (label, color, get) in [
         (
             "maj@k",
@@ -1280,7 +1292,13 @@ fn h2h_figure(run: &RunOutput, r: &HeadToHead) -> Figure {
         .iter()
         .map(|x| x.loss_or_tie.exact)
         .fold(0.0, f64::max);
-    p.y_range = (0.0, (pct(hi) * 1.3).clamp(8.0, 100.0));
+    // The data with a small margin, and the 5% reference line always inside.
+    let hi = r
+        .rows
+        .iter()
+        .flat_map(|x| [x.loss_or_tie.exact, x.loss_or_tie.ci_high, x.loss.ci_high])
+        .fold(hi, f64::max);
+    p.y_range = (0.0, (pct(hi) * 1.08).clamp(6.0, 100.0));
     p.lines.push(Line {
         label: Some("5% reference".into()),
         color: 7,
@@ -1357,5 +1375,35 @@ fn placement_name(p: crate::model::Placement) -> &'static str {
     match p {
         crate::model::Placement::Quantiles => "quantiles",
         crate::model::Placement::Random => "random",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn verifier_curves_y_axis_stops_at_100_percent() {
+        // Curves reaching 100% with nine legend entries: the axis stops at 100 (the legend
+        // goes outside instead of stretching it).
+        let mut p = Panel::new("t", "k", "score (%)");
+        for i in 0..9 {
+            p.lines.push(Line {
+                label: Some(format!("entry {i}")),
+                color: i,
+                dashed: false,
+                points: vec![(1.0, 50.0), (256.0, 100.0)],
+            });
+        }
+        fit_pct_y(&mut p);
+        assert_eq!(p.y_range, (45.0, 100.0));
+        // Low data keeps a small margin, never a negative axis.
+        let mut q = Panel::new("t", "k", "score (%)");
+        q.lines.push(Line {
+            points: vec![(1.0, 0.0), (2.0, 20.0)],
+            ..Line::default()
+        });
+        fit_pct_y(&mut q);
+        assert_eq!(q.y_range, (0.0, 25.0));
     }
 }

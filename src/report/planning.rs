@@ -1,6 +1,7 @@
 //! Outputs of `evalsim plan`: the table, the figures and the answer paragraph (nothing computed
 //! here beyond picking finished numbers).
 
+use super::figures::exact_line_or_mark;
 use super::plot::{self, HeatFigure, HeatPanel, Line, Markers, Panel, Scale};
 use super::tables::{num, Csv};
 use super::{Artifact, ReportError};
@@ -465,28 +466,14 @@ pub fn loss_figure(r: &PlanResult) -> plot::Figure {
                     .iter()
                     .map(|&c| (of(c).0, pct(c.loss_or_tie)))
                     .collect();
-                if exact.len() == 1 {
-                    // No line to draw through one point: the exact value as a mark.
-                    let (x, y) = exact[0];
-                    let label = if single_labelled {
-                        name
-                    } else {
-                        format!("{name} (exact)")
-                    };
-                    single_labelled = true;
-                    p.markers.push(Markers {
-                        label: Some(label),
-                        color: i,
-                        points: vec![(x, y, y, y)],
-                    });
+                // A single point's mark says "(exact)" once.
+                let mark = if single_labelled {
+                    name.clone()
                 } else {
-                    p.lines.push(Line {
-                        label: Some(name),
-                        color: i,
-                        dashed: false,
-                        points: exact,
-                    });
-                }
+                    format!("{name} (exact)")
+                };
+                single_labelled |= exact.len() == 1;
+                exact_line_or_mark(&mut p, i, exact, name, mark);
                 let sims: Vec<_> = cells
                     .iter()
                     .filter_map(|&c| {
@@ -572,7 +559,7 @@ pub fn heat_figure(r: &PlanResult) -> HeatFigure {
                 .iter()
                 .find(|a| a.design == design && a.gap_logits == gap && a.target == target)
                 .and_then(|a| a.best);
-            let labels = grid
+            let labels: Vec<Vec<String>> = grid
                 .iter()
                 .zip(&s.samples)
                 .map(|(row, &n)| {
@@ -610,6 +597,8 @@ pub fn heat_figure(r: &PlanResult) -> HeatFigure {
                     "95% CI half-width (points)",
                 )
             };
+            // A cell shown as <0.1% says so under the chart.
+            let tiny = labels.iter().flatten().any(|l| l.starts_with('<'));
             panels.push(HeatPanel {
                 title: format!("{what}, gap {} logits", gap_text(gap)),
                 x_label: "problems N".into(),
@@ -626,8 +615,13 @@ pub fn heat_figure(r: &PlanResult) -> HeatFigure {
                 scale_label: scale_label.into(),
                 scale_factor: 100.0,
                 footnote: format!(
-                    "outlined: meets the target (<= {unit}); * fewest samples N x {} meeting it",
-                    axis(r)
+                    "outlined: meets the target (<= {unit}); * fewest samples N x {} meeting it{}",
+                    axis(r),
+                    if tiny {
+                        "; <0.1%: above 0 but below 0.05%"
+                    } else {
+                        ""
+                    }
                 ),
             });
         }
@@ -705,7 +699,7 @@ pub fn detectable_figure(r: &PlanResult) -> plot::Figure {
                 p.x_range = (xmin / 1.3, xmax * 1.3);
             }
             p.x_ticks = Some(xs.clone());
-            p.y_range = (0.0, pct(ymax) * 1.15);
+            p.y_range = (0.0, pct(ymax) * 1.08);
             let cells = cells_of(d);
             let mut sim_labelled = false;
             for (i, &(big_n, n)) in series.iter().enumerate() {
@@ -733,21 +727,8 @@ pub fn detectable_figure(r: &PlanResult) -> plot::Figure {
                     format!("{} = {n}", axis(r))
                 };
                 let exact: Vec<(f64, f64)> = mine.iter().map(|&c| (x_of(c), pct(c.gap))).collect();
-                if exact.len() == 1 {
-                    let (x, y) = exact[0];
-                    p.markers.push(Markers {
-                        label: Some(format!("{name} (exact)")),
-                        color: i,
-                        points: vec![(x, y, y, y)],
-                    });
-                } else if !exact.is_empty() {
-                    p.lines.push(Line {
-                        label: Some(name),
-                        color: i,
-                        dashed: false,
-                        points: exact,
-                    });
-                }
+                let mark = format!("{name} (exact)");
+                exact_line_or_mark(&mut p, i, exact, name, mark);
                 let sims: Vec<_> = mine
                     .iter()
                     .filter_map(|&c| {

@@ -229,7 +229,8 @@ fn register_fonts() {
 /// # Errors
 /// [`PlotError`] when plotters, the SVG parser or the PNG encoder fails.
 pub fn render_png(fig: &Figure) -> Result<Vec<u8>, PlotError> {
-    rasterise(&render_svg(fig)?, fig.size, png_scale()).map_err(|e| err(fig, e))
+    let (svg, size) = svg_and_size(fig)?;
+    rasterise(&svg, size, png_scale()).map_err(|e| err(fig, e))
 }
 
 static PNG_SCALE: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0x3f80_0000);
@@ -249,8 +250,8 @@ fn png_scale() -> f32 {
 /// # Errors
 /// [`PlotError`] as [`render_png`].
 pub fn render_both(fig: &Figure) -> Result<(Vec<u8>, String), PlotError> {
-    let svg = render_svg(fig)?;
-    let png = rasterise(&svg, fig.size, png_scale()).map_err(|e| err(fig, e))?;
+    let (svg, size) = svg_and_size(fig)?;
+    let png = rasterise(&svg, size, png_scale()).map_err(|e| err(fig, e))?;
     Ok((png, svg))
 }
 
@@ -308,14 +309,21 @@ pub fn rasterise(svg: &str, size: (u32, u32), scale: f32) -> Result<Vec<u8>, Str
 /// # Errors
 /// [`PlotError`] when plotters fails.
 pub fn render_svg(fig: &Figure) -> Result<String, PlotError> {
+    svg_and_size(fig).map(|r| r.0)
+}
+
+/// The SVG document and its pixel size: [`Figure::size`] grown by the strips that hold the
+/// legends placed outside the plots (see [`layout`]).
+fn svg_and_size(fig: &Figure) -> Result<(String, (u32, u32)), PlotError> {
     register_fonts();
+    let lay = layout(fig);
     let mut out = String::new();
     {
-        let root = SVGBackend::with_string(&mut out, fig.size).into_drawing_area();
-        draw(&root, fig)?;
+        let root = SVGBackend::with_string(&mut out, lay.size).into_drawing_area();
+        draw(&root, fig, &lay)?;
         root.present().map_err(|e| err(fig, e))?;
     }
-    Ok(out)
+    Ok((out, lay.size))
 }
 
 fn err(fig: &Figure, e: impl std::fmt::Debug) -> PlotError {
@@ -325,56 +333,275 @@ fn err(fig: &Figure, e: impl std::fmt::Debug) -> PlotError {
     }
 }
 
-fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, fig: &Figure) -> Result<(), PlotError> {
-    root.fill(&WHITE).map_err(|e| err(fig, e))?;
-    // The title shrinks until it fits the width.
-    let mut size = 24.0;
-    while size > 11.0 {
-        let font = TextStyle::from((FONT, size).into_font().style(FontStyle::Bold));
-        match root.estimate_text_size(&fig.title, &font) {
-            Ok((w, _)) if w + w / 12 + 32 > fig.size.0 => size -= 1.0,
-            _ => break,
-        }
-    }
-    let body = root
-        .titled(&fig.title, (FONT, size).into_font().style(FontStyle::Bold))
-        .map_err(|e| err(fig, e))?;
-    let cols = fig.columns.max(1);
-    let rows = fig.panels.len().div_ceil(cols).max(1);
-    let areas = body.split_evenly((rows, cols));
-    for (panel, area) in fig.panels.iter().zip(areas.iter()) {
-        draw_panel(area, panel).map_err(|e| err(fig, e))?;
-    }
-    Ok(())
+/// Width and height of `text` in pixels at `size` (bold or not), from the embedded font.
+fn text_size(text: &str, size: f64, bold: bool) -> (i32, i32) {
+    let font = (FONT, size).into_font();
+    let font = if bold {
+        font.style(FontStyle::Bold)
+    } else {
+        font
+    };
+    font.box_size(text)
+        .map_or((0, 0), |(w, h)| (w as i32, h as i32))
 }
 
-/// A panel caption that fits its panel: the font shrinks from `size` down to 11, then the text
-/// is cut at a word with an ellipsis, so neighbouring captions never overlap.
-fn fit_text<DB: DrawingBackend>(
-    area: &DrawingArea<DB, Shift>,
-    text: &str,
-    size: f64,
-) -> (String, f64) {
-    let room = area.dim_in_pixel().0.saturating_sub(16);
-    let width = |t: &str, s: f64| {
-        area.estimate_text_size(t, &TextStyle::from((FONT, s).into_font()))
-            .map_or(0, |d| d.0)
-    };
-    let mut s = size;
-    while s > 11.0 && width(text, s) > room {
-        s -= 1.0;
-    }
-    if width(text, s) <= room {
-        return (text.to_string(), s);
+/// Where a panel's legend ends up.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum LegendAt {
+    /// No legend entries.
+    Nowhere,
+    /// Inside the plot, its top left corner in pixels from the plot area's top left.
+    Inside(f64, f64),
+    /// In the strip right of the panel.
+    Right,
+    /// In the strip under the panel, in columns.
+    Below,
+}
+
+/// One panel's place in a [`Layout`].
+#[derive(Debug, Clone)]
+struct PanelLayout {
+    /// Caption lines.
+    caption: Vec<String>,
+    /// Legend entries, their box size in pixels, the widths of its columns (none: one column)
+    /// and the place.
+    entries: Vec<(Swatch, String)>,
+    legend_size: (i32, i32),
+    legend_columns: Vec<i32>,
+    legend: LegendAt,
+}
+
+/// The pixel layout of a [`Figure`], decided before drawing: every panel gets a chart cell of
+/// the same size (so plots compared side by side have equal widths and heights), captions
+/// share one font size and one height, and legends that fit nowhere inside their plot go to a
+/// strip right of (or under) every cell, which grows the canvas instead of shrinking one plot.
+#[derive(Debug, Clone)]
+struct Layout {
+    /// Canvas size in pixels.
+    size: (u32, u32),
+    /// Title font size.
+    title_size: f64,
+    /// One chart cell (caption, axes and plot) in pixels.
+    cell: (i32, i32),
+    /// Width of the strip right of each cell and height of the strip under it.
+    right: i32,
+    below: i32,
+    /// Caption font size and the height reserved for captions in every cell.
+    caption_size: f64,
+    caption_h: i32,
+    panels: Vec<PanelLayout>,
+}
+
+/// Margin around a chart, and the sizes of its x and y label areas, in pixels.
+const CHART_MARGIN: i32 = 12;
+const X_LABEL_AREA: i32 = 48;
+const Y_LABEL_AREA: i32 = 64;
+/// Gap between legend columns.
+const LEGEND_COLUMN_GAP: i32 = 16;
+
+/// `text` in one line at `size`, or in two lines split at the word that balances them, if that
+/// fits `room` pixels.
+fn wrap_caption(text: &str, size: f64, room: i32) -> Option<Vec<String>> {
+    if text_size(text, size, false).0 <= room {
+        return Some(vec![text.to_string()]);
     }
     let words: Vec<&str> = text.split(' ').collect();
-    for n in (1..words.len()).rev() {
-        let t = format!("{} …", words[..n].join(" "));
-        if width(&t, s) <= room {
-            return (t, s);
+    (1..words.len())
+        .map(|n| (words[..n].join(" "), words[n..].join(" ")))
+        .map(|(a, b)| {
+            let w = text_size(&a, size, false)
+                .0
+                .max(text_size(&b, size, false).0);
+            (w, a, b)
+        })
+        .filter(|t| t.0 <= room)
+        .min_by_key(|t| t.0)
+        .map(|(_, a, b)| vec![a, b])
+}
+
+/// The panel captions at one font size for all, the largest from 18 down to 12 at which each
+/// caption fits its cell in at most two lines; a caption too long even then keeps two lines,
+/// the second cut at a word with an ellipsis.
+fn fit_captions(titles: &[&str], room: i32) -> (Vec<Vec<String>>, f64) {
+    for s in (12..=18).rev().map(f64::from) {
+        let fitted: Option<Vec<Vec<String>>> =
+            titles.iter().map(|t| wrap_caption(t, s, room)).collect();
+        if let Some(f) = fitted {
+            return (f, s);
         }
     }
-    (text.to_string(), s)
+    let s = 12.0;
+    let lines = titles
+        .iter()
+        .map(|t| {
+            wrap_caption(t, s, room).unwrap_or_else(|| {
+                let words: Vec<&str> = t.split(' ').collect();
+                let mut first = 0;
+                while first + 1 < words.len()
+                    && text_size(&words[..=first + 1].join(" "), s, false).0 <= room
+                {
+                    first += 1;
+                }
+                let rest = &words[first + 1..];
+                let mut second = rest.to_vec();
+                while second.len() > 1
+                    && text_size(&format!("{} …", second.join(" ")), s, false).0 > room
+                {
+                    second.pop();
+                }
+                vec![words[..=first].join(" "), format!("{} …", second.join(" "))]
+            })
+        })
+        .collect();
+    (lines, s)
+}
+
+/// Decides the [`Layout`] of a figure.
+fn layout(fig: &Figure) -> Layout {
+    let cols = fig.columns.max(1);
+    let rows = fig.panels.len().div_ceil(cols).max(1);
+    let (w0, h0) = (fig.size.0 as i32, fig.size.1 as i32);
+    // The title shrinks until it fits the width.
+    let mut title_size = 24.0;
+    while title_size > 11.0 {
+        let w = text_size(&fig.title, title_size, true).0;
+        if w + w / 12 + 32 > w0 {
+            title_size -= 1.0;
+        } else {
+            break;
+        }
+    }
+    let title_h = title_block(&fig.title, title_size);
+    let cell = (w0 / cols as i32, (h0 - title_h) / rows as i32);
+    let titles: Vec<&str> = fig.panels.iter().map(|p| p.title.as_str()).collect();
+    let (captions, caption_size) = fit_captions(&titles, cell.0 - 16);
+    let lines = captions.iter().map(Vec::len).max().unwrap_or(1) as i32;
+    let line_h = (caption_size * 1.25).ceil() as i32;
+    let caption_h = if titles.iter().all(|t| t.is_empty()) {
+        0
+    } else {
+        lines * line_h + 12
+    };
+    let plot_w = cell.0 - 2 * CHART_MARGIN - Y_LABEL_AREA;
+    let plot_h = cell.1 - caption_h - 2 * CHART_MARGIN - X_LABEL_AREA;
+    let mut panels: Vec<PanelLayout> = fig
+        .panels
+        .iter()
+        .zip(captions)
+        .map(|(p, caption)| {
+            let entries = legend_entries(p);
+            let text_w = entries
+                .iter()
+                .map(|e| text_size(&e.1, LEGEND_FONT, false).0)
+                .max()
+                .unwrap_or(0);
+            let legend_size = (
+                2 * LEGEND_PAD + LEGEND_KEY + text_w,
+                2 * LEGEND_PAD + LEGEND_ROW * entries.len() as i32,
+            );
+            let legend = match (entries.is_empty(), p.legend) {
+                (true, _) => LegendAt::Nowhere,
+                (false, Legend::Outside) => LegendAt::Right,
+                (false, Legend::Auto) => legend_spot(
+                    p,
+                    (f64::from(legend_size.0), f64::from(legend_size.1)),
+                    f64::from(plot_w),
+                    f64::from(plot_h),
+                )
+                .map_or(LegendAt::Right, |(x, y)| LegendAt::Inside(x, y)),
+            };
+            PanelLayout {
+                caption,
+                entries,
+                legend_size,
+                legend_columns: Vec::new(),
+                legend,
+            }
+        })
+        .collect();
+    // Outside legends go right of the cells when each leaves its plot two thirds of the cell
+    // width, else all under the cells, in as many columns as the plot's width holds.
+    let outside = |l: &PanelLayout| matches!(l.legend, LegendAt::Right | LegendAt::Below);
+    let right_fits = panels
+        .iter()
+        .filter(|l| outside(l))
+        .all(|l| l.legend_size.0 * 3 <= cell.0);
+    let (mut right, mut below) = (0, 0);
+    for l in panels.iter_mut().filter(|l| outside(l)) {
+        if right_fits {
+            l.legend = LegendAt::Right;
+            right = right.max(l.legend_size.0 + LEGEND_INSET);
+        } else {
+            l.legend = LegendAt::Below;
+            // The most columns (filled top to bottom) whose widths fit under the plot.
+            let n = l.entries.len().max(1);
+            let widths: Vec<i32> = l
+                .entries
+                .iter()
+                .map(|e| LEGEND_KEY + text_size(&e.1, LEGEND_FONT, false).0)
+                .collect();
+            let room = cell.0 - 2 * CHART_MARGIN - Y_LABEL_AREA;
+            for columns in (1..=n).rev() {
+                let legend_rows = n.div_ceil(columns);
+                let cols: Vec<i32> = widths
+                    .chunks(legend_rows)
+                    .map(|c| c.iter().copied().max().unwrap_or(0))
+                    .collect();
+                let w = 2 * LEGEND_PAD
+                    + cols.iter().sum::<i32>()
+                    + LEGEND_COLUMN_GAP * (cols.len() as i32 - 1);
+                if w <= room || columns == 1 {
+                    l.legend_columns = cols;
+                    l.legend_size = (w, 2 * LEGEND_PAD + LEGEND_ROW * legend_rows as i32);
+                    break;
+                }
+            }
+            below = below.max(l.legend_size.1 + LEGEND_INSET);
+        }
+    }
+    Layout {
+        size: (
+            (cell.0 + right) as u32 * cols as u32,
+            (title_h + (cell.1 + below) * rows as i32) as u32,
+        ),
+        title_size,
+        cell,
+        right,
+        below,
+        caption_size,
+        caption_h,
+        panels,
+    }
+}
+
+/// Height of the figure title's strip (as plotters' `titled` reserves it).
+fn title_block(title: &str, size: f64) -> i32 {
+    let h = text_size(title, size, true).1;
+    h + 2 * (h / 2).min(5)
+}
+
+fn draw<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    fig: &Figure,
+    lay: &Layout,
+) -> Result<(), PlotError> {
+    root.fill(&WHITE).map_err(|e| err(fig, e))?;
+    let body = root
+        .titled(
+            &fig.title,
+            (FONT, lay.title_size).into_font().style(FontStyle::Bold),
+        )
+        .map_err(|e| err(fig, e))?;
+    let cols = fig.columns.max(1);
+    let (cw, ch) = (lay.cell.0 + lay.right, lay.cell.1 + lay.below);
+    for (i, (panel, pl)) in fig.panels.iter().zip(&lay.panels).enumerate() {
+        let (r, c) = ((i / cols) as i32, (i % cols) as i32);
+        let cell = body
+            .clone()
+            .shrink((c * cw, r * ch), (cw as u32, ch as u32));
+        draw_panel(&cell, panel, pl, lay).map_err(|e| err(fig, e))?;
+    }
+    Ok(())
 }
 
 fn format_tick(scale: Scale, v: f64) -> String {
@@ -612,6 +839,30 @@ enum Swatch {
     Stroke(usize, u32, bool),
     /// A dot (markers).
     Dot(usize),
+    /// A triangle pointing up: a value cut at the frame.
+    Cut,
+}
+
+/// The legend label said when some value of a panel lies beyond its y range and is drawn cut at
+/// the frame (with a triangle on each cut interval end).
+pub const CUT_LABEL: &str = "beyond the axis: cut at the frame";
+
+/// Whether a panel draws something beyond its y range (a marker's interval, a band or a line),
+/// which the frame cuts.
+fn has_cut(p: &Panel) -> bool {
+    let yr = usable_range(p.y_scale, p.y_range);
+    let tol = 1e-9 * (yr.1 - yr.0).abs().max(1e-300);
+    let out = |v: f64| v.is_finite() && (v < yr.0 - tol || v > yr.1 + tol);
+    p.markers
+        .iter()
+        .flat_map(|m| m.points.iter().flat_map(|q| [q.1, q.2, q.3]))
+        .chain(
+            p.bands
+                .iter()
+                .flat_map(|b| b.points.iter().flat_map(|q| [q.1, q.2])),
+        )
+        .chain(p.lines.iter().flat_map(|l| l.points.iter().map(|q| q.1)))
+        .any(out)
 }
 
 /// The legend entries of a panel, in drawing order.
@@ -635,6 +886,9 @@ fn legend_entries(p: &Panel) -> Vec<(Swatch, String)> {
     }
     for m in &p.markers {
         out.extend(m.label.clone().map(|l| (Swatch::Dot(m.color), l)));
+    }
+    if has_cut(p) {
+        out.push((Swatch::Cut, CUT_LABEL.to_string()));
     }
     out
 }
@@ -779,8 +1033,17 @@ fn draw_legend<DB: DrawingBackend>(
     entries: &[(Swatch, String)],
     at: (i32, i32),
     size: (i32, i32),
+    columns: &[i32],
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     let color = |i: usize| PALETTE[i % PALETTE.len()];
+    // Entries fill the columns top to bottom, left to right.
+    let rows = entries.len().div_ceil(columns.len().max(1)).max(1);
+    let col_x = |c: usize| {
+        columns[..c.min(columns.len())]
+            .iter()
+            .map(|w| w + LEGEND_COLUMN_GAP)
+            .sum::<i32>()
+    };
     area.draw(&Rectangle::new(
         [at, (at.0 + size.0, at.1 + size.1)],
         WHITE.mix(0.9).filled(),
@@ -796,8 +1059,9 @@ fn draw_legend<DB: DrawingBackend>(
         ),
     );
     for (i, (swatch, label)) in entries.iter().enumerate() {
-        let y = at.1 + LEGEND_PAD + LEGEND_ROW * i as i32 + LEGEND_ROW / 2;
-        let x = at.0 + LEGEND_PAD;
+        let (row, col) = ((i % rows) as i32, i / rows);
+        let y = at.1 + LEGEND_PAD + LEGEND_ROW * row + LEGEND_ROW / 2;
+        let x = at.0 + LEGEND_PAD + col_x(col);
         match *swatch {
             Swatch::Fill(c, alpha) => area.draw(&Rectangle::new(
                 [(x, y - 5), (x + 20, y + 5)],
@@ -813,6 +1077,10 @@ fn draw_legend<DB: DrawingBackend>(
                 }
             }
             Swatch::Dot(c) => area.draw(&Circle::new((x + 10, y), 3, color(c).filled()))?,
+            Swatch::Cut => area.draw(&Polygon::new(
+                vec![(x + 10, y - 5), (x + 5, y + 4), (x + 15, y + 4)],
+                color(6).filled(),
+            ))?,
         }
         area.draw(&Text::new(label.clone(), (x + LEGEND_KEY, y), font.clone()))?;
     }
@@ -822,6 +1090,8 @@ fn draw_legend<DB: DrawingBackend>(
 fn draw_panel<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     p: &Panel,
+    pl: &PanelLayout,
+    lay: &Layout,
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     let (xs, ys) = (p.x_scale, p.y_scale);
     let (xr, yr) = (usable_range(xs, p.x_range), usable_range(ys, p.y_range));
@@ -845,56 +1115,29 @@ fn draw_panel<DB: DrawingBackend>(
             t.1 = format!("{}", ys.value_at(t.0));
         }
     }
-    // The legend's size, then its place: inside where it covers nothing, else outside.
-    let entries = legend_entries(p);
-    let legend_font = TextStyle::from((FONT, LEGEND_FONT).into_font());
-    let text_w = entries
-        .iter()
-        .map(|e| {
-            area.estimate_text_size(&e.1, &legend_font)
-                .map_or(0, |d| d.0)
-        })
-        .max()
-        .unwrap_or(0) as i32;
-    let legend_size = (
-        2 * LEGEND_PAD + LEGEND_KEY + text_w,
-        2 * LEGEND_PAD + LEGEND_ROW * entries.len() as i32,
-    );
-    let (margin, x_area, y_area) = (12, 48, 64);
-    let (caption, caption_size) = fit_text(area, &p.title, 18.0);
-    let caption_h = area
-        .estimate_text_size(&caption, &TextStyle::from((FONT, caption_size).into_font()))
-        .map_or(0, |d| d.1 as i32);
-    let (aw, ah) = (area.dim_in_pixel().0 as i32, area.dim_in_pixel().1 as i32);
-    let plot_w = aw - 2 * margin - y_area;
-    let plot_h = ah - 2 * margin - x_area - caption_h - 2 * (caption_h / 2).min(5);
-    let inside = match (entries.is_empty(), p.legend) {
-        (true, _) => None,
-        (false, Legend::Outside) => None,
-        (false, Legend::Auto) => legend_spot(
-            p,
-            (f64::from(legend_size.0), f64::from(legend_size.1)),
-            f64::from(plot_w),
-            f64::from(plot_h),
+    // The chart cell (caption, axes, plot) at the top left; the legend strips beside and under.
+    let chart_cell = area
+        .clone()
+        .shrink((0, 0), (lay.cell.0 as u32, lay.cell.1 as u32));
+    let (caption_area, plot_area) = chart_cell.split_vertically(lay.caption_h);
+    let caption_style = TextStyle::from((FONT, lay.caption_size).into_font()).pos(
+        plotters::style::text_anchor::Pos::new(
+            plotters::style::text_anchor::HPos::Center,
+            plotters::style::text_anchor::VPos::Top,
         ),
-    };
-    // Outside: right of the plot when that leaves it two thirds of the width, else under it.
-    let outside_right = !entries.is_empty() && inside.is_none() && legend_size.0 * 3 <= aw;
-    let outside_below = !entries.is_empty() && inside.is_none() && !outside_right;
-    let (plot_area, side) = if outside_right {
-        let (a, b) = area.split_horizontally(aw - legend_size.0 - LEGEND_INSET);
-        (a, Some(b))
-    } else if outside_below {
-        let (a, b) = area.split_vertically(ah - legend_size.1 - LEGEND_INSET);
-        (a, Some(b))
-    } else {
-        (area.clone(), None)
-    };
+    );
+    let line_h = (lay.caption_size * 1.25).ceil() as i32;
+    for (i, line) in pl.caption.iter().enumerate() {
+        caption_area.draw(&Text::new(
+            line.clone(),
+            (lay.cell.0 / 2, 10 + line_h * i as i32),
+            caption_style.clone(),
+        ))?;
+    }
     let mut chart = ChartBuilder::on(&plot_area)
-        .caption(&caption, (FONT, caption_size))
-        .margin(margin)
-        .x_label_area_size(x_area)
-        .y_label_area_size(y_area)
+        .margin(CHART_MARGIN)
+        .x_label_area_size(X_LABEL_AREA)
+        .y_label_area_size(Y_LABEL_AREA)
         .build_cartesian_2d(
             TickAxis {
                 lo: x0,
@@ -993,6 +1236,23 @@ fn draw_panel<DB: DrawingBackend>(
                 vec![(ax, alo), (ax, ahi)],
                 c.stroke_width(1),
             )))?;
+            // An interval end beyond the frame: a triangle at the frame pointing out.
+            let (px, py) = chart.backend_coord(&(ax, ys.to_axis(yr.1)));
+            let (_, pb) = chart.backend_coord(&(ax, ys.to_axis(yr.0)));
+            let base = area.get_base_pixel();
+            let (px, py, pb) = (px - base.0, py - base.1, pb - base.1);
+            if hi > yr.1 && hi.is_finite() {
+                area.draw(&Polygon::new(
+                    vec![(px, py - 1), (px - 4, py + 7), (px + 4, py + 7)],
+                    c.filled(),
+                ))?;
+            }
+            if lo < yr.0 && lo.is_finite() {
+                area.draw(&Polygon::new(
+                    vec![(px, pb + 1), (px - 4, pb - 7), (px + 4, pb - 7)],
+                    c.filled(),
+                ))?;
+            }
         }
         chart.draw_series(
             m.points
@@ -1007,26 +1267,17 @@ fn draw_panel<DB: DrawingBackend>(
             (FONT, 13),
         )))?;
     }
-    if entries.is_empty() {
-        return Ok(());
-    }
     // The plot area's pixels relative to the panel's own area.
     let (px, py) = chart.plotting_area().get_pixel_range();
     let base = area.get_base_pixel();
     let (left, top) = (px.start - base.0, py.start - base.1);
-    let at = match (inside, &side) {
-        (Some((x, y)), _) => (left + x.round() as i32, top + y.round() as i32),
-        (None, Some(s)) => {
-            let sb = s.get_base_pixel();
-            if outside_right {
-                (sb.0 - base.0, top)
-            } else {
-                (left, sb.1 - base.1 + LEGEND_INSET / 2)
-            }
-        }
-        (None, None) => (left + LEGEND_INSET, top + LEGEND_INSET),
+    let at = match pl.legend {
+        LegendAt::Nowhere => return Ok(()),
+        LegendAt::Inside(x, y) => (left + x.round() as i32, top + y.round() as i32),
+        LegendAt::Right => (lay.cell.0, top),
+        LegendAt::Below => (left, lay.cell.1 + LEGEND_INSET / 2),
     };
-    draw_legend(area, &entries, at, legend_size)
+    draw_legend(area, &pl.entries, at, pl.legend_size, &pl.legend_columns)
 }
 
 /// A heat map: one coloured, labelled cell per (column, row), with chosen cells outlined.
@@ -1317,6 +1568,83 @@ mod tests {
                 assert!(ticks.len() <= 64, "{scale:?} {r:?}: {}", ticks.len());
             }
         }
+    }
+
+    fn panel_with(lines: usize, ci: (f64, f64)) -> Panel {
+        let mut p = Panel::new("t", "x", "y (%)");
+        p.x_range = (0.0, 10.0);
+        p.y_range = (0.0, 100.0);
+        for i in 0..lines {
+            p.lines.push(Line {
+                label: Some(format!("a long legend label for line number {i}")),
+                color: i,
+                dashed: false,
+                // Lines across the whole plot, so no inside spot is free.
+                points: (0..=10)
+                    .map(|x| (f64::from(x), 5.0 + 9.0 * i as f64 + f64::from(x % 2) * 40.0))
+                    .collect(),
+            });
+        }
+        p.markers.push(Markers {
+            label: None,
+            color: 0,
+            points: vec![(5.0, 50.0, ci.0, ci.1)],
+        });
+        p
+    }
+
+    #[test]
+    fn a_clamped_value_says_it_was_clamped() {
+        // An interval reaching below the axis is cut at the frame, and the legend says so.
+        let cut = panel_with(0, (-3.0, 60.0));
+        assert!(legend_entries(&cut).iter().any(|e| e.1 == CUT_LABEL));
+        let fig = Figure {
+            title: "cut".into(),
+            panels: vec![cut],
+            columns: 1,
+            size: (600, 400),
+        };
+        assert!(render_svg(&fig).unwrap().contains(CUT_LABEL));
+        // Inside the range: nothing cut, nothing said.
+        let whole = panel_with(0, (40.0, 60.0));
+        assert!(legend_entries(&whole).iter().all(|e| e.1 != CUT_LABEL));
+        let over = panel_with(0, (40.0, 100.5));
+        assert!(legend_entries(&over).iter().any(|e| e.1 == CUT_LABEL));
+    }
+
+    #[test]
+    fn an_outside_legend_grows_the_canvas_not_one_panel() {
+        // One panel whose nine-entry legend fits nowhere inside, one with no legend: the
+        // legend goes under the cells, every cell keeps the same plot size and the canvas
+        // grows by the strip.
+        let fig = Figure {
+            title: "layout".into(),
+            panels: vec![panel_with(9, (40.0, 60.0)), panel_with(0, (40.0, 60.0))],
+            columns: 2,
+            size: (1200, 500),
+        };
+        let lay = layout(&fig);
+        assert_eq!(lay.panels[0].legend, LegendAt::Below);
+        assert_eq!(lay.panels[1].legend, LegendAt::Nowhere);
+        assert!(lay.below > 0 && lay.right == 0);
+        assert_eq!(lay.size.0, 1200);
+        assert!(lay.size.1 as i32 >= 500 + lay.below - 1);
+        // The legend's columns fit under the plot.
+        assert!(lay.panels[0].legend_size.0 <= lay.cell.0 - 2 * CHART_MARGIN - Y_LABEL_AREA);
+        assert!(lay.panels[0].legend_columns.len() > 1);
+        let (png, svg) = render_both(&fig).unwrap();
+        assert!(!png.is_empty() && svg.contains("line number 8"));
+    }
+
+    #[test]
+    fn long_captions_wrap_to_two_lines_at_one_size() {
+        let long = "model judged (a = 0.15, random ties, pass@1 23.3% graded, 19.7% true), verifier threshold tpr 0.85 fpr 0.12 random, graded with fpr 0.05 fnr 0.02";
+        let (lines, size) = fit_captions(&[long, "short"], 740);
+        assert_eq!(lines[0].len(), 2, "{lines:?}");
+        assert_eq!(lines[0].join(" "), long);
+        assert_eq!(lines[1], vec!["short".to_string()]);
+        assert!(size >= 12.0);
+        assert!(lines[0].iter().all(|l| text_size(l, size, false).0 <= 740));
     }
 
     #[test]

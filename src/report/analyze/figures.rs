@@ -4,8 +4,9 @@
 //! [`crate::report::plot`].
 
 use super::{curves, input_names, pct};
+use crate::analyze::interval::IntervalBasis;
 use crate::analyze::joint_fit::Parameter;
-use crate::analyze::{Analysis, FitResult};
+use crate::analyze::{Analysis, CurvePoint, FitResult};
 use crate::report::plot::{Band, Bars, Figure, Line, Markers, Panel, Scale};
 
 pub(super) fn k_ticks(kmin: f64, kmax: f64) -> Vec<f64> {
@@ -22,6 +23,29 @@ pub(super) fn k_ticks(kmin: f64, kmax: f64) -> Vec<f64> {
         ticks.push(kmax);
     }
     ticks
+}
+
+/// Sorted k values as text: runs of consecutive values as "52-64", the rest listed ("1, 3").
+fn k_list(ks: &[usize]) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < ks.len() {
+        let mut j = i;
+        while j + 1 < ks.len() && ks[j + 1] == ks[j] + 1 {
+            j += 1;
+        }
+        parts.push(if j >= i + 2 {
+            format!("{}-{}", ks[i], ks[j])
+        } else {
+            ks[i..=j]
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        });
+        i = j + 1;
+    }
+    parts.join(", ")
 }
 
 /// pass@k, pass^k and maj@k against k, one panel per model, with 95% interval bands.
@@ -71,11 +95,47 @@ pub fn curves_figure(a: &Analysis) -> Figure {
                     .iter()
                     .map(|q| (q.k as f64, 100.0 * q.estimate))
                     .collect();
+                // Where every problem scores the same (e.g. all solved at large k) the interval
+                // is the exact bound 1 - 0.05^(1/N), not the spread-based one: those k get bars
+                // and a legend entry saying so instead of a band that jumps.
+                let bound = |q: &CurvePoint| {
+                    matches!(
+                        q.ci_basis,
+                        Some(IntervalBasis::AllMax | IntervalBasis::AllMin | IntervalBasis::AllEqual)
+                    )
+                };
+                let bounded: Vec<(f64, f64, f64, f64)> = points
+                    .iter()
+                    .filter(|q| bound(q))
+                    .filter_map(|q| {
+                        q.ci95.map(|[lo, hi]| {
+                            (q.k as f64, 100.0 * q.estimate, 100.0 * lo, 100.0 * hi)
+                        })
+                    })
+                    .collect();
+                let spread_points = points.len() - bounded.len();
+                if metric != "maj@k-first" && !bounded.is_empty() && spread_points > 0 {
+                    p.markers.push(Markers {
+                        label: Some(format!(
+                            "{metric} at k = {}: every problem scores the same; bars: exact bound 1 - 0.05^(1/{})",
+                            k_list(&bounded.iter().map(|b| b.0 as usize).collect::<Vec<_>>()),
+                            s.problems
+                        )),
+                        color,
+                        points: bounded,
+                    });
+                }
                 let band: Vec<(f64, f64, f64)> = points
                     .iter()
+                    .filter(|q| spread_points == 0 || !bound(q))
                     .filter_map(|q| q.ci95.map(|[lo, hi]| (q.k as f64, 100.0 * lo, 100.0 * hi)))
                     .collect();
-                if metric != "maj@k-first" && band.len() == points.len() && points.len() > 1 {
+                let banded = if spread_points == 0 {
+                    points.len()
+                } else {
+                    spread_points
+                };
+                if metric != "maj@k-first" && band.len() == banded && band.len() > 1 {
                     p.bands.push(Band {
                         label: None,
                         color,
@@ -85,10 +145,14 @@ pub fn curves_figure(a: &Analysis) -> Figure {
                     p.markers.push(Markers {
                         label: None,
                         color,
-                        points: band
+                        points: points
                             .iter()
-                            .zip(&line)
-                            .map(|(&(x, lo, hi), &(_, y))| (x, y, lo, hi))
+                            .filter(|q| spread_points == 0 || !bound(q))
+                            .filter_map(|q| {
+                                q.ci95.map(|[lo, hi]| {
+                                    (q.k as f64, 100.0 * q.estimate, 100.0 * lo, 100.0 * hi)
+                                })
+                            })
                             .collect(),
                     });
                 }
@@ -120,6 +184,7 @@ pub fn curves_figure(a: &Analysis) -> Figure {
                     points: plug,
                 });
             }
+            crate::report::figures::fit_pct_y(&mut p);
             p
         })
         .collect();
@@ -381,6 +446,7 @@ pub fn fit_curves_figure(fit: &FitResult, seed: u64) -> Figure {
                         .collect(),
                 });
             }
+            crate::report::figures::fit_pct_y(&mut p);
             p
         })
         .collect();
@@ -403,6 +469,13 @@ pub fn fit_curves_figure(fit: &FitResult, seed: u64) -> Figure {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn k_values_of_the_exact_bound_are_named_as_they_are() {
+        assert_eq!(super::k_list(&[1, 3]), "1, 3");
+        assert_eq!(super::k_list(&[52, 53, 54, 55]), "52-55");
+        assert_eq!(super::k_list(&[1, 2, 5, 6, 7]), "1, 2, 5-7");
+    }
+
     #[test]
     fn analyze_with_n_3_labels_k_3() {
         assert_eq!(super::k_ticks(1.0, 3.0), vec![1.0, 2.0, 3.0]);

@@ -302,7 +302,7 @@ fn whole_kind(fit: &FitResult) -> &'static str {
 
 /// Observed against fitted distribution of per-problem correct counts, one panel per model.
 /// A model whose curve rests on a refused parameter says so in its title and legend
-/// ([`assumed_parts`]).
+/// (`assumed_parts`).
 pub fn fit_figure(fit: &FitResult, seed: u64) -> Figure {
     let panels: Vec<Panel> = fit
         .models

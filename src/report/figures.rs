@@ -857,22 +857,17 @@ fn sweep_figure(run: &RunOutput, r: &VoteCurves) -> Figure {
             points: vec![(p.x_range.0, pct(s.ceiling)), (p.x_range.1, pct(s.ceiling))],
         });
     }
-    fit_pct_y(&mut p);
-    Figure {
-        title: title(
-            run,
-            &format!(
-                "{}: maj@k by {} ({} votes/problem)",
-                r.experiment,
-                r.axis
-                    .map_or_else(|| "attractor share a".to_string(), |a| a.label()),
-                r.votes
-            ),
+    one_panel_sweep(
+        run,
+        format!(
+            "{}: maj@k by {} ({} votes/problem)",
+            r.experiment,
+            r.axis
+                .map_or_else(|| "attractor share a".to_string(), |a| a.label()),
+            r.votes
         ),
-        panels: vec![p],
-        columns: 1,
-        size: (1200, 720),
-    }
+        p,
+    )
 }
 
 /// A `split` sweep: maj@k at each k against the split share (lines exact, dots simulated with
@@ -945,19 +940,14 @@ fn split_figure(run: &RunOutput, r: &VoteCurves) -> Figure {
                 .collect(),
         });
     }
-    fit_pct_y(&mut p);
-    Figure {
-        title: title(
-            run,
-            &format!(
-                "{}: maj@k falls with the split share while pass@1 stays ({} votes/problem)",
-                r.experiment, r.votes
-            ),
+    one_panel_sweep(
+        run,
+        format!(
+            "{}: maj@k falls with the split share while pass@1 stays ({} votes/problem)",
+            r.experiment, r.votes
         ),
-        panels: vec![p],
-        columns: 1,
-        size: (1200, 720),
-    }
+        p,
+    )
 }
 
 /// Graded pass@k against the grader's false-positive rate (one line per k, exact; dots simulated
@@ -1021,15 +1011,22 @@ fn grader_figure(run: &RunOutput, r: &VoteCurves) -> Figure {
             });
         }
     }
+    one_panel_sweep(
+        run,
+        format!(
+            "{}: graded pass@k against the grader's false-positive rate ({} votes/problem)",
+            r.experiment, r.votes
+        ),
+        p,
+    )
+}
+
+/// A one-panel sweep figure (attractor, split or grader axis): percent y fitted to the data, the
+/// run's title with `caption`, 1200 x 720.
+fn one_panel_sweep(run: &RunOutput, caption: String, mut p: Panel) -> Figure {
     fit_pct_y(&mut p);
     Figure {
-        title: title(
-            run,
-            &format!(
-                "{}: graded pass@k against the grader's false-positive rate ({} votes/problem)",
-                r.experiment, r.votes
-            ),
-        ),
+        title: title(run, &caption),
         panels: vec![p],
         columns: 1,
         size: (1200, 720),

@@ -123,9 +123,17 @@ impl ParameterFit {
             Status::Estimated => {
                 let end =
                     |v: Option<f64>, inf: &str| v.map_or(inf.to_string(), |v| format!("{v:.3}"));
+                // A spread estimated below the search floor is reported as exactly 0: say so.
+                let floor = self.value == 0.0
+                    && matches!(self.parameter, Parameter::Sigma | Parameter::Tau(_));
                 format!(
-                    "{:.3} (95% interval {} to {}, {})",
+                    "{:.3}{} (95% interval {} to {}, {})",
                     self.value,
+                    if floor {
+                        " (estimated below 1e-4 logits: at the boundary, reported as 0)"
+                    } else {
+                        ""
+                    },
                     end(self.lower, "-inf"),
                     end(self.upper, "+inf"),
                     match self.interval {
@@ -139,6 +147,25 @@ impl ParameterFit {
             }
         }
     }
+}
+
+/// " (95% interval LO to HI)" for a share and its SE (share -/+ 1.96 SE), each end cut to [0, 1]
+/// when it falls outside, and then saying so ("0.217 to 1.000, upper end cut at 1 from 1.197").
+fn share_interval_text(share: f64, se: f64) -> String {
+    let (lo, hi) = (share - 1.96 * se, share + 1.96 * se);
+    let mut cuts = Vec::new();
+    if lo < 0.0 {
+        cuts.push(format!("lower end cut at 0 from {lo:.3}"));
+    }
+    if hi > 1.0 {
+        cuts.push(format!("upper end cut at 1 from {hi:.3}"));
+    }
+    format!(
+        " (95% interval {:.3} to {:.3}{})",
+        lo.max(0.0),
+        hi.min(1.0),
+        cuts.iter().map(|c| format!(", {c}")).collect::<String>()
+    )
 }
 
 /// Fitted attractor share.
@@ -957,11 +984,7 @@ fn scenario_toml(
                 "attractor share of `{}`: {:.3}{} from {} wrong answers",
                 mf.name,
                 a.share,
-                a.se.map_or(String::new(), |se| format!(
-                    " (95% interval {:.3} to {:.3})",
-                    (a.share - 1.96 * se).max(0.0),
-                    (a.share + 1.96 * se).min(1.0)
-                )),
+                a.se.map_or(String::new(), |se| share_interval_text(a.share, se)),
                 a.wrong_answers
             )),
             None => lines.push(format!(
@@ -992,6 +1015,22 @@ fn scenario_toml(
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_share_interval_cut_at_0_or_1_says_it_was_cut() {
+        assert_eq!(
+            super::share_interval_text(0.5, 0.1),
+            " (95% interval 0.304 to 0.696)"
+        );
+        assert_eq!(
+            super::share_interval_text(0.707, 0.25),
+            " (95% interval 0.217 to 1.000, upper end cut at 1 from 1.197)"
+        );
+        assert_eq!(
+            super::share_interval_text(0.05, 0.05),
+            " (95% interval 0.000 to 0.148, lower end cut at 0 from -0.048)"
+        );
+    }
+
     use super::*;
     use crate::analyze::data::ProblemSamples;
     use rand::SeedableRng;

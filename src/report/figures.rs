@@ -467,13 +467,6 @@ fn cost_figure(run: &RunOutput, r: &CostTable) -> Figure {
     p.x_scale = Scale::Log10;
     p.x_range = (lo, hi);
     p.x_ticks = Some(ticks_125(lo, hi));
-    let top = finite
-        .iter()
-        .map(|s| s.accuracy.ci_high)
-        .fold(0.0, f64::max);
-    let bottom = finite.iter().map(|s| s.accuracy.ci_low).fold(1.0, f64::min);
-    let floor = ((pct(bottom) - 8.0) / 10.0).floor().max(0.0) * 10.0;
-    p.y_range = (floor, pct_top(top));
     p.lines.push(Line {
         label: Some("Pareto frontier (exact)".into()),
         color: 6,
@@ -510,12 +503,11 @@ fn cost_figure(run: &RunOutput, r: &CostTable) -> Figure {
                 .collect(),
         });
     }
+    // y fitted to the points and their intervals (as every percent axis), not to a fixed floor.
+    fit_pct_y(&mut p);
     for s in &finite {
         p.notes.push(Note {
-            at: (
-                x_sim(s) * 1.04,
-                pct(s.accuracy.sim) + 0.025 * (p.y_range.1 - p.y_range.0),
-            ),
+            at: (x_sim(s), pct(s.accuracy.sim)),
             text: format!(
                 "{} k={}{}{}",
                 s.model,
@@ -541,18 +533,27 @@ fn cost_figure(run: &RunOutput, r: &CostTable) -> Figure {
 }
 
 fn k_axis(p: &mut Panel, ks: &[u32]) {
+    let mut ks = ks.to_vec();
+    ks.sort_unstable();
+    ks.dedup();
     p.x_scale = Scale::Log2;
     let kmin = f64::from(*ks.first().unwrap_or(&1));
     let kmax = f64::from(*ks.last().unwrap_or(&64));
     p.x_range = (kmin / 1.25, kmax * 1.25);
-    let mut ticks = Vec::new();
-    let mut t = 1.0;
-    while t <= kmax * 1.01 {
-        if t >= kmin * 0.99 {
-            ticks.push(t);
+    // Ticks at the k that exist when they are few (k = 3, 5 get a label too); else powers of two.
+    let ticks = if ks.len() <= 12 {
+        ks.iter().map(|&k| f64::from(k)).collect()
+    } else {
+        let mut ticks = Vec::new();
+        let mut t = 1.0;
+        while t <= kmax * 1.01 {
+            if t >= kmin * 0.99 {
+                ticks.push(t);
+            }
+            t *= 2.0;
         }
-        t *= 2.0;
-    }
+        ticks
+    };
     p.x_ticks = Some(ticks);
     p.y_range = (0.0, 100.0);
 }

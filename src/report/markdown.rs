@@ -8,8 +8,10 @@ use crate::experiments::votes::{Metric, VoteCurves};
 use crate::experiments::Estimate;
 use crate::experiments::{num, ExperimentResult, RunOutput};
 
+/// A share in percent to two decimals, keeping the digits rounding would hide (see
+/// [`super::keep_digits`]): "0.0015%", not "0.00%"; "99.9962%", not "100.00%".
 fn pct(x: f64) -> String {
-    format!("{:.2}%", 100.0 * x)
+    format!("{}%", super::keep_digits(100.0 * x, 2))
 }
 
 /// Headline numbers of a run.
@@ -275,7 +277,12 @@ fn budget_cell(b: &BudgetCurves, mi: usize, budget: f64, metric: BudgetMetric) -
             BudgetMetric::TokensPerSample => {
                 format!("{} ({} ± {:.0})", tokens(e.exact), tokens(e.sim), e.se)
             }
-            _ => format!("{} ({} ± {:.2})", pct(e.exact), pct(e.sim), 100.0 * e.se),
+            _ => format!(
+                "{} ({} ± {})",
+                pct(e.exact),
+                pct(e.sim),
+                super::keep_digits(100.0 * e.se, 2)
+            ),
         }
     })
 }
@@ -354,13 +361,13 @@ fn cost_md(c: &CostTable) -> String {
     for s in &c.strategies {
         let (a, t, r) = (s.accuracy, s.tokens_per_sample, s.tokens_per_correct);
         md += &format!(
-            "| {} | {}{} | {} ({} ± {:.2}) | {} ({} ± {:.0}) | {} ({} ± {:.0}) | {} |",
+            "| {} | {}{} | {} ({} ± {}) | {} ({} ± {:.0}) | {} ({} ± {:.0}) | {} |",
             s.model,
             s.k,
             if s.best_of_k { " (best-of-k)" } else { "" },
             pct(a.exact),
             pct(a.sim),
-            100.0 * a.se,
+            super::keep_digits(100.0 * a.se, 2),
             tokens(t.exact),
             tokens(t.sim),
             t.se,
@@ -378,7 +385,8 @@ fn cost_md(c: &CostTable) -> String {
 }
 
 /// A headline value as printed: tokens as whole numbers, SDs, SEs and gaps of scores in
-/// percentage points, shares in percent with two significant digits kept below 0.1%
+/// percentage points, shares in percent with two significant digits kept below 0.1% (below
+/// 1e-7%: scientific notation) and near 100% (see [`super::keep_digits`])
 /// ("0.0021%", not "0.00%").
 pub fn headline_value(h: &Headline, v: f64) -> String {
     let points = [" SD", " SE", " gap"].iter().any(|w| h.name.contains(w));
@@ -391,10 +399,15 @@ pub fn headline_value(h: &Headline, v: f64) -> String {
     } else {
         let x = 100.0 * v;
         if x != 0.0 && x.abs() < 0.1 && x.is_finite() {
-            let digits = (1 - x.abs().log10().floor() as i32).clamp(2, 15) as usize;
-            format!("{x:.digits$}%")
+            let digits = (1 - x.abs().log10().floor() as i32).max(2) as usize;
+            if digits <= 8 {
+                format!("{x:.digits$}%")
+            } else {
+                // Tinier than 1e-7 %: scientific notation, not a run of zeros.
+                format!("{x:.1e}%")
+            }
         } else {
-            format!("{x:.2}%")
+            format!("{}%", super::keep_digits(x, 2))
         }
     }
 }
@@ -535,10 +548,10 @@ fn cell(v: &VoteCurves, si: usize, k: u32, m: Metric) -> String {
         .find(|p| p.series == si && p.k == k && p.metric == m)
         .map_or("".into(), |p| {
             let graded = format!(
-                "{} ({} ± {:.2})",
+                "{} ({} ± {})",
                 pct(p.estimate.exact),
                 pct(p.estimate.sim),
-                100.0 * p.estimate.se
+                super::keep_digits(100.0 * p.estimate.se, 2)
             );
             match p.truth {
                 Some(t) => format!("{graded}; true {}", pct(t.exact)),
@@ -714,10 +727,10 @@ fn sweep_axis_md(v: &VoteCurves) -> String {
 /// `exact (sim ± se)` in points.
 fn pts(e: &Estimate) -> String {
     format!(
-        "{:.2} ({:.2} ± {:.2})",
-        100.0 * e.exact,
-        100.0 * e.sim,
-        100.0 * e.se
+        "{} ({} ± {})",
+        super::keep_digits(100.0 * e.exact, 2),
+        super::keep_digits(100.0 * e.sim, 2),
+        super::keep_digits(100.0 * e.se, 2)
     )
 }
 

@@ -14,6 +14,40 @@ use std::path::{Path, PathBuf};
 
 use crate::experiments::RunOutput;
 
+/// A percentage (or percentage points) `x` to `decimals` places, keeping the digits that rounding
+/// would hide, so that no printed value reads as a bound it does not reach: a nonzero value that
+/// would read 0 keeps two significant digits ("0.0015", not "0.00"), a value below 100 that would
+/// read 100 keeps two significant digits of its distance to 100 ("99.9962", not "100.00"). Past 8
+/// decimal places the first is written in scientific notation ("3.2e-30") and the second as
+/// ">99.99999999" (the sign says the value was not rounded up to 100). Formatting only.
+pub fn keep_digits(x: f64, decimals: usize) -> String {
+    const MAX_DECIMALS: i32 = 8;
+    let t = format!("{x:.decimals$}");
+    if !x.is_finite() || x == 0.0 {
+        return t;
+    }
+    let shown: f64 = t.parse().unwrap_or(x);
+    if shown == 0.0 {
+        let d = 1 - x.abs().log10().floor() as i32;
+        if d <= MAX_DECIMALS {
+            let d = d.max(decimals as i32) as usize;
+            format!("{x:.d$}")
+        } else {
+            format!("{x:.1e}")
+        }
+    } else if x < 100.0 && shown >= 100.0 {
+        let d = 1 - (100.0 - x).log10().floor() as i32;
+        if d <= MAX_DECIMALS {
+            let d = d.max(decimals as i32) as usize;
+            format!("{x:.d$}")
+        } else {
+            ">99.99999999".to_string()
+        }
+    } else {
+        t
+    }
+}
+
 /// One output file, in memory.
 #[derive(Debug, Clone)]
 pub struct Artifact {
@@ -380,6 +414,21 @@ pub fn write_artifacts(dir: &Path, artifacts: &[Artifact]) -> Result<Vec<PathBuf
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn keep_digits_never_rounds_to_a_bound_the_value_does_not_reach() {
+        use super::keep_digits;
+        assert_eq!(keep_digits(52.853, 2), "52.85");
+        assert_eq!(keep_digits(0.0, 2), "0.00");
+        assert_eq!(keep_digits(100.0, 1), "100.0");
+        assert_eq!(keep_digits(0.001455, 2), "0.0015");
+        assert_eq!(keep_digits(0.04, 1), "0.040");
+        assert_eq!(keep_digits(99.99956, 2), "99.99956");
+        assert_eq!(keep_digits(99.96, 1), "99.960");
+        assert_eq!(keep_digits(3.2e-30, 2), "3.2e-30");
+        assert_eq!(keep_digits(100.0 - 1e-12, 2), ">99.99999999");
+        assert_eq!(keep_digits(-0.001, 1), "-0.0010");
+    }
+
     use super::*;
 
     #[cfg(unix)]

@@ -179,7 +179,7 @@ fn answer_text(r: &PlanResult, a: &Answer) -> String {
     match a.best {
         Some((big_n, n, v)) => {
             let what = if a.target == "loss_or_tie" {
-                format!("loss-or-tie {:.1}%", pct(v))
+                format!("loss-or-tie {}%", super::keep_digits(pct(v), 1))
             } else {
                 format!("half-width {:.2} points", pct(v))
             };

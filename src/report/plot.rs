@@ -98,10 +98,12 @@ pub struct Bars {
     pub bars: Vec<(f64, f64, f64)>,
 }
 
-/// A text label at a data point.
+/// A text label next to a data point. The renderer puts it beside the point (right, left, above
+/// or below) where it crosses no line, marker, band edge or earlier label and stays inside the
+/// plot (see `place_notes`).
 #[derive(Debug, Clone)]
 pub struct Note {
-    /// Position in data units.
+    /// The labelled point, in data units.
     pub at: (f64, f64),
     /// The text.
     pub text: String,
@@ -369,6 +371,8 @@ struct PanelLayout {
     legend_size: (i32, i32),
     legend_columns: Vec<i32>,
     legend: LegendAt,
+    /// Each note's text box: top left corner in pixels from the plot area's top left.
+    notes: Vec<(f64, f64)>,
 }
 
 /// The pixel layout of a [`Figure`], decided before drawing: every panel gets a chart cell of
@@ -379,8 +383,10 @@ struct PanelLayout {
 struct Layout {
     /// Canvas size in pixels.
     size: (u32, u32),
-    /// Title font size.
+    /// Title font size, and the title's lines (one, or two when one line would need a font
+    /// smaller than the panel captions').
     title_size: f64,
+    title_lines: Vec<String>,
     /// One chart cell (caption, axes and plot) in pixels.
     cell: (i32, i32),
     /// Width of the strip right of each cell and height of the strip under it.
@@ -461,17 +467,12 @@ fn layout(fig: &Figure) -> Layout {
     let cols = fig.columns.max(1);
     let rows = fig.panels.len().div_ceil(cols).max(1);
     let (w0, h0) = (fig.size.0 as i32, fig.size.1 as i32);
-    // The title shrinks until it fits the width.
-    let mut title_size = 24.0;
-    while title_size > 11.0 {
-        let w = text_size(&fig.title, title_size, true).0;
-        if w + w / 12 + 32 > w0 {
-            title_size -= 1.0;
-        } else {
-            break;
-        }
-    }
-    let title_h = title_block(&fig.title, title_size);
+    let (title_lines, title_size) = fit_title(&fig.title, w0);
+    let title_h = if title_lines.len() == 1 {
+        title_block(&fig.title, title_size)
+    } else {
+        title_lines_block(title_lines.len(), title_size)
+    };
     let cell = (w0 / cols as i32, (h0 - title_h) / rows as i32);
     let titles: Vec<&str> = fig.panels.iter().map(|p| p.title.as_str()).collect();
     let (captions, caption_size) = fit_captions(&titles, cell.0 - 16);
@@ -499,11 +500,13 @@ fn layout(fig: &Figure) -> Layout {
                 2 * LEGEND_PAD + LEGEND_KEY + text_w,
                 2 * LEGEND_PAD + LEGEND_ROW * entries.len() as i32,
             );
+            let notes = place_notes(p, f64::from(plot_w), f64::from(plot_h));
             let legend = match (entries.is_empty(), p.legend) {
                 (true, _) => LegendAt::Nowhere,
                 (false, Legend::Outside) => LegendAt::Right,
                 (false, Legend::Auto) => legend_spot(
                     p,
+                    &notes,
                     (f64::from(legend_size.0), f64::from(legend_size.1)),
                     f64::from(plot_w),
                     f64::from(plot_h),
@@ -516,6 +519,7 @@ fn layout(fig: &Figure) -> Layout {
                 legend_size,
                 legend_columns: Vec::new(),
                 legend,
+                notes,
             }
         })
         .collect();
@@ -565,6 +569,7 @@ fn layout(fig: &Figure) -> Layout {
             (title_h + (cell.1 + below) * rows as i32) as u32,
         ),
         title_size,
+        title_lines,
         cell,
         right,
         below,
@@ -580,18 +585,88 @@ fn title_block(title: &str, size: f64) -> i32 {
     h + 2 * (h / 2).min(5)
 }
 
+/// Smallest font size of a one-line title before it goes onto two lines.
+const TITLE_MIN_ONE_LINE: f64 = 17.0;
+
+/// Whether a title line fits a canvas `w0` pixels wide at `size`.
+fn title_fits(line: &str, size: f64, w0: i32) -> bool {
+    let w = text_size(line, size, true).0;
+    w + w / 12 + 32 <= w0
+}
+
+/// The figure title's lines and font size: one line at the largest size from 24 down to 17 at
+/// which it fits the width; else two lines (split at the " · " or word that balances them) at
+/// the largest size from 20 down to 14 at which both fit; else one line shrunk until it fits
+/// (down to 11).
+fn fit_title(title: &str, w0: i32) -> (Vec<String>, f64) {
+    let sizes = |a: i32, b: i32| (b..=a).rev().map(f64::from);
+    if let Some(s) = sizes(24, TITLE_MIN_ONE_LINE as i32).find(|&s| title_fits(title, s, w0)) {
+        return (vec![title.to_string()], s);
+    }
+    // Candidate splits: at each " · " first, then at each space.
+    let mut splits: Vec<(String, String)> = title
+        .match_indices(" · ")
+        .map(|(i, sep)| (title[..i].to_string(), title[i + sep.len()..].to_string()))
+        .collect();
+    if splits.is_empty() {
+        splits = title
+            .match_indices(' ')
+            .map(|(i, _)| (title[..i].to_string(), title[i + 1..].to_string()))
+            .collect();
+    }
+    for s in sizes(20, 14) {
+        let best = splits
+            .iter()
+            .filter(|(a, b)| title_fits(a, s, w0) && title_fits(b, s, w0))
+            .min_by_key(|(a, b)| text_size(a, s, true).0.max(text_size(b, s, true).0));
+        if let Some((a, b)) = best {
+            return (vec![a.clone(), b.clone()], s);
+        }
+    }
+    let mut size = TITLE_MIN_ONE_LINE;
+    while size > 11.0 && !title_fits(title, size, w0) {
+        size -= 1.0;
+    }
+    (vec![title.to_string()], size)
+}
+
+/// Height of a title strip of `lines` lines at `size`.
+fn title_lines_block(lines: usize, size: f64) -> i32 {
+    let h = text_size("Ag", size, true).1;
+    let line_h = (f64::from(h) * 1.2).ceil() as i32;
+    line_h * lines as i32 + 2 * (h / 2).min(5)
+}
+
 fn draw<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     fig: &Figure,
     lay: &Layout,
 ) -> Result<(), PlotError> {
     root.fill(&WHITE).map_err(|e| err(fig, e))?;
-    let body = root
-        .titled(
-            &fig.title,
-            (FONT, lay.title_size).into_font().style(FontStyle::Bold),
-        )
-        .map_err(|e| err(fig, e))?;
+    let font = (FONT, lay.title_size).into_font().style(FontStyle::Bold);
+    let body = if lay.title_lines.len() == 1 {
+        root.titled(&fig.title, font).map_err(|e| err(fig, e))?
+    } else {
+        let h = text_size("Ag", lay.title_size, true).1;
+        let line_h = (f64::from(h) * 1.2).ceil() as i32;
+        let block = title_lines_block(lay.title_lines.len(), lay.title_size);
+        let (strip, body) = root.split_vertically(block);
+        let style = TextStyle::from(font).pos(plotters::style::text_anchor::Pos::new(
+            plotters::style::text_anchor::HPos::Center,
+            plotters::style::text_anchor::VPos::Top,
+        ));
+        let mid = strip.dim_in_pixel().0 as i32 / 2;
+        for (i, line) in lay.title_lines.iter().enumerate() {
+            strip
+                .draw(&Text::new(
+                    line.clone(),
+                    (mid, (h / 2).min(5) + line_h * i as i32),
+                    style.clone(),
+                ))
+                .map_err(|e| err(fig, e))?;
+        }
+        body
+    };
     let cols = fig.columns.max(1);
     let (cw, ch) = (lay.cell.0 + lay.right, lay.cell.1 + lay.below);
     for (i, (panel, pl)) in fig.panels.iter().zip(&lay.panels).enumerate() {
@@ -966,13 +1041,85 @@ fn drawn_samples(p: &Panel, w: f64, h: f64) -> Vec<(f64, f64, f64)> {
     for (x, _, _) in &p.vlines {
         segment((px(*x), 0.0), (px(*x), h), 0.2, &mut out);
     }
-    for n in &p.notes {
-        // A note's text starts at its point: about 7 px per character, 14 px high.
-        let (x, y) = (px(n.at.0), py(n.at.1));
-        let len = 7.0 * n.text.chars().count() as f64;
-        segment((x, y + 7.0), (x + len, y + 7.0), 3.0, &mut out);
-    }
     out
+}
+
+/// Font size of a [`Note`], and the gap between a note's text box and its point, in pixels.
+const NOTE_FONT: f64 = 13.0;
+const NOTE_GAP: f64 = 6.0;
+
+/// The text box (left, top, width, height in pixels) of each of a panel's notes, placed one
+/// after another: of the candidate spots beside the point (upper right, lower right, upper left,
+/// lower left, above, below, right, left), the first that stays inside the `w` x `h` plot area
+/// and covers the least of what the panel draws (lines, markers, band edges, bar tops: see
+/// `drawn_samples`) and of the notes already placed.
+fn note_boxes(p: &Panel, w: f64, h: f64) -> Vec<(f64, f64, f64, f64)> {
+    if p.notes.is_empty() {
+        return Vec::new();
+    }
+    let (xs, ys) = (p.x_scale, p.y_scale);
+    let (xr, yr) = (usable_range(xs, p.x_range), usable_range(ys, p.y_range));
+    let (x0, x1) = (xs.to_axis(xr.0), xs.to_axis(xr.1));
+    let (y0, y1) = (ys.to_axis(yr.0), ys.to_axis(yr.1));
+    let px = |x: f64| (xs.to_axis(x) - x0) / (x1 - x0) * w;
+    let py = |y: f64| (1.0 - (ys.to_axis(y) - y0) / (y1 - y0)) * h;
+    let samples = drawn_samples(p, w, h);
+    let mut placed: Vec<(f64, f64, f64, f64)> = Vec::new();
+    for n in &p.notes {
+        let (tw, th) = text_size(&n.text, NOTE_FONT, false);
+        let (tw, th) = (f64::from(tw), f64::from(th));
+        let (x, y) = (px(n.at.0), py(n.at.1));
+        let g = NOTE_GAP;
+        let spots = [
+            (x + g, y - th - 2.0),
+            (x + g, y + 2.0),
+            (x - g - tw, y - th - 2.0),
+            (x - g - tw, y + 2.0),
+            (x - tw / 2.0, y - th - g),
+            (x - tw / 2.0, y + g),
+            (x + g, y - th / 2.0),
+            (x - g - tw, y - th / 2.0),
+        ];
+        let pad = 2.0;
+        let cost = |&(l, t): &(f64, f64)| {
+            let inside = l >= 0.0 && t >= 0.0 && l + tw <= w && t + th <= h;
+            let covered: f64 = samples
+                .iter()
+                .filter(|s| {
+                    s.0 >= 0.5
+                        && s.1 >= l - pad
+                        && s.1 <= l + tw + pad
+                        && s.2 >= t - pad
+                        && s.2 <= t + th + pad
+                })
+                .map(|s| s.0)
+                .sum();
+            let clash = placed
+                .iter()
+                .filter(|b| {
+                    l < b.0 + b.2 + pad
+                        && b.0 < l + tw + pad
+                        && t < b.1 + b.3 + pad
+                        && b.1 < t + th + pad
+                })
+                .count() as f64;
+            covered + 1e3 * clash + if inside { 0.0 } else { 1e6 }
+        };
+        let mut best = (f64::INFINITY, spots[0]);
+        for spot in &spots {
+            let c = cost(spot);
+            if c < best.0 {
+                best = (c, *spot);
+            }
+        }
+        placed.push((best.1 .0, best.1 .1, tw, th));
+    }
+    placed
+}
+
+/// The top left corner of each note's text box (see [`note_boxes`]).
+fn place_notes(p: &Panel, w: f64, h: f64) -> Vec<(f64, f64)> {
+    note_boxes(p, w, h).iter().map(|b| (b.0, b.1)).collect()
 }
 
 /// The candidate inside spots of a legend of `size` in a plot area of `w` x `h` pixels: the
@@ -998,11 +1145,28 @@ fn legend_spots((bw, bh): (f64, f64), w: f64, h: f64) -> [(f64, f64); 8] {
 /// that covers nothing solid (lines, band edges, markers, bar tops, notes: weight 0.5 and more),
 /// if any: of those, the first spot of [`legend_spots`] covering the least of the light rest
 /// (band and bar fills, reference lines).
-fn legend_spot(p: &Panel, size: (f64, f64), w: f64, h: f64) -> Option<(f64, f64)> {
+fn legend_spot(
+    p: &Panel,
+    notes: &[(f64, f64)],
+    size: (f64, f64),
+    w: f64,
+    h: f64,
+) -> Option<(f64, f64)> {
     if size.0 > w - 2.0 * f64::from(LEGEND_INSET) || size.1 > h - 2.0 * f64::from(LEGEND_INSET) {
         return None;
     }
-    let samples = drawn_samples(p, w, h);
+    let mut samples = drawn_samples(p, w, h);
+    // A placed note: its text box, sampled every 2 pixels along three rows.
+    for (n, &(l, t)) in p.notes.iter().zip(notes) {
+        let (tw, th) = text_size(&n.text, NOTE_FONT, false);
+        for row in [0.0, 0.5, 1.0] {
+            let mut x = l;
+            while x <= l + f64::from(tw) {
+                samples.push((3.0, x, t + row * f64::from(th)));
+                x += 2.0;
+            }
+        }
+    }
     // A few pixels of clearance around the box count as covered too.
     let pad = 3.0;
     let mut best: Option<(f64, (f64, f64))> = None;
@@ -1260,17 +1424,17 @@ fn draw_panel<DB: DrawingBackend>(
                 .map(|&(x, y, _, _)| Circle::new((xs.to_axis(x), ys.to_axis(y)), 3, c.filled())),
         )?;
     }
-    for n in &p.notes {
-        chart.draw_series(std::iter::once(Text::new(
-            n.text.clone(),
-            (xs.to_axis(n.at.0), ys.to_axis(n.at.1)),
-            (FONT, 13),
-        )))?;
-    }
     // The plot area's pixels relative to the panel's own area.
     let (px, py) = chart.plotting_area().get_pixel_range();
     let base = area.get_base_pixel();
     let (left, top) = (px.start - base.0, py.start - base.1);
+    for (n, &(x, y)) in p.notes.iter().zip(&pl.notes) {
+        area.draw(&Text::new(
+            n.text.clone(),
+            (left + x.round() as i32, top + y.round() as i32),
+            (FONT, NOTE_FONT),
+        ))?;
+    }
     let at = match pl.legend {
         LegendAt::Nowhere => return Ok(()),
         LegendAt::Inside(x, y) => (left + x.round() as i32, top + y.round() as i32),

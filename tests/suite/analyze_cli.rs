@@ -449,8 +449,8 @@ fn analyze_all_solved_prints_the_exact_bound_not_a_point() {
         .arg(&out)
         .assert()
         .success()
-        // 0.05^(1/10) = 0.7411: the lower end after 10 of 10 solved.
-        .stdout(predicate::str::contains("100.0 [74.1–100.0]"))
+        // 0.05^(1/10) = 0.7411: the lower end after 10 of 10 solved; † marks the exact bound.
+        .stdout(predicate::str::contains("100.0 [74.1–100.0†]"))
         .stdout(predicate::str::contains("rule of three"));
     let csv = std::fs::read_to_string(out.join("model-m.csv")).expect("model csv");
     assert!(csv.contains(",0.7411344491069478,1,1,all-max,"), "{csv}");
@@ -483,7 +483,7 @@ fn analyze_none_solved_and_equal_differences_print_the_exact_bound() {
         .assert()
         .success()
         // 1 - 0.05^(1/10) = 0.2589: the upper end after 10 of 10 unsolved.
-        .stdout(predicate::str::contains("0.0 [0.0–25.9]"))
+        .stdout(predicate::str::contains("0.0 [0.0–25.9†]"))
         .stdout(predicate::str::contains("every problem scores 0"))
         .stdout(predicate::str::contains(
             "every problem has the same difference",

@@ -5,6 +5,7 @@ mod analyze_answers;
 mod analyze_cli;
 mod bad_scenarios;
 mod calibration;
+mod clamped_output;
 mod cli;
 mod common;
 mod curves_band;

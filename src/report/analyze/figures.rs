@@ -10,6 +10,16 @@ use crate::analyze::{Analysis, CurvePoint, FitResult};
 use crate::report::plot::{Band, Bars, Figure, Line, Markers, Panel, Scale};
 
 pub(super) fn k_ticks(kmin: f64, kmax: f64) -> Vec<f64> {
+    // Up to 12 values of k (every k from kmin to kmax exists): a tick at each.
+    if kmax - kmin < 12.0 {
+        let mut t = kmin.ceil();
+        let mut ticks = Vec::new();
+        while t <= kmax + 1e-9 {
+            ticks.push(t);
+            t += 1.0;
+        }
+        return ticks;
+    }
     let mut ticks = Vec::new();
     let mut t = 1.0;
     while t <= kmax * 1.01 {
@@ -104,12 +114,19 @@ pub fn curves_figure(a: &Analysis) -> Figure {
                         Some(IntervalBasis::AllMax | IntervalBasis::AllMin | IntervalBasis::AllEqual)
                     )
                 };
+                // Bars of different curves at one k are drawn a little apart (pass@k left,
+                // pass^k right, 0.12 octave between them) so that they do not overlap.
+                let dodge = match metric {
+                    "pass@k" => 2f64.powf(-0.06),
+                    "pass^k" => 2f64.powf(0.06),
+                    _ => 1.0,
+                };
                 let bounded: Vec<(f64, f64, f64, f64)> = points
                     .iter()
                     .filter(|q| bound(q))
                     .filter_map(|q| {
                         q.ci95.map(|[lo, hi]| {
-                            (q.k as f64, 100.0 * q.estimate, 100.0 * lo, 100.0 * hi)
+                            (q.k as f64 * dodge, 100.0 * q.estimate, 100.0 * lo, 100.0 * hi)
                         })
                     })
                     .collect();
@@ -118,7 +135,13 @@ pub fn curves_figure(a: &Analysis) -> Figure {
                     p.markers.push(Markers {
                         label: Some(format!(
                             "{metric} at k = {}: every problem scores the same; bars: exact bound 1 - 0.05^(1/{})",
-                            k_list(&bounded.iter().map(|b| b.0 as usize).collect::<Vec<_>>()),
+                            k_list(
+                                &points
+                                    .iter()
+                                    .filter(|q| bound(q) && q.ci95.is_some())
+                                    .map(|q| q.k)
+                                    .collect::<Vec<_>>()
+                            ),
                             s.problems
                         )),
                         color,
@@ -188,6 +211,8 @@ pub fn curves_figure(a: &Analysis) -> Figure {
             p
         })
         .collect();
+    let mut panels = panels;
+    share_y(&mut panels);
     let columns = panels.len().clamp(1, 2);
     let rows = panels.len().div_ceil(columns).max(1) as u32;
     Figure {
@@ -199,6 +224,25 @@ pub fn curves_figure(a: &Analysis) -> Figure {
         panels,
         columns,
         size: (if columns > 1 { 1600 } else { 1000 }, 80 + 600 * rows),
+    }
+}
+
+/// One y range for every panel (the union of theirs), so that models drawn side by side are
+/// compared on the same scale.
+fn share_y(panels: &mut [Panel]) {
+    if panels.len() < 2 {
+        return;
+    }
+    let lo = panels
+        .iter()
+        .map(|p| p.y_range.0)
+        .fold(f64::INFINITY, f64::min);
+    let hi = panels
+        .iter()
+        .map(|p| p.y_range.1)
+        .fold(f64::NEG_INFINITY, f64::max);
+    for p in panels {
+        p.y_range = (lo, hi);
     }
 }
 
@@ -220,7 +264,9 @@ pub fn solve_rates_figure(a: &Analysis) -> Figure {
             let top = h.bins.iter().map(|b| b.problems).max().unwrap_or(1).max(1) as f64;
             let lo = h.bins.first().map_or(0.0, |b| b.low.min(0.0));
             let hi = h.bins.last().map_or(1.0, |b| b.high.max(1.0));
-            p.x_range = (lo, hi);
+            // A little room beside the outer bars, so that they do not run into the frame.
+            let pad = 0.02 * (hi - lo);
+            p.x_range = (lo - pad, hi + pad);
             p.y_range = (0.0, top * 1.12);
             p.x_ticks = Some((0..=10).map(|i| f64::from(i) / 10.0).collect());
             p.y_integer = true;
@@ -249,6 +295,8 @@ pub fn solve_rates_figure(a: &Analysis) -> Figure {
             p
         })
         .collect();
+    let mut panels = panels;
+    share_y(&mut panels);
     let columns = panels.len().clamp(1, 2);
     let rows = panels.len().div_ceil(columns).max(1) as u32;
     Figure {
@@ -479,6 +527,7 @@ mod tests {
     #[test]
     fn analyze_with_n_3_labels_k_3() {
         assert_eq!(super::k_ticks(1.0, 3.0), vec![1.0, 2.0, 3.0]);
+        assert_eq!(super::k_ticks(1.0, 10.0).len(), 10);
         assert_eq!(super::k_ticks(1.0, 64.0).last(), Some(&64.0));
         assert_eq!(super::k_ticks(1.0, 64.0).len(), 7);
     }

@@ -4,7 +4,11 @@
 use super::text::{
     at_k, boundary_notes, diff_note, harness_text, model_header, p_value, reversal_text, shown,
 };
-use super::{ci_pct, input_names, opt_pts, pts, rule_name, signed_pts};
+use super::{
+    ci_cell, ci_pct, exact_bound, input_names, opt_pts, pts, rule_name, signed_pts,
+    EXACT_BOUND_MARK,
+};
+use crate::analyze::interval::IntervalBasis;
 use crate::analyze::summary::BINARY_ONLY;
 use crate::analyze::{Analysis, ModelAnalysis};
 
@@ -17,15 +21,17 @@ pub(super) fn md_curve_table(m: &ModelAnalysis, rule: &str) -> String {
             opt_pts(p.question_se),
             opt_pts(p.sampling_se),
             opt_pts(p.clustered_se),
-            ci_pct(p.ci95),
+            ci_cell(p.ci95, p.ci_basis),
             ci_pct(p.bootstrap_ci),
         );
     }
     let mut md = format!(
         "| k | pass@k | question SE | sampling SE | clustered SE | 95% CI | plug-in | pass^k | maj@k ({rule}) | maj@k 95% CI | maj@k first |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"
     );
+    let mut marked = false;
     for p in shown(&s.pass_at_k) {
         let maj = at_k(s.maj_at_k.as_ref(), p.k);
+        marked |= exact_bound(p.ci_basis) || maj.is_some_and(|q| exact_bound(q.ci_basis));
         md += &format!(
             "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
             p.k,
@@ -33,12 +39,17 @@ pub(super) fn md_curve_table(m: &ModelAnalysis, rule: &str) -> String {
             opt_pts(p.question_se),
             opt_pts(p.sampling_se),
             opt_pts(p.clustered_se),
-            ci_pct(p.ci95),
+            ci_cell(p.ci95, p.ci_basis),
             opt_pts(p.plug_in),
             at_k(Some(&s.pass_hat_k), p.k).map_or("-".to_string(), |q| pts(q.estimate)),
             maj.map_or("-".to_string(), |q| pts(q.estimate)),
-            maj.map_or("-".to_string(), |q| ci_pct(q.ci95)),
+            maj.map_or("-".to_string(), |q| ci_cell(q.ci95, q.ci_basis)),
             at_k(s.maj_first.as_ref(), p.k).map_or("-".to_string(), |q| pts(q.estimate)),
+        );
+    }
+    if marked {
+        md += &format!(
+            "\n{EXACT_BOUND_MARK} Every problem has the same score at this k: the interval is the exact bound 1 - 0.05^(1/N), not the Wilson interval (notes above).\n"
         );
     }
     md + "\n"
@@ -94,7 +105,7 @@ pub fn analysis_markdown(a: &Analysis, model_files: &[String], figures: &[String
         }
         for (name, d) in rows {
             md += &format!(
-                "| {name} | {} | {} | {} | {} | {} | {} | [{}, {}] |\n",
+                "| {name} | {} | {} | {} | {} | {} | {} | [{}, {}]{} |\n",
                 pts(d.a),
                 pts(d.b),
                 signed_pts(d.difference),
@@ -102,7 +113,12 @@ pub fn analysis_markdown(a: &Analysis, model_files: &[String], figures: &[String
                 pts(d.question_se),
                 opt_pts(d.sampling_se),
                 signed_pts(d.ci95[0]),
-                signed_pts(d.ci95[1])
+                signed_pts(d.ci95[1]),
+                if d.ci_basis == IntervalBasis::Spread {
+                    ""
+                } else {
+                    EXACT_BOUND_MARK
+                }
             );
             notes += &diff_note(&name, d, c.common_problems);
         }

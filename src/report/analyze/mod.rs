@@ -74,12 +74,14 @@ fn opt(x: Option<f64>) -> String {
     x.map(num).unwrap_or_default()
 }
 
+// Scores, SEs and interval ends to one decimal, keeping the digits rounding would hide
+// ("0.040", not "0.0"; "99.96", not "100.0"): see `crate::report::keep_digits`.
 fn pct(x: f64) -> String {
-    format!("{:.1}%", 100.0 * x)
+    format!("{}%", crate::report::keep_digits(100.0 * x, 1))
 }
 
 fn pts(x: f64) -> String {
-    format!("{:.1}", 100.0 * x)
+    crate::report::keep_digits(100.0 * x, 1)
 }
 
 fn signed_pts(x: f64) -> String {
@@ -92,8 +94,27 @@ fn opt_pts(x: Option<f64>) -> String {
 
 fn ci_pct(ci: Option<[f64; 2]>) -> String {
     ci.map_or("-".to_string(), |[lo, hi]| {
-        format!("{:.1}–{:.1}", 100.0 * lo, 100.0 * hi)
+        format!("{}–{}", pts(lo), pts(hi))
     })
+}
+
+/// The mark on an interval that is the exact bound (every problem scores the same), not the
+/// Wilson interval: its end at 0% or 100% is where the data put it, and the notes say why.
+pub const EXACT_BOUND_MARK: &str = "†";
+
+/// Whether an interval of this basis is the exact bound (every problem scores the same).
+fn exact_bound(basis: Option<IntervalBasis>) -> bool {
+    basis.is_some_and(|b| b != IntervalBasis::Spread)
+}
+
+/// [`ci_pct`] with [`EXACT_BOUND_MARK`] when the interval is the exact bound.
+fn ci_cell(ci: Option<[f64; 2]>, basis: Option<IntervalBasis>) -> String {
+    let mark = if ci.is_some() && exact_bound(basis) {
+        EXACT_BOUND_MARK
+    } else {
+        ""
+    };
+    format!("{}{mark}", ci_pct(ci))
 }
 
 /// The name of an interval basis as written in CSV files.

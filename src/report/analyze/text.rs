@@ -1,13 +1,14 @@
 //! The text `analyze` prints on stdout: the per-model summary, the harness cross-check and the
 //! comparison, with notes on one-sided intervals. Formats finished results only; depends on
 //! [`crate::analyze`]'s result types.
-use super::{ci_pct, curves, opt_pts, pct, pts, rule_name, signed_pts};
+use super::{ci_cell, ci_pct, curves, opt_pts, pct, pts, rule_name, signed_pts, EXACT_BOUND_MARK};
 use crate::analyze::interval::IntervalBasis;
 use crate::analyze::summary::BINARY_ONLY;
 use crate::analyze::{Analysis, Comparison, CurvePoint, ModelAnalysis};
 
-/// One line per curve point whose interval rests on an exact bound (every problem solved, or
-/// none), so the reader knows why it is one-sided.
+/// One line per curve whose intervals rest on an exact bound at some k (every problem solved,
+/// none, or every problem the same score), so the reader knows why such an interval ends at 0% or
+/// 100% or is one-sided; tables mark those intervals with [`EXACT_BOUND_MARK`].
 pub(super) fn boundary_notes(m: &ModelAnalysis) -> String {
     let n = m.summary.problems;
     let mut t = String::new();
@@ -15,6 +16,7 @@ pub(super) fn boundary_notes(m: &ModelAnalysis) -> String {
         for (basis, what) in [
             (IntervalBasis::AllMax, "every problem scores 1"),
             (IntervalBasis::AllMin, "every problem scores 0"),
+            (IntervalBasis::AllEqual, "every problem has the same score"),
         ] {
             let ks: Vec<String> = points
                 .iter()
@@ -23,7 +25,7 @@ pub(super) fn boundary_notes(m: &ModelAnalysis) -> String {
                 .collect();
             if !ks.is_empty() {
                 t += &format!(
-                    "  note: {metric} at k = {}: {what}; the 95% interval is the exact bound after {n} problems without an exception (1 - 0.05^(1/N), about 3/N: the rule of three), not a point\n",
+                    "  note: {EXACT_BOUND_MARK} {metric} at k = {}: {what}; the 95% interval is the exact bound after {n} problems without an exception (1 - 0.05^(1/N), about 3/N: the rule of three), not a point\n",
                     ks.join(", ")
                 );
             }
@@ -38,7 +40,7 @@ pub(super) fn diff_note(name: &str, d: &crate::analyze::DiffEstimate, problems: 
         return String::new();
     }
     format!(
-        "  note: {name}: every problem has the same difference; the 95% interval is the exact bound on how often a problem could differ after {problems} problems (1 - 0.05^(1/N), about 3/N), not a point\n"
+        "  note: {EXACT_BOUND_MARK} {name}: every problem has the same difference; the 95% interval is the exact bound on how often a problem could differ after {problems} problems (1 - 0.05^(1/N), about 3/N), not a point\n"
     )
 }
 
@@ -78,7 +80,7 @@ pub(super) fn model_header(m: &ModelAnalysis) -> String {
         opt_pts(p1.sampling_se),
         p1.clustered_se
             .map_or(String::new(), |c| format!(", clustered SE {} pts", pts(c))),
-        ci_pct(p1.ci95),
+        ci_cell(p1.ci95, p1.ci_basis),
         ci_pct(p1.bootstrap_ci)
     );
     if s.mean_score.is_some() {
@@ -207,7 +209,7 @@ pub fn analysis_text(a: &Analysis) -> String {
             let first = at_k(s.maj_first.as_ref(), p.k);
             rows.push([
                 p.k.to_string(),
-                format!("{} [{}]", pts(p.estimate), ci_pct(p.ci95)),
+                format!("{} [{}]", pts(p.estimate), ci_cell(p.ci95, p.ci_basis)),
                 opt_pts(p.plug_in),
                 hat.map_or("-".to_string(), |q| pts(q.estimate)),
                 maj.map_or("-".to_string(), |q| pts(q.estimate)),
@@ -240,10 +242,15 @@ pub fn analysis_text(a: &Analysis) -> String {
         }
         for (name, d) in rows {
             t += &format!(
-                "  {name}: {} pts, 95% CI [{}, {}]; paired SE {} (question part {}, sampling part {}, in quadrature)\n",
+                "  {name}: {} pts, 95% CI [{}, {}]{}; paired SE {} (question part {}, sampling part {}, in quadrature)\n",
                 signed_pts(d.difference),
                 signed_pts(d.ci95[0]),
                 signed_pts(d.ci95[1]),
+                if d.ci_basis == IntervalBasis::Spread {
+                    ""
+                } else {
+                    EXACT_BOUND_MARK
+                },
                 pts(d.se),
                 pts(d.question_se),
                 opt_pts(d.sampling_se),
@@ -285,10 +292,18 @@ pub(super) fn reversal_text(c: &Comparison, decimals: usize) -> String {
     if c.reruns == 0 {
         return "- (not simulated: --reruns 0)".to_string();
     }
+    // Zero reruns reversed: "0", not "0.000" read as a rounded value; a small nonzero share
+    // keeps two significant digits.
     let p = c
         .reversal_probability
         .map_or("- (no difference)".to_string(), |r| {
-            format!("{r:.decimals$}")
+            if r == 0.0 {
+                "0 (no rerun reversed it)".to_string()
+            } else if r < 10f64.powi(-(decimals as i32)) {
+                p_value(r)
+            } else {
+                format!("{r:.decimals$}")
+            }
         });
     format!("{p} ({} simulated reruns, seed {})", c.reruns, c.seed)
 }

@@ -7,7 +7,8 @@
 //!
 //!     cargo test --release --test suite analyze_interval_coverage_full_table -- --ignored --nocapture
 use evalsim::analyze::coverage::{
-    exact_coverage, interval_coverage, population_truth, CoverageResult, CoverageSpec, METRICS,
+    exact_coverage, exact_coverage_lattice, interval_coverage, population_truth, CoverageResult,
+    CoverageSpec, METRICS,
 };
 use evalsim::analyze::interval::{mean_interval, IntervalMethod};
 
@@ -242,5 +243,88 @@ fn analyze_interval_exact_coverage_over_populations() {
                 .collect::<Vec<_>>()
                 .join(" | ")
         );
+    }
+}
+
+/// The lattice programme over (sum, sum of squares) must give the same exact coverage as the
+/// enumeration of every composition, for every metric at k = n = 4, N = 10 and 15, at a small and
+/// a large gap.
+#[test]
+fn lattice_exact_coverage_equals_composition_enumeration() {
+    for gap in [0.21, 1.0] {
+        for problems in [10, 15] {
+            let s = CoverageSpec {
+                gap,
+                ..spec(problems, 4, 0, 0)
+            };
+            let by_composition = exact_coverage(&s, IntervalMethod::Wilson);
+            let by_lattice = exact_coverage_lattice(&s, 4);
+            for m in 0..6 {
+                let (c, l) = (by_composition[m].unwrap(), by_lattice[m].unwrap());
+                assert!(
+                    (c - l).abs() < 1e-12,
+                    "{} gap {gap} N {problems}: {c} vs {l}",
+                    METRICS[m]
+                );
+            }
+        }
+    }
+}
+
+/// The populations of the exact grid: mu from -2.5 to 2.5 in steps of 0.5.
+fn mu_grid() -> Vec<f64> {
+    (0..11).map(|i| -2.5 + 0.5 * f64::from(i)).collect()
+}
+
+/// Exact coverage (lattice programme) of every metric at k = n = 4 over the population grid, for
+/// one gap and N: per metric (lowest, mean, highest) over the grid, and the per-population rows.
+fn exact_grid(gap: f64, problems: usize) -> (Vec<[f64; 6]>, [(f64, f64, f64); 6]) {
+    use rayon::prelude::*;
+    let rows: Vec<[f64; 6]> = mu_grid()
+        .par_iter()
+        .map(|&mu| {
+            let s = CoverageSpec {
+                mu,
+                gap,
+                ..spec(problems, 4, 0, 0)
+            };
+            exact_coverage_lattice(&s, 4).map(|c| c.expect("on the quarter lattice"))
+        })
+        .collect();
+    let summary = std::array::from_fn(|m| {
+        let col: Vec<f64> = rows.iter().map(|r| r[m]).collect();
+        (
+            col.iter().copied().fold(1.0, f64::min),
+            col.iter().sum::<f64>() / col.len() as f64,
+            col.iter().copied().fold(0.0, f64::max),
+        )
+    });
+    (rows, summary)
+}
+
+/// The exact coverage of the reported interval at k = n = 4 over 11 populations, gaps 0.21 and
+/// 1 logit, N = 10 to 100 (docs/intervals.md, "Exact coverage at every N"):
+///
+///     cargo test --release --test suite analyze_interval_exact_coverage_grid -- --ignored --nocapture
+#[test]
+#[ignore = "exact coverage over 11 populations x 2 gaps x 6 sizes, a few minutes: cargo test --release --test suite analyze_interval_exact_coverage_grid -- --ignored --nocapture"]
+fn analyze_interval_exact_coverage_grid() {
+    for gap in [0.21, 1.0] {
+        for problems in [10, 15, 20, 30, 50, 100] {
+            let (rows, summary) = exact_grid(gap, problems);
+            println!("\ngap {gap}, N x n = {problems} x 4: exact coverage (%)");
+            println!("| mu | {} |", METRICS.join(" | "));
+            for (mu, row) in mu_grid().iter().zip(&rows) {
+                let cells: Vec<String> = row.iter().map(|c| format!("{:.2}", 100.0 * c)).collect();
+                println!("| {mu:.1} | {} |", cells.join(" | "));
+            }
+            for (label, pick) in [("lowest", 0), ("mean", 1), ("highest", 2)] {
+                let cells: Vec<String> = summary
+                    .iter()
+                    .map(|s| format!("{:.2}", 100.0 * [s.0, s.1, s.2][pick]))
+                    .collect();
+                println!("| {label} | {} |", cells.join(" | "));
+            }
+        }
     }
 }

@@ -6,6 +6,12 @@
 //! construction and the percentile bootstrap, as in docs/intervals.md) is an ignored test:
 //!
 //!     cargo test --release --test suite analyze_interval_coverage_full_table -- --ignored --nocapture
+//!
+//! With k = n = 4 the coverage is also exact at any N (a programme over the sum and the sum of
+//! squares of the per-problem values): `exact_coverage_band_at_n_30` holds the documented band at
+//! N = 30 in the suite, and the ignored grid over 11 populations, gaps 0.21 and 1, N = 10 to 100:
+//!
+//!     cargo test --release --test suite analyze_interval_exact_coverage_grid -- --ignored --nocapture
 use evalsim::analyze::coverage::{
     exact_coverage, exact_coverage_lattice, interval_coverage, population_truth, CoverageResult,
     CoverageSpec, METRICS,
@@ -327,4 +333,39 @@ fn analyze_interval_exact_coverage_grid() {
             }
         }
     }
+}
+
+/// The band the reported interval holds at N x n = 30 x 4, exactly, over the 11 populations of the
+/// grid and both gaps (docs/intervals.md, "Exact coverage at every N"): pass@1, maj@4 and the
+/// paired difference of pass@1 within 94% to 96%; pass@4 and pass^4 (0/1 scores, whose coverage
+/// oscillates with the population as the binomial's does) within 92% to 98%; the paired
+/// difference of maj@4 within 94.5% to 96% at gap 0.21. At gap 1 the paired difference of maj@4
+/// is liberal (91.7% to 94.7%, the open item of issue 19): the test holds it to 91.5% to 95% so
+/// that a change which makes it worse fails.
+#[test]
+fn exact_coverage_band_at_n_30() {
+    let mut failures = Vec::new();
+    for gap in [0.21, 1.0] {
+        let (rows, _) = exact_grid(gap, 30);
+        for (mu, row) in mu_grid().iter().zip(&rows) {
+            for (m, &c) in row.iter().enumerate() {
+                let (lo, hi) = match (m, gap > 0.5) {
+                    (1 | 2, _) => (0.92, 0.98),
+                    (5, false) => (0.945, 0.96),
+                    (5, true) => (0.915, 0.95),
+                    _ => (0.94, 0.96),
+                };
+                if !(lo..=hi).contains(&c) {
+                    failures.push(format!(
+                        "{} gap {gap} mu {mu}: {:.2}% outside [{}, {}]",
+                        METRICS[m],
+                        100.0 * c,
+                        100.0 * lo,
+                        100.0 * hi
+                    ));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
 }

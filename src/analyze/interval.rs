@@ -341,6 +341,44 @@ mod tests {
     }
 
     #[test]
+    fn sufficient_statistics_give_the_reported_interval() {
+        let cases: [(&[f64], (f64, f64)); 5] = [
+            (
+                &[1.0, 1.0, 0.0, 1.0, 0.0, 1.0, 1.0, 0.0, 1.0, 1.0],
+                (0.0, 1.0),
+            ),
+            (&[0.25, 1.0, 0.0, 0.5, 1.0, 0.0, 0.25, 1.0], (0.0, 1.0)),
+            (
+                &[0.0, 0.25, 0.0, -0.5, 1.0, 0.0, 0.0, 0.0, 0.75, 0.0],
+                (-1.0, 1.0),
+            ),
+            (&[0.0; 12], (-1.0, 1.0)),
+            (&[1.0; 10], (0.0, 1.0)),
+        ];
+        for (values, (lo, hi)) in cases {
+            let n = values.len() as f64;
+            let mean = values.iter().sum::<f64>() / n;
+            let var = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0);
+            let inside: f64 = values
+                .iter()
+                .map(|v| {
+                    let u = (v - lo) / (hi - lo);
+                    u * (1.0 - u)
+                })
+                .sum();
+            let direct = mean_interval(values, (lo, hi), IntervalMethod::Wilson).unwrap();
+            let moments = wilson_from_moments(values.len(), mean, var, inside, (lo, hi)).unwrap();
+            assert_eq!(direct.basis, moments.basis, "{values:?}");
+            assert!(
+                (direct.low - moments.low).abs() < 1e-12
+                    && (direct.high - moments.high).abs() < 1e-12,
+                "{values:?}: {direct:?} vs {moments:?}"
+            );
+        }
+        assert!(wilson_from_moments(1, 0.5, 0.0, 0.0, (0.0, 1.0)).is_none());
+    }
+
+    #[test]
     fn large_df_expansion_joins_the_exact_quantile() {
         let exact = StudentsT::new(0.0, 1.0, 1e4).unwrap().inverse_cdf(0.975);
         assert!((t_quantile_real(1e4 + 1e-9) - exact).abs() < 1e-10);

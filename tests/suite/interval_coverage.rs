@@ -282,9 +282,12 @@ fn mu_grid() -> Vec<f64> {
     (0..11).map(|i| -2.5 + 0.5 * f64::from(i)).collect()
 }
 
+/// (lowest, mean, highest) of one metric's exact coverage over the grid.
+type Band = (f64, f64, f64);
+
 /// Exact coverage (lattice programme) of every metric at k = n = 4 over the population grid, for
 /// one gap and N: per metric (lowest, mean, highest) over the grid, and the per-population rows.
-fn exact_grid(gap: f64, problems: usize) -> (Vec<[f64; 6]>, [(f64, f64, f64); 6]) {
+fn exact_grid(gap: f64, problems: usize) -> (Vec<[f64; 6]>, [Band; 6]) {
     use rayon::prelude::*;
     let rows: Vec<[f64; 6]> = mu_grid()
         .par_iter()

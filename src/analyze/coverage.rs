@@ -15,7 +15,7 @@
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::analyze::interval::{mean_interval, IntervalMethod};
+use crate::analyze::interval::{mean_interval, wilson_from_moments, IntervalMethod};
 use crate::analyze::{
     compare_models, maj_at_k_exact, pass_at_k_curve, pass_hat_k_curve, summarize_model,
     ComparisonOptions, ModelSamples, ProblemSamples, SummaryOptions,
@@ -295,6 +295,20 @@ pub const EXACT_COVERAGE_MAX_COMPOSITIONS: f64 = 5e6;
 /// [`EXACT_COVERAGE_MAX_COMPOSITIONS`] (e.g. maj@4 at n = 8: many values). With k = n = 4 and
 /// N <= 15 every metric is computable (at most 9 values). Time: O(compositions N) per metric.
 pub fn exact_coverage(spec: &CoverageSpec, method: IntervalMethod) -> [Option<f64>; 6] {
+    let (truth, dists) = value_distributions(spec);
+    let mut out = [None; 6];
+    for (m, slot) in out.iter_mut().enumerate() {
+        let range = if m >= 4 { (-1.0, 1.0) } else { (0.0, 1.0) };
+        *slot = composition_coverage(&dists[m], spec.problems, range, method, truth[m]);
+    }
+    out
+}
+
+/// The population value of each of [`METRICS`] and the distribution of its per-problem value,
+/// as sorted (value, probability) pairs: the exact tally pmf ([`paired_tally_pmf`]) mapped
+/// through `analyze`'s own per-problem estimators at `spec.k`. Time: O(20,001 T^2) for the pmf,
+/// T = (n + 1)(n + 2) / 2.
+pub fn value_distributions(spec: &CoverageSpec) -> ([f64; 6], [Vec<(f64, f64)>; 6]) {
     let truth = population_truth(spec);
     let pmf = paired_tally_pmf(spec.mu, spec.sigma, spec.gap, spec.attractor, spec.samples);
     let scores: Vec<[f64; 4]> = pmf
@@ -311,8 +325,7 @@ pub fn exact_coverage(spec: &CoverageSpec, method: IntervalMethod) -> [Option<f6
         })
         .collect();
     let t = pmf.tallies.len();
-    let mut out = [None; 6];
-    for (m, slot) in out.iter_mut().enumerate() {
+    let dists = std::array::from_fn(|m| {
         let mut dist: Vec<(f64, f64)> = Vec::new();
         for i in 0..t {
             for j in 0..t {
@@ -326,10 +339,101 @@ pub fn exact_coverage(spec: &CoverageSpec, method: IntervalMethod) -> [Option<f6
                 dist.push((value, prob));
             }
         }
-        let range = if m >= 4 { (-1.0, 1.0) } else { (0.0, 1.0) };
-        *slot = composition_coverage(&merge_values(dist), spec.problems, range, method, truth[m]);
+        merge_values(dist)
+    });
+    (truth, dists)
+}
+
+/// The exact coverage of the reported interval (`IntervalMethod::Wilson`) for each of
+/// [`METRICS`] whose per-problem values all lie on the lattice j / `lattice` (e.g. `lattice` =
+/// 4 at k = n = 4: pass@1 = c / 4, maj@4 in {0, 1/4, 1/2, 1}, their differences), at any N.
+///
+/// The reported interval depends on a data set only through N, the sum and the sum of squares
+/// of its values ([`wilson_from_moments`]), so instead of every composition
+/// ([`exact_coverage`], limited to small N) a dynamic programme over the integer pair
+/// (sum, sum of squares) in lattice units carries the exact distribution of the statistics
+/// over the N problems: coverage = sum over (s1, s2) of P(s1, s2) [truth in CI(s1, s2)].
+/// `None` for a metric with a value off the lattice (by more than 1e-9).
+/// Time: O(N^3 L^3 V) with V values per problem (the table has O(N^2 L^3) cells).
+pub fn exact_coverage_lattice(spec: &CoverageSpec, lattice: usize) -> [Option<f64>; 6] {
+    let (truth, dists) = value_distributions(spec);
+    let mut out = [None; 6];
+    for (m, slot) in out.iter_mut().enumerate() {
+        let range = if m >= 4 { (-1, 1) } else { (0, 1) };
+        *slot = lattice_coverage(&dists[m], spec.problems, range, lattice, truth[m]);
     }
     out
+}
+
+/// [`exact_coverage_lattice`] for one metric: values `dist` in the integer range `range`.
+fn lattice_coverage(
+    dist: &[(f64, f64)],
+    problems: usize,
+    (lo, hi): (i64, i64),
+    lattice: usize,
+    truth: f64,
+) -> Option<f64> {
+    let l = lattice as i64;
+    let mut units: Vec<(i64, f64)> = Vec::with_capacity(dist.len());
+    for &(value, prob) in dist {
+        let u = (value * lattice as f64).round();
+        if (u - value * lattice as f64).abs() > 1e-9 || problems < 2 {
+            return None;
+        }
+        units.push((u as i64, prob));
+    }
+    let n = problems as i64;
+    // Sum s1 in [l lo n, l hi n], sum of squares s2 in [0, l^2 max(lo^2, hi^2) n].
+    let s1_min = l * lo * n;
+    let s1_len = (l * (hi - lo) * n + 1) as usize;
+    let sq_max = l * l * lo.abs().max(hi.abs());
+    let s2_len = (sq_max * n + 1) as usize;
+    let mut table = vec![0.0; s1_len * s2_len];
+    table[(-s1_min) as usize * s2_len] = 1.0;
+    for step in 0..problems {
+        let mut next = vec![0.0; s1_len * s2_len];
+        let s2_reach = (sq_max * step as i64) as usize;
+        for s1 in 0..s1_len {
+            for s2 in 0..=s2_reach.min(s2_len - 1) {
+                let p = table[s1 * s2_len + s2];
+                if p == 0.0 {
+                    continue;
+                }
+                for &(u, q) in &units {
+                    let t1 = (s1 as i64 + u) as usize;
+                    let t2 = s2 + (u * u) as usize;
+                    next[t1 * s2_len + t2] += p * q;
+                }
+            }
+        }
+        table = next;
+    }
+    let (nf, lf) = (problems as f64, lattice as f64);
+    let range = (lo as f64, hi as f64);
+    let mut total = 0.0;
+    for s1 in 0..s1_len {
+        let sum = s1 as i64 + s1_min;
+        for s2 in 0..s2_len {
+            let p = table[s1 * s2_len + s2];
+            if p == 0.0 {
+                continue;
+            }
+            let sq = s2 as i64;
+            // Integer numerators: (n - 1) n l^2 var = n s2 - s1^2; and on the unit scale
+            // v = (u / l - lo) / w, l^2 w^2 sum v (1 - v) = l (hi + lo) s1 - s2 - n lo hi l^2.
+            let var = (n * sq - sum * sum) as f64 / (nf * (nf - 1.0) * lf * lf);
+            let w = (hi - lo) as f64;
+            let inside =
+                (l * (hi + lo) * sum - sq - n * lo * hi * l * l) as f64 / (lf * lf * w * w);
+            let mean = sum as f64 / (lf * nf);
+            if wilson_from_moments(problems, mean, var, inside, range)
+                .is_some_and(|i| i.low <= truth && truth <= i.high)
+            {
+                total += p;
+            }
+        }
+    }
+    Some(total)
 }
 
 /// Sorts (value, probability) pairs and merges values within 1e-12 (the same score reached

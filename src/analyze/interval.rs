@@ -171,19 +171,7 @@ pub fn mean_interval(
     }
     let first = values[0];
     if values.iter().all(|&v| v == first) {
-        let u = none_in_n_bound(n);
-        let basis = if first >= hi {
-            IntervalBasis::AllMax
-        } else if first <= lo {
-            IntervalBasis::AllMin
-        } else {
-            IntervalBasis::AllEqual
-        };
-        return Some(MeanInterval {
-            low: (first - u * (first - lo)).max(lo),
-            high: (first + u * (hi - first)).min(hi),
-            basis,
-        });
+        return Some(all_equal_interval(first, n, (lo, hi)));
     }
     // On the unit scale.
     let p = ((m - lo) / width).clamp(0.0, 1.0);
@@ -208,17 +196,78 @@ pub fn mean_interval(
             let high = Beta::new(x + 1.0, n_df - x).map_or(1.0, |d| d.inverse_cdf(0.975));
             (low, high)
         }
-        _ => {
-            let t2 = t * t / n_eff;
-            let centre = (p + t2 / 2.0) / (1.0 + t2);
-            let half = t / (1.0 + t2) * (v + t * t / (4.0 * n_eff * n_eff)).sqrt();
-            (centre - half, centre + half)
-        }
+        _ => wilson_unit(p, v, t),
     };
     Some(spread(
         (lo + width * a.clamp(0.0, 1.0)).max(lo),
         (lo + width * b.clamp(0.0, 1.0)).min(hi),
     ))
+}
+
+/// The interval when all `n` scores equal `first`: the exact bound after `n` problems without an
+/// exception ([`none_in_n_bound`]), within `[lo, hi]`.
+fn all_equal_interval(first: f64, n: usize, (lo, hi): (f64, f64)) -> MeanInterval {
+    let u = none_in_n_bound(n);
+    let basis = if first >= hi {
+        IntervalBasis::AllMax
+    } else if first <= lo {
+        IntervalBasis::AllMin
+    } else {
+        IntervalBasis::AllEqual
+    };
+    MeanInterval {
+        low: (first - u * (first - lo)).max(lo),
+        high: (first + u * (hi - first)).min(hi),
+        basis,
+    }
+}
+
+/// The Wilson score interval on the unit scale at mean `p`, variance of the mean `v` and
+/// quantile `t`, with n* = p (1 - p) / v. Unclamped.
+fn wilson_unit(p: f64, v: f64, t: f64) -> (f64, f64) {
+    let n_eff = p * (1.0 - p) / v;
+    let t2 = t * t / n_eff;
+    let centre = (p + t2 / 2.0) / (1.0 + t2);
+    let half = t / (1.0 + t2) * (v + t * t / (4.0 * n_eff * n_eff)).sqrt();
+    (centre - half, centre + half)
+}
+
+/// The reported interval ([`IntervalMethod::Wilson`]) from sufficient statistics instead of the
+/// scores: `n` scores in `[lo, hi]` with mean `mean`, sample variance `var` (denominator n - 1;
+/// exactly 0 when every score is equal) and, on the unit scale v = (score - lo) / (hi - lo),
+/// `inside` = sum_i v_i (1 - v_i) (0 when every score is at an end of the range). The interval
+/// depends on the scores only through these, so the exact coverage can sum over them instead of
+/// over every data set (`analyze::coverage::exact_coverage_lattice`). Agrees with
+/// [`mean_interval`] up to rounding of the statistics (tested against it by enumeration).
+/// `None` with fewer than 2 scores. Cost: O(1).
+pub fn wilson_from_moments(
+    n: usize,
+    mean: f64,
+    var: f64,
+    inside: f64,
+    (lo, hi): (f64, f64),
+) -> Option<MeanInterval> {
+    if n < 2 || hi <= lo {
+        return None;
+    }
+    if var <= 0.0 {
+        return Some(all_equal_interval(mean, n, (lo, hi)));
+    }
+    let width = hi - lo;
+    let p = ((mean - lo) / width).clamp(0.0, 1.0);
+    let v = var / n as f64 / (width * width);
+    let free = (inside / (n as f64 * p * (1.0 - p))).min(1.0);
+    let df = if free > 0.0 {
+        (n as f64 - 1.0) / free
+    } else {
+        f64::INFINITY
+    };
+    let (a, b) = wilson_unit(p, v, t_quantile_real(df));
+    Some(MeanInterval {
+        low: (lo + width * a.clamp(0.0, 1.0)).max(lo),
+        high: (lo + width * b.clamp(0.0, 1.0)).min(hi),
+        basis: IntervalBasis::Spread,
+    })
 }
 
 #[cfg(test)]
@@ -289,6 +338,44 @@ mod tests {
         let df = wilson_degrees_of_freedom(&b);
         assert!(df > 1e8 && df.is_finite());
         assert!((t_quantile_real(df) - Z).abs() < 1e-7);
+    }
+
+    #[test]
+    fn sufficient_statistics_give_the_reported_interval() {
+        let cases: [(&[f64], (f64, f64)); 5] = [
+            (
+                &[1.0, 1.0, 0.0, 1.0, 0.0, 1.0, 1.0, 0.0, 1.0, 1.0],
+                (0.0, 1.0),
+            ),
+            (&[0.25, 1.0, 0.0, 0.5, 1.0, 0.0, 0.25, 1.0], (0.0, 1.0)),
+            (
+                &[0.0, 0.25, 0.0, -0.5, 1.0, 0.0, 0.0, 0.0, 0.75, 0.0],
+                (-1.0, 1.0),
+            ),
+            (&[0.0; 12], (-1.0, 1.0)),
+            (&[1.0; 10], (0.0, 1.0)),
+        ];
+        for (values, (lo, hi)) in cases {
+            let n = values.len() as f64;
+            let mean = values.iter().sum::<f64>() / n;
+            let var = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0);
+            let inside: f64 = values
+                .iter()
+                .map(|v| {
+                    let u = (v - lo) / (hi - lo);
+                    u * (1.0 - u)
+                })
+                .sum();
+            let direct = mean_interval(values, (lo, hi), IntervalMethod::Wilson).unwrap();
+            let moments = wilson_from_moments(values.len(), mean, var, inside, (lo, hi)).unwrap();
+            assert_eq!(direct.basis, moments.basis, "{values:?}");
+            assert!(
+                (direct.low - moments.low).abs() < 1e-12
+                    && (direct.high - moments.high).abs() < 1e-12,
+                "{values:?}: {direct:?} vs {moments:?}"
+            );
+        }
+        assert!(wilson_from_moments(1, 0.5, 0.0, 0.0, (0.0, 1.0)).is_none());
     }
 
     #[test]

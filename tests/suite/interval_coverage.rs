@@ -6,8 +6,15 @@
 //! construction and the percentile bootstrap, as in docs/intervals.md) is an ignored test:
 //!
 //!     cargo test --release --test suite analyze_interval_coverage_full_table -- --ignored --nocapture
+//!
+//! With k = n = 4 the coverage is also exact at any N (a programme over the sum and the sum of
+//! squares of the per-problem values): `exact_coverage_band_at_n_30` holds the documented band at
+//! N = 30 in the suite, and the ignored grid over 11 populations, gaps 0.21 and 1, N = 10 to 100:
+//!
+//!     cargo test --release --test suite analyze_interval_exact_coverage_grid -- --ignored --nocapture
 use evalsim::analyze::coverage::{
-    exact_coverage, interval_coverage, population_truth, CoverageResult, CoverageSpec, METRICS,
+    exact_coverage, exact_coverage_lattice, interval_coverage, population_truth, CoverageResult,
+    CoverageSpec, METRICS,
 };
 use evalsim::analyze::interval::{mean_interval, IntervalMethod};
 
@@ -243,4 +250,125 @@ fn analyze_interval_exact_coverage_over_populations() {
                 .join(" | ")
         );
     }
+}
+
+/// The lattice programme over (sum, sum of squares) must give the same exact coverage as the
+/// enumeration of every composition, for every metric at k = n = 4, N = 10 and 15, at a small and
+/// a large gap.
+#[test]
+fn lattice_exact_coverage_equals_composition_enumeration() {
+    for gap in [0.21, 1.0] {
+        for problems in [10, 15] {
+            let s = CoverageSpec {
+                gap,
+                ..spec(problems, 4, 0, 0)
+            };
+            let by_composition = exact_coverage(&s, IntervalMethod::Wilson);
+            let by_lattice = exact_coverage_lattice(&s, 4);
+            for m in 0..6 {
+                let (c, l) = (by_composition[m].unwrap(), by_lattice[m].unwrap());
+                assert!(
+                    (c - l).abs() < 1e-12,
+                    "{} gap {gap} N {problems}: {c} vs {l}",
+                    METRICS[m]
+                );
+            }
+        }
+    }
+}
+
+/// The populations of the exact grid: mu from -2.5 to 2.5 in steps of 0.5.
+fn mu_grid() -> Vec<f64> {
+    (0..11).map(|i| -2.5 + 0.5 * f64::from(i)).collect()
+}
+
+/// (lowest, mean, highest) of one metric's exact coverage over the grid.
+type Band = (f64, f64, f64);
+
+/// Exact coverage (lattice programme) of every metric at k = n = 4 over the population grid, for
+/// one gap and N: per metric (lowest, mean, highest) over the grid, and the per-population rows.
+fn exact_grid(gap: f64, problems: usize) -> (Vec<[f64; 6]>, [Band; 6]) {
+    use rayon::prelude::*;
+    let rows: Vec<[f64; 6]> = mu_grid()
+        .par_iter()
+        .map(|&mu| {
+            let s = CoverageSpec {
+                mu,
+                gap,
+                ..spec(problems, 4, 0, 0)
+            };
+            exact_coverage_lattice(&s, 4).map(|c| c.expect("on the quarter lattice"))
+        })
+        .collect();
+    let summary = std::array::from_fn(|m| {
+        let col: Vec<f64> = rows.iter().map(|r| r[m]).collect();
+        (
+            col.iter().copied().fold(1.0, f64::min),
+            col.iter().sum::<f64>() / col.len() as f64,
+            col.iter().copied().fold(0.0, f64::max),
+        )
+    });
+    (rows, summary)
+}
+
+/// The exact coverage of the reported interval at k = n = 4 over 11 populations, gaps 0.21 and
+/// 1 logit, N = 10 to 100 (docs/intervals.md, "Exact coverage at every N"):
+///
+///     cargo test --release --test suite analyze_interval_exact_coverage_grid -- --ignored --nocapture
+#[test]
+#[ignore = "exact coverage over 11 populations x 2 gaps x 6 sizes, a few minutes: cargo test --release --test suite analyze_interval_exact_coverage_grid -- --ignored --nocapture"]
+fn analyze_interval_exact_coverage_grid() {
+    for gap in [0.21, 1.0] {
+        for problems in [10, 15, 20, 30, 50, 100] {
+            let (rows, summary) = exact_grid(gap, problems);
+            println!("\ngap {gap}, N x n = {problems} x 4: exact coverage (%)");
+            println!("| mu | {} |", METRICS.join(" | "));
+            for (mu, row) in mu_grid().iter().zip(&rows) {
+                let cells: Vec<String> = row.iter().map(|c| format!("{:.2}", 100.0 * c)).collect();
+                println!("| {mu:.1} | {} |", cells.join(" | "));
+            }
+            for (label, pick) in [("lowest", 0), ("mean", 1), ("highest", 2)] {
+                let cells: Vec<String> = summary
+                    .iter()
+                    .map(|s| format!("{:.2}", 100.0 * [s.0, s.1, s.2][pick]))
+                    .collect();
+                println!("| {label} | {} |", cells.join(" | "));
+            }
+        }
+    }
+}
+
+/// The band the reported interval holds at N x n = 30 x 4, exactly, over the 11 populations of the
+/// grid and both gaps (docs/intervals.md, "Exact coverage at every N"): pass@1, maj@4 and the
+/// paired difference of pass@1 within 94% to 96%; pass@4 and pass^4 (0/1 scores, whose coverage
+/// oscillates with the population as the binomial's does) within 92% to 98%; the paired
+/// difference of maj@4 within 94.5% to 96% at gap 0.21. At gap 1 the paired difference of maj@4
+/// is liberal (91.7% to 94.7%, the open item of issue 19): the test holds it to 91.5% to 95% so
+/// that a change which makes it worse fails.
+#[test]
+fn exact_coverage_band_at_n_30() {
+    let mut failures = Vec::new();
+    for gap in [0.21, 1.0] {
+        let (rows, _) = exact_grid(gap, 30);
+        for (mu, row) in mu_grid().iter().zip(&rows) {
+            for (m, &c) in row.iter().enumerate() {
+                let (lo, hi) = match (m, gap > 0.5) {
+                    (1 | 2, _) => (0.92, 0.98),
+                    (5, false) => (0.945, 0.96),
+                    (5, true) => (0.915, 0.95),
+                    _ => (0.94, 0.96),
+                };
+                if !(lo..=hi).contains(&c) {
+                    failures.push(format!(
+                        "{} gap {gap} mu {mu}: {:.2}% outside [{}, {}]",
+                        METRICS[m],
+                        100.0 * c,
+                        100.0 * lo,
+                        100.0 * hi
+                    ));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
 }

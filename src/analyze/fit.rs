@@ -131,7 +131,7 @@ impl ParameterFit {
                     match self.interval {
                         Some(IntervalKind::Profile) => "profile likelihood",
                         Some(IntervalKind::ProfileCapped) =>
-                            "profile likelihood, search capped: an end is wider than exact or open",
+                            "profile likelihood, search capped: an end is approximate or open",
                         _ => "Wald",
                     }
                 )

@@ -74,6 +74,8 @@ const PROFILE_REACH: f64 = 60.0;
 /// falsi together); past it the end is reported as the last bracket (wider than the exact end)
 /// or open, and the interval is marked [`IntervalKind::ProfileCapped`].
 const PROFILE_BUDGET: usize = 200;
+/// Evaluations one profile point may always spend, even when the side's budget is nearly gone.
+const PROFILE_POINT_MIN_EVALUATIONS: usize = 40;
 /// Most BFGS iterations of one profile point.
 const PROFILE_BFGS_ITERATIONS: usize = 100;
 
@@ -240,8 +242,9 @@ pub enum IntervalKind {
     Wald,
     /// Profile likelihood (drop 1.92).
     Profile,
-    /// Profile likelihood whose search hit its evaluation cap on some side: that end is the
-    /// last bracket end, farther from the estimate than the exact end, or open (`None`).
+    /// Profile likelihood whose search hit a cap: on some side the end is the last bracket end
+    /// (farther from the estimate than the exact end) or open (`None`), or a profile point's
+    /// optimisation stopped at its cap (that end may then be too close). Not exact; said so.
     ProfileCapped,
 }
 
@@ -292,6 +295,9 @@ pub struct JointFit {
     pub regularised: bool,
     /// Parameters the data do not identify.
     pub diagnoses: Vec<Diagnosis>,
+    /// Evaluations of the objective the fit spent (optimiser, information, profiles).
+    #[serde(skip)]
+    pub evaluations: usize,
 }
 
 impl JointFit {
@@ -569,6 +575,9 @@ struct Problem<'a> {
     fixed: Vec<(Parameter, f64)>,
     /// Objective evaluations so far (the profile search's budget counts them).
     evaluations: std::cell::Cell<usize>,
+    /// Set when a profile point's BFGS stopped at its iteration or evaluation cap (its profile
+    /// value may then be above the true minimum, so an interval end may be too close).
+    profile_capped: std::cell::Cell<bool>,
 }
 
 impl Problem<'_> {
@@ -690,6 +699,7 @@ impl Problem<'_> {
         start: &[f64],
         fixed: Option<(usize, f64)>,
         max_iterations: usize,
+        max_evaluations: usize,
     ) -> (Vec<f64>, f64) {
         let free: Vec<usize> = (0..self.layout.len())
             .filter(|&i| fixed.is_none_or(|(k, _)| k != i))
@@ -726,7 +736,10 @@ impl Problem<'_> {
             let v = self.objective(&self.to_natural(&base));
             return (base, v);
         }
-        let (x, v) = bfgs(&f, &x0, max_iterations);
+        let (x, v, capped) = bfgs(&f, &x0, max_iterations, max_evaluations);
+        if capped && fixed.is_some() {
+            self.profile_capped.set(true);
+        }
         (full(&x), v)
     }
 }
@@ -738,8 +751,19 @@ type ValueAndGradient<'a> = &'a dyn Fn(&[f64]) -> (f64, Vec<f64>);
 /// follows the gradient scaled to move at most 1 in any coordinate, and the inverse Hessian
 /// starts at the Shanno–Phua scale. Stops when the predicted decrease g' H g / 2 falls below
 /// 1e-12 (1 + |f|), when no step along the search direction lowers f (the objective is
-/// resolved to its quadrature noise), or after 500 iterations.
-fn bfgs(f: ValueAndGradient<'_>, start: &[f64], max_iterations: usize) -> (Vec<f64>, f64) {
+/// resolved to its quadrature noise), or after `max_iterations` iterations or
+/// `max_evaluations` evaluations of f (then the returned flag is true: stopped by a cap).
+fn bfgs(
+    f: ValueAndGradient<'_>,
+    start: &[f64],
+    max_iterations: usize,
+    max_evaluations: usize,
+) -> (Vec<f64>, f64, bool) {
+    let calls = std::cell::Cell::new(0usize);
+    let f = |x: &[f64]| {
+        calls.set(calls.get() + 1);
+        f(x)
+    };
     let d = start.len();
     let dot = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(x, y)| x * y).sum::<f64>();
     let identity = |scale: f64| -> Vec<Vec<f64>> {
@@ -750,11 +774,16 @@ fn bfgs(f: ValueAndGradient<'_>, start: &[f64], max_iterations: usize) -> (Vec<f
     let mut x = start.to_vec();
     let (mut fx, mut g) = f(&x);
     if !fx.is_finite() {
-        return (x, fx);
+        return (x, fx, false);
     }
+    // true until BFGS stops by itself (converged, or no step lowers f)
+    let mut capped = true;
     let mut hinv = identity(1.0);
     let mut scaled = false;
     for _ in 0..max_iterations {
+        if calls.get() >= max_evaluations {
+            break;
+        }
         let mut dir: Vec<f64> = hinv.iter().map(|row| -dot(row, &g)).collect();
         let mut slope = dot(&g, &dir);
         if slope.is_nan() || slope >= 0.0 {
@@ -764,6 +793,7 @@ fn bfgs(f: ValueAndGradient<'_>, start: &[f64], max_iterations: usize) -> (Vec<f
             slope = dot(&g, &dir);
         }
         if -0.5 * slope <= 1e-12 * (1.0 + fx.abs()) {
+            capped = false;
             break;
         }
         let longest = dir.iter().fold(0.0f64, |m, v| m.max(v.abs()));
@@ -785,6 +815,7 @@ fn bfgs(f: ValueAndGradient<'_>, start: &[f64], max_iterations: usize) -> (Vec<f
             alpha *= 0.5;
         }
         let Some((xn, fnew, gnew)) = accepted else {
+            capped = false;
             break;
         };
         let s: Vec<f64> = xn.iter().zip(&x).map(|(a, b)| a - b).collect();
@@ -810,7 +841,7 @@ fn bfgs(f: ValueAndGradient<'_>, start: &[f64], max_iterations: usize) -> (Vec<f
         fx = fnew;
         g = gnew;
     }
-    (x, fx)
+    (x, fx, capped)
 }
 
 /// Symmetric Hessian of f at x by central differences of its gradient (steps h).
@@ -910,6 +941,7 @@ pub fn fit_joint(data: &JointData, options: &JointFitOptions) -> JointFit {
         layout,
         fixed: options.fixed.clone(),
         evaluations: std::cell::Cell::new(0),
+        profile_capped: std::cell::Cell::new(false),
     };
     // moment-based start: pooled logits
     let pooled = |m: usize| {
@@ -958,7 +990,7 @@ pub fn fit_joint(data: &JointData, options: &JointFitOptions) -> JointFit {
     };
     let (mut best, mut best_v) = (base.clone(), f64::INFINITY);
     for s in &starts[..used] {
-        let (x, v) = problem.minimise(s, None, 500);
+        let (x, v) = problem.minimise(s, None, 500, usize::MAX);
         if v < best_v {
             best = x;
             best_v = v;
@@ -1038,6 +1070,7 @@ pub fn fit_joint(data: &JointData, options: &JointFitOptions) -> JointFit {
         log_likelihood,
         regularised,
         diagnoses,
+        evaluations: problem.evaluations.get(),
     }
 }
 
@@ -1058,12 +1091,19 @@ fn profile_interval(
     let target = (2.0 * PROFILE_DROP).sqrt();
     let first = Z95 * se.unwrap_or(0.5).clamp(0.05, 5.0);
     let capped = std::cell::Cell::new(false);
+    problem.profile_capped.set(false);
     let side = |dir: f64, limit: Option<f64>| -> Option<f64> {
         let mut warm = best_internal.to_vec();
         let start = problem.evaluations.get();
         let spent = || problem.evaluations.get() - start >= PROFILE_BUDGET;
         let mut r = |v: f64| -> f64 {
-            let (x, obj) = problem.minimise(&warm, Some((i, v)), PROFILE_BFGS_ITERATIONS);
+            let left = PROFILE_BUDGET.saturating_sub(problem.evaluations.get() - start);
+            let (x, obj) = problem.minimise(
+                &warm,
+                Some((i, v)),
+                PROFILE_BFGS_ITERATIONS,
+                left.max(PROFILE_POINT_MIN_EVALUATIONS),
+            );
             warm = x;
             (2.0 * (obj - opt_value).max(0.0)).sqrt()
         };
@@ -1143,7 +1183,7 @@ fn profile_interval(
     };
     let limit = problem.is_spread(i).then_some(0.0);
     let (lo, hi) = (side(-1.0, limit), side(1.0, None));
-    (lo, hi, capped.get())
+    (lo, hi, capped.get() || problem.profile_capped.get())
 }
 
 #[cfg(test)]
@@ -1493,7 +1533,18 @@ mod tests {
             let t = std::time::Instant::now();
             let fit = fit_joint(&data, &JointFitOptions::default());
             let elapsed = t.elapsed().as_secs_f64();
-            println!("seed {seed}: {elapsed:.2} s");
+            println!(
+                "seed {seed}: {elapsed:.2} s, {} evaluations",
+                fit.evaluations
+            );
+            // 2 starts at most (500 BFGS iterations), the information, and per profile side
+            // the budget plus one point's overshoot
+            let bound = 2 * 1500 + 2 * 7 + 14 * (PROFILE_BUDGET + 61);
+            assert!(
+                fit.evaluations <= bound,
+                "seed {seed}: {} evaluations",
+                fit.evaluations
+            );
             for e in &fit.estimates {
                 println!(
                     "  {}: {:.4} [{:?}, {:?}] {:?}",
@@ -1501,9 +1552,6 @@ mod tests {
                 );
                 assert!(e.lower.is_none_or(|l| l <= e.value + 1e-9), "{e:?}");
                 assert!(e.upper.is_none_or(|u| u >= e.value - 1e-9), "{e:?}");
-            }
-            if !cfg!(debug_assertions) {
-                assert!(elapsed < 2.0, "seed {seed}: {elapsed} s");
             }
         }
     }

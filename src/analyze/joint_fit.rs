@@ -1537,11 +1537,10 @@ mod tests {
                 "seed {seed}: {elapsed:.2} s, {} evaluations",
                 fit.evaluations
             );
-            // 2 starts at most (500 BFGS iterations), the information, and per profile side
-            // the budget plus one point's overshoot
-            let bound = 2 * 1500 + 2 * 7 + 14 * (PROFILE_BUDGET + 61);
+            // measured 287 to 331 with the bound (the unbounded search spent 10 to 100 s, tens
+            // of thousands of evaluations)
             assert!(
-                fit.evaluations <= bound,
+                fit.evaluations <= 1000,
                 "seed {seed}: {} evaluations",
                 fit.evaluations
             );

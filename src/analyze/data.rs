@@ -32,6 +32,8 @@ pub struct Sample {
     pub output_tokens: Option<f64>,
     /// Cluster (e.g. a shared passage or source) for clustered standard errors.
     pub cluster: Option<String>,
+    /// Run (one rerun of the benchmark) the sample belongs to, when the input names runs.
+    pub run: Option<String>,
 }
 
 impl Sample {
@@ -48,6 +50,7 @@ impl Sample {
             reference: self.reference.as_deref().map(Cow::Borrowed),
             output_tokens: self.output_tokens,
             cluster: self.cluster.as_deref().map(Cow::Borrowed),
+            run: self.run.as_deref().map(Cow::Borrowed),
         }
     }
 }
@@ -70,6 +73,8 @@ pub struct SampleRef<'a> {
     pub output_tokens: Option<f64>,
     /// Cluster label.
     pub cluster: Option<Cow<'a, str>>,
+    /// Run label.
+    pub run: Option<Cow<'a, str>>,
 }
 
 impl SampleRef<'_> {
@@ -83,6 +88,7 @@ impl SampleRef<'_> {
             reference: self.reference.map(Cow::into_owned),
             output_tokens: self.output_tokens,
             cluster: self.cluster.map(Cow::into_owned),
+            run: self.run.map(Cow::into_owned),
         }
     }
 }
@@ -119,12 +125,27 @@ pub struct ProblemSamples {
     /// normaliser merged into an answer written differently. 0 without normalisation.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub merged: usize,
+    /// Per-run counts, in first-seen run order, when the input names runs (a `run` field);
+    /// empty otherwise. Their n and c sum to the problem's.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub runs: Vec<RunCount>,
     #[serde(skip)]
     keys: HashMap<String, u32>,
     /// The normalised answers seen (correct or wrong), each with a hash of its first written
     /// form, for `merged`.
     #[serde(skip)]
     forms: HashMap<String, u64>,
+}
+
+/// The samples of one problem in one run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunCount {
+    /// Run label as read.
+    pub run: String,
+    /// Samples n in this run.
+    pub n: usize,
+    /// Correct samples c in this run.
+    pub correct: usize,
 }
 
 fn is_zero(x: &usize) -> bool {
@@ -152,6 +173,7 @@ impl ProblemSamples {
             scores: Vec::new(),
             unparsed: 0,
             merged: 0,
+            runs: Vec::new(),
             keys: HashMap::new(),
             forms: HashMap::new(),
         }
@@ -380,6 +402,9 @@ struct ModelBuilder {
     all_tokens: bool,
     /// Some sample carried a partial-credit score.
     partial: bool,
+    /// Whether the model's samples name a run (set by its first sample; every later sample
+    /// must agree).
+    runs: Option<bool>,
 }
 
 /// Accumulates [`Sample`]s into a [`Dataset`] line by line.
@@ -537,6 +562,7 @@ impl DatasetBuilder {
                         any_answer: false,
                         all_tokens: true,
                         partial: false,
+                        runs: None,
                     });
                     self.model_index
                         .insert(model_name.to_string(), self.models.len() - 1);
@@ -568,7 +594,50 @@ impl DatasetBuilder {
             },
         };
         model.last_problem = pi;
+        let has_run = sample.run.is_some();
+        match model.runs {
+            None => model.runs = Some(has_run),
+            Some(true) if !has_run => {
+                return Err(AnalyzeError::MissingField {
+                    source_name: self.source.clone(),
+                    line,
+                    field: "run".to_string(),
+                    expected: format!(
+                        "a run id (string or integer) on every row of model `{}`: earlier rows of it name a run",
+                        model.name
+                    ),
+                })
+            }
+            Some(false) if has_run => {
+                return Err(AnalyzeError::BadField {
+                    source_name: self.source.clone(),
+                    line,
+                    field: "run".to_string(),
+                    value: sample.run.as_deref().unwrap_or_default().to_string(),
+                    expected: format!(
+                        "no run: earlier rows of model `{}` name none (give every row of a model a run, or none)",
+                        model.name
+                    ),
+                })
+            }
+            _ => {}
+        }
         let problem = &mut model.problems[pi];
+        if let Some(run) = sample.run.as_deref() {
+            let r = match problem.runs.iter().position(|r| r.run == run) {
+                Some(r) => r,
+                None => {
+                    problem.runs.push(RunCount {
+                        run: run.to_string(),
+                        n: 0,
+                        correct: 0,
+                    });
+                    problem.runs.len() - 1
+                }
+            };
+            problem.runs[r].n += 1;
+            problem.runs[r].correct += usize::from(correct);
+        }
         if problem.cluster.is_none() {
             problem.cluster = sample.cluster.map(Cow::into_owned);
         }

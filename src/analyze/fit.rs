@@ -138,6 +138,8 @@ impl ParameterFit {
                     end(self.upper, "+inf"),
                     match self.interval {
                         Some(IntervalKind::Profile) => "profile likelihood",
+                        Some(IntervalKind::ProfileCapped) =>
+                            "profile likelihood, search capped: an end is approximate or open",
                         _ => "Wald",
                     }
                 )
@@ -322,9 +324,25 @@ fn joint_data(models: &[&ModelSamples], source: &str) -> Result<(JointData, Vec<
         }
     }
     let mut rows = vec![vec![None; models.len()]; ids.len()];
+    // per-run counts when some model's input names runs (a model without runs: one run each)
+    let with_runs = models
+        .iter()
+        .any(|m| m.problems.iter().any(|p| !p.runs.is_empty()));
+    let mut run_rows: Vec<Vec<Option<Vec<Count>>>> = if with_runs {
+        vec![vec![None; models.len()]; ids.len()]
+    } else {
+        Vec::new()
+    };
     for (k, m) in models.iter().enumerate() {
         for p in &m.problems {
             rows[index[p.id.as_str()]][k] = Some(Count::new(p.correct, p.n));
+            if with_runs {
+                run_rows[index[p.id.as_str()]][k] = Some(if p.runs.is_empty() {
+                    vec![Count::new(p.correct, p.n)]
+                } else {
+                    p.runs.iter().map(|r| Count::new(r.correct, r.n)).collect()
+                });
+            }
         }
         if k > 0 {
             let common = m
@@ -337,7 +355,12 @@ fn joint_data(models: &[&ModelSamples], source: &str) -> Result<(JointData, Vec<
             }
         }
     }
-    let data = JointData::new(models.len(), rows).map_err(|e| AnalyzeError::BadOption {
+    let data = if with_runs {
+        JointData::with_runs(models.len(), run_rows)
+    } else {
+        JointData::new(models.len(), rows)
+    }
+    .map_err(|e| AnalyzeError::BadOption {
         option: "fit".to_string(),
         value: format!("{source}: {e}"),
         expected: "counts of c right out of n >= 1 samples".to_string(),
@@ -411,7 +434,7 @@ pub fn fit_models(
         Parameter::Mu => pooled_logit(&data, 0),
         Parameter::Sigma => FALLBACK_SIGMA,
         Parameter::Shift(m) => pooled_logit(&data, m) - pooled_logit(&data, 0),
-        Parameter::Tau(_) => 0.0,
+        Parameter::Tau(_) | Parameter::Omega(_) => 0.0,
     };
     let mut fixed: Vec<(Parameter, f64)> = Vec::new();
     for d in &diagnoses {
@@ -434,6 +457,7 @@ pub fn fit_models(
         Parameter::Sigma => "sigma".to_string(),
         Parameter::Shift(m) => format!("shift of `{}`", name(m)),
         Parameter::Tau(m) => format!("shift_sd of `{}`", name(m)),
+        Parameter::Omega(m) => format!("run_sd of `{}`", name(m)),
     };
     let mut order = vec![Parameter::Mu, Parameter::Sigma];
     for m in 0..models.len() {
@@ -442,6 +466,9 @@ pub fn fit_models(
         }
         if models.len() > 1 {
             order.push(Parameter::Tau(m));
+        }
+        if data.has_runs() {
+            order.push(Parameter::Omega(m));
         }
     }
     let parameters: Vec<ParameterFit> = order
@@ -821,6 +848,26 @@ fn comment_lines(lines: &[String]) -> String {
         .collect()
 }
 
+/// Why model m's estimated run_sd cannot be written into the fitted scenario (the scenario
+/// validator refuses run_sd > 0 with a shift_sd and in a plan), or `None` when it can (or was
+/// refused or is 0).
+fn run_sd_blocker(fit: &FitResult, m: usize) -> Option<&'static str> {
+    let q = fit.parameter(Parameter::Omega(m))?;
+    if q.status != Status::Estimated || decimals4(q.value) == 0.0 {
+        return None;
+    }
+    if fit
+        .parameter(Parameter::Tau(m))
+        .is_some_and(|t| decimals4(t.value) != 0.0)
+    {
+        Some("its shift_sd")
+    } else if m == 0 && fit.models.len() > 1 {
+        Some("the plan experiment (aimed at this reference model)")
+    } else {
+        None
+    }
+}
+
 /// The fitted scenario, written with the serde types that read scenario files (so it reads
 /// back as one): a title, the seed, the benchmark (mu, sigma of the reference model), one
 /// `[[model]]` per model with its name, `shift`, `shift_sd`, attractor share and token block,
@@ -913,6 +960,17 @@ fn scenario_toml(
                             decimals4(value(Parameter::Shift(m)))
                         }),
                         shift_sd: at(decimals4(value(Parameter::Tau(m)))),
+                        // only when the input named runs: otherwise the scenario is today's
+                        run_sd: fit.parameter(Parameter::Omega(m)).map(|q| {
+                            Spanned::new(
+                                0..0,
+                                if run_sd_blocker(fit, m).is_none() {
+                                    decimals4(q.value)
+                                } else {
+                                    0.0
+                                },
+                            )
+                        }),
                         rates: None,
                         attractor: at(toml::Value::Float(
                             mf.attractor.as_ref().map_or(0.0, |a| decimals4(a.share)),
@@ -971,13 +1029,18 @@ fn scenario_toml(
     let mut per_model: Vec<String> = Vec::new();
     for (m, mf) in fit.models.iter().enumerate() {
         let mut lines = Vec::new();
-        for p in [Parameter::Shift(m), Parameter::Tau(m)] {
+        for p in [Parameter::Shift(m), Parameter::Tau(m), Parameter::Omega(m)] {
             if let Some(q) = fit.parameter(p) {
                 lines.push(format!("{}: {}", q.label, q.describe()));
                 if let Status::Refused { diagnosis, .. } = &q.status {
                     lines.push(format!("  {diagnosis}"));
                 }
             }
+        }
+        if let Some(why) = run_sd_blocker(fit, m) {
+            lines.push(format!(
+                "  run_sd is written as 0 below: {why} cannot be combined with per-run noise in a scenario yet"
+            ));
         }
         match &mf.attractor {
             Some(a) => lines.push(format!(
@@ -1381,5 +1444,170 @@ mod tests {
             e.contains("a.jsonl + b.jsonl") && e.contains("`task/p0`") && e.contains("`p0`"),
             "{e}"
         );
+    }
+
+    /// Canonical JSONL of one model with `runs` runs of `samples` samples per problem, drawn by
+    /// evalsim's own generator (`sim::synth::for_each_run_row`), each row naming its run.
+    fn runs_jsonl(problems: usize, runs: usize, samples: usize, run_sd: f64, seed: u64) -> String {
+        use crate::sim::synth::{for_each_run_row, SynthSpec};
+        let spec = SynthSpec {
+            model: "sim".to_string(),
+            problems,
+            samples,
+            mu: 0.3,
+            sigma: 1.2,
+            attractor: 0.4,
+            tokens: false,
+            seed,
+        };
+        let mut text = String::new();
+        for_each_run_row(&spec, runs, run_sd, |row| {
+            text += &format!(
+                "{{\"problem_id\": \"q{}\", \"model\": \"sim\", \"run\": {}, \"correct\": {}}}\n",
+                row.problem, row.run, row.correct
+            );
+            Ok::<(), ()>(())
+        })
+        .unwrap();
+        text
+    }
+
+    fn read_jsonl(text: &str) -> ModelSamples {
+        use crate::analyze::read::{read_samples, Format, ReadOptions};
+        let mut reader = std::io::Cursor::new(text.as_bytes());
+        let data = read_samples(
+            Format::Jsonl,
+            &mut reader,
+            "runs.jsonl",
+            &ReadOptions::default(),
+        )
+        .unwrap();
+        data.models[0].clone()
+    }
+
+    /// Issue #18: with a `run` column and several runs per problem, `fit` estimates each
+    /// model's run_sd (omega); on data simulated by evalsim (N = 150, 4 runs of 8 samples,
+    /// mu 0.3, sigma 1.2, omega 0.8, seed 18) every estimate is within 4 SE of the truth, and
+    /// the scenario carries `run_sd` with its interval.
+    #[test]
+    fn fit_estimates_run_sd_from_runs_within_four_se() {
+        let model = read_jsonl(&runs_jsonl(150, 4, 8, 0.8, 18));
+        assert_eq!(model.problems[0].runs.len(), 4);
+        assert_eq!(model.problems[0].n, 32);
+        let fit = fit_models(&[&model], "runs.jsonl", &FitOptions::default()).unwrap();
+        for (p, truth) in [
+            (Parameter::Mu, 0.3),
+            (Parameter::Sigma, 1.2),
+            (Parameter::Omega(0), 0.8),
+        ] {
+            let q = fit.parameter(p).unwrap();
+            assert_eq!(q.status, Status::Estimated, "{p}");
+            let se = q.se.unwrap();
+            let z = (q.value - truth) / se;
+            println!(
+                "{p}: {:.4} +/- {se:.4} (truth {truth}, z {z:.2}), interval {:?} to {:?}",
+                q.value, q.lower, q.upper
+            );
+            assert!(z.abs() < 4.0, "{p}: z = {z}");
+            assert!(q.lower.unwrap() < q.value && q.value < q.upper.unwrap());
+        }
+        let value: toml::Value = toml::from_str(&fit.scenario_toml).unwrap();
+        let omega = fit.parameter(Parameter::Omega(0)).unwrap().value;
+        assert_eq!(
+            value["model"][0]["run_sd"].as_float(),
+            Some(decimals4(omega))
+        );
+        assert!(
+            fit.scenario_toml.contains("# run_sd of `sim`: "),
+            "{}",
+            fit.scenario_toml
+        );
+    }
+
+    /// Issue #18: omega is refused (held at 0, said so) when the runs cannot identify it: one
+    /// run per problem, or runs of one sample each.
+    #[test]
+    fn fit_refuses_run_sd_on_single_run_data() {
+        for (runs, samples, why) in [
+            (
+                1,
+                8,
+                "only 0 of 60 problems have at least 2 runs of at least 2 samples",
+            ),
+            (
+                4,
+                1,
+                "only 0 of 60 problems have at least 2 runs of at least 2 samples",
+            ),
+        ] {
+            let model = read_jsonl(&runs_jsonl(60, runs, samples, 0.8, 7));
+            let fit = fit_models(&[&model], "runs.jsonl", &FitOptions::default()).unwrap();
+            let q = fit.parameter(Parameter::Omega(0)).unwrap();
+            assert!(
+                refused(&fit, Parameter::Omega(0)),
+                "{runs} x {samples}: {q:?}"
+            );
+            assert_eq!(q.value, 0.0);
+            let Status::Refused { diagnosis, .. } = &q.status else {
+                unreachable!()
+            };
+            assert!(diagnosis.contains(why), "{diagnosis}");
+            assert!(
+                fit.scenario_toml.contains("run_sd of `sim`"),
+                "{}",
+                fit.scenario_toml
+            );
+            assert!(fit.scenario_toml.contains("NOT ESTIMATED"));
+            let value: toml::Value = toml::from_str(&fit.scenario_toml).unwrap();
+            assert_eq!(value["model"][0]["run_sd"].as_float(), Some(0.0));
+        }
+        // without a run column, omega is not a parameter and the scenario has no run_sd
+        let model = simulate(60, 8, 0.2, 1.5, 0.5, 3);
+        let fit = fit_models(&[&model], "plain.jsonl", &FitOptions::default()).unwrap();
+        assert!(fit.parameter(Parameter::Omega(0)).is_none());
+        assert!(!fit.scenario_toml.contains("run_sd"));
+    }
+
+    /// A model's rows must all name a run or none: the mixed row is a located error.
+    #[test]
+    fn mixed_run_rows_are_a_located_error() {
+        use crate::analyze::read::{read_samples, Format, ReadOptions};
+        let text = "{\"problem_id\": 1, \"run\": \"a\", \"correct\": true}\n{\"problem_id\": 1, \"correct\": false}\n";
+        let mut reader = std::io::Cursor::new(text.as_bytes());
+        let e = read_samples(
+            Format::Jsonl,
+            &mut reader,
+            "m.jsonl",
+            &ReadOptions::default(),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.starts_with("m.jsonl:2:") && e.contains("`run`"), "{e}");
+        let csv = "problem_id,run,correct\n1,a,1\n1,,0\n";
+        let mut reader = std::io::Cursor::new(csv.as_bytes());
+        let e = read_samples(Format::Csv, &mut reader, "m.csv", &ReadOptions::default())
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("m.csv:3:") && e.contains("`run`"), "{e}");
+        let csv = "problem_id,run,correct\n1,a,1\n1,b,0\n1,a,1\n";
+        let mut reader = std::io::Cursor::new(csv.as_bytes());
+        let d = read_samples(Format::Csv, &mut reader, "m.csv", &ReadOptions::default()).unwrap();
+        let runs: Vec<(String, usize, usize)> = d.models[0].problems[0]
+            .runs
+            .iter()
+            .map(|r| (r.run.clone(), r.n, r.correct))
+            .collect();
+        assert_eq!(runs, vec![("a".to_string(), 2, 2), ("b".to_string(), 1, 0)]);
+        let bad = "{\"problem_id\": 1, \"run\": [1], \"correct\": true}\n";
+        let mut reader = std::io::Cursor::new(bad.as_bytes());
+        let e = read_samples(
+            Format::Jsonl,
+            &mut reader,
+            "b.jsonl",
+            &ReadOptions::default(),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.starts_with("b.jsonl:1:") && e.contains("run"), "{e}");
     }
 }

@@ -131,7 +131,13 @@ pub struct JointData {
     ln_choose: Vec<Vec<f64>>,
     /// Distinct rows as indices into `distinct`, with multiplicities.
     patterns: Vec<(Vec<Option<usize>>, f64)>,
+    /// Per-run counts with their ln C(n, c) (`[problem][model]`), when the data name runs
+    /// ([`JointData::with_runs`]); `rows` then hold each entry's totals.
+    runs: Option<RunRows>,
 }
+
+/// Per-run counts of every (problem, model) entry, each with its ln C(n, c).
+type RunRows = Vec<Vec<Option<Vec<(Count, f64)>>>>;
 
 impl JointData {
     /// Validates and indexes the rows (row i = problem i, entry m = model m).
@@ -213,7 +219,87 @@ impl JointData {
             distinct,
             ln_choose,
             patterns,
+            runs: None,
         })
+    }
+
+    /// Validates counts given per run: entry `[problem][model]` lists that model's count in each
+    /// run of the problem (one run per entry is the data [`JointData::new`] takes). The rows are
+    /// the per-entry totals; the likelihood then has a per-run noise omega per model
+    /// ([`JointParams::omega`]), integrated per run.
+    ///
+    /// # Errors
+    ///
+    /// As [`JointData::new`] on the totals; a run with n = 0 or c > n, or an entry with no run,
+    /// is a [`JointDataError::BadCount`].
+    pub fn with_runs(
+        models: usize,
+        runs: Vec<Vec<Option<Vec<Count>>>>,
+    ) -> Result<Self, JointDataError> {
+        let mut rows = Vec::with_capacity(runs.len());
+        for (problem, row) in runs.iter().enumerate() {
+            let mut out = Vec::with_capacity(row.len());
+            for (model, entry) in row.iter().enumerate() {
+                out.push(match entry {
+                    None => None,
+                    Some(list) => {
+                        let bad = list
+                            .iter()
+                            .find(|c| c.samples == 0 || c.correct > c.samples)
+                            .copied()
+                            .or(list.is_empty().then_some(Count::new(0, 0)));
+                        if let Some(c) = bad {
+                            return Err(JointDataError::BadCount {
+                                problem,
+                                model,
+                                correct: c.correct,
+                                samples: c.samples,
+                            });
+                        }
+                        Some(Count::new(
+                            list.iter().map(|c| c.correct).sum(),
+                            list.iter().map(|c| c.samples).sum(),
+                        ))
+                    }
+                });
+            }
+            rows.push(out);
+        }
+        let mut data = JointData::new(models, rows)?;
+        data.runs = Some(
+            runs.into_iter()
+                .map(|row| {
+                    row.into_iter()
+                        .map(|e| {
+                            e.map(|list| {
+                                list.into_iter()
+                                    .map(|c| (c, ln_binomial(c.samples, c.correct)))
+                                    .collect()
+                            })
+                        })
+                        .collect()
+                })
+                .collect(),
+        );
+        Ok(data)
+    }
+
+    /// The per-run counts (`[problem][model]`), when the data were given per run.
+    pub fn runs(&self) -> Option<Vec<Vec<Option<Vec<Count>>>>> {
+        self.runs.as_ref().map(|r| {
+            r.iter()
+                .map(|row| {
+                    row.iter()
+                        .map(|e| e.as_ref().map(|l| l.iter().map(|x| x.0).collect()))
+                        .collect()
+                })
+                .collect()
+        })
+    }
+
+    /// True when the data were given per run ([`JointData::with_runs`]).
+    pub fn has_runs(&self) -> bool {
+        self.runs.is_some()
     }
 
     /// Models M.
@@ -243,6 +329,10 @@ pub struct JointParams {
     pub shift: Vec<f64>,
     /// Per-problem disagreement SD of each model (the integrals are even in tau).
     pub tau: Vec<f64>,
+    /// Per-run noise SD (`run_sd`) of each model: every run of problem i by model m adds its
+    /// own eta ~ N(0, omega_m^2) to the logit. Used only with per-run data
+    /// ([`JointData::with_runs`]); empty means 0 for every model.
+    pub omega: Vec<f64>,
 }
 
 /// Gauss–Hermite rules of the two integrals, with log weights.
@@ -429,6 +519,14 @@ fn ln_inner_full(
 /// Cost: O(R M (J + 40) K) for R distinct rows (module doc).
 pub fn log_likelihood(data: &JointData, params: &JointParams, quad: &JointQuadrature) -> f64 {
     check_params(data, params);
+    if let Some(runs) = &data.runs {
+        let terms: Vec<f64> = runs
+            .par_iter()
+            .with_min_len(4)
+            .map(|row| ln_row_runs(row, params, quad, None))
+            .collect();
+        return terms.iter().sum();
+    }
     // rows in parallel, summed in row order: the same bits for any thread count
     let terms: Vec<f64> = data
         .patterns
@@ -450,6 +548,8 @@ pub struct JointGradient {
     pub shift: Vec<f64>,
     /// d ln L / d tau_m.
     pub tau: Vec<f64>,
+    /// d ln L / d omega_m (zeros for data without runs).
+    pub omega: Vec<f64>,
 }
 
 /// ln L (the same bits as [`log_likelihood`]) and its gradient.
@@ -468,6 +568,34 @@ pub fn log_likelihood_with_gradient(
 ) -> (f64, JointGradient) {
     check_params(data, params);
     let m = data.models;
+    if let Some(runs) = &data.runs {
+        let terms: Vec<(f64, Vec<f64>)> = runs
+            .par_iter()
+            .with_min_len(4)
+            .map(|row| {
+                let mut g = vec![0.0; 2 + 3 * m];
+                let v = ln_row_runs(row, params, quad, Some(&mut g));
+                (v, g)
+            })
+            .collect();
+        let value = terms.iter().map(|t| t.0).sum();
+        let mut total = vec![0.0; 2 + 3 * m];
+        for (_, g) in &terms {
+            for (t, x) in total.iter_mut().zip(g) {
+                *t += x;
+            }
+        }
+        return (
+            value,
+            JointGradient {
+                mu: total[0],
+                sigma: total[1],
+                shift: total[2..2 + m].to_vec(),
+                tau: total[2 + m..2 + 2 * m].to_vec(),
+                omega: total[2 + 2 * m..].to_vec(),
+            },
+        );
+    }
     let terms: Vec<(f64, Vec<f64>)> = data
         .patterns
         .par_iter()
@@ -493,6 +621,7 @@ pub fn log_likelihood_with_gradient(
             sigma: total[1],
             shift: total[2..2 + m].to_vec(),
             tau: total[2 + m..].to_vec(),
+            omega: vec![0.0; m],
         },
     )
 }
@@ -504,6 +633,12 @@ pub fn problem_log_likelihoods(
     quad: &JointQuadrature,
 ) -> Vec<f64> {
     check_params(data, params);
+    if let Some(runs) = &data.runs {
+        return runs
+            .iter()
+            .map(|row| ln_row_runs(row, params, quad, None))
+            .collect();
+    }
     data.rows
         .iter()
         .map(|row| {
@@ -520,6 +655,10 @@ pub fn problem_log_likelihoods(
 fn check_params(data: &JointData, params: &JointParams) {
     assert_eq!(params.shift.len(), data.models, "one shift per model");
     assert_eq!(params.tau.len(), data.models, "one tau per model");
+    assert!(
+        params.omega.is_empty() || params.omega.len() == data.models,
+        "one omega per model, or none"
+    );
 }
 
 /// ln L_i of one row by adaptive Gauss–Hermite in the standard problem effect x
@@ -611,6 +750,199 @@ fn ln_row(
                         out[1] += w * x * a;
                         out[2 + m] += w * a;
                         out[2 + models + m] += w * b;
+                    }
+                }
+            }
+        }
+    }
+    value
+}
+
+/// One model's term given its logit eta = mu + sigma x + shift_m, with per-run data:
+/// ln E_e[ prod_r E_eta[ Bin(c_r | n_r, expit(eta + tau e + omega eta_r)) ] ]. Each run's
+/// integral over its eta_r is [`ln_inner_full`] (adaptive Gauss–Hermite in eta_r); with
+/// tau > 0 the product over runs is integrated over e by another adaptive rule centred at the
+/// mode of its log (concave: a sum of log-concave integrals, Prekopa) found by damped Newton
+/// with the runs' normal-approximation curvature. Returns the value and its derivatives in
+/// eta, tau and omega (each the rule's weighted average of the integrand's derivative, as in
+/// [`ln_inner_full`]).
+fn ln_model_runs(
+    runs: &[(Count, f64)],
+    eta: f64,
+    tau: f64,
+    omega: f64,
+    quad: &JointQuadrature,
+    grad: bool,
+) -> (f64, f64, f64, f64) {
+    // sum over runs at logit u: value, d/du, d/d omega
+    let runs_at = |u: f64, grad: bool| -> (f64, f64, f64) {
+        let (mut v, mut a, mut b) = (0.0, 0.0, 0.0);
+        for &(c, lc) in runs {
+            let (vr, ar, br) = ln_inner_full(c, lc, u, omega, quad, grad);
+            v += vr;
+            a += ar;
+            b += br;
+        }
+        (v, a, b)
+    };
+    if tau == 0.0 {
+        let (v, a, b) = runs_at(eta, grad);
+        return (v, a, 0.0, b);
+    }
+    // normal approximation of each run's integral in the logit: centre logit(p^), precision
+    // w / (1 + omega^2 w); combined, then times the N(0, 1) density of e
+    let (mut num, mut prec) = (0.0, 0.0);
+    for &(c, _) in runs {
+        let (centre, w) = logit_approx(c);
+        let w = w / (1.0 + omega * omega * w);
+        num += w * centre;
+        prec += w;
+    }
+    let centre = if prec > 0.0 { num / prec } else { eta };
+    let mut e = tau * prec * (centre - eta) / (1.0 + tau * tau * prec);
+    let h = |e: f64| runs_at(eta + tau * e, false).0 - 0.5 * e * e;
+    let curvature_at = |u: f64| -> f64 {
+        let p = 1.0 / (1.0 + (-u).exp());
+        let w: f64 = runs
+            .iter()
+            .map(|(c, _)| {
+                let w = c.samples as f64 * p * (1.0 - p);
+                w / (1.0 + omega * omega * w)
+            })
+            .sum();
+        tau * tau * w + 1.0
+    };
+    let mut curvature = curvature_at(eta + tau * e);
+    for _ in 0..60 {
+        let u = eta + tau * e;
+        let (h0, d) = {
+            let (v, a, _) = runs_at(u, true);
+            (v - 0.5 * e * e, tau * a - e)
+        };
+        curvature = curvature_at(u);
+        let mut step = d / curvature;
+        while step.abs() > 1e-15 && h(e + step) < h0 - 1e-12 * h0.abs().max(1.0) {
+            step *= 0.5;
+        }
+        e += step;
+        if step.abs() < 1e-6 * curvature.sqrt().recip() {
+            break;
+        }
+    }
+    let s = curvature.sqrt().recip();
+    let k = quad.inner.len();
+    let mut values = Vec::with_capacity(k);
+    let mut derivs = Vec::with_capacity(if grad { k } else { 0 });
+    for &(y, lw) in &quad.inner {
+        let ek = e + s * y;
+        let (v, a, b) = runs_at(eta + tau * ek, grad);
+        values.push(lw + (v - 0.5 * ek * ek) + 0.5 * y * y);
+        if grad {
+            derivs.push((a, b));
+        }
+    }
+    let max = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    if !max.is_finite() {
+        return (s.ln() + max, 0.0, 0.0, 0.0);
+    }
+    let (mut sum, mut da, mut dt, mut dw) = (0.0, 0.0, 0.0, 0.0);
+    for (j, (v, &(y, _))) in values.iter().zip(&quad.inner).enumerate() {
+        let w = (v - max).exp();
+        sum += w;
+        if grad {
+            let (a, b) = derivs[j];
+            da += w * a;
+            dt += w * a * (e + s * y);
+            dw += w * b;
+        }
+    }
+    (s.ln() + max + sum.ln(), da / sum, dt / sum, dw / sum)
+}
+
+/// ln L_i of one problem with per-run data (see [`JointData::with_runs`]), by adaptive
+/// Gauss–Hermite in the standard problem effect x as in [`ln_row`], each model's term from
+/// [`ln_model_runs`]. With `grad`, adds the gradient (layout mu, sigma, shift_0.., tau_0..,
+/// omega_0..) to it.
+fn ln_row_runs(
+    row: &[Option<Vec<(Count, f64)>>],
+    params: &JointParams,
+    quad: &JointQuadrature,
+    grad: Option<&mut [f64]>,
+) -> f64 {
+    let models = row.len();
+    let omega = |m: usize| params.omega.get(m).copied().unwrap_or(0.0);
+    let g_full = |x: f64, mut derivs: Option<&mut [f64]>| -> f64 {
+        let mut total = -0.5 * x * x;
+        for (m, entry) in row.iter().enumerate() {
+            if let Some(runs) = entry {
+                let eta = params.mu + params.sigma * x + params.shift[m];
+                let (v, a, b, c) =
+                    ln_model_runs(runs, eta, params.tau[m], omega(m), quad, derivs.is_some());
+                if let Some(out) = derivs.as_deref_mut() {
+                    out[3 * m] = a;
+                    out[3 * m + 1] = b;
+                    out[3 * m + 2] = c;
+                }
+                total += v;
+            }
+        }
+        total
+    };
+    let g = |x: f64| g_full(x, None);
+    // analytic start: each run's normal approximation, widened by omega^2, the entry's by tau^2
+    let (mut num, mut precision) = (0.0, 1.0);
+    for (m, entry) in row.iter().enumerate() {
+        if let Some(runs) = entry {
+            let (mut cn, mut cw) = (0.0, 0.0);
+            for &(c, _) in runs {
+                let (centre, w) = logit_approx(c);
+                let w = w / (1.0 + omega(m) * omega(m) * w);
+                cn += w * centre;
+                cw += w;
+            }
+            let centre = cn / cw;
+            let tau = params.tau[m];
+            let w = cw / (1.0 + tau * tau * cw);
+            num += params.sigma * w * (centre - params.mu - params.shift[m]);
+            precision += params.sigma * params.sigma * w;
+        }
+    }
+    let (x0, s) = concave_mode_from(&g, num / precision, precision.sqrt().recip());
+    let nodes = quad.outer.len();
+    let mut derivs = if grad.is_some() {
+        vec![0.0; nodes * 3 * models]
+    } else {
+        Vec::new()
+    };
+    let values: Vec<f64> = quad
+        .outer
+        .iter()
+        .enumerate()
+        .map(|(k, &(y, lw))| {
+            let d = grad
+                .is_some()
+                .then(|| &mut derivs[k * 3 * models..(k + 1) * 3 * models]);
+            lw + g_full(x0 + s * y, d) + 0.5 * y * y
+        })
+        .collect();
+    let value = s.ln() + log_sum_exp(values.iter().copied());
+    if let Some(out) = grad {
+        let max = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        if max.is_finite() {
+            let weights: Vec<f64> = values.iter().map(|v| (v - max).exp()).collect();
+            let total: f64 = weights.iter().sum();
+            for (k, (&w, &(y, _))) in weights.iter().zip(&quad.outer).enumerate() {
+                let w = w / total;
+                let x = x0 + s * y;
+                let d = &derivs[k * 3 * models..(k + 1) * 3 * models];
+                for (m, entry) in row.iter().enumerate() {
+                    if entry.is_some() {
+                        let (a, b, c) = (d[3 * m], d[3 * m + 1], d[3 * m + 2]);
+                        out[0] += w * a;
+                        out[1] += w * x * a;
+                        out[2 + m] += w * a;
+                        out[2 + models + m] += w * b;
+                        out[2 + 2 * models + m] += w * c;
                     }
                 }
             }
@@ -716,6 +1048,7 @@ pub fn count_probabilities(location: f64, spread: f64, n: usize) -> Vec<f64> {
         sigma: spread,
         shift: vec![0.0],
         tau: vec![0.0],
+        omega: Vec::new(),
     };
     problem_log_likelihoods(&data, &p, &JointQuadrature::default())
         .into_iter()
@@ -791,6 +1124,7 @@ mod tests {
             sigma,
             shift: shift.to_vec(),
             tau: tau.to_vec(),
+            omega: Vec::new(),
         }
     }
 
@@ -1045,5 +1379,140 @@ mod tests {
         }
         println!("worst relative error at the default nodes: {worst_default:.2e}");
         assert!(worst_default < 1e-4, "{worst_default}");
+    }
+
+    /// ln L_i with per-run data by a 3-D trapezoid (problem effect, per-model e, per-run eta),
+    /// step 0.1 on [-9, 9] in each standard normal variable.
+    fn brute_force_runs(row: &[Option<Vec<Count>>], p: &JointParams) -> f64 {
+        let (half_width, steps) = (9.0, 180);
+        let h = 2.0 * half_width / steps as f64;
+        let grid: Vec<(f64, f64)> = (0..=steps)
+            .map(|s| {
+                let x = -half_width + s as f64 * h;
+                let end = if s == 0 || s == steps { 0.5 } else { 1.0 };
+                let ln_phi = -0.5 * x * x - 0.5 * (2.0 * std::f64::consts::PI).ln();
+                (x, (end * h).ln() + ln_phi)
+            })
+            .collect();
+        let run_integral = |c: Count, u: f64, omega: f64| -> f64 {
+            ln_binomial(c.samples, c.correct)
+                + log_sum_exp(grid.iter().map(|&(y, lw)| lw + ln_kernel(c, u + omega * y)))
+        };
+        let outer: Vec<f64> = grid
+            .iter()
+            .map(|&(x, lw)| {
+                let mut total = lw;
+                for (m, entry) in row.iter().enumerate() {
+                    let Some(runs) = entry else { continue };
+                    let eta = p.mu + p.sigma * x + p.shift[m];
+                    let at = |u: f64| -> f64 {
+                        runs.iter().map(|&c| run_integral(c, u, p.omega[m])).sum()
+                    };
+                    total += if p.tau[m] == 0.0 {
+                        at(eta)
+                    } else {
+                        let terms: Vec<f64> = grid
+                            .iter()
+                            .map(|&(e, lv)| lv + at(eta + p.tau[m] * e))
+                            .collect();
+                        log_sum_exp(terms.into_iter())
+                    };
+                }
+                total
+            })
+            .collect();
+        log_sum_exp(outer.into_iter())
+    }
+
+    /// The per-run likelihood (omega > 0, with and without tau, a missing entry, runs of
+    /// different sizes) against the 3-D trapezoid to 1e-10 relative in L_i; and with omega = 0
+    /// it is the likelihood of the same runs as separate counts of one problem.
+    #[test]
+    fn run_noise_likelihood_matches_brute_force() {
+        let c = Count::new;
+        let rows = vec![
+            vec![
+                Some(vec![c(1, 3), c(2, 3)]),
+                Some(vec![c(0, 2), c(2, 2), c(1, 2)]),
+            ],
+            vec![Some(vec![c(4, 4), c(3, 4), c(4, 5)]), None],
+            vec![Some(vec![c(0, 3)]), Some(vec![c(1, 4), c(4, 4)])],
+        ];
+        let data = JointData::with_runs(2, rows.clone()).unwrap();
+        assert_eq!(data.rows()[0][0], Some(c(3, 6)));
+        let mut p = params(0.2, 1.3, &[0.0, -0.4], &[0.0, 0.7]);
+        p.omega = vec![0.8, 1.1];
+        let quad = JointQuadrature::default();
+        let got = problem_log_likelihoods(&data, &p, &quad);
+        for (i, row) in rows.iter().enumerate() {
+            let want = brute_force_runs(row, &p);
+            println!(
+                "problem {i}: quadrature {:.15}, brute force {want:.15}",
+                got[i]
+            );
+            assert!(
+                (got[i] - want).abs() < 1e-10,
+                "problem {i}: {} vs {want}",
+                got[i]
+            );
+        }
+        let total = log_likelihood(&data, &p, &quad);
+        let (with_grad, _) = log_likelihood_with_gradient(&data, &p, &quad);
+        assert_eq!(total.to_bits(), with_grad.to_bits());
+        assert!((total - got.iter().sum::<f64>()).abs() < 1e-12 * total.abs());
+        // omega = 0, tau = 0: one problem's runs are independent binomials at one rate
+        let single = JointData::with_runs(1, vec![vec![Some(vec![c(1, 3), c(2, 3)])]]).unwrap();
+        let mut p0 = params(0.2, 1.3, &[0.0], &[0.0]);
+        p0.omega = vec![0.0];
+        let got0 = log_likelihood(&single, &p0, &quad);
+        let plain = log_likelihood(
+            &JointData::new(1, vec![vec![Some(c(3, 6))]]).unwrap(),
+            &params(0.2, 1.3, &[0.0], &[0.0]),
+            &quad,
+        );
+        let correction = 2.0 * ln_binomial(3, 1) - ln_binomial(6, 3);
+        assert!(
+            (got0 - (plain + correction)).abs() < 1e-12,
+            "{got0} vs {plain}"
+        );
+    }
+
+    /// The per-run gradient (omega included) against central differences of ln L.
+    #[test]
+    fn run_noise_gradient_matches_finite_differences() {
+        let c = Count::new;
+        let rows = vec![
+            vec![Some(vec![c(1, 4), c(3, 4)]), Some(vec![c(2, 4), c(4, 4)])],
+            vec![Some(vec![c(0, 4), c(2, 4)]), Some(vec![c(1, 4), c(0, 4)])],
+            vec![Some(vec![c(4, 4), c(3, 4)]), Some(vec![c(4, 4), c(4, 4)])],
+        ];
+        let data = JointData::with_runs(2, rows).unwrap();
+        let mut p = params(0.3, 1.1, &[0.0, 0.4], &[0.5, 0.9]);
+        p.omega = vec![0.7, 1.2];
+        let quad = JointQuadrature::default();
+        let (_, g) = log_likelihood_with_gradient(&data, &p, &quad);
+        let h = 1e-5;
+        let central = |get: &dyn Fn(&mut JointParams) -> &mut f64| {
+            let (mut up, mut down) = (p.clone(), p.clone());
+            *get(&mut up) += h;
+            *get(&mut down) -= h;
+            (log_likelihood(&data, &up, &quad) - log_likelihood(&data, &down, &quad)) / (2.0 * h)
+        };
+        let pairs: Vec<(&str, f64, f64)> = vec![
+            ("mu", g.mu, central(&|q| &mut q.mu)),
+            ("sigma", g.sigma, central(&|q| &mut q.sigma)),
+            ("shift1", g.shift[1], central(&|q| &mut q.shift[1])),
+            ("tau0", g.tau[0], central(&|q| &mut q.tau[0])),
+            ("tau1", g.tau[1], central(&|q| &mut q.tau[1])),
+            ("omega0", g.omega[0], central(&|q| &mut q.omega[0])),
+            ("omega1", g.omega[1], central(&|q| &mut q.omega[1])),
+        ];
+        for (name, analytic, numeric) in pairs {
+            println!("{name}: analytic {analytic:.8}, central difference {numeric:.8}");
+            assert!(
+                (analytic - numeric).abs() < 1e-6 * (1.0 + numeric.abs()),
+                "{name}: {analytic} vs {numeric}"
+            );
+        }
     }
 }

@@ -52,6 +52,8 @@ pub struct SynthRow {
     pub problem: usize,
     /// Sample index within the problem.
     pub sample: usize,
+    /// Run index (0 for [`for_each_row`]; see [`for_each_run_row`]).
+    pub run: usize,
     /// Whether the sample is correct.
     pub correct: bool,
     /// Its answer.
@@ -91,10 +93,56 @@ pub fn for_each_row<E>(
             each(&SynthRow {
                 problem: i,
                 sample: s,
+                run: 0,
                 correct,
                 answer,
                 output_tokens,
             })?;
+        }
+    }
+    Ok(())
+}
+
+/// Like [`for_each_row`], with `runs` runs of `spec.samples` samples per problem and per-run
+/// logit noise `run_sd` (omega): problem i draws z_i from its own stream (seed, 0x5948, i), then
+/// for each run r an eta_r ~ N(0, omega^2) shared by that run's samples, each correct with
+/// probability expit(mu + sigma z_i + eta_r), else the attractor with probability `attractor`,
+/// else a one-off. No tokens. Rows come problem-major, run by run; `sample` counts within the
+/// problem. Cost: O(problems runs samples).
+///
+/// # Errors
+/// Whatever `each` returns.
+pub fn for_each_run_row<E>(
+    spec: &SynthSpec,
+    runs: usize,
+    run_sd: f64,
+    mut each: impl FnMut(&SynthRow) -> Result<(), E>,
+) -> Result<(), E> {
+    for i in 0..spec.problems {
+        let mut rng = stream(spec.seed, &[0x5948, i as u64]);
+        let z: f64 = StandardNormal.sample(&mut rng);
+        for r in 0..runs {
+            let eta: f64 = StandardNormal.sample(&mut rng);
+            let logit = spec.mu + spec.sigma * z + run_sd * eta;
+            let p = 1.0 / (1.0 + (-logit).exp());
+            for s in 0..spec.samples {
+                let correct = rng.random::<f64>() < p;
+                let answer = if correct {
+                    SynthAnswer::Right
+                } else if rng.random::<f64>() < spec.attractor {
+                    SynthAnswer::Attractor
+                } else {
+                    SynthAnswer::OneOff
+                };
+                each(&SynthRow {
+                    problem: i,
+                    sample: r * spec.samples + s,
+                    run: r,
+                    correct,
+                    answer,
+                    output_tokens: None,
+                })?;
+            }
         }
     }
     Ok(())

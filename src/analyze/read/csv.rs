@@ -149,6 +149,7 @@ fn read_csv(reader: &mut dyn BufRead, builder: &mut DatasetBuilder) -> Result<()
                 reference: nonempty("reference"),
                 output_tokens,
                 cluster: nonempty("cluster"),
+                run: nonempty("run"),
             },
         )
     })?;

@@ -313,6 +313,8 @@ impl InspectState<'_> {
             reference,
             output_tokens,
             cluster: None,
+            // inspect epochs are not runs: the epochs of a sample are its repeated samples
+            run: None,
         };
         match score_value {
             Ok(x) => self.builder.push_scored(line, sample, x, &field),

@@ -54,6 +54,7 @@ fn canonical_json(source: &str, line: usize, obj: &Map<String, Value>) -> Result
         reference,
         output_tokens: ctx.opt_tokens(obj, "output_tokens")?,
         cluster: ctx.opt_id(obj, "cluster")?,
+        run: ctx.opt_id(obj, "run")?,
     })
 }
 
@@ -152,7 +153,7 @@ struct CanonicalRow<'a> {
 }
 
 /// The canonical fields, in the index order of [`CanonicalRow::fields`].
-const CANONICAL_FIELDS: [&str; 8] = [
+const CANONICAL_FIELDS: [&str; 9] = [
     "problem_id",
     "model",
     "correct",
@@ -161,6 +162,7 @@ const CANONICAL_FIELDS: [&str; 8] = [
     "sample",
     "output_tokens",
     "cluster",
+    "run",
 ];
 
 /// A key of a canonical row: the index of a known field, or `None` for any other key.
@@ -221,7 +223,7 @@ fn canonical_fast(text: &str) -> Option<SampleRef<'_>> {
     if row.duplicate {
         return None;
     }
-    let [problem_id, model, correct, answer, reference, sample, output_tokens, cluster] =
+    let [problem_id, model, correct, answer, reference, sample, output_tokens, cluster, run] =
         row.fields;
     // The rules of `Ctx` in `canonical_json`, with `None` for every error.
     fn id(v: Scalar<'_>) -> Option<Cow<'_, str>> {
@@ -285,6 +287,7 @@ fn canonical_fast(text: &str) -> Option<SampleRef<'_>> {
         reference,
         output_tokens,
         cluster: opt_id(cluster)?,
+        run: opt_id(run)?,
     })
 }
 
@@ -322,6 +325,10 @@ mod tests {
             (r#"{"problem\u005fid": "esc", "correct": true}"#, true),
             ("{\"problem_id\": \"\u{e9}t\u{e9}\", \"correct\": false, \"answer\": \"\u{1F600}\"}", true),
             (r#"  {"problem_id": "pad", "correct": true, "answer": -0}  "#, true),
+            (r#"{"problem_id": "r1", "run": 3, "correct": true}"#, true),
+            (r#"{"problem_id": "r2", "run": "seed-7", "correct": false, "model": "m"}"#, true),
+            (r#"{"problem_id": "r3", "run": 1.5, "correct": true}"#, false),
+            (r#"{"problem_id": "r4", "run": [1], "correct": true}"#, false),
             (r#"{"problem_id": "a", "correct": true, "correct": false}"#, false),
             (r#"{"problem_id": "a", "correct": true, "correct": "x"}"#, false),
             (r#"{"problem_id": "a", "correct": tru}"#, false),

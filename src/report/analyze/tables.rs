@@ -161,7 +161,9 @@ pub fn fit_csv(fit: &FitResult, seed: u64) -> String {
     ]);
     for q in &fit.parameters {
         let model = match q.parameter {
-            Parameter::Shift(m) | Parameter::Tau(m) => fit.models[m].name.clone(),
+            Parameter::Shift(m) | Parameter::Tau(m) | Parameter::Omega(m) => {
+                fit.models[m].name.clone()
+            }
             _ => String::new(),
         };
         let name = match q.parameter {
@@ -169,6 +171,7 @@ pub fn fit_csv(fit: &FitResult, seed: u64) -> String {
             Parameter::Sigma => "sigma",
             Parameter::Shift(_) => "shift",
             Parameter::Tau(_) => "shift_sd",
+            Parameter::Omega(_) => "run_sd",
         };
         csv.row([
             fit.source.clone(),

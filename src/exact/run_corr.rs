@@ -121,7 +121,7 @@ pub fn pass_at_k_run(p: f64, omega: f64, k: u32) -> (f64, f64) {
     let kf = f64::from(k);
     let value = expect_logit(p, omega, k, |x| -(-kf * softplus(x)).exp_m1());
     let complement = expect_logit(p, omega, k, |x| (-kf * softplus(x)).exp());
-    (value, complement)
+    complementary(value, complement)
 }
 
 /// (pass^k, 1 - pass^k) of one problem under per-run noise omega: E[p(eta)^k] and
@@ -138,7 +138,19 @@ pub fn pass_hat_k_run(p: f64, omega: f64, k: u32) -> (f64, f64) {
     let kf = f64::from(k);
     let value = expect_logit(p, omega, k, |x| (-kf * softplus(-x)).exp());
     let complement = expect_logit(p, omega, k, |x| -(-kf * softplus(-x)).exp_m1());
-    (value, complement)
+    complementary(value, complement)
+}
+
+/// A probability and its complement, both integrated directly: the smaller is kept as
+/// integrated (it carries the relative accuracy) and the larger is taken as 1 minus it, so the
+/// pair sums to 1 and neither leaves [0, 1] by the quadrature's rounding (a rule whose weights
+/// sum to 1 + 2e-16 would otherwise put a near-certain value at 1.0000000000000002).
+fn complementary(value: f64, complement: f64) -> (f64, f64) {
+    if value <= complement {
+        (value, 1.0 - value)
+    } else {
+        (1.0 - complement, complement)
+    }
 }
 
 /// (maj@k, 1 - maj@k) of one problem under per-run noise omega, the k samples of the vote
@@ -161,8 +173,7 @@ pub fn maj_at_k_run(p: f64, attractor: f64, omega: f64, k: u32, rule: VoteRule) 
         out[0] = maj::win_given_counts(&pmf, &w);
         out[1] = maj::win_given_counts(&pmf, &l);
     });
-    let (value, complement) = (both[0], both[1]);
-    (value, complement)
+    complementary(both[0], both[1])
 }
 
 /// The large-k limit of maj@k under per-run noise: the mean over problems of
@@ -218,7 +229,13 @@ pub fn run_moments(p: f64, omega: f64) -> RunMoments {
             var: 0.0,
         };
     }
-    let mean = expect_logit(p, omega, 1, crate::model::expit);
+    // The smaller of E[p(eta)] and E[1 - p(eta)] is integrated, the other is 1 minus it: a
+    // rate near 1 then never integrates to just above 1.
+    let mean = if p <= 0.5 {
+        expect_logit(p, omega, 1, crate::model::expit)
+    } else {
+        1.0 - expect_logit(p, omega, 1, |x| crate::model::expit(-x))
+    };
     let mean_pq = expect_logit(p, omega, 2, |x| {
         crate::model::expit(x) * crate::model::expit(-x)
     });
@@ -305,6 +322,39 @@ pub fn mixture_count_pmf(center: f64, spread: f64, n: u32) -> Vec<f64> {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+
+    /// Regression: a fitted scenario (rates up to 0.99, `run_sd` 0.51) crashed `run` with "rate
+    /// 1.0000000000000002 is not a probability": maj@k of a near-certain problem integrated to
+    /// just above 1. Every run-noise probability and its complement must stay in [0, 1].
+    #[test]
+    fn run_sd_probability_near_one_never_integrates_above_one() {
+        let rates: Vec<f64> = (1..=60)
+            .map(|i| crate::model::expit(-3.0 + 9.0 * f64::from(i) / 60.0))
+            .chain((1..=12).map(|j| 1.0 - 10f64.powi(-j)))
+            .collect();
+        for &p in &rates {
+            for omega in [0.5126, 2.0] {
+                for k in [1, 8, 64] {
+                    let rules = [VoteRule::Random, VoteRule::Strict, VoteRule::Absolute];
+                    let mut pairs = vec![pass_at_k_run(p, omega, k), pass_hat_k_run(p, omega, k)];
+                    for a in [0.0, 0.5] {
+                        pairs.extend(rules.map(|r| maj_at_k_run(p, a, omega, k, r)));
+                    }
+                    for (v, c) in pairs {
+                        assert!(
+                            (0.0..=1.0).contains(&v) && (0.0..=1.0).contains(&c),
+                            "p {p} omega {omega} k {k}: ({v}, {c})"
+                        );
+                    }
+                }
+                let mean = run_moments(p, omega).mean;
+                assert!(
+                    (0.0..=1.0).contains(&mean),
+                    "p {p} omega {omega}: mean {mean}"
+                );
+            }
+        }
+    }
 
     /// E[f(Z)] by composite Simpson on |z| <= 14 with 2^18 panels: an independent reference.
     pub(crate) fn brute_force(f: impl Fn(f64) -> f64) -> f64 {

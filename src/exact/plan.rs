@@ -276,15 +276,16 @@ impl PopulationNodes {
         let weights = rule.weights();
         let fa = rule.tabulate(|z| f(expit(a0 + a1 * z)));
         let gh = gauss_hermite_normal(shift_sd_nodes(r));
-        let fb = (0..rule.len())
-            .into_par_iter()
-            .flat_map_iter(|j| {
+        // One flat table written in place, a row of e nodes per z node (no row allocated).
+        let mut fb = vec![0.0; rule.len() * gh.len()];
+        fb.par_chunks_mut(gh.len())
+            .enumerate()
+            .for_each(|(j, row)| {
                 let z = rule.node(j);
-                gh.iter()
-                    .map(|&(e, _)| f(expit(b0 + b1 * z + r * e)))
-                    .collect::<Vec<f64>>()
-            })
-            .collect();
+                for (out, &(e, _)) in row.iter_mut().zip(&gh) {
+                    *out = f(expit(b0 + b1 * z + r * e));
+                }
+            });
         PopulationNodes {
             weights,
             fa,
@@ -314,19 +315,60 @@ impl PopulationNodes {
             .sum()
     }
 
+    /// E[g_k(f_A, f_B)] for K functions at once, in one pass over the nodes. Every sum is taken
+    /// in the order [`Self::expect`] takes it (within a z node over e, then over z), so each
+    /// result has the bits of K separate calls.
+    fn expect_all<const K: usize>(&self, g: impl Fn(f64, f64) -> [f64; K]) -> [f64; K] {
+        let mut acc = [0.0f64; K];
+        if self.inner.is_empty() {
+            for (w, (&a, &b)) in self.weights.iter().zip(self.fa.iter().zip(&self.fb)) {
+                for (s, v) in acc.iter_mut().zip(g(a, b)) {
+                    *s += w * v;
+                }
+            }
+            return acc;
+        }
+        let m = self.inner.len();
+        for (w, (&a, bs)) in self
+            .weights
+            .iter()
+            .zip(self.fa.iter().zip(self.fb.chunks_exact(m)))
+        {
+            let mut row = [0.0f64; K];
+            for (v, &b) in self.inner.iter().zip(bs) {
+                for (s, x) in row.iter_mut().zip(g(a, b)) {
+                    *s += v * x;
+                }
+            }
+            for (s, x) in acc.iter_mut().zip(row) {
+                *s += w * x;
+            }
+        }
+        acc
+    }
+
     /// The population moments of f_A and f_B (central moments integrated around the means).
+    /// Two passes over the nodes (the means, then the five moments about them).
     pub fn moments(&self) -> PairMoments {
-        let mean_a = self.expect(|a, _| a);
-        let mean_b = self.expect(|_, b| b);
+        let [mean_a, mean_b] = self.expect_all(|a, b| [a, b]);
         let mean_diff = mean_b - mean_a;
+        let [mean_pq_a, mean_pq_b, var_a, var_b, var_diff] = self.expect_all(|a, b| {
+            [
+                a * (1.0 - a),
+                b * (1.0 - b),
+                (a - mean_a).powi(2),
+                (b - mean_b).powi(2),
+                (b - a - mean_diff).powi(2),
+            ]
+        });
         PairMoments {
             mean_a,
             mean_b,
-            mean_pq_a: self.expect(|a, _| a * (1.0 - a)),
-            mean_pq_b: self.expect(|_, b| b * (1.0 - b)),
-            var_a: self.expect(|a, _| (a - mean_a).powi(2)),
-            var_b: self.expect(|_, b| (b - mean_b).powi(2)),
-            var_diff: self.expect(|a, b| (b - a - mean_diff).powi(2)),
+            mean_pq_a,
+            mean_pq_b,
+            var_a,
+            var_b,
+            var_diff,
         }
     }
 
@@ -1135,6 +1177,22 @@ mod tests {
         let got = PopulationNodes::with_deviations(mu, sigma, gap, (1.0, 1.0), f).moments();
         let want = structural_moments(mu, sigma, gap, (1.0, 1.0), f);
         assert_moments_close(&got, &want, 1e-11, "maj@5");
+    }
+
+    #[test]
+    fn one_pass_moments_have_the_bits_of_separate_sums() {
+        for nodes in [
+            PopulationNodes::new(0.2, 2.2, 0.21, |p| p),
+            PopulationNodes::with_shift_sd(0.2, 2.2, 0.21, 1.0, |p| p),
+            PopulationNodes::with_deviations(0.2, 2.2, 0.21, (1.0, 1.0), |p| p),
+        ] {
+            let m = nodes.moments();
+            let (ma, mb) = (nodes.expect(|a, _| a), nodes.expect(|_, b| b));
+            assert_eq!((m.mean_a, m.mean_b), (ma, mb));
+            assert_eq!(m.mean_pq_b, nodes.expect(|_, b| b * (1.0 - b)));
+            assert_eq!(m.var_a, nodes.expect(|a, _| (a - ma).powi(2)));
+            assert_eq!(m.var_diff, nodes.expect(|a, b| (b - a - (mb - ma)).powi(2)));
+        }
     }
 
     #[test]

@@ -1115,7 +1115,9 @@ mod tests {
             let pq: f64 = vals.iter().zip(&w).map(|(x, w)| w * x * (1.0 - x)).sum();
             (m, v, pq)
         };
-        let rows: Vec<((f64, f64, f64), (f64, f64, f64))> = (0..=steps)
+        // Per z node, (mean, variance, E[f q]) given z of A, then of B.
+        type Given = (f64, f64, f64);
+        let rows: Vec<(Given, Given)> = (0..=steps)
             .into_par_iter()
             .map(|j| {
                 let z = node(j);
@@ -1125,7 +1127,7 @@ mod tests {
                 )
             })
             .collect();
-        let e = |g: &dyn Fn(&((f64, f64, f64), (f64, f64, f64))) -> f64| -> f64 {
+        let e = |g: &dyn Fn(&(Given, Given)) -> f64| -> f64 {
             rows.iter().zip(&w).map(|(r, w)| w * g(r)).sum()
         };
         let mean_a = e(&|r| r.0 .0);

@@ -324,6 +324,7 @@ fn plan(c: &mut Criterion) {
         seed: 1,
         shift_sd: 0.0,
         target_power: None,
+        model_shift_sd: None,
     };
     let cells: Vec<(usize, u32, f64)> = spec
         .gaps

@@ -148,6 +148,34 @@ pub fn shift_sd_nodes(tau: f64) -> usize {
         .clamp(24, crate::exact::quadrature::MAX_GAUSS_HERMITE_NODES)
 }
 
+/// B's logit given A's, when A's logit on a problem is mu + sigma z + tau_a e_A and B's
+/// mu + gap + sigma z + tau_b e_B (z, e_A, e_B independent standard normals). The two are
+/// jointly normal: A's logit has SD S_A = sqrt(sigma^2 + tau_a^2), so A's logit is mu + S_A x
+/// with x standard normal, and given x, B's logit is normal with mean mu + gap +
+/// (sigma^2 / S_A^2) S_A x and variance sigma^2 + tau_b^2 - sigma^4 / S_A^2. Returns (S_A,
+/// c, r): c = sigma^2 / S_A (the slope times S_A) and r = sqrt(tau_b^2 + sigma^2 tau_a^2 /
+/// S_A^2) (the same variance, written without cancellation). With tau_a = 0: (sigma, sigma,
+/// tau_b) exactly; with sigma = tau_a = 0: (0, 0, tau_b). Time: O(1).
+pub fn conditional_b(sigma: f64, tau_a: f64, tau_b: f64) -> (f64, f64, f64) {
+    if tau_a == 0.0 {
+        return (sigma, sigma, tau_b);
+    }
+    let s_a = sigma.hypot(tau_a);
+    let c = sigma * (sigma / s_a);
+    let r = tau_b.hypot(sigma * tau_a / s_a);
+    (s_a, c, r)
+}
+
+/// The largest tau a model A may carry in a plan (B with the same tau) for the residual SD r of
+/// [`conditional_b`] to stay within [`MAX_SHIFT_SD`]: the root u = tau^2 of u (2 sigma^2 + u) =
+/// M^2 (sigma^2 + u), u = (M^2 - 2 sigma^2 + sqrt((2 sigma^2 - M^2)^2 + 4 M^2 sigma^2)) / 2.
+/// M / sqrt 2 (about 2.12) for large sigma, M at sigma = 0. Time: O(1).
+pub fn max_model_shift_sd(sigma: f64) -> f64 {
+    let (m2, s2) = (MAX_SHIFT_SD * MAX_SHIFT_SD, sigma * sigma);
+    let b = 2.0 * s2 - m2;
+    (0.5 * (-b + (b * b + 4.0 * m2 * s2).sqrt())).sqrt()
+}
+
 impl PopulationNodes {
     /// Tabulates f for both models on the same 20,001 nodes [`population_pair_moments`] uses.
     /// Time: 40,002 evaluations of f (in parallel).
@@ -199,19 +227,65 @@ impl PopulationNodes {
             "mu and gap must be finite"
         );
         assert!(sigma.is_finite() && sigma >= 0.0, "sigma must be >= 0");
+        PopulationNodes::product((mu, sigma), (mu + gap, sigma, tau), f)
+    }
+
+    /// The tables when both models carry their own per-problem deviation: A's logit on a
+    /// problem is mu + sigma z + tau_a e_A and B's mu + gap + sigma z + tau_b e_B, with z, e_A,
+    /// e_B independent standard normals. Integrated in A's own standardised logit x (A's logit
+    /// is mu + S_A x) and B's residual e given A ([`conditional_b`]): B's logit is mu + gap +
+    /// c x + r e, with e ~ N(0, 1) independent of x. With `tau_a` = 0 (c = sigma, r = tau_b)
+    /// this is [`PopulationNodes::with_shift_sd`]`(mu, sigma, gap, tau_b, f)`, bit for bit.
+    /// Time: 4,001 evaluations of f for A and 4,001 x [`shift_sd_nodes`]`(r)` for B.
+    ///
+    /// # Panics
+    /// If `mu`, `gap` are not finite, `sigma` is negative or not finite, `tau_a` or `tau_b` is
+    /// negative or not finite, or the residual SD r exceeds [`MAX_SHIFT_SD`].
+    pub fn with_deviations(
+        mu: f64,
+        sigma: f64,
+        gap: f64,
+        (tau_a, tau_b): (f64, f64),
+        f: impl Fn(f64) -> f64 + Sync,
+    ) -> PopulationNodes {
+        if tau_a == 0.0 {
+            return PopulationNodes::with_shift_sd(mu, sigma, gap, tau_b, f);
+        }
+        assert!(
+            mu.is_finite() && gap.is_finite(),
+            "mu and gap must be finite"
+        );
+        assert!(sigma.is_finite() && sigma >= 0.0, "sigma must be >= 0");
+        let (s_a, c, r) = conditional_b(sigma, tau_a, tau_b);
+        assert!(
+            (0.0..=MAX_SHIFT_SD).contains(&r),
+            "the residual SD {r} of B given A must lie in [0, {MAX_SHIFT_SD}]"
+        );
+        PopulationNodes::product((mu, s_a), (mu + gap, c, r), f)
+    }
+
+    /// The (x, e) product rule: f_A(x) = f(expit(a0 + a1 x)) on the [`TAU_Z_INTERVALS`]
+    /// Simpson nodes, f_B(x, e) = f(expit(b0 + b1 x + r e)) on those times the Gauss–Hermite
+    /// nodes of [`shift_sd_nodes`]`(r)`, e fastest.
+    fn product(
+        (a0, a1): (f64, f64),
+        (b0, b1, r): (f64, f64, f64),
+        f: impl Fn(f64) -> f64 + Sync,
+    ) -> PopulationNodes {
         let rule = CompositeSimpson::new(TAU_Z_INTERVALS);
         let weights = rule.weights();
-        let fa = rule.tabulate(|z| f(expit(mu + sigma * z)));
-        let gh = gauss_hermite_normal(shift_sd_nodes(tau));
-        let fb = (0..rule.len())
-            .into_par_iter()
-            .flat_map_iter(|j| {
+        let fa = rule.tabulate(|z| f(expit(a0 + a1 * z)));
+        let gh = gauss_hermite_normal(shift_sd_nodes(r));
+        // One flat table written in place, a row of e nodes per z node (no row allocated).
+        let mut fb = vec![0.0; rule.len() * gh.len()];
+        fb.par_chunks_mut(gh.len())
+            .enumerate()
+            .for_each(|(j, row)| {
                 let z = rule.node(j);
-                gh.iter()
-                    .map(|&(e, _)| f(expit(mu + gap + sigma * z + tau * e)))
-                    .collect::<Vec<f64>>()
-            })
-            .collect();
+                for (out, &(e, _)) in row.iter_mut().zip(&gh) {
+                    *out = f(expit(b0 + b1 * z + r * e));
+                }
+            });
         PopulationNodes {
             weights,
             fa,
@@ -241,19 +315,60 @@ impl PopulationNodes {
             .sum()
     }
 
+    /// E[g_k(f_A, f_B)] for K functions at once, in one pass over the nodes. Every sum is taken
+    /// in the order [`Self::expect`] takes it (within a z node over e, then over z), so each
+    /// result has the bits of K separate calls.
+    fn expect_all<const K: usize>(&self, g: impl Fn(f64, f64) -> [f64; K]) -> [f64; K] {
+        let mut acc = [0.0f64; K];
+        if self.inner.is_empty() {
+            for (w, (&a, &b)) in self.weights.iter().zip(self.fa.iter().zip(&self.fb)) {
+                for (s, v) in acc.iter_mut().zip(g(a, b)) {
+                    *s += w * v;
+                }
+            }
+            return acc;
+        }
+        let m = self.inner.len();
+        for (w, (&a, bs)) in self
+            .weights
+            .iter()
+            .zip(self.fa.iter().zip(self.fb.chunks_exact(m)))
+        {
+            let mut row = [0.0f64; K];
+            for (v, &b) in self.inner.iter().zip(bs) {
+                for (s, x) in row.iter_mut().zip(g(a, b)) {
+                    *s += v * x;
+                }
+            }
+            for (s, x) in acc.iter_mut().zip(row) {
+                *s += w * x;
+            }
+        }
+        acc
+    }
+
     /// The population moments of f_A and f_B (central moments integrated around the means).
+    /// Two passes over the nodes (the means, then the five moments about them).
     pub fn moments(&self) -> PairMoments {
-        let mean_a = self.expect(|a, _| a);
-        let mean_b = self.expect(|_, b| b);
+        let [mean_a, mean_b] = self.expect_all(|a, b| [a, b]);
         let mean_diff = mean_b - mean_a;
+        let [mean_pq_a, mean_pq_b, var_a, var_b, var_diff] = self.expect_all(|a, b| {
+            [
+                a * (1.0 - a),
+                b * (1.0 - b),
+                (a - mean_a).powi(2),
+                (b - mean_b).powi(2),
+                (b - a - mean_diff).powi(2),
+            ]
+        });
         PairMoments {
             mean_a,
             mean_b,
-            mean_pq_a: self.expect(|a, _| a * (1.0 - a)),
-            mean_pq_b: self.expect(|_, b| b * (1.0 - b)),
-            var_a: self.expect(|a, _| (a - mean_a).powi(2)),
-            var_b: self.expect(|_, b| (b - mean_b).powi(2)),
-            var_diff: self.expect(|a, b| (b - a - mean_diff).powi(2)),
+            mean_pq_a,
+            mean_pq_b,
+            var_a,
+            var_b,
+            var_diff,
         }
     }
 
@@ -327,6 +442,47 @@ pub fn gap_logits_for_points(mu: f64, sigma: f64, tau: f64, points: f64) -> Resu
     let base = normal_expectation(|z| expit(mu + sigma * z));
     let target = points / 100.0;
     let sigma_b = if tau == 0.0 { sigma } else { sigma.hypot(tau) };
+    let gap_at = |s: f64| normal_expectation(|z| expit(mu + s + sigma_b * z)) - base;
+    let (mut lo, mut hi) = (-40.0, 40.0);
+    if !(gap_at(lo) < target && target < gap_at(hi)) {
+        return Err(format!(
+            "a gap of {points} points is out of reach: pass@1 of A is {:.1}%, so the gap must lie between {:.1} and {:.1} points",
+            100.0 * base,
+            -100.0 * base,
+            100.0 * (1.0 - base)
+        ));
+    }
+    for _ in 0..100 {
+        let mid = 0.5 * (lo + hi);
+        if gap_at(mid) < target {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    Ok(0.5 * (lo + hi))
+}
+
+/// [`gap_logits_for_points`] when A also carries its own deviation `tau_a`: A's logit is then
+/// logit-normal(mu, sqrt(sigma^2 + tau_a^2)) on its own and B's logit-normal(mu + gap,
+/// sqrt(sigma^2 + tau_b^2)). With `tau_a` = 0 it is [`gap_logits_for_points`]`(mu, sigma,
+/// tau_b, points)`, bit for bit.
+///
+/// # Errors
+/// As [`gap_logits_for_points`].
+pub fn gap_logits_for_points_with(
+    mu: f64,
+    sigma: f64,
+    (tau_a, tau_b): (f64, f64),
+    points: f64,
+) -> Result<f64, String> {
+    if tau_a == 0.0 {
+        return gap_logits_for_points(mu, sigma, tau_b, points);
+    }
+    let sigma_a = sigma.hypot(tau_a);
+    let base = normal_expectation(|z| expit(mu + sigma_a * z));
+    let target = points / 100.0;
+    let sigma_b = sigma.hypot(tau_b);
     let gap_at = |s: f64| normal_expectation(|z| expit(mu + s + sigma_b * z)) - base;
     let (mut lo, mut hi) = (-40.0, 40.0);
     if !(gap_at(lo) < target && target < gap_at(hi)) {
@@ -531,6 +687,88 @@ pub fn fixed_pair_rates(
             .collect()
     };
     (ra, rb)
+}
+
+/// A's and B's per-problem rates on a fixed benchmark of N problems when A also carries its own
+/// deviation: A's logit is that of the quantile-placed logit-normal(mu, sigma) plus `tau_a`
+/// e_A,i, with e_A from [`crate::model::problem_deviations`]`(name_a, N)` (the offsets every
+/// other experiment gives this model on a fixed benchmark); B's is the quantile-placed logit +
+/// `gap` + `tau_b` e_B,i with e_B from [`disagreement_offsets`] (the plan's own offsets for B).
+/// With `tau_a` = 0 it is [`fixed_pair_rates`]`(mu, sigma, gap, tau_b, N)`, bit for bit.
+/// Time: O(N log N).
+pub fn fixed_pair_rates_with(
+    mu: f64,
+    sigma: f64,
+    gap: f64,
+    (tau_a, tau_b): (f64, f64),
+    name_a: &str,
+    problems: usize,
+) -> (Vec<f64>, Vec<f64>) {
+    let (base, rb) = fixed_pair_rates(mu, sigma, gap, tau_b, problems);
+    if tau_a == 0.0 {
+        return (base, rb);
+    }
+    let ra = base
+        .iter()
+        .zip(crate::model::problem_deviations(name_a, problems))
+        .map(|(&p, e)| crate::model::shift_rate(p, tau_a * e))
+        .collect();
+    (ra, rb)
+}
+
+/// Correlation of A's and B's per-problem logits in the population when each carries its own
+/// deviation: sigma^2 / sqrt((sigma^2 + tau_a^2)(sigma^2 + tau_b^2)); with `tau_a` = 0,
+/// [`population_logit_correlation`]`(sigma, tau_b)` bit for bit. NaN when either logit has no
+/// variance. Time: O(1).
+pub fn pair_logit_correlation(sigma: f64, (tau_a, tau_b): (f64, f64)) -> f64 {
+    if tau_a == 0.0 {
+        return population_logit_correlation(sigma, tau_b);
+    }
+    crate::exact::shift::logit_correlation(sigma, tau_a, tau_b).unwrap_or(f64::NAN)
+}
+
+/// Sample correlation of A's and B's logits over the fixed benchmark of
+/// [`fixed_pair_rates_with`] (quantile-placed z, A's offsets from its name, B's from
+/// [`disagreement_offsets`]); with `tau_a` = 0, [`fixed_logit_correlation`]`(sigma, tau_b, N)`
+/// bit for bit. Time: O(N log N).
+pub fn fixed_pair_logit_correlation(
+    sigma: f64,
+    (tau_a, tau_b): (f64, f64),
+    name_a: &str,
+    problems: usize,
+) -> f64 {
+    if tau_a == 0.0 {
+        return fixed_logit_correlation(sigma, tau_b, problems);
+    }
+    let z: Vec<f64> = (1..=problems)
+        .map(|i| std_quantile((i as f64 - 0.5) / problems as f64))
+        .collect();
+    let ea = crate::model::problem_deviations(name_a, problems);
+    let eb = disagreement_offsets(problems);
+    let x: Vec<f64> = z
+        .iter()
+        .zip(&ea)
+        .map(|(z, e)| sigma * z + tau_a * e)
+        .collect();
+    let y: Vec<f64> = z
+        .iter()
+        .zip(&eb)
+        .map(|(z, e)| sigma * z + tau_b * e)
+        .collect();
+    pearson(&x, &y)
+}
+
+/// The Pearson correlation of two equally long samples (NaN when one does not vary).
+fn pearson(x: &[f64], y: &[f64]) -> f64 {
+    let n = x.len() as f64;
+    let (mx, my) = (x.iter().sum::<f64>() / n, y.iter().sum::<f64>() / n);
+    let (mut sxy, mut sxx, mut syy) = (0.0, 0.0, 0.0);
+    for (a, b) in x.iter().zip(y) {
+        sxy += (a - mx) * (b - my);
+        sxx += (a - mx) * (a - mx);
+        syy += (b - my) * (b - my);
+    }
+    sxy / (sxx * syy).sqrt()
 }
 
 /// Correlation of A's and B's per-problem logits in the population: sigma / sqrt(sigma^2 +
@@ -837,6 +1075,198 @@ mod tests {
         let r = fixed_logit_correlation(2.2, 2.2, 30);
         assert!((r - std::f64::consts::FRAC_1_SQRT_2).abs() < 0.1, "{r}");
         assert_eq!(population_logit_correlation(2.2, 0.0), 1.0);
+    }
+
+    /// The population moments of the structural model (A's logit mu + sigma z + tau_a e_A, B's
+    /// mu + gap + sigma z + tau_b e_B) by brute force: a composite trapezoid with step 0.02
+    /// over |z|, |e| <= 12 in (z, e) (1,201 x 1,201 nodes; the Gaussian-weighted logistic is
+    /// analytic in a strip of half-width pi / 2.2 or more, where the trapezoid rule errs like
+    /// exp(-2 pi 1.4 / 0.02), far below rounding), using only that A and B are
+    /// independent given z (no conditional normal, no Gauss–Hermite, no Simpson). Var(p_B -
+    /// p_A) is integrated as E_z[Var(f_A | z) + Var(f_B | z) + (m_B(z) - m_A(z) - gap)^2], with
+    /// no cancellation.
+    fn structural_moments(
+        mu: f64,
+        sigma: f64,
+        gap: f64,
+        (tau_a, tau_b): (f64, f64),
+        f: impl Fn(f64) -> f64 + Sync,
+    ) -> PairMoments {
+        let steps = 1_200;
+        let h = 24.0 / steps as f64;
+        let norm = 1.0 / (2.0 * std::f64::consts::PI).sqrt();
+        let w: Vec<f64> = (0..=steps)
+            .map(|j| {
+                let x = -12.0 + j as f64 * h;
+                let end = if j == 0 || j == steps { 0.5 } else { 1.0 };
+                end * h * norm * (-0.5 * x * x).exp()
+            })
+            .collect();
+        let node = |j: usize| -12.0 + j as f64 * h;
+        // Per z node: the conditional mean, variance and E[f q] of each model given z.
+        let given = |lz: f64, tau: f64| -> (f64, f64, f64) {
+            let vals: Vec<f64> = (0..=steps).map(|k| f(expit(lz + tau * node(k)))).collect();
+            let m: f64 = vals.iter().zip(&w).map(|(v, w)| w * v).sum();
+            let v: f64 = vals
+                .iter()
+                .zip(&w)
+                .map(|(x, w)| w * (x - m) * (x - m))
+                .sum();
+            let pq: f64 = vals.iter().zip(&w).map(|(x, w)| w * x * (1.0 - x)).sum();
+            (m, v, pq)
+        };
+        // Per z node, (mean, variance, E[f q]) given z of A, then of B.
+        type Given = (f64, f64, f64);
+        let rows: Vec<(Given, Given)> = (0..=steps)
+            .into_par_iter()
+            .map(|j| {
+                let z = node(j);
+                (
+                    given(mu + sigma * z, tau_a),
+                    given(mu + gap + sigma * z, tau_b),
+                )
+            })
+            .collect();
+        let e = |g: &dyn Fn(&(Given, Given)) -> f64| -> f64 {
+            rows.iter().zip(&w).map(|(r, w)| w * g(r)).sum()
+        };
+        let mean_a = e(&|r| r.0 .0);
+        let mean_b = e(&|r| r.1 .0);
+        let md = mean_b - mean_a;
+        PairMoments {
+            mean_a,
+            mean_b,
+            mean_pq_a: e(&|r| r.0 .2),
+            mean_pq_b: e(&|r| r.1 .2),
+            var_a: e(&|r| r.0 .1 + (r.0 .0 - mean_a).powi(2)),
+            var_b: e(&|r| r.1 .1 + (r.1 .0 - mean_b).powi(2)),
+            var_diff: e(&|r| r.0 .1 + r.1 .1 + (r.1 .0 - r.0 .0 - md).powi(2)),
+        }
+    }
+
+    fn assert_moments_close(got: &PairMoments, want: &PairMoments, rel: f64, what: &str) {
+        for (name, x, y) in [
+            ("mean_a", got.mean_a, want.mean_a),
+            ("mean_b", got.mean_b, want.mean_b),
+            ("mean_pq_a", got.mean_pq_a, want.mean_pq_a),
+            ("mean_pq_b", got.mean_pq_b, want.mean_pq_b),
+            ("var_a", got.var_a, want.var_a),
+            ("var_b", got.var_b, want.var_b),
+            ("var_diff", got.var_diff, want.var_diff),
+        ] {
+            assert!(
+                (x - y).abs() <= rel * y.abs(),
+                "{what} {name}: {x} vs {y} (relative {:e})",
+                (x - y).abs() / y.abs()
+            );
+        }
+    }
+
+    #[test]
+    fn both_models_deviations_match_the_structural_brute_force() {
+        use crate::exact::maj::maj_at_k_pq;
+        use crate::model::VoteRule;
+        let (mu, sigma, gap) = (0.2, 2.2, 0.3);
+        for taus in [(1.0, 1.0), (0.7, 1.5), (1.5, 0.0), (2.0, 2.0)] {
+            let got = PopulationNodes::with_deviations(mu, sigma, gap, taus, |p| p).moments();
+            let want = structural_moments(mu, sigma, gap, taus, |p| p);
+            assert_moments_close(&got, &want, 1e-12, &format!("pass@1 {taus:?}"));
+        }
+        // maj@5: an expensive f, tabulated once per node. Its fifth powers of the logistic
+        // converge more slowly in the Gauss–Hermite rule: var_diff is off by 5e-13 absolute
+        // (7e-12 relative) at the rule's node count, so the bound here is 1e-11 relative.
+        let f = |p: f64| maj_at_k_pq(p, 0.5 * (1.0 - p), 5, VoteRule::Random);
+        let got = PopulationNodes::with_deviations(mu, sigma, gap, (1.0, 1.0), f).moments();
+        let want = structural_moments(mu, sigma, gap, (1.0, 1.0), f);
+        assert_moments_close(&got, &want, 1e-11, "maj@5");
+    }
+
+    #[test]
+    fn one_pass_moments_have_the_bits_of_separate_sums() {
+        for nodes in [
+            PopulationNodes::new(0.2, 2.2, 0.21, |p| p),
+            PopulationNodes::with_shift_sd(0.2, 2.2, 0.21, 1.0, |p| p),
+            PopulationNodes::with_deviations(0.2, 2.2, 0.21, (1.0, 1.0), |p| p),
+        ] {
+            let m = nodes.moments();
+            let (ma, mb) = (nodes.expect(|a, _| a), nodes.expect(|_, b| b));
+            assert_eq!((m.mean_a, m.mean_b), (ma, mb));
+            assert_eq!(m.mean_pq_b, nodes.expect(|_, b| b * (1.0 - b)));
+            assert_eq!(m.var_a, nodes.expect(|a, _| (a - ma).powi(2)));
+            assert_eq!(m.var_diff, nodes.expect(|a, b| (b - a - (mb - ma)).powi(2)));
+        }
+    }
+
+    #[test]
+    fn a_reference_without_deviation_is_the_plan_block_rule_bit_for_bit() {
+        let a = PopulationNodes::with_shift_sd(0.2, 2.2, 0.21, 1.0, |p| p).moments();
+        let b = PopulationNodes::with_deviations(0.2, 2.2, 0.21, (0.0, 1.0), |p| p).moments();
+        assert_eq!(a, b);
+        let a = PopulationNodes::new(0.2, 2.2, 0.21, |p| p).moments();
+        let b = PopulationNodes::with_deviations(0.2, 2.2, 0.21, (0.0, 0.0), |p| p).moments();
+        assert_eq!(a, b);
+        assert_eq!(conditional_b(2.2, 0.0, 1.0), (2.2, 2.2, 1.0));
+        assert_eq!(
+            fixed_pair_rates_with(0.2, 2.2, 0.21, (0.0, 1.0), "m", 30),
+            fixed_pair_rates(0.2, 2.2, 0.21, 1.0, 30)
+        );
+        assert_eq!(
+            gap_logits_for_points_with(0.2, 2.2, (0.0, 1.0), 3.0),
+            gap_logits_for_points(0.2, 2.2, 1.0, 3.0)
+        );
+        assert_eq!(
+            pair_logit_correlation(2.2, (0.0, 1.0)),
+            population_logit_correlation(2.2, 1.0)
+        );
+    }
+
+    #[test]
+    fn the_conditional_law_of_b_given_a_has_the_joint_normal_moments() {
+        // Cov(a, b) = sigma^2 and Var(b) = sigma^2 + tau_b^2: slope c S_A / S_A^2 and
+        // c^2 + r^2.
+        for (sigma, ta, tb) in [(2.2, 1.0, 1.0), (0.5, 2.0, 0.3), (3.0, 0.4, 2.5)] {
+            let (s_a, c, r) = conditional_b(sigma, ta, tb);
+            assert!((s_a * s_a - (sigma * sigma + ta * ta)).abs() < 1e-13);
+            assert!((c * s_a - sigma * sigma).abs() < 1e-13);
+            assert!((c * c + r * r - (sigma * sigma + tb * tb)).abs() < 1e-13);
+        }
+        // The largest model shift_sd puts r at the quadrature's limit.
+        for sigma in [0.5, 2.0, 2.2, 10.0] {
+            let t = max_model_shift_sd(sigma);
+            let r = conditional_b(sigma, t, t).2;
+            assert!((r - MAX_SHIFT_SD).abs() < 1e-12, "{sigma}: {t} {r}");
+        }
+    }
+
+    #[test]
+    fn the_fixed_reference_takes_the_offsets_of_every_other_experiment() {
+        use crate::model::{problem_deviations, quantile_rates, shift_rate};
+        let (mu, sigma, gap, tau) = (0.2, 2.2, 0.21, 0.8);
+        let (ra, rb) = fixed_pair_rates_with(mu, sigma, gap, (tau, tau), "long", 30);
+        let base = quantile_rates(mu, sigma, 30);
+        let ea = problem_deviations("long", 30);
+        let eb = disagreement_offsets(30);
+        for i in 0..30 {
+            assert_eq!(ra[i], shift_rate(base[i], tau * ea[i]));
+            assert_eq!(rb[i], shift_rate(base[i], gap + tau * eb[i]));
+        }
+        // The realised correlation is near the population's sigma^2 / (sigma^2 + tau^2).
+        let pop = pair_logit_correlation(sigma, (tau, tau));
+        assert!((pop - 4.84 / (4.84 + 0.64)).abs() < 1e-15);
+        let fixed = fixed_pair_logit_correlation(sigma, (tau, tau), "long", 300);
+        assert!((fixed - pop).abs() < 0.05, "{fixed} vs {pop}");
+    }
+
+    #[test]
+    fn points_convert_on_both_models_own_populations() {
+        let (mu, sigma, taus) = (0.2, 2.2, (1.0, 1.0));
+        let g = gap_logits_for_points_with(mu, sigma, taus, 3.0).expect("reachable");
+        let m = PopulationNodes::with_deviations(mu, sigma, g, taus, |p| p).moments();
+        assert!(
+            (m.mean_b - m.mean_a - 0.03).abs() < 1e-10,
+            "{}",
+            m.mean_b - m.mean_a
+        );
     }
 
     #[test]

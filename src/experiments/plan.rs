@@ -33,11 +33,11 @@ use super::{Check, Estimate, Progress};
 use crate::exact::maj::{maj_at_k_all, maj_at_k_pq};
 use crate::exact::noise::sd_standard_error;
 use crate::exact::plan::{
-    detect_power, fixed_cell, fixed_count_moments, fixed_gap_se, fixed_logit_correlation,
-    fixed_pair_rates, population_cell, population_gap_se, population_logit_correlation,
+    detect_power, fixed_cell, fixed_count_moments, fixed_gap_se, fixed_pair_logit_correlation,
+    fixed_pair_rates_with, pair_logit_correlation, population_cell, population_gap_se,
     smallest_gap_with_power, sum_moments, PopulationNodes,
 };
-pub use crate::scenario::spec::{CheckCells, Design, Metric, Plan, PlanSpec};
+pub use crate::scenario::spec::{CheckCells, Design, Metric, ModelShiftSd, Plan, PlanSpec};
 use crate::sim::counts::PairTally as Tally;
 pub use crate::sim::plan::simulate;
 use crate::sim::plan::simulate_chosen;
@@ -227,14 +227,14 @@ fn population_tables(spec: &Plan) -> Vec<Vec<PopulationNodes>> {
         .collect()
 }
 
-/// The population table of one (gap, samples): f = p for pass@1, maj@k(p) for maj@k.
+/// The population table of one (gap, samples): f = p for pass@1, maj@k(p) for maj@k; over
+/// both models' deviations ([`PlanSpec::deviation_sds`]).
 fn population_nodes(spec: &Plan, gap: f64, samples: u32) -> PopulationNodes {
+    let taus = spec.deviation_sds();
     match spec.metric {
-        Metric::Pass1 => {
-            PopulationNodes::with_shift_sd(spec.mu, spec.sigma, gap, spec.shift_sd, |p| p)
-        }
+        Metric::Pass1 => PopulationNodes::with_deviations(spec.mu, spec.sigma, gap, taus, |p| p),
         Metric::Maj { .. } => {
-            PopulationNodes::with_shift_sd(spec.mu, spec.sigma, gap, spec.shift_sd, |p| {
+            PopulationNodes::with_deviations(spec.mu, spec.sigma, gap, taus, |p| {
                 score(spec.metric, p, samples)
             })
         }
@@ -255,10 +255,17 @@ fn table<'a>(
     &tables[gi][si]
 }
 
-/// Per-problem scores f of A and B on the fixed benchmark of N problems (B's logits carry the
-/// plan's disagreement tau e_i, [`crate::exact::plan::fixed_pair_rates`]).
+/// Per-problem scores f of A and B on the fixed benchmark of N problems (the logits carry the
+/// models' fixed offsets, [`crate::exact::plan::fixed_pair_rates_with`]).
 fn fixed_scores(spec: &Plan, big_n: usize, samples: u32, gap: f64) -> (Vec<f64>, Vec<f64>) {
-    let (ra, rb) = fixed_pair_rates(spec.mu, spec.sigma, gap, spec.shift_sd, big_n);
+    let (ra, rb) = fixed_pair_rates_with(
+        spec.mu,
+        spec.sigma,
+        gap,
+        spec.deviation_sds(),
+        spec.deviation_name(),
+        big_n,
+    );
     (
         scores(spec.metric, &ra, samples),
         scores(spec.metric, &rb, samples),
@@ -491,11 +498,16 @@ pub fn run_plan(spec: &Plan, experiment: &str, progress: Progress) -> (PlanResul
             .map(|&big_n| {
                 (
                     big_n,
-                    fixed_logit_correlation(spec.sigma, spec.shift_sd, big_n),
+                    fixed_pair_logit_correlation(
+                        spec.sigma,
+                        spec.deviation_sds(),
+                        spec.deviation_name(),
+                        big_n,
+                    ),
                 )
             })
             .collect(),
-        population_logit_correlation(spec.sigma, spec.shift_sd),
+        pair_logit_correlation(spec.sigma, spec.deviation_sds()),
     );
     let result = PlanResult {
         experiment: experiment.to_string(),
@@ -613,6 +625,7 @@ mod tests {
             seed: 7,
             shift_sd: 0.0,
             target_power: None,
+            model_shift_sd: None,
         }
     }
 
@@ -801,6 +814,66 @@ mod tests {
                 .expect("cell")
         };
         assert!(paired(&r) > 1.1 * paired(&r0));
+    }
+
+    #[test]
+    fn a_models_own_shift_sd_passes_its_checks_in_every_design() {
+        // A and B each deviate with tau = 1 (the model's shift_sd): the exact values integrate
+        // B given A (slope and residual SD), the simulation draws z, e_A and e_B literally.
+        let mut s = spec(20_000);
+        s.spec.model_shift_sd = Some(ModelShiftSd {
+            model: "long".into(),
+            tau: 1.0,
+        });
+        let r = run_plan(&s, "plan", &|_| {}).0;
+        let checks = r.checks();
+        assert_eq!(checks.len(), 2 * (4 * 4 + 2 * 4 * 2));
+        for ch in &checks {
+            assert!(ch.estimate.z.abs() <= Z_BOUND, "{ch:?}");
+        }
+        // The population correlation is sigma^2 / (sigma^2 + tau^2).
+        assert!((r.logit_correlation.1 - 4.84 / 5.84).abs() < 1e-15);
+        // Each model deviating costs the paired design more than B alone deviating (tau^2 vs
+        // 2 tau^2 of difference variance on the logit scale).
+        let mut b_only = spec(0);
+        b_only.spec.shift_sd = 1.0;
+        let rb = run_plan(&b_only, "plan", &|_| {}).0;
+        let paired = |r: &PlanResult| {
+            r.cells
+                .iter()
+                .find(|c| {
+                    c.design == Design::PopulationPaired && c.problems == 100 && c.samples == 4
+                })
+                .map(|c| c.se)
+                .expect("cell")
+        };
+        assert!(
+            paired(&r) > 1.1 * paired(&rb),
+            "{} {}",
+            paired(&r),
+            paired(&rb)
+        );
+        // A's fixed rates at N = 30 are the ones every other experiment gives model `long`.
+        let (ra, _) = fixed_scores(&s, 30, 1, 0.21);
+        let model = crate::model::Model {
+            name: "long".into(),
+            source: crate::model::RateSource::Shift(0.0),
+            attractor: 0.5,
+            vote_rule: VoteRule::Random,
+            tokens: None,
+            run_sd: 0.0,
+            memorized_rate: None,
+            attractors: vec![0.5],
+            unparsed: 0.0,
+            split: 0.0,
+            shift_sd: 1.0,
+            verifier: None,
+            grader: None,
+        };
+        let want = model.rates_on(&quantile_rates(0.2, 2.2, 30));
+        for (x, y) in ra.iter().zip(&want) {
+            assert!((x - y).abs() < 1e-15, "{x} vs {y}");
+        }
     }
 
     #[test]

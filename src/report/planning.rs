@@ -11,9 +11,12 @@ fn pct(x: f64) -> f64 {
     100.0 * x
 }
 
-/// `<plan>.csv`: one row per (design, gap, N, n).
+/// `<plan>.csv`: one row per (design, gap, N, n). With a model A that has its own `shift_sd`,
+/// two more columns at the end: `model_shift_sd` (A's and B's tau) and `logit_correlation`
+/// (population); without one the table is what it was.
 pub fn plan_csv(r: &PlanResult) -> String {
-    let mut csv = Csv::new(&[
+    let own = r.spec.model_shift_sd.as_ref().map(|m| m.tau);
+    let mut header = vec![
         "mu",
         "sigma",
         "shift_sd",
@@ -52,7 +55,11 @@ pub fn plan_csv(r: &PlanResult) -> String {
         "min_gap_80",
         "min_gap_logits_target",
         "min_gap_target",
-    ]);
+    ];
+    if own.is_some() {
+        header.extend(["model_shift_sd", "logit_correlation"]);
+    }
+    let mut csv = Csv::new(&header);
     let s = &r.spec;
     let (attractor, rule) = match s.metric {
         Metric::Pass1 => (String::new(), String::new()),
@@ -119,6 +126,10 @@ pub fn plan_csv(r: &PlanResult) -> String {
                 }
                 None => row.extend([String::new(), String::new()]),
             }
+        }
+        if let Some(tau) = own {
+            row.push(num(tau));
+            row.push(num(r.logit_correlation.1));
         }
         csv.row(row);
     }
@@ -217,15 +228,25 @@ fn gap_points_text(c: &PlanCell) -> String {
 pub fn paragraph(r: &PlanResult) -> String {
     let s = &r.spec;
     let mut out = String::new();
-    let disagreement = if s.shift_sd == 0.0 {
+    let fixed: Vec<String> = r
+        .logit_correlation
+        .0
+        .iter()
+        .map(|(n, c)| format!("{c:.3} at N = {}", thousands(*n as u64)))
+        .collect();
+    let disagreement = if let Some(m) = &s.model_shift_sd {
+        format!(
+            "A and B each deviate from the problem's logit problem by problem: model `{}` has shift_sd {}, so A's logit is the problem's + {} e_A and B's (a model of the same kind) the problem's + gap + {} e_B, with e_A and e_B standard normal per problem and independent, so the two models' per-problem logits correlate {:.3} in the population (on the fixed benchmarks: {})",
+            m.model,
+            m.tau,
+            m.tau,
+            m.tau,
+            r.logit_correlation.1,
+            fixed.join(", ")
+        )
+    } else if s.shift_sd == 0.0 {
         "B is A shifted by the same amount on every problem (shift_sd = 0)".to_string()
     } else {
-        let fixed: Vec<String> = r
-            .logit_correlation
-            .0
-            .iter()
-            .map(|(n, c)| format!("{c:.3} at N = {}", thousands(*n as u64)))
-            .collect();
         format!(
             "B also disagrees with A problem by problem: its logit is A's + gap + {} e with e standard normal per problem (shift_sd), so the two models' per-problem logits correlate {:.3} in the population (on the fixed benchmarks: {})",
             s.shift_sd,
@@ -352,7 +373,9 @@ fn title(r: &PlanResult, what: &str) -> String {
         Metric::Pass1 => "pass@1".to_string(),
         Metric::Maj { attractor, rule } => format!("maj@k (a = {attractor}, {})", rule.as_str()),
     };
-    let tau = if r.spec.shift_sd == 0.0 {
+    let tau = if let Some(m) = &r.spec.model_shift_sd {
+        format!(" · A and B shift_sd {}", m.tau)
+    } else if r.spec.shift_sd == 0.0 {
         String::new()
     } else {
         format!(" · shift_sd {}", r.spec.shift_sd)

@@ -13,7 +13,8 @@ use super::raw::{
     RawVerifier, SweepVary,
 };
 use super::spec::{
-    CheckCells, Experiment, ExperimentSpec, Metric, Plan, PlanSpec, Scenario, SweepAxis,
+    CheckCells, Experiment, ExperimentSpec, Metric, ModelShiftSd, Plan, PlanSpec, Scenario,
+    SweepAxis,
 };
 use super::{
     DEFAULT_K, MAX_COUNT_SUPPORT, MAX_DRAWS, MAX_EXPERIMENT_NAME, MAX_GRID, MAX_K, MAX_LIST,
@@ -116,6 +117,11 @@ impl Resolver<'_> {
             .map(|m| m.get_ref().memorized_rate.as_ref().map(Spanned::span))
             .collect();
         let model_spans: Vec<Range<usize>> = raw.model.iter().map(Spanned::span).collect();
+        let shift_sd_spans: Vec<Option<Range<usize>>> = raw
+            .model
+            .iter()
+            .map(|m| m.get_ref().shift_sd.as_ref().map(Spanned::span))
+            .collect();
         if raw.model.is_empty() {
             return Err(self.err(0..0, "model", "no [[model]] given: a scenario needs at least one model (name, shift or rates, attractor)"));
         }
@@ -148,6 +154,7 @@ impl Resolver<'_> {
         for (i, e) in raw.experiment.into_iter().enumerate() {
             let span = e.span();
             let name_span = e.get_ref().name.as_ref().map(Spanned::span);
+            self.plan_deviation_conflict(e.get_ref(), i + 1, &models, &shift_sd_spans)?;
             let exp = self.experiment(
                 e.into_inner(),
                 span.clone(),
@@ -174,6 +181,39 @@ impl Resolver<'_> {
             models,
             experiments,
         })
+    }
+
+    /// Refuses a `plan` block that gives its own `shift_sd` > 0 for a model A that has one: the
+    /// model's `shift_sd` gives A and B each their own deviation of that SD, the block's gives B's
+    /// disagreement with an A that has none, and the two would describe B twice. The error is
+    /// at the block's key and names the model's key and line.
+    fn plan_deviation_conflict(
+        &self,
+        e: &RawExperiment,
+        idx: usize,
+        models: &[Model],
+        shift_sd_spans: &[Option<Range<usize>>],
+    ) -> Res<()> {
+        if e.kind.as_ref().map(|k| *k.get_ref()) != Some(ExperimentKind::Plan) {
+            return Ok(());
+        }
+        let Some(block) = e.shift_sd.as_ref().filter(|v| *v.get_ref() > 0.0) else {
+            return Ok(());
+        };
+        let m = match &e.model {
+            Some(name) => models.iter().position(|m| &m.name == name.get_ref()),
+            None => Some(0),
+        };
+        let Some(m) = m.filter(|&m| models.get(m).is_some_and(|x| x.shift_sd > 0.0)) else {
+            return Ok(());
+        };
+        let line = shift_sd_spans
+            .get(m)
+            .and_then(|s| s.as_ref())
+            .map_or(String::new(), |s| {
+                format!(", line {}", self.loc.line_col(s.start).0)
+            });
+        Err(self.err(block.span(), &format!("experiment[{idx}].shift_sd"), format!("{} conflicts with model `{}`'s own shift_sd = {} (model[{}].shift_sd{line}): give the per-problem disagreement once, either as the model's shift_sd (A and B each deviate with that SD, independently) or as the plan's shift_sd (B's disagreement with a model A that has none); drop one of the two", block.get_ref(), models[m].name, models[m].shift_sd, m + 1)))
     }
 
     /// Refuses an experiment that cannot honour a model's noisy grader (`[model.grader]`): only
@@ -1723,6 +1763,34 @@ impl ExpCtx<'_> {
         })
     }
 
+    /// Model A's own `shift_sd` in a plan: none at 0; else B is a model of the same kind (its
+    /// own deviation with the same SD), and the residual SD of B's logit given A's
+    /// ([`crate::exact::plan::conditional_b`]) must stay within the plan's quadrature,
+    /// [`MAX_PLAN_SHIFT_SD`] (a located error at the experiment's `model` otherwise).
+    fn plan_model_shift_sd(&self, model: &Model, bench: &Benchmark) -> Res<Option<ModelShiftSd>> {
+        if model.shift_sd == 0.0 {
+            return Ok(None);
+        }
+        let Difficulty::LogitNormal { sigma, .. } = bench.difficulty else {
+            return Ok(None);
+        };
+        let tau = model.shift_sd;
+        let r = crate::exact::plan::conditional_b(sigma, tau, tau).2;
+        if r > MAX_PLAN_SHIFT_SD {
+            let at = self
+                .e
+                .model
+                .as_ref()
+                .map_or(self.span.clone(), |m| m.span());
+            let most = crate::exact::plan::max_model_shift_sd(sigma);
+            return Err(self.r.err(at, &self.key("model"), format!("model `{}` has shift_sd = {tau}: in a plan B's logit given A's then varies with SD sqrt(tau^2 + sigma^2 tau^2 / (sigma^2 + tau^2)) = {r:.3} logits, above the plan's limit of {MAX_PLAN_SHIFT_SD}; at sigma = {sigma} a model A's shift_sd may be at most {most:.3}", model.name, most = (most * 1000.0).floor() / 1000.0)));
+        }
+        Ok(Some(ModelShiftSd {
+            model: model.name.clone(),
+            tau,
+        }))
+    }
+
     /// The plan of a `plan` experiment: model A is `model` (default: the first model), on the
     /// benchmark's logit-normal population shifted by A's own shift; B is A + each gap.
     fn plan(&self, model: &Model) -> Res<Plan> {
@@ -1736,10 +1804,7 @@ impl ExpCtx<'_> {
             let at = e.model.as_ref().map_or(span.clone(), |m| m.span());
             return Err(self.r.err(at, &key("model"), format!("model `{}` lists explicit rates; a `plan` needs a model given by a `shift` (model A is the population shifted by it)", model.name)));
         };
-        if model.shift_sd > 0.0 {
-            let at = e.model.as_ref().map_or(span.clone(), |m| m.span());
-            return Err(self.r.err(at, &key("model"), format!("model `{}` has shift_sd = {} and a `plan` does not model per-problem disagreement yet: use a model without `shift_sd` here", model.name, model.shift_sd)));
-        }
+        let model_shift_sd = self.plan_model_shift_sd(model, bench)?;
         let mu = mu + shift;
         let metric_raw = e.metric.as_ref().map_or(RawMetric::Pass1, |m| *m.get_ref());
         let metric = match metric_raw {
@@ -1825,8 +1890,15 @@ impl ExpCtx<'_> {
                     let logits = if k == "gap_logits" {
                         x
                     } else {
-                        crate::exact::plan::gap_logits_for_points(mu, sigma, shift_sd, x)
-                            .map_err(|m| self.r.err(self.r.entry(g, i), &key(k), m))?
+                        crate::exact::plan::gap_logits_for_points_with(
+                            mu,
+                            sigma,
+                            model_shift_sd
+                                .as_ref()
+                                .map_or((0.0, shift_sd), |m| (m.tau, m.tau)),
+                            x,
+                        )
+                        .map_err(|m| self.r.err(self.r.entry(g, i), &key(k), m))?
                     };
                     if !(logits.is_finite() && logits.abs() <= MAX_LOGIT) {
                         return Err(self.r.err(self.r.entry(g, i), &key(k), format!("{x} is out of range: every gap must be a number of logits between -{MAX_LOGIT} and {MAX_LOGIT}")));
@@ -1892,6 +1964,7 @@ impl ExpCtx<'_> {
                 gaps,
                 shift_sd,
                 target_power,
+                model_shift_sd,
                 problems: problems.iter().map(|&n| n as usize).collect(),
                 samples,
                 target_loss_or_tie: fraction(&e.target_loss_or_tie, "target_loss_or_tie", 0.05)?,
@@ -1950,6 +2023,57 @@ mod plan_block_tests {
         // 3 points of pass@1 converted to logits on A's population.
         let m = crate::exact::plan::population_pair_moments(0.25, 2.0, plan.gaps[0]);
         assert!((m.mean_b - m.mean_a - 0.03).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_plan_honours_its_models_own_shift_sd() {
+        let head = HEAD.replace("shift = 0.0\n", "shift = 0.0\nshift_sd = 0.8\n");
+        let s = Scenario::from_toml(&format!("{head}gap_points = [3]\n"), "t", "t.toml")
+            .expect("valid");
+        let ExperimentSpec::Plan { plan, .. } = &s.experiments[0].spec else {
+            panic!("not a plan");
+        };
+        assert_eq!(plan.shift_sd, 0.0);
+        assert_eq!(
+            plan.model_shift_sd,
+            Some(ModelShiftSd {
+                model: "a".into(),
+                tau: 0.8
+            })
+        );
+        assert_eq!(plan.deviation_sds(), (0.8, 0.8));
+        // gap_points is converted on both models' own populations.
+        let m = crate::exact::plan::PopulationNodes::with_deviations(
+            0.5,
+            2.0,
+            plan.gaps[0],
+            (0.8, 0.8),
+            |p| p,
+        )
+        .moments();
+        assert!((m.mean_b - m.mean_a - 0.03).abs() < 1e-10);
+        // Both at once: refused at the block's key, naming the model's key and line.
+        let both = Scenario::from_toml(
+            &format!("{head}gap_logits = [0.2]\nshift_sd = 1.0\n"),
+            "t",
+            "t.toml",
+        )
+        .expect_err("both");
+        let text = both.to_string();
+        for want in [
+            "t.toml:19:12",
+            "experiment[1].shift_sd",
+            "model[1].shift_sd, line 9",
+        ] {
+            assert!(text.contains(want), "{want}: {text}");
+        }
+        // A plan-block shift_sd of 0 says nothing more and is accepted.
+        assert!(Scenario::from_toml(
+            &format!("{head}gap_logits = [0.2]\nshift_sd = 0.0\n"),
+            "t",
+            "t.toml"
+        )
+        .is_ok());
     }
 
     #[test]

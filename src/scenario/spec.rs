@@ -396,6 +396,22 @@ pub struct PlanSpec {
     /// A power besides 80% for the minimum detectable gap, when the user asked for one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub target_power: Option<f64>,
+    /// Model A's own per-problem deviation (the scenario model's `shift_sd`), which B, a model
+    /// of the same kind, shares in size with offsets of its own. None without one (left out of
+    /// the JSON then); never together with a nonzero `shift_sd` (the resolver refuses both).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model_shift_sd: Option<ModelShiftSd>,
+}
+
+/// The `shift_sd` of a plan's model A: A's logit on a problem is mu + sigma z + tau e_A and B's
+/// mu + gap + sigma z + tau e_B, with e_A, e_B independent standard normals.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ModelShiftSd {
+    /// Model A's name: it fixes A's offsets e_A on a fixed benchmark
+    /// ([`crate::model::problem_deviations`]), as in every other experiment.
+    pub model: String,
+    /// tau (logits), > 0.
+    pub tau: f64,
 }
 
 fn is_zero(x: &f64) -> bool {
@@ -425,6 +441,23 @@ impl std::ops::Deref for Plan {
 }
 
 impl PlanSpec {
+    /// (tau_A, tau_B): the per-problem deviation SDs of A and B. (tau, tau) with a model's own
+    /// `shift_sd`; (0, `shift_sd`) otherwise (B's disagreement with a model A that has none).
+    pub fn deviation_sds(&self) -> (f64, f64) {
+        match &self.model_shift_sd {
+            Some(m) => (m.tau, m.tau),
+            None => (0.0, self.shift_sd),
+        }
+    }
+
+    /// The name that fixes A's offsets on a fixed benchmark (empty without a model `shift_sd`,
+    /// where A has none).
+    pub fn deviation_name(&self) -> &str {
+        self.model_shift_sd
+            .as_ref()
+            .map_or("", |m| m.model.as_str())
+    }
+
     /// The plan of pass@1 averaged over n samples, with no population-design simulation.
     pub fn pass1(self) -> Plan {
         Plan {

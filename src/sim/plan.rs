@@ -12,7 +12,7 @@ use super::stream::{name_id, stream, Rng};
 use super::votes::{self, AttractorTables, VoteSampler};
 use super::{batches, run_merged};
 use crate::exact::maj::ln_factorials;
-use crate::exact::plan::fixed_pair_rates;
+use crate::exact::plan::fixed_pair_rates_with;
 use crate::model::{expit, VoteRule};
 use crate::scenario::spec::{Design, Metric, Plan, PlanSpec};
 
@@ -112,6 +112,14 @@ fn stream_prefix(spec: &Plan, design: Design, (gap, big_n, n): (f64, usize, u32)
         // Only with a disagreement, so plans without one keep their streams.
         prefix.extend([name_id("shift_sd"), spec.shift_sd.to_bits()]);
     }
+    if let Some(m) = &spec.model_shift_sd {
+        // Only with a model's own deviation, likewise.
+        prefix.extend([
+            name_id("model_shift_sd"),
+            m.tau.to_bits(),
+            name_id(&m.model),
+        ]);
+    }
     prefix
 }
 
@@ -152,7 +160,7 @@ fn run_cell(
 /// Count samplers of models A and B for a fixed-design pass@1 cell: alias tables, or BTPE draws
 /// when the tables would exceed `TABLE_ENTRIES`.
 fn fixed_samplers(spec: &Plan, (gap, big_n, n): (f64, usize, u32)) -> PairSampler {
-    let (ra, rb) = fixed_pair_rates(spec.mu, spec.sigma, gap, spec.shift_sd, big_n);
+    let (ra, rb) = fixed_rates(spec, gap, big_n);
     let big = big_n as u64 * (u64::from(n) + 1) > TABLE_ENTRIES;
     if big && n > 1 {
         let btpe = |r: &[f64]| {
@@ -166,6 +174,18 @@ fn fixed_samplers(spec: &Plan, (gap, big_n, n): (f64, usize, u32)) -> PairSample
     } else {
         PairSampler::new(n, &ra, &rb, spec.reruns)
     }
+}
+
+/// Both models' per-problem rates on the fixed benchmark of a cell (with their fixed offsets).
+fn fixed_rates(spec: &Plan, gap: f64, big_n: usize) -> (Vec<f64>, Vec<f64>) {
+    fixed_pair_rates_with(
+        spec.mu,
+        spec.sigma,
+        gap,
+        spec.deviation_sds(),
+        spec.deviation_name(),
+        big_n,
+    )
 }
 
 /// Table entries of a fixed-design pass@1 cell's two samplers (for the memory budget).
@@ -250,7 +270,7 @@ fn simulate_cell(
             pair_tallies(spec.seed, &[(&key, &sampler)], spec.reruns, progress)[0]
         }
         (Design::Fixed, Metric::Maj { attractor, rule }) => {
-            let (ra, rb) = fixed_pair_rates(mu, sigma, gap, spec.shift_sd, big_n);
+            let (ra, rb) = fixed_rates(spec, gap, big_n);
             if big {
                 let voter = LiteralVoter::new(n, attractor, rule);
                 let bins = |r: &[f64]| -> Vec<Binomial> {
@@ -292,12 +312,21 @@ fn simulate_cell(
                 None => u64::from(binomial(n, p, rng)),
             };
             let paired = design == Design::PopulationPaired;
-            let tau = spec.shift_sd;
+            let (tau_a, tau) = spec.deviation_sds();
             run_cell(spec, design, cell, progress, |a, b| {
                 (0..big_n).fold((0, 0), |(x, y), _| {
                     let za: f64 = StandardNormal.sample(a);
                     let zb: f64 = if paired { za } else { StandardNormal.sample(b) };
-                    // B's own disagreement e, drawn from B's stream only when tau > 0 (so plans
+                    // A's own deviation e_A, drawn from A's stream only when tau_A > 0 (the
+                    // model's `shift_sd`): the literal model z + tau_A e_A, not the conditional
+                    // form the exact values integrate, so the check compares the two.
+                    let la = if tau_a == 0.0 {
+                        mu + sigma * za
+                    } else {
+                        let e: f64 = StandardNormal.sample(a);
+                        mu + sigma * za + tau_a * e
+                    };
+                    // B's own deviation e, drawn from B's stream only when tau > 0 (so plans
                     // without one keep their draws).
                     let lb = if tau == 0.0 {
                         mu + gap + sigma * zb
@@ -305,7 +334,7 @@ fn simulate_cell(
                         let e: f64 = StandardNormal.sample(b);
                         mu + gap + sigma * zb + tau * e
                     };
-                    let (pa, pb) = (expit(mu + sigma * za), expit(lb));
+                    let (pa, pb) = (expit(la), expit(lb));
                     (x + score(pa, a), y + score(pb, b))
                 })
             })

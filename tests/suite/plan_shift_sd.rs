@@ -100,3 +100,36 @@ fn plan_at_30_problems_says_the_fixed_halfwidth_is_not_a_score_uncertainty() {
     );
     assert!(txt.contains("question-sampling SE of 6.0 points"), "{txt}");
 }
+
+/// A scenario's plan whose model A has its own `shift_sd`: every simulated check passes (the
+/// simulation draws z, e_A and e_B literally, the exact values integrate B given A), and the
+/// answer states the implied logit correlation sigma^2 / (sigma^2 + tau^2).
+#[test]
+fn plan_honours_a_models_own_shift_sd_end_to_end() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("own.toml");
+    std::fs::write(
+        &file,
+        "seed = 5\n[benchmark]\nproblems = 30\nmu = 0.2\nsigma = 2.2\n[[model]]\nname = \"long\"\nshift = 0.0\nattractor = 0.5\nshift_sd = 1.0\n[[experiment]]\nkind = \"plan\"\ngap_points = [3.0]\nproblems = [30, 100]\nsamples = [4]\nreruns = 4000\ncheck_population = \"all\"\n",
+    )
+    .expect("write");
+    let out = dir.path().join("out");
+    evalsim()
+        .args(["run", "--threads", "2", "-q", "--no-figures", "--out"])
+        .arg(&out)
+        .arg(&file)
+        .assert()
+        .success();
+    let txt = std::fs::read_to_string(out.join("plan.txt")).expect("txt");
+    for want in [
+        "model `long` has shift_sd 1",
+        "correlate 0.829 in the population",
+    ] {
+        assert!(txt.contains(want), "{want}: {txt}");
+    }
+    let csv = std::fs::read_to_string(out.join("plan.csv")).expect("csv");
+    assert!(csv
+        .lines()
+        .next()
+        .is_some_and(|h| h.ends_with(",model_shift_sd,logit_correlation")));
+}

@@ -195,6 +195,46 @@ pub fn grade<R: RngCore + ?Sized>(grader: &Grader, correct: bool, rng: &mut R) -
     }
 }
 
+/// k samples of a problem with solve rate p, each first parsed (an unparsed one, share u, has
+/// no answer and is never graded correct) and then graded by `grader`: the graded correct count.
+/// Cost: up to 3k u64.
+pub fn graded_parsed_samples<R: RngCore + ?Sized>(
+    p: f64,
+    k: u32,
+    unparsed: f64,
+    grader: &Grader,
+    rng: &mut R,
+) -> u32 {
+    let mut graded = 0;
+    for _ in 0..k {
+        if unit(rng) < unparsed {
+            continue;
+        }
+        let correct = unit(rng) < p;
+        graded += u32::from(grade(grader, correct, rng));
+    }
+    graded
+}
+
+/// Grades the picked answer of every vote literally: problem i's `wins` truly correct picks and
+/// `votes - wins` wrong ones (`tallies[i]` = (wins, votes)), each through [`grade`], on the
+/// stream (seed, key..., i). Returns the picks graded correct per problem; identical for any
+/// thread count. Cost: one u64 per vote.
+pub fn grade_picks(seed: u64, key: &[u64], tallies: &[(u64, u64)], grader: &Grader) -> Vec<u64> {
+    tallies
+        .iter()
+        .enumerate()
+        .map(|(i, &(wins, votes))| {
+            let mut path = key.to_vec();
+            path.push(i as u64);
+            let mut rng = super::stream::stream(seed, &path);
+            (0..votes)
+                .map(|v| u64::from(grade(grader, v < wins, &mut rng)))
+                .sum()
+        })
+        .collect()
+}
+
 /// k samples of a problem with solve rate p, each graded by `grader`: (graded correct count,
 /// true correct count). Cost: 2k u64.
 pub fn graded_samples<R: RngCore + ?Sized>(

@@ -29,7 +29,7 @@ use crate::exact::total::{graded_total_se_with_deviation, total_se_with_deviatio
 use crate::model::{Difficulty, Placement, VoteRule};
 use crate::scenario::Scenario;
 use crate::sim::counts::{pair_tallies, total_histograms, CountSampler, Histogram, PairSampler};
-use crate::sim::modes::ModeVoteSampler;
+use crate::sim::modes::{GradedVoteSampler, ModeVoteSampler};
 use crate::sim::run_corr::simulate_reruns;
 use crate::sim::se::{mean_se, proportion_se, score_stats, sd_standard_error};
 use crate::sim::votes::{self, vote_total_histograms, AttractorTables, VoteSampler};
@@ -487,6 +487,9 @@ pub struct VoteSpread {
     /// Share of correct samples in the alternate form (absent: 0).
     #[serde(skip_serializing_if = "is_zero")]
     pub split: f64,
+    /// The model's grader, when grading is noisy: both scores are then as graded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub grader: Option<Grader>,
 }
 
 impl VoteSpread {
@@ -536,7 +539,14 @@ pub fn vote_spread(
         split: m.split,
     };
     let modes = m.answer_modes_key().is_some();
-    let rates = if modes {
+    // A noisy grader grades every parsed sample and the vote's pick (drawn sample by sample).
+    let grading = SampleGrading::of(m);
+    let rates = if let Some(_g) = m.grader {
+        true_rates
+            .iter()
+            .map(|&p| grading.rate(p, 1.0 - p).0)
+            .collect()
+    } else if modes {
         true_rates
             .iter()
             .map(|&p| graded_rate(p, extraction))
@@ -547,7 +557,32 @@ pub fn vote_spread(
     let complements: Vec<f64> = rates.iter().map(|p| 1.0 - p).collect();
     let problems = rates.len() as f64;
     let keys: Vec<[u64; 2]> = ks.iter().map(|&k| [key, u64::from(k)]).collect();
-    let hists = if modes {
+    let hists = if let Some(grader) = m.grader {
+        let one = [m.attractor];
+        let shares: &[f64] = if m.attractors.len() > 1 {
+            &m.attractors
+        } else {
+            &one
+        };
+        let samplers: Vec<Vec<GradedVoteSampler>> = ks
+            .iter()
+            .map(|&k| {
+                true_rates
+                    .iter()
+                    .map(|&p| GradedVoteSampler {
+                        vote: ModeVoteSampler::new(p, shares, extraction, k, rule),
+                        grader,
+                    })
+                    .collect()
+            })
+            .collect();
+        let cells: Vec<(&[u64], &[GradedVoteSampler])> = keys
+            .iter()
+            .map(|k| &k[..])
+            .zip(samplers.iter().map(Vec::as_slice))
+            .collect();
+        vote_total_histograms(scenario.seed, &cells, reruns, progress)
+    } else if modes {
         let samplers: Vec<Vec<ModeVoteSampler>> = ks
             .iter()
             .map(|&k| {
@@ -586,15 +621,17 @@ pub fn vote_spread(
         .iter()
         .zip(hists)
         .map(|(&k, (wins, correct))| {
-            let (maj, loss): (Vec<f64>, Vec<f64>) = if modes {
+            let pairs: Vec<(f64, f64)> = if modes {
                 true_rates
                     .iter()
                     .map(|&p| maj_at_k_modes(p, &m.attractors, extraction, k, rule))
-                    .unzip()
+                    .collect()
             } else {
-                maj_at_k_all_with_loss(&rates, m.attractor, k, rule)
-                    .into_iter()
-                    .unzip()
+                maj_at_k_all_with_loss(&true_rates, m.attractor, k, rule)
+            };
+            let (maj, loss): (Vec<f64>, Vec<f64>) = match m.grader {
+                Some(g) => pairs.into_iter().map(|x| g.selected(x)).unzip(),
+                None => pairs.into_iter().unzip(),
             };
             let (w_mean, w_sd, _) = score_stats(&wins, problems);
             let (c_mean, c_sd, _) = score_stats(&correct, problems * f64::from(k));
@@ -630,6 +667,7 @@ pub fn vote_spread(
         },
         unparsed: m.unparsed,
         split: m.split,
+        grader: m.grader,
     }
 }
 

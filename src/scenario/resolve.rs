@@ -176,9 +176,8 @@ impl Resolver<'_> {
         })
     }
 
-    /// Refuses an experiment that cannot honour a model's noisy grader (`[model.grader]`): only
-    /// `curves`, `head-to-head`, `seed-variance`, `budget`, `cost` and `attractor-sweep` report
-    /// graded values; the others would report
+    /// Refuses an experiment that cannot honour a model's noisy grader (`[model.grader]`): every
+    /// experiment but `plan` and `contamination` reports graded values; those two would report
     /// true values as if graded perfectly, so the combination is an error at the grader block.
     fn grader_supported(
         &self,
@@ -192,19 +191,20 @@ impl Resolver<'_> {
             | ExperimentSpec::HeadToHead { .. }
             | ExperimentSpec::SeedVariance { .. }
             | ExperimentSpec::Budget { .. }
-            | ExperimentSpec::Cost { .. } => return Ok(()),
+            | ExperimentSpec::Cost { .. }
+            | ExperimentSpec::VoteSpread { .. } => return Ok(()),
             // A sweep grades every series (over `grader_fpr`, with each swept rate).
             ExperimentSpec::AttractorSweep { .. } => return Ok(()),
-            ExperimentSpec::VoteSpread { model, .. }
-            | ExperimentSpec::Plan { model, .. }
-            | ExperimentSpec::Contamination { model, .. } => vec![*model],
+            ExperimentSpec::Plan { model, .. } | ExperimentSpec::Contamination { model, .. } => {
+                vec![*model]
+            }
         };
         match used.into_iter().find(|&m| models[m].grader.is_some()) {
             Some(m) => Err(self.err(
                 grader_spans[m].clone().unwrap_or(0..0),
                 &format!("model[{}].grader", m + 1),
                 format!(
-                    "model `{}` has a noisy grader, which experiment[{idx}] (the {} experiment `{}`) does not support: only curves, head-to-head, seed-variance, budget, cost and attractor-sweep report graded values (a plan cannot yet: its logit-normal population does not stay logit-normal under grading); remove [model.grader] or that experiment",
+                    "model `{}` has a noisy grader, which experiment[{idx}] (the {} experiment `{}`) does not support: every experiment but plan and contamination reports graded values (a plan cannot yet: its logit-normal population does not stay logit-normal under grading); remove [model.grader] or that experiment",
                     models[m].name,
                     exp.spec.kind().as_str(),
                     exp.name

@@ -30,7 +30,7 @@ use rayon::prelude::*;
 
 use super::alias::{sample_labelled, AliasTable, LabelledColumn};
 use super::counts::Histogram;
-use super::modes::ModeVoteSampler;
+use super::modes::{GradedVoteSampler, ModeVoteSampler};
 use super::{batches_of, run_merged, stream::stream, BATCH};
 use crate::exact::maj::{binomial_pmf_with, ln_factorials};
 use crate::exact::modes::Extraction;
@@ -519,6 +519,17 @@ impl DrawVote for VoteSampler<'_> {
     #[inline(always)]
     fn draw<R: RngCore + ?Sized>(&self, rng: &mut R) -> Vote {
         self.sample(rng)
+    }
+}
+
+impl DrawVote for GradedVoteSampler {
+    #[inline(always)]
+    fn draw<R: RngCore + ?Sized>(&self, rng: &mut R) -> Vote {
+        let v = self.sample(rng);
+        Vote {
+            correct: v.correct,
+            win: v.win,
+        }
     }
 }
 

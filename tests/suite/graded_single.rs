@@ -375,3 +375,49 @@ fn a_grader_composes_with_answer_modes_in_curves_sweeps_and_head_to_head() {
         h.pass_at_1_a
     );
 }
+
+/// `vote-spread` with a grader, alone and on top of several shares and unparsed: both scores are
+/// graded (maj@k on the pick, the average per parsed sample), the exact means equal `curves`'
+/// graded values, and every check passes.
+#[test]
+fn vote_spread_grades_the_pick_and_every_parsed_sample() {
+    for keys in [
+        "attractor = 0.4\n[model.grader]\nfpr = 0.12\nfnr = 0.08\n",
+        "attractor = [0.3, 0.2]\nunparsed = 0.15\nsplit = 0.1\n[model.grader]\nfpr = 0.05\nfnr = 0.2\n",
+    ] {
+        let text = format!("{HEAD}[[model]]\nname = \"m\"\n{keys}[[experiment]]\nkind = \"vote-spread\"\nmodel = \"m\"\nk = [3, 8]\nreruns = 3000\n[[experiment]]\nkind = \"curves\"\nk = [1, 3, 8]\nvotes = 200\n");
+        let out = run(&text);
+        assert!(failed(&out).is_empty(), "{keys}: {:?}", failed(&out));
+        let spread = out
+            .results
+            .iter()
+            .find_map(|r| match r {
+                ExperimentResult::VoteSpread(v) => Some(v.clone()),
+                _ => None,
+            })
+            .expect("vote-spread");
+        assert!(spread.grader.is_some());
+        let cv = out
+            .results
+            .iter()
+            .find_map(|r| match r {
+                ExperimentResult::Curves(v) => Some(v.clone()),
+                _ => None,
+            })
+            .expect("curves");
+        let point = |k: u32, m: evalsim::experiments::votes::Metric| {
+            cv.points
+                .iter()
+                .find(|p| p.k == k && p.metric == m)
+                .expect("point")
+                .estimate
+                .exact
+        };
+        let pass1 = point(1, evalsim::experiments::votes::Metric::PassAtK);
+        for row in &spread.rows {
+            let maj = point(row.k, evalsim::experiments::votes::Metric::MajAtK);
+            assert!((row.maj_mean.exact - maj).abs() < 1e-15, "{keys} k={}", row.k);
+            assert!((row.avg_mean.exact - pass1).abs() < 1e-15, "{keys}");
+        }
+    }
+}

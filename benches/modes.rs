@@ -69,6 +69,7 @@ fn mode_votes(c: &mut Criterion) {
                         unparsed: 0.0,
                         split: 0.0,
                     },
+                    per_problem: None,
                 })),
             ),
             (
@@ -79,6 +80,7 @@ fn mode_votes(c: &mut Criterion) {
                         unparsed: 0.05,
                         split: 0.2,
                     },
+                    per_problem: None,
                 })),
             ),
         ];

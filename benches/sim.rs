@@ -155,6 +155,7 @@ fn note_budget(c: &mut Criterion) {
                         p,
                         correct_median: lengths.correct_median(d),
                         wrong_median: lengths.wrong_median(d),
+                        grading: Default::default(),
                     })
                     .collect(),
                 sigma: lengths.sigma,

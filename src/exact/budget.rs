@@ -9,9 +9,11 @@
 //! Why here: the closed forms every `budget` and `cost` number is checked against. Depends on
 //! `model` (trace-length parameters, vote rules) and the rest of `exact` only.
 
+use crate::exact::grader::SampleGrading;
 #[cfg(doc)]
 use crate::exact::maj::maj_at_k_all;
 use crate::exact::maj::{binomial_pmf, conditional_win_loss, win_given_counts};
+use crate::exact::modes::{maj_at_k_modes, Extraction};
 use crate::exact::normal;
 pub use crate::model::TraceLengths;
 use crate::model::VoteRule;
@@ -209,6 +211,67 @@ pub fn accuracy_and_miss(
     (p * kept, (1.0 - p) + p * cut)
 }
 
+/// (graded Acc, its complement) of one problem under the cap with its answers parsed and
+/// graded ([`SampleGrading`]): a cut trace has no answer and an unparsed one none either, so
+/// neither is ever graded correct; a kept, parsed answer is graded correct with 1 - fnr when
+/// true and fpr when wrong:
+/// (1 - u) [(1 - fnr) p F_c(B) + fpr (1 - p) F_w(B)], and the complement
+/// u + (1 - u) [fnr p F_c + (1 - fpr) (1 - p) F_w + p (1 - F_c) + (1 - p) (1 - F_w)], each
+/// from its own terms. The identity grading is [`accuracy_and_miss`] bit for bit. Time: O(1).
+///
+/// # Panics
+///
+/// As [`lognormal_cdf`].
+pub fn graded_accuracy_and_miss(
+    p: f64,
+    difficulty: f64,
+    lengths: &TraceLengths,
+    budget: f64,
+    grading: &SampleGrading,
+) -> (f64, f64) {
+    if grading.is_identity() {
+        return accuracy_and_miss(p, difficulty, lengths, budget);
+    }
+    let (c, w) = (
+        lengths.correct_median(difficulty),
+        lengths.wrong_median(difficulty),
+    );
+    let s = lengths.sigma;
+    let q = 1.0 - p;
+    let (correct_kept, wrong_kept) = (
+        p * lognormal_cdf(budget, c, s),
+        q * lognormal_cdf(budget, w, s),
+    );
+    let cut = p * lognormal_sf(budget, c, s) + q * lognormal_sf(budget, w, s);
+    let (fpr, fnr) = grading.grader.map_or((0.0, 0.0), |g| (g.fpr, g.fnr));
+    let u = grading.unparsed;
+    (
+        (1.0 - u) * ((1.0 - fnr) * correct_kept + fpr * wrong_kept),
+        u + (1.0 - u) * (fnr * correct_kept + (1.0 - fpr) * wrong_kept + cut),
+    )
+}
+
+/// Graded Acc(B) over the benchmark: the mean of [`graded_accuracy_and_miss`]; the identity
+/// grading is [`accuracy_at_budget`] bit for bit. Time: O(N).
+///
+/// # Panics
+///
+/// As [`accuracy_at_budget`].
+pub fn graded_accuracy_at_budget(
+    rates: &[f64],
+    difficulty: &[f64],
+    lengths: &TraceLengths,
+    budget: f64,
+    grading: &SampleGrading,
+) -> f64 {
+    if grading.is_identity() {
+        return accuracy_at_budget(rates, difficulty, lengths, budget);
+    }
+    mean_over_problems(rates, difficulty, |p, d| {
+        graded_accuracy_and_miss(p, d, lengths, budget, grading).0
+    })
+}
+
 /// (share cut, share kept) of one problem's traces under the cap, each summed from its parts:
 /// p (1 - F_c) + (1 - p) (1 - F_w) and p F_c + (1 - p) F_w. Time: O(1).
 ///
@@ -357,6 +420,109 @@ pub fn maj_at_k_capped_with_loss(
 const CROSSOVER_GRID_POINTS: usize = 400;
 /// Width of the final bracket on ln B: a relative accuracy of 1e-10 in B.
 const CROSSOVER_LOG_TOLERANCE: f64 = 1e-10;
+
+/// Per-sample (p', a') of one problem under the cap with several attractors: p' = p F_c(B), and
+/// each share of the non-correct samples a'_j = a_j F_w(B) (1 - p) / (1 - p'), a cut trace being
+/// a one-off (no answer). One share gives [`capped_vote_rates`] bit for bit; p' = 1 gives zero
+/// shares. Time: O(m).
+///
+/// # Panics
+///
+/// As [`lognormal_cdf`].
+pub fn capped_mode_shares(
+    p: f64,
+    attractors: &[f64],
+    lengths: &TraceLengths,
+    difficulty: f64,
+    budget: f64,
+) -> (f64, Vec<f64>) {
+    let (correct_kept, wrong_kept) = kept_shares(lengths, difficulty, budget);
+    let p_capped = p * correct_kept;
+    if p_capped >= 1.0 {
+        return (p_capped, vec![0.0; attractors.len()]);
+    }
+    let scale = wrong_kept * ((1.0 - p) / (1.0 - p_capped));
+    (
+        p_capped,
+        attractors
+            .iter()
+            .map(|a| (a * scale).clamp(0.0, 1.0))
+            .collect(),
+    )
+}
+
+/// (maj@k, 1 - maj@k) of every problem under the cap B with several attractors and answer
+/// extraction: the vote of [`crate::exact::modes::maj_at_k_modes`] on the capped per-sample
+/// shares of [`capped_mode_shares`] (unparsed and split samples as without a cap: a share of
+/// all samples and of the kept correct ones). Time: N calls of `maj_at_k_modes`.
+///
+/// # Panics
+///
+/// If the slices differ in length, k = 0, or as [`lognormal_cdf`].
+#[allow(clippy::too_many_arguments)]
+pub fn maj_at_k_capped_modes(
+    rates: &[f64],
+    difficulty: &[f64],
+    attractors: &[f64],
+    extraction: Extraction,
+    lengths: &TraceLengths,
+    k: u32,
+    rule: VoteRule,
+    budget: f64,
+) -> Vec<(f64, f64)> {
+    assert_eq!(
+        rates.len(),
+        difficulty.len(),
+        "one difficulty per problem is needed"
+    );
+    rates
+        .iter()
+        .zip(difficulty)
+        .map(|(&p, &d)| {
+            let (p_capped, shares) = capped_mode_shares(p, attractors, lengths, d, budget);
+            maj_at_k_modes(p_capped, &shares, extraction, k, rule)
+        })
+        .collect()
+}
+
+/// The graded form of [`token_sampling_moments`]: (variance of the benchmark mean of tokens per
+/// sample, covariance of that mean with the benchmark mean of "kept, parsed and graded
+/// correct"). Tokens do not depend on grading; per problem
+/// Cov(X, Y~) = (1 - u) [(1 - fnr) p E[L_c; L_c <= B] + fpr (1 - p) E[L_w; L_w <= B]] - E\[X\] E[Y~].
+/// The identity grading is [`token_sampling_moments`] bit for bit. Time: O(N).
+///
+/// # Panics
+///
+/// As [`lognormal_cdf`].
+pub fn graded_token_sampling_moments(
+    rates: &[f64],
+    difficulty: &[f64],
+    lengths: &TraceLengths,
+    budget: f64,
+    traces: u64,
+    grading: &SampleGrading,
+) -> (f64, f64) {
+    if grading.is_identity() {
+        return token_sampling_moments(rates, difficulty, lengths, budget, traces);
+    }
+    let s = lengths.sigma;
+    let (fpr, fnr) = grading.grader.map_or((0.0, 0.0), |g| (g.fpr, g.fnr));
+    let kept = 1.0 - grading.unparsed;
+    let (mut var, mut cov) = (0.0, 0.0);
+    for (&p, &d) in rates.iter().zip(difficulty) {
+        let (mc, mw) = (lengths.correct_median(d), lengths.wrong_median(d));
+        let ex = p * expected_min(mc, s, budget) + (1.0 - p) * expected_min(mw, s, budget);
+        let ex2 = p * expected_min_sq(mc, s, budget) + (1.0 - p) * expected_min_sq(mw, s, budget);
+        let ey = graded_accuracy_and_miss(p, d, lengths, budget, grading).0;
+        let exy = kept
+            * ((1.0 - fnr) * p * partial_mean(mc, s, budget)
+                + fpr * (1.0 - p) * partial_mean(mw, s, budget));
+        var += (ex2 - ex * ex).max(0.0);
+        cov += exy - ex * ey;
+    }
+    let scale = traces as f64 * (rates.len() as f64).powi(2);
+    (var / scale, cov / scale)
+}
 
 /// Every budget B in [lo, hi] where f(B) - g(B) changes sign (e.g. where two Acc(B) curves cross).
 ///
@@ -850,5 +1016,136 @@ mod tests {
         assert!(gap(1_000.0) < 0.0 && gap(128_000.0) > 0.0);
         // Regression value: the curves cross at 17,647 tokens, at 44.25% accuracy.
         assert_close(crossover, 17_647.064, 1e-3);
+    }
+
+    /// Graded Acc(B) against enumeration of one trace's outcome tree: correct or wrong, kept or
+    /// cut, parsed or not, graded correct or not. Only kept, parsed answers can be graded
+    /// correct. The identity grading gives [`accuracy_and_miss`] bit for bit.
+    #[test]
+    fn graded_accuracy_matches_enumeration_of_each_traces_outcome() {
+        use crate::exact::grader::{Grader, SampleGrading};
+        let lengths = TraceLengths {
+            median_tokens: 2000.0,
+            hard_growth: 1.0,
+            wrong_factor: 1.6,
+            sigma: 0.6,
+        };
+        let grading = SampleGrading {
+            unparsed: 0.2,
+            grader: Some(Grader {
+                fpr: 0.15,
+                fnr: 0.1,
+            }),
+        };
+        for &(p, d, b) in &[
+            (0.7, 0.3, 2500.0),
+            (0.1, 0.9, 8000.0),
+            (1.0, 0.0, 500.0),
+            (0.0, 1.0, 1e9),
+        ] {
+            let fc = lognormal_cdf(b, lengths.correct_median(d), lengths.sigma);
+            let fw = lognormal_cdf(b, lengths.wrong_median(d), lengths.sigma);
+            let (mut yes, mut no) = (0.0, 0.0);
+            for correct in [true, false] {
+                for kept in [true, false] {
+                    for parsed in [true, false] {
+                        for flip in [true, false] {
+                            let mut pr = if correct { p } else { 1.0 - p };
+                            let f = if correct { fc } else { fw };
+                            pr *= if kept { f } else { 1.0 - f };
+                            pr *= if parsed { 0.8 } else { 0.2 };
+                            let rate = if correct { 0.1 } else { 0.15 };
+                            pr *= if flip { rate } else { 1.0 - rate };
+                            let graded = kept && parsed && (correct != flip);
+                            if graded {
+                                yes += pr;
+                            } else {
+                                no += pr;
+                            }
+                        }
+                    }
+                }
+            }
+            let (acc, miss) = graded_accuracy_and_miss(p, d, &lengths, b, &grading);
+            assert!(
+                (acc - yes).abs() < 1e-15 && (miss - no).abs() < 1e-15,
+                "{acc} {yes} {miss} {no}"
+            );
+            assert_eq!(
+                graded_accuracy_and_miss(p, d, &lengths, b, &SampleGrading::default()),
+                accuracy_and_miss(p, d, &lengths, b)
+            );
+        }
+    }
+
+    /// Capped votes with two attractors against enumeration of every sequence of k sample
+    /// outcomes (correct and kept, attractor j and kept, anything else: a one-off or a cut
+    /// trace), random tie-breaking; one share gives the one-attractor closed form.
+    #[test]
+    fn capped_mode_votes_match_enumeration_and_the_one_attractor_form() {
+        use crate::exact::modes::Extraction;
+        let lengths = TraceLengths {
+            median_tokens: 1000.0,
+            hard_growth: 1.0,
+            wrong_factor: 1.5,
+            sigma: 0.7,
+        };
+        let (p, d, b) = (0.35, 0.6, 1800.0);
+        let a = [0.4, 0.25];
+        let fc = lognormal_cdf(b, lengths.correct_median(d), lengths.sigma);
+        let fw = lognormal_cdf(b, lengths.wrong_median(d), lengths.sigma);
+        let probs = [p * fc, a[0] * (1.0 - p) * fw, a[1] * (1.0 - p) * fw];
+        let other = 1.0 - probs.iter().sum::<f64>();
+        for k in 1..=5u32 {
+            let mut win = 0.0;
+            for code in 0..4u32.pow(k) {
+                let mut counts = [0u32; 4];
+                let mut pr = 1.0;
+                for i in 0..k {
+                    let label = (code / 4u32.pow(i) % 4) as usize;
+                    counts[label] += 1;
+                    pr *= if label == 3 { other } else { probs[label] };
+                }
+                let top = counts[..3]
+                    .iter()
+                    .copied()
+                    .max()
+                    .unwrap_or(0)
+                    .max(u32::from(counts[3] > 0));
+                if counts[0] == top && top > 0 {
+                    let tied = counts[..3].iter().filter(|&&c| c == top).count() as u32
+                        + if top == 1 { counts[3] } else { 0 };
+                    win += pr / f64::from(tied);
+                }
+            }
+            let got = maj_at_k_capped_modes(
+                &[p],
+                &[d],
+                &a,
+                Extraction::default(),
+                &lengths,
+                k,
+                VoteRule::Random,
+                b,
+            )[0];
+            assert!(
+                (got.0 - win).abs() < 1e-13 && (got.0 + got.1 - 1.0).abs() < 1e-13,
+                "k = {k}: {got:?} vs {win}"
+            );
+        }
+        let (pc, shares) = capped_mode_shares(p, &[0.4], &lengths, d, b);
+        assert_eq!((pc, shares[0]), capped_vote_rates(p, 0.4, &lengths, d, b));
+        let one = maj_at_k_capped_modes(
+            &[p],
+            &[d],
+            &[0.4],
+            Extraction::default(),
+            &lengths,
+            6,
+            VoteRule::Strict,
+            b,
+        )[0];
+        let old = maj_at_k_capped_with_loss(&[p], &[d], 0.4, &lengths, 6, VoteRule::Strict, b)[0];
+        assert!((one.0 - old.0).abs() < 1e-15 && (one.1 - old.1).abs() < 1e-15);
     }
 }

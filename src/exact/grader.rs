@@ -51,6 +51,75 @@ impl Grader {
     }
 }
 
+/// How one sample's true outcome becomes the outcome a per-sample metric counts: its answer is
+/// extracted (`unparsed` share u fails, and a sample with no answer is never graded correct),
+/// then graded by a noisy grader when there is one. The graded rate is affine in the true rate:
+/// p~ = (1 - u) (p (1 - fnr) + (1 - p) fpr), so means, variances and SDs over problems map
+/// through [`SampleGrading::affine`] exactly.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct SampleGrading {
+    /// Share u of samples with no extractable answer.
+    pub unparsed: f64,
+    /// The grader, `None` for a perfect one.
+    pub grader: Option<Grader>,
+}
+
+impl SampleGrading {
+    /// The grading of a model's samples (its `unparsed` share and `[model.grader]`).
+    pub fn of(model: &crate::model::Model) -> Self {
+        SampleGrading {
+            unparsed: model.unparsed,
+            grader: model.grader,
+        }
+    }
+
+    /// True when every answer is parsed and graded perfectly (the canonical model, or a
+    /// `[model.grader]` with both rates 0): callers then keep their own code path, bit for bit.
+    pub fn is_identity(&self) -> bool {
+        self.unparsed == 0.0 && self.grader.is_none_or(|g| g.fpr == 0.0 && g.fnr == 0.0)
+    }
+
+    /// (p~, 1 - p~) from the true (p, 1 - p), each summed from its own terms:
+    /// p~ = (1 - u) (p (1 - fnr) + q fpr), 1 - p~ = u + (1 - u) (p fnr + q (1 - fpr)).
+    /// The identity returns (p, q) itself. Time: O(1).
+    pub fn rate(&self, p: f64, q: f64) -> (f64, f64) {
+        let (g, not_g) = match self.grader {
+            Some(gr) => (
+                p * (1.0 - gr.fnr) + q * gr.fpr,
+                p * gr.fnr + q * (1.0 - gr.fpr),
+            ),
+            None => (p, q),
+        };
+        if self.unparsed == 0.0 {
+            (g, not_g)
+        } else {
+            let u = self.unparsed;
+            ((1.0 - u) * g, u + (1.0 - u) * not_g)
+        }
+    }
+
+    /// (a, b, c) with p~ = a + b p and 1 - p~ = c + b (1 - p): a = (1 - u) fpr,
+    /// b = (1 - u)(1 - fpr - fnr) (negative for a grader worse than chance), c = u + (1 - u) fnr.
+    /// Time: O(1).
+    pub fn affine(&self) -> (f64, f64, f64) {
+        let (fpr, fnr) = self.grader.map_or((0.0, 0.0), |g| (g.fpr, g.fnr));
+        let kept = 1.0 - self.unparsed;
+        (
+            kept * fpr,
+            kept * (1.0 - fpr - fnr),
+            self.unparsed + kept * fnr,
+        )
+    }
+
+    /// E[p~ (1 - p~)] over problems from the true moments E\[p\], E\[1 - p\] and E[p (1 - p)]:
+    /// a c + a b E[1 - p] + c b E\[p\] + b^2 E[p (1 - p)] (no difference of near-equal terms when
+    /// a, c >= 0). Time: O(1).
+    pub fn mean_pq(&self, mean_p: f64, mean_q: f64, mean_pq: f64) -> f64 {
+        let (a, b, c) = self.affine();
+        a * c + a * b * mean_q + c * b * mean_p + b * b * mean_pq
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -110,5 +179,47 @@ mod tests {
         );
         let (sel, not_sel) = g.selected((0.7, 0.3));
         assert!((sel - (0.7 + 0.3 * 0.05)).abs() < 1e-16 && (not_sel - 0.3 * 0.95).abs() < 1e-16);
+    }
+
+    #[test]
+    fn sample_grading_matches_enumeration_of_parse_and_grade() {
+        // Each sample: unparsed (never graded correct), or parsed and correct / wrong, then graded.
+        let g = SampleGrading {
+            unparsed: 0.2,
+            grader: Some(Grader {
+                fpr: 0.1,
+                fnr: 0.25,
+            }),
+        };
+        for &p in &[0.0, 0.35, 0.9, 1.0] {
+            let q = 1.0 - p;
+            let outcomes = [
+                (g.unparsed, false),
+                ((1.0 - g.unparsed) * p * 0.75, true),
+                ((1.0 - g.unparsed) * p * 0.25, false),
+                ((1.0 - g.unparsed) * q * 0.1, true),
+                ((1.0 - g.unparsed) * q * 0.9, false),
+            ];
+            let graded: f64 = outcomes.iter().filter(|o| o.1).map(|o| o.0).sum();
+            let (r, not_r) = g.rate(p, q);
+            let (a, b, c) = g.affine();
+            assert!((r - graded).abs() < 1e-15 && (r + not_r - 1.0).abs() < 1e-15);
+            assert!((a + b * p - r).abs() < 1e-15 && (c + b * q - not_r).abs() < 1e-15);
+        }
+        // E[p~ q~] over a two-point population against the direct mean.
+        let pop = [0.3, 0.8];
+        let direct: f64 = pop
+            .iter()
+            .map(|&p| {
+                let (r, nr) = g.rate(p, 1.0 - p);
+                r * nr
+            })
+            .sum::<f64>()
+            / 2.0;
+        let (mp, mq) = (0.55, 0.45);
+        let mpq = (0.3 * 0.7 + 0.8 * 0.2) / 2.0;
+        assert!((g.mean_pq(mp, mq, mpq) - direct).abs() < 1e-15);
+        let id = SampleGrading::default();
+        assert!(id.is_identity() && id.rate(0.3, 0.7) == (0.3, 0.7));
     }
 }

@@ -12,6 +12,7 @@
 //! Why here: the closed forms of `seed-variance`, `vote-spread`, `head-to-head` and the
 //! planner. Depends on `model` and the rest of `exact` only.
 
+use crate::exact::grader::SampleGrading;
 use crate::exact::maj::binomial_pmf;
 use crate::exact::normal;
 use crate::exact::quadrature::{AdaptiveSimpson, NormalQuadrature};
@@ -338,6 +339,39 @@ pub fn random_placement_sd(mu: f64, sigma: f64, n: u32, n_problems: usize) -> f6
     let (_, mean_pq, var_p) = random_placement_moments(mu, sigma);
     let problems = n_problems as f64;
     (mean_pq / (f64::from(n) * problems) + var_p / problems).sqrt()
+}
+
+/// Random placement with the samples graded ([`SampleGrading`]: unparsed answers and a noisy
+/// grader): (mean score, total SD, question-sampling SE) of the graded score. The graded rate
+/// p~ = a + b p is affine in p, so E[p~] = a + b E\[p\], Var(p~) = b^2 Var(p) and
+/// E[p~ (1 - p~)] comes from E\[p\], E[1 - p] (integrated directly) and E[p (1 - p)]
+/// ([`SampleGrading::mean_pq`]); the SD is [`random_placement_sd`]'s formula with those.
+///
+/// Time: O(1), two calls of [`random_placement_moments`].
+///
+/// # Panics
+///
+/// As [`random_placement_sd`].
+pub fn graded_random_placement(
+    mu: f64,
+    sigma: f64,
+    n: u32,
+    n_problems: usize,
+    grading: &SampleGrading,
+) -> (f64, f64, f64) {
+    check_samples(n);
+    assert!(n_problems >= 1, "a benchmark needs at least one problem");
+    let (mean_p, mean_pq, var_p) = random_placement_moments(mu, sigma);
+    let (mean_q, _, _) = random_placement_moments(-mu, sigma);
+    let (a, b, _) = grading.affine();
+    let problems = n_problems as f64;
+    let var = b * b * var_p;
+    let pq = grading.mean_pq(mean_p, mean_q, mean_pq);
+    (
+        a + b * mean_p,
+        (pq / (f64::from(n) * problems) + var / problems).sqrt(),
+        (var / problems).sqrt(),
+    )
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -993,5 +1027,37 @@ pub(crate) mod tests {
             direct,
             1e-9,
         );
+    }
+
+    /// Random placement with graded samples against a direct integral of the graded rate over
+    /// the logit-normal population (plain trapezoid).
+    #[test]
+    fn graded_random_placement_matches_direct_integration() {
+        use crate::exact::grader::{Grader, SampleGrading};
+        use crate::exact::shift::tests::trapezoid;
+        for grading in [
+            SampleGrading {
+                unparsed: 0.25,
+                grader: None,
+            },
+            SampleGrading {
+                unparsed: 0.0,
+                grader: Some(Grader {
+                    fpr: 0.05,
+                    fnr: 0.3,
+                }),
+            },
+        ] {
+            let (mu, sigma, n, problems) = (0.4, 1.7, 4u32, 30usize);
+            let g = |z: f64| grading.rate(expit(mu + sigma * z), expit(-mu - sigma * z));
+            let mean = trapezoid(|z| g(z).0);
+            let var = trapezoid(|z| (g(z).0 - mean).powi(2));
+            let pq = trapezoid(|z| g(z).0 * g(z).1);
+            let sd = (pq / (f64::from(n) * problems as f64) + var / problems as f64).sqrt();
+            let (m, s, q) = graded_random_placement(mu, sigma, n, problems, &grading);
+            assert!((m - mean).abs() < 1e-10, "{m} {mean}");
+            assert!((s - sd).abs() < 1e-10 * sd, "{s} {sd}");
+            assert!((q - (var / problems as f64).sqrt()).abs() < 1e-10 * q);
+        }
     }
 }

@@ -5,6 +5,7 @@
 //! (Var(p) + E[p (1 - p)] / n) / N. From the N rates at hand, the unbiased estimate of that is
 //! the question-sampling SE squared (sample variance with ddof = 1, over N) plus the seed SD
 //! squared (mean p (1 - p) / (n N)).
+use crate::exact::grader::SampleGrading;
 use crate::exact::noise::{question_se, seed_sd};
 use crate::exact::shift::{deviation_moments, question_se_of, DeviationMoments};
 
@@ -46,6 +47,46 @@ pub fn total_se_with_deviation(rates: &[f64], tau: f64, n: u32) -> f64 {
     let seed_var =
         moments.iter().map(|m| m.mean_pq).sum::<f64>() / (f64::from(n) * problems * problems);
     (question_se_of(&moments).powi(2) + seed_var).sqrt()
+}
+
+/// (total SE, question-sampling SE) of the graded score ([`SampleGrading`]) of a model with
+/// per-problem disagreement tau, from its constant-shift rates q_i: [`total_se_with_deviation`]
+/// and [`crate::exact::shift::question_se_with_deviation`] with each problem's moments mapped
+/// through the affine graded rate p~ = a + b p (mean a + b E\[p\], variance b^2 Var(p),
+/// E[p~ (1 - p~)] by [`SampleGrading::mean_pq`]). tau = 0 uses the graded rates themselves.
+///
+/// Time: O(N) expectations.
+///
+/// # Panics
+/// As [`total_se_with_deviation`].
+pub fn graded_total_se_with_deviation(
+    rates: &[f64],
+    tau: f64,
+    n: u32,
+    grading: &SampleGrading,
+) -> (f64, f64) {
+    if tau == 0.0 {
+        let graded: Vec<f64> = rates.iter().map(|&p| grading.rate(p, 1.0 - p).0).collect();
+        return (total_se(&graded, n), question_se(&graded));
+    }
+    assert!(n > 0, "samples per problem must be at least 1");
+    let (a, b, _) = grading.affine();
+    let moments: Vec<DeviationMoments> = rates
+        .iter()
+        .map(|&q| {
+            let m = deviation_moments(q, tau);
+            DeviationMoments {
+                mean: a + b * m.mean,
+                var: b * b * m.var,
+                mean_pq: grading.mean_pq(m.mean, 1.0 - m.mean, m.mean_pq),
+            }
+        })
+        .collect();
+    let problems = rates.len() as f64;
+    let seed_var =
+        moments.iter().map(|m| m.mean_pq).sum::<f64>() / (f64::from(n) * problems * problems);
+    let question = question_se_of(&moments);
+    (question.hypot(seed_var.sqrt()), question)
 }
 
 #[cfg(test)]
@@ -149,5 +190,55 @@ mod tests {
     fn tau_zero_is_total_se_bit_for_bit() {
         let rates = [0.1, 0.35, 0.9, 1.0];
         assert_eq!(total_se_with_deviation(&rates, 0.0, 3), total_se(&rates, 3));
+    }
+
+    /// Graded rates with disagreement: the same brute force as the ungraded test, on the
+    /// graded rate p~ = (1 - u) (p (1 - fnr) + (1 - p) fpr) of each e, integrated directly.
+    #[test]
+    fn graded_total_se_with_deviation_matches_brute_force_integration() {
+        use crate::exact::grader::{Grader, SampleGrading};
+        use crate::exact::shift::tests::trapezoid;
+        use crate::model::{expit, logit};
+        let grading = SampleGrading {
+            unparsed: 0.15,
+            grader: Some(Grader { fpr: 0.1, fnr: 0.2 }),
+        };
+        let rates = [0.05, 0.4, 0.9];
+        let (n, tau) = (3u32, 1.5);
+        let graded =
+            |q: f64, e: f64| grading.rate(expit(logit(q) + tau * e), expit(-logit(q) - tau * e));
+        let means: Vec<f64> = rates
+            .iter()
+            .map(|&q| trapezoid(|e| graded(q, e).0))
+            .collect();
+        let vars: Vec<f64> = rates
+            .iter()
+            .zip(&means)
+            .map(|(&q, &m)| trapezoid(|e| (graded(q, e).0 - m).powi(2)))
+            .collect();
+        let pqs: Vec<f64> = rates
+            .iter()
+            .map(|&q| {
+                trapezoid(|e| {
+                    let (g, ng) = graded(q, e);
+                    g * ng
+                })
+            })
+            .collect();
+        let k = rates.len() as f64;
+        let between = question_se(&means).powi(2);
+        let within = vars.iter().sum::<f64>() / k / k;
+        let question = (between + within).sqrt();
+        let total = (between + within + pqs.iter().sum::<f64>() / (f64::from(n) * k * k)).sqrt();
+        let (t, qse) = graded_total_se_with_deviation(&rates, tau, n, &grading);
+        assert!((t - total).abs() < 1e-10 * total, "{t} {total}");
+        assert!(
+            (qse - question).abs() < 1e-10 * question,
+            "{qse} {question}"
+        );
+        // tau = 0: the graded rates themselves.
+        let (t0, q0) = graded_total_se_with_deviation(&rates, 0.0, n, &grading);
+        let g: Vec<f64> = rates.iter().map(|&p| grading.rate(p, 1.0 - p).0).collect();
+        assert!(t0 == total_se(&g, n) && q0 == question_se(&g));
     }
 }

@@ -13,9 +13,10 @@ use serde::Serialize;
 
 use super::{Check, Estimate, Progress};
 use crate::exact::budget::{
-    accuracy_and_miss, accuracy_at_budget, crossover_budgets, cut_and_kept, length_shares,
-    token_sampling_moments, tokens_per_sample, truncation_rate, TraceLengths,
+    crossover_budgets, cut_and_kept, graded_accuracy_and_miss, graded_accuracy_at_budget,
+    length_shares, token_sampling_moments, tokens_per_sample, truncation_rate, TraceLengths,
 };
+use crate::exact::grader::{Grader, SampleGrading};
 use crate::exact::pass::{bernoulli_mean_se_with, mean};
 use crate::model::VoteRule;
 use crate::scenario::Scenario;
@@ -49,10 +50,20 @@ impl BudgetMetric {
 pub struct BudgetModel {
     /// Model name.
     pub model: String,
-    /// pass@1 without a cap (mean rate): the limit of Acc(B) as B grows.
+    /// pass@1 without a cap (mean rate, as graded): the limit of Acc(B) as B grows.
     pub pass_at_1: f64,
     /// The model's trace-length parameters.
     pub lengths: TraceLengths,
+    /// Share of samples with no extractable answer (absent: 0), never graded correct.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub unparsed: f64,
+    /// The model's grader, when grading is noisy: accuracy and pass@1 are then as graded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub grader: Option<Grader>,
+}
+
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
 }
 
 /// One point of a budget experiment: a metric of one model at one budget.
@@ -190,6 +201,12 @@ pub(super) struct ModelInputs {
     pub(super) rule: VoteRule,
     pub(super) lengths: TraceLengths,
     pub(super) verifier: Option<crate::model::Verifier>,
+    /// Extraction failures and the grader: what Acc(B) counts as graded correct.
+    pub(super) grading: SampleGrading,
+    /// Every repeated wrong answer's share (the votes of `cost`).
+    pub(super) attractors: Vec<f64>,
+    /// Share of correct samples in the alternate form (the votes of `cost`).
+    pub(super) split: f64,
 }
 
 pub(super) fn inputs(scenario: &Scenario, models: &[usize]) -> Vec<ModelInputs> {
@@ -206,6 +223,9 @@ pub(super) fn inputs(scenario: &Scenario, models: &[usize]) -> Vec<ModelInputs> 
                 rule: model.vote_rule,
                 lengths,
                 verifier: model.verifier,
+                grading: SampleGrading::of(model),
+                attractors: model.attractors.clone(),
+                split: model.split,
             })
         })
         .collect()
@@ -221,6 +241,7 @@ pub(super) fn trace_cell(m: &ModelInputs, difficulty: &[f64]) -> TraceCell {
                 p,
                 correct_median: m.lengths.correct_median(d),
                 wrong_median: m.lengths.wrong_median(d),
+                grading: m.grading,
             })
             .collect(),
         sigma: m.lengths.sigma,
@@ -230,8 +251,19 @@ pub(super) fn trace_cell(m: &ModelInputs, difficulty: &[f64]) -> TraceCell {
 pub(super) fn budget_model(m: &ModelInputs) -> BudgetModel {
     BudgetModel {
         model: m.name.clone(),
-        pass_at_1: mean(&m.rates),
+        pass_at_1: if m.grading.is_identity() {
+            mean(&m.rates)
+        } else {
+            let graded: Vec<f64> = m
+                .rates
+                .iter()
+                .map(|&p| m.grading.rate(p, 1.0 - p).0)
+                .collect();
+            mean(&graded)
+        },
         lengths: m.lengths,
+        unparsed: m.grading.unparsed,
+        grader: m.grading.grader,
     }
 }
 
@@ -251,7 +283,7 @@ pub(super) fn sim_means(cell: &CellTraces, j: usize) -> SimMeans {
     for pt in &cell.problems {
         let n = pt.traces as f64;
         tok += pt.tokens[j] / n;
-        acc += pt.correct_kept[j] as f64 / n;
+        acc += pt.graded_kept[j] as f64 / n;
         cut += pt.cut[j] as f64 / n;
     }
     SimMeans {
@@ -321,13 +353,13 @@ pub fn budget(
                 .rates
                 .iter()
                 .zip(&difficulty)
-                .map(|(&p, &d)| accuracy_and_miss(p, d, &m.lengths, b))
+                .map(|(&p, &d)| graded_accuracy_and_miss(p, d, &m.lengths, b, &m.grading))
                 .unzip();
             let rows = [
                 (
                     BudgetMetric::Accuracy,
                     Estimate::new(
-                        accuracy_at_budget(&m.rates, &difficulty, &m.lengths, b),
+                        graded_accuracy_at_budget(&m.rates, &difficulty, &m.lengths, b, &m.grading),
                         mo.accuracy,
                         bernoulli_mean_se_with(&acc_i, &miss_i, traces),
                     )
@@ -417,7 +449,7 @@ fn exact_curve(m: &ModelInputs, difficulty: &[f64], budgets: &[f64]) -> ExactCur
         model: m.name.clone(),
         accuracy: grid
             .iter()
-            .map(|&b| accuracy_at_budget(&m.rates, difficulty, &m.lengths, b))
+            .map(|&b| graded_accuracy_at_budget(&m.rates, difficulty, &m.lengths, b, &m.grading))
             .collect(),
         truncation_rate: grid
             .iter()
@@ -443,8 +475,8 @@ fn crossover_pair(
     difficulty: &[f64],
     budgets: &[f64],
 ) -> CrossoverPair {
-    let acc_a = |x: f64| accuracy_at_budget(&a.rates, difficulty, &a.lengths, x);
-    let acc_b = |x: f64| accuracy_at_budget(&b.rates, difficulty, &b.lengths, x);
+    let acc_a = |x: f64| graded_accuracy_at_budget(&a.rates, difficulty, &a.lengths, x, &a.grading);
+    let acc_b = |x: f64| graded_accuracy_at_budget(&b.rates, difficulty, &b.lengths, x, &b.grading);
     let gap = |x: f64| acc_a(x) - acc_b(x);
     // Validation guarantees at least two increasing budgets > 0.
     let lo = budgets.first().copied().unwrap_or(1.0);

@@ -7,20 +7,22 @@
 //! per-model inputs of [`super::budget`].
 use serde::Serialize;
 
-use super::budget::{budget_model, inputs, sim_means, trace_cell, BudgetModel};
+use super::budget::{budget_model, inputs, sim_means, trace_cell, BudgetModel, ModelInputs};
 use super::check::{Untested, RATIO_MAX_RELATIVE_SE};
 use super::selection::best_pairs;
 use super::{Check, Estimate, Progress};
 use crate::exact::budget::{
-    accuracy_and_miss, capped_vote_rates, maj_at_k_capped_with_loss, token_sampling_moments,
-    tokens_per_correct_se, tokens_per_sample,
+    capped_mode_shares, capped_vote_rates, graded_accuracy_and_miss, graded_token_sampling_moments,
+    maj_at_k_capped_modes, maj_at_k_capped_with_loss, tokens_per_correct_se, tokens_per_sample,
 };
+use crate::exact::modes::Extraction;
 use crate::exact::pass::{bernoulli_mean_se_with, mean};
 use crate::model::VoteRule;
 use crate::scenario::Scenario;
+use crate::sim::modes::grade_picks;
 use crate::sim::selection::{simulate_selection, SelectionCell};
 use crate::sim::traces::{self, TraceCell};
-use crate::sim::votes::{self, VoteCell};
+use crate::sim::votes::{self, ModeAnswers, VoteCell};
 
 /// One strategy of a cost experiment: k samples of one model per problem, at the cap.
 #[derive(Debug, Clone, Serialize)]
@@ -141,12 +143,18 @@ pub fn cost(
     let mut vote_cells = Vec::new();
     let mut vote_index = Vec::new();
     for (mi, m) in ms.iter().enumerate() {
-        let capped: Vec<(f64, f64)> = m
-            .rates
-            .iter()
-            .zip(&difficulty)
-            .map(|(&p, &d)| capped_vote_rates(p, m.attractor, &m.lengths, d, budget))
-            .collect();
+        // Several attractors or answer extraction: every problem's capped shares, drawn
+        // literally by the mode sampler; the canonical model keeps its own cells.
+        let modes = mode_answers(m, &difficulty, budget);
+        let capped: Vec<(f64, f64)> = match &modes {
+            Some((p_capped, _)) => p_capped.iter().map(|&p| (p, 0.0)).collect(),
+            None => m
+                .rates
+                .iter()
+                .zip(&difficulty)
+                .map(|(&p, &d)| capped_vote_rates(p, m.attractor, &m.lengths, d, budget))
+                .collect(),
+        };
         for &k in ks.iter().filter(|&&k| k > 1) {
             vote_index.push((mi, k));
             vote_cells.push(VoteCell {
@@ -154,7 +162,7 @@ pub fn cost(
                 p: capped.iter().map(|c| c.0).collect(),
                 alpha: capped.iter().map(|c| c.1).collect(),
                 rule: rule.unwrap_or(m.rule),
-                modes: None,
+                modes: modes.as_ref().map(|(_, answers)| answers.clone()),
             });
         }
     }
@@ -185,7 +193,8 @@ pub fn cost(
                 attractor: m.attractor,
                 rule: rule.unwrap_or(m.rule),
                 verifier: Some(verifier),
-                grader: None,
+                grader: m.grading.grader,
+                modes: None,
             });
         }
     }
@@ -194,8 +203,14 @@ pub fn cost(
     let mut strategies = Vec::new();
     for (mi, (m, cell)) in ms.iter().zip(&sims).enumerate() {
         let mo = sim_means(cell, 0);
-        let (tokens_var, tokens_cov) =
-            token_sampling_moments(&m.rates, &difficulty, &m.lengths, budget, traces);
+        let (tokens_var, tokens_cov) = graded_token_sampling_moments(
+            &m.rates,
+            &difficulty,
+            &m.lengths,
+            budget,
+            traces,
+            &m.grading,
+        );
         let tokens_exact = tokens_per_sample(&m.rates, &difficulty, &m.lengths, budget);
         let tokens = Estimate::new(tokens_exact, mo.tokens, tokens_var.sqrt());
         let vote_rule = rule.unwrap_or(m.rule);
@@ -204,8 +219,18 @@ pub fn cost(
             let bi = best_index
                 .iter()
                 .position(|&(bm, bk)| bm == mi && bk == k)?;
-            let pairs = best_pairs(&best_cells[bi].p, verifier, k);
-            let wins: u64 = best_counts[bi].iter().map(|c| c.best_true).sum();
+            let mut pairs = best_pairs(&best_cells[bi].p, verifier, k);
+            // A noisy grader grades the verifier's pick.
+            if let Some(g) = m.grading.grader {
+                pairs.iter_mut().for_each(|x| *x = g.selected(*x));
+            }
+            let wins: u64 = best_counts[bi]
+                .iter()
+                .map(|c| match m.grading.grader {
+                    Some(_) => c.best_graded,
+                    None => c.best_true,
+                })
+                .sum();
             let sim = wins as f64 / (votes_per_problem as f64 * big_n);
             Some((pairs, sim, votes_per_problem, 0.0))
         };
@@ -217,26 +242,53 @@ pub fn cost(
                     .rates
                     .iter()
                     .zip(&difficulty)
-                    .map(|(&p, &d)| accuracy_and_miss(p, d, &m.lengths, budget))
+                    .map(|(&p, &d)| graded_accuracy_and_miss(p, d, &m.lengths, budget, &m.grading))
                     .collect();
                 (acc_i, mo.accuracy, traces, tokens_cov)
             } else {
-                let maj_i = maj_at_k_capped_with_loss(
-                    &m.rates,
-                    &difficulty,
-                    m.attractor,
-                    &m.lengths,
-                    k,
-                    vote_rule,
-                    budget,
-                );
+                let mut maj_i = if has_modes(m) {
+                    maj_at_k_capped_modes(
+                        &m.rates,
+                        &difficulty,
+                        &m.attractors,
+                        Extraction {
+                            unparsed: m.grading.unparsed,
+                            split: m.split,
+                        },
+                        &m.lengths,
+                        k,
+                        vote_rule,
+                        budget,
+                    )
+                } else {
+                    maj_at_k_capped_with_loss(
+                        &m.rates,
+                        &difficulty,
+                        m.attractor,
+                        &m.lengths,
+                        k,
+                        vote_rule,
+                        budget,
+                    )
+                };
                 let vi = vote_index
                     .iter()
                     .position(|&(vm, vk)| vm == mi && vk == k)
                     .unwrap_or(0);
-                let wins: u64 = vote_counts
-                    .get(vi)
-                    .map_or(0, |c| c.iter().map(|v| v.wins).sum());
+                let counts = vote_counts.get(vi).map_or(&[][..], |c| &c[..]);
+                // A noisy grader grades the vote's pick: exact by the grader's closed form,
+                // simulated by grading every simulated pick.
+                let wins: u64 = match m.grading.grader {
+                    Some(g) => {
+                        maj_i.iter_mut().for_each(|x| *x = g.selected(*x));
+                        let tallies: Vec<(u64, u64)> =
+                            counts.iter().map(|v| (v.wins, v.votes)).collect();
+                        grade_picks(scenario.seed, &[key, 3, vi as u64], &tallies, &g)
+                            .iter()
+                            .sum()
+                    }
+                    None => counts.iter().map(|v| v.wins).sum(),
+                };
                 let sim = wins as f64 / (votes_per_problem as f64 * big_n);
                 (maj_i, sim, votes_per_problem, 0.0)
             };
@@ -296,6 +348,41 @@ pub fn cost(
         models: ms.iter().map(budget_model).collect(),
         strategies,
     }
+}
+
+/// True when a model sets several attractors, `unparsed` or `split` (its votes go through the
+/// mode recurrence and sampler).
+fn has_modes(m: &ModelInputs) -> bool {
+    m.attractors.len() > 1 || m.grading.unparsed != 0.0 || m.split != 0.0
+}
+
+/// The capped per-problem correct rates and mode answers of a model with several attractors,
+/// `unparsed` or `split` ([`capped_mode_shares`]); `None` for the canonical model.
+fn mode_answers(
+    m: &ModelInputs,
+    difficulty: &[f64],
+    budget: f64,
+) -> Option<(Vec<f64>, ModeAnswers)> {
+    if !has_modes(m) {
+        return None;
+    }
+    let (p_capped, shares): (Vec<f64>, Vec<Vec<f64>>) = m
+        .rates
+        .iter()
+        .zip(difficulty)
+        .map(|(&p, &d)| capped_mode_shares(p, &m.attractors, &m.lengths, d, budget))
+        .unzip();
+    Some((
+        p_capped,
+        ModeAnswers {
+            attractors: m.attractors.clone(),
+            extraction: Extraction {
+                unparsed: m.grading.unparsed,
+                split: m.split,
+            },
+            per_problem: Some(shares),
+        },
+    ))
 }
 
 /// Marks the Pareto frontier of strategies sorted by cost (then by accuracy, best first): a

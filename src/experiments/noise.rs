@@ -9,7 +9,10 @@
 use serde::Serialize;
 
 use super::{Check, Estimate, Progress};
+use crate::exact::grader::{Grader, SampleGrading};
 use crate::exact::maj::maj_at_k_all_with_loss;
+use crate::exact::modes::{graded_rate, maj_at_k_modes, Extraction};
+use crate::exact::noise::graded_random_placement;
 use crate::exact::noise::{
     binomial_sum_moments, count_cdf, count_pmf, head_to_head as exact_h2h,
     random_placement_moments, random_placement_question_se, random_placement_sd, score_quantile,
@@ -22,10 +25,11 @@ use crate::exact::shift::{
     logit_correlation, per_problem_difference_sd, question_se_with_deviation,
     realised_logit_correlation,
 };
-use crate::exact::total::total_se_with_deviation;
+use crate::exact::total::{graded_total_se_with_deviation, total_se_with_deviation};
 use crate::model::{Difficulty, Placement, VoteRule};
 use crate::scenario::Scenario;
 use crate::sim::counts::{pair_tallies, total_histograms, CountSampler, Histogram, PairSampler};
+use crate::sim::modes::{GradedVoteSampler, ModeVoteSampler};
 use crate::sim::run_corr::simulate_reruns;
 use crate::sim::se::{mean_se, proportion_se, score_stats, sd_standard_error};
 use crate::sim::votes::{self, vote_total_histograms, AttractorTables, VoteSampler};
@@ -94,6 +98,12 @@ pub struct SeedVariance {
     /// ([`crate::exact::run_corr::seed_sd_floor`]); more samples per run cannot go below it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub run_floor: Option<f64>,
+    /// The model's share of unparsed samples (absent: 0): the score counts them as wrong.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub unparsed: f64,
+    /// The model's grader, when grading is noisy: every value is then as graded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub grader: Option<Grader>,
 }
 
 fn is_zero(x: &f64) -> bool {
@@ -157,10 +167,19 @@ pub fn seed_variance(
         crate::model::RateSource::Shift(s) => (mu + s, sigma),
         _ => (mu, sigma),
     };
-    let rates = m.rates_on(&scenario.benchmark.rates());
+    let true_rates = m.rates_on(&scenario.benchmark.rates());
+    // Unparsed answers and a noisy grader: every exact quantity below is that of the graded
+    // rates p~, the samples are drawn stage by stage (parse, solve, grade).
+    let grading = SampleGrading::of(m);
+    let staged = !grading.is_identity();
+    let (rates, complements): (Vec<f64>, Vec<f64>) = if staged {
+        true_rates.iter().map(|&p| grading.rate(p, 1.0 - p)).unzip()
+    } else {
+        let complements = true_rates.iter().map(|p| 1.0 - p).collect();
+        (true_rates.clone(), complements)
+    };
     // The constant-shift rates: the centres the population quantities integrate e around.
     let centres = m.constant_shift_rates_on(&scenario.benchmark.rates());
-    let complements: Vec<f64> = rates.iter().map(|p| 1.0 - p).collect();
     let problems = rates.len();
     let population = random_placement_moments(mu, sigma);
     let samplers: Vec<CountSampler> = ns
@@ -172,6 +191,13 @@ pub fn seed_variance(
                     mu,
                     sigma,
                     n,
+                    grading,
+                }
+            } else if staged {
+                CountSampler::Staged {
+                    rates: true_rates.clone(),
+                    n,
+                    grading,
                 }
             } else {
                 CountSampler::new(n, &rates)
@@ -188,10 +214,15 @@ pub fn seed_variance(
             let scale = f64::from(n) * problems as f64;
             let (sim_mean, sim_sd, sim_m4) = score_stats(&hist, scale);
             let (exact_mean, exact_sd, sd_se, mean_se) = if random {
-                let sd = random_placement_sd(mu, sigma, n, problems);
+                let (mean_score, sd) = if staged {
+                    let (m, sd, _) = graded_random_placement(mu, sigma, n, problems, &grading);
+                    (m, sd)
+                } else {
+                    (population.0, random_placement_sd(mu, sigma, n, problems))
+                };
                 // The fourth moment is estimated from the simulation itself (no closed form).
                 (
-                    population.0,
+                    mean_score,
                     sd,
                     sd_standard_error(sim_sd * sim_sd, sim_m4, reruns),
                     mean_se(sd, reruns),
@@ -237,6 +268,8 @@ pub fn seed_variance(
                 sd: Estimate::new(exact_sd, sim_sd, sd_se),
                 total_se: if random {
                     exact_sd
+                } else if staged {
+                    graded_total_se_with_deviation(&centres, m.shift_sd, n, &grading).0
                 } else {
                     total_se_with_deviation(&centres, m.shift_sd, n)
                 },
@@ -249,10 +282,11 @@ pub fn seed_variance(
             }
         })
         .collect();
-    let question = if random {
-        random_placement_question_se(mu, sigma, problems)
-    } else {
-        question_se_with_deviation(&centres, m.shift_sd)
+    let question = match (random, staged) {
+        (true, false) => random_placement_question_se(mu, sigma, problems),
+        (true, true) => graded_random_placement(mu, sigma, 1, problems, &grading).2,
+        (false, false) => question_se_with_deviation(&centres, m.shift_sd),
+        (false, true) => graded_total_se_with_deviation(&centres, m.shift_sd, 1, &grading).1,
     };
     SeedVariance {
         experiment: name.into(),
@@ -268,6 +302,8 @@ pub fn seed_variance(
         rows,
         run_sd: 0.0,
         run_floor: None,
+        unparsed: m.unparsed,
+        grader: m.grader,
     }
 }
 
@@ -364,6 +400,8 @@ fn seed_variance_run(
         rows,
         run_sd: omega,
         run_floor: Some(seed_sd_floor(&rates, omega)),
+        unparsed: 0.0,
+        grader: None,
     }
 }
 
@@ -440,6 +478,18 @@ pub struct VoteSpread {
     pub reruns: u64,
     /// One row per k.
     pub rows: Vec<SpreadRow>,
+    /// Every attractor share, when the model lists several (maj@k by the mode recurrence).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub attractors: Vec<f64>,
+    /// Share of unparsed samples (absent: 0): the average counts them wrong.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub unparsed: f64,
+    /// Share of correct samples in the alternate form (absent: 0).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub split: f64,
+    /// The model's grader, when grading is noisy: both scores are then as graded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub grader: Option<Grader>,
 }
 
 impl VoteSpread {
@@ -481,35 +531,108 @@ pub fn vote_spread(
 ) -> VoteSpread {
     let m = &scenario.models[model];
     let rule = rule.unwrap_or(m.vote_rule);
-    let rates = m.rates_on(&scenario.benchmark.rates());
+    let true_rates = m.rates_on(&scenario.benchmark.rates());
+    // Several attractors or answer extraction: maj@k by the mode recurrence, the average of the
+    // graded rate (1 - u) p, each vote drawn sample by sample.
+    let extraction = Extraction {
+        unparsed: m.unparsed,
+        split: m.split,
+    };
+    let modes = m.answer_modes_key().is_some();
+    // A noisy grader grades every parsed sample and the vote's pick (drawn sample by sample).
+    let grading = SampleGrading::of(m);
+    let rates = if let Some(_g) = m.grader {
+        true_rates
+            .iter()
+            .map(|&p| grading.rate(p, 1.0 - p).0)
+            .collect()
+    } else if modes {
+        true_rates
+            .iter()
+            .map(|&p| graded_rate(p, extraction))
+            .collect()
+    } else {
+        true_rates.clone()
+    };
     let complements: Vec<f64> = rates.iter().map(|p| 1.0 - p).collect();
     let problems = rates.len() as f64;
-    let kmax = ks.iter().copied().max().unwrap_or(1);
-    let lnf = crate::exact::maj::ln_factorials(kmax);
-    let tables: Vec<AttractorTables> = ks
-        .iter()
-        .map(|&k| AttractorTables::new(k, m.attractor, &lnf))
-        .collect();
-    let samplers: Vec<Vec<VoteSampler>> = ks
-        .iter()
-        .zip(&tables)
-        .map(|(&k, t)| votes::samplers(k, &rates, t, rule, &lnf, reruns))
-        .collect();
     let keys: Vec<[u64; 2]> = ks.iter().map(|&k| [key, u64::from(k)]).collect();
-    let cells: Vec<(&[u64], &[VoteSampler])> = keys
-        .iter()
-        .map(|k| &k[..])
-        .zip(samplers.iter().map(Vec::as_slice))
-        .collect();
-    let hists = vote_total_histograms(scenario.seed, &cells, reruns, progress);
+    let hists = if let Some(grader) = m.grader {
+        let one = [m.attractor];
+        let shares: &[f64] = if m.attractors.len() > 1 {
+            &m.attractors
+        } else {
+            &one
+        };
+        let samplers: Vec<Vec<GradedVoteSampler>> = ks
+            .iter()
+            .map(|&k| {
+                true_rates
+                    .iter()
+                    .map(|&p| GradedVoteSampler {
+                        vote: ModeVoteSampler::new(p, shares, extraction, k, rule),
+                        grader,
+                    })
+                    .collect()
+            })
+            .collect();
+        let cells: Vec<(&[u64], &[GradedVoteSampler])> = keys
+            .iter()
+            .map(|k| &k[..])
+            .zip(samplers.iter().map(Vec::as_slice))
+            .collect();
+        vote_total_histograms(scenario.seed, &cells, reruns, progress)
+    } else if modes {
+        let samplers: Vec<Vec<ModeVoteSampler>> = ks
+            .iter()
+            .map(|&k| {
+                true_rates
+                    .iter()
+                    .map(|&p| ModeVoteSampler::new(p, &m.attractors, extraction, k, rule))
+                    .collect()
+            })
+            .collect();
+        let cells: Vec<(&[u64], &[ModeVoteSampler])> = keys
+            .iter()
+            .map(|k| &k[..])
+            .zip(samplers.iter().map(Vec::as_slice))
+            .collect();
+        vote_total_histograms(scenario.seed, &cells, reruns, progress)
+    } else {
+        let kmax = ks.iter().copied().max().unwrap_or(1);
+        let lnf = crate::exact::maj::ln_factorials(kmax);
+        let tables: Vec<AttractorTables> = ks
+            .iter()
+            .map(|&k| AttractorTables::new(k, m.attractor, &lnf))
+            .collect();
+        let samplers: Vec<Vec<VoteSampler>> = ks
+            .iter()
+            .zip(&tables)
+            .map(|(&k, t)| votes::samplers(k, &rates, t, rule, &lnf, reruns))
+            .collect();
+        let cells: Vec<(&[u64], &[VoteSampler])> = keys
+            .iter()
+            .map(|k| &k[..])
+            .zip(samplers.iter().map(Vec::as_slice))
+            .collect();
+        vote_total_histograms(scenario.seed, &cells, reruns, progress)
+    };
     let rows = ks
         .iter()
         .zip(hists)
         .map(|(&k, (wins, correct))| {
-            let (maj, loss): (Vec<f64>, Vec<f64>) =
-                maj_at_k_all_with_loss(&rates, m.attractor, k, rule)
-                    .into_iter()
-                    .unzip();
+            let pairs: Vec<(f64, f64)> = if modes {
+                true_rates
+                    .iter()
+                    .map(|&p| maj_at_k_modes(p, &m.attractors, extraction, k, rule))
+                    .collect()
+            } else {
+                maj_at_k_all_with_loss(&true_rates, m.attractor, k, rule)
+            };
+            let (maj, loss): (Vec<f64>, Vec<f64>) = match m.grader {
+                Some(g) => pairs.into_iter().map(|x| g.selected(x)).unzip(),
+                None => pairs.into_iter().unzip(),
+            };
             let (w_mean, w_sd, _) = score_stats(&wins, problems);
             let (c_mean, c_sd, _) = score_stats(&correct, problems * f64::from(k));
             // Moments of the exact totals: a sum of Bernoulli(m_i), and a sum of Bin(k, p_i).
@@ -537,6 +660,14 @@ pub fn vote_spread(
         vote_rule: rule,
         reruns,
         rows,
+        attractors: if m.attractors.len() > 1 {
+            m.attractors.clone()
+        } else {
+            Vec::new()
+        },
+        unparsed: m.unparsed,
+        split: m.split,
+        grader: m.grader,
     }
 }
 
@@ -644,10 +775,19 @@ pub fn run_head_to_head(
         ma.graded(ma.rates_on(&bench)),
         mb.graded(mb.rates_on(&bench)),
     );
-    // A noisy grader turns each sample into a Bernoulli of its graded rate, independently.
+    // A noisy grader turns each sample into a Bernoulli of its graded rate, independently (an
+    // unparsed sample has no answer and is never graded correct).
     let graded = |m: usize, rates: &[f64]| -> Vec<f64> {
-        match scenario.models[m].grader {
-            Some(g) => rates.iter().map(|&p| g.graded_rate(p).0).collect(),
+        let model = &scenario.models[m];
+        match model.grader {
+            Some(_) => {
+                let grading = SampleGrading::of(model);
+                model
+                    .rates_on(&bench)
+                    .iter()
+                    .map(|&p| grading.rate(p, 1.0 - p).0)
+                    .collect()
+            }
             None => rates.to_vec(),
         }
     };

@@ -9,16 +9,19 @@ use rayon::prelude::*;
 
 use super::votes::{Metric, Series, VotePoint};
 use super::Estimate;
-use crate::exact::grader::Grader;
+use crate::exact::grader::{Grader, SampleGrading};
 use crate::exact::maj::maj_at_k_all_with_loss;
+use crate::exact::modes::maj_at_k_modes;
 use crate::exact::noise::vote_seed_sd;
 use crate::exact::pass::{bernoulli_mean_se_with, mean};
+use crate::exact::pass::{pass_at_k, pass_at_k_complement, pass_hat_k, pass_hat_k_complement};
 use crate::exact::verifier::{
     best_at_k_score, best_at_k_threshold, score_ceiling, threshold_ceiling,
 };
 use crate::model::{Verifier, VoteRule};
 use crate::sim::selection::{simulate_selection, SelectionCell, SelectionCounts};
 use crate::sim::stream::name_id;
+use crate::sim::votes::ModeAnswers;
 
 /// What this module needs of one series of a vote experiment.
 pub(super) struct Selector<'a> {
@@ -27,6 +30,9 @@ pub(super) struct Selector<'a> {
     pub rule: VoteRule,
     pub verifier: Option<Verifier>,
     pub grader: Option<Grader>,
+    /// Several attractors or answer extraction: graded values then follow
+    /// [`crate::exact::modes`] and [`SampleGrading`].
+    pub modes: Option<&'a ModeAnswers>,
 }
 
 /// (best@k, 1 - best@k) of every problem, exact and true (before grading). Score verifiers
@@ -57,6 +63,16 @@ pub fn best_ceiling(rates: &[f64], verifier: &Verifier, grader: Option<Grader>) 
         })
         .collect();
     mean(&per)
+}
+
+/// (1 - p)^k from the complement q itself when it is small, else from p: the miss
+/// probability of pass@k, accurate in both tails.
+fn miss_all(q: f64, p: f64, k: u32) -> f64 {
+    if q < 0.5 {
+        q.powf(f64::from(k))
+    } else {
+        pass_at_k_complement(p, k)
+    }
 }
 
 fn estimate(pairs: &[(f64, f64)], hits: u64, votes: u64) -> (Estimate, f64) {
@@ -101,6 +117,7 @@ pub(super) fn apply(
                 rule: s.rule,
                 verifier: s.verifier,
                 grader: s.grader,
+                modes: s.modes.map(|m| (m.attractors.clone(), m.extraction)),
             })
         })
         .collect();
@@ -112,7 +129,52 @@ pub(super) fn apply(
         for (ki, &k) in ks.iter().enumerate() {
             let c = &counts[ai * ks.len() + ki];
             let mut maj_graded = None;
-            if let Some(g) = s.grader {
+            if let (Some(g), Some(md)) = (s.grader, s.modes) {
+                // Per-sample metrics of the graded rate (an unparsed sample is never graded
+                // correct); the vote's pick graded once.
+                let grading = SampleGrading {
+                    unparsed: md.extraction.unparsed,
+                    grader: Some(g),
+                };
+                let rate: Vec<(f64, f64)> =
+                    s.rates.iter().map(|&p| grading.rate(p, 1.0 - p)).collect();
+                for pt in points.iter_mut().filter(|pt| pt.series == si && pt.k == k) {
+                    let (pairs, hits): (Vec<(f64, f64)>, u64) = match pt.metric {
+                        Metric::PassAtK => (
+                            rate.iter()
+                                .map(|&(p, q)| (pass_at_k(p, k), miss_all(q, p, k)))
+                                .collect(),
+                            total(c, |x| x.any_graded),
+                        ),
+                        Metric::PassHatK => (
+                            rate.iter()
+                                .map(|&(p, _)| (pass_hat_k(p, k), pass_hat_k_complement(p, k)))
+                                .collect(),
+                            total(c, |x| x.all_graded),
+                        ),
+                        Metric::MajAtK => (
+                            s.rates
+                                .iter()
+                                .map(|&p| {
+                                    g.selected(maj_at_k_modes(
+                                        p,
+                                        &md.attractors,
+                                        md.extraction,
+                                        k,
+                                        s.rule,
+                                    ))
+                                })
+                                .collect(),
+                            total(c, |x| x.maj_graded),
+                        ),
+                        Metric::BestAtK => continue,
+                    };
+                    let (graded, sd) = estimate(&pairs, hits, votes);
+                    pt.truth = Some(pt.estimate);
+                    pt.estimate = graded;
+                    pt.seed_sd = sd;
+                }
+            } else if let Some(g) = s.grader {
                 for pt in points.iter_mut().filter(|pt| pt.series == si && pt.k == k) {
                     let (pairs, hits): (Vec<(f64, f64)>, u64) = match pt.metric {
                         Metric::PassAtK => (

@@ -253,6 +253,7 @@ impl SeriesSpec {
             modes: (!canonical).then_some(ModeAnswers {
                 attractors,
                 extraction,
+                per_problem: None,
             }),
             verifier: model.verifier,
             grader: model.grader,
@@ -320,11 +321,16 @@ pub fn attractor_sweep(
         .iter()
         .map(|&x| {
             let (vector, split) = axis.apply(&m.attractors, m.split, x);
-            // Swept false-positive rates grade every series (the model's fnr kept).
-            let grader = (axis == SweepAxis::GraderFpr).then(|| Grader {
-                fpr: x,
-                fnr: m.grader.map_or(0.0, |g| g.fnr),
-            });
+            // Swept false-positive rates grade every series (the model's fnr kept); other axes
+            // keep the model's own grader.
+            let grader = if axis == SweepAxis::GraderFpr {
+                Some(Grader {
+                    fpr: x,
+                    fnr: m.grader.map_or(0.0, |g| g.fnr),
+                })
+            } else {
+                m.grader
+            };
             SeriesSpec {
                 verifier: None,
                 grader,
@@ -525,6 +531,7 @@ fn build(
             rule: s.rule,
             verifier: s.verifier,
             grader: s.grader,
+            modes: s.modes.as_ref(),
         })
         .collect();
     selection::apply(seed, key, &selectors, ks, votes, &mut series, &mut points);

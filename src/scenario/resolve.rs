@@ -216,8 +216,8 @@ impl Resolver<'_> {
         Err(self.err(block.span(), &format!("experiment[{idx}].shift_sd"), format!("{} conflicts with model `{}`'s own shift_sd = {} (model[{}].shift_sd{line}): give the per-problem disagreement once, either as the model's shift_sd (A and B each deviate with that SD, independently) or as the plan's shift_sd (B's disagreement with a model A that has none); drop one of the two", block.get_ref(), models[m].name, models[m].shift_sd, m + 1)))
     }
 
-    /// Refuses an experiment that cannot honour a model's noisy grader (`[model.grader]`): only
-    /// `curves` and `head-to-head` report graded values; the others would report
+    /// Refuses an experiment that cannot honour a model's noisy grader (`[model.grader]`): every
+    /// experiment but `plan` and `contamination` reports graded values; those two would report
     /// true values as if graded perfectly, so the combination is an error at the grader block.
     fn grader_supported(
         &self,
@@ -227,19 +227,16 @@ impl Resolver<'_> {
         grader_spans: &[Option<Range<usize>>],
     ) -> Res<()> {
         let used: Vec<usize> = match &exp.spec {
-            ExperimentSpec::Curves { .. } | ExperimentSpec::HeadToHead { .. } => return Ok(()),
-            // A sweep over the grader's false-positive rate grades every series.
-            ExperimentSpec::AttractorSweep {
-                axis: SweepAxis::GraderFpr,
-                ..
-            } => return Ok(()),
-            ExperimentSpec::AttractorSweep { model, .. }
-            | ExperimentSpec::SeedVariance { model, .. }
-            | ExperimentSpec::VoteSpread { model, .. }
-            | ExperimentSpec::Plan { model, .. }
-            | ExperimentSpec::Contamination { model, .. } => vec![*model],
-            ExperimentSpec::Budget { models, .. } | ExperimentSpec::Cost { models, .. } => {
-                models.clone()
+            ExperimentSpec::Curves { .. }
+            | ExperimentSpec::HeadToHead { .. }
+            | ExperimentSpec::SeedVariance { .. }
+            | ExperimentSpec::Budget { .. }
+            | ExperimentSpec::Cost { .. }
+            | ExperimentSpec::VoteSpread { .. } => return Ok(()),
+            // A sweep grades every series (over `grader_fpr`, with each swept rate).
+            ExperimentSpec::AttractorSweep { .. } => return Ok(()),
+            ExperimentSpec::Plan { model, .. } | ExperimentSpec::Contamination { model, .. } => {
+                vec![*model]
             }
         };
         match used.into_iter().find(|&m| models[m].grader.is_some()) {
@@ -247,7 +244,7 @@ impl Resolver<'_> {
                 grader_spans[m].clone().unwrap_or(0..0),
                 &format!("model[{}].grader", m + 1),
                 format!(
-                    "model `{}` has a noisy grader, which experiment[{idx}] (the {} experiment `{}`) does not support: only curves, head-to-head and an attractor-sweep over `grader_fpr` report graded values (a plan cannot yet: its logit-normal population does not stay logit-normal under grading); remove [model.grader] or that experiment",
+                    "model `{}` has a noisy grader, which experiment[{idx}] (the {} experiment `{}`) does not support: every experiment but plan and contamination reports graded values (a plan cannot yet: its logit-normal population does not stay logit-normal under grading); remove [model.grader] or that experiment",
                     models[m].name,
                     exp.spec.kind().as_str(),
                     exp.name
@@ -469,8 +466,9 @@ impl Resolver<'_> {
             None => None,
         };
         let shift_sd = self.shift_sd(m.shift_sd, &source, &key("shift_sd"))?;
-        // Verifiers and graders are built on the one-attractor vote; several attractors or
-        // extraction failures together with them are not modelled yet.
+        // Verifiers are built on the one-attractor vote; several attractors or extraction
+        // failures together with one are not modelled yet. A grader grades each sample and the
+        // vote's pick after the fact, so it composes with them.
         let modes = if attractors.len() > 1 {
             Some(("attractor", attractor.span()))
         } else if unparsed != 0.0 {
@@ -481,18 +479,11 @@ impl Resolver<'_> {
             None
         };
         if let Some((modes_key, at)) = modes {
-            let other = if m.verifier.is_some() {
-                Some("[model.verifier]")
-            } else if m.grader.is_some() {
-                Some("[model.grader]")
-            } else {
-                None
-            };
-            if let Some(other) = other {
+            if m.verifier.is_some() {
                 return Err(self.err(
                     at,
                     &key(modes_key),
-                    format!("cannot be combined with {other} in one model yet: a verifier and a noisy grader work on one repeated wrong answer with every answer parsed; give this model one attractor share with unparsed = split = 0, or drop {other}"),
+                    "cannot be combined with [model.verifier] in one model yet: a verifier works on one repeated wrong answer with every answer parsed; give this model one attractor share with unparsed = split = 0, or drop [model.verifier]",
                 ));
             }
         }
@@ -1342,12 +1333,30 @@ impl ExpCtx<'_> {
                 (list.clone(), axis)
             }
         };
+        let k = self.ints(&self.e.k, "k", MAX_K, Some(&DEFAULT_K))?;
+        let votes = self.count(&self.e.votes, "votes", 4000)?;
+        // A graded model's votes are simulated sample by sample: O(k) draws per vote.
+        if m.grader.is_some() {
+            let ksum: u64 = k.iter().map(|&x| u64::from(x)).sum();
+            let draws = (list.len() as u64)
+                .saturating_mul(ksum)
+                .saturating_mul(votes)
+                .saturating_mul(self.bench.problems as u64);
+            if draws > MAX_TOTAL_VOTES {
+                let at = self
+                    .e
+                    .votes
+                    .as_ref()
+                    .map_or(self.span.clone(), |v| v.span());
+                return Err(self.r.err(at, &self.key("votes"), format!("model `{}` has a grader: {} values x (sum of k = {ksum}) x {votes} votes x {} problems = {draws} simulated samples (drawn one by one): at most {MAX_TOTAL_VOTES} per experiment; lower `votes` or the largest k", m.name, list.len(), self.bench.problems)));
+            }
+        }
         Ok(ExperimentSpec::AttractorSweep {
             model,
             attractors: list,
             axis,
-            k: self.ints(&self.e.k, "k", MAX_K, Some(&DEFAULT_K))?,
-            votes: self.count(&self.e.votes, "votes", 4000)?,
+            k,
+            votes,
             vote_rule: self.vote_rule(),
         })
     }
@@ -1377,24 +1386,6 @@ impl ExpCtx<'_> {
                     g.get_ref()[i]
                 ),
             ));
-        }
-        let m = &self.models[model];
-        let set = [
-            (
-                "attractor",
-                "several attractor shares",
-                m.attractors.len() > 1,
-            ),
-            ("unparsed", "`unparsed`", m.unparsed != 0.0),
-            ("split", "`split`", m.split != 0.0),
-        ];
-        if let Some((k, what, _)) = set.iter().find(|x| x.2) {
-            let at = self
-                .e
-                .model
-                .as_ref()
-                .map_or(self.span.clone(), |x| x.span());
-            return Err(self.r.err(at, &self.key("model"), format!("model `{}` sets {what} (model key `{k}`), which a sweep over `grader_fpr` cannot honour: graded votes are those of one repeated wrong answer with every answer parsed; give it a model with one attractor share and unparsed = split = 0", m.name)));
         }
         let k = self.ints(&self.e.k, "k", MAX_K, Some(&DEFAULT_K))?;
         let votes = self.count(&self.e.votes, "votes", 4000)?;
@@ -1459,7 +1450,7 @@ impl ExpCtx<'_> {
                     _ => "`split`",
                 };
                 let at = refs.1.clone().unwrap_or(self.span.clone());
-                return Err(self.r.err(at, &self.key(refs.0), format!("model `{}` sets {what} (model key `{k}`), which a `{kind}` experiment cannot honour yet: use `curves` or `attractor-sweep` for it, or give this experiment a model with one attractor share{}", m.name, if honoured.is_empty() { ", no `unparsed` and no `split`".to_string() } else { String::new() })));
+                return Err(self.r.err(at, &self.key(refs.0), format!("model `{}` sets {what} (model key `{k}`), which a `{kind}` experiment cannot honour yet (README lists what honours it): give this experiment a model with one attractor share{}", m.name, if honoured.is_empty() { ", no `unparsed` and no `split`".to_string() } else { String::new() })));
             }
         }
         Ok(())
@@ -1467,11 +1458,11 @@ impl ExpCtx<'_> {
 
     fn seed_variance(&self) -> Res<ExperimentSpec> {
         let model = self.one_model("model")?;
-        // pass@1 alone: attractors and split cannot change it.
+        // pass@1 alone: attractors and split cannot change it; unparsed answers are graded wrong.
         self.honours(
             &[model],
             ("model", self.e.model.as_ref().map(|x| x.span())),
-            &["attractor", "split"],
+            &["attractor", "split", "unparsed"],
             "seed-variance",
         )?;
         Ok(ExperimentSpec::SeedVariance {
@@ -1486,7 +1477,7 @@ impl ExpCtx<'_> {
         self.honours(
             &[model],
             ("model", self.e.model.as_ref().map(|x| x.span())),
-            &[],
+            &["attractor", "unparsed", "split"],
             "vote-spread",
         )?;
         Ok(ExperimentSpec::VoteSpread {
@@ -1691,11 +1682,12 @@ impl ExpCtx<'_> {
                 ),
             ));
         }
-        // Single traces: the attractors and the split cannot change them; an unparsed answer would.
+        // Single traces: the attractors and the split cannot change them; an unparsed answer is
+        // graded wrong.
         self.honours(
             &ms,
             ("models", self.e.models.as_ref().map(|x| x.span())),
-            &["attractor", "split"],
+            &["attractor", "split", "unparsed"],
             "budget",
         )?;
         Ok(ExperimentSpec::Budget {
@@ -1728,10 +1720,11 @@ impl ExpCtx<'_> {
             }
             p => p.as_ref().map(|p| *p.get_ref()),
         };
+        // Votes under the cap go through the mode recurrence and sampler.
         self.honours(
             &ms,
             ("models", self.e.models.as_ref().map(|x| x.span())),
-            &[],
+            &["attractor", "unparsed", "split"],
             "cost",
         )?;
         Ok(ExperimentSpec::Cost {

@@ -37,6 +37,8 @@ pub struct ModeVote {
     pub win: bool,
     /// Samples graded correct (either form; unparsed samples never are).
     pub correct: u32,
+    /// Samples with no extractable answer.
+    pub unparsed: u32,
 }
 
 /// Draws votes of k samples, each sample a label: the correct answer's main form (0), its
@@ -82,12 +84,14 @@ impl ModeVoteSampler {
     pub fn sample<R: RngCore + ?Sized>(&self, rng: &mut R) -> ModeVote {
         let mut counts = [0u32; MAX_ATTRACTORS + 2];
         let mut singles = 0u32;
+        let mut unparsed = 0u32;
         for _ in 0..self.k {
             let label = self.table.sample(rng) as usize;
             if label < self.m + 2 {
                 counts[label] += 1;
             } else {
                 singles += 1;
+                unparsed += u32::from(label == self.m + 3);
             }
         }
         let repeated = &counts[..self.m + 2];
@@ -109,6 +113,40 @@ impl ModeVoteSampler {
         ModeVote {
             win,
             correct: counts[0] + counts[1],
+            unparsed,
+        }
+    }
+}
+
+/// A vote of [`ModeVoteSampler`] as a noisy grader reports it: every parsed sample graded (a
+/// correct one stays correct with 1 - fnr, a wrong one turns correct with fpr; an unparsed one is
+/// never graded correct), and the vote's pick graded once. Cost: the vote's draws plus one u64
+/// per parsed sample and one for the pick.
+#[derive(Debug, Clone)]
+pub struct GradedVoteSampler {
+    /// The vote on the true answers.
+    pub vote: ModeVoteSampler,
+    /// The grader.
+    pub grader: Grader,
+}
+
+impl GradedVoteSampler {
+    /// Draws one graded vote: `win` is the pick graded correct, `correct` the samples graded
+    /// correct.
+    pub fn sample<R: RngCore + ?Sized>(&self, rng: &mut R) -> ModeVote {
+        let v = self.vote.sample(rng);
+        let wrong = self.vote.k - v.correct - v.unparsed;
+        let mut graded = 0u32;
+        for _ in 0..v.correct {
+            graded += u32::from(grade(&self.grader, true, rng));
+        }
+        for _ in 0..wrong {
+            graded += u32::from(grade(&self.grader, false, rng));
+        }
+        ModeVote {
+            win: grade(&self.grader, v.win, rng),
+            correct: graded,
+            unparsed: v.unparsed,
         }
     }
 }
@@ -193,6 +231,46 @@ pub fn grade<R: RngCore + ?Sized>(grader: &Grader, correct: bool, rng: &mut R) -
     } else {
         unit(rng) < grader.fpr
     }
+}
+
+/// k samples of a problem with solve rate p, each first parsed (an unparsed one, share u, has
+/// no answer and is never graded correct) and then graded by `grader`: the graded correct count.
+/// Cost: up to 3k u64.
+pub fn graded_parsed_samples<R: RngCore + ?Sized>(
+    p: f64,
+    k: u32,
+    unparsed: f64,
+    grader: &Grader,
+    rng: &mut R,
+) -> u32 {
+    let mut graded = 0;
+    for _ in 0..k {
+        if unit(rng) < unparsed {
+            continue;
+        }
+        let correct = unit(rng) < p;
+        graded += u32::from(grade(grader, correct, rng));
+    }
+    graded
+}
+
+/// Grades the picked answer of every vote literally: problem i's `wins` truly correct picks and
+/// `votes - wins` wrong ones (`tallies[i]` = (wins, votes)), each through [`grade`], on the
+/// stream (seed, key..., i). Returns the picks graded correct per problem; identical for any
+/// thread count. Cost: one u64 per vote.
+pub fn grade_picks(seed: u64, key: &[u64], tallies: &[(u64, u64)], grader: &Grader) -> Vec<u64> {
+    tallies
+        .iter()
+        .enumerate()
+        .map(|(i, &(wins, votes))| {
+            let mut path = key.to_vec();
+            path.push(i as u64);
+            let mut rng = super::stream::stream(seed, &path);
+            (0..votes)
+                .map(|v| u64::from(grade(grader, v < wins, &mut rng)))
+                .sum()
+        })
+        .collect()
 }
 
 /// k samples of a problem with solve rate p, each graded by `grader`: (graded correct count,

@@ -9,7 +9,9 @@
 //! count.
 use rayon::prelude::*;
 
-use super::modes::{grade, graded_samples, ModeVoteSampler, ScoreSampler, ThresholdSampler};
+use super::modes::{
+    grade, graded_parsed_samples, graded_samples, ModeVoteSampler, ScoreSampler, ThresholdSampler,
+};
 use super::stream::stream;
 use crate::exact::modes::Extraction;
 use crate::model::{Grader, Verifier, VoteRule};
@@ -29,6 +31,9 @@ pub struct SelectionCell {
     pub verifier: Option<Verifier>,
     /// The grader, if noisy.
     pub grader: Option<Grader>,
+    /// Several attractors or answer extraction (the graded vote then draws these answers, and
+    /// an unparsed sample is never graded correct); `None` for the one-attractor model.
+    pub modes: Option<(Vec<f64>, Extraction)>,
 }
 
 /// Counts of one (cell, problem) pair over its votes. The graded counts are what a harness
@@ -88,12 +93,20 @@ fn one_problem(
 ) -> SelectionCounts {
     let k = cell.k;
     let mut c = SelectionCounts::default();
-    let vote = cell
-        .grader
-        .map(|_| ModeVoteSampler::new(p, &[cell.attractor], Extraction::default(), k, cell.rule));
+    let vote = cell.grader.map(|_| match &cell.modes {
+        Some((attractors, extraction)) => {
+            ModeVoteSampler::new(p, attractors, *extraction, k, cell.rule)
+        }
+        None => ModeVoteSampler::new(p, &[cell.attractor], Extraction::default(), k, cell.rule),
+    });
+    let unparsed = cell.modes.as_ref().map_or(0.0, |m| m.1.unparsed);
     for _ in 0..votes {
         if let (Some(g), Some(vote)) = (&cell.grader, &vote) {
-            let (graded, _) = graded_samples(p, k, g, rng);
+            let graded = if unparsed > 0.0 {
+                graded_parsed_samples(p, k, unparsed, g, rng)
+            } else {
+                graded_samples(p, k, g, rng).0
+            };
             c.any_graded += u64::from(graded > 0);
             c.all_graded += u64::from(graded == k);
             let win = vote.sample(rng).win;
@@ -134,6 +147,7 @@ mod tests {
                 fpr: 0.05,
                 fnr: 0.1,
             }),
+            modes: None,
         }]
     }
 

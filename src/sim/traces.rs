@@ -8,7 +8,7 @@
 //! lengths and compares them, independently of the closed forms in [`crate::exact::budget`], so
 //! the two check each other.
 //!
-//! Why here: the simulated side of `budget` and `cost`. Depends on `exact` (only in tests) and
+//! Why here: the simulated side of `budget` and `cost`. Depends on `exact` (the grading type, and closed forms in tests) and
 //! the rest of `sim`.
 use std::sync::LazyLock;
 
@@ -16,6 +16,7 @@ use rand::RngCore;
 use rand_distr::{Distribution, StandardNormal};
 
 use super::{batches, run_ordered_fold, stream::stream};
+use crate::exact::grader::SampleGrading;
 
 /// One problem of a trace cell.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -26,6 +27,8 @@ pub struct TraceProblem {
     pub correct_median: f64,
     /// Median length of a wrong trace, tokens.
     pub wrong_median: f64,
+    /// How a kept trace's answer is parsed and graded (the identity draws nothing more).
+    pub grading: SampleGrading,
 }
 
 /// One cell (a model): its problems and the log-SD of its trace lengths.
@@ -55,6 +58,9 @@ pub struct ProblemTraces {
     pub traces: u64,
     /// Traces that are correct and within the budget (right answers under the cap).
     pub correct_kept: Vec<u64>,
+    /// Traces within the budget whose answer is parsed and graded correct (equal to
+    /// `correct_kept` when every answer is parsed and graded perfectly).
+    pub graded_kept: Vec<u64>,
     /// Traces longer than the budget (cut off with no answer).
     pub cut: Vec<u64>,
     /// Sum of min(L, B) over all traces, tokens.
@@ -142,6 +148,7 @@ impl ProblemTraces {
         ProblemTraces {
             traces: 0,
             correct_kept: vec![0; budgets],
+            graded_kept: vec![0; budgets],
             cut: vec![0; budgets],
             tokens: vec![0.0; budgets],
             tokens_sq: vec![0.0; budgets],
@@ -152,6 +159,7 @@ impl ProblemTraces {
     fn add(&mut self, o: &ProblemTraces) {
         self.traces += o.traces;
         add_counts(&mut self.correct_kept, &o.correct_kept);
+        add_counts(&mut self.graded_kept, &o.graded_kept);
         add_counts(&mut self.cut, &o.cut);
         for (a, b) in [
             (&mut self.tokens, &o.tokens),
@@ -331,6 +339,20 @@ impl BudgetIndex {
     }
 }
 
+/// Whether one trace's answer, if the cap keeps it, is parsed (share 1 - u) and then graded
+/// correct (a true answer with 1 - fnr, a wrong one with fpr). Cost: one u64 per stage used.
+fn graded_correct<R: RngCore>(grading: &SampleGrading, correct: bool, rng: &mut R) -> bool {
+    let unit = |rng: &mut R| (rng.next_u64() >> 11) as f64 / TWO_53;
+    if grading.unparsed > 0.0 && unit(rng) < grading.unparsed {
+        return false;
+    }
+    match grading.grader {
+        None => correct,
+        Some(g) if correct => unit(rng) >= g.fnr,
+        Some(g) => unit(rng) < g.fpr,
+    }
+}
+
 fn batch<R: RngCore>(
     problem: &TraceProblem,
     sigma: f64,
@@ -373,6 +395,11 @@ fn batch<R: RngCore>(
     // traces do not wait on the generator, so the processor overlaps several of them.
     let mut classes = [0usize; DRAW_BLOCK];
     let mut zs = [0.0f64; DRAW_BLOCK];
+    // With extraction failures or a noisy grader, each trace also draws whether its answer (if
+    // the cap keeps it) is parsed and graded correct; the canonical model draws nothing more.
+    let staged = !problem.grading.is_identity();
+    let mut flags = [false; DRAW_BLOCK];
+    let mut graded = vec![0u64; 2 * stride];
     let mut left = n as usize;
     while left > 0 {
         let m = left.min(DRAW_BLOCK);
@@ -381,11 +408,19 @@ fn batch<R: RngCore>(
             *class = usize::from((rng.next_u64() >> 11) < correct_below);
             *z = StandardNormal.sample(rng);
         }
-        for (&class, &z) in classes[..m].iter().zip(&zs[..m]) {
+        if staged {
+            for (flag, &class) in flags[..m].iter_mut().zip(&classes[..m]) {
+                *flag = graded_correct(&problem.grading, class == 1, rng);
+            }
+        }
+        for (i, (&class, &z)) in classes[..m].iter().zip(&zs[..m]).enumerate() {
             // Thresholds increase with the budget, so the number below z is the first budget
             // that keeps the trace.
             let slot = class * stride + index[class].count_below(z);
             count[slot] += 1;
+            if staged {
+                graded[slot] += u64::from(flags[i]);
+            }
             let len = medians[class] * exp.eval(sigma * z);
             sum[slot] += len;
             sum_sq[slot] += len * len;
@@ -398,17 +433,22 @@ fn batch<R: RngCore>(
     // Prefix sums over "first budget that keeps the trace" give every budget's totals.
     let mut totals = ProblemTraces::zeros(nb);
     totals.traces = n;
-    let (mut kept_all, mut kept_correct) = (0u64, 0u64);
+    if !staged {
+        graded[stride..].copy_from_slice(&count[stride..]);
+    }
+    let (mut kept_all, mut kept_correct, mut kept_graded) = (0u64, 0u64, 0u64);
     let (mut kept_sum, mut kept_sum_sq, mut sum_correct) = (0.0, 0.0, 0.0);
     for (j, &budget) in budgets.iter().enumerate() {
         let (w, c) = (j, stride + j);
         kept_correct += count[c];
+        kept_graded += graded[c] + graded[w];
         kept_all += count[c] + count[w];
         kept_sum += sum[c] + sum[w];
         kept_sum_sq += sum_sq[c] + sum_sq[w];
         sum_correct += sum[c];
         let cut = n - kept_all;
         totals.correct_kept[j] = kept_correct;
+        totals.graded_kept[j] = kept_graded;
         totals.cut[j] = cut;
         let capped = if cut == 0 { 0.0 } else { cut as f64 * budget };
         totals.tokens[j] = kept_sum + capped;
@@ -437,6 +477,7 @@ mod tests {
                 p,
                 correct_median: 4000.0,
                 wrong_median: 6000.0,
+                grading: SampleGrading::default(),
             }],
             sigma: 0.55,
         }

@@ -30,7 +30,7 @@ use rayon::prelude::*;
 
 use super::alias::{sample_labelled, AliasTable, LabelledColumn};
 use super::counts::Histogram;
-use super::modes::ModeVoteSampler;
+use super::modes::{GradedVoteSampler, ModeVoteSampler};
 use super::{batches_of, run_merged, stream::stream, BATCH};
 use crate::exact::maj::{binomial_pmf_with, ln_factorials};
 use crate::exact::modes::Extraction;
@@ -416,6 +416,9 @@ pub struct ModeAnswers {
     pub attractors: Vec<f64>,
     /// Unparsed and split shares.
     pub extraction: Extraction,
+    /// Attractor shares per problem, replacing `attractors` when given (under a token cap each
+    /// problem keeps its own share of wrong traces).
+    pub per_problem: Option<Vec<Vec<f64>>>,
 }
 
 /// One cell of a vote experiment: k samples per vote on every problem, with per-problem correct
@@ -491,7 +494,10 @@ pub fn simulate(
                 Some(modes) => count_votes(seed, cell, votes, path, progress, |i| {
                     ModeVoteSampler::new(
                         cell.p[i],
-                        &modes.attractors,
+                        modes
+                            .per_problem
+                            .as_ref()
+                            .map_or(&modes.attractors, |v| &v[i]),
                         modes.extraction,
                         cell.k,
                         cell.rule,
@@ -504,7 +510,8 @@ pub fn simulate(
 
 /// One vote of any sampler: [`VoteSampler`] (one attractor) or [`ModeVoteSampler`] (several
 /// attractors, answer extraction), so that [`simulate`] has one batch loop for both.
-trait DrawVote {
+pub trait DrawVote {
+    /// Draws one vote of k samples.
     fn draw<R: RngCore + ?Sized>(&self, rng: &mut R) -> Vote;
 }
 
@@ -512,6 +519,17 @@ impl DrawVote for VoteSampler<'_> {
     #[inline(always)]
     fn draw<R: RngCore + ?Sized>(&self, rng: &mut R) -> Vote {
         self.sample(rng)
+    }
+}
+
+impl DrawVote for GradedVoteSampler {
+    #[inline(always)]
+    fn draw<R: RngCore + ?Sized>(&self, rng: &mut R) -> Vote {
+        let v = self.sample(rng);
+        Vote {
+            correct: v.correct,
+            win: v.win,
+        }
     }
 }
 
@@ -580,9 +598,9 @@ const RERUN_BATCH: u64 = 256;
 /// `reruns` reruns, each rerun one vote on every problem. Every (cell, batch of 256 reruns) is
 /// one parallel task with the stream (seed, cell key, batch), so the result does not depend on
 /// the thread count or on the other cells.
-pub fn vote_total_histograms(
+pub fn vote_total_histograms<S: DrawVote + Sync>(
     seed: u64,
-    cells: &[(&[u64], &[VoteSampler])],
+    cells: &[(&[u64], &[S])],
     reruns: u64,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Vec<(Histogram, Histogram)> {
@@ -602,7 +620,7 @@ pub fn vote_total_histograms(
             for _ in 0..count {
                 let (mut w, mut c) = (0u64, 0u64);
                 for s in samplers {
-                    let v = s.sample(&mut rng);
+                    let v = s.draw(&mut rng);
                     w += u64::from(v.win);
                     c += u64::from(v.correct);
                 }
@@ -702,6 +720,7 @@ mod tests {
                     modes: Some(ModeAnswers {
                         attractors: attractors.clone(),
                         extraction,
+                        per_problem: None,
                     }),
                 };
                 let c = simulate(12, &[u64::from(k)], &[cell], votes, &|_| {})[0][0];

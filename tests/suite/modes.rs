@@ -145,29 +145,31 @@ fn modes_tables_are_identical_for_1_and_3_threads() {
 #[test]
 fn experiments_that_cannot_honour_a_key_refuse_it_with_its_location() {
     let model = "[[model]]\nname = \"m\"\nattractor = 0.5\nsplit = 0.2\n[model.tokens]\nmedian_tokens = 1000\nhard_growth = 1.0\nwrong_factor = 1.5\nsigma = 0.5\n";
-    for (exp, kind) in [
-        ("kind = \"cost\"\nmodels = [\"m\"]\n", "cost"),
-        ("kind = \"vote-spread\"\nmodel = \"m\"\n", "vote-spread"),
-        (
-            "kind = \"plan\"\nmodel = \"m\"\ngap_logits = [0.2]\n",
-            "plan",
-        ),
-    ] {
-        let text = format!("{HEAD}{model}[[experiment]]\n{exp}");
+    // plan refuses split and unparsed, with the location of its model reference.
+    for key in ["split = 0.2", "unparsed = 0.2"] {
+        let text = format!(
+            "{HEAD}{model}[[experiment]]\nkind = \"plan\"\nmodel = \"m\"\ngap_logits = [0.2]\n"
+        )
+        .replace("split = 0.2", key);
         let err = Scenario::from_toml(&text, "t", "t.toml")
-            .expect_err(kind)
+            .expect_err("plan")
             .to_string();
+        let name = &key[..key.find(' ').unwrap()];
         assert!(
-            err.contains("t.toml:") && err.contains("`split`") && err.contains(kind),
-            "{kind}: {err}"
+            err.contains("t.toml:") && err.contains(&format!("`{name}`")) && err.contains("plan"),
+            "{key}: {err}"
         );
     }
-    // Budget and seed-variance honour split (single traces, pass@1) but not unparsed.
-    let text = format!("{HEAD}{model}[[experiment]]\nkind = \"budget\"\nbudgets = [500, 2000]\n");
-    assert!(Scenario::from_toml(&text, "t", "t.toml").is_ok());
-    let text = text.replace("split = 0.2", "unparsed = 0.2");
-    let err = Scenario::from_toml(&text, "t", "t.toml")
-        .expect_err("budget")
-        .to_string();
-    assert!(err.contains("`unparsed`"), "{err}");
+    // Budget, seed-variance, cost and vote-spread honour split and unparsed.
+    for exp in [
+        "kind = \"budget\"\nbudgets = [500, 2000]\n",
+        "kind = \"seed-variance\"\nmodel = \"m\"\n",
+        "kind = \"cost\"\nmodels = [\"m\"]\n",
+        "kind = \"vote-spread\"\nmodel = \"m\"\n",
+    ] {
+        let text = format!("{HEAD}{model}[[experiment]]\n{exp}");
+        assert!(Scenario::from_toml(&text, "t", "t.toml").is_ok(), "{exp}");
+        let text = text.replace("split = 0.2", "unparsed = 0.2");
+        assert!(Scenario::from_toml(&text, "t", "t.toml").is_ok(), "{exp}");
+    }
 }

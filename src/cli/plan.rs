@@ -254,7 +254,8 @@ pub(super) fn plan(a: &PlanArgs) -> Result<u8, Failure> {
     let tick = |n: u64| pb.inc(n);
     let (result, timing) = pool.install(|| run_plan(&spec, "plan", &tick));
     pb.finish_and_clear();
-    let artifacts = report::planning::render_plan(&result, !a.no_figures).map_err(internal)?;
+    let artifacts =
+        report::planning::render_plan(&result, None, !a.no_figures).map_err(internal)?;
     let out = c.out.clone().unwrap_or_else(|| PathBuf::from("out/plan"));
     report::write_artifacts(&out, &artifacts).map_err(bad_input)?;
     let checks = result.checks();

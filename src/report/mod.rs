@@ -136,7 +136,7 @@ pub fn render(run: &RunOutput, opts: Options) -> Result<Vec<Artifact>, ReportErr
     for (i, result) in run.results.iter().enumerate() {
         if let crate::experiments::ExperimentResult::Plan(p) = result {
             // The same files `evalsim plan` writes, named after the experiment.
-            for a in planning::render_plan(p, opts.figures)? {
+            for a in planning::render_plan(p, Some(&run.scenario), opts.figures)? {
                 if a.file.ends_with(".png") {
                     figure_files.push((p.experiment.clone(), a.file.clone()));
                 }

@@ -368,7 +368,7 @@ pub fn paragraph(r: &PlanResult) -> String {
     out.trim_end().to_string() + "\n"
 }
 
-fn title(r: &PlanResult, what: &str) -> String {
+fn title(r: &PlanResult, scenario: Option<&str>, what: &str) -> String {
     let metric = match r.spec.metric {
         Metric::Pass1 => "pass@1".to_string(),
         Metric::Maj { attractor, rule } => format!("maj@k (a = {attractor}, {})", rule.as_str()),
@@ -380,8 +380,9 @@ fn title(r: &PlanResult, what: &str) -> String {
     } else {
         format!(" · shift_sd {}", r.spec.shift_sd)
     };
+    let scenario = scenario.map_or(String::new(), |name| format!(" · scenario {name}"));
     format!(
-        "{what} · {metric} · logit-normal({}, {}){tau} · seed {}",
+        "{what} · {metric} · logit-normal({}, {}){tau}{scenario} · seed {}",
         r.spec.mu, r.spec.sigma, r.spec.seed
     )
 }
@@ -419,7 +420,7 @@ fn loss_label(v: f64) -> String {
 /// Loss-or-tie against N on a log axis, one line per n (fixed design), one panel per gap. With a
 /// single N and several n (or k), n goes on the x axis instead (one line for the one N); a line
 /// of one point is drawn as an exact mark.
-pub fn loss_figure(r: &PlanResult) -> plot::Figure {
+pub fn loss_figure(r: &PlanResult, scenario: Option<&str>) -> plot::Figure {
     let s = &r.spec;
     let by_samples = s.problems.len() == 1 && s.samples.len() > 1;
     // (x values, series values): cells are picked by (x, series).
@@ -453,9 +454,16 @@ pub fn loss_figure(r: &PlanResult) -> plot::Figure {
         .gaps
         .iter()
         .map(|&gap| {
+            // With the model's own shift_sd, B is A's shift plus the gap, each with its own
+            // per-problem deviation: "B = A + gap" would say the deviations are shared.
+            let relation = if r.spec.model_shift_sd.is_some() {
+                "B's shift = A's"
+            } else {
+                "B = A"
+            };
             let mut p = Panel::new(
                 format!(
-                    "B = A {} logits · fixed benchmark (these problems, sampling noise only)",
+                    "{relation} {} logits · fixed benchmark (these problems, sampling noise only)",
                     gap_text(gap)
                 ),
                 x_label.as_str(),
@@ -529,7 +537,7 @@ pub fn loss_figure(r: &PlanResult) -> plot::Figure {
     let columns = panels.len().min(2);
     let rows = panels.len().div_ceil(2) as u32;
     plot::Figure {
-        title: title(r, "How often the better model loses or ties"),
+        title: title(r, scenario, "How often the better model loses or ties"),
         panels,
         columns,
         size: (if columns == 1 { 900 } else { 1600 }, 80 + 560 * rows),
@@ -538,7 +546,7 @@ pub fn loss_figure(r: &PlanResult) -> plot::Figure {
 
 /// Heat maps over N x n: fixed-design loss-or-tie and population-paired half-width per gap, the
 /// cells meeting each target outlined.
-pub fn heat_figure(r: &PlanResult) -> HeatFigure {
+pub fn heat_figure(r: &PlanResult, scenario: Option<&str>) -> HeatFigure {
     let s = &r.spec;
     let mut panels = Vec::new();
     for &gap in &s.gaps {
@@ -653,6 +661,7 @@ pub fn heat_figure(r: &PlanResult) -> HeatFigure {
     HeatFigure {
         title: title(
             r,
+            scenario,
             match r.spec.metric {
                 Metric::Pass1 => "Plan over N x n",
                 Metric::Maj { .. } => "Plan over N x k",
@@ -668,7 +677,7 @@ pub fn heat_figure(r: &PlanResult) -> HeatFigure {
 /// line per n, one panel per design (population first), the simulated mean of B - A at that gap
 /// with its 95% interval; with a single N and several n (or k), n goes on the x axis. A series of
 /// one cell is drawn as a mark.
-pub fn detectable_figure(r: &PlanResult) -> plot::Figure {
+pub fn detectable_figure(r: &PlanResult, scenario: Option<&str>) -> plot::Figure {
     let s = &r.spec;
     let by_samples = s.problems.len() == 1 && s.samples.len() > 1;
     let xs: Vec<f64> = if by_samples {
@@ -775,7 +784,11 @@ pub fn detectable_figure(r: &PlanResult) -> plot::Figure {
         })
         .collect::<Vec<_>>();
     plot::Figure {
-        title: title(r, "Minimum detectable gap (two-sided 5% test, 80% power)"),
+        title: title(
+            r,
+            scenario,
+            "Minimum detectable gap (two-sided 5% test, 80% power)",
+        ),
         panels,
         columns: 3,
         size: (1800, 640),
@@ -784,11 +797,16 @@ pub fn detectable_figure(r: &PlanResult) -> plot::Figure {
 
 /// Every output file of a plan, named after its experiment (`plan` from the command line):
 /// `<plan>.csv`, `<plan>.txt` (the answer), `<plan>.json`, and the figures `<plan>-loss`,
-/// `<plan>-detectable` and `<plan>-heatmap` (PNG and SVG).
+/// `<plan>-detectable` and `<plan>-heatmap` (PNG and SVG). `scenario` names the scenario in the
+/// figure titles when the plan is an experiment of one (`None` for `evalsim plan`).
 ///
 /// # Errors
 /// [`ReportError`] when a figure or JSON document cannot be produced.
-pub fn render_plan(r: &PlanResult, figures: bool) -> Result<Vec<Artifact>, ReportError> {
+pub fn render_plan(
+    r: &PlanResult,
+    scenario: Option<&str>,
+    figures: bool,
+) -> Result<Vec<Artifact>, ReportError> {
     let stem = &r.experiment;
     let mut out = vec![
         Artifact {
@@ -805,7 +823,7 @@ pub fn render_plan(r: &PlanResult, figures: bool) -> Result<Vec<Artifact>, Repor
         },
     ];
     if figures {
-        let loss = loss_figure(r);
+        let loss = loss_figure(r, scenario);
         out.push(Artifact {
             file: format!("{stem}-loss.png"),
             bytes: plot::render_png(&loss)?,
@@ -814,7 +832,7 @@ pub fn render_plan(r: &PlanResult, figures: bool) -> Result<Vec<Artifact>, Repor
             file: format!("{stem}-loss.svg"),
             bytes: plot::render_svg(&loss)?.into_bytes(),
         });
-        let mdg = detectable_figure(r);
+        let mdg = detectable_figure(r, scenario);
         out.push(Artifact {
             file: format!("{stem}-detectable.png"),
             bytes: plot::render_png(&mdg)?,
@@ -823,7 +841,7 @@ pub fn render_plan(r: &PlanResult, figures: bool) -> Result<Vec<Artifact>, Repor
             file: format!("{stem}-detectable.svg"),
             bytes: plot::render_svg(&mdg)?.into_bytes(),
         });
-        let heat = heat_figure(r);
+        let heat = heat_figure(r, scenario);
         out.push(Artifact {
             file: format!("{stem}-heatmap.png"),
             bytes: plot::render_heat_png(&heat)?,

@@ -371,3 +371,30 @@ fn dpi_flag_scales_the_png_and_leaves_the_svg_alone() {
         read(&dir.path().join("print/plan-loss.svg"))
     );
 }
+
+/// Regression: a plan inside a scenario drew its three figures without the scenario's name in
+/// the title (every other experiment's figure names it); `evalsim plan` has no scenario and
+/// names none. With the model's own shift_sd the loss panels no longer read "B = A + gap".
+#[test]
+fn plan_figures_in_a_scenario_name_the_scenario() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let file = write_file(
+        dir.path(),
+        "titled.toml",
+        "seed = 5\n[benchmark]\nproblems = 30\nmu = 0.2\nsigma = 2.2\n[[model]]\nname = \"long\"\nshift = 0.0\nattractor = 0.5\nshift_sd = 1.0\n[[experiment]]\nkind = \"plan\"\ngap_points = [3.0]\nproblems = [30, 100]\nsamples = [4]\nreruns = 0\n",
+    );
+    let out = dir.path().join("out");
+    evalsim()
+        .args(["run", "--threads", "2", "-q", "--out"])
+        .arg(&out)
+        .arg(&file)
+        .assert()
+        .success();
+    for fig in ["plan-loss.svg", "plan-detectable.svg", "plan-heatmap.svg"] {
+        let svg = read(&out.join(fig));
+        assert!(svg.contains("scenario titled"), "{fig} names the scenario");
+    }
+    let loss = read(&out.join("plan-loss.svg"));
+    assert!(loss.contains("B&apos;s shift = A&apos;s") || loss.contains("B's shift = A's"));
+    assert!(!loss.contains("B = A +"));
+}

@@ -265,9 +265,13 @@ fn bad_shift_sd_values_are_refused_with_located_errors() {
             "applies only to a model given by `shift`",
         ],
     );
-    // The plan experiment does not model disagreement (yet): refused, not ignored.
+    // A plan honours the model's own shift_sd; giving the block's shift_sd as well would
+    // describe B's disagreement twice: refused at the block's key, naming the model's.
     let src = format!(
-        "{base}\n[[experiment]]\nkind = \"plan\"\nmodel = \"a\"\ngap_logits = [0.3]\nproblems = [30]\nsamples = [4]\nreruns = 100\n"
+        "{base}\n[[experiment]]\nkind = \"plan\"\nmodel = \"a\"\ngap_logits = [0.3]\nproblems = [30]\nsamples = [4]\nreruns = 100\nshift_sd = 0.5\n"
     );
-    refused(&src, &["shift_sd", "plan"]);
+    refused(
+        &src,
+        &["shift_sd", "conflicts with model `a`", "model[1].shift_sd"],
+    );
 }

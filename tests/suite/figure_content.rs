@@ -398,3 +398,24 @@ fn plan_figures_in_a_scenario_name_the_scenario() {
     assert!(loss.contains("B&apos;s shift = A&apos;s") || loss.contains("B's shift = A's"));
     assert!(!loss.contains("B = A +"));
 }
+
+/// Regression: with one sample per problem the analyze curves panel stacked four marks at k = 1
+/// (pass@1, pass^1, maj@1 and first-answer maj@1, all equal) under four legend entries of which
+/// one colour was visible. It now draws one mark that says the four coincide.
+#[test]
+fn analyze_with_one_sample_draws_one_mark_not_four() {
+    let dir = tempfile::tempdir().expect("tmp");
+    evalsim()
+        .args(["analyze", "tests/fixtures/harness/lm_eval/group-a"])
+        .args(["--metric", "acc", "-q", "--out"])
+        .arg(dir.path())
+        .assert()
+        .success();
+    let svg = read(&dir.path().join("curves.svg"));
+    assert!(
+        svg.contains("pass@1 (= pass^1 = maj@1 at n = 1)"),
+        "one labelled mark"
+    );
+    assert!(!svg.contains("maj@k of the first k answers"));
+    assert!(!svg.contains("pass^k<"));
+}

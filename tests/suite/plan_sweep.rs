@@ -5,7 +5,7 @@ use evalsim::exact::noise::head_to_head;
 use evalsim::model::{quantile_rates, shift_rate};
 use predicates::prelude::*;
 
-use super::common::{evalsim, files_where, write_file};
+use super::common::{evalsim, files_where, read, write_file};
 
 /// A small scenario that sweeps fast.
 const TINY: &str = r#"seed = 11
@@ -567,15 +567,22 @@ fn plan_block_equals_the_command() {
         .arg(&cli_out)
         .assert()
         .success();
-    for (a, b) in [
-        ("size.csv", "plan.csv"),
-        ("size.txt", "plan.txt"),
-        ("size-heatmap.svg", "plan-heatmap.svg"),
-    ] {
+    for (a, b) in [("size.csv", "plan.csv"), ("size.txt", "plan.txt")] {
         let x = std::fs::read(run_out.join(a)).expect(a);
         let y = std::fs::read(cli_out.join(b)).expect(b);
         assert!(x == y, "{a} differs from {b}");
     }
+    // The figure is the command's, except that its title names the scenario.
+    let x = read(&run_out.join("size-heatmap.svg"));
+    let y = read(&cli_out.join("plan-heatmap.svg"));
+    assert!(
+        x.contains(" · scenario planned · "),
+        "the title names the scenario"
+    );
+    assert!(
+        x.replace(" · scenario planned", "") == y,
+        "size-heatmap.svg differs from plan-heatmap.svg beyond the title"
+    );
     for f in [
         "size.json",
         "size-loss.png",

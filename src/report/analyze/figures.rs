@@ -92,9 +92,18 @@ pub fn curves_figure(a: &Analysis) -> Figure {
             p.x_range = (kmin / 1.25, kmax * 1.25);
             p.x_ticks = Some(k_ticks(kmin, kmax));
             p.y_range = (0.0, 100.0);
+            // With one sample per problem every curve is the single point k = 1, where pass^1
+            // and both maj@1 equal pass@1: one mark, labelled so, instead of four stacked marks
+            // under four legend entries.
+            let single = s.n_max == 1;
             // Partial credit leaves pass@k and pass^k empty: no legend entry for them.
-            for (metric, rule, points) in curves(m).into_iter().filter(|c| !c.2.is_empty()) {
+            for (metric, rule, points) in curves(m)
+                .into_iter()
+                .filter(|c| !c.2.is_empty())
+                .filter(|c| !single || matches!(c.0, "pass@k" | "mean_score"))
+            {
                 let (color, label) = match metric {
+                    "pass@k" if single => (0, "pass@1 (= pass^1 = maj@1 at n = 1)".to_string()),
                     "pass@k" => (0, "pass@k (unbiased)".to_string()),
                     "pass^k" => (1, "pass^k".to_string()),
                     "maj@k" => (2, format!("maj@k ({rule} ties, exact over subsets)")),

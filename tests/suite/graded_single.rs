@@ -16,6 +16,19 @@ const SEED: &str =
     "[[experiment]]\nkind = \"seed-variance\"\nmodel = \"m\"\nn = [1, 3, 8]\nreruns = 6000\n";
 const BUDGET: &str = "[[experiment]]\nkind = \"budget\"\nmodels = [\"m\", \"n\"]\nbudgets = [800, 2000, 6000, 1e9]\ntraces = 6000\n";
 
+/// The first result of one experiment kind in a run, cloned.
+macro_rules! result {
+    ($out:expr, $kind:ident) => {
+        $out.results
+            .iter()
+            .find_map(|r| match r {
+                ExperimentResult::$kind(v) => Some(v.clone()),
+                _ => None,
+            })
+            .expect(stringify!($kind))
+    };
+}
+
 fn scenario(text: &str) -> Scenario {
     Scenario::from_toml(text, "t", "t.toml").unwrap_or_else(|e| panic!("{e}"))
 }
@@ -33,23 +46,11 @@ fn failed(out: &RunOutput) -> Vec<String> {
 }
 
 fn seed_result(out: &RunOutput) -> SeedVariance {
-    out.results
-        .iter()
-        .find_map(|r| match r {
-            ExperimentResult::SeedVariance(v) => Some(v.clone()),
-            _ => None,
-        })
-        .expect("seed-variance")
+    result!(out, SeedVariance)
 }
 
 fn budget_result(out: &RunOutput) -> BudgetCurves {
-    out.results
-        .iter()
-        .find_map(|r| match r {
-            ExperimentResult::Budget(b) => Some(b.clone()),
-            _ => None,
-        })
-        .expect("budget")
+    result!(out, Budget)
 }
 
 /// The model keys of each grading case: unparsed alone, a grader alone (fixed and random
@@ -206,13 +207,7 @@ fn graded_seed_variance_and_budget_are_identical_for_1_and_3_threads() {
 }
 
 fn cost_result(out: &RunOutput) -> evalsim::experiments::cost::CostTable {
-    out.results
-        .iter()
-        .find_map(|r| match r {
-            ExperimentResult::Cost(c) => Some(c.clone()),
-            _ => None,
-        })
-        .expect("cost")
+    result!(out, Cost)
 }
 
 /// `cost` with several attractors, split, unparsed and a grader: every check passes with a cap;
@@ -244,14 +239,7 @@ fn cost_honours_answer_modes_and_the_grader_with_the_values_of_curves() {
         let free = format!("{HEAD}{models}[[experiment]]\nkind = \"cost\"\nk = [1, 3, 8]\nvotes = 500\ntraces = 500\n[[experiment]]\nkind = \"curves\"\nk = [1, 3, 8]\nvotes = 300\n");
         let out = run(&free);
         let c = cost_result(&out);
-        let cv = out
-            .results
-            .iter()
-            .find_map(|r| match r {
-                ExperimentResult::Curves(v) => Some(v.clone()),
-                _ => None,
-            })
-            .expect("curves");
+        let cv = result!(out, Curves);
         for s in c.strategies.iter().filter(|s| s.model == "m") {
             let metric = if s.k == 1 {
                 evalsim::experiments::votes::Metric::PassAtK
@@ -282,22 +270,8 @@ fn vote_spread_honours_answer_modes_with_the_values_of_curves() {
         let text = format!("{HEAD}[[model]]\nname = \"m\"\nattractor = [0.3, 0.25]\nunparsed = 0.1\nsplit = 0.15\nvote_rule = \"{rule}\"\n[[experiment]]\nkind = \"vote-spread\"\nmodel = \"m\"\nk = [3, 8]\nreruns = 3000\n[[experiment]]\nkind = \"curves\"\nk = [3, 8]\nvotes = 200\n");
         let out = run(&text);
         assert!(failed(&out).is_empty(), "{rule}: {:?}", failed(&out));
-        let spread = out
-            .results
-            .iter()
-            .find_map(|r| match r {
-                ExperimentResult::VoteSpread(v) => Some(v.clone()),
-                _ => None,
-            })
-            .expect("vote-spread");
-        let cv = out
-            .results
-            .iter()
-            .find_map(|r| match r {
-                ExperimentResult::Curves(v) => Some(v.clone()),
-                _ => None,
-            })
-            .expect("curves");
+        let spread = result!(out, VoteSpread);
+        let cv = result!(out, Curves);
         for row in &spread.rows {
             let maj = cv
                 .points
@@ -328,14 +302,7 @@ fn a_grader_composes_with_answer_modes_in_curves_sweeps_and_head_to_head() {
         .map(|&p| 0.9 * (p * 0.88 + (1.0 - p) * 0.08))
         .sum::<f64>()
         / rates.len() as f64;
-    let curves = out
-        .results
-        .iter()
-        .find_map(|r| match r {
-            ExperimentResult::Curves(v) => Some(v.clone()),
-            _ => None,
-        })
-        .expect("curves");
+    let curves = result!(out, Curves);
     let p1 = curves
         .points
         .iter()
@@ -388,23 +355,9 @@ fn vote_spread_grades_the_pick_and_every_parsed_sample() {
         let text = format!("{HEAD}[[model]]\nname = \"m\"\n{keys}[[experiment]]\nkind = \"vote-spread\"\nmodel = \"m\"\nk = [3, 8]\nreruns = 3000\n[[experiment]]\nkind = \"curves\"\nk = [1, 3, 8]\nvotes = 200\n");
         let out = run(&text);
         assert!(failed(&out).is_empty(), "{keys}: {:?}", failed(&out));
-        let spread = out
-            .results
-            .iter()
-            .find_map(|r| match r {
-                ExperimentResult::VoteSpread(v) => Some(v.clone()),
-                _ => None,
-            })
-            .expect("vote-spread");
+        let spread = result!(out, VoteSpread);
         assert!(spread.grader.is_some());
-        let cv = out
-            .results
-            .iter()
-            .find_map(|r| match r {
-                ExperimentResult::Curves(v) => Some(v.clone()),
-                _ => None,
-            })
-            .expect("curves");
+        let cv = result!(out, Curves);
         let point = |k: u32, m: evalsim::experiments::votes::Metric| {
             cv.points
                 .iter()

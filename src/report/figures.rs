@@ -4,7 +4,7 @@ use super::plot::{Band, Bars, Figure, Line, Markers, Note, Panel, Scale};
 use crate::experiments::budget::{BudgetCurves, BudgetMetric};
 use crate::experiments::contamination::ContaminationResult;
 use crate::experiments::cost::{CostTable, Strategy as CostStrategy};
-use crate::experiments::noise::{H2HRow, HeadToHead, SeedVariance, SpreadRow, VoteSpread};
+use crate::experiments::noise::{HeadToHead, SeedVariance, VoteSpread};
 use crate::experiments::votes::{Metric, VoteCurves};
 use crate::experiments::{Estimate, ExperimentResult, RunOutput};
 use crate::model::Verifier;
@@ -76,15 +76,8 @@ fn contamination_figure(run: &RunOutput, r: &ContaminationResult) -> Figure {
         v
     };
     k_axis(&mut p, &fresh);
-    p.lines.push(Line {
-        label: Some(format!("target power {:.0}%", pct(r.target_power))),
-        color: 7,
-        dashed: true,
-        points: vec![
-            (p.x_range.0, pct(r.target_power)),
-            (p.x_range.1, pct(r.target_power)),
-        ],
-    });
+    let target = format!("target power {:.0}%", pct(r.target_power));
+    level(&mut p, Some(target), 7, pct(r.target_power));
     let shares: Vec<f64> = std::iter::once(0.0)
         .chain(r.shares.iter().copied())
         .collect();
@@ -140,18 +133,11 @@ fn contamination_figure(run: &RunOutput, r: &ContaminationResult) -> Figure {
             }
         }
     }
-    Figure {
-        title: title(
-            run,
-            &format!(
-                "{}: power to detect contamination against fresh set size ({} reruns; lines exact, dots simulated)",
-                r.experiment, r.reruns
-            ),
-        ),
-        panels: vec![p],
-        columns: 1,
-        size: (1400, 640),
-    }
+    let what = format!(
+        "{}: power to detect contamination against fresh set size ({} reruns; lines exact, dots simulated)",
+        r.experiment, r.reruns
+    );
+    one_panel(run, &what, p, (1400, 640))
 }
 
 /// Short token labels: 1k, 24k, 128k, 1.5M.
@@ -190,20 +176,78 @@ fn exact_and_simulated(
     color: usize,
     points: &[(f64, Estimate)],
 ) {
+    let (line, dots) = exact_and_dots(points);
     p.lines.push(Line {
         label: line_label,
         color,
         dashed: false,
-        points: points.iter().map(|(x, e)| (*x, pct(e.exact))).collect(),
+        points: line,
     });
     p.markers.push(Markers {
         label: dots_label,
         color,
-        points: points
-            .iter()
-            .map(|(x, e)| (*x, pct(e.sim), pct(e.ci_low), pct(e.ci_high)))
-            .collect(),
+        points: dots,
     });
+}
+
+/// (label, colour, the row's estimate) of one series of [`row_series`].
+type RowSeries<T> = (&'static str, usize, fn(&T) -> Estimate);
+
+/// One [`exact_and_simulated`] series per (label, colour, estimate of a row), against `x` of the
+/// row: for results whose rows carry several estimates side by side.
+fn row_series<T, const N: usize>(
+    p: &mut Panel,
+    rows: &[T],
+    x: impl Fn(&T) -> f64,
+    series: [RowSeries<T>; N],
+) {
+    for (label, color, get) in series {
+        let points: Vec<(f64, Estimate)> = rows.iter().map(|row| (x(row), get(row))).collect();
+        exact_and_simulated(p, Some(label.to_string()), None, color, &points);
+    }
+}
+
+/// Splits (x, estimate) points into the exact values (x, y) and the simulated dots with their
+/// 95% CIs (x, y, low, high), in percent.
+fn exact_and_dots(points: &[(f64, Estimate)]) -> (XY, XYBars) {
+    let line = points.iter().map(|(x, e)| (*x, pct(e.exact))).collect();
+    let dots = points
+        .iter()
+        .map(|(x, e)| (*x, pct(e.sim), pct(e.ci_low), pct(e.ci_high)))
+        .collect();
+    (line, dots)
+}
+
+/// A dashed level at `y` across the panel's current x range (a ceiling, a target, a floor).
+pub(super) fn level(p: &mut Panel, label: Option<String>, color: usize, y: f64) {
+    let (x0, x1) = p.x_range;
+    p.lines.push(Line {
+        label,
+        color,
+        dashed: true,
+        points: vec![(x0, y), (x1, y)],
+    });
+}
+
+/// `xs` from smallest to largest, widened on each side by 4% of the span (at least of
+/// `min_span`), so the end points do not sit on the frame.
+fn padded_range(xs: &[f64], min_span: f64) -> (f64, f64) {
+    let (lo, hi) = (
+        xs.iter().copied().fold(f64::INFINITY, f64::min),
+        xs.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+    );
+    let pad = 0.04 * (hi - lo).max(min_span);
+    (lo - pad, hi + pad)
+}
+
+/// A figure of one panel titled with the run's scenario and seed.
+fn one_panel(run: &RunOutput, what: &str, p: Panel, size: (u32, u32)) -> Figure {
+    Figure {
+        title: title(run, what),
+        panels: vec![p],
+        columns: 1,
+        size,
+    }
 }
 
 /// Exact values as a solid line labelled `line_label`, or, for a single point (no line to draw
@@ -517,19 +561,12 @@ fn cost_figure(run: &RunOutput, r: &CostTable) -> Figure {
             ),
         });
     }
-    Figure {
-        title: title(
-            run,
-            &format!(
-                "{}: accuracy against {} per correct answer",
-                r.experiment,
-                if priced { "cost" } else { "tokens" }
-            ),
-        ),
-        panels: vec![p],
-        columns: 1,
-        size: (1200, 760),
-    }
+    let what = format!(
+        "{}: accuracy against {} per correct answer",
+        r.experiment,
+        if priced { "cost" } else { "tokens" }
+    );
+    one_panel(run, &what, p, (1200, 760))
 }
 
 fn k_axis(p: &mut Panel, ks: &[u32]) {
@@ -594,28 +631,13 @@ pub(super) fn fit_pct_y(p: &mut Panel) {
 type XY = Vec<(f64, f64)>;
 type XYBars = Vec<(f64, f64, f64, f64)>;
 
-fn series_line(r: &VoteCurves, si: usize, metric: Metric) -> (XY, XYBars) {
-    let pts: Vec<_> = r
-        .points
+/// One series' points of one metric as (k, estimate), in the result's order.
+fn series_points(r: &VoteCurves, si: usize, metric: Metric) -> Vec<(f64, Estimate)> {
+    r.points
         .iter()
         .filter(|p| p.series == si && p.metric == metric)
-        .collect();
-    let line = pts
-        .iter()
-        .map(|p| (f64::from(p.k), pct(p.estimate.exact)))
-        .collect();
-    let marks = pts
-        .iter()
-        .map(|p| {
-            (
-                f64::from(p.k),
-                pct(p.estimate.sim),
-                pct(p.estimate.ci_low),
-                pct(p.estimate.ci_high),
-            )
-        })
-        .collect();
-    (line, marks)
+        .map(|p| (f64::from(p.k), p.estimate))
+        .collect()
 }
 
 fn curves_figure(run: &RunOutput, r: &VoteCurves) -> Figure {
@@ -676,7 +698,6 @@ fn curves_figure(run: &RunOutput, r: &VoteCurves) -> Figure {
             );
             k_axis(&mut p, &r.k);
             for (mi, (metric, color)) in metrics.into_iter().enumerate() {
-                let (line, marks) = series_line(r, si, metric);
                 // The run-to-run spread of one run at the benchmark's own N (exact).
                 p.bands.push(Band {
                     label: (mi == 0).then(|| {
@@ -696,44 +717,32 @@ fn curves_figure(run: &RunOutput, r: &VoteCurves) -> Figure {
                         })
                         .collect(),
                 });
-                p.lines.push(Line {
-                    label: Some(metric.as_str().to_string()),
+                exact_and_simulated(
+                    &mut p,
+                    Some(metric.as_str().to_string()),
+                    None,
                     color,
-                    dashed: false,
-                    points: line,
-                });
-                p.markers.push(Markers {
-                    label: None,
-                    color,
-                    points: marks,
-                });
+                    &series_points(r, si, metric),
+                );
             }
-            p.lines.push(Line {
-                label: Some(format!(
-                    "maj@k ceiling {:.1}% (p > {:.3})",
-                    pct(s.ceiling),
-                    s.threshold
-                )),
-                color: 2,
-                dashed: true,
-                points: vec![(p.x_range.0, pct(s.ceiling)), (p.x_range.1, pct(s.ceiling))],
-            });
+            let ceiling = format!(
+                "maj@k ceiling {:.1}% (p > {:.3})",
+                pct(s.ceiling),
+                s.threshold
+            );
+            level(&mut p, Some(ceiling), 2, pct(s.ceiling));
             if let Some(c) = s.best_ceiling {
-                p.lines.push(Line {
-                    label: Some(format!(
-                        "best@k ceiling {:.1}% ({})",
-                        pct(c),
-                        match s.verifier {
-                            Some(Verifier::Threshold(_)) => {
-                                "the verifier's precision: mean of alpha/(alpha+beta)"
-                            }
-                            _ => "reward model: a correct sample tops the rest as k grows",
+                let label = format!(
+                    "best@k ceiling {:.1}% ({})",
+                    pct(c),
+                    match s.verifier {
+                        Some(Verifier::Threshold(_)) => {
+                            "the verifier's precision: mean of alpha/(alpha+beta)"
                         }
-                    )),
-                    color: 3,
-                    dashed: true,
-                    points: vec![(p.x_range.0, pct(c)), (p.x_range.1, pct(c))],
-                });
+                        _ => "reward model: a correct sample tops the rest as k grows",
+                    }
+                );
+                level(&mut p, Some(label), 3, pct(c));
             }
             if s.grader.is_some() {
                 // The true values beside the graded ones: how much the grader inflates them.
@@ -787,24 +796,14 @@ fn run_sd_panel(r: &VoteCurves) -> Panel {
     );
     k_axis(&mut p, &r.k);
     for (si, s) in r.series.iter().enumerate() {
-        let (line, marks) = series_line(r, si, Metric::PassAtK);
-        let color = si % 8;
-        p.lines.push(Line {
-            label: Some(format!(
-                "{}: run_sd {}, pass@1 {:.1}%",
-                s.model,
-                s.run_sd,
-                pct(s.pass_at_1)
-            )),
-            color,
-            dashed: false,
-            points: line,
-        });
-        p.markers.push(Markers {
-            label: None,
-            color,
-            points: marks,
-        });
+        let label = format!(
+            "{}: run_sd {}, pass@1 {:.1}%",
+            s.model,
+            s.run_sd,
+            pct(s.pass_at_1)
+        );
+        let points = series_points(r, si, Metric::PassAtK);
+        exact_and_simulated(&mut p, Some(label), None, si % 8, &points);
     }
     fit_pct_y(&mut p);
     p
@@ -818,7 +817,7 @@ fn sweep_figure(run: &RunOutput, r: &VoteCurves) -> Figure {
         "benchmark score (%)",
     );
     k_axis(&mut p, &r.k);
-    let (pass_line, _) = series_line(r, 0, Metric::PassAtK);
+    let (pass_line, _) = exact_and_dots(&series_points(r, 0, Metric::PassAtK));
     p.lines.push(Line {
         label: Some("pass@k exact".into()),
         color: 6,
@@ -827,36 +826,22 @@ fn sweep_figure(run: &RunOutput, r: &VoteCurves) -> Figure {
     });
     for (si, s) in r.series.iter().enumerate() {
         let color = [0usize, 1, 2, 3, 4, 5, 7][si % 7];
-        let (line, marks) = series_line(r, si, Metric::MajAtK);
-        p.lines.push(Line {
-            label: Some(if r.axis.is_some() {
-                format!(
-                    "maj@k, {} (ceiling {:.1}%)",
-                    s.modes_label(),
-                    pct(s.ceiling)
-                )
-            } else {
-                format!(
-                    "maj@k, a = {} (ceiling {:.1}%)",
-                    s.attractor,
-                    pct(s.ceiling)
-                )
-            }),
-            color,
-            dashed: false,
-            points: line,
-        });
-        p.markers.push(Markers {
-            label: None,
-            color,
-            points: marks,
-        });
-        p.lines.push(Line {
-            label: None,
-            color,
-            dashed: true,
-            points: vec![(p.x_range.0, pct(s.ceiling)), (p.x_range.1, pct(s.ceiling))],
-        });
+        let label = if r.axis.is_some() {
+            format!(
+                "maj@k, {} (ceiling {:.1}%)",
+                s.modes_label(),
+                pct(s.ceiling)
+            )
+        } else {
+            format!(
+                "maj@k, a = {} (ceiling {:.1}%)",
+                s.attractor,
+                pct(s.ceiling)
+            )
+        };
+        let points = series_points(r, si, Metric::MajAtK);
+        exact_and_simulated(&mut p, Some(label), None, color, &points);
+        level(&mut p, None, color, pct(s.ceiling));
     }
     one_panel_sweep(
         run,
@@ -890,12 +875,7 @@ fn split_figure(run: &RunOutput, r: &VoteCurves) -> Figure {
         "split (share of correct samples in a form the normaliser does not merge)",
         "benchmark score (%)",
     );
-    let (lo, hi) = (
-        xs.iter().copied().fold(f64::INFINITY, f64::min),
-        xs.iter().copied().fold(f64::NEG_INFINITY, f64::max),
-    );
-    let pad = 0.04 * (hi - lo).max(0.05);
-    p.x_range = (lo - pad, hi + pad);
+    p.x_range = padded_range(&xs, 0.05);
     let kmax = *r.k.last().unwrap_or(&1);
     let at = |si: usize, k: u32, m: Metric| {
         r.points
@@ -926,20 +906,7 @@ fn split_figure(run: &RunOutput, r: &VoteCurves) -> Figure {
         let est: Vec<(f64, Estimate)> = (0..r.series.len())
             .filter_map(|si| at(si, k, Metric::MajAtK).map(|e| (xs[si], e)))
             .collect();
-        p.lines.push(Line {
-            label: Some(format!("maj@{k}")),
-            color,
-            dashed: false,
-            points: est.iter().map(|(x, e)| (*x, pct(e.exact))).collect(),
-        });
-        p.markers.push(Markers {
-            label: None,
-            color,
-            points: est
-                .iter()
-                .map(|(x, e)| (*x, pct(e.sim), pct(e.ci_low), pct(e.ci_high)))
-                .collect(),
-        });
+        exact_and_simulated(&mut p, Some(format!("maj@{k}")), None, color, &est);
     }
     one_panel_sweep(
         run,
@@ -969,12 +936,8 @@ fn grader_figure(run: &RunOutput, r: &VoteCurves) -> Figure {
         "grader false-positive rate (share of wrong samples graded correct, %)",
         "graded pass@k (%)",
     );
-    let (lo, hi) = (
-        xs.iter().copied().fold(f64::INFINITY, f64::min),
-        xs.iter().copied().fold(f64::NEG_INFINITY, f64::max),
-    );
-    let pad = 0.04 * (hi - lo).max(0.01);
-    p.x_range = (pct(lo - pad), pct(hi + pad));
+    let (lo, hi) = padded_range(&xs, 0.01);
+    p.x_range = (pct(lo), pct(hi));
     let at = |si: usize, k: u32| {
         r.points
             .iter()
@@ -987,29 +950,11 @@ fn grader_figure(run: &RunOutput, r: &VoteCurves) -> Figure {
         let pts: Vec<(f64, Estimate)> = (0..r.series.len())
             .filter_map(|si| at(si, k).map(|q| (pct(xs[si]), q.estimate)))
             .collect();
-        p.lines.push(Line {
-            label: Some(format!("graded pass@{k}")),
-            color,
-            dashed: false,
-            points: pts.iter().map(|(x, e)| (*x, pct(e.exact))).collect(),
-        });
-        p.markers.push(Markers {
-            label: None,
-            color,
-            points: pts
-                .iter()
-                .map(|(x, e)| (*x, pct(e.sim), pct(e.ci_low), pct(e.ci_high)))
-                .collect(),
-        });
+        exact_and_simulated(&mut p, Some(format!("graded pass@{k}")), None, color, &pts);
         // The truth does not depend on the grader: one value, drawn across in the same colour,
         // so the gap to the solid line is the inflation at that k.
         if let Some(t) = at(0, k).and_then(|q| q.truth) {
-            p.lines.push(Line {
-                label: Some(format!("true pass@{k}")),
-                color,
-                dashed: true,
-                points: vec![(p.x_range.0, pct(t.exact)), (p.x_range.1, pct(t.exact))],
-            });
+            level(&mut p, Some(format!("true pass@{k}")), color, pct(t.exact));
         }
     }
     one_panel_sweep(
@@ -1026,12 +971,7 @@ fn grader_figure(run: &RunOutput, r: &VoteCurves) -> Figure {
 /// run's title with `caption`, 1200 x 720.
 fn one_panel_sweep(run: &RunOutput, caption: String, mut p: Panel) -> Figure {
     fit_pct_y(&mut p);
-    Figure {
-        title: title(run, &caption),
-        panels: vec![p],
-        columns: 1,
-        size: (1200, 720),
-    }
+    one_panel(run, &caption, p, (1200, 720))
 }
 
 fn seed_histograms(run: &RunOutput, r: &SeedVariance) -> Figure {
@@ -1173,15 +1113,8 @@ fn seed_sd_figure(run: &RunOutput, r: &SeedVariance) -> Figure {
             .map(|x| (f64::from(x.n), pct(x.total_se)))
             .collect(),
     });
-    p.lines.push(Line {
-        label: Some(format!("question-sampling SE {:.2}", pct(r.question_se))),
-        color: 1,
-        dashed: true,
-        points: vec![
-            (p.x_range.0, pct(r.question_se)),
-            (p.x_range.1, pct(r.question_se)),
-        ],
-    });
+    let question = format!("question-sampling SE {:.2}", pct(r.question_se));
+    level(&mut p, Some(question), 1, pct(r.question_se));
     if r.run_floor.is_some() {
         p.lines.push(Line {
             label: Some("exact seed SD of independent samples (run_sd 0, same rates)".into()),
@@ -1195,25 +1128,14 @@ fn seed_sd_figure(run: &RunOutput, r: &SeedVariance) -> Figure {
         });
     }
     if let Some(floor) = r.run_floor {
-        p.lines.push(Line {
-            label: Some(format!(
-                "run-noise floor {:.2} (limit of the seed SD as n grows; more runs lower it)",
-                pct(floor)
-            )),
-            color: 3,
-            dashed: true,
-            points: vec![(p.x_range.0, pct(floor)), (p.x_range.1, pct(floor))],
-        });
+        let label = format!(
+            "run-noise floor {:.2} (limit of the seed SD as n grows; more runs lower it)",
+            pct(floor)
+        );
+        level(&mut p, Some(label), 3, pct(floor));
     }
-    Figure {
-        title: title(
-            run,
-            &format!("{}: seed SD against samples per problem", r.experiment),
-        ),
-        panels: vec![p],
-        columns: 1,
-        size: (1000, 640),
-    }
+    let what = format!("{}: seed SD against samples per problem", r.experiment);
+    one_panel(run, &what, p, (1000, 640))
 }
 
 fn spread_figure(run: &RunOutput, r: &VoteSpread) -> Figure {
@@ -1235,18 +1157,15 @@ fn spread_figure(run: &RunOutput, r: &VoteSpread) -> Figure {
         .flat_map(|x| [x.maj_sd.ci_high, x.avg_sd.ci_high, x.maj_sd.exact])
         .fold(0.0, f64::max);
     p.y_range = (0.0, pct(hi) * 1.08);
-    for (label, color, get) in [
-        (
-            "maj@k",
-            2usize,
-            (|x: &SpreadRow| x.maj_sd) as fn(&SpreadRow) -> Estimate,
-        ),
-        ("pass@1 averaged over k", 0, |x: &SpreadRow| x.avg_sd),
-    ] {
-        let points: Vec<(f64, Estimate)> =
-            r.rows.iter().map(|x| (f64::from(x.k), get(x))).collect();
-        exact_and_simulated(&mut p, Some(format!("{label} exact")), None, color, &points);
-    }
+    row_series(
+        &mut p,
+        &r.rows,
+        |x| f64::from(x.k),
+        [
+            ("maj@k exact", 2, |x| x.maj_sd),
+            ("pass@1 averaged over k exact", 0, |x| x.avg_sd),
+        ],
+    );
     if r.rows.len() == 1 {
         // A single k: draw each exact value as a short level so it stays visible.
         p.x_range = (p.x_range.0 / 2.0, p.x_range.1 * 2.0);
@@ -1256,18 +1175,11 @@ fn spread_figure(run: &RunOutput, r: &VoteSpread) -> Figure {
             }
         }
     }
-    Figure {
-        title: title(
-            run,
-            &format!(
-                "{}: seed SD of maj@k ({} reruns; dots simulated, 95% CI)",
-                r.experiment, r.reruns
-            ),
-        ),
-        panels: vec![p],
-        columns: 1,
-        size: (900, 560),
-    }
+    let what = format!(
+        "{}: seed SD of maj@k ({} reruns; dots simulated, 95% CI)",
+        r.experiment, r.reruns
+    );
+    one_panel(run, &what, p, (900, 560))
 }
 
 fn h2h_figure(run: &RunOutput, r: &HeadToHead) -> Figure {
@@ -1297,24 +1209,16 @@ fn h2h_figure(run: &RunOutput, r: &HeadToHead) -> Figure {
         .flat_map(|x| [x.loss_or_tie.exact, x.loss_or_tie.ci_high, x.loss.ci_high])
         .fold(hi, f64::max);
     p.y_range = (0.0, (pct(hi) * 1.08).clamp(6.0, 100.0));
-    p.lines.push(Line {
-        label: Some("5% reference".into()),
-        color: 7,
-        dashed: true,
-        points: vec![(p.x_range.0, 5.0), (p.x_range.1, 5.0)],
-    });
-    for (label, color, get) in [
-        (
-            "P(B < A): the better model loses",
-            1usize,
-            (|x: &H2HRow| x.loss) as fn(&H2HRow) -> Estimate,
-        ),
-        ("P(B <= A): loses or ties", 0, |x: &H2HRow| x.loss_or_tie),
-    ] {
-        let points: Vec<(f64, Estimate)> =
-            r.rows.iter().map(|x| (f64::from(x.n), get(x))).collect();
-        exact_and_simulated(&mut p, Some(label.into()), None, color, &points);
-    }
+    level(&mut p, Some("5% reference".into()), 7, 5.0);
+    row_series(
+        &mut p,
+        &r.rows,
+        |x| f64::from(x.n),
+        [
+            ("P(B < A): the better model loses", 1, |x| x.loss),
+            ("P(B <= A): loses or ties", 0, |x| x.loss_or_tie),
+        ],
+    );
     let mut panels = vec![p];
     let mut size = (1100, 600);
     if let Some(d) = &r.disagreement {

@@ -1,11 +1,14 @@
 //! Outputs of `evalsim plan`: the table, the figures and the answer paragraph (nothing computed
 //! here beyond picking finished numbers).
 
-use super::figures::exact_line_or_mark;
-use super::plot::{self, HeatFigure, HeatPanel, Line, Markers, Panel, Scale};
+use super::figures::{exact_line_or_mark, level};
+use super::plot::{self, HeatFigure, HeatPanel, Markers, Panel, Scale};
 use super::tables::{num, Csv};
 use super::{Artifact, ReportError};
-use crate::experiments::plan::{Answer, Design, Metric, PlanCell, PlanResult, DETECT_POWER};
+use crate::experiments::plan::{
+    Answer, Design, Metric, PlanCell, PlanResult, SimCheck, DETECT_POWER,
+};
+use crate::experiments::Estimate;
 
 fn pct(x: f64) -> f64 {
     100.0 * x
@@ -422,33 +425,20 @@ fn loss_label(v: f64) -> String {
 /// of one point is drawn as an exact mark.
 pub fn loss_figure(r: &PlanResult, scenario: Option<&str>) -> plot::Figure {
     let s = &r.spec;
-    let by_samples = s.problems.len() == 1 && s.samples.len() > 1;
-    // (x values, series values): cells are picked by (x, series).
-    let xs: Vec<f64> = if by_samples {
-        s.samples.iter().map(|&n| f64::from(n)).collect()
-    } else {
-        s.problems.iter().map(|&n| n as f64).collect()
-    };
+    let x_axis = PlanAxis::of(r);
+    let by_samples = x_axis.by_samples;
+    // Cells are picked by (x, series): the series value is the size not on the x axis.
     let series: Vec<f64> = if by_samples {
         s.problems.iter().map(|&n| n as f64).collect()
     } else {
         s.samples.iter().map(|&n| f64::from(n)).collect()
     };
-    let of = |c: &PlanCell| -> (f64, f64) {
+    let series_of = |c: &PlanCell| -> f64 {
         if by_samples {
-            (f64::from(c.samples), c.problems as f64)
+            c.problems as f64
         } else {
-            (c.problems as f64, f64::from(c.samples))
+            f64::from(c.samples)
         }
-    };
-    let xmin = xs.iter().copied().fold(f64::INFINITY, f64::min).max(1.0);
-    let xmax = xs.iter().copied().fold(0.0, f64::max).max(xmin);
-    let x_label = if !by_samples {
-        "problems N".to_string()
-    } else if axis(r) == "n" {
-        "samples per problem n (log2 scale)".to_string()
-    } else {
-        "samples per vote k (log2 scale)".to_string()
     };
     let panels = s
         .gaps
@@ -466,17 +456,10 @@ pub fn loss_figure(r: &PlanResult, scenario: Option<&str>) -> plot::Figure {
                     "{relation} {} logits · fixed benchmark (these problems, sampling noise only)",
                     gap_text(gap)
                 ),
-                x_label.as_str(),
+                x_axis.label,
                 "P(B scores <= A) in one rerun, %",
             );
-            if by_samples {
-                p.x_scale = Scale::Log2;
-                p.x_range = (xmin / 1.25, xmax * 1.25);
-            } else {
-                p.x_scale = Scale::Log10;
-                p.x_range = (xmin / 1.3, xmax * 1.3);
-            }
-            p.x_ticks = Some(xs.clone());
+            x_axis.apply(&mut p);
             // The simulated intervals stay inside the frame too.
             let ymax = fixed(r, gap)
                 .map(|c| {
@@ -487,7 +470,7 @@ pub fn loss_figure(r: &PlanResult, scenario: Option<&str>) -> plot::Figure {
             p.y_range = (0.0, (pct(ymax) * 1.1).max(pct(s.target_loss_or_tie) * 1.5));
             let mut single_labelled = false;
             for (i, &v) in series.iter().enumerate() {
-                let cells: Vec<&PlanCell> = fixed(r, gap).filter(|&c| of(c).1 == v).collect();
+                let cells: Vec<&PlanCell> = fixed(r, gap).filter(|&c| series_of(c) == v).collect();
                 let name = if by_samples {
                     format!("N = {v}")
                 } else {
@@ -495,7 +478,7 @@ pub fn loss_figure(r: &PlanResult, scenario: Option<&str>) -> plot::Figure {
                 };
                 let exact: Vec<(f64, f64)> = cells
                     .iter()
-                    .map(|&c| (of(c).0, pct(c.loss_or_tie)))
+                    .map(|&c| (x_axis.x(c), pct(c.loss_or_tie)))
                     .collect();
                 // A single point's mark says "(exact)" once.
                 let mark = if single_labelled {
@@ -505,15 +488,7 @@ pub fn loss_figure(r: &PlanResult, scenario: Option<&str>) -> plot::Figure {
                 };
                 single_labelled |= exact.len() == 1;
                 exact_line_or_mark(&mut p, i, exact, name, mark);
-                let sims: Vec<_> = cells
-                    .iter()
-                    .filter_map(|&c| {
-                        c.sim.map(|x| {
-                            let e = x.loss_or_tie;
-                            (of(c).0, pct(e.sim), pct(e.ci_low), pct(e.ci_high))
-                        })
-                    })
-                    .collect();
+                let sims = x_axis.sim_dots(&cells, |x| x.loss_or_tie);
                 if !sims.is_empty() {
                     p.markers.push(Markers {
                         label: (i == 0).then(|| "simulated (95% CI)".to_string()),
@@ -522,15 +497,8 @@ pub fn loss_figure(r: &PlanResult, scenario: Option<&str>) -> plot::Figure {
                     });
                 }
             }
-            p.lines.push(Line {
-                label: Some(format!("target {}%", pct(s.target_loss_or_tie))),
-                color: 6,
-                dashed: true,
-                points: vec![
-                    (p.x_range.0, pct(s.target_loss_or_tie)),
-                    (p.x_range.1, pct(s.target_loss_or_tie)),
-                ],
-            });
+            let target = format!("target {}%", pct(s.target_loss_or_tie));
+            level(&mut p, Some(target), 6, pct(s.target_loss_or_tie));
             p
         })
         .collect::<Vec<_>>();
@@ -679,25 +647,12 @@ pub fn heat_figure(r: &PlanResult, scenario: Option<&str>) -> HeatFigure {
 /// one cell is drawn as a mark.
 pub fn detectable_figure(r: &PlanResult, scenario: Option<&str>) -> plot::Figure {
     let s = &r.spec;
-    let by_samples = s.problems.len() == 1 && s.samples.len() > 1;
-    let xs: Vec<f64> = if by_samples {
-        s.samples.iter().map(|&n| f64::from(n)).collect()
-    } else {
-        s.problems.iter().map(|&n| n as f64).collect()
-    };
+    let x_axis = PlanAxis::of(r);
+    let by_samples = x_axis.by_samples;
     let series: Vec<(usize, u32)> = if by_samples {
         vec![(s.problems[0], 0)]
     } else {
         s.samples.iter().map(|&n| (0, n)).collect()
-    };
-    let xmin = xs.iter().copied().fold(f64::INFINITY, f64::min).max(1.0);
-    let xmax = xs.iter().copied().fold(0.0, f64::max).max(xmin);
-    let x_label = if !by_samples {
-        "problems N".to_string()
-    } else if axis(r) == "n" {
-        "samples per problem n (log2 scale)".to_string()
-    } else {
-        "samples per vote k (log2 scale)".to_string()
     };
     let score = match s.metric {
         Metric::Pass1 => "pass@1",
@@ -720,17 +675,10 @@ pub fn detectable_figure(r: &PlanResult, scenario: Option<&str>) -> plot::Figure
         .map(|&d| {
             let mut p = Panel::new(
                 design_short(d).to_string(),
-                x_label.as_str(),
+                x_axis.label,
                 format!("smallest gap with 80% power, points of {score}"),
             );
-            if by_samples {
-                p.x_scale = Scale::Log2;
-                p.x_range = (xmin / 1.25, xmax * 1.25);
-            } else {
-                p.x_scale = Scale::Log10;
-                p.x_range = (xmin / 1.3, xmax * 1.3);
-            }
-            p.x_ticks = Some(xs.clone());
+            x_axis.apply(&mut p);
             p.y_range = (0.0, pct(ymax) * 1.08);
             let cells = cells_of(d);
             let mut sim_labelled = false;
@@ -746,30 +694,16 @@ pub fn detectable_figure(r: &PlanResult, scenario: Option<&str>) -> plot::Figure
                         }
                     })
                     .collect();
-                let x_of = |c: &PlanCell| {
-                    if by_samples {
-                        f64::from(c.samples)
-                    } else {
-                        c.problems as f64
-                    }
-                };
                 let name = if by_samples {
                     format!("N = {big_n}")
                 } else {
                     format!("{} = {n}", axis(r))
                 };
-                let exact: Vec<(f64, f64)> = mine.iter().map(|&c| (x_of(c), pct(c.gap))).collect();
+                let exact: Vec<(f64, f64)> =
+                    mine.iter().map(|&c| (x_axis.x(c), pct(c.gap))).collect();
                 let mark = format!("{name} (exact)");
                 exact_line_or_mark(&mut p, i, exact, name, mark);
-                let sims: Vec<_> = mine
-                    .iter()
-                    .filter_map(|&c| {
-                        c.sim.map(|x| {
-                            let e = x.gap;
-                            (x_of(c), pct(e.sim), pct(e.ci_low), pct(e.ci_high))
-                        })
-                    })
-                    .collect();
+                let sims = x_axis.sim_dots(&mine, |x| x.gap);
                 if !sims.is_empty() {
                     p.markers.push(Markers {
                         label: (!sim_labelled)
@@ -792,6 +726,100 @@ pub fn detectable_figure(r: &PlanResult, scenario: Option<&str>) -> plot::Figure
         panels,
         columns: 3,
         size: (1800, 640),
+    }
+}
+
+/// A figure's two files, `<name>.png` and `<name>.svg`.
+fn png_and_svg(name: &str, png: Vec<u8>, svg: String) -> [Artifact; 2] {
+    [
+        Artifact {
+            file: format!("{name}.png"),
+            bytes: png,
+        },
+        Artifact {
+            file: format!("{name}.svg"),
+            bytes: svg.into_bytes(),
+        },
+    ]
+}
+
+/// The x axis of the loss and detectable figures: problems N on a log10 axis, or, with a single
+/// N and several n (or k), the samples on a log2 axis.
+struct PlanAxis {
+    /// Samples (n or k) on the x axis rather than problems.
+    by_samples: bool,
+    /// The values on the axis, in the spec's order: its ticks.
+    xs: Vec<f64>,
+    label: &'static str,
+}
+
+impl PlanAxis {
+    fn of(r: &PlanResult) -> Self {
+        let s = &r.spec;
+        let by_samples = s.problems.len() == 1 && s.samples.len() > 1;
+        let xs = if by_samples {
+            s.samples.iter().map(|&n| f64::from(n)).collect()
+        } else {
+            s.problems.iter().map(|&n| n as f64).collect()
+        };
+        let label = if !by_samples {
+            "problems N"
+        } else if axis(r) == "n" {
+            "samples per problem n (log2 scale)"
+        } else {
+            "samples per vote k (log2 scale)"
+        };
+        PlanAxis {
+            by_samples,
+            xs,
+            label,
+        }
+    }
+
+    /// A cell's position on the axis.
+    fn x(&self, c: &PlanCell) -> f64 {
+        if self.by_samples {
+            f64::from(c.samples)
+        } else {
+            c.problems as f64
+        }
+    }
+
+    /// Sets the panel's scale, its range (the values with a margin) and its ticks (the values).
+    fn apply(&self, p: &mut Panel) {
+        let xmin = self
+            .xs
+            .iter()
+            .copied()
+            .fold(f64::INFINITY, f64::min)
+            .max(1.0);
+        let xmax = self.xs.iter().copied().fold(0.0, f64::max).max(xmin);
+        if self.by_samples {
+            p.x_scale = Scale::Log2;
+            p.x_range = (xmin / 1.25, xmax * 1.25);
+        } else {
+            p.x_scale = Scale::Log10;
+            p.x_range = (xmin / 1.3, xmax * 1.3);
+        }
+        p.x_ticks = Some(self.xs.clone());
+    }
+
+    /// The simulated dots (x, estimate, 95% CI) in percent of the cells that were simulated,
+    /// `get` picking the estimate.
+    fn sim_dots(
+        &self,
+        cells: &[&PlanCell],
+        get: impl Fn(&SimCheck) -> Estimate,
+    ) -> Vec<(f64, f64, f64, f64)> {
+        cells
+            .iter()
+            .filter_map(|&c| {
+                c.sim.as_ref().map(|x| {
+                    let e = get(x);
+                    (self.x(c), pct(e.sim), pct(e.ci_low), pct(e.ci_high))
+                })
+            })
+            .collect()
     }
 }
 
@@ -823,33 +851,22 @@ pub fn render_plan(
         },
     ];
     if figures {
-        let loss = loss_figure(r, scenario);
-        out.push(Artifact {
-            file: format!("{stem}-loss.png"),
-            bytes: plot::render_png(&loss)?,
-        });
-        out.push(Artifact {
-            file: format!("{stem}-loss.svg"),
-            bytes: plot::render_svg(&loss)?.into_bytes(),
-        });
-        let mdg = detectable_figure(r, scenario);
-        out.push(Artifact {
-            file: format!("{stem}-detectable.png"),
-            bytes: plot::render_png(&mdg)?,
-        });
-        out.push(Artifact {
-            file: format!("{stem}-detectable.svg"),
-            bytes: plot::render_svg(&mdg)?.into_bytes(),
-        });
+        for figure in ["loss", "detectable"] {
+            let f = if figure == "loss" {
+                loss_figure(r, scenario)
+            } else {
+                detectable_figure(r, scenario)
+            };
+            let name = format!("{stem}-{figure}");
+            out.extend(png_and_svg(
+                &name,
+                plot::render_png(&f)?,
+                plot::render_svg(&f)?,
+            ));
+        }
         let heat = heat_figure(r, scenario);
-        out.push(Artifact {
-            file: format!("{stem}-heatmap.png"),
-            bytes: plot::render_heat_png(&heat)?,
-        });
-        out.push(Artifact {
-            file: format!("{stem}-heatmap.svg"),
-            bytes: plot::render_heat_svg(&heat)?.into_bytes(),
-        });
+        let (png, svg) = (plot::render_heat_png(&heat)?, plot::render_heat_svg(&heat)?);
+        out.extend(png_and_svg(&format!("{stem}-heatmap"), png, svg));
     }
     Ok(out)
 }

@@ -1185,36 +1185,15 @@ impl ExpCtx<'_> {
                 )
             });
         };
-        let list = v.get_ref();
-        if list.is_empty() || list.len() > MAX_LIST {
-            return Err(self.r.err(
-                v.span(),
-                &self.key(k),
-                format!("must list 1 to {MAX_LIST} values, got {}", list.len()),
-            ));
-        }
-        if let Some(i) = list.iter().position(|&x| x == 0 || x > max) {
-            return Err(self.r.err(
-                self.r.entry(v, i),
-                &self.key(k),
-                format!(
-                    "{} is out of range: every value must be between 1 and {max}",
-                    list[i]
-                ),
-            ));
-        }
-        if let Some(i) = list.windows(2).position(|w| w[0] >= w[1]) {
-            return Err(self.r.err(
-                self.r.entry(v, i + 1),
-                &self.key(k),
-                format!(
-                    "values must be strictly increasing: {} follows {}",
-                    list[i + 1],
-                    list[i]
-                ),
-            ));
-        }
-        Ok(list.iter().map(|&x| x as u32).collect())
+        self.list_len(v, k, 1, "values")?;
+        self.every(
+            v,
+            k,
+            |x| x != 0 && x <= max,
+            |x| format!("{x} is out of range: every value must be between 1 and {max}"),
+        )?;
+        self.strictly_increasing(v, k, "values")?;
+        Ok(v.get_ref().iter().map(|&x| x as u32).collect())
     }
     fn count(&self, v: &Option<Spanned<u64>>, k: &str, default: u64) -> Res<u64> {
         match v {
@@ -1237,19 +1216,12 @@ impl ExpCtx<'_> {
             .iter()
             .filter(|&&m| self.models[m].verifier.is_some() || self.models[m].grader.is_some())
             .count() as u64;
-        let ksum: u64 = k.iter().map(|&x| u64::from(x)).sum();
-        let draws = literal
-            .saturating_mul(ksum)
-            .saturating_mul(votes)
-            .saturating_mul(self.bench.problems as u64);
-        if draws > MAX_TOTAL_VOTES {
-            let at = self
-                .e
-                .votes
-                .as_ref()
-                .map_or(self.span.clone(), |v| v.span());
-            return Err(self.r.err(at, &self.key("votes"), format!("{literal} models with a verifier or grader x (sum of k = {ksum}) x {votes} votes x {} problems = {draws} simulated samples (drawn one by one): at most {MAX_TOTAL_VOTES} per experiment; lower `votes` or the largest k", self.bench.problems)));
-        }
+        self.samples_one_by_one(
+            literal,
+            &k,
+            votes,
+            &format!("{literal} models with a verifier or grader"),
+        )?;
         Ok(ExperimentSpec::Curves {
             models,
             k,
@@ -1285,9 +1257,12 @@ impl ExpCtx<'_> {
                     }
                 }
                 self.sweep_list(s, "split", "split share")?;
-                if let Some(i) = s.get_ref().iter().position(|x| !(0.0..1.0).contains(x)) {
-                    return Err(self.r.err(self.r.entry(s, i), &self.key("split"), format!("{} is out of range: every split share must be in [0, 1)", s.get_ref()[i])));
-                }
+                self.every(
+                    s,
+                    "split",
+                    |x| (0.0..1.0).contains(&x),
+                    |x| format!("{x} is out of range: every split share must be in [0, 1)"),
+                )?;
                 (s.get_ref().clone(), SweepAxis::Split)
             }
             (Some(a), None) => {
@@ -1337,19 +1312,12 @@ impl ExpCtx<'_> {
         let votes = self.count(&self.e.votes, "votes", 4000)?;
         // A graded model's votes are simulated sample by sample: O(k) draws per vote.
         if m.grader.is_some() {
-            let ksum: u64 = k.iter().map(|&x| u64::from(x)).sum();
-            let draws = (list.len() as u64)
-                .saturating_mul(ksum)
-                .saturating_mul(votes)
-                .saturating_mul(self.bench.problems as u64);
-            if draws > MAX_TOTAL_VOTES {
-                let at = self
-                    .e
-                    .votes
-                    .as_ref()
-                    .map_or(self.span.clone(), |v| v.span());
-                return Err(self.r.err(at, &self.key("votes"), format!("model `{}` has a grader: {} values x (sum of k = {ksum}) x {votes} votes x {} problems = {draws} simulated samples (drawn one by one): at most {MAX_TOTAL_VOTES} per experiment; lower `votes` or the largest k", m.name, list.len(), self.bench.problems)));
-            }
+            self.samples_one_by_one(
+                list.len() as u64,
+                &k,
+                votes,
+                &format!("model `{}` has a grader: {} values", m.name, list.len()),
+            )?;
         }
         Ok(ExperimentSpec::AttractorSweep {
             model,
@@ -1377,32 +1345,17 @@ impl ExpCtx<'_> {
             }
         }
         self.sweep_list(g, "grader_fpr", "false-positive rate")?;
-        if let Some(i) = g.get_ref().iter().position(|x| !(0.0..=1.0).contains(x)) {
-            return Err(self.r.err(
-                self.r.entry(g, i),
-                &self.key("grader_fpr"),
-                format!(
-                    "{} is out of range: every false-positive rate must be a probability in [0, 1]",
-                    g.get_ref()[i]
-                ),
-            ));
-        }
+        self.every(
+            g,
+            "grader_fpr",
+            |x| (0.0..=1.0).contains(&x),
+            |x| format!("{x} is out of range: every false-positive rate must be a probability in [0, 1]"),
+        )?;
         let k = self.ints(&self.e.k, "k", MAX_K, Some(&DEFAULT_K))?;
         let votes = self.count(&self.e.votes, "votes", 4000)?;
         // Graded votes are simulated sample by sample: O(k) draws per vote, for every rate.
-        let ksum: u64 = k.iter().map(|&x| u64::from(x)).sum();
-        let draws = (g.get_ref().len() as u64)
-            .saturating_mul(ksum)
-            .saturating_mul(votes)
-            .saturating_mul(self.bench.problems as u64);
-        if draws > MAX_TOTAL_VOTES {
-            let at = self
-                .e
-                .votes
-                .as_ref()
-                .map_or(self.span.clone(), |v| v.span());
-            return Err(self.r.err(at, &self.key("votes"), format!("{} rates x (sum of k = {ksum}) x {votes} votes x {} problems = {draws} simulated samples (drawn one by one): at most {MAX_TOTAL_VOTES} per experiment; lower `votes` or the largest k", g.get_ref().len(), self.bench.problems)));
-        }
+        let rates = g.get_ref().len();
+        self.samples_one_by_one(rates as u64, &k, votes, &format!("{rates} rates"))?;
         Ok(ExperimentSpec::AttractorSweep {
             model,
             attractors: g.get_ref().clone(),
@@ -1415,13 +1368,79 @@ impl ExpCtx<'_> {
 
     /// A sweep's list: 1 to [`MAX_LIST`] values.
     fn sweep_list(&self, v: &Spanned<Vec<f64>>, k: &str, what: &str) -> Res<()> {
+        self.list_len(v, k, 1, &format!("{what}s"))
+    }
+
+    /// The list `v` of key `k` holds `min_len` to [`MAX_LIST`] entries; `what` names them
+    /// (plural) in the error.
+    fn list_len<T>(&self, v: &Spanned<Vec<T>>, k: &str, min_len: usize, what: &str) -> Res<()> {
         let n = v.get_ref().len();
-        if n == 0 || n > MAX_LIST {
+        if n < min_len || n > MAX_LIST {
             return Err(self.r.err(
                 v.span(),
                 &self.key(k),
-                format!("must list 1 to {MAX_LIST} {what}s, got {n}"),
+                format!("must list {min_len} to {MAX_LIST} {what}, got {n}"),
             ));
+        }
+        Ok(())
+    }
+
+    /// Every entry of the list `v` of key `k` passes `ok`; else an error at the first that does
+    /// not, saying `why` it is refused.
+    fn every<T: Copy>(
+        &self,
+        v: &Spanned<Vec<T>>,
+        k: &str,
+        ok: impl Fn(T) -> bool,
+        why: impl Fn(T) -> String,
+    ) -> Res<()> {
+        match v.get_ref().iter().position(|&x| !ok(x)) {
+            Some(i) => Err(self
+                .r
+                .err(self.r.entry(v, i), &self.key(k), why(v.get_ref()[i]))),
+            None => Ok(()),
+        }
+    }
+
+    /// The list `v` of key `k` strictly increases; else an error at the first entry out of
+    /// order, its message starting with `what` (the entries' name).
+    fn strictly_increasing<T: PartialOrd + std::fmt::Display>(
+        &self,
+        v: &Spanned<Vec<T>>,
+        k: &str,
+        what: &str,
+    ) -> Res<()> {
+        let list = v.get_ref();
+        match list.windows(2).position(|w| w[0] >= w[1]) {
+            Some(i) => Err(self.r.err(
+                self.r.entry(v, i + 1),
+                &self.key(k),
+                format!(
+                    "{what} must be strictly increasing: {} follows {}",
+                    list[i + 1],
+                    list[i]
+                ),
+            )),
+            None => Ok(()),
+        }
+    }
+
+    /// Refuses more than [`MAX_TOTAL_VOTES`] samples drawn one by one (graded or verified
+    /// votes): `series` x (sum of k) x `votes` x problems, where `series` counts what `what`
+    /// names. The error points at `votes`.
+    fn samples_one_by_one(&self, series: u64, k: &[u32], votes: u64, what: &str) -> Res<()> {
+        let ksum: u64 = k.iter().map(|&x| u64::from(x)).sum();
+        let draws = series
+            .saturating_mul(ksum)
+            .saturating_mul(votes)
+            .saturating_mul(self.bench.problems as u64);
+        if draws > MAX_TOTAL_VOTES {
+            let at = self
+                .e
+                .votes
+                .as_ref()
+                .map_or(self.span.clone(), |v| v.span());
+            return Err(self.r.err(at, &self.key("votes"), format!("{what} x (sum of k = {ksum}) x {votes} votes x {} problems = {draws} simulated samples (drawn one by one): at most {MAX_TOTAL_VOTES} per experiment; lower `votes` or the largest k", self.bench.problems)));
         }
         Ok(())
     }
@@ -1579,36 +1598,15 @@ impl ExpCtx<'_> {
         let shares = match &self.e.shares {
             None => vec![self.bench.contaminated],
             Some(v) => {
-                let list = v.get_ref();
-                if list.is_empty() || list.len() > MAX_LIST {
-                    return Err(self.r.err(
-                        v.span(),
-                        &self.key("shares"),
-                        format!("must list 1 to {MAX_LIST} shares, got {}", list.len()),
-                    ));
-                }
-                if let Some(i) = list.iter().position(|x| !(*x > 0.0 && *x <= 1.0)) {
-                    return Err(self.r.err(
-                        self.r.entry(v, i),
-                        &self.key("shares"),
-                        format!(
-                            "{} is out of range: every contaminated share must be in (0, 1]",
-                            list[i]
-                        ),
-                    ));
-                }
-                if let Some(i) = list.windows(2).position(|w| w[0] >= w[1]) {
-                    return Err(self.r.err(
-                        self.r.entry(v, i + 1),
-                        &self.key("shares"),
-                        format!(
-                            "values must be strictly increasing: {} follows {}",
-                            list[i + 1],
-                            list[i]
-                        ),
-                    ));
-                }
-                list.clone()
+                self.list_len(v, "shares", 1, "shares")?;
+                self.every(
+                    v,
+                    "shares",
+                    |x| x > 0.0 && x <= 1.0,
+                    |x| format!("{x} is out of range: every contaminated share must be in (0, 1]"),
+                )?;
+                self.strictly_increasing(v, "shares", "values")?;
+                v.get_ref().clone()
             }
         };
         let alpha = self.unit(
@@ -1657,31 +1655,10 @@ impl ExpCtx<'_> {
                 "missing key `budgets` (a list of token caps > 0, increasing)",
             )
         })?;
+        self.list_len(b, "budgets", 2, "budgets")?;
+        self.every(b, "budgets", |x| x > 0.0 && x <= MAX_TOKEN_SCALE, |x| if x == f64::INFINITY { format!("inf is not a valid budget here: every budget must be a finite number of tokens > 0 (at most {MAX_TOKEN_SCALE:e}); for the uncapped accuracy and cost use a `cost` experiment without `cap`, whose rows are uncapped") } else { format!("{x} is not a valid budget: every budget must be a finite number of tokens > 0 (at most {MAX_TOKEN_SCALE:e})") })?;
+        self.strictly_increasing(b, "budgets", "budgets")?;
         let list = b.get_ref();
-        if list.len() < 2 || list.len() > MAX_LIST {
-            return Err(self.r.err(
-                b.span(),
-                &self.key("budgets"),
-                format!("must list 2 to {MAX_LIST} budgets, got {}", list.len()),
-            ));
-        }
-        if let Some(i) = list
-            .iter()
-            .position(|x| !(*x > 0.0 && *x <= MAX_TOKEN_SCALE))
-        {
-            return Err(self.r.err(self.r.entry(b, i), &self.key("budgets"), if list[i] == f64::INFINITY { format!("inf is not a valid budget here: every budget must be a finite number of tokens > 0 (at most {MAX_TOKEN_SCALE:e}); for the uncapped accuracy and cost use a `cost` experiment without `cap`, whose rows are uncapped") } else { format!("{} is not a valid budget: every budget must be a finite number of tokens > 0 (at most {MAX_TOKEN_SCALE:e})", list[i]) }));
-        }
-        if let Some(i) = list.windows(2).position(|w| w[0] >= w[1]) {
-            return Err(self.r.err(
-                self.r.entry(b, i + 1),
-                &self.key("budgets"),
-                format!(
-                    "budgets must be strictly increasing: {} follows {}",
-                    list[i + 1],
-                    list[i]
-                ),
-            ));
-        }
         // Single traces: the attractors and the split cannot change them; an unparsed answer is
         // graded wrong.
         self.honours(

@@ -389,31 +389,23 @@ pub fn maj_at_k_capped_with_loss(
     rule: VoteRule,
     budget: f64,
 ) -> Vec<(f64, f64)> {
-    assert_eq!(
-        rates.len(),
-        difficulty.len(),
-        "one difficulty per problem is needed"
-    );
     // (alpha' bits, (W, 1 - W)) per distinct alpha'.
     type WinLoss = (u64, (Vec<f64>, Vec<f64>));
     let mut wins: Vec<WinLoss> = Vec::new();
-    rates
-        .iter()
-        .zip(difficulty)
-        .map(|(&p, &d)| {
-            let (p_capped, alpha) = capped_vote_rates(p, attractor, lengths, d, budget);
-            let w = match wins.iter().position(|(bits, _)| *bits == alpha.to_bits()) {
-                Some(i) => i,
-                None => {
-                    wins.push((alpha.to_bits(), conditional_win_loss(k, alpha, rule)));
-                    wins.len() - 1
-                }
-            };
-            let pmf = binomial_pmf(k, p_capped);
-            let (win, loss) = &wins[w].1;
-            (win_given_counts(&pmf, win), win_given_counts(&pmf, loss))
-        })
-        .collect()
+    per_problem(rates, difficulty, |p, d| {
+        let (p_capped, alpha) = capped_vote_rates(p, attractor, lengths, d, budget);
+        let w = match wins.iter().position(|(bits, _)| *bits == alpha.to_bits()) {
+            Some(i) => i,
+            None => {
+                wins.push((alpha.to_bits(), conditional_win_loss(k, alpha, rule)));
+                wins.len() - 1
+            }
+        };
+        let pmf = binomial_pmf(k, p_capped);
+        let (win, loss) = &wins[w].1;
+        (win_given_counts(&pmf, win), win_given_counts(&pmf, loss))
+    })
+    .collect()
 }
 
 /// Points of the log grid scanned for sign changes of f - g.
@@ -470,19 +462,11 @@ pub fn maj_at_k_capped_modes(
     rule: VoteRule,
     budget: f64,
 ) -> Vec<(f64, f64)> {
-    assert_eq!(
-        rates.len(),
-        difficulty.len(),
-        "one difficulty per problem is needed"
-    );
-    rates
-        .iter()
-        .zip(difficulty)
-        .map(|(&p, &d)| {
-            let (p_capped, shares) = capped_mode_shares(p, attractors, lengths, d, budget);
-            maj_at_k_modes(p_capped, &shares, extraction, k, rule)
-        })
-        .collect()
+    per_problem(rates, difficulty, |p, d| {
+        let (p_capped, shares) = capped_mode_shares(p, attractors, lengths, d, budget);
+        maj_at_k_modes(p_capped, &shares, extraction, k, rule)
+    })
+    .collect()
 }
 
 /// The graded form of [`token_sampling_moments`]: (variance of the benchmark mean of tokens per
@@ -601,18 +585,29 @@ fn check_lognormal(median: f64, s: f64) {
 
 /// mean_i term(p_i, d_i) over paired model rates and benchmark difficulties.
 fn mean_over_problems(rates: &[f64], difficulty: &[f64], term: impl Fn(f64, f64) -> f64) -> f64 {
+    let terms = per_problem(rates, difficulty, term);
+    assert!(!rates.is_empty(), "a benchmark needs at least one problem");
+    let total: f64 = terms.sum();
+    total / rates.len() as f64
+}
+
+/// term(p_i, d_i) of every problem in order, over paired model rates and benchmark
+/// difficulties. Time: N calls of `term`, lazily.
+///
+/// # Panics
+///
+/// At once, if the slices differ in length.
+fn per_problem<'a, T>(
+    rates: &'a [f64],
+    difficulty: &'a [f64],
+    mut term: impl FnMut(f64, f64) -> T + 'a,
+) -> impl Iterator<Item = T> + 'a {
     assert_eq!(
         rates.len(),
         difficulty.len(),
         "one difficulty per problem is needed"
     );
-    assert!(!rates.is_empty(), "a benchmark needs at least one problem");
-    let total: f64 = rates
-        .iter()
-        .zip(difficulty)
-        .map(|(&p, &d)| term(p, d))
-        .sum();
-    total / rates.len() as f64
+    rates.iter().zip(difficulty).map(move |(&p, &d)| term(p, d))
 }
 
 /// Exact sampling moments of one trace under the cap, for standard errors: (variance of the

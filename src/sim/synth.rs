@@ -62,6 +62,26 @@ pub struct SynthRow {
     pub output_tokens: Option<f64>,
 }
 
+/// One sample's grade and answer: correct with probability `p`, else the attractor with
+/// probability `attractor`, else a one-off.
+struct AnswerDraw {
+    p: f64,
+    attractor: f64,
+}
+
+impl AnswerDraw {
+    /// (correct, answer), from one uniform for a correct sample and two for a wrong one.
+    fn sample<R: Rng + ?Sized>(&self, rng: &mut R) -> (bool, SynthAnswer) {
+        if rng.random::<f64>() < self.p {
+            (true, SynthAnswer::Right)
+        } else if rng.random::<f64>() < self.attractor {
+            (false, SynthAnswer::Attractor)
+        } else {
+            (false, SynthAnswer::OneOff)
+        }
+    }
+}
+
 /// Draws the `problems * samples` rows of `spec` problem-major and hands each to `each`, stopping
 /// at its first error. Cost: O(rows).
 ///
@@ -76,15 +96,12 @@ pub fn for_each_row<E>(
         let z: f64 = StandardNormal.sample(&mut rng);
         let p = 1.0 / (1.0 + (-(spec.mu + spec.sigma * z)).exp());
         let median = 2000.0 * (2.0 - p);
+        let draw = AnswerDraw {
+            p,
+            attractor: spec.attractor,
+        };
         for s in 0..spec.samples {
-            let correct = rng.random::<f64>() < p;
-            let answer = if correct {
-                SynthAnswer::Right
-            } else if rng.random::<f64>() < spec.attractor {
-                SynthAnswer::Attractor
-            } else {
-                SynthAnswer::OneOff
-            };
+            let (correct, answer) = draw.sample(&mut rng);
             let output_tokens = spec.tokens.then(|| {
                 let m: f64 = if correct { median } else { 1.5 * median };
                 let e: f64 = StandardNormal.sample(&mut rng);
@@ -124,16 +141,12 @@ pub fn for_each_run_row<E>(
         for r in 0..runs {
             let eta: f64 = StandardNormal.sample(&mut rng);
             let logit = spec.mu + spec.sigma * z + run_sd * eta;
-            let p = 1.0 / (1.0 + (-logit).exp());
+            let draw = AnswerDraw {
+                p: 1.0 / (1.0 + (-logit).exp()),
+                attractor: spec.attractor,
+            };
             for s in 0..spec.samples {
-                let correct = rng.random::<f64>() < p;
-                let answer = if correct {
-                    SynthAnswer::Right
-                } else if rng.random::<f64>() < spec.attractor {
-                    SynthAnswer::Attractor
-                } else {
-                    SynthAnswer::OneOff
-                };
+                let (correct, answer) = draw.sample(&mut rng);
                 each(&SynthRow {
                     problem: i,
                     sample: r * spec.samples + s,

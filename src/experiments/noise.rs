@@ -18,7 +18,7 @@ use crate::exact::noise::{
     random_placement_moments, random_placement_question_se, random_placement_sd, score_quantile,
     seed_sd, vote_seed_sd,
 };
-use crate::exact::noise::{count_pmf_of, head_to_head_of, pmf_central_moments};
+use crate::exact::noise::{count_pmf_of, head_to_head_of, pmf_central_moments, HeadToHeadOdds};
 use crate::exact::pass::mean;
 use crate::exact::run_corr::{count_pmf_run, run_moments, seed_sd_floor, seed_sd_run};
 use crate::exact::shift::{
@@ -32,7 +32,7 @@ use crate::sim::counts::{pair_tallies, total_histograms, CountSampler, Histogram
 use crate::sim::modes::{GradedVoteSampler, ModeVoteSampler};
 use crate::sim::run_corr::simulate_reruns;
 use crate::sim::se::{mean_se, proportion_se, score_stats, sd_standard_error};
-use crate::sim::votes::{self, vote_total_histograms, AttractorTables, VoteSampler};
+use crate::sim::votes::{self, vote_total_histograms, AttractorTables, DrawVote, VoteSampler};
 
 /// A histogram bin: (from, to, density per unit score).
 pub type Bin = (f64, f64, f64);
@@ -130,6 +130,51 @@ impl SeedVariance {
         }
         out
     }
+}
+
+/// The checks of a result with a fixed set of quantities per row: `each` gives a row's cell and
+/// its (quantity, estimate) pairs, checked in that order, row by row.
+fn row_checks<T, const N: usize>(
+    experiment: &str,
+    rows: &[T],
+    each: impl Fn(&T) -> (String, [(&'static str, Estimate); N]),
+) -> Vec<Check> {
+    let mut out = Vec::new();
+    for r in rows {
+        let (cell, quantities) = each(r);
+        for (q, e) in quantities {
+            out.push(Check::new(experiment, q, &cell, e));
+        }
+    }
+    out
+}
+
+/// The exact central 95% interval of the score (from the count pmf of n samples on each of
+/// `problems` problems) and its checks: at each end, the share of the simulated reruns scoring
+/// at most the exact quantile against the exact CDF there. Time: O(pmf length).
+fn interval_checks(
+    pmf: &[f64],
+    n: u32,
+    problems: usize,
+    hist: &Histogram,
+    reruns: u64,
+) -> ((f64, f64), Vec<(String, Estimate)>) {
+    let scale = f64::from(n) * problems as f64;
+    let lo = score_quantile(pmf, n, problems, 0.025);
+    let hi = score_quantile(pmf, n, problems, 0.975);
+    let checks = [("2.5%", lo), ("97.5%", hi)]
+        .iter()
+        .map(|(label, q)| {
+            let t = (q * scale).round() as u64;
+            let f = count_cdf(pmf, t);
+            let se = proportion_se(f, reruns);
+            (
+                format!("P(score <= exact {label} quantile)"),
+                Estimate::new(f, hist.cdf(t), se).counting(1.0 / reruns as f64),
+            )
+        })
+        .collect();
+    ((lo, hi), checks)
 }
 
 fn placement_of(s: &Scenario) -> (Placement, f64, f64) {
@@ -244,22 +289,9 @@ pub fn seed_variance(
             let (exact_interval, interval_checks) = if random {
                 (None, Vec::new())
             } else {
-                let pmf = count_pmf(&rates, n);
-                let lo = score_quantile(&pmf, n, problems, 0.025);
-                let hi = score_quantile(&pmf, n, problems, 0.975);
-                let checks = [("2.5%", lo), ("97.5%", hi)]
-                    .iter()
-                    .map(|(label, q)| {
-                        let t = (q * scale).round() as u64;
-                        let f = count_cdf(&pmf, t);
-                        let se = proportion_se(f, reruns);
-                        (
-                            format!("P(score <= exact {label} quantile)"),
-                            Estimate::new(f, hist.cdf(t), se).counting(1.0 / reruns as f64),
-                        )
-                    })
-                    .collect();
-                (Some((lo, hi)), checks)
+                let (interval, checks) =
+                    interval_checks(&count_pmf(&rates, n), n, problems, &hist, reruns);
+                (Some(interval), checks)
             };
             let (histogram, normal_curve) = histogram_and_curve(&hist, scale, exact_mean, exact_sd);
             SeedRow {
@@ -358,20 +390,7 @@ fn seed_variance_run(
             let pmf = run_count_pmf(&rates, omega, n);
             let (_, var_t, mu4_t) = pmf_central_moments(&pmf);
             let sd = seed_sd_run(&rates, omega, n);
-            let lo = score_quantile(&pmf, n, problems, 0.025);
-            let hi = score_quantile(&pmf, n, problems, 0.975);
-            let interval_checks = [("2.5%", lo), ("97.5%", hi)]
-                .iter()
-                .map(|(label, q)| {
-                    let t = (q * scale).round() as u64;
-                    let f = count_cdf(&pmf, t);
-                    let se = (f * (1.0 - f) / reruns as f64).sqrt();
-                    (
-                        format!("P(score <= exact {label} quantile)"),
-                        Estimate::new(f, hist.cdf(t), se).counting(1.0 / reruns as f64),
-                    )
-                })
-                .collect();
+            let ((lo, hi), interval_checks) = interval_checks(&pmf, n, problems, &hist, reruns);
             let (histogram, normal_curve) = histogram_and_curve(&hist, scale, exact_mean, sd);
             SeedRow {
                 n,
@@ -495,8 +514,7 @@ pub struct VoteSpread {
 impl VoteSpread {
     /// Checks: means and SDs of both scores per k.
     pub fn checks(&self) -> Vec<Check> {
-        let mut out = Vec::new();
-        for r in &self.rows {
+        row_checks(&self.experiment, &self.rows, |r| {
             let cell = format!(
                 "model={} a={} rule={} k={}",
                 self.model,
@@ -504,16 +522,14 @@ impl VoteSpread {
                 self.vote_rule.as_str(),
                 r.k
             );
-            for (q, e) in [
+            let quantities = [
                 ("maj@k mean", r.maj_mean),
                 ("maj@k seed sd", r.maj_sd),
                 ("avg pass@1 mean", r.avg_mean),
                 ("avg pass@1 seed sd", r.avg_sd),
-            ] {
-                out.push(Check::new(&self.experiment, q, &cell, e));
-            }
-        }
-        out
+            ];
+            (cell, quantities)
+        })
     }
 }
 
@@ -576,12 +592,7 @@ pub fn vote_spread(
                     .collect()
             })
             .collect();
-        let cells: Vec<(&[u64], &[GradedVoteSampler])> = keys
-            .iter()
-            .map(|k| &k[..])
-            .zip(samplers.iter().map(Vec::as_slice))
-            .collect();
-        vote_total_histograms(scenario.seed, &cells, reruns, progress)
+        histograms_per_k(scenario.seed, &keys, &samplers, reruns, progress)
     } else if modes {
         let samplers: Vec<Vec<ModeVoteSampler>> = ks
             .iter()
@@ -592,12 +603,7 @@ pub fn vote_spread(
                     .collect()
             })
             .collect();
-        let cells: Vec<(&[u64], &[ModeVoteSampler])> = keys
-            .iter()
-            .map(|k| &k[..])
-            .zip(samplers.iter().map(Vec::as_slice))
-            .collect();
-        vote_total_histograms(scenario.seed, &cells, reruns, progress)
+        histograms_per_k(scenario.seed, &keys, &samplers, reruns, progress)
     } else {
         let kmax = ks.iter().copied().max().unwrap_or(1);
         let lnf = crate::exact::maj::ln_factorials(kmax);
@@ -610,12 +616,7 @@ pub fn vote_spread(
             .zip(&tables)
             .map(|(&k, t)| votes::samplers(k, &rates, t, rule, &lnf, reruns))
             .collect();
-        let cells: Vec<(&[u64], &[VoteSampler])> = keys
-            .iter()
-            .map(|k| &k[..])
-            .zip(samplers.iter().map(Vec::as_slice))
-            .collect();
-        vote_total_histograms(scenario.seed, &cells, reruns, progress)
+        histograms_per_k(scenario.seed, &keys, &samplers, reruns, progress)
     };
     let rows = ks
         .iter()
@@ -739,18 +740,14 @@ pub struct Disagreement {
 impl HeadToHead {
     /// Checks: loss, tie and loss-or-tie rates per n.
     pub fn checks(&self) -> Vec<Check> {
-        let mut out = Vec::new();
-        for r in &self.rows {
-            let cell = format!("a={} b={} n={}", self.a, self.b, r.n);
-            for (q, e) in [
+        row_checks(&self.experiment, &self.rows, |r| {
+            let quantities = [
                 ("P(B < A)", r.loss),
                 ("P(B = A)", r.tie),
                 ("P(B <= A)", r.loss_or_tie),
-            ] {
-                out.push(Check::new(&self.experiment, q, &cell, e));
-            }
-        }
-        out
+            ];
+            (format!("a={} b={} n={}", self.a, self.b, r.n), quantities)
+        })
     }
 }
 
@@ -822,17 +819,7 @@ pub fn run_head_to_head(
         .map(|(&n, t)| {
             let (loss, tie) = (t.loss, t.tie);
             let exact = exact_h2h(&ra, &rb, n);
-            let r = reruns as f64;
-            let est = |p: f64, hits: u64| {
-                Estimate::new(p, hits as f64 / r, proportion_se(p, reruns)).counting(1.0 / r)
-            };
-            H2HRow {
-                n,
-                loss: est(exact.loss, loss),
-                tie: est(exact.tie, tie),
-                win: est(exact.win, reruns - loss - tie),
-                loss_or_tie: est(exact.loss + exact.tie, loss + tie),
-            }
+            h2h_row(n, &exact, (loss, tie), reruns)
         })
         .collect();
     let disagreement = disagreement(scenario, (a, b), &bench, (&ra, &rb));
@@ -846,6 +833,39 @@ pub fn run_head_to_head(
         reruns,
         rows,
         disagreement,
+    }
+}
+
+/// [`vote_total_histograms`] with one cell per k: stream key `keys[j]`, one sampler per problem
+/// in `samplers[j]`.
+fn histograms_per_k<S: DrawVote + Sync>(
+    seed: u64,
+    keys: &[[u64; 2]],
+    samplers: &[Vec<S>],
+    reruns: u64,
+    progress: Progress,
+) -> Vec<(Histogram, Histogram)> {
+    let cells: Vec<(&[u64], &[S])> = keys
+        .iter()
+        .map(|k| &k[..])
+        .zip(samplers.iter().map(Vec::as_slice))
+        .collect();
+    vote_total_histograms(seed, &cells, reruns, progress)
+}
+
+/// One row of a head-to-head: the exact odds against `loss` and `tie` counted in `reruns` paired
+/// reruns, each a proportion with its binomial SE.
+fn h2h_row(n: u32, exact: &HeadToHeadOdds, (loss, tie): (u64, u64), reruns: u64) -> H2HRow {
+    let r = reruns as f64;
+    let est = |p: f64, hits: u64| {
+        Estimate::new(p, hits as f64 / r, proportion_se(p, reruns)).counting(1.0 / r)
+    };
+    H2HRow {
+        n,
+        loss: est(exact.loss, loss),
+        tie: est(exact.tie, tie),
+        win: est(exact.win, reruns - loss - tie),
+        loss_or_tie: est(exact.loss + exact.tie, loss + tie),
     }
 }
 
@@ -916,17 +936,7 @@ fn head_to_head_run(
                 &run_count_pmf(ra, ma.run_sd, n),
                 &run_count_pmf(rb, mb.run_sd, n),
             );
-            let r = reruns as f64;
-            let est = |p: f64, hits: u64| {
-                Estimate::new(p, hits as f64 / r, proportion_se(p, reruns)).counting(1.0 / r)
-            };
-            H2HRow {
-                n,
-                loss: est(exact.loss, loss),
-                tie: est(exact.tie, tie),
-                win: est(exact.win, reruns - loss - tie),
-                loss_or_tie: est(exact.loss + exact.tie, loss + tie),
-            }
+            h2h_row(n, &exact, (loss, tie), reruns)
         })
         .collect();
     HeadToHead {

@@ -39,6 +39,14 @@ fn rejects(src: &str, needles: &[&str]) {
     assert!(!out.exists(), "nothing may be written for bad input");
 }
 
+/// [`rejects`] each edit of `base`: (text of `base`, its replacement, what the error must say).
+fn rejects_edits(base: &str, edits: &[(&str, &str, &[&str])]) {
+    for (from, to, needles) in edits {
+        assert!(base.contains(from), "the case edits nothing: {from:?}");
+        rejects(&base.replace(from, to), needles);
+    }
+}
+
 #[test]
 fn clap_definition_is_consistent() {
     use clap::CommandFactory;
@@ -259,6 +267,17 @@ fn unknown_scenario_name_is_bad_input() {
     );
 }
 
+/// `evalsim run note --no-figures --quiet FLAGS... --out OUT`, which must succeed.
+fn run_note(flags: &[&str], out: &Path) {
+    evalsim()
+        .args(["run", "note", "--no-figures", "--quiet"])
+        .args(flags)
+        .arg("--out")
+        .arg(out)
+        .assert()
+        .success();
+}
+
 fn csvs(dir: &Path) -> Vec<(String, Vec<u8>)> {
     files_where(dir, |p| {
         p.extension().is_some_and(|x| x == "csv" || x == "json")
@@ -270,19 +289,7 @@ fn tables_are_identical_for_any_thread_count() {
     let dir = tempfile::tempdir().expect("tempdir");
     let (a, b) = (dir.path().join("t1"), dir.path().join("t2"));
     for (out, threads) in [(&a, "1"), (&b, "2")] {
-        evalsim()
-            .args([
-                "run",
-                "note",
-                "--no-figures",
-                "--quiet",
-                "--threads",
-                threads,
-                "--out",
-            ])
-            .arg(out)
-            .assert()
-            .success();
+        run_note(&["--threads", threads], out);
     }
     let (ta, tb) = (csvs(&a), csvs(&b));
     assert_eq!(ta.len(), 11);
@@ -293,19 +300,7 @@ fn tables_are_identical_for_any_thread_count() {
 fn seed_flag_changes_the_simulation_and_is_recorded() {
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("s");
-    evalsim()
-        .args([
-            "run",
-            "note",
-            "--no-figures",
-            "--quiet",
-            "--seed",
-            "99",
-            "--out",
-        ])
-        .arg(&out)
-        .assert()
-        .success();
+    run_note(&["--seed", "99"], &out);
     let checks = std::fs::read_to_string(out.join("checks.csv")).expect("checks");
     assert!(checks.lines().nth(1).expect("row").starts_with("note,99,"));
 }
@@ -325,86 +320,90 @@ fn good_file_runs() {
 
 #[test]
 fn bad_inputs_name_file_line_key_and_what_is_valid() {
-    let cases: Vec<(String, Vec<&str>)> = vec![
-        (
-            GOOD.replace("sigma = 1.0", "sigma = 1.0\nsigmaa = 2"),
-            vec![":7:", "benchmark.sigmaa", "unknown field `sigmaa`"],
-        ),
-        (
-            GOOD.replace("sigma = 1.0", "sigma = 0.0"),
-            vec![":6:", "benchmark.sigma", "must be a finite number > 0"],
-        ),
-        (
-            GOOD.replace("sigma = 1.0", "sigma = -1"),
-            vec!["benchmark.sigma", "> 0"],
-        ),
-        (
-            GOOD.replace("attractor = 0.5", "attractor = 1.5"),
-            vec![":10:", "model[1].attractor", "must be in [0, 1]"],
-        ),
-        (
-            GOOD.replace("problems = 5\nmu = 0.0\nsigma = 1.0", "rates = [0.1, 1.2]"),
-            vec!["benchmark.rates", "rate #2 is 1.2", "[0, 1]"],
-        ),
-        (
-            GOOD.replace("problems = 5", "problems = 0"),
-            vec![":4:", "benchmark.problems", "between 1 and 100000"],
-        ),
-        (
-            GOOD.replace("k = [1, 2, 4]", "k = []"),
-            vec!["experiment[1].k", "must list 1 to 256 values"],
-        ),
-        (
-            GOOD.replace("k = [1, 2, 4]", "k = [0, 2]"),
-            vec!["experiment[1].k", "0 is out of range", "between 1 and 1024"],
-        ),
-        (
-            GOOD.replace("k = [1, 2, 4]", "k = [1, 4096]"),
-            vec![
-                "experiment[1].k",
-                "4096 is out of range",
-                "between 1 and 1024",
-            ],
-        ),
-        (
-            GOOD.replace("votes = 500", "votes = 0"),
-            vec![":14:", "experiment[1].votes", "between 1 and 100000000"],
-        ),
-        (
-            GOOD.replace("k = [1, 2, 4]", "models = [\"nobody\"]"),
-            vec![
-                "experiment[1].models",
-                "no model named `nobody`",
-                "models: m",
-            ],
-        ),
-        (
-            GOOD.replace("kind = \"curves\"", "kind = \"curvez\""),
-            vec!["experiment[1].kind", "unknown variant `curvez`"],
-        ),
-        (
-            GOOD.replace("votes = 500", "votes = 500\nreruns = 3"),
-            vec![
-                "experiment[1].reruns",
-                "does not apply to a `curves` experiment",
-            ],
-        ),
-        (
-            GOOD.replace("seed = 3", "seed = \"x\""),
-            vec![":2:", "seed", "invalid type"],
-        ),
-        (
-            GOOD.replace("mu = 0.0", "mu = "),
-            vec![":5:", "benchmark.mu"],
-        ),
-        (
-            GOOD.replace("attractor = 0.5\n", ""),
-            vec!["model[1].attractor", "missing key `attractor`"],
-        ),
-    ];
-    for (src, needles) in cases {
-        rejects(&src, &needles);
-    }
+    rejects_edits(
+        GOOD,
+        &[
+            (
+                "sigma = 1.0",
+                "sigma = 1.0\nsigmaa = 2",
+                &[":7:", "benchmark.sigmaa", "unknown field `sigmaa`"],
+            ),
+            (
+                "sigma = 1.0",
+                "sigma = 0.0",
+                &[":6:", "benchmark.sigma", "must be a finite number > 0"],
+            ),
+            ("sigma = 1.0", "sigma = -1", &["benchmark.sigma", "> 0"]),
+            (
+                "attractor = 0.5",
+                "attractor = 1.5",
+                &[":10:", "model[1].attractor", "must be in [0, 1]"],
+            ),
+            (
+                "problems = 5\nmu = 0.0\nsigma = 1.0",
+                "rates = [0.1, 1.2]",
+                &["benchmark.rates", "rate #2 is 1.2", "[0, 1]"],
+            ),
+            (
+                "problems = 5",
+                "problems = 0",
+                &[":4:", "benchmark.problems", "between 1 and 100000"],
+            ),
+            (
+                "k = [1, 2, 4]",
+                "k = []",
+                &["experiment[1].k", "must list 1 to 256 values"],
+            ),
+            (
+                "k = [1, 2, 4]",
+                "k = [0, 2]",
+                &["experiment[1].k", "0 is out of range", "between 1 and 1024"],
+            ),
+            (
+                "k = [1, 2, 4]",
+                "k = [1, 4096]",
+                &[
+                    "experiment[1].k",
+                    "4096 is out of range",
+                    "between 1 and 1024",
+                ],
+            ),
+            (
+                "votes = 500",
+                "votes = 0",
+                &[":14:", "experiment[1].votes", "between 1 and 100000000"],
+            ),
+            (
+                "k = [1, 2, 4]",
+                "models = [\"nobody\"]",
+                &[
+                    "experiment[1].models",
+                    "no model named `nobody`",
+                    "models: m",
+                ],
+            ),
+            (
+                "kind = \"curves\"",
+                "kind = \"curvez\"",
+                &["experiment[1].kind", "unknown variant `curvez`"],
+            ),
+            (
+                "votes = 500",
+                "votes = 500\nreruns = 3",
+                &[
+                    "experiment[1].reruns",
+                    "does not apply to a `curves` experiment",
+                ],
+            ),
+            ("seed = 3", "seed = \"x\"", &[":2:", "seed", "invalid type"]),
+            ("mu = 0.0", "mu = ", &[":5:", "benchmark.mu"]),
+            (
+                "attractor = 0.5\n",
+                "",
+                &["model[1].attractor", "missing key `attractor`"],
+            ),
+        ],
+    );
 }
 
 const BUDGET_GOOD: &str = r#"seed = 3
@@ -449,72 +448,21 @@ fn budget_and_cost_file_runs() {
 
 #[test]
 fn bad_budget_and_cost_inputs_are_clear_errors() {
-    let cases: Vec<(String, Vec<&str>)> = vec![
-        (
-            BUDGET_GOOD.replace("budgets = [1000, 4000]", "budgets = [0, 4000]"),
-            vec![
-                ":16:",
-                "experiment[1].budgets",
-                "0 is not a valid budget",
-                "> 0",
-            ],
-        ),
-        (
-            BUDGET_GOOD.replace("budgets = [1000, 4000]", "budgets = [-5, 4000]"),
-            vec!["experiment[1].budgets", "-5 is not a valid budget"],
-        ),
-        (
-            BUDGET_GOOD.replace("sigma = 0.5", "sigma = 0"),
-            vec![
-                ":13:",
-                "model[1].tokens.sigma",
-                "must be a finite number > 0",
-            ],
-        ),
-        (
-            BUDGET_GOOD.replace("sigma = 0.5", "sigma = -0.5"),
-            vec!["model[1].tokens.sigma", "> 0"],
-        ),
-        (
-            BUDGET_GOOD.replace("wrong_factor = 1.5", "wrong_factor = 0"),
-            vec![
-                ":12:",
-                "model[1].tokens.wrong_factor",
-                "must be a finite number > 0",
-            ],
-        ),
-        (
-            BUDGET_GOOD.replace("models = [\"m\"]", "models = [\"nobody\"]"),
-            vec![":20:", "experiment[2].models", "no model named `nobody`", "models: m"],
-        ),
-        (
-            BUDGET_GOOD.replace("k = [1, 4]", "k = [0, 4]"),
-            vec![
-                ":21:",
-                "experiment[2].k",
-                "0 is out of range",
-                "between 1 and 1024",
-            ],
-        ),
-        (
-            BUDGET_GOOD.replace("k = [1, 4]", "k = [1, 4]\ncap = 0"),
-            vec!["experiment[2].cap", "tokens > 0", "unlimited"],
-        ),
-        (
-            BUDGET_GOOD.replace("traces = 300\n[[experiment]]", "traces = 0\n[[experiment]]"),
-            vec!["experiment[1].traces", "between 1 and 100000000"],
-        ),
-        (
-            BUDGET_GOOD.replace(
-                "[model.tokens]\nmedian_tokens = 2000\nhard_growth = 1.0\nwrong_factor = 1.5\nsigma = 0.5\n",
-                "",
-            ),
-            vec!["experiment[1].models", "model `m` has no [model.tokens] block"],
-        ),
-    ];
-    for (src, needles) in cases {
-        rejects(&src, &needles);
-    }
+    rejects_edits(
+        BUDGET_GOOD,
+        &[
+            ("budgets = [1000, 4000]", "budgets = [0, 4000]", &[":16:", "experiment[1].budgets", "0 is not a valid budget", "> 0"]),
+            ("budgets = [1000, 4000]", "budgets = [-5, 4000]", &["experiment[1].budgets", "-5 is not a valid budget"]),
+            ("sigma = 0.5", "sigma = 0", &[":13:", "model[1].tokens.sigma", "must be a finite number > 0"]),
+            ("sigma = 0.5", "sigma = -0.5", &["model[1].tokens.sigma", "> 0"]),
+            ("wrong_factor = 1.5", "wrong_factor = 0", &[":12:", "model[1].tokens.wrong_factor", "must be a finite number > 0"]),
+            ("models = [\"m\"]", "models = [\"nobody\"]", &[":20:", "experiment[2].models", "no model named `nobody`", "models: m"]),
+            ("k = [1, 4]", "k = [0, 4]", &[":21:", "experiment[2].k", "0 is out of range", "between 1 and 1024"]),
+            ("k = [1, 4]", "k = [1, 4]\ncap = 0", &["experiment[2].cap", "tokens > 0", "unlimited"]),
+            ("traces = 300\n[[experiment]]", "traces = 0\n[[experiment]]", &["experiment[1].traces", "between 1 and 100000000"]),
+            ("[model.tokens]\nmedian_tokens = 2000\nhard_growth = 1.0\nwrong_factor = 1.5\nsigma = 0.5\n", "", &["experiment[1].models", "model `m` has no [model.tokens] block"]),
+        ],
+    );
 }
 
 #[test]

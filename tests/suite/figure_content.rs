@@ -6,9 +6,8 @@ use std::path::Path;
 
 use evalsim::experiments::votes::{curves, Metric};
 use evalsim::scenario::Scenario;
-use predicates::prelude::*;
 
-use super::common::{evalsim, read, write_file};
+use super::common::{evalsim, read, refused_saying, succeeds, sweep, tiny, write_file, TINY};
 
 /// pass@k and pass^k scores of one run of k samples per problem, by enumerating every outcome
 /// of the N x k samples: the exact variance of the benchmark score across seeds.
@@ -82,11 +81,11 @@ votes = 100
 #[test]
 fn curves_figure_draws_the_seed_sd_band_and_names_it() {
     let dir = tempfile::tempdir().expect("tmp");
-    evalsim()
-        .args(["run", "note", "--quiet", "--threads", "2", "--out"])
-        .arg(dir.path())
-        .assert()
-        .success();
+    succeeds(
+        evalsim()
+            .args(["run", "note", "--quiet", "--threads", "2", "--out"])
+            .arg(dir.path()),
+    );
     let svg = read(&dir.path().join("curves.svg"));
     assert!(svg.contains("±1 seed SD of one run (30 problems, k samples each)"));
     let csv = read(&dir.path().join("curves.csv"));
@@ -101,50 +100,21 @@ fn curves_figure_draws_the_seed_sd_band_and_names_it() {
     assert!(table.contains(",total_se,"));
 }
 
-const TINY: &str = r#"seed = 11
-[benchmark]
-problems = 8
-mu = 0.0
-sigma = 1.0
-[[model]]
-name = "a"
-shift = 0.0
-attractor = 0.5
-[[model]]
-name = "b"
-shift = 0.3
-attractor = 0.5
-[[experiment]]
-kind = "head-to-head"
-a = "a"
-b = "b"
-n = [1, 4]
-reruns = 2000
-"#;
-
 #[test]
 fn sweep_plot_with_an_unknown_quantity_is_an_error_listing_the_valid_names() {
     let dir = tempfile::tempdir().expect("tmp");
-    let f = write_file(dir.path(), "tiny.toml", TINY);
+    let f = tiny(dir.path());
     let out = dir.path().join("out");
-    evalsim()
-        .arg("sweep")
-        .arg(&f)
-        .args([
-            "--set",
-            "model.b.shift=0.1,0.5",
-            "--plot",
-            "P(B = A),nonsense",
-        ])
-        .arg("--out")
-        .arg(&out)
-        .args(["--quiet", "--threads", "1"])
-        .assert()
-        .code(2)
-        .stderr(
-            predicate::str::contains("--plot \"nonsense\"")
-                .and(predicate::str::contains("valid quantities: P(B < A)")),
-        );
+    let plot = [
+        "--set",
+        "model.b.shift=0.1,0.5",
+        "--plot",
+        "P(B = A),nonsense",
+    ];
+    refused_saying(
+        sweep(&f, &plot, &out).args(["--quiet", "--threads", "1"]),
+        &["--plot \"nonsense\"", "valid quantities: P(B < A)"],
+    );
     assert!(!out.exists(), "nothing written on a bad --plot");
 }
 
@@ -157,21 +127,13 @@ fn sweep_plot_was_validated_only_after_the_whole_grid_was_computed() {
     std::fs::write(&f, TINY.replace("reruns = 2000", "reruns = 3000000")).expect("write");
     let out = dir.path().join("out");
     let started = std::time::Instant::now();
-    evalsim()
-        .arg("sweep")
-        .arg(&f)
-        .args(["--set", "model.b.shift=0:1:0.01", "--plot", "P(B < A),typo"])
-        .arg("--out")
-        .arg(&out)
-        .args(["--threads", "1"])
-        .timeout(std::time::Duration::from_secs(90))
-        .assert()
-        .code(2)
-        .stderr(
-            predicate::str::contains("--plot \"typo\"").and(predicate::str::contains(
-                "valid quantities: P(B < A), P(B = A)",
-            )),
-        );
+    let plot = ["--set", "model.b.shift=0:1:0.01", "--plot", "P(B < A),typo"];
+    refused_saying(
+        sweep(&f, &plot, &out)
+            .args(["--threads", "1"])
+            .timeout(std::time::Duration::from_secs(90)),
+        &["--plot \"typo\"", "valid quantities: P(B < A), P(B = A)"],
+    );
     assert!(
         started.elapsed().as_secs() < 90,
         "rejected before the grid was computed"
@@ -182,24 +144,17 @@ fn sweep_plot_was_validated_only_after_the_whole_grid_was_computed() {
 #[test]
 fn sweep_plot_chooses_the_panels_and_other_fields_are_series() {
     let dir = tempfile::tempdir().expect("tmp");
-    let f = write_file(dir.path(), "tiny.toml", TINY);
+    let f = tiny(dir.path());
     let out = dir.path().join("out");
-    evalsim()
-        .arg("sweep")
-        .arg(&f)
-        .args([
-            "--set",
-            "model.b.shift=0.1,0.5",
-            "--set",
-            "benchmark.sigma=0.5,2",
-            "--plot",
-            "head-to-head:P(B = A)",
-        ])
-        .arg("--out")
-        .arg(&out)
-        .args(["--quiet", "--threads", "1"])
-        .assert()
-        .success();
+    let plot = [
+        "--set",
+        "model.b.shift=0.1,0.5",
+        "--set",
+        "benchmark.sigma=0.5,2",
+        "--plot",
+        "head-to-head:P(B = A)",
+    ];
+    succeeds(sweep(&f, &plot, &out).args(["--quiet", "--threads", "1"]));
     let svg = read(&out.join("sweep-head-to-head.svg"));
     assert!(
         svg.contains("P(B = A) [a=a b=b"),
@@ -212,22 +167,22 @@ fn sweep_plot_chooses_the_panels_and_other_fields_are_series() {
 #[test]
 fn plan_with_a_single_problem_count_puts_samples_on_the_x_axis() {
     let dir = tempfile::tempdir().expect("tmp");
-    evalsim()
-        .args([
-            "plan",
-            "--problems",
-            "30",
-            "--samples",
-            "4,16,64,256",
-            "--simulate-reruns",
-            "0",
-            "--gap-logits",
-            "0.2308128617177227",
-            "--out",
-        ])
-        .arg(dir.path())
-        .assert()
-        .success();
+    succeeds(
+        evalsim()
+            .args([
+                "plan",
+                "--problems",
+                "30",
+                "--samples",
+                "4,16,64,256",
+                "--simulate-reruns",
+                "0",
+                "--gap-logits",
+                "0.2308128617177227",
+                "--out",
+            ])
+            .arg(dir.path()),
+    );
     let svg = read(&dir.path().join("plan-loss.svg"));
     assert!(svg.contains("samples per problem n (log2 scale)"));
     assert!(svg.contains("N = 30"));
@@ -240,24 +195,24 @@ fn plan_with_a_single_problem_count_puts_samples_on_the_x_axis() {
 #[test]
 fn plan_maj_without_simulation_draws_the_exact_value_as_a_mark() {
     let dir = tempfile::tempdir().expect("tmp");
-    evalsim()
-        .args([
-            "plan",
-            "--metric",
-            "maj",
-            "--k",
-            "5",
-            "--attractor",
-            "0.3",
-            "--problems",
-            "30",
-            "--simulate-reruns",
-            "0",
-            "--out",
-        ])
-        .arg(dir.path())
-        .assert()
-        .success();
+    succeeds(
+        evalsim()
+            .args([
+                "plan",
+                "--metric",
+                "maj",
+                "--k",
+                "5",
+                "--attractor",
+                "0.3",
+                "--problems",
+                "30",
+                "--simulate-reruns",
+                "0",
+                "--out",
+            ])
+            .arg(dir.path()),
+    );
     let svg = read(&dir.path().join("plan-loss.svg"));
     assert!(
         svg.contains("<circle"),
@@ -312,15 +267,8 @@ votes = 200
     )
     .expect("write");
     let out = dir.path().join("out");
-    evalsim()
-        .arg("sweep")
-        .arg(&f)
-        .args(["--set", "model.m.attractor=0,0.4,0.8", "--plot", "maj@k"])
-        .arg("--out")
-        .arg(&out)
-        .args(["--quiet", "--threads", "1"])
-        .assert()
-        .success();
+    let plot = ["--set", "model.m.attractor=0,0.4,0.8", "--plot", "maj@k"];
+    succeeds(sweep(&f, &plot, &out).args(["--quiet", "--threads", "1"]));
     let svg = read(&out.join("sweep-curves.svg"));
     // One panel title for maj@k, naming what its lines share; the k values are the legend.
     assert_eq!(svg.matches("maj@k [model=m").count(), 1, "one maj@k panel");
@@ -384,12 +332,12 @@ fn plan_figures_in_a_scenario_name_the_scenario() {
         "seed = 5\n[benchmark]\nproblems = 30\nmu = 0.2\nsigma = 2.2\n[[model]]\nname = \"long\"\nshift = 0.0\nattractor = 0.5\nshift_sd = 1.0\n[[experiment]]\nkind = \"plan\"\ngap_points = [3.0]\nproblems = [30, 100]\nsamples = [4]\nreruns = 0\n",
     );
     let out = dir.path().join("out");
-    evalsim()
-        .args(["run", "--threads", "2", "-q", "--out"])
-        .arg(&out)
-        .arg(&file)
-        .assert()
-        .success();
+    succeeds(
+        evalsim()
+            .args(["run", "--threads", "2", "-q", "--out"])
+            .arg(&out)
+            .arg(&file),
+    );
     for fig in ["plan-loss.svg", "plan-detectable.svg", "plan-heatmap.svg"] {
         let svg = read(&out.join(fig));
         assert!(svg.contains("scenario titled"), "{fig} names the scenario");
@@ -405,12 +353,12 @@ fn plan_figures_in_a_scenario_name_the_scenario() {
 #[test]
 fn analyze_with_one_sample_draws_one_mark_not_four() {
     let dir = tempfile::tempdir().expect("tmp");
-    evalsim()
-        .args(["analyze", "tests/fixtures/harness/lm_eval/group-a"])
-        .args(["--metric", "acc", "-q", "--out"])
-        .arg(dir.path())
-        .assert()
-        .success();
+    succeeds(
+        evalsim()
+            .args(["analyze", "tests/fixtures/harness/lm_eval/group-a"])
+            .args(["--metric", "acc", "-q", "--out"])
+            .arg(dir.path()),
+    );
     let svg = read(&dir.path().join("curves.svg"));
     assert!(
         svg.contains("pass@1 (= pass^1 = maj@1 at n = 1)"),

@@ -16,18 +16,7 @@ const SEED: &str =
     "[[experiment]]\nkind = \"seed-variance\"\nmodel = \"m\"\nn = [1, 3, 8]\nreruns = 6000\n";
 const BUDGET: &str = "[[experiment]]\nkind = \"budget\"\nmodels = [\"m\", \"n\"]\nbudgets = [800, 2000, 6000, 1e9]\ntraces = 6000\n";
 
-/// The first result of one experiment kind in a run, cloned.
-macro_rules! result {
-    ($out:expr, $kind:ident) => {
-        $out.results
-            .iter()
-            .find_map(|r| match r {
-                ExperimentResult::$kind(v) => Some(v.clone()),
-                _ => None,
-            })
-            .expect(stringify!($kind))
-    };
-}
+use super::common::result;
 
 fn scenario(text: &str) -> Scenario {
     Scenario::from_toml(text, "t", "t.toml").unwrap_or_else(|e| panic!("{e}"))

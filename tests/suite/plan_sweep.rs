@@ -3,34 +3,18 @@ use std::path::Path;
 
 use evalsim::exact::noise::head_to_head;
 use evalsim::model::{quantile_rates, shift_rate};
-use predicates::prelude::*;
 
-use super::common::{evalsim, files_where, read, write_file};
+use assert_cmd::Command;
 
-/// A small scenario that sweeps fast.
-const TINY: &str = r#"seed = 11
-[benchmark]
-problems = 8
-mu = 0.0
-sigma = 1.0
-[[model]]
-name = "a"
-shift = 0.0
-attractor = 0.5
-[[model]]
-name = "b"
-shift = 0.3
-attractor = 0.5
-[[experiment]]
-kind = "head-to-head"
-a = "a"
-b = "b"
-n = [1, 4]
-reruns = 2000
-"#;
+use super::common::{
+    evalsim, files_where, read, refused, refused_saying, succeeds, sweep, tiny, write_file, TINY,
+};
 
-fn tiny(dir: &Path) -> std::path::PathBuf {
-    write_file(dir, "tiny.toml", TINY)
+/// `evalsim ARGS...`, for the commands given by flags alone (`plan`).
+fn command(args: &[&str]) -> Command {
+    let mut c = evalsim();
+    c.args(args);
+    c
 }
 
 fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
@@ -47,21 +31,15 @@ fn sweep_grid_has_a_row_per_cell_and_check() {
     let dir = tempfile::tempdir().expect("tempdir");
     let f = tiny(dir.path());
     let out = dir.path().join("out");
-    evalsim()
-        .arg("sweep")
-        .arg(&f)
-        .args([
-            "--set",
-            "model.b.shift=0:0.4:0.2",
-            "--set",
-            "benchmark.sigma=0.5,2",
-            "-q",
-            "--out",
-        ])
-        .arg(&out)
-        .assert()
-        .success();
-    let csv = std::fs::read_to_string(out.join("sweep.csv")).expect("csv");
+    let set = [
+        "--set",
+        "model.b.shift=0:0.4:0.2",
+        "--set",
+        "benchmark.sigma=0.5,2",
+        "-q",
+    ];
+    succeeds(&mut sweep(&f, &set, &out));
+    let csv = read(&out.join("sweep.csv"));
     let mut lines = csv.lines();
     assert_eq!(
         lines.next(),
@@ -86,37 +64,24 @@ fn sweep_rejects_bad_paths_and_values() {
     let dir = tempfile::tempdir().expect("tempdir");
     let f = tiny(dir.path());
     let out = dir.path().join("out");
-    evalsim()
-        .arg("sweep")
-        .arg(&f)
-        .args(["--set", "model.c.shift=1", "--out"])
-        .arg(&out)
-        .assert()
-        .code(2)
-        .stderr(
-            predicate::str::contains("model.c.shift")
-                .and(predicate::str::contains("valid paths"))
-                .and(predicate::str::contains("model.a.attractor"))
-                .and(predicate::str::contains("experiment.head-to-head.reruns")),
-        );
-    evalsim()
-        .arg("sweep")
-        .arg(&f)
-        .args(["--set", "model.a.attractor=0.5,1.5", "--out"])
-        .arg(&out)
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains(
-            "--set model.a.attractor=1.5: model[1].attractor: must be in [0, 1]",
-        ));
-    evalsim()
-        .arg("sweep")
-        .arg(&f)
-        .args(["--set", "benchmark.sigma=1:0:0.1", "--out"])
-        .arg(&out)
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("FROM:TO:STEP"));
+    for (set, needles) in [
+        (
+            "model.c.shift=1",
+            &[
+                "model.c.shift",
+                "valid paths",
+                "model.a.attractor",
+                "experiment.head-to-head.reruns",
+            ][..],
+        ),
+        (
+            "model.a.attractor=0.5,1.5",
+            &["--set model.a.attractor=1.5: model[1].attractor: must be in [0, 1]"],
+        ),
+        ("benchmark.sigma=1:0:0.1", &["FROM:TO:STEP"]),
+    ] {
+        refused_saying(&mut sweep(&f, &["--set", set], &out), needles);
+    }
     assert!(!out.exists(), "nothing may be written for bad input");
 }
 
@@ -132,40 +97,22 @@ fn shards_merge_byte_identical_to_an_unsharded_run() {
         "--set",
         "benchmark.mu=-1,1",
     ];
-    evalsim()
-        .arg("sweep")
-        .arg(&f)
-        .args(set)
-        .args(["-q", "--threads", "2", "--out"])
-        .arg(&whole)
-        .assert()
-        .success();
+    let whole_args = [&set[..], &["-q", "--threads", "2"]].concat();
+    succeeds(&mut sweep(&f, &whole_args, &whole));
     for i in 0..3 {
-        evalsim()
-            .arg("sweep")
-            .arg(&f)
-            .args(set)
-            .args([
-                "-q",
-                "--threads",
-                "1",
-                "--shard",
-                &format!("{i}/3"),
-                "--out",
-            ])
-            .arg(&shards)
-            .assert()
-            .success();
+        let shard = format!("{i}/3");
+        let args = [&set[..], &["-q", "--threads", "1", "--shard", &shard]].concat();
+        succeeds(&mut sweep(&f, &args, &shards));
     }
     assert!(shards.join("shard-2-of-3.json").is_file());
     let merged = dir.path().join("merged");
-    evalsim()
-        .arg("merge")
-        .arg(&shards)
-        .args(["-q", "--out"])
-        .arg(&merged)
-        .assert()
-        .success();
+    succeeds(
+        evalsim()
+            .arg("merge")
+            .arg(&shards)
+            .args(["-q", "--out"])
+            .arg(&merged),
+    );
     let (a, b) = (files(&whole), files(&merged));
     assert!(a.len() >= 4);
     assert_eq!(
@@ -177,30 +124,18 @@ fn shards_merge_byte_identical_to_an_unsharded_run() {
     }
     // A missing shard is named.
     std::fs::remove_file(shards.join("shard-1-of-3.json")).expect("rm");
-    evalsim()
-        .arg("merge")
-        .arg(&shards)
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("missing shard(s) 1 of 3"));
+    refused_saying(
+        evalsim().arg("merge").arg(&shards),
+        &["missing shard(s) 1 of 3"],
+    );
 }
 
 #[test]
 fn bad_set_value_points_at_the_flag_once() {
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("out");
-    let err = evalsim()
-        .args([
-            "sweep",
-            "note",
-            "--set",
-            "model.long.attractor=0.5,1.5",
-            "--out",
-        ])
-        .arg(&out)
-        .assert()
-        .code(2);
-    let text = String::from_utf8_lossy(&err.get_output().stderr).into_owned();
+    let set = ["--set", "model.long.attractor=0.5,1.5"];
+    let text = refused(&mut sweep(Path::new("note"), &set, &out));
     assert!(
         text.starts_with("error: --set model.long.attractor=1.5: model["),
         "{text}"
@@ -219,22 +154,15 @@ fn merging_mismatched_shards_names_what_differs() {
     let dir = tempfile::tempdir().expect("tempdir");
     let f = tiny(dir.path());
     let shard = |i: usize, n: usize, seed: &str, values: &str, out: &Path| {
-        evalsim()
-            .arg("sweep")
-            .arg(&f)
-            .args(["--set", values, "--seed", seed, "-q", "--shard"])
-            .arg(format!("{i}/{n}"))
-            .arg("--out")
-            .arg(out)
-            .assert()
-            .success();
+        let shard = format!("{i}/{n}");
+        let args = ["--set", values, "--seed", seed, "-q", "--shard", &shard];
+        succeeds(&mut sweep(&f, &args, out));
     };
     // Only the seed differs: the message names the seed, with both values, and nothing else.
     let seeds = dir.path().join("seeds");
     shard(0, 2, "1", "benchmark.mu=-1,1", &seeds);
     shard(1, 2, "2", "benchmark.mu=-1,1", &seeds);
-    let err = evalsim().arg("merge").arg(&seeds).assert().code(2);
-    let text = String::from_utf8_lossy(&err.get_output().stderr).into_owned();
+    let text = refused(evalsim().arg("merge").arg(&seeds));
     assert!(text.contains("seed 1 vs 2"), "{text}");
     for other in ["scenario hash", "grid", "shard count"] {
         assert!(!text.contains(other), "names {other} wrongly: {text}");
@@ -243,26 +171,17 @@ fn merging_mismatched_shards_names_what_differs() {
     let grids = dir.path().join("grids");
     shard(0, 2, "1", "benchmark.mu=-1,1", &grids);
     shard(1, 2, "1", "benchmark.mu=-1,0,1", &grids);
-    evalsim()
-        .arg("merge")
-        .arg(&grids)
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains(
-            "grid benchmark.mu=-1,1 (2 cells) vs benchmark.mu=-1,0,1 (3 cells)",
-        ))
-        .stderr(predicate::str::contains("seed").not());
+    let text = refused_saying(
+        evalsim().arg("merge").arg(&grids),
+        &["grid benchmark.mu=-1,1 (2 cells) vs benchmark.mu=-1,0,1 (3 cells)"],
+    );
+    assert!(!text.contains("seed"), "{text}");
     // Only the shard count differs.
     let counts = dir.path().join("counts");
     shard(0, 2, "1", "benchmark.mu=-1,1", &counts);
     shard(1, 3, "1", "benchmark.mu=-1,1", &counts);
-    evalsim()
-        .arg("merge")
-        .arg(&counts)
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("shard count 2 vs 3"))
-        .stderr(predicate::str::contains("grid").not());
+    let text = refused_saying(evalsim().arg("merge").arg(&counts), &["shard count 2 vs 3"]);
+    assert!(!text.contains("grid"), "{text}");
 }
 
 #[test]
@@ -270,17 +189,10 @@ fn shard_auto_reads_the_scheduler_or_fails_clearly() {
     let dir = tempfile::tempdir().expect("tempdir");
     let f = tiny(dir.path());
     let out = dir.path().join("out");
-    evalsim()
-        .arg("sweep")
-        .arg(&f)
-        .args(["--set", "benchmark.mu=0,1", "--shard", "auto", "--out"])
-        .arg(&out)
-        .assert()
-        .code(2)
-        .stderr(
-            predicate::str::contains("SLURM_ARRAY_TASK_ID")
-                .and(predicate::str::contains("JOB_COMPLETION_INDEX")),
-        );
+    refused_saying(
+        &mut sweep(&f, &["--set", "benchmark.mu=0,1", "--shard", "auto"], &out),
+        &["SLURM_ARRAY_TASK_ID", "JOB_COMPLETION_INDEX"],
+    );
     // Each scheduler's variables (and, for Kubernetes, the count from the flag) pick the shard.
     // (environment, extra flags, the shard file expected)
     type Case = (
@@ -312,17 +224,17 @@ fn shard_auto_reads_the_scheduler_or_fails_clearly() {
         ),
     ];
     for (vars, extra, file) in cases {
-        let mut cmd = evalsim();
-        cmd.arg("sweep")
-            .arg(&f)
-            .args(["--set", "benchmark.mu=0,1", "--shard", "auto"])
-            .args(extra)
-            .args(["-q", "--out"])
-            .arg(&out);
+        let args = [
+            &["--set", "benchmark.mu=0,1", "--shard", "auto"],
+            extra,
+            &["-q"],
+        ]
+        .concat();
+        let mut cmd = sweep(&f, &args, &out);
         for (k, v) in vars {
             cmd.env(k, v);
         }
-        cmd.assert().success();
+        succeeds(&mut cmd);
         assert!(out.join(file).is_file(), "{file}");
     }
 }
@@ -331,21 +243,29 @@ fn shard_auto_reads_the_scheduler_or_fails_clearly() {
 fn plan_reproduces_the_note_and_names_the_smallest_design() {
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("plan");
-    let assert = evalsim()
-        .args(["plan", "--mu", "0.2", "--sigma", "2.2", "--gap-logits", "0.21"])
-        .args(["--simulate-reruns", "20000", "--out"])
-        .arg(&out)
-        .assert()
-        .success()
-        .stdout(predicate::str::contains(
-            "B loses or ties a rerun at most 5% of the time with N = 1,000 problems with n = 1 sample each",
-        ));
-    let stdout = String::from_utf8_lossy(&assert.get_output().stdout).into_owned();
+    let stdout = succeeds(
+        evalsim()
+            .args([
+                "plan",
+                "--mu",
+                "0.2",
+                "--sigma",
+                "2.2",
+                "--gap-logits",
+                "0.21",
+            ])
+            .args(["--simulate-reruns", "20000", "--out"])
+            .arg(&out),
+    );
+    assert!(
+        stdout.contains("B loses or ties a rerun at most 5% of the time with N = 1,000 problems with n = 1 sample each"),
+        "{stdout}"
+    );
     // Fixed: loss, loss-or-tie, mean and SD in 16 cells; population: mean and SD in 4 cells of
     // each of the two designs (the default --check-population 4); the same again at the minimum
     // detectable gaps of those (N, n).
     assert!(stdout.contains("checks: 160 of 160"), "{stdout}");
-    let csv = std::fs::read_to_string(out.join("plan.csv")).expect("csv");
+    let csv = read(&out.join("plan.csv"));
     let row = csv
         .lines()
         .find(|l| l.contains(",fixed,30,1,0.21,"))
@@ -374,110 +294,84 @@ fn plan_reproduces_the_note_and_names_the_smallest_design() {
 #[test]
 fn plan_accepts_points_and_rejects_bad_flags() {
     let dir = tempfile::tempdir().expect("tempdir");
-    evalsim()
-        .args([
-            "plan",
-            "--gap-points",
-            "3",
-            "--simulate-reruns",
-            "0",
-            "--no-figures",
-            "-q",
-            "--out",
-        ])
-        .arg(dir.path().join("p"))
-        .assert()
-        .success();
-    let txt = std::fs::read_to_string(dir.path().join("p/plan.txt")).expect("txt");
+    let quick = [
+        "plan",
+        "--gap-points",
+        "3",
+        "--simulate-reruns",
+        "0",
+        "--no-figures",
+        "-q",
+    ];
+    succeeds(command(&quick).arg("--out").arg(dir.path().join("p")));
+    let txt = read(&dir.path().join("p/plan.txt"));
     assert!(txt.contains("+3.0 points of pass@1"), "{txt}");
-    evalsim()
-        .args(["plan", "--metric", "maj@16"])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("expected pass1").and(predicate::str::contains("maj")));
-    evalsim()
-        .args(["plan", "--metric", "maj", "--k", "1,4"])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("--attractor"));
-    evalsim()
-        .args([
-            "plan",
-            "--metric",
-            "maj",
-            "--samples",
-            "4",
-            "--attractor",
-            "0.5",
-        ])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("--samples").and(predicate::str::contains("--k")));
-    evalsim()
-        .args(["plan", "--k", "4"])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("only with --metric maj"));
-    evalsim()
-        .args([
-            "plan",
-            "--problems",
-            "100000",
-            "--samples",
-            "4096",
-            "--simulate-reruns",
-            "100000000",
-        ])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains(
-            "simulated draws: at most 100000000000",
-        ));
-    evalsim()
-        .args(["plan", "--gap-points", "80"])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("out of reach"));
-    evalsim()
-        .args(["plan", "--problems", "100,30"])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("strictly increasing"));
+    let huge = [
+        "plan",
+        "--problems",
+        "100000",
+        "--samples",
+        "4096",
+        "--simulate-reruns",
+        "100000000",
+    ];
+    let maj_samples = [
+        "plan",
+        "--metric",
+        "maj",
+        "--samples",
+        "4",
+        "--attractor",
+        "0.5",
+    ];
+    for (args, needles) in [
+        (
+            &["plan", "--metric", "maj@16"][..],
+            &["expected pass1", "maj"][..],
+        ),
+        (&["plan", "--metric", "maj", "--k", "1,4"], &["--attractor"]),
+        (&maj_samples, &["--samples", "--k"]),
+        (&["plan", "--k", "4"], &["only with --metric maj"]),
+        (&huge, &["simulated draws: at most 100000000000"]),
+        (&["plan", "--gap-points", "80"], &["out of reach"]),
+        (&["plan", "--problems", "100,30"], &["strictly increasing"]),
+    ] {
+        refused_saying(&mut command(args), needles);
+    }
 }
 
 #[test]
 fn plan_maj_metric_writes_k_rows_and_checks_votes() {
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("maj");
-    let assert = evalsim()
-        .args([
-            "plan",
-            "--metric",
-            "maj",
-            "--k",
-            "1,9",
-            "--attractor",
-            "0.5",
-        ])
-        .args([
-            "--rule",
-            "strict",
-            "--problems",
-            "30,100",
-            "--gap-logits",
-            "0.4",
-        ])
-        .args([
-            "--simulate-reruns",
-            "8000",
-            "--check-population",
-            "all",
-            "--out",
-        ])
-        .arg(&out)
-        .assert()
-        .success();
-    let stdout = String::from_utf8_lossy(&assert.get_output().stdout).into_owned();
+    let stdout = succeeds(
+        evalsim()
+            .args([
+                "plan",
+                "--metric",
+                "maj",
+                "--k",
+                "1,9",
+                "--attractor",
+                "0.5",
+            ])
+            .args([
+                "--rule",
+                "strict",
+                "--problems",
+                "30,100",
+                "--gap-logits",
+                "0.4",
+            ])
+            .args([
+                "--simulate-reruns",
+                "8000",
+                "--check-population",
+                "all",
+                "--out",
+            ])
+            .arg(&out),
+    );
     // Fixed: 4 checks in 4 cells; population: 2 checks in 4 cells of each design; the same
     // again at the minimum detectable gaps.
     assert!(stdout.contains("checks: 64 of 64"), "{stdout}");
@@ -485,7 +379,7 @@ fn plan_maj_metric_writes_k_rows_and_checks_votes() {
         stdout.contains("k in [1, 9]") && stdout.contains("+6.2 at k = 9"),
         "{stdout}"
     );
-    let csv = std::fs::read_to_string(out.join("plan.csv")).expect("csv");
+    let csv = read(&out.join("plan.csv"));
     assert_eq!(csv.lines().count(), 1 + 12);
     let row = csv
         .lines()
@@ -542,13 +436,13 @@ fn plan_block_equals_the_command() {
     let dir = tempfile::tempdir().expect("tempdir");
     let f = write_file(dir.path(), "planned.toml", PLAN_SCENARIO);
     let run_out = dir.path().join("run");
-    evalsim()
-        .arg("run")
-        .arg(&f)
-        .args(["-q", "--out"])
-        .arg(&run_out)
-        .assert()
-        .success();
+    succeeds(
+        evalsim()
+            .arg("run")
+            .arg(&f)
+            .args(["-q", "--out"])
+            .arg(&run_out),
+    );
     let cli_out = dir.path().join("cli");
     // Model A: mu = 0.1 + its shift 0.2; its attractor share and vote rule.
     evalsim()
@@ -601,12 +495,8 @@ fn plan_block_equals_the_command() {
         "{md}"
     );
     // `check` runs the plan's checks too.
-    evalsim()
-        .arg("check")
-        .arg(&f)
-        .assert()
-        .success()
-        .stdout(predicate::str::contains("checks: 64 of 64"));
+    let stdout = succeeds(evalsim().arg("check").arg(&f));
+    assert!(stdout.contains("checks: 64 of 64"), "{stdout}");
 }
 
 #[test]
@@ -617,14 +507,15 @@ fn sweep_seed_above_2_pow_53_is_kept_exactly() {
         let dir = tempfile::tempdir().expect("tempdir");
         let f = tiny(dir.path());
         let out = dir.path().join("out");
-        evalsim()
-            .arg("sweep")
-            .arg(&f)
-            .args(["--set", "model.b.shift=0,0.2", "--seed", seed])
-            .args(["--no-figures", "-q", "--out"])
-            .arg(&out)
-            .assert()
-            .success();
+        let args = [
+            "--set",
+            "model.b.shift=0,0.2",
+            "--seed",
+            seed,
+            "--no-figures",
+            "-q",
+        ];
+        succeeds(&mut sweep(&f, &args, &out));
         let json = std::fs::read_to_string(out.join("sweep.json")).expect("json");
         assert!(
             json.contains(&format!("\"seed\": {seed}")),
@@ -635,11 +526,10 @@ fn sweep_seed_above_2_pow_53_is_kept_exactly() {
 
 #[test]
 fn plan_bad_mu_error_names_the_flag_with_its_dashes() {
-    evalsim()
-        .args(["plan", "--mu", "nan"])
-        .assert()
-        .code(2)
-        .stderr(predicates::str::contains("--mu: must be a finite number"));
+    refused_saying(
+        &mut command(&["plan", "--mu", "nan"]),
+        &["--mu: must be a finite number"],
+    );
 }
 
 #[test]
@@ -651,18 +541,8 @@ fn sweep_seed_above_2_pow_53_is_exact() {
     let f = tiny(dir.path());
     let out = dir.path().join("out");
     let big = (1u64 << 53) + 1;
-    evalsim()
-        .arg("sweep")
-        .arg(&f)
-        .args([
-            "--set",
-            &format!("seed={big},{}", u64::MAX),
-            "--quiet",
-            "--out",
-        ])
-        .arg(&out)
-        .assert()
-        .success();
+    let seeds = format!("seed={big},{}", u64::MAX);
+    succeeds(&mut sweep(&f, &["--set", &seeds, "--quiet"], &out));
     let json: serde_json::Value =
         serde_json::from_str(&super::common::read(&out.join("sweep.json"))).expect("json");
     let values = &json["manifest"]["grid"][0][1];
@@ -687,19 +567,13 @@ fn sweep_fractional_or_negative_count_names_the_set_and_what_is_valid() {
         "experiment.head-to-head.reruns=1000,100.5",
         "experiment.head-to-head.reruns=-3",
     ] {
-        evalsim()
-            .arg("sweep")
-            .arg(&f)
-            .args(["--set", arg, "--out"])
-            .arg(&out)
-            .assert()
-            .code(2)
-            .stderr(
-                predicate::str::contains(format!("--set {arg}: "))
-                    .and(predicate::str::contains(
-                        "is not a whole number from 0 to 18446744073709551615, which experiment.head-to-head.reruns needs",
-                    )),
-            );
+        refused_saying(
+            &mut sweep(&f, &["--set", arg], &out),
+            &[
+                &format!("--set {arg}: "),
+                "is not a whole number from 0 to 18446744073709551615, which experiment.head-to-head.reruns needs",
+            ],
+        );
     }
     assert!(!out.exists());
 }
@@ -729,10 +603,6 @@ fn plan_mu_1e9_is_rejected_by_the_one_validator() {
             "benchmark.mu: must be a number of logits between -40 and 40",
         ),
     ] {
-        evalsim()
-            .args(&args)
-            .assert()
-            .code(2)
-            .stderr(predicate::str::contains(needle));
+        refused_saying(&mut command(&args), &[needle]);
     }
 }

@@ -1,8 +1,10 @@
 //! Per-run correlation (`run_sd`) and contamination end to end: a tiny scenario whose every
 //! simulated number is within the check bound, whose results do not depend on the thread count,
 //! and whose `run_sd = 0` reproduces a scenario without the key bit for bit.
-use evalsim::experiments::{run_all, ExperimentResult};
+use evalsim::experiments::ExperimentResult;
 use evalsim::scenario::Scenario;
+
+use super::common::{failures, on_threads, run};
 
 const TINY: &str = r#"
 seed = 5
@@ -65,10 +67,10 @@ fn tiny() -> Scenario {
 
 #[test]
 fn run_noise_and_contamination_checks_pass() {
-    let out = run_all(&tiny(), &|_| {}).expect("runs");
+    let out = run(&tiny());
     let checks = out.checks();
     assert!(checks.len() > 40, "{} checks", checks.len());
-    let failed: Vec<_> = checks.iter().filter(|c| !c.passed()).collect();
+    let failed = failures(&checks);
     assert!(failed.is_empty(), "{failed:?}");
     // Shared noise flattens pass@16 below the independent value at the same median rates, and
     // the contamination plan finds a fresh set for the larger share.
@@ -89,14 +91,8 @@ fn run_noise_and_contamination_checks_pass() {
 #[test]
 fn run_noise_and_contamination_do_not_depend_on_thread_count() {
     let s = tiny();
-    let run = |threads| {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .expect("pool");
-        pool.install(|| serde_json::to_string(&run_all(&s, &|_| {}).expect("runs")).expect("json"))
-    };
-    assert_eq!(run(1), run(3));
+    let json = |threads| on_threads(threads, || serde_json::to_string(&run(&s)).expect("json"));
+    assert_eq!(json(1), json(3));
 }
 
 #[test]
@@ -105,7 +101,7 @@ fn run_sd_zero_reproduces_the_scenario_without_the_key() {
     let with = without.replace("attractor = 0.5\n", "attractor = 0.5\nrun_sd = 0.0\n");
     let json = |src: &str| {
         let s = Scenario::from_toml(src, "t", "t.toml").expect("valid");
-        serde_json::to_string(&run_all(&s, &|_| {}).expect("runs")).expect("json")
+        serde_json::to_string(&run(&s)).expect("json")
     };
     assert_eq!(json(without), json(&with));
 }

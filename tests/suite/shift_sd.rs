@@ -5,9 +5,11 @@
 use evalsim::exact::noise::question_se;
 use evalsim::exact::shift::deviation_moments;
 use evalsim::experiments::votes::Metric;
-use evalsim::experiments::{run_all, Check, ExperimentResult};
+use evalsim::experiments::ExperimentResult;
 use evalsim::model::{expit, logit, problem_deviations};
 use evalsim::scenario::Scenario;
+
+use super::common::{failures, result, run};
 
 /// A scenario with every experiment `run` knows except `plan`, and models with tau > 0.
 fn with_disagreement(placement: &str, tau_b: &str) -> String {
@@ -93,15 +95,11 @@ fn scenario(src: &str) -> Scenario {
     Scenario::from_toml(src, "shift", "shift.toml").expect("valid scenario")
 }
 
-fn failures(checks: &[Check]) -> Vec<&Check> {
-    checks.iter().filter(|c| !c.passed()).collect()
-}
-
 #[test]
 fn every_experiment_agrees_with_its_exact_values_under_tau() {
     for placement in ["quantiles", "random"] {
         let s = scenario(&with_disagreement(placement, "1.5"));
-        let out = run_all(&s, &|_| {}).expect("runs");
+        let out = run(&s);
         let checks = out.checks();
         assert!(checks.len() >= 70, "{placement}: {} checks", checks.len());
         let bad = failures(&checks);
@@ -121,7 +119,7 @@ fn fixed_benchmark_rates_carry_the_documented_deviations() {
         let want = expit(logit(p) + 0.3 + 1.5 * e);
         assert!((r - want).abs() < 1e-12, "problem {i}");
     }
-    let out = run_all(&s, &|_| {}).expect("runs");
+    let out = run(&s);
     let ExperimentResult::Curves(c) = &out.results[0] else {
         panic!("curves first")
     };
@@ -145,7 +143,7 @@ fn tau_zero_reproduces_the_constant_shift_bit_for_bit() {
         .collect::<Vec<_>>()
         .join("\n");
     let json = |src: &str| {
-        let out = run_all(&scenario(src), &|_| {}).expect("runs");
+        let out = run(&scenario(src));
         serde_json::to_string(&out.results).expect("json")
     };
     let (a, b) = (json(&with), json(&without));
@@ -158,15 +156,8 @@ fn tau_zero_reproduces_the_constant_shift_bit_for_bit() {
 #[test]
 fn head_to_head_reports_correlation_and_the_varying_paired_difference() {
     let s = scenario(&with_disagreement("quantiles", "1.5"));
-    let out = run_all(&s, &|_| {}).expect("runs");
-    let h = out
-        .results
-        .iter()
-        .find_map(|r| match r {
-            ExperimentResult::HeadToHead(h) => Some(h),
-            _ => None,
-        })
-        .expect("head-to-head");
+    let out = run(&s);
+    let h = result!(out, HeadToHead);
     let d = h.disagreement.as_ref().expect("disagreement reported");
     let sigma2 = 1.8f64 * 1.8;
     let want = sigma2 / ((sigma2 + 0.64) * (sigma2 + 2.25)).sqrt();
@@ -186,15 +177,8 @@ fn head_to_head_reports_correlation_and_the_varying_paired_difference() {
 #[test]
 fn seed_variance_question_se_integrates_the_deviation() {
     let s = scenario(&with_disagreement("quantiles", "1.5"));
-    let out = run_all(&s, &|_| {}).expect("runs");
-    let sv = out
-        .results
-        .iter()
-        .find_map(|r| match r {
-            ExperimentResult::SeedVariance(v) => Some(v),
-            _ => None,
-        })
-        .expect("seed-variance");
+    let out = run(&s);
+    let sv = result!(out, SeedVariance);
     let centres: Vec<f64> = s
         .benchmark
         .rates()

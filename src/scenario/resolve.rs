@@ -13,8 +13,8 @@ use super::raw::{
     RawVerifier, SweepVary,
 };
 use super::spec::{
-    CheckCells, Experiment, ExperimentSpec, Metric, ModelShiftSd, Plan, PlanSpec, Scenario,
-    SweepAxis,
+    CheckCells, Experiment, ExperimentSpec, Metric, ModelShiftSd, Plan, PlanAnswers, PlanSpec,
+    Scenario, SweepAxis,
 };
 use super::{
     DEFAULT_K, MAX_COUNT_SUPPORT, MAX_DRAWS, MAX_EXPERIMENT_NAME, MAX_GRID, MAX_K, MAX_LIST,
@@ -217,8 +217,8 @@ impl Resolver<'_> {
     }
 
     /// Refuses an experiment that cannot honour a model's noisy grader (`[model.grader]`): every
-    /// experiment but `plan` and `contamination` reports graded values; those two would report
-    /// true values as if graded perfectly, so the combination is an error at the grader block.
+    /// experiment but `contamination` reports graded values; it would report true values as if
+    /// graded perfectly, so the combination is an error at the grader block.
     fn grader_supported(
         &self,
         exp: &Experiment,
@@ -235,16 +235,16 @@ impl Resolver<'_> {
             | ExperimentSpec::VoteSpread { .. } => return Ok(()),
             // A sweep grades every series (over `grader_fpr`, with each swept rate).
             ExperimentSpec::AttractorSweep { .. } => return Ok(()),
-            ExperimentSpec::Plan { model, .. } | ExperimentSpec::Contamination { model, .. } => {
-                vec![*model]
-            }
+            // A plan grades both models' samples (pass@1) or votes (maj@k).
+            ExperimentSpec::Plan { .. } => return Ok(()),
+            ExperimentSpec::Contamination { model, .. } => vec![*model],
         };
         match used.into_iter().find(|&m| models[m].grader.is_some()) {
             Some(m) => Err(self.err(
                 grader_spans[m].clone().unwrap_or(0..0),
                 &format!("model[{}].grader", m + 1),
                 format!(
-                    "model `{}` has a noisy grader, which experiment[{idx}] (the {} experiment `{}`) does not support: every experiment but plan and contamination reports graded values (a plan cannot yet: its logit-normal population does not stay logit-normal under grading); remove [model.grader] or that experiment",
+                    "model `{}` has a noisy grader, which experiment[{idx}] (the {} experiment `{}`) does not support: every experiment but contamination reports graded values; remove [model.grader] or that experiment",
                     models[m].name,
                     exp.spec.kind().as_str(),
                     exp.name
@@ -1743,10 +1743,11 @@ impl ExpCtx<'_> {
             Some(v) => self.model_ref(v, "model")?,
             None => 0,
         };
+        // pass@1 sees unparsed answers (and not attractors or split); maj@k's votes see all three.
         self.honours(
             &[model],
             ("model", self.e.model.as_ref().map(|x| x.span())),
-            &[],
+            &["attractor", "unparsed", "split"],
             "plan",
         )?;
         let plan = self.plan(&self.models[model])?;
@@ -1972,6 +1973,7 @@ impl ExpCtx<'_> {
                 "check_population",
                 CheckCells::Count(4),
             )?,
+            answers: PlanAnswers::of(model),
         })
     }
 }

@@ -80,11 +80,11 @@ fn graded_plan_and_contamination_checks_pass() {
         let ExperimentResult::Plan(p) = &out.results[i] else {
             panic!("plan result")
         };
-        // Every cell carries its true gap; the graded one is smaller (u, fpr, fnr all shrink
-        // it, and for maj@k so do split and unparsed in the vote).
+        // Every cell carries its true gap; for pass@1 the graded one is the true one times
+        // b = (1 - u)(1 - fpr - fnr) < 1.
         for c in &p.cells {
             let t = c.true_gap.expect("graded");
-            assert!(c.gap > 0.0 && c.gap < t, "{c:?}");
+            assert!(c.gap > 0.0 && (maj || c.gap < t), "{c:?}");
         }
         let text = evalsim::report::planning::paragraph(p);
         assert!(text.starts_with("Every number below is graded"), "{text}");

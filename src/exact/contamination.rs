@@ -21,6 +21,8 @@
 //! Detection: "public mean minus fresh mean > threshold", the threshold the smallest lattice point
 //! with false-alarm rate (c = 0) at most alpha; power is P(D > t) at the given c. The test is
 //! one-sided: memorising helps only when r > E\[p\].
+use crate::exact::grader::SampleGrading;
+use crate::exact::quadrature::AdaptiveKronrod;
 use crate::exact::{noise, run_corr};
 use crate::model::expit;
 use statrs::distribution::{ContinuousCDF, Normal};
@@ -38,6 +40,10 @@ pub struct Contamination {
     pub contaminated: f64,
     /// Solve rate r on memorised problems, in [0, 1].
     pub memorized_rate: f64,
+    /// How each sample is parsed and graded (unparsed answers, a noisy grader): every count is
+    /// then of the graded rate p~ = a + b p ([`SampleGrading::rate`]). The identity (the
+    /// default) keeps every formula, bit for bit.
+    pub grading: SampleGrading,
 }
 
 impl Contamination {
@@ -45,10 +51,35 @@ impl Contamination {
     /// Time: O(NODES n).
     pub fn population_pmf(&self) -> Vec<f64> {
         assert!(self.n >= 1, "samples per problem must be at least 1");
+        if !self.grading.is_identity() {
+            // E_z[Bin(n, p~(expit(mu + sigma z)))] by the same rule as the true pmf.
+            let g = self.grading;
+            let graded = |p: f64| g.rate(p, 1.0 - p).0;
+            if self.sigma == 0.0 {
+                return crate::exact::maj::binomial_pmf(self.n, graded(expit(self.mu)));
+            }
+            let (mu, sigma, n) = (self.mu, self.sigma, self.n);
+            return AdaptiveKronrod::RUN_NOISE.expect_many(n as usize + 1, |z, out| {
+                out.copy_from_slice(&crate::exact::maj::binomial_pmf(
+                    n,
+                    graded(expit(mu + sigma * z)),
+                ));
+            });
+        }
         if self.sigma == 0.0 {
             return crate::exact::maj::binomial_pmf(self.n, expit(self.mu));
         }
         run_corr::mixture_count_pmf(self.mu, self.sigma, self.n)
+    }
+
+    /// The graded rate of a memorised problem, r~ (r itself for the identity grading).
+    pub fn graded_memorized_rate(&self) -> f64 {
+        let r = self.memorized_rate;
+        if self.grading.is_identity() {
+            r
+        } else {
+            self.grading.rate(r, 1.0 - r).0
+        }
     }
 
     /// The count pmf of one public problem: c Bin(n, r) + (1 - c) population pmf (c = 0 gives
@@ -67,7 +98,7 @@ impl Contamination {
         if c == 0.0 {
             return population;
         }
-        let memorised = crate::exact::maj::binomial_pmf(self.n, r);
+        let memorised = crate::exact::maj::binomial_pmf(self.n, self.graded_memorized_rate());
         population
             .iter()
             .zip(&memorised)
@@ -87,10 +118,15 @@ impl Contamination {
     }
 
     /// E\[gap\] = c (r - E\[p\]), with E\[p\] the population pass@1
-    /// ([`noise::random_placement_moments`]). Time: O(1).
+    /// ([`noise::random_placement_moments`]); graded, c (r~ - E\[p~\]) = c b (r - E\[p\]) with
+    /// b the slope of p~ = a + b p ([`SampleGrading::affine`]). Time: O(1).
     pub fn expected_gap(&self) -> f64 {
         let (mean_p, _, _) = noise::random_placement_moments(self.mu, self.sigma);
-        self.contaminated * (self.memorized_rate - mean_p)
+        if self.grading.is_identity() {
+            return self.contaminated * (self.memorized_rate - mean_p);
+        }
+        let (_, b, _) = self.grading.affine();
+        self.contaminated * b * (self.memorized_rate - mean_p)
     }
 }
 
@@ -366,6 +402,7 @@ pub(crate) mod tests {
             n: 2,
             contaminated: c,
             memorized_rate: 0.98,
+            grading: SampleGrading::default(),
         }
     }
 
@@ -444,6 +481,48 @@ pub(crate) mod tests {
         assert!((gap - model.expected_gap()).abs() < 1e-13, "{gap}");
         assert_eq!(example(0.0).expected_gap(), 0.0);
         assert_eq!(example(0.0).public_pmf(), example(0.0).population_pmf());
+    }
+
+    #[test]
+    fn graded_count_pmfs_equal_the_brute_force_mixture_of_graded_binomials() {
+        // Unparsed answers and a grader: each count is Bin(n, p~) with p~ = a + b p; the pmf of
+        // a population problem is E_z[Bin(n, p~)], checked entry by entry against composite
+        // Simpson (an independent rule) at 1e-12 relative.
+        use crate::exact::grader::Grader;
+        let mut model = example(0.3);
+        model.grading = SampleGrading {
+            unparsed: 0.1,
+            grader: Some(Grader { fpr: 0.2, fnr: 0.1 }),
+        };
+        let g = model.grading;
+        let pop = model.population_pmf();
+        for (j, &q) in pop.iter().enumerate() {
+            let brute = run_corr::tests::brute_force(|z| {
+                let p = expit(model.mu + model.sigma * z);
+                crate::exact::maj::binomial_pmf(model.n, g.rate(p, 1.0 - p).0)[j]
+            });
+            assert!((q - brute).abs() <= 1e-12 * brute, "{j}: {q} vs {brute}");
+        }
+        // The memorised part is Bin(n, r~); the exact mean gap is c b (r - E[p]).
+        let r = g.rate(0.98, 0.02).0;
+        let public = model.public_pmf();
+        let memorised = crate::exact::maj::binomial_pmf(model.n, r);
+        for j in 0..public.len() {
+            let want = 0.7 * pop[j] + 0.3 * memorised[j];
+            assert!((public[j] - want).abs() <= 1e-15, "{j}");
+        }
+        let mean = |pmf: &[f64]| -> f64 {
+            pmf.iter()
+                .enumerate()
+                .map(|(j, q)| j as f64 * q)
+                .sum::<f64>()
+                / f64::from(model.n)
+        };
+        let gap = mean(&public) - mean(&pop);
+        assert!((gap - model.expected_gap()).abs() < 1e-13, "{gap}");
+        let (_, b, _) = g.affine();
+        let truth = example(0.3).expected_gap();
+        assert!((model.expected_gap() - b * truth).abs() < 1e-15);
     }
 
     #[test]

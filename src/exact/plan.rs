@@ -26,9 +26,12 @@
 //! Why here: the planner's closed forms, apart from the plan's spec and runner. Depends on
 //! `model` and the rest of `exact` only.
 
+use crate::exact::grader::{Grader, SampleGrading};
+use crate::exact::modes::{maj_at_k_modes, Extraction};
 use crate::exact::noise::{diff_normal_approx, head_to_head, seed_sd};
 use crate::exact::normal;
 use crate::exact::quadrature::{gauss_hermite_normal, CompositeSimpson, NormalQuadrature};
+use crate::model::VoteRule;
 use rayon::prelude::*;
 use serde::Serialize;
 
@@ -502,6 +505,34 @@ pub fn gap_logits_for_points_with(
         }
     }
     Ok(0.5 * (lo + hi))
+}
+
+/// The per-problem success probability of one pass@1 sample as the harness grades it, for a true
+/// solve rate `p`: the sample's answer is extracted (a share `unparsed` has none and is never
+/// graded correct), then graded with the grader's error rates:
+/// p~ = (1 - u) (p (1 - fnr) + (1 - p) fpr) ([`SampleGrading::rate`]). Time: O(1).
+pub fn graded_pass1(p: f64, unparsed: f64, grader: Option<Grader>) -> f64 {
+    SampleGrading { unparsed, grader }.rate(p, 1.0 - p).0
+}
+
+/// The probability that one majority vote of k samples is graded correct, for a true solve rate
+/// `p`: maj@k of the answer distribution with `attractors`, `extraction` (unparsed, split), by
+/// [`maj_at_k_modes`], and with a grader the pick graded once: m (1 - fnr) + (1 - m) fpr, with
+/// m and 1 - m each from their own terms ([`Grader::selected`]). Time: that of
+/// [`maj_at_k_modes`].
+pub fn graded_vote(
+    p: f64,
+    attractors: &[f64],
+    extraction: Extraction,
+    grader: Option<Grader>,
+    k: u32,
+    rule: VoteRule,
+) -> f64 {
+    let m = maj_at_k_modes(p, attractors, extraction, k, rule);
+    match grader {
+        Some(g) => g.selected(m).0,
+        None => m.0,
+    }
 }
 
 /// Power of a two-sided 5% z-test of a true difference `gap` with standard error `se`:
@@ -1267,6 +1298,127 @@ mod tests {
             "{}",
             m.mean_b - m.mean_a
         );
+    }
+
+    /// maj@k of one problem by enumerating all 6^k label sequences (main form, alternate form,
+    /// attractor 1, attractor 2, one-off, unparsed) and scoring each vote literally, then the
+    /// pick graded once.
+    fn brute_graded_vote(
+        p: f64,
+        a: [f64; 2],
+        (u, s): (f64, f64),
+        grader: Grader,
+        k: u32,
+        rule: VoteRule,
+    ) -> f64 {
+        let kept = 1.0 - u;
+        let probs = [
+            kept * p * (1.0 - s),
+            kept * p * s,
+            kept * a[0] * (1.0 - p),
+            kept * a[1] * (1.0 - p),
+            kept * (1.0 - a[0] - a[1]) * (1.0 - p),
+            u,
+        ];
+        let mut m = 0.0;
+        for code in 0..6u32.pow(k) {
+            let (mut counts, mut singles, mut pr, mut x) = ([0u32; 4], 0u32, 1.0, code);
+            for _ in 0..k {
+                let label = (x % 6) as usize;
+                x /= 6;
+                pr *= probs[label];
+                if label < 4 {
+                    counts[label] += 1;
+                } else {
+                    singles += 1;
+                }
+            }
+            let top = counts
+                .iter()
+                .copied()
+                .max()
+                .unwrap_or(0)
+                .max(u32::from(singles > 0));
+            let good = counts[..2].iter().filter(|&&c| c == top).count() as f64;
+            let bad = counts[2..].iter().filter(|&&c| c == top).count() as f64
+                + if top == 1 { f64::from(singles) } else { 0.0 };
+            let win = match rule {
+                VoteRule::Random => good / (good + bad),
+                VoteRule::Strict => f64::from(u8::from(good == 1.0 && bad == 0.0)),
+                VoteRule::Absolute => f64::from(u8::from(2 * counts[0] > k || 2 * counts[1] > k)),
+            };
+            m += pr * win;
+        }
+        m * (1.0 - grader.fnr) + (1.0 - m) * grader.fpr
+    }
+
+    #[test]
+    fn graded_votes_equal_enumeration_of_labelled_samples() {
+        let grader = Grader {
+            fpr: 0.1,
+            fnr: 0.05,
+        };
+        for rule in [VoteRule::Random, VoteRule::Strict, VoteRule::Absolute] {
+            for k in 1..=4 {
+                for p in [0.05, 0.4, 0.9] {
+                    let want = brute_graded_vote(p, [0.4, 0.3], (0.1, 0.2), grader, k, rule);
+                    let ex = Extraction {
+                        unparsed: 0.1,
+                        split: 0.2,
+                    };
+                    let got = graded_vote(p, &[0.4, 0.3], ex, Some(grader), k, rule);
+                    assert!(
+                        (got - want).abs() <= 1e-12 * want,
+                        "{rule:?} k {k} p {p}: {got} vs {want}"
+                    );
+                }
+            }
+        }
+        // Without a grader and with perfect extraction the vote is maj@k itself.
+        let plain = graded_vote(
+            0.4,
+            &[0.5],
+            Extraction::default(),
+            None,
+            5,
+            VoteRule::Random,
+        );
+        let maj = crate::exact::maj::maj_at_k(0.4, 0.5, 5, VoteRule::Random);
+        assert!((plain - maj).abs() <= 1e-14 * maj);
+    }
+
+    #[test]
+    fn graded_pass1_population_moments_are_the_affine_map_of_the_true_ones() {
+        // p~ = a + b p: means map affinely, variances scale by b^2, E[p~ q~] by
+        // SampleGrading::mean_pq; each tabulated moment of the graded nodes agrees to 1e-12.
+        let grader = Some(Grader {
+            fpr: 0.08,
+            fnr: 0.15,
+        });
+        let g = SampleGrading {
+            unparsed: 0.07,
+            grader,
+        };
+        let (a, b, _) = g.affine();
+        for taus in [(0.0, 0.0), (0.0, 1.0), (0.8, 0.8)] {
+            let t = PopulationNodes::with_deviations(0.2, 2.2, 0.3, taus, |p| p).moments();
+            let gr = PopulationNodes::with_deviations(0.2, 2.2, 0.3, taus, |p| {
+                graded_pass1(p, 0.07, grader)
+            })
+            .moments();
+            let pq = |mean: f64, mean_pq: f64| g.mean_pq(mean, 1.0 - mean, mean_pq);
+            for (x, y) in [
+                (gr.mean_a, a + b * t.mean_a),
+                (gr.mean_b, a + b * t.mean_b),
+                (gr.var_a, b * b * t.var_a),
+                (gr.var_b, b * b * t.var_b),
+                (gr.var_diff, b * b * t.var_diff),
+                (gr.mean_pq_a, pq(t.mean_a, t.mean_pq_a)),
+                (gr.mean_pq_b, pq(t.mean_b, t.mean_pq_b)),
+            ] {
+                assert!((x - y).abs() <= 1e-12 * y.abs(), "{taus:?}: {x} vs {y}");
+            }
+        }
     }
 
     #[test]

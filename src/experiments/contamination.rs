@@ -8,6 +8,7 @@ use serde::Serialize;
 
 use super::{Check, Estimate, Progress};
 use crate::exact::contamination::{detection, normal_power, smallest_fresh_set, Contamination};
+use crate::exact::grader::SampleGrading;
 use crate::exact::noise::random_placement_moments;
 use crate::model::{Difficulty, RateSource};
 use crate::scenario::Scenario;
@@ -147,6 +148,7 @@ pub fn contamination(
         n,
         contaminated: c,
         memorized_rate: r,
+        grading: SampleGrading::of(m),
     };
     let big_n = scenario.benchmark.problems;
     let simulate = |c: f64, tag: [u64; 3], m_fresh: usize| {

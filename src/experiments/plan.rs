@@ -31,13 +31,16 @@ use serde::Serialize;
 
 use super::{Check, Estimate, Progress};
 use crate::exact::maj::{maj_at_k_all, maj_at_k_pq};
+use crate::exact::modes::Extraction;
 use crate::exact::noise::sd_standard_error;
 use crate::exact::plan::{
     detect_power, fixed_cell, fixed_count_moments, fixed_gap_se, fixed_pair_logit_correlation,
-    fixed_pair_rates_with, pair_logit_correlation, population_cell, population_gap_se,
-    smallest_gap_with_power, sum_moments, PopulationNodes,
+    fixed_pair_rates_with, graded_pass1, graded_vote, pair_logit_correlation, population_cell,
+    population_gap_se, smallest_gap_with_power, sum_moments, PopulationNodes,
 };
-pub use crate::scenario::spec::{CheckCells, Design, Metric, ModelShiftSd, Plan, PlanSpec};
+pub use crate::scenario::spec::{
+    CheckCells, Design, Metric, ModelShiftSd, Plan, PlanAnswers, PlanSpec,
+};
 use crate::sim::counts::PairTally as Tally;
 pub use crate::sim::plan::simulate;
 use crate::sim::plan::simulate_chosen;
@@ -75,8 +78,13 @@ pub struct PlanCell {
     pub samples: u32,
     /// Logit shift of B over A.
     pub gap_logits: f64,
-    /// True gap E[score_B - score_A] under the design (a fraction).
+    /// Gap E[score_B - score_A] under the design (a fraction), as the harness scores it (graded
+    /// when the models carry `unparsed`, `split`, several attractors or a grader).
     pub gap: f64,
+    /// The true gap (every answer parsed in one form, graded perfectly) when the harness's
+    /// differs from it; None (left out of the JSON) for the canonical model.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub true_gap: Option<f64>,
     /// SD of score_B - score_A over reruns (a fraction).
     pub se: f64,
     /// 95% CI half-width 1.96 se.
@@ -195,20 +203,105 @@ impl PlanResult {
     }
 }
 
-/// The per-problem success probability f of a solve rate p under `metric`.
-fn score(metric: Metric, p: f64, samples: u32) -> f64 {
-    match metric {
-        Metric::Pass1 => p,
-        Metric::Maj { attractor, rule } => maj_at_k_pq(p, attractor * (1.0 - p), samples, rule),
+/// The per-problem success probability f of a true solve rate p as the plan's harness scores
+/// it: pass@1 of the graded rate ([`graded_pass1`]: unparsed answers, a noisy grader), or the
+/// vote graded correct ([`graded_vote`]: several attractors, split, unparsed, a grader). The
+/// canonical model keeps its original formulas, bit for bit.
+fn score(spec: &Plan, p: f64, samples: u32) -> f64 {
+    let a = &spec.answers;
+    match spec.metric {
+        Metric::Pass1 if !a.changes(spec.metric) => p,
+        Metric::Pass1 => graded_pass1(p, a.unparsed, a.grader),
+        Metric::Maj { attractor, rule } if a.is_canonical() => {
+            maj_at_k_pq(p, attractor * (1.0 - p), samples, rule)
+        }
+        Metric::Maj { rule, .. } => graded_vote(
+            p,
+            &vote_shares(spec),
+            extraction(a),
+            a.grader,
+            samples,
+            rule,
+        ),
     }
 }
 
-/// f of every rate (maj@k shares its conditional win table across problems).
-fn scores(metric: Metric, rates: &[f64], samples: u32) -> Vec<f64> {
-    match metric {
+/// The per-problem success probability of a true solve rate p with every answer parsed in one
+/// form and graded perfectly (the model's attractors kept): p for pass@1, maj@k of the true
+/// votes for maj@k. What the plan shows as the true gap beside the graded one.
+fn true_score(spec: &Plan, p: f64, samples: u32) -> f64 {
+    match spec.metric {
+        Metric::Pass1 => p,
+        Metric::Maj { rule, .. } => graded_vote(
+            p,
+            &vote_shares(spec),
+            Extraction::default(),
+            None,
+            samples,
+            rule,
+        ),
+    }
+}
+
+/// The attractor shares of a plan's votes: the model's list, or the metric's one share.
+fn vote_shares(spec: &Plan) -> Vec<f64> {
+    match spec.metric {
+        _ if !spec.answers.attractors.is_empty() => spec.answers.attractors.clone(),
+        Metric::Maj { attractor, .. } => vec![attractor],
+        Metric::Pass1 => Vec::new(),
+    }
+}
+
+fn extraction(a: &PlanAnswers) -> Extraction {
+    Extraction {
+        unparsed: a.unparsed,
+        split: a.split,
+    }
+}
+
+/// f of every rate (maj@k of the canonical model shares its conditional win table across
+/// problems).
+fn scores(spec: &Plan, rates: &[f64], samples: u32) -> Vec<f64> {
+    match spec.metric {
+        _ if spec.answers.changes(spec.metric) => {
+            rates.iter().map(|&p| score(spec, p, samples)).collect()
+        }
         Metric::Pass1 => rates.to_vec(),
         Metric::Maj { attractor, rule } => maj_at_k_all(rates, attractor, samples, rule),
     }
+}
+
+/// The true gap (every answer parsed, graded perfectly) of a cell whose harness numbers are
+/// graded; None for the canonical model, whose gap is the true one. Fixed: the mean of the true
+/// per-problem values over the benchmark; population: over the population table.
+fn true_gap(spec: &Plan, design: Design, gap: f64, big_n: usize, n: u32) -> Option<f64> {
+    if !spec.answers.changes(spec.metric) {
+        return None;
+    }
+    Some(match design {
+        Design::Fixed => {
+            let (ra, rb) = fixed_pair_rates_with(
+                spec.mu,
+                spec.sigma,
+                gap,
+                spec.deviation_sds(),
+                spec.deviation_name(),
+                big_n,
+            );
+            let mean = |r: &[f64]| r.iter().map(|&p| true_score(spec, p, n)).sum::<f64>();
+            (mean(&rb) - mean(&ra)) / big_n as f64
+        }
+        _ => population_true_gap(spec, gap, n),
+    })
+}
+
+/// The true population gap of (gap, n) (see [`true_gap`]).
+fn population_true_gap(spec: &Plan, gap: f64, n: u32) -> f64 {
+    let m = PopulationNodes::with_deviations(spec.mu, spec.sigma, gap, spec.deviation_sds(), |p| {
+        true_score(spec, p, n)
+    })
+    .moments();
+    m.mean_b - m.mean_a
 }
 
 /// Population tables per (gap, samples): one per gap for pass@1 (f = p does not depend on n),
@@ -232,12 +325,12 @@ fn population_tables(spec: &Plan) -> Vec<Vec<PopulationNodes>> {
 fn population_nodes(spec: &Plan, gap: f64, samples: u32) -> PopulationNodes {
     let taus = spec.deviation_sds();
     match spec.metric {
-        Metric::Pass1 => PopulationNodes::with_deviations(spec.mu, spec.sigma, gap, taus, |p| p),
-        Metric::Maj { .. } => {
-            PopulationNodes::with_deviations(spec.mu, spec.sigma, gap, taus, |p| {
-                score(spec.metric, p, samples)
-            })
+        Metric::Pass1 if !spec.answers.changes(spec.metric) => {
+            PopulationNodes::with_deviations(spec.mu, spec.sigma, gap, taus, |p| p)
         }
+        _ => PopulationNodes::with_deviations(spec.mu, spec.sigma, gap, taus, |p| {
+            score(spec, p, samples)
+        }),
     }
 }
 
@@ -266,10 +359,7 @@ fn fixed_scores(spec: &Plan, big_n: usize, samples: u32, gap: f64) -> (Vec<f64>,
         spec.deviation_name(),
         big_n,
     );
-    (
-        scores(spec.metric, &ra, samples),
-        scores(spec.metric, &rb, samples),
-    )
+    (scores(spec, &ra, samples), scores(spec, &rb, samples))
 }
 
 /// Exact values of every cell (no simulation). Fixed-design convolutions run in parallel.
@@ -295,22 +385,48 @@ fn exact_cells_with(spec: &Plan, tables: &[Vec<PopulationNodes>]) -> Vec<PlanCel
             }
         }
     }
+    // The true population gap of each (gap, n), once (graded plans only).
+    let truth: Vec<((f64, u32), f64)> = if spec.answers.changes(spec.metric) {
+        let pairs: Vec<(f64, u32)> = spec
+            .gaps
+            .iter()
+            .flat_map(|&g| spec.samples.iter().map(move |&n| (g, n)))
+            .collect();
+        pairs
+            .par_iter()
+            .map(|&(g, n)| ((g, n), population_true_gap(spec, g, n)))
+            .collect()
+    } else {
+        Vec::new()
+    };
     keys.par_iter()
         .map(|&(design, gap, big_n, n)| {
-            exact_cell(spec, design, gap, big_n, n, table(spec, tables, gap, n))
+            let pop_truth = truth
+                .iter()
+                .find(|(key, _)| *key == (gap, n))
+                .map(|&(_, t)| t);
+            exact_cell(
+                spec,
+                (design, gap, big_n, n),
+                table(spec, tables, gap, n),
+                pop_truth,
+            )
         })
         .collect()
 }
 
-/// The exact values of one cell; `nodes` is the population table of (gap, n).
+/// The exact values of one cell (design, gap, N, n); `nodes` is the population table of
+/// (gap, n), `pop_truth` the true population gap of (gap, n) when already computed.
 fn exact_cell(
     spec: &Plan,
-    design: Design,
-    gap: f64,
-    big_n: usize,
-    n: u32,
+    (design, gap, big_n, n): (Design, f64, usize, u32),
     nodes: &PopulationNodes,
+    pop_truth: Option<f64>,
 ) -> PlanCell {
+    let true_gap = match (design, pop_truth) {
+        (Design::PopulationPaired | Design::PopulationUnpaired, Some(t)) => Some(t),
+        _ => true_gap(spec, design, gap, big_n, n),
+    };
     let t = spec.metric.trials(n);
     let m = nodes.moments();
     let v = match design {
@@ -328,6 +444,7 @@ fn exact_cell(
         samples: n,
         gap_logits: gap,
         gap: v.gap,
+        true_gap,
         se: v.se,
         halfwidth: v.halfwidth,
         power: v.power,
@@ -386,7 +503,7 @@ fn detectable_exact(spec: &Plan) -> Vec<(Detectable, Option<PopulationNodes>)> {
             let (cell, nodes) = match root {
                 Some(g) => {
                     let nodes = population_nodes(spec, g, n);
-                    let cell = exact_cell(spec, design, g, big_n, n, &nodes);
+                    let cell = exact_cell(spec, (design, g, big_n, n), &nodes, None);
                     (Some(cell), Some(nodes))
                 }
                 None => (None, None),
@@ -673,6 +790,7 @@ mod tests {
                 rule: VoteRule::Random,
             },
             check_population: CheckCells::All,
+            answers: PlanAnswers::default(),
         }
     }
 
@@ -874,6 +992,142 @@ mod tests {
         for (x, y) in ra.iter().zip(&want) {
             assert!((x - y).abs() < 1e-15, "{x} vs {y}");
         }
+    }
+
+    fn judge() -> Option<crate::model::Grader> {
+        Some(crate::model::Grader {
+            fpr: 0.1,
+            fnr: 0.05,
+        })
+    }
+
+    #[test]
+    fn graded_pass1_cells_pass_their_checks_in_every_design() {
+        // Unparsed answers and a noisy grader: the exact values integrate the graded rate, the
+        // simulation parses, solves and grades every sample stage by stage.
+        let mut s = spec(20_000);
+        s.answers = PlanAnswers {
+            unparsed: 0.05,
+            grader: judge(),
+            ..PlanAnswers::default()
+        };
+        let r = run_plan(&s, "plan", &|_| {}).0;
+        let checks = r.checks();
+        assert_eq!(checks.len(), 2 * (4 * 4 + 2 * 4 * 2));
+        for ch in &checks {
+            assert!(ch.estimate.z.abs() <= Z_BOUND, "{ch:?}");
+        }
+        // The graded gap is the true gap times b = (1 - u)(1 - fpr - fnr) (p~ is affine in p).
+        let b = 0.95 * (1.0 - 0.1 - 0.05);
+        for c in &r.cells {
+            let t = c.true_gap.expect("graded");
+            assert!((c.gap - b * t).abs() <= 1e-12 * t.abs(), "{c:?}");
+        }
+        // A wrong exact value (the true gap instead of the graded) is caught by the checks.
+        let c = r.cells.iter().find(|c| c.sim.is_some()).expect("sim");
+        let g = c.sim.expect("sim").gap;
+        assert!(
+            ((g.sim - c.true_gap.expect("t")) / g.se).abs() > Z_BOUND,
+            "{g:?}"
+        );
+    }
+
+    #[test]
+    fn graded_fixed_pass1_cell_equals_enumeration_of_every_sample_stage() {
+        // N = 2 problems, n = 2 samples per model: each sample unparsed, or parsed and correct
+        // or wrong, then graded; all 5^8 outcomes enumerated.
+        let (u, fpr, fnr) = (0.1, 0.2, 0.15);
+        let mut s = maj_grid(0, vec![2], vec![2]);
+        s.metric = Metric::Pass1;
+        s.answers = PlanAnswers {
+            unparsed: u,
+            grader: Some(crate::model::Grader { fpr, fnr }),
+            ..PlanAnswers::default()
+        };
+        let r = run_plan(&s, "plan", &|_| {}).0;
+        let c = &r.cells[0];
+        assert_eq!((c.design, c.method), (Design::Fixed, "exact"));
+        let ra = quantile_rates(0.2, 2.2, 2);
+        let rates = [
+            ra[0],
+            ra[1],
+            shift_rate(ra[0], 0.21),
+            shift_rate(ra[1], 0.21),
+        ];
+        // (probability, graded correct) of one sample's five outcomes on a problem of rate p.
+        let outcomes = |p: f64| {
+            [
+                (u, 0u32),
+                ((1.0 - u) * p * (1.0 - fnr), 1),
+                ((1.0 - u) * p * fnr, 0),
+                ((1.0 - u) * (1.0 - p) * fpr, 1),
+                ((1.0 - u) * (1.0 - p) * (1.0 - fpr), 0),
+            ]
+        };
+        let (mut loss, mut tie, mut mean) = (0.0, 0.0, 0.0);
+        for code in 0..5u32.pow(8) {
+            let (mut pr, mut x, mut t) = (1.0, code, [0i32; 2]);
+            for (i, &p) in rates.iter().enumerate() {
+                for _ in 0..2 {
+                    let (q, g) = outcomes(p)[(x % 5) as usize];
+                    x /= 5;
+                    pr *= q;
+                    t[i / 2] += g as i32;
+                }
+            }
+            let d = t[1] - t[0];
+            mean += pr * f64::from(d) / 4.0;
+            if d < 0 {
+                loss += pr;
+            } else if d == 0 {
+                tie += pr;
+            }
+        }
+        assert!(
+            (c.loss - loss).abs() <= 1e-12 * loss,
+            "{} vs {loss}",
+            c.loss
+        );
+        assert!((c.tie - tie).abs() <= 1e-12 * tie, "{} vs {tie}", c.tie);
+        assert!(
+            (c.gap - mean).abs() <= 1e-12 * mean.abs(),
+            "{} vs {mean}",
+            c.gap
+        );
+    }
+
+    #[test]
+    fn graded_maj_cells_with_two_attractors_and_split_pass_their_checks() {
+        // Several attractors, split, unparsed and a grader: exact maj@k per problem by the mode
+        // recurrence, the pick graded; simulated vote by vote, label by label.
+        let mut s = maj_grid(10_000, vec![20, 60], vec![3, 8]);
+        s.answers = PlanAnswers {
+            attractors: vec![0.4, 0.3],
+            unparsed: 0.05,
+            split: 0.1,
+            grader: judge(),
+        };
+        let r = run_plan(&s, "plan", &|_| {}).0;
+        let checks = r.checks();
+        for ch in &checks {
+            assert!(ch.estimate.z.abs() <= Z_BOUND, "{ch:?}");
+        }
+        // Every grid cell is checked; a minimum detectable gap the graded vote cannot reach
+        // within 40 logits (its ceiling is 1 - fnr) has no cell and so no check.
+        assert!(checks.len() >= 4 * 4 + 2 * 4 * 2, "{}", checks.len());
+        assert!(r.cells.iter().all(|c| c.true_gap.is_some()));
+    }
+
+    #[test]
+    fn a_canonical_plan_reports_no_true_gap() {
+        let mut s = spec(0);
+        // Several attractors and split do not change pass@1: the plan is the canonical one.
+        s.answers.attractors = vec![0.4, 0.3];
+        s.answers.split = 0.2;
+        let r = run_plan(&s, "plan", &|_| {}).0;
+        let canonical = run_plan(&spec(0), "plan", &|_| {}).0;
+        assert!(r.cells.iter().all(|c| c.true_gap.is_none()));
+        assert_eq!(r.cells, canonical.cells);
     }
 
     #[test]

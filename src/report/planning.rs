@@ -62,6 +62,12 @@ pub fn plan_csv(r: &PlanResult) -> String {
     if own.is_some() {
         header.extend(["model_shift_sd", "logit_correlation"]);
     }
+    // Graded plans (unparsed answers, a grader, or for maj@k several attractors or split): the
+    // true gap beside the graded `gap`.
+    let graded = r.spec.answers.changes(r.spec.metric);
+    if graded {
+        header.push("true_gap");
+    }
     let mut csv = Csv::new(&header);
     let s = &r.spec;
     let (attractor, rule) = match s.metric {
@@ -133,6 +139,9 @@ pub fn plan_csv(r: &PlanResult) -> String {
         if let Some(tau) = own {
             row.push(num(tau));
             row.push(num(r.logit_correlation.1));
+        }
+        if graded {
+            row.push(c.true_gap.map_or(String::new(), num));
         }
         csv.row(row);
     }
@@ -226,11 +235,95 @@ fn gap_points_text(c: &PlanCell) -> String {
     )
 }
 
+/// What the harness does to the models' answers, for a graded plan: `5% of samples unparsed,
+/// a grader with fpr 0.1 and fnr 0.05` (None for the canonical model).
+fn harness_text(r: &PlanResult) -> Option<String> {
+    let a = &r.spec.answers;
+    if !a.changes(r.spec.metric) {
+        return None;
+    }
+    let mut parts = Vec::new();
+    if matches!(r.spec.metric, Metric::Maj { .. }) {
+        if !a.attractors.is_empty() {
+            let shares: Vec<String> = a.attractors.iter().map(|x| x.to_string()).collect();
+            parts.push(format!("attractor shares [{}]", shares.join(", ")));
+        }
+        if a.split != 0.0 {
+            parts.push(format!(
+                "a share {} of parsed correct answers in an alternate form (split)",
+                a.split
+            ));
+        }
+    }
+    if a.unparsed != 0.0 {
+        parts.push(format!(
+            "a share {} of samples with no extractable answer (unparsed)",
+            a.unparsed
+        ));
+    }
+    if let Some(g) = a.grader {
+        parts.push(format!(
+            "a noisy grader (false-positive rate {}, false-negative rate {})",
+            g.fpr, g.fnr
+        ));
+    }
+    Some(parts.join(", "))
+}
+
+/// The graded-numbers statement of a graded plan: what the harness does, and per gap the graded
+/// gap against the true one (population, and the fixed benchmark at the smallest N).
+fn graded_text(r: &PlanResult) -> Option<String> {
+    let harness = harness_text(r)?;
+    let s = &r.spec;
+    let mut out = format!(
+        "Every number below is graded: it is what a harness with {harness} reports, for both models (B is a model of the same kind). The gaps, SEs, powers and losses are those of the graded scores; the true gap (every answer parsed in one form and graded perfectly) differs:\n"
+    );
+    for &gap in &s.gaps {
+        let line: Vec<String> = [Design::PopulationPaired, Design::Fixed]
+            .iter()
+            .flat_map(|&d| {
+                r.cells
+                    .iter()
+                    .filter(move |c| {
+                        c.design == d
+                            && c.gap_logits == gap
+                            && Some(&c.problems) == s.problems.first()
+                    })
+                    // pass@1's gap does not depend on n: one entry per design.
+                    .take(if axis(r) == "n" { 1 } else { usize::MAX })
+                    .map(move |c| {
+                        let at = match (d, axis(r)) {
+                            (Design::Fixed, "n") => format!("fixed N = {}", c.problems),
+                            (Design::Fixed, ax) => {
+                                format!("fixed N = {}, {ax} = {}", c.problems, c.samples)
+                            }
+                            (_, "n") => "population".to_string(),
+                            (_, ax) => format!("population, {ax} = {}", c.samples),
+                        };
+                        format!(
+                            "{at}: graded {:+.2} points, true {:+.2}",
+                            pct(c.gap),
+                            pct(c.true_gap.unwrap_or(f64::NAN))
+                        )
+                    })
+            })
+            .collect();
+        out.push_str(&format!(
+            "- B = A {} logits: {}.\n",
+            gap_text(gap),
+            line.join("; ")
+        ));
+    }
+    out.push('\n');
+    Some(out)
+}
+
 /// The answer: one paragraph per gap, ready to paste into a plan, then the minimum detectable
-/// gaps and what the fixed-benchmark numbers leave out.
+/// gaps and what the fixed-benchmark numbers leave out. A graded plan opens with what the
+/// harness does and the graded gap against the true one.
 pub fn paragraph(r: &PlanResult) -> String {
     let s = &r.spec;
-    let mut out = String::new();
+    let mut out = graded_text(r).unwrap_or_default();
     let fixed: Vec<String> = r
         .logit_correlation
         .0
@@ -384,8 +477,13 @@ fn title(r: &PlanResult, scenario: Option<&str>, what: &str) -> String {
         format!(" · shift_sd {}", r.spec.shift_sd)
     };
     let scenario = scenario.map_or(String::new(), |name| format!(" · scenario {name}"));
+    let graded = if r.spec.answers.changes(r.spec.metric) {
+        " · graded"
+    } else {
+        ""
+    };
     format!(
-        "{what} · {metric} · logit-normal({}, {}){tau}{scenario} · seed {}",
+        "{what} · {metric}{graded} · logit-normal({}, {}){tau}{scenario} · seed {}",
         r.spec.mu, r.spec.sigma, r.spec.seed
     )
 }

@@ -13,14 +13,18 @@ use super::raw::{
     RawVerifier, SweepVary,
 };
 use super::spec::{
-    CheckCells, Experiment, ExperimentSpec, Metric, ModelShiftSd, Plan, PlanSpec, Scenario,
-    SweepAxis,
+    CheckCells, Experiment, ExperimentSpec, Metric, ModelShiftSd, Plan, PlanAnswers, PlanSpec,
+    Scenario, SweepAxis,
 };
 use super::{
     DEFAULT_K, MAX_COUNT_SUPPORT, MAX_DRAWS, MAX_EXPERIMENT_NAME, MAX_GRID, MAX_K, MAX_LIST,
     MAX_LOGIT, MAX_PROBLEMS, MAX_SAMPLES, MAX_SHIFT_SD, MAX_TOKEN_SCALE, MAX_TOTAL_VOTES,
     RUN_FILES,
 };
+/// Largest k of a plan's maj@k when the model has several attractor shares or `split` (the
+/// mode recurrence runs on every population node of every power evaluation).
+pub const MAX_PLAN_MODES_K: u64 = 16;
+
 /// Largest n x (public + fresh problems) of a contamination experiment.
 const MAX_CONTAMINATION_SUPPORT: u64 = 40_000;
 use crate::exact::plan::MAX_SHIFT_SD as MAX_PLAN_SHIFT_SD;
@@ -126,10 +130,8 @@ impl Resolver<'_> {
             return Err(self.err(0..0, "model", "no [[model]] given: a scenario needs at least one model (name, shift or rates, attractor)"));
         }
         let mut models: Vec<Model> = Vec::new();
-        let mut grader_spans: Vec<Option<Range<usize>>> = Vec::new();
         for (i, m) in raw.model.into_iter().enumerate() {
             let span = m.span();
-            grader_spans.push(m.get_ref().grader.as_ref().map(Spanned::span));
             let model = self.model(m.into_inner(), span.clone(), i + 1, &benchmark)?;
             if models.iter().any(|o| o.name == model.name) {
                 return Err(self.err(
@@ -167,7 +169,6 @@ impl Resolver<'_> {
                 return Err(self.err(span, &format!("experiment[{}].name", i + 1), format!("duplicate experiment name `{}`: give each experiment of the same kind its own `name`", exp.name)));
             }
             self.output_names(&exp, &experiments, name_span.unwrap_or(span), i + 1)?;
-            self.grader_supported(&exp, i + 1, &models, &grader_spans)?;
             experiments.push(exp);
         }
         Ok(Scenario {
@@ -214,44 +215,6 @@ impl Resolver<'_> {
                 format!(", line {}", self.loc.line_col(s.start).0)
             });
         Err(self.err(block.span(), &format!("experiment[{idx}].shift_sd"), format!("{} conflicts with model `{}`'s own shift_sd = {} (model[{}].shift_sd{line}): give the per-problem disagreement once, either as the model's shift_sd (A and B each deviate with that SD, independently) or as the plan's shift_sd (B's disagreement with a model A that has none); drop one of the two", block.get_ref(), models[m].name, models[m].shift_sd, m + 1)))
-    }
-
-    /// Refuses an experiment that cannot honour a model's noisy grader (`[model.grader]`): every
-    /// experiment but `plan` and `contamination` reports graded values; those two would report
-    /// true values as if graded perfectly, so the combination is an error at the grader block.
-    fn grader_supported(
-        &self,
-        exp: &Experiment,
-        idx: usize,
-        models: &[Model],
-        grader_spans: &[Option<Range<usize>>],
-    ) -> Res<()> {
-        let used: Vec<usize> = match &exp.spec {
-            ExperimentSpec::Curves { .. }
-            | ExperimentSpec::HeadToHead { .. }
-            | ExperimentSpec::SeedVariance { .. }
-            | ExperimentSpec::Budget { .. }
-            | ExperimentSpec::Cost { .. }
-            | ExperimentSpec::VoteSpread { .. } => return Ok(()),
-            // A sweep grades every series (over `grader_fpr`, with each swept rate).
-            ExperimentSpec::AttractorSweep { .. } => return Ok(()),
-            ExperimentSpec::Plan { model, .. } | ExperimentSpec::Contamination { model, .. } => {
-                vec![*model]
-            }
-        };
-        match used.into_iter().find(|&m| models[m].grader.is_some()) {
-            Some(m) => Err(self.err(
-                grader_spans[m].clone().unwrap_or(0..0),
-                &format!("model[{}].grader", m + 1),
-                format!(
-                    "model `{}` has a noisy grader, which experiment[{idx}] (the {} experiment `{}`) does not support: every experiment but plan and contamination reports graded values (a plan cannot yet: its logit-normal population does not stay logit-normal under grading); remove [model.grader] or that experiment",
-                    models[m].name,
-                    exp.spec.kind().as_str(),
-                    exp.name
-                ),
-            )),
-            None => Ok(()),
-        }
     }
 
     /// Refuses an experiment whose output files would overwrite the run's own files or those of
@@ -1576,8 +1539,8 @@ impl ExpCtx<'_> {
         if m.run_sd > 0.0 {
             return Err(self.r.err(at, &self.key("model"), format!("model `{}` has run_sd = {}: a contamination experiment does not model per-run noise; use a model with run_sd = 0", m.name, m.run_sd)));
         }
-        if m.shift_sd > 0.0 || m.unparsed > 0.0 {
-            return Err(self.r.err(at, &self.key("model"), format!("model `{}` has shift_sd = {} and unparsed = {}: a contamination experiment scores pass@1 of a model whose fresh problems follow the benchmark's logit-normal population shifted by `shift`; use a model with shift_sd = 0 and unparsed = 0", m.name, m.shift_sd, m.unparsed)));
+        if m.shift_sd > 0.0 {
+            return Err(self.r.err(at, &self.key("model"), format!("model `{}` has shift_sd = {}: a contamination experiment scores pass@1 of a model whose fresh problems follow the benchmark's logit-normal population shifted by `shift`; use a model with shift_sd = 0", m.name, m.shift_sd)));
         }
         let n = self.ints(&self.e.n, "n", MAX_SAMPLES, Some(&[1]))?;
         if n.len() != 1 {
@@ -1720,10 +1683,11 @@ impl ExpCtx<'_> {
             Some(v) => self.model_ref(v, "model")?,
             None => 0,
         };
+        // pass@1 sees unparsed answers (and not attractors or split); maj@k's votes see all three.
         self.honours(
             &[model],
             ("model", self.e.model.as_ref().map(|x| x.span())),
-            &[],
+            &["attractor", "unparsed", "split"],
             "plan",
         )?;
         let plan = self.plan(&self.models[model])?;
@@ -1884,9 +1848,22 @@ impl ExpCtx<'_> {
             MAX_PROBLEMS,
             Some(&[30, 100, 300, 1000]),
         )?;
+        // With several attractors or split a plan's maj@k runs the mode recurrence on every
+        // population node (tens of thousands per power evaluation of the root-finding), so k is
+        // capped; one attractor with unparsed or a grader costs what the canonical vote costs.
+        let modes = model.attractors.len() > 1 || model.split != 0.0;
+        let max_k = if modes { MAX_PLAN_MODES_K } else { MAX_K };
         let samples = match metric {
             Metric::Pass1 => self.ints(&e.samples, "samples", 4096, Some(&[1, 4, 16, 64]))?,
-            Metric::Maj { .. } => self.ints(&e.k, "k", MAX_K, None)?,
+            Metric::Maj { .. } => {
+                let ks = self.ints(&e.k, "k", MAX_K, None)?;
+                if let (Some(i), Some(v)) =
+                    (ks.iter().position(|&k| u64::from(k) > max_k), e.k.as_ref())
+                {
+                    return Err(self.r.err(self.r.entry(v, i), &key("k"), format!("{} is out of range: model `{}` sets {} and a plan's maj@k then runs the mode recurrence on every population node, so k may be at most {MAX_PLAN_MODES_K}; use smaller k, or a model with one attractor share and no split", ks[i], model.name, if model.split != 0.0 { "`split`" } else { "several attractor shares" })));
+                }
+                ks
+            }
         };
         let fraction = |v: &Option<Spanned<f64>>, k: &str, default: f64| -> Res<f64> {
             match v {
@@ -1949,6 +1926,7 @@ impl ExpCtx<'_> {
                 "check_population",
                 CheckCells::Count(4),
             )?,
+            answers: PlanAnswers::of(model),
         })
     }
 }

@@ -8,7 +8,7 @@
 use serde::Serialize;
 
 use super::raw::ExperimentKind;
-use crate::model::{Benchmark, Model, VoteRule};
+use crate::model::{Benchmark, Grader, Model, VoteRule};
 
 /// A validated scenario: everything needed to run its experiments.
 #[derive(Debug, Clone, Serialize)]
@@ -430,6 +430,61 @@ pub struct Plan {
     /// Which cells to simulate in each population design (problems redrawn every rerun, about
     /// ten times the cost of a fixed-design rerun).
     pub check_population: CheckCells,
+    /// How both models' answers are extracted, voted and graded (model A's keys; B is a model of
+    /// the same kind). The default (the canonical model) is left out of the JSON.
+    #[serde(flatten)]
+    pub answers: PlanAnswers,
+}
+
+/// Model A's answer keys that change what a plan's harness sees (B shares them): several
+/// attractor shares and `split` (maj@k only: pass@1 does not see them), `unparsed` and a noisy
+/// grader (both metrics). The default is the canonical model, whose plans are unchanged.
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+pub struct PlanAnswers {
+    /// Every attractor share when the model lists several (maj@k's vote); empty otherwise (the
+    /// metric's one share).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub attractors: Vec<f64>,
+    /// Share of samples with no extractable answer.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub unparsed: f64,
+    /// Share of parsed correct samples in an alternate form (a separate answer in a vote).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub split: f64,
+    /// The noisy grader, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub grader: Option<Grader>,
+}
+
+impl PlanAnswers {
+    /// Model `m`'s answer keys.
+    pub fn of(m: &Model) -> PlanAnswers {
+        PlanAnswers {
+            attractors: if m.attractors.len() > 1 {
+                m.attractors.clone()
+            } else {
+                Vec::new()
+            },
+            unparsed: m.unparsed,
+            split: m.split,
+            grader: m.grader,
+        }
+    }
+
+    /// True for the canonical model (one attractor share, every answer parsed in one form and
+    /// graded perfectly): the plan then takes its original code paths, bit for bit.
+    pub fn is_canonical(&self) -> bool {
+        *self == PlanAnswers::default()
+    }
+
+    /// True when the harness's numbers differ from the true ones under `metric`: pass@1 sees
+    /// `unparsed` and the grader; maj@k sees every key.
+    pub fn changes(&self, metric: Metric) -> bool {
+        match metric {
+            Metric::Pass1 => self.unparsed != 0.0 || self.grader.is_some(),
+            Metric::Maj { .. } => !self.is_canonical(),
+        }
+    }
 }
 
 impl std::ops::Deref for Plan {
@@ -464,6 +519,7 @@ impl PlanSpec {
             spec: self,
             metric: Metric::Pass1,
             check_population: CheckCells::None,
+            answers: PlanAnswers::default(),
         }
     }
 }

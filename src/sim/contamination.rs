@@ -22,6 +22,10 @@ fn draw_count<R: RngCore>(model: &Contamination, contaminated: f64, rng: &mut R)
     } else {
         expit(model.mu + model.sigma * z)
     };
+    if !model.grading.is_identity() {
+        // Parsed, solved and graded stage by stage (the exact side uses the graded rate).
+        return super::counts::staged_count(rng, p, model.n, &model.grading);
+    }
     (0..model.n)
         .map(|_| u64::from(rng.random::<f64>() < p))
         .sum()

@@ -7,11 +7,14 @@ use rand::RngCore;
 use rand_distr::{Binomial, Distribution, StandardNormal};
 use rayon::prelude::*;
 
-use super::counts::{pair_tallies, CountSampler, PairSampler, PairTally as Tally};
+use super::counts::{pair_tallies, staged_count, CountSampler, PairSampler, PairTally as Tally};
+use super::modes::{GradedVoteSampler, ModeVoteSampler};
 use super::stream::{name_id, stream, Rng};
 use super::votes::{self, AttractorTables, VoteSampler};
 use super::{batches, run_merged};
+use crate::exact::grader::SampleGrading;
 use crate::exact::maj::ln_factorials;
+use crate::exact::modes::Extraction;
 use crate::exact::plan::fixed_pair_rates_with;
 use crate::model::{expit, VoteRule};
 use crate::scenario::spec::{Design, Metric, Plan, PlanSpec};
@@ -120,6 +123,15 @@ fn stream_prefix(spec: &Plan, design: Design, (gap, big_n, n): (f64, usize, u32)
             name_id(&m.model),
         ]);
     }
+    let a = &spec.answers;
+    if a.changes(spec.metric) {
+        // Only when the harness grades differently from the truth, likewise.
+        prefix.extend([name_id("answers"), a.unparsed.to_bits(), a.split.to_bits()]);
+        if let Some(g) = a.grader {
+            prefix.extend([name_id("grader"), g.fpr.to_bits(), g.fnr.to_bits()]);
+        }
+        prefix.extend(a.attractors.iter().map(|x| x.to_bits()));
+    }
     prefix
 }
 
@@ -161,6 +173,13 @@ fn run_cell(
 /// when the tables would exceed `TABLE_ENTRIES`.
 fn fixed_samplers(spec: &Plan, (gap, big_n, n): (f64, usize, u32)) -> PairSampler {
     let (ra, rb) = fixed_rates(spec, gap, big_n);
+    if spec.answers.changes(Metric::Pass1) {
+        // Every sample parsed, solved and graded stage by stage (the exact side uses the graded
+        // rate p~, which these draws never see).
+        let grading = grading(spec);
+        let staged = |rates: Vec<f64>| CountSampler::Staged { rates, n, grading };
+        return PairSampler::Separate(staged(ra), staged(rb));
+    }
     let big = big_n as u64 * (u64::from(n) + 1) > TABLE_ENTRIES;
     if big && n > 1 {
         let btpe = |r: &[f64]| {
@@ -173,6 +192,51 @@ fn fixed_samplers(spec: &Plan, (gap, big_n, n): (f64, usize, u32)) -> PairSample
         PairSampler::Separate(btpe(&ra), btpe(&rb))
     } else {
         PairSampler::new(n, &ra, &rb, spec.reruns)
+    }
+}
+
+/// How a plan's samples are parsed and graded (both models alike).
+fn grading(spec: &Plan) -> SampleGrading {
+    SampleGrading {
+        unparsed: spec.answers.unparsed,
+        grader: spec.answers.grader,
+    }
+}
+
+/// A literal vote of k samples under the plan's answer keys (several attractors, split,
+/// unparsed, a grader): labels drawn sample by sample ([`ModeVoteSampler`]), the pick graded
+/// once when there is a grader ([`GradedVoteSampler`]).
+enum ModeVoter {
+    Plain(ModeVoteSampler),
+    Graded(GradedVoteSampler),
+}
+
+impl ModeVoter {
+    /// The voter of a problem with true solve rate p (O(m) to build).
+    fn new(spec: &Plan, p: f64, k: u32, rule: VoteRule) -> ModeVoter {
+        let a = &spec.answers;
+        let shares = match spec.metric {
+            _ if !a.attractors.is_empty() => a.attractors.clone(),
+            Metric::Maj { attractor, .. } => vec![attractor],
+            Metric::Pass1 => Vec::new(),
+        };
+        let extraction = Extraction {
+            unparsed: a.unparsed,
+            split: a.split,
+        };
+        let vote = ModeVoteSampler::new(p, &shares, extraction, k, rule);
+        match a.grader {
+            Some(grader) => ModeVoter::Graded(GradedVoteSampler { vote, grader }),
+            None => ModeVoter::Plain(vote),
+        }
+    }
+
+    /// 1 when the vote is (graded) won.
+    fn win<R: RngCore>(&self, rng: &mut R) -> u64 {
+        u64::from(match self {
+            ModeVoter::Plain(v) => v.sample(rng).win,
+            ModeVoter::Graded(v) => v.sample(rng).win,
+        })
     }
 }
 
@@ -204,6 +268,7 @@ pub fn simulate_chosen(
 ) -> Vec<Tally> {
     let mut out = vec![Tally::default(); chosen.len()];
     let together = |d: Design| d == Design::Fixed && spec.metric == Metric::Pass1;
+    // (Graded pass@1 cells run together too: their samplers draw stage by stage.)
     let fixed: Vec<usize> = (0..chosen.len())
         .filter(|&i| together(chosen[i].0))
         .collect();
@@ -269,6 +334,20 @@ fn simulate_cell(
             let key = stream_prefix(spec, design, cell);
             pair_tallies(spec.seed, &[(&key, &sampler)], spec.reruns, progress)[0]
         }
+        (Design::Fixed, Metric::Maj { rule, .. }) if spec.answers.changes(spec.metric) => {
+            let (ra, rb) = fixed_rates(spec, gap, big_n);
+            let voters = |r: &[f64]| -> Vec<ModeVoter> {
+                r.iter()
+                    .map(|&p| ModeVoter::new(spec, p, n, rule))
+                    .collect()
+            };
+            let (va, vb) = (voters(&ra), voters(&rb));
+            let total =
+                |vs: &[ModeVoter], rng: &mut Rng| -> u64 { vs.iter().map(|v| v.win(rng)).sum() };
+            run_cell(spec, design, cell, progress, |a, b| {
+                (total(&va, a), total(&vb, b))
+            })
+        }
         (Design::Fixed, Metric::Maj { attractor, rule }) => {
             let (ra, rb) = fixed_rates(spec, gap, big_n);
             if big {
@@ -303,13 +382,20 @@ fn simulate_cell(
         (_, metric) => {
             // Problems redrawn every rerun: one z per problem for both models when paired, one
             // each otherwise; then the problem's score (its count, or its vote) drawn literally.
+            let literal = !spec.answers.changes(metric);
             let voter = match metric {
-                Metric::Maj { attractor, rule } => Some(LiteralVoter::new(n, attractor, rule)),
-                Metric::Pass1 => None,
+                Metric::Maj { attractor, rule } if literal => {
+                    Some(LiteralVoter::new(n, attractor, rule))
+                }
+                _ => None,
             };
-            let score = |p: f64, rng: &mut Rng| match &voter {
-                Some(v) => v.vote(p, rng),
-                None => u64::from(binomial(n, p, rng)),
+            let grading = grading(spec);
+            // Graded: a pass@1 count drawn stage by stage, or a vote drawn label by label.
+            let score = |p: f64, rng: &mut Rng| match (&voter, metric) {
+                (Some(v), _) => v.vote(p, rng),
+                (None, Metric::Pass1) if literal => u64::from(binomial(n, p, rng)),
+                (None, Metric::Pass1) => staged_count(rng, p, n, &grading),
+                (None, Metric::Maj { rule, .. }) => ModeVoter::new(spec, p, n, rule).win(rng),
             };
             let paired = design == Design::PopulationPaired;
             let (tau_a, tau) = spec.deviation_sds();

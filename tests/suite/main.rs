@@ -15,6 +15,7 @@ mod edges;
 mod figure_content;
 mod figure_ranges;
 mod file_system;
+mod graded_plan;
 mod graded_single;
 mod harness_logs;
 mod interrupt;

@@ -49,16 +49,6 @@ pub enum CountSampler {
         /// How each sample is parsed and graded (the identity draws exactly as before).
         grading: SampleGrading,
     },
-    /// Samples parsed and graded ([`SampleGrading`]: unparsed answers, a noisy grader), drawn
-    /// stage by stage per problem ([`staged_count`]) rather than from the graded rate.
-    Staged {
-        /// True solve rates.
-        rates: Vec<f64>,
-        /// Samples per problem.
-        n: u32,
-        /// Extraction and grading.
-        grading: SampleGrading,
-    },
 }
 
 impl CountSampler {
@@ -118,10 +108,6 @@ impl CountSampler {
                     let z: f64 = StandardNormal.sample(rng);
                     staged_count(rng, expit(mu + sigma * z), *n, grading)
                 })
-                .sum(),
-            CountSampler::Staged { rates, n, grading } => rates
-                .iter()
-                .map(|&p| staged_count(rng, p, *n, grading))
                 .sum(),
         }
     }

@@ -314,3 +314,44 @@ fn verifier_with_several_attractors_is_no_longer_refused() {
     let out = run(&src);
     assert!(failed(&out).is_empty(), "{:?}", failed(&out));
 }
+
+/// The shipped `extraction` scenario: every check passes, and the story its comment tells holds
+/// in the exact values: best@k leads maj@k at k = 2 for both models; the clean model's vote
+/// overtakes its verifier by k = 256; the messy model (split and unparsed answers) loses much of
+/// its maj@k but little of its best@k, and its vote still trails its verifier at k = 256.
+#[test]
+fn shipped_extraction_scenario_passes_every_check_and_tells_its_story() {
+    let s = Scenario::load("extraction").expect("built-in");
+    let out = run_all(&s, &|_| {}).expect("runs");
+    assert!(failed(&out).is_empty(), "{:?}", failed(&out));
+    let ExperimentResult::Curves(c) = &out.results[0] else {
+        panic!("curves first")
+    };
+    let kmax = *c.k.last().unwrap();
+    let value = |series: usize, k: u32, metric: Metric| {
+        c.points
+            .iter()
+            .find(|p| p.series == series && p.k == k && p.metric == metric)
+            .map(|p| p.estimate.exact)
+            .unwrap()
+    };
+    let (parsed, messy) = (0, 1);
+    assert_eq!(c.series[messy].split, 0.35);
+    for series in [parsed, messy] {
+        let leads = c.series[series].best_leads.as_ref().expect("a verifier");
+        assert!(leads.contains(&2), "series {series}: {leads:?}");
+    }
+    let leads = c.series[parsed].best_leads.as_ref().unwrap();
+    assert!(!leads.contains(&kmax), "parsed's vote overtakes: {leads:?}");
+    let leads = c.series[messy].best_leads.as_ref().unwrap();
+    assert!(
+        leads.contains(&kmax),
+        "messy's vote still trails: {leads:?}"
+    );
+    let maj_loss = value(parsed, kmax, Metric::MajAtK) - value(messy, kmax, Metric::MajAtK);
+    let best_loss = value(parsed, kmax, Metric::BestAtK) - value(messy, kmax, Metric::BestAtK);
+    assert!(
+        maj_loss > 0.05 && best_loss.abs() < maj_loss / 3.0,
+        "maj@k loss {maj_loss}, best@k loss {best_loss}"
+    );
+}

@@ -1223,7 +1223,7 @@ impl ExpCtx<'_> {
                 &self.e.reruns
             };
             let at = v.as_ref().map_or(self.span.clone(), |v| v.span());
-            return Err(self.r.err(at, &self.key(what), format!("{passes} sample-by-sample passes (per series: 1 for several attractor shares, unparsed or split, 1 for a verifier, 2 for a grader) x (sum of k = {ksum}) x {count} {what} x {} problems = {draws} simulated samples (drawn one by one): at most {MAX_TOTAL_VOTES} per experiment; lower `{what}` or the largest k", self.bench.problems)));
+            return Err(self.r.err(at, &self.key(what), format!("{passes} sample-by-sample pass(es) (per series: 1 for several attractor shares, unparsed or split, 1 for a verifier, 2 for a grader) x (sum of k = {ksum}) x {count} {what} x {} problems = {draws} simulated samples (drawn one by one): at most {MAX_TOTAL_VOTES} per experiment; lower `{what}` or the largest k", self.bench.problems)));
         }
         Ok(())
     }

@@ -169,6 +169,34 @@ mod tests {
         }]
     }
 
+    /// The same cell with several attractors, unparsed and split: the verifier's samples are
+    /// drawn as answers ([`super::super::modes::ModeBestSampler`]), per-problem shares given.
+    fn mode_cells() -> Vec<SelectionCell> {
+        let mut c = cells();
+        c[0].modes = Some(ModeAnswers {
+            attractors: vec![0.3, 0.2],
+            extraction: Extraction {
+                unparsed: 0.1,
+                split: 0.3,
+            },
+            per_problem: Some(vec![vec![0.3, 0.2], vec![0.25, 0.2], vec![0.1, 0.1]]),
+        });
+        c
+    }
+
+    #[test]
+    fn mode_selection_counts_do_not_depend_on_thread_count() {
+        let run = |threads: usize| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap()
+                .install(|| simulate_selection(9, &[1, 2], &mode_cells(), 500))
+        };
+        assert_eq!(run(1), run(3));
+        assert_ne!(run(1), simulate_selection(9, &[1, 2], &cells(), 500));
+    }
+
     #[test]
     fn selection_counts_do_not_depend_on_thread_count() {
         let run = |threads: usize| {

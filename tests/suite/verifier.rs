@@ -336,7 +336,7 @@ fn shipped_extraction_scenario_passes_every_check_and_tells_its_story() {
             .unwrap()
     };
     let (parsed, messy) = (0, 1);
-    assert_eq!(c.series[messy].split, 0.35);
+    assert_eq!(c.series[messy].split, 0.45);
     for series in [parsed, messy] {
         let leads = c.series[series].best_leads.as_ref().expect("a verifier");
         assert!(leads.contains(&2), "series {series}: {leads:?}");

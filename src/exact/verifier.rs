@@ -50,6 +50,20 @@ use crate::exact::normal::cdf_and_sf;
 use crate::exact::quadrature::{AdaptiveSimpson, CompositeSimpson, NormalQuadrature};
 pub use crate::model::{Fallback, ThresholdVerifier};
 
+/// The correct rate a verifier selects from when a share `unparsed` of samples has no
+/// extractable answer: (1 - u) p. Whether the pick is correct depends only on each sample's
+/// correct/wrong label, so several attractors and `split` (either form is correct) leave it at
+/// p, and an unparsed sample is a wrong sample like any other (a threshold verifier accepts it
+/// with `fpr`, a score verifier scores it N(0, 1)). best@k under answer extraction is therefore
+/// the best@k of this rate; with u = 0 it is p itself, bit for bit. Time: O(1).
+pub fn selectable_rate(p: f64, unparsed: f64) -> f64 {
+    if unparsed == 0.0 {
+        p
+    } else {
+        (1.0 - unparsed) * p
+    }
+}
+
 impl ThresholdVerifier {
     /// (alpha, beta, gamma): a sample accepted and correct, accepted and wrong, rejected.
     pub fn shares(&self, p: f64) -> (f64, f64, f64) {
@@ -226,6 +240,112 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The per-sample labels of the answer-mode model: (probability, correct, unparsed) of the
+    /// correct answer's two forms, two attractors, a one-off and no answer.
+    fn mode_labels(p: f64, a: [f64; 2], u: f64, s: f64) -> Vec<(f64, bool)> {
+        let parsed = 1.0 - u;
+        vec![
+            (parsed * p * (1.0 - s), true),
+            (parsed * p * s, true),
+            (parsed * a[0] * (1.0 - p), false),
+            (parsed * a[1] * (1.0 - p), false),
+            (parsed * (1.0 - a[0] - a[1]) * (1.0 - p), false),
+            (u, false),
+        ]
+    }
+
+    /// best@k of a threshold verifier over answer modes by enumerating every sequence of k
+    /// labels (6^k) and every accept/reject pattern (2^k), the pick uniform among the accepted
+    /// (an unparsed sample accepted with fpr like any wrong one), else the fallback.
+    fn threshold_modes_brute_force(labels: &[(f64, bool)], v: &ThresholdVerifier, k: u32) -> f64 {
+        let n = labels.len() as u32;
+        let mut total = 0.0;
+        for code in 0..n.pow(k) {
+            let seq: Vec<(f64, bool)> = (0..k)
+                .map(|i| labels[((code / n.pow(i)) % n) as usize])
+                .collect();
+            let pr_labels: f64 = seq.iter().map(|x| x.0).product();
+            for mask in 0..1u32 << k {
+                let accepted: Vec<bool> = (0..k as usize)
+                    .filter(|&i| mask >> i & 1 == 1)
+                    .map(|i| seq[i].1)
+                    .collect();
+                let pr_mask: f64 = (0..k as usize)
+                    .map(|i| {
+                        let rate = if seq[i].1 { v.tpr } else { v.fpr };
+                        if mask >> i & 1 == 1 {
+                            rate
+                        } else {
+                            1.0 - rate
+                        }
+                    })
+                    .product();
+                let win = if !accepted.is_empty() {
+                    accepted.iter().filter(|&&c| c).count() as f64 / accepted.len() as f64
+                } else {
+                    match v.fallback {
+                        Fallback::Random => {
+                            seq.iter().filter(|x| x.1).count() as f64 / f64::from(k)
+                        }
+                        Fallback::Abstain => 0.0,
+                    }
+                };
+                total += pr_labels * pr_mask * win;
+            }
+        }
+        total
+    }
+
+    /// Several attractors, unparsed and split under a verifier: best@k is exactly the best@k of
+    /// the rate (1 - u) p ([`selectable_rate`]), checked against enumeration of the answers.
+    #[test]
+    fn verifier_over_answer_modes_matches_enumeration() {
+        let cases = [
+            (0.4, [0.3, 0.2], 0.0, 0.0),
+            (0.4, [0.3, 0.2], 0.2, 0.0),
+            (0.55, [0.5, 0.1], 0.0, 0.4),
+            (0.3, [0.6, 0.3], 0.15, 0.35),
+            (1.0, [0.5, 0.5], 0.3, 0.5),
+        ];
+        for fallback in [Fallback::Random, Fallback::Abstain] {
+            for &(tpr, fpr) in &[(0.85, 0.12), (0.6, 0.4), (1.0, 0.0)] {
+                let v = ThresholdVerifier { tpr, fpr, fallback };
+                for &(p, a, u, s) in &cases {
+                    let labels = mode_labels(p, a, u, s);
+                    for k in 1..=4 {
+                        let b = threshold_modes_brute_force(&labels, &v, k);
+                        let (w, l) = best_at_k_threshold(selectable_rate(p, u), &v, k);
+                        assert!(
+                            (w - b).abs() < 1e-12 && (w + l - 1.0).abs() < 1e-14,
+                            "{v:?} p={p} a={a:?} u={u} s={s} k={k}: {w} vs {b}"
+                        );
+                    }
+                }
+            }
+        }
+        // The score verifier: enumerate the labels, score each sequence by its correct count.
+        for &(p, a, u, s) in &cases[..4] {
+            let labels = mode_labels(p, a, u, s);
+            let n = labels.len() as u32;
+            for k in 1..=3u32 {
+                let mut b = 0.0;
+                for code in 0..n.pow(k) {
+                    let seq: Vec<(f64, bool)> = (0..k)
+                        .map(|i| labels[((code / n.pow(i)) % n) as usize])
+                        .collect();
+                    let c = seq.iter().filter(|x| x.1).count() as u32;
+                    b += seq.iter().map(|x| x.0).product::<f64>() * correct_on_top(c, k - c, 1.5);
+                }
+                let (w, _) = best_at_k_score(selectable_rate(p, u), 1.5, k);
+                assert!(
+                    (w - b).abs() < 1e-9,
+                    "score p={p} u={u} s={s} k={k}: {w} vs {b}"
+                );
+            }
+        }
+        assert_eq!(selectable_rate(0.37, 0.0), 0.37);
     }
 
     #[test]

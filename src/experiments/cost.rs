@@ -17,6 +17,7 @@ use crate::exact::budget::{
 };
 use crate::exact::modes::Extraction;
 use crate::exact::pass::{bernoulli_mean_se_with, mean};
+use crate::exact::verifier::selectable_rate;
 use crate::model::VoteRule;
 use crate::scenario::Scenario;
 use crate::sim::modes::grade_picks;
@@ -179,12 +180,18 @@ pub fn cost(
     let mut best_index = Vec::new();
     for (mi, m) in ms.iter().enumerate() {
         let Some(verifier) = m.verifier else { continue };
-        let capped: Vec<f64> = m
-            .rates
-            .iter()
-            .zip(&difficulty)
-            .map(|(&p, &d)| capped_vote_rates(p, m.attractor, &m.lengths, d, budget).0)
-            .collect();
+        // Several attractors or extraction: the verifier's samples are drawn as answers, on
+        // every problem's capped shares (the same as the vote's).
+        let modes = mode_answers(m, &difficulty, budget);
+        let capped: Vec<f64> = match &modes {
+            Some((p_capped, _)) => p_capped.clone(),
+            None => m
+                .rates
+                .iter()
+                .zip(&difficulty)
+                .map(|(&p, &d)| capped_vote_rates(p, m.attractor, &m.lengths, d, budget).0)
+                .collect(),
+        };
         for &k in ks.iter().filter(|&&k| k > 1) {
             best_index.push((mi, k));
             best_cells.push(SelectionCell {
@@ -194,7 +201,7 @@ pub fn cost(
                 rule: rule.unwrap_or(m.rule),
                 verifier: Some(verifier),
                 grader: m.grading.grader,
-                modes: None,
+                modes: modes.as_ref().map(|(_, answers)| answers.clone()),
             });
         }
     }
@@ -219,7 +226,13 @@ pub fn cost(
             let bi = best_index
                 .iter()
                 .position(|&(bm, bk)| bm == mi && bk == k)?;
-            let mut pairs = best_pairs(&best_cells[bi].p, verifier, k);
+            // The verifier picks on correct or wrong: an unparsed sample is a wrong one.
+            let selectable: Vec<f64> = best_cells[bi]
+                .p
+                .iter()
+                .map(|&p| selectable_rate(p, m.grading.unparsed))
+                .collect();
+            let mut pairs = best_pairs(&selectable, verifier, k);
             // A noisy grader grades the verifier's pick.
             if let Some(g) = m.grading.grader {
                 pairs.iter_mut().for_each(|x| *x = g.selected(*x));

@@ -214,7 +214,7 @@ pub fn seed_variance(
     };
     let true_rates = m.rates_on(&scenario.benchmark.rates());
     // Unparsed answers and a noisy grader: every exact quantity below is that of the graded
-    // rates p~, the samples are drawn stage by stage (parse, solve, grade).
+    // rates p~; fixed problems draw Bin(n, p~), a random placement stage by stage.
     let grading = SampleGrading::of(m);
     let staged = !grading.is_identity();
     let (rates, complements): (Vec<f64>, Vec<f64>) = if staged {
@@ -238,13 +238,12 @@ pub fn seed_variance(
                     n,
                     grading,
                 }
-            } else if staged {
-                CountSampler::Staged {
-                    rates: true_rates.clone(),
-                    n,
-                    grading,
-                }
             } else {
+                // Graded or not, a problem's count is Bin(n, rate): with unparsed answers or a
+                // grader the rate is p~, the law of the staged draw (parse, solve, grade) proved
+                // by `staged_counts_follow_the_binomial_of_the_graded_rate`; one alias table per
+                // problem draws it as fast as the ungraded count (the staged binomials cost
+                // about 30 times as much).
                 CountSampler::new(n, &rates)
             }
         })
@@ -515,10 +514,16 @@ impl VoteSpread {
     /// Checks: means and SDs of both scores per k.
     pub fn checks(&self) -> Vec<Check> {
         row_checks(&self.experiment, &self.rows, |r| {
+            // Named like the curves' cells: every share, and u/s when set.
             let cell = format!(
-                "model={} a={} rule={} k={}",
+                "model={} {} rule={} k={}",
                 self.model,
-                self.attractor,
+                super::votes::modes_label(
+                    self.attractor,
+                    &self.attractors,
+                    self.unparsed,
+                    self.split
+                ),
                 self.vote_rule.as_str(),
                 r.k
             );

@@ -16,7 +16,7 @@ use crate::exact::noise::vote_seed_sd;
 use crate::exact::pass::{bernoulli_mean_se_with, mean};
 use crate::exact::pass::{pass_at_k, pass_at_k_complement, pass_hat_k, pass_hat_k_complement};
 use crate::exact::verifier::{
-    best_at_k_score, best_at_k_threshold, score_ceiling, threshold_ceiling,
+    best_at_k_score, best_at_k_threshold, score_ceiling, selectable_rate, threshold_ceiling,
 };
 use crate::model::{Verifier, VoteRule};
 use crate::sim::selection::{simulate_selection, SelectionCell, SelectionCounts};
@@ -117,7 +117,7 @@ pub(super) fn apply(
                 rule: s.rule,
                 verifier: s.verifier,
                 grader: s.grader,
-                modes: s.modes.map(|m| (m.attractors.clone(), m.extraction)),
+                modes: s.modes.cloned(),
             })
         })
         .collect();
@@ -126,6 +126,14 @@ pub(super) fn apply(
     for (ai, &si) in active.iter().enumerate() {
         let s = &selectors[si];
         let mut leads = Vec::new();
+        // The verifier sees correct or wrong: both split forms are correct, an unparsed sample
+        // is wrong, so best@k is that of the rate (1 - u) p.
+        let unparsed = s.modes.map_or(0.0, |m| m.extraction.unparsed);
+        let selectable: Vec<f64> = s
+            .rates
+            .iter()
+            .map(|&p| selectable_rate(p, unparsed))
+            .collect();
         for (ki, &k) in ks.iter().enumerate() {
             let c = &counts[ai * ks.len() + ki];
             let mut maj_graded = None;
@@ -204,7 +212,7 @@ pub(super) fn apply(
                 }
             }
             if let Some(v) = &s.verifier {
-                let truth = best_pairs(s.rates, v, k);
+                let truth = best_pairs(&selectable, v, k);
                 let (true_est, true_sd) = estimate(&truth, total(c, |x| x.best_true), votes);
                 let point = match s.grader {
                     Some(g) => {
@@ -245,7 +253,7 @@ pub(super) fn apply(
         out.grader = s.grader;
         if let Some(v) = &s.verifier {
             out.verifier = Some(*v);
-            out.best_ceiling = Some(best_ceiling(s.rates, v, s.grader));
+            out.best_ceiling = Some(best_ceiling(&selectable, v, s.grader));
             out.best_leads = Some(leads);
         }
     }

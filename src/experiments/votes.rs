@@ -101,20 +101,26 @@ impl Series {
     /// The series' answer modes for labels: `a=0.5`, or `a=[0.3,0.2] u=0.1 s=0.2` with only the
     /// keys away from their defaults.
     pub fn modes_label(&self) -> String {
-        let mut out = if self.attractors.is_empty() {
-            format!("a={}", self.attractor)
-        } else {
-            let list: Vec<String> = self.attractors.iter().map(|&a| short(a)).collect();
-            format!("a=[{}]", list.join(","))
-        };
-        if self.unparsed != 0.0 {
-            out.push_str(&format!(" u={}", short(self.unparsed)));
-        }
-        if self.split != 0.0 {
-            out.push_str(&format!(" s={}", short(self.split)));
-        }
-        out
+        modes_label(self.attractor, &self.attractors, self.unparsed, self.split)
     }
+}
+
+/// Answer modes for a label: `a=0.5` for one share (`attractors` empty), or
+/// `a=[0.3,0.2] u=0.1 s=0.2` with only the keys away from their defaults.
+pub(crate) fn modes_label(attractor: f64, attractors: &[f64], unparsed: f64, split: f64) -> String {
+    let mut out = if attractors.is_empty() {
+        format!("a={attractor}")
+    } else {
+        let list: Vec<String> = attractors.iter().map(|&a| short(a)).collect();
+        format!("a=[{}]", list.join(","))
+    };
+    if unparsed != 0.0 {
+        out.push_str(&format!(" u={}", short(unparsed)));
+    }
+    if split != 0.0 {
+        out.push_str(&format!(" s={}", short(split)));
+    }
+    out
 }
 
 /// A share for a label: at most 6 decimals, trailing zeros dropped (a scaled 0.4 x 0.75 reads

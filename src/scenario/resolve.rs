@@ -429,27 +429,6 @@ impl Resolver<'_> {
             None => None,
         };
         let shift_sd = self.shift_sd(m.shift_sd, &source, &key("shift_sd"))?;
-        // Verifiers are built on the one-attractor vote; several attractors or extraction
-        // failures together with one are not modelled yet. A grader grades each sample and the
-        // vote's pick after the fact, so it composes with them.
-        let modes = if attractors.len() > 1 {
-            Some(("attractor", attractor.span()))
-        } else if unparsed != 0.0 {
-            m.unparsed.as_ref().map(|u| ("unparsed", u.span()))
-        } else if split != 0.0 {
-            m.split.as_ref().map(|u| ("split", u.span()))
-        } else {
-            None
-        };
-        if let Some((modes_key, at)) = modes {
-            if m.verifier.is_some() {
-                return Err(self.err(
-                    at,
-                    &key(modes_key),
-                    "cannot be combined with [model.verifier] in one model yet: a verifier works on one repeated wrong answer with every answer parsed; give this model one attractor share with unparsed = split = 0, or drop [model.verifier]",
-                ));
-            }
-        }
         let run_sd = match &m.run_sd {
             None => 0.0,
             Some(v) => {
@@ -1170,21 +1149,38 @@ impl ExpCtx<'_> {
         }
     }
 
+    /// Bounds sample-by-sample simulation: `passes` (each an O(k) draw per vote or rerun, see
+    /// [`literal_passes`]) x (sum of k) x `count` x problems simulated samples, by
+    /// [`MAX_TOTAL_VOTES`], with the error at `count`'s key.
+    fn literal_samples(&self, passes: u64, ks: &[u32], (what, count): (&str, u64)) -> Res<()> {
+        let ksum: u64 = ks.iter().map(|&x| u64::from(x)).sum();
+        let draws = passes
+            .saturating_mul(ksum)
+            .saturating_mul(count)
+            .saturating_mul(self.bench.problems as u64);
+        if draws > MAX_TOTAL_VOTES {
+            let v = if what == "votes" {
+                &self.e.votes
+            } else {
+                &self.e.reruns
+            };
+            let at = v.as_ref().map_or(self.span.clone(), |v| v.span());
+            return Err(self.r.err(at, &self.key(what), format!("{passes} sample-by-sample pass(es) (per series: 1 for several attractor shares, unparsed or split, 1 for a verifier, 2 for a grader) x (sum of k = {ksum}) x {count} {what} x {} problems = {draws} simulated samples (drawn one by one): at most {MAX_TOTAL_VOTES} per experiment; lower `{what}` or the largest k", self.bench.problems)));
+        }
+        Ok(())
+    }
+
     fn curves(&self) -> Res<ExperimentSpec> {
         let models = self.model_list()?;
         let k = self.ints(&self.e.k, "k", MAX_K, Some(&DEFAULT_K))?;
         let votes = self.count(&self.e.votes, "votes", 4000)?;
-        // Verifiers and graders are simulated sample by sample: O(k) draws per vote.
-        let literal = models
+        // Answer modes, verifiers and graders are simulated sample by sample: O(k) draws per
+        // vote and pass (a grader two: the graded samples and the graded vote).
+        let passes = models
             .iter()
-            .filter(|&&m| self.models[m].verifier.is_some() || self.models[m].grader.is_some())
-            .count() as u64;
-        self.samples_one_by_one(
-            literal,
-            &k,
-            votes,
-            &format!("{literal} models with a verifier or grader"),
-        )?;
+            .map(|&m| literal_passes(&self.models[m]))
+            .sum();
+        self.literal_samples(passes, &k, ("votes", votes))?;
         Ok(ExperimentSpec::Curves {
             models,
             k,
@@ -1273,15 +1269,16 @@ impl ExpCtx<'_> {
         };
         let k = self.ints(&self.e.k, "k", MAX_K, Some(&DEFAULT_K))?;
         let votes = self.count(&self.e.votes, "votes", 4000)?;
-        // A graded model's votes are simulated sample by sample: O(k) draws per vote.
-        if m.grader.is_some() {
-            self.samples_one_by_one(
-                list.len() as u64,
-                &k,
-                votes,
-                &format!("model `{}` has a grader: {} values", m.name, list.len()),
-            )?;
-        }
+        // Series with answer modes or a grader are simulated sample by sample (O(k) per vote).
+        let passes = list
+            .iter()
+            .map(|&x| {
+                let (v, split) = axis.apply(&m.attractors, m.split, x);
+                let modes = v.len() > 1 || split != 0.0 || m.unparsed != 0.0;
+                u64::from(modes) + 2 * u64::from(m.grader.is_some())
+            })
+            .sum();
+        self.literal_samples(passes, &k, ("votes", votes))?;
         Ok(ExperimentSpec::AttractorSweep {
             model,
             attractors: list,
@@ -1316,9 +1313,9 @@ impl ExpCtx<'_> {
         )?;
         let k = self.ints(&self.e.k, "k", MAX_K, Some(&DEFAULT_K))?;
         let votes = self.count(&self.e.votes, "votes", 4000)?;
-        // Graded votes are simulated sample by sample: O(k) draws per vote, for every rate.
-        let rates = g.get_ref().len();
-        self.samples_one_by_one(rates as u64, &k, votes, &format!("{rates} rates"))?;
+        // Graded votes are simulated sample by sample: O(k) draws per vote and pass (the graded
+        // samples and the graded vote), for every rate.
+        self.literal_samples(2 * g.get_ref().len() as u64, &k, ("votes", votes))?;
         Ok(ExperimentSpec::AttractorSweep {
             model,
             attractors: g.get_ref().clone(),
@@ -1388,26 +1385,6 @@ impl ExpCtx<'_> {
         }
     }
 
-    /// Refuses more than [`MAX_TOTAL_VOTES`] samples drawn one by one (graded or verified
-    /// votes): `series` x (sum of k) x `votes` x problems, where `series` counts what `what`
-    /// names. The error points at `votes`.
-    fn samples_one_by_one(&self, series: u64, k: &[u32], votes: u64, what: &str) -> Res<()> {
-        let ksum: u64 = k.iter().map(|&x| u64::from(x)).sum();
-        let draws = series
-            .saturating_mul(ksum)
-            .saturating_mul(votes)
-            .saturating_mul(self.bench.problems as u64);
-        if draws > MAX_TOTAL_VOTES {
-            let at = self
-                .e
-                .votes
-                .as_ref()
-                .map_or(self.span.clone(), |v| v.span());
-            return Err(self.r.err(at, &self.key("votes"), format!("{what} x (sum of k = {ksum}) x {votes} votes x {} problems = {draws} simulated samples (drawn one by one): at most {MAX_TOTAL_VOTES} per experiment; lower `votes` or the largest k", self.bench.problems)));
-        }
-        Ok(())
-    }
-
     /// Refuses models that set answer-mode keys (several attractors, `unparsed`, `split`) this
     /// experiment cannot honour; `honoured` lists the keys it does honour. The error points at
     /// the experiment's reference to the model (`refs`: key and span) and names the model's key.
@@ -1462,10 +1439,21 @@ impl ExpCtx<'_> {
             &["attractor", "unparsed", "split"],
             "vote-spread",
         )?;
+        let k = self.ints(&self.e.k, "k", MAX_K, Some(&[16]))?;
+        let reruns = self.count(&self.e.reruns, "reruns", 2000)?;
+        // Answer modes or a grader: every vote drawn sample by sample (O(k) per vote, and the
+        // graded samples another O(k)), one vote per problem per rerun.
+        let m = &self.models[model];
+        let passes = if m.grader.is_some() {
+            2
+        } else {
+            u64::from(m.answer_modes_key().is_some())
+        };
+        self.literal_samples(passes, &k, ("reruns", reruns))?;
         Ok(ExperimentSpec::VoteSpread {
             model,
-            k: self.ints(&self.e.k, "k", MAX_K, Some(&[16]))?,
-            reruns: self.count(&self.e.reruns, "reruns", 2000)?,
+            k,
+            reruns,
             vote_rule: self.vote_rule(),
         })
     }
@@ -1667,12 +1655,25 @@ impl ExpCtx<'_> {
             &["attractor", "unparsed", "split"],
             "cost",
         )?;
+        let k = self.ints(&self.e.k, "k", MAX_K, Some(&[1, 8, 32]))?;
+        let votes = self.count(&self.e.votes, "votes", 4000)?;
+        // Votes with answer modes and best-of-k picks are drawn sample by sample (O(k) each) at
+        // every k > 1 (a graded pick adds one draw per vote, counted by the plain limit).
+        let passes = ms
+            .iter()
+            .map(|&m| {
+                let m = &self.models[m];
+                u64::from(m.answer_modes_key().is_some()) + u64::from(m.verifier.is_some())
+            })
+            .sum();
+        let voting: Vec<u32> = k.iter().copied().filter(|&x| x > 1).collect();
+        self.literal_samples(passes, &voting, ("votes", votes))?;
         Ok(ExperimentSpec::Cost {
             models: ms,
-            k: self.ints(&self.e.k, "k", MAX_K, Some(&[1, 8, 32]))?,
+            k,
             cap,
             price_per_mtok: price,
-            votes: self.count(&self.e.votes, "votes", 4000)?,
+            votes,
             traces: self.count(&self.e.traces, "traces", 4000)?,
             vote_rule: self.vote_rule(),
         })
@@ -1929,6 +1930,16 @@ impl ExpCtx<'_> {
             answers: PlanAnswers::of(model),
         })
     }
+}
+
+/// The O(k) sample-by-sample passes one `curves` vote of `m` costs: 1 with several attractor
+/// shares, `unparsed` or `split` (the vote drawn answer by answer), 1 for a verifier (its k
+/// samples), 2 for a grader (the graded samples and the graded vote). 0 for the canonical model,
+/// whose votes cost O(1).
+fn literal_passes(m: &Model) -> u64 {
+    u64::from(m.answer_modes_key().is_some())
+        + u64::from(m.verifier.is_some())
+        + 2 * u64::from(m.grader.is_some())
 }
 
 #[cfg(test)]

@@ -19,6 +19,10 @@ pub const NAMED: &[(&str, &str)] = &[
     ),
     ("modes", include_str!("../../scenarios/modes.toml")),
     ("verifier", include_str!("../../scenarios/verifier.toml")),
+    (
+        "extraction",
+        include_str!("../../scenarios/extraction.toml"),
+    ),
 ];
 
 impl Scenario {

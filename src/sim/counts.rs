@@ -50,7 +50,8 @@ pub enum CountSampler {
         grading: SampleGrading,
     },
     /// Samples parsed and graded ([`SampleGrading`]: unparsed answers, a noisy grader), drawn
-    /// stage by stage per problem ([`staged_count`]) rather than from the graded rate.
+    /// stage by stage per problem ([`staged_count`]) rather than from the graded rate (the
+    /// plan's reruns; seed-variance draws Bin(n, p~) from alias tables instead).
     Staged {
         /// True solve rates.
         rates: Vec<f64>,

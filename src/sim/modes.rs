@@ -167,31 +167,63 @@ pub struct ThresholdSampler {
 impl ThresholdSampler {
     /// Whether the pick of one best-of-k selection is correct. Cost: O(k) u64.
     pub fn sample<R: RngCore + ?Sized>(&self, rng: &mut R) -> bool {
-        let (mut accepted, mut pick_accepted) = (0u64, false);
-        let mut pick_any = false;
-        for i in 0..u64::from(self.k) {
-            let correct = unit(rng) < self.p;
-            let rate = if correct {
-                self.verifier.tpr
-            } else {
-                self.verifier.fpr
-            };
-            if unit(rng) < rate {
-                accepted += 1;
-                if index(rng, accepted) == 0 {
-                    pick_accepted = correct;
-                }
-            }
-            if self.verifier.fallback == Fallback::Random && index(rng, i + 1) == 0 {
-                pick_any = correct;
+        let p = self.p;
+        threshold_pick(&self.verifier, self.k, rng, |rng| unit(rng) < p)
+    }
+}
+
+/// One threshold-verifier selection of k samples, each drawn by `correct` (whether it is
+/// correct; it may draw as many words as it needs): accepted with tpr or fpr, the pick uniform
+/// among the accepted (reservoir sampling as they arrive), else the fallback.
+#[inline(always)]
+fn threshold_pick<R: RngCore + ?Sized>(
+    verifier: &ThresholdVerifier,
+    k: u32,
+    rng: &mut R,
+    mut correct: impl FnMut(&mut R) -> bool,
+) -> bool {
+    let (mut accepted, mut pick_accepted) = (0u64, false);
+    let mut pick_any = false;
+    for i in 0..u64::from(k) {
+        let correct = correct(rng);
+        let rate = if correct { verifier.tpr } else { verifier.fpr };
+        if unit(rng) < rate {
+            accepted += 1;
+            if index(rng, accepted) == 0 {
+                pick_accepted = correct;
             }
         }
-        if accepted > 0 {
-            pick_accepted
-        } else {
-            self.verifier.fallback == Fallback::Random && pick_any
+        if verifier.fallback == Fallback::Random && index(rng, i + 1) == 0 {
+            pick_any = correct;
         }
     }
+    if accepted > 0 {
+        pick_accepted
+    } else {
+        verifier.fallback == Fallback::Random && pick_any
+    }
+}
+
+/// One score-verifier selection of k samples, each drawn by `correct`: scored N(separation, 1)
+/// if correct and N(0, 1) if not, the argmax picked.
+#[inline(always)]
+fn score_pick<R: RngCore + ?Sized>(
+    separation: f64,
+    k: u32,
+    rng: &mut R,
+    mut correct: impl FnMut(&mut R) -> bool,
+) -> bool {
+    let (mut best, mut best_correct) = (f64::NEG_INFINITY, false);
+    for _ in 0..k {
+        let correct = correct(rng);
+        let z: f64 = StandardNormal.sample(rng);
+        let score = z + if correct { separation } else { 0.0 };
+        if score > best {
+            best = score;
+            best_correct = correct;
+        }
+    }
+    best_correct
 }
 
 /// Best-of-k with a score verifier, drawn literally: every sample is correct with probability p,
@@ -209,17 +241,34 @@ pub struct ScoreSampler {
 impl ScoreSampler {
     /// Whether the highest-scoring sample is correct. Cost: O(k) draws.
     pub fn sample<R: RngCore + ?Sized>(&self, rng: &mut R) -> bool {
-        let (mut best, mut best_correct) = (f64::NEG_INFINITY, false);
-        for _ in 0..self.k {
-            let correct = unit(rng) < self.p;
-            let z: f64 = StandardNormal.sample(rng);
-            let score = z + if correct { self.separation } else { 0.0 };
-            if score > best {
-                best = score;
-                best_correct = correct;
-            }
+        let p = self.p;
+        score_pick(self.separation, self.k, rng, |rng| unit(rng) < p)
+    }
+}
+
+/// Best-of-k over the answers of several attractors and answer extraction, drawn literally:
+/// every sample is a label of [`ModeVoteSampler`] (the correct answer in either form, an
+/// attractor, a one-off or no answer) and the verifier sees only whether it is correct. Both
+/// forms are correct; an unparsed sample is a wrong one to the verifier (accepted with `fpr`,
+/// scored N(0, 1)), so the pick is correct with the best@k of the rate (1 - u) p, which this
+/// checks rather than assumes. Cost: O(k) draws per selection.
+#[derive(Debug, Clone)]
+pub struct ModeBestSampler {
+    /// The per-sample answer labels (its vote rule is not used).
+    pub labels: ModeVoteSampler,
+    /// The verifier.
+    pub verifier: crate::model::Verifier,
+}
+
+impl ModeBestSampler {
+    /// Whether the verifier's pick of one selection of k samples is correct.
+    pub fn sample<R: RngCore + ?Sized>(&self, rng: &mut R) -> bool {
+        let (table, k) = (&self.labels.table, self.labels.k);
+        let correct = |rng: &mut R| table.sample(rng) < 2;
+        match self.verifier {
+            crate::model::Verifier::Threshold(v) => threshold_pick(&v, k, rng, correct),
+            crate::model::Verifier::Score { separation } => score_pick(separation, k, rng, correct),
         }
-        best_correct
     }
 }
 
@@ -393,6 +442,56 @@ mod tests {
                     let hits = (0..draws).filter(|_| s.sample(&mut rng)).count() as u64;
                     let (w, _) = best_at_k_threshold(p, &verifier, k);
                     assert_rate(&format!("{verifier:?} p={p} k={k}"), hits, draws, w);
+                }
+            }
+        }
+    }
+
+    /// A verifier over several attractors, unparsed and split, drawn answer by answer: the pick
+    /// is correct with the exact best@k of the rate (1 - u) p, both kinds and fallbacks.
+    #[test]
+    fn literal_verifier_over_answer_modes_matches_exact_best_at_k() {
+        use crate::exact::verifier::{best_at_k_score, selectable_rate};
+        use crate::model::Verifier;
+        let draws = 60_000u64;
+        let verifiers = [
+            Verifier::Threshold(ThresholdVerifier {
+                tpr: 0.85,
+                fpr: 0.12,
+                fallback: Fallback::Random,
+            }),
+            Verifier::Threshold(ThresholdVerifier {
+                tpr: 0.6,
+                fpr: 0.3,
+                fallback: Fallback::Abstain,
+            }),
+            Verifier::Score { separation: 1.5 },
+        ];
+        let cases = [
+            (0.4, vec![0.3, 0.2], 0.2, 0.0),
+            (0.55, vec![0.5], 0.0, 0.4),
+            (0.3, vec![0.6, 0.3], 0.15, 0.35),
+        ];
+        for (vi, verifier) in verifiers.iter().enumerate() {
+            for (ci, (p, a, u, s)) in cases.iter().enumerate() {
+                let extraction = Extraction {
+                    unparsed: *u,
+                    split: *s,
+                };
+                for k in [1u32, 4, 24] {
+                    let b = ModeBestSampler {
+                        labels: ModeVoteSampler::new(*p, a, extraction, k, VoteRule::Random),
+                        verifier: *verifier,
+                    };
+                    let mut rng = stream(37, &[vi as u64, ci as u64, u64::from(k)]);
+                    let hits = (0..draws).filter(|_| b.sample(&mut rng)).count() as u64;
+                    let rate = selectable_rate(*p, *u);
+                    let exact = match verifier {
+                        Verifier::Threshold(v) => best_at_k_threshold(rate, v, k).0,
+                        Verifier::Score { separation } => best_at_k_score(rate, *separation, k).0,
+                    };
+                    let what = format!("{verifier:?} p={p} a={a:?} u={u} s={s} k={k}");
+                    assert_rate(&what, hits, draws, exact);
                 }
             }
         }

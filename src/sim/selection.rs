@@ -10,9 +10,11 @@
 use rayon::prelude::*;
 
 use super::modes::{
-    grade, graded_parsed_samples, graded_samples, ModeVoteSampler, ScoreSampler, ThresholdSampler,
+    grade, graded_parsed_samples, graded_samples, ModeBestSampler, ModeVoteSampler, ScoreSampler,
+    ThresholdSampler,
 };
 use super::stream::stream;
+use super::votes::ModeAnswers;
 use crate::exact::modes::Extraction;
 use crate::model::{Grader, Verifier, VoteRule};
 
@@ -31,9 +33,10 @@ pub struct SelectionCell {
     pub verifier: Option<Verifier>,
     /// The grader, if noisy.
     pub grader: Option<Grader>,
-    /// Several attractors or answer extraction (the graded vote then draws these answers, and
-    /// an unparsed sample is never graded correct); `None` for the one-attractor model.
-    pub modes: Option<(Vec<f64>, Extraction)>,
+    /// Several attractors or answer extraction (the graded vote and the verifier's samples then
+    /// draw these answers, and an unparsed sample is never graded correct; per-problem shares
+    /// replace the model's when given); `None` for the one-attractor model.
+    pub modes: Option<ModeAnswers>,
 }
 
 /// Counts of one (cell, problem) pair over its votes. The graded counts are what a harness
@@ -74,7 +77,7 @@ pub fn simulate_selection(
             let mut path = key.to_vec();
             path.extend([ci as u64, pi as u64]);
             let mut rng = stream(seed, &path);
-            one_problem(&cells[ci], cells[ci].p[pi], votes, &mut rng)
+            one_problem(&cells[ci], pi, votes, &mut rng)
         })
         .collect();
     let mut out = Vec::with_capacity(cells.len());
@@ -87,19 +90,29 @@ pub fn simulate_selection(
 
 fn one_problem(
     cell: &SelectionCell,
-    p: f64,
+    pi: usize,
     votes: u64,
     rng: &mut super::stream::Rng,
 ) -> SelectionCounts {
-    let k = cell.k;
+    let (k, p) = (cell.k, cell.p[pi]);
     let mut c = SelectionCounts::default();
-    let vote = cell.grader.map(|_| match &cell.modes {
-        Some((attractors, extraction)) => {
-            ModeVoteSampler::new(p, attractors, *extraction, k, cell.rule)
+    let labels = |rule| match &cell.modes {
+        Some(m) => {
+            let attractors = m.per_problem.as_ref().map_or(&m.attractors, |v| &v[pi]);
+            ModeVoteSampler::new(p, attractors, m.extraction, k, rule)
         }
-        None => ModeVoteSampler::new(p, &[cell.attractor], Extraction::default(), k, cell.rule),
-    });
-    let unparsed = cell.modes.as_ref().map_or(0.0, |m| m.1.unparsed);
+        None => ModeVoteSampler::new(p, &[cell.attractor], Extraction::default(), k, rule),
+    };
+    let vote = cell.grader.map(|_| labels(cell.rule));
+    // With several attractors or extraction the verifier's samples are drawn as answers too.
+    let best = match (&cell.modes, cell.verifier) {
+        (Some(_), Some(verifier)) => Some(ModeBestSampler {
+            labels: labels(VoteRule::Random),
+            verifier,
+        }),
+        _ => None,
+    };
+    let unparsed = cell.modes.as_ref().map_or(0.0, |m| m.extraction.unparsed);
     for _ in 0..votes {
         if let (Some(g), Some(vote)) = (&cell.grader, &vote) {
             let graded = if unparsed > 0.0 {
@@ -113,9 +126,14 @@ fn one_problem(
             c.maj_graded += u64::from(grade(g, win, rng));
         }
         if let Some(v) = &cell.verifier {
-            let correct = match *v {
-                Verifier::Threshold(verifier) => ThresholdSampler { p, verifier, k }.sample(rng),
-                Verifier::Score { separation } => ScoreSampler { p, separation, k }.sample(rng),
+            let correct = match (&best, *v) {
+                (Some(b), _) => b.sample(rng),
+                (None, Verifier::Threshold(verifier)) => {
+                    ThresholdSampler { p, verifier, k }.sample(rng)
+                }
+                (None, Verifier::Score { separation }) => {
+                    ScoreSampler { p, separation, k }.sample(rng)
+                }
             };
             c.best_true += u64::from(correct);
             c.best_graded += u64::from(match &cell.grader {
@@ -149,6 +167,34 @@ mod tests {
             }),
             modes: None,
         }]
+    }
+
+    /// The same cell with several attractors, unparsed and split: the verifier's samples are
+    /// drawn as answers ([`super::super::modes::ModeBestSampler`]), per-problem shares given.
+    fn mode_cells() -> Vec<SelectionCell> {
+        let mut c = cells();
+        c[0].modes = Some(ModeAnswers {
+            attractors: vec![0.3, 0.2],
+            extraction: Extraction {
+                unparsed: 0.1,
+                split: 0.3,
+            },
+            per_problem: Some(vec![vec![0.3, 0.2], vec![0.25, 0.2], vec![0.1, 0.1]]),
+        });
+        c
+    }
+
+    #[test]
+    fn mode_selection_counts_do_not_depend_on_thread_count() {
+        let run = |threads: usize| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap()
+                .install(|| simulate_selection(9, &[1, 2], &mode_cells(), 500))
+        };
+        assert_eq!(run(1), run(3));
+        assert_ne!(run(1), simulate_selection(9, &[1, 2], &cells(), 500));
     }
 
     #[test]

@@ -244,3 +244,114 @@ fn grader_fpr_sweep_grades_each_series_with_its_rate() {
         .collect();
     assert_eq!(cells.len(), r.checks().len());
 }
+
+/// A verifier on a model with several attractors, `unparsed` and `split` (refused before): in
+/// `curves` best@k is the closed form of the rate (1 - u) p, problem by problem, maj@k keeps its
+/// mode recurrence, a grader flips the pick's graded outcome, and `cost` (with a cap) runs its
+/// best-of-k strategies on the capped shares; every simulated number within the check rule.
+#[test]
+fn verifier_composes_with_several_attractors_unparsed_split_and_a_grader() {
+    let model = "[[model]]\nname = \"m\"\nattractor = [0.35, 0.25]\nunparsed = 0.1\nsplit = 0.3\n[model.tokens]\nmedian_tokens = 1000\nhard_growth = 1.0\nwrong_factor = 1.5\nsigma = 0.5\n[model.verifier]\nkind = \"threshold\"\ntpr = 0.85\nfpr = 0.12\n";
+    let exps = "[[experiment]]\nkind = \"curves\"\nk = [1, 2, 8, 32]\nvotes = 3000\n[[experiment]]\nkind = \"cost\"\nk = [1, 4, 16]\ncap = 3000\nvotes = 3000\ntraces = 3000\n";
+    let plain = format!("{HEAD}{model}{exps}");
+    let graded = format!("{HEAD}{model}[model.grader]\nfpr = 0.1\nfnr = 0.05\n{exps}");
+    let v = ThresholdVerifier {
+        tpr: 0.85,
+        fpr: 0.12,
+        fallback: Fallback::Random,
+    };
+    let g = Grader {
+        fpr: 0.1,
+        fnr: 0.05,
+    };
+    for (src, grader) in [(&plain, None), (&graded, Some(g))] {
+        let out = run(src);
+        assert!(failed(&out).is_empty(), "{:?}", failed(&out));
+        let s = Scenario::from_toml(src, "t", "t.toml").unwrap();
+        let rates = s.models[0].rates_on(&s.benchmark.rates());
+        let ExperimentResult::Curves(c) = &out.results[0] else {
+            panic!("curves first")
+        };
+        for pt in c.points.iter().filter(|p| p.metric == Metric::BestAtK) {
+            let want = mean(
+                &rates
+                    .iter()
+                    .map(|&p| {
+                        let b = best_at_k_threshold(0.9 * p, &v, pt.k);
+                        grader.map_or(b.0, |g| g.selected(b).0)
+                    })
+                    .collect::<Vec<_>>(),
+            );
+            assert!(
+                (pt.estimate.exact / want - 1.0).abs() < 1e-12,
+                "k={} {pt:?} {want}",
+                pt.k
+            );
+            assert_eq!(pt.truth.is_some(), grader.is_some());
+        }
+        let series = &c.series[0];
+        assert!(series.best_leads.is_some() && series.best_ceiling.is_some());
+        let ExperimentResult::Cost(cost) = &out.results[1] else {
+            panic!("cost second")
+        };
+        let best: Vec<u32> = cost
+            .strategies
+            .iter()
+            .filter(|s| s.best_of_k)
+            .map(|s| s.k)
+            .collect();
+        assert_eq!(best, [4, 16], "best-of-k strategies");
+    }
+}
+
+/// The refusal it replaces, as a regression test: a verifier with a list of attractor shares
+/// loads (it was refused at `attractor` with "cannot be combined with [model.verifier]").
+#[test]
+fn verifier_with_several_attractors_is_no_longer_refused() {
+    let src = format!(
+        "{HEAD}[[model]]\nname = \"m\"\nattractor = [0.3, 0.2]\n[model.verifier]\nkind = \"score\"\nseparation = 1.0\n[[experiment]]\nkind = \"curves\"\nk = [1, 4]\nvotes = 500\n"
+    );
+    let out = run(&src);
+    assert!(failed(&out).is_empty(), "{:?}", failed(&out));
+}
+
+/// The shipped `extraction` scenario: every check passes, and the story its comment tells holds
+/// in the exact values: best@k leads maj@k at k = 2 for both models; the clean model's vote
+/// overtakes its verifier by k = 256; the messy model (split and unparsed answers) loses much of
+/// its maj@k but little of its best@k, and its vote still trails its verifier at k = 256.
+#[test]
+fn shipped_extraction_scenario_passes_every_check_and_tells_its_story() {
+    let s = Scenario::load("extraction").expect("built-in");
+    let out = run_all(&s, &|_| {}).expect("runs");
+    assert!(failed(&out).is_empty(), "{:?}", failed(&out));
+    let ExperimentResult::Curves(c) = &out.results[0] else {
+        panic!("curves first")
+    };
+    let kmax = *c.k.last().unwrap();
+    let value = |series: usize, k: u32, metric: Metric| {
+        c.points
+            .iter()
+            .find(|p| p.series == series && p.k == k && p.metric == metric)
+            .map(|p| p.estimate.exact)
+            .unwrap()
+    };
+    let (parsed, messy) = (0, 1);
+    assert_eq!(c.series[messy].split, 0.45);
+    for series in [parsed, messy] {
+        let leads = c.series[series].best_leads.as_ref().expect("a verifier");
+        assert!(leads.contains(&2), "series {series}: {leads:?}");
+    }
+    let leads = c.series[parsed].best_leads.as_ref().unwrap();
+    assert!(!leads.contains(&kmax), "parsed's vote overtakes: {leads:?}");
+    let leads = c.series[messy].best_leads.as_ref().unwrap();
+    assert!(
+        leads.contains(&kmax),
+        "messy's vote still trails: {leads:?}"
+    );
+    let maj_loss = value(parsed, kmax, Metric::MajAtK) - value(messy, kmax, Metric::MajAtK);
+    let best_loss = value(parsed, kmax, Metric::BestAtK) - value(messy, kmax, Metric::BestAtK);
+    assert!(
+        maj_loss > 0.05 && best_loss.abs() < maj_loss / 3.0,
+        "maj@k loss {maj_loss}, best@k loss {best_loss}"
+    );
+}

@@ -59,10 +59,12 @@ pub struct DiffEstimate {
     pub question_se: f64,
     /// Within-problem sampling part (jackknife), `None` when k equals some problem's n.
     pub sampling_se: Option<f64>,
-    /// 95% interval of the difference within [-1, 1]: Wilson with effective sample size and a
-    /// t(N - 1) quantile on the differences mapped to [0, 1]; when every problem's difference
-    /// is the same (e.g. all 0), the exact bound on how often a problem could differ (see
-    /// [`super::interval`]).
+    /// 95% interval of the difference within [-1, 1]. pass@1: Wilson with effective sample size
+    /// and adaptive t on the differences mapped to [0, 1]; maj@k: a Tango-type score interval
+    /// whose variance is re-estimated under each hypothesised difference
+    /// ([`super::interval::paired_score_from_moments`]; maj@k differences are mostly whole vote
+    /// flips, Tango's setting). When every problem's difference is the same (e.g. all 0), the
+    /// exact bound on how often a problem could differ.
     pub ci95: [f64; 2],
     /// What `ci95` rests on.
     pub ci_basis: IntervalBasis,
@@ -114,6 +116,7 @@ pub struct Comparison {
 
 fn paired(
     k: usize,
+    method: IntervalMethod,
     pairs: &[(&ProblemSamples, &ProblemSamples)],
     per_problem: impl Fn(&ProblemSamples) -> Result<(f64, Option<f64>)>,
 ) -> Result<DiffEstimate> {
@@ -142,13 +145,12 @@ fn paired(
         .max(0.0)
         .sqrt();
     let difference = (sb - sa) / n;
-    let interval = mean_interval(&d, (-1.0, 1.0), IntervalMethod::Wilson).ok_or_else(|| {
-        AnalyzeError::TooFewProblems {
+    let interval =
+        mean_interval(&d, (-1.0, 1.0), method).ok_or_else(|| AnalyzeError::TooFewProblems {
             what: "a paired interval".to_string(),
             needed: 2,
             found: pairs.len(),
-        }
-    })?;
+        })?;
     Ok(DiffEstimate {
         k,
         a: sa / n,
@@ -205,7 +207,7 @@ pub fn compare_models(
     }
     check_k(a, 1)?;
     check_k(b, 1)?;
-    let pass_at_1 = paired(1, &pairs, |p| {
+    let pass_at_1 = paired(1, IntervalMethod::Wilson, &pairs, |p| {
         let c = pass_curve(p, 1, false)?;
         Ok((c.est[0], c.var[0]))
     })?;
@@ -222,7 +224,7 @@ pub fn compare_models(
                     });
                 }
             }
-            Some(paired(k, &pairs, |p| {
+            Some(paired(k, IntervalMethod::PairedScore, &pairs, |p| {
                 let c = maj_curve(p, k, options.maj_rule)?;
                 Ok((c.est[k - 1], c.var[k - 1]))
             })?)

@@ -15,7 +15,9 @@
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::analyze::interval::{mean_interval, wilson_from_moments, IntervalMethod};
+use crate::analyze::interval::{
+    mean_interval, paired_score_from_moments, wilson_from_moments, IntervalMethod,
+};
 use crate::analyze::{
     compare_models, maj_at_k_exact, pass_at_k_curve, pass_hat_k_curve, summarize_model,
     ComparisonOptions, ModelSamples, ProblemSamples, SummaryOptions,
@@ -283,8 +285,18 @@ const LEVEL_COVERAGE: f64 = crate::analyze::interval::LEVEL;
 /// Most data-set compositions [`exact_coverage`] enumerates per metric.
 pub const EXACT_COVERAGE_MAX_COMPOSITIONS: f64 = 5e6;
 
-/// The exact coverage of the reported interval (`IntervalMethod::Wilson`, as `analyze` prints)
-/// for each of [`METRICS`], when it is computable: every per-problem value takes one of finitely
+/// The interval `analyze` reports for metric `m` of [`METRICS`]: [`IntervalMethod::PairedScore`]
+/// for the paired difference of maj@k, [`IntervalMethod::Wilson`] for every other.
+pub fn reported_method(m: usize) -> IntervalMethod {
+    if m == 5 {
+        IntervalMethod::PairedScore
+    } else {
+        IntervalMethod::Wilson
+    }
+}
+
+/// The exact coverage of the reported interval ([`reported_method`], as `analyze` prints) for
+/// each of [`METRICS`], when it is computable: every per-problem value takes one of finitely
 /// many values v_1..v_V with probabilities q_1..q_V (from the exact tally pmf,
 /// [`paired_tally_pmf`], mapped through `analyze`'s own per-problem estimators), so a data set
 /// is a multinomial composition (x_1..x_V) of N and
@@ -294,12 +306,21 @@ pub const EXACT_COVERAGE_MAX_COMPOSITIONS: f64 = 5e6;
 /// `None` for a metric whose number of compositions C(N + V - 1, V - 1) exceeds
 /// [`EXACT_COVERAGE_MAX_COMPOSITIONS`] (e.g. maj@4 at n = 8: many values). With k = n = 4 and
 /// N <= 15 every metric is computable (at most 9 values). Time: O(compositions N) per metric.
-pub fn exact_coverage(spec: &CoverageSpec, method: IntervalMethod) -> [Option<f64>; 6] {
+pub fn exact_coverage(spec: &CoverageSpec) -> [Option<f64>; 6] {
+    exact_coverage_with(spec, reported_method)
+}
+
+/// [`exact_coverage`] for the construction `method(m)` of each metric m (e.g. `|_| Wilson` for
+/// the previous intervals of the paired differences).
+pub fn exact_coverage_with(
+    spec: &CoverageSpec,
+    method: impl Fn(usize) -> IntervalMethod,
+) -> [Option<f64>; 6] {
     let (truth, dists) = value_distributions(spec);
     let mut out = [None; 6];
     for (m, slot) in out.iter_mut().enumerate() {
         let range = if m >= 4 { (-1.0, 1.0) } else { (0.0, 1.0) };
-        *slot = composition_coverage(&dists[m], spec.problems, range, method, truth[m]);
+        *slot = composition_coverage(&dists[m], spec.problems, range, method(m), truth[m]);
     }
     out
 }
@@ -344,23 +365,42 @@ pub fn value_distributions(spec: &CoverageSpec) -> ([f64; 6], [Vec<(f64, f64)>; 
     (truth, dists)
 }
 
-/// The exact coverage of the reported interval (`IntervalMethod::Wilson`) for each of
+/// The exact coverage of the reported interval ([`reported_method`]) for each of
 /// [`METRICS`] whose per-problem values all lie on the lattice j / `lattice` (e.g. `lattice` =
 /// 4 at k = n = 4: pass@1 = c / 4, maj@4 in {0, 1/4, 1/2, 1}, their differences), at any N.
 ///
 /// The reported interval depends on a data set only through N, the sum and the sum of squares
-/// of its values ([`wilson_from_moments`]), so instead of every composition
+/// of its values ([`wilson_from_moments`], [`paired_score_from_moments`]), so instead of every composition
 /// ([`exact_coverage`], limited to small N) a dynamic programme over the integer pair
 /// (sum, sum of squares) in lattice units carries the exact distribution of the statistics
 /// over the N problems: coverage = sum over (s1, s2) of P(s1, s2) [truth in CI(s1, s2)].
 /// `None` for a metric with a value off the lattice (by more than 1e-9).
 /// Time: O(N^3 L^3 V) with V values per problem (the table has O(N^2 L^3) cells).
 pub fn exact_coverage_lattice(spec: &CoverageSpec, lattice: usize) -> [Option<f64>; 6] {
+    exact_coverage_lattice_with(spec, lattice, reported_method)
+}
+
+/// [`exact_coverage_lattice`] for the construction `method(m)` of each metric m: `Wilson` or
+/// `PairedScore` (the two that are functions of the sum and the sum of squares); `None` for
+/// any other.
+pub fn exact_coverage_lattice_with(
+    spec: &CoverageSpec,
+    lattice: usize,
+    method: impl Fn(usize) -> IntervalMethod,
+) -> [Option<f64>; 6] {
     let (truth, dists) = value_distributions(spec);
     let mut out = [None; 6];
     for (m, slot) in out.iter_mut().enumerate() {
         let range = if m >= 4 { (-1, 1) } else { (0, 1) };
-        *slot = lattice_coverage(&dists[m], spec.problems, range, lattice, truth[m]);
+        *slot = match method(m) {
+            IntervalMethod::Wilson => {
+                lattice_coverage(&dists[m], spec.problems, range, lattice, truth[m], false)
+            }
+            IntervalMethod::PairedScore if m >= 4 => {
+                lattice_coverage(&dists[m], spec.problems, range, lattice, truth[m], true)
+            }
+            _ => None,
+        };
     }
     out
 }
@@ -372,6 +412,7 @@ fn lattice_coverage(
     (lo, hi): (i64, i64),
     lattice: usize,
     truth: f64,
+    paired_score: bool,
 ) -> Option<f64> {
     let l = lattice as i64;
     let mut units: Vec<(i64, f64)> = Vec::with_capacity(dist.len());
@@ -426,9 +467,12 @@ fn lattice_coverage(
             let inside =
                 (l * (hi + lo) * sum - sq - n * lo * hi * l * l) as f64 / (lf * lf * w * w);
             let mean = sum as f64 / (lf * nf);
-            if wilson_from_moments(problems, mean, var, inside, range)
-                .is_some_and(|i| i.low <= truth && truth <= i.high)
-            {
+            let interval = if paired_score {
+                paired_score_from_moments(problems, mean, var)
+            } else {
+                wilson_from_moments(problems, mean, var, inside, range)
+            };
+            if interval.is_some_and(|i| i.low <= truth && truth <= i.high) {
                 total += p;
             }
         }

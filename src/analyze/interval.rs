@@ -23,6 +23,11 @@
 //! three), the mean lies in [c - u (c - lo), c + u (hi - c)]. For all solved that is
 //! [0.05^(1/N), 1].
 //!
+//! The paired difference of maj@k uses [`IntervalMethod::PairedScore`] instead, a Tango-type
+//! score interval whose variance is re-estimated under each hypothesised difference
+//! ([`paired_score_from_moments`]): the Wilson interval on [-1, 1] was liberal there when the
+//! differences are skewed (89.4% exact coverage at N = 10, gap 1 logit).
+//!
 //! Measured coverage of every method here, on data drawn from the workbench's own model, is in
 //! `docs/intervals.md`; the ignored test `analyze_interval_coverage_full_table` reproduces it.
 use serde::{Deserialize, Serialize};
@@ -43,6 +48,9 @@ pub enum IntervalMethod {
     /// (every score at an end of the range): see [`wilson_degrees_of_freedom`]. The default.
     #[default]
     Wilson,
+    /// Tango-type score interval for paired differences in [-1, 1] (see
+    /// [`paired_score_from_moments`]); what `analyze --compare` reports for B - A.
+    PairedScore,
     /// As [`IntervalMethod::Wilson`] with the t(N - 1) quantile whatever the scores (the default
     /// before the adaptive degrees of freedom; conservative for 0/1 scores at N = 10).
     WilsonT,
@@ -167,6 +175,10 @@ pub fn mean_interval(
             let t = t_quantile(n - 1);
             return Some(spread((m - t * se).max(lo), (m + t * se).min(hi)));
         }
+        IntervalMethod::PairedScore if (lo, hi) == (-1.0, 1.0) => {
+            let all_equal = values.iter().all(|&v| v == values[0]);
+            return paired_score_from_moments(n, m, if all_equal { 0.0 } else { var });
+        }
         _ => {}
     }
     let first = values[0];
@@ -179,7 +191,7 @@ pub fn mean_interval(
     let n_eff = p * (1.0 - p) / v;
     let t = match method {
         IntervalMethod::WilsonZ => Z,
-        IntervalMethod::Wilson => {
+        IntervalMethod::Wilson | IntervalMethod::PairedScore => {
             let unit: Vec<f64> = values
                 .iter()
                 .map(|v| ((v - lo) / width).clamp(0.0, 1.0))
@@ -266,6 +278,83 @@ pub fn wilson_from_moments(
     Some(MeanInterval {
         low: (lo + width * a.clamp(0.0, 1.0)).max(lo),
         high: (lo + width * b.clamp(0.0, 1.0)).min(hi),
+        basis: IntervalBasis::Spread,
+    })
+}
+
+/// Tango's restricted variance of one paired difference e in {-1, 0, 1} at mean `delta`, from
+/// `b` differences +1 and `c` differences -1 among `n` (Tango 1998): the restricted maximum
+/// likelihood estimate of P(e = -1) under E[e] = delta is
+/// p = (-B + sqrt(B^2 - 4 A C)) / (2 A) with A = 2 n, B = -b - c + (2 n - b + c) delta,
+/// C = -c delta (1 - delta), and Var(e) = 2 p + delta - delta^2. Cost: O(1).
+pub fn tango_variance(delta: f64, b: f64, c: f64, n: f64) -> f64 {
+    let a = 2.0 * n;
+    let bb = -b - c + (2.0 * n - b + c) * delta;
+    let cc = -c * delta * (1.0 - delta);
+    let p01 = (-bb + (bb * bb - 4.0 * a * cc).max(0.0).sqrt()) / (2.0 * a);
+    (2.0 * p01 + delta - delta * delta).max(0.0)
+}
+
+/// Bisection steps of [`paired_score_from_moments`] (the end points are found to 2^-60 of the
+/// distance from the mean to the end of the range).
+const SCORE_BISECTIONS: usize = 60;
+
+/// The reported interval for a paired difference ([`IntervalMethod::PairedScore`]): a Tango-type
+/// score interval for the mean of `n` differences in [-1, 1] with mean `mean` and sample
+/// variance `var` (denominator n - 1; 0 when every difference is equal).
+///
+/// It is the set of Delta with (mean - Delta)^2 <= z^2 V(Delta) / n, where V(Delta) is the
+/// variance of one difference re-estimated under the hypothesis E[d] = Delta: the differences
+/// are read as h e with e in {-1, 0, 1} (a discordant pair in Tango's sense, of size h), with
+/// the counts b = n (q / h^2 + mean / h) / 2 of +h and c = n (q / h^2 - mean / h) / 2 of -h that
+/// reproduce the mean and the mean square q = mean^2 + var (n - 1) / n, and
+/// V(Delta) = h^2 [`tango_variance`](Delta / h). The size is h = q / |mean|, the largest for
+/// which both counts are non-negative, within [sqrt(q), 1]: the most skewed three-point reading
+/// of the two moments. For 0/1 differences (h = 1 whenever some difference is +-1 and the other
+/// sign is absent) it is Tango's interval. At Delta = mean, V is the observed variance with
+/// denominator n. When every difference is equal the interval is the exact all-equal bound, as
+/// for [`mean_interval`]. `None` with fewer than 2 differences. Cost: O(1) (120 evaluations).
+pub fn paired_score_from_moments(n: usize, mean: f64, var: f64) -> Option<MeanInterval> {
+    if n < 2 {
+        return None;
+    }
+    if var <= 0.0 {
+        return Some(all_equal_interval(mean, n, (-1.0, 1.0)));
+    }
+    let nf = n as f64;
+    let q = mean * mean + var * (nf - 1.0) / nf;
+    let h = if mean == 0.0 {
+        1.0
+    } else {
+        (q / mean.abs()).min(1.0)
+    };
+    // q can exceed 1 by rounding when every difference is +-1: keep the bounds ordered.
+    let h = h.max(q.sqrt().min(1.0)).min(1.0);
+    let b = (nf * (q / (h * h) + mean / h) / 2.0).max(0.0);
+    let c = (nf * (q / (h * h) - mean / h) / 2.0).max(0.0);
+    let t = Z;
+    let f = |delta: f64| {
+        let v = h * h * tango_variance((delta / h).clamp(-1.0, 1.0), b, c, nf);
+        (mean - delta).powi(2) - t * t * v / nf
+    };
+    let end = |side: f64| {
+        if f(side) <= 0.0 {
+            return side;
+        }
+        let (mut inner, mut outer) = (mean, side);
+        for _ in 0..SCORE_BISECTIONS {
+            let mid = (inner + outer) / 2.0;
+            if f(mid) > 0.0 {
+                outer = mid;
+            } else {
+                inner = mid;
+            }
+        }
+        (inner + outer) / 2.0
+    };
+    Some(MeanInterval {
+        low: end(-1.0).max(-1.0),
+        high: end(1.0).min(1.0),
         basis: IntervalBasis::Spread,
     })
 }

@@ -125,6 +125,9 @@ pub fn analysis_markdown(a: &Analysis, model_files: &[String], figures: &[String
         for note in notes.lines() {
             md += &format!("\n{}\n", note.trim().trim_start_matches("note: "));
         }
+        if c.maj_at_k.is_some() {
+            md += "\n95% CI of the maj@k difference: Tango-type score interval, its variance re-estimated at each hypothesised difference; of pass@1: Wilson (docs/intervals.md).\n";
+        }
         md += &format!(
             "\nSign test over problems whose pass@1 differs: B better on {}, A better on {}, {} ties, two-sided p = {:.4}. Probability that a fresh rerun at the same n reverses the order: {}. Table: `comparison.csv`.\n\n",
             c.sign_test.b_better,

@@ -257,6 +257,9 @@ pub fn analysis_text(a: &Analysis) -> String {
             );
             t += &diff_note(&name, d, c.common_problems);
         }
+        if c.maj_at_k.is_some() {
+            t += "  95% CI of the maj@k difference: Tango-type score interval (variance re-estimated at each hypothesised difference); of pass@1: Wilson\n";
+        }
         t += &format!(
             "  sign test: `{}` better on {}, `{}` on {}, {} ties, p = {}; a fresh rerun reverses the order with probability {}\n",
             c.model_b,

@@ -841,8 +841,8 @@ fn check_params(data: &JointData, params: &JointParams) {
 /// The outer adaptive rule of one problem: centres the rule at the mode of the concave g (from
 /// the analytic `start` and peak `width`, by Newton with g' and g'' from `slopes` when given
 /// ([`concave_mode_newton`]), else with finite differences ([`concave_mode_from`])), evaluates
-/// `g_full(x, slots)` once per node and returns s e^g's integral's log, ln(s sum_k w_k e^{g(x_k)
-/// + y_k^2 / 2}). With `stride` > 0, `g_full` also fills `stride` derivative slots per node,
+/// `g_full(x, slots)` once per node and returns the log of the integral of e^g, that is
+/// ln(s sum_k w_k exp(g(x_k) plus y_k^2 / 2)). With `stride` > 0, `g_full` also fills `stride` derivative slots per node,
 /// and `accumulate(W_k, x_k, slots_k)` is called for each node with its normalised weight W_k
 /// (sum 1), in node order.
 fn outer_integral(
@@ -1664,6 +1664,7 @@ mod tests {
     }
 
     #[test]
+    #[allow(clippy::needless_range_loop)]
     fn hessian_matches_differences_of_the_gradient() {
         let (rows, p) = small_case();
         let quad = JointQuadrature::default();

@@ -39,8 +39,8 @@ use super::joint_fit::{
 use super::summary::{check_k, summarize_model, CurvePoint, SummaryOptions};
 use super::{AnalyzeError, Result};
 use crate::exact::joint_likelihood::{
-    count_probabilities, population_maj_at_k, population_pass_at_k, Count, JointData,
-    DEFAULT_INNER_NODES, DEFAULT_OUTER_NODES,
+    count_probabilities, count_probabilities_runs, population_maj_at_k, population_pass_at_k,
+    Count, JointData, DEFAULT_INNER_NODES, DEFAULT_OUTER_NODES,
 };
 /// The fit's quadrature rule lives with the others in [`crate::exact::quadrature`].
 pub use crate::exact::quadrature::gauss_hermite_normal;
@@ -644,12 +644,55 @@ fn model_fit(model: &ModelSamples, joint: &JointFit, m: usize) -> Result<ModelFi
         spread,
         attractor,
         traces: fit_traces(model),
-        counts: count_histogram(model, location, spread),
+        counts: count_histogram(model, location, spread, joint.omega[m]),
         curves,
     })
 }
 
-fn count_histogram(model: &ModelSamples, location: f64, spread: f64) -> CountHistogram {
+/// Observed and fitted per-problem counts. With a fitted run_sd (omega > 0), over the problems of
+/// the most common run shape (R runs of n_r samples each), with the fitted distribution of the
+/// count pooled over those runs (`count_probabilities_runs`); otherwise over the problems of
+/// the most common n, with the distribution without run noise.
+fn count_histogram(model: &ModelSamples, location: f64, spread: f64, omega: f64) -> CountHistogram {
+    if omega > 0.0 {
+        let mut by_shape: std::collections::BTreeMap<(usize, usize), usize> =
+            std::collections::BTreeMap::new();
+        let shape = |p: &crate::analyze::ProblemSamples| -> Option<(usize, usize)> {
+            let size = p.runs.first()?.n;
+            p.runs
+                .iter()
+                .all(|r| r.n == size)
+                .then_some((p.runs.len(), size))
+        };
+        for p in &model.problems {
+            if let Some(k) = shape(p) {
+                *by_shape.entry(k).or_default() += 1;
+            }
+        }
+        if let Some((&(runs, size), &total)) = by_shape
+            .iter()
+            .max_by_key(|&(k, count)| (*count, std::cmp::Reverse(k.0 * k.1)))
+        {
+            let n = runs * size;
+            let mut observed = vec![0usize; n + 1];
+            for p in model
+                .problems
+                .iter()
+                .filter(|p| shape(p) == Some((runs, size)))
+            {
+                observed[p.correct] += 1;
+            }
+            let fitted = count_probabilities_runs(location, spread, omega, runs, size)
+                .into_iter()
+                .map(|q| total as f64 * q)
+                .collect();
+            return CountHistogram {
+                n,
+                observed,
+                fitted,
+            };
+        }
+    }
     let mut by_n: std::collections::BTreeMap<usize, usize> = std::collections::BTreeMap::new();
     for p in &model.problems {
         *by_n.entry(p.n).or_default() += 1;
@@ -960,17 +1003,14 @@ fn scenario_toml(
                             decimals4(value(Parameter::Shift(m)))
                         }),
                         shift_sd: at(decimals4(value(Parameter::Tau(m)))),
-                        // only when the input named runs: otherwise the scenario is today's
-                        run_sd: fit.parameter(Parameter::Omega(m)).map(|q| {
-                            Spanned::new(
-                                0..0,
-                                if run_sd_blocker(fit, m).is_none() {
-                                    decimals4(q.value)
-                                } else {
-                                    0.0
-                                },
-                            )
-                        }),
+                        // only when the input named runs and omega was estimated and can be
+                        // written: otherwise no key (the comment above the model says why)
+                        run_sd: fit
+                            .parameter(Parameter::Omega(m))
+                            .filter(|q| {
+                                q.status == Status::Estimated && run_sd_blocker(fit, m).is_none()
+                            })
+                            .map(|q| Spanned::new(0..0, decimals4(q.value))),
                         rates: None,
                         attractor: at(toml::Value::Float(
                             mf.attractor.as_ref().map_or(0.0, |a| decimals4(a.share)),
@@ -1039,8 +1079,16 @@ fn scenario_toml(
         }
         if let Some(why) = run_sd_blocker(fit, m) {
             lines.push(format!(
-                "  run_sd is written as 0 below: {why} cannot be combined with per-run noise in a scenario yet"
+                "  run_sd is not written below: {why} cannot be combined with per-run noise in a scenario yet (the scenario runs without it)"
             ));
+        } else if fit
+            .parameter(Parameter::Omega(m))
+            .is_some_and(|q| q.status != Status::Estimated)
+        {
+            lines.push(
+                "  run_sd is not written below: it was not estimated (the scenario runs without it)"
+                    .to_string(),
+            );
         }
         match &mf.attractor {
             Some(a) => lines.push(format!(
@@ -1559,7 +1607,11 @@ mod tests {
             );
             assert!(fit.scenario_toml.contains("NOT ESTIMATED"));
             let value: toml::Value = toml::from_str(&fit.scenario_toml).unwrap();
-            assert_eq!(value["model"][0]["run_sd"].as_float(), Some(0.0));
+            // regression (#18): a refused run_sd wrote `run_sd = 0` as if it were an estimate
+            assert!(value["model"][0].get("run_sd").is_none(), "{value}");
+            assert!(fit
+                .scenario_toml
+                .contains("run_sd is not written below: it was not estimated"));
         }
         // without a run column, omega is not a parameter and the scenario has no run_sd
         let model = simulate(60, 8, 0.2, 1.5, 0.5, 3);

@@ -160,3 +160,63 @@ pub fn for_each_run_row<E>(
     }
     Ok(())
 }
+
+/// One model of [`for_each_joint_row`]: its name, logit shift and per-problem disagreement SD.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JointSynthModel {
+    /// Model name written on its rows.
+    pub name: String,
+    /// Logit shift against the shared problem effect.
+    pub shift: f64,
+    /// SD of the model's own per-problem offset (`shift_sd`, tau).
+    pub shift_sd: f64,
+}
+
+/// Several models on shared problems, the joint fit's model: problem i has z_i ~ N(0, 1) from
+/// its own stream (seed, 0x594a, i); model m's logit on it is mu + sigma z_i + shift_m + tau_m
+/// e_{m,i}, with e_{m,i} ~ N(0, 1) and then the model's `spec.samples` samples drawn from the
+/// stream (seed, 0x594b, m, i) (each correct with probability expit(logit), else the attractor
+/// with probability `spec.attractor`, else a one-off). No tokens. Rows come model by model, each
+/// problem-major, handed to `each` with the model's name. Cost: O(models problems samples).
+///
+/// # Errors
+/// Whatever `each` returns.
+pub fn for_each_joint_row<E>(
+    spec: &SynthSpec,
+    models: &[JointSynthModel],
+    mut each: impl FnMut(&str, &SynthRow) -> Result<(), E>,
+) -> Result<(), E> {
+    let z: Vec<f64> = (0..spec.problems)
+        .map(|i| StandardNormal.sample(&mut stream(spec.seed, &[0x594a, i as u64])))
+        .collect();
+    for (m, model) in models.iter().enumerate() {
+        for (i, &zi) in z.iter().enumerate() {
+            let mut rng = stream(spec.seed, &[0x594b, m as u64, i as u64]);
+            let e: f64 = StandardNormal.sample(&mut rng);
+            let logit = spec.mu + spec.sigma * zi + model.shift + model.shift_sd * e;
+            let p = 1.0 / (1.0 + (-logit).exp());
+            for s in 0..spec.samples {
+                let correct = rng.random::<f64>() < p;
+                let answer = if correct {
+                    SynthAnswer::Right
+                } else if rng.random::<f64>() < spec.attractor {
+                    SynthAnswer::Attractor
+                } else {
+                    SynthAnswer::OneOff
+                };
+                each(
+                    &model.name,
+                    &SynthRow {
+                        problem: i,
+                        sample: s,
+                        run: 0,
+                        correct,
+                        answer,
+                        output_tokens: None,
+                    },
+                )?;
+            }
+        }
+    }
+    Ok(())
+}

@@ -375,9 +375,16 @@ pub fn fit_figure(fit: &FitResult, seed: u64) -> Figure {
                 .map(|&o| o as f64)
                 .chain(h.fitted.iter().copied())
                 .fold(1.0, f64::max);
+            // with a fitted run_sd the fitted counts are pooled over runs (fit::count_histogram)
+            let runs = fit
+                .parameter(Parameter::Omega(index))
+                .filter(|q| q.estimated() && q.value > 0.0)
+                .map_or(String::new(), |q| {
+                    format!(" + run_sd {:.2} per run", q.value)
+                });
             let mut p = Panel::new(
                 format!(
-                    "`{}`: {} problems with n = {}; {} logit N({:.2}, {:.2}^2)",
+                    "`{}`: {} problems with n = {}; {} logit N({:.2}, {:.2}^2){runs}",
                     m.name,
                     h.observed.iter().sum::<usize>(),
                     h.n,

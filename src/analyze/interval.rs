@@ -284,7 +284,7 @@ pub fn wilson_from_moments(
 
 /// Tango's restricted variance of one paired difference e in {-1, 0, 1} at mean `delta`, from
 /// `b` differences +1 and `c` differences -1 among `n` (Tango 1998): the restricted maximum
-/// likelihood estimate of P(e = -1) under E[e] = delta is
+/// likelihood estimate of P(e = -1) under E\[e\] = delta is
 /// p = (-B + sqrt(B^2 - 4 A C)) / (2 A) with A = 2 n, B = -b - c + (2 n - b + c) delta,
 /// C = -c delta (1 - delta), and Var(e) = 2 p + delta - delta^2. Cost: O(1).
 pub fn tango_variance(delta: f64, b: f64, c: f64, n: f64) -> f64 {
@@ -304,7 +304,7 @@ const SCORE_BISECTIONS: usize = 60;
 /// variance `var` (denominator n - 1; 0 when every difference is equal).
 ///
 /// It is the set of Delta with (mean - Delta)^2 <= z^2 V(Delta) / n, where V(Delta) is the
-/// variance of one difference re-estimated under the hypothesis E[d] = Delta: the differences
+/// variance of one difference re-estimated under the hypothesis E\[d\] = Delta: the differences
 /// are read as h e with e in {-1, 0, 1} (a discordant pair in Tango's sense, of size h), with
 /// the counts b = n (q / h^2 + mean / h) / 2 of +h and c = n (q / h^2 - mean / h) / 2 of -h that
 /// reproduce the mean and the mean square q = mean^2 + var (n - 1) / n, and

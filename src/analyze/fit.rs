@@ -954,7 +954,21 @@ fn scenario_toml(
             },
         ));
     }
-    if names.len() >= 2 {
+    // The plan imagines model 2 as B: A (model 1) keeps its own shift_sd, and the block gives
+    // B's when it differs. A pair whose residual SD of B given A exceeds the plan's quadrature
+    // gets no plan block (said at the top).
+    let (tau_a, tau_b) = (
+        decimals4(value(Parameter::Tau(0))),
+        decimals4(value(Parameter::Tau(1))),
+    );
+    // A scenario's benchmark needs sigma > 0: a fit at the boundary (no shared problem effect,
+    // every model's spread in its own shift_sd) is written as the smallest value the file's
+    // four decimals hold, and said so at the top.
+    let sigma_fit = positive(value(Parameter::Sigma));
+    let sigma_written = if sigma_fit > 0.0 { sigma_fit } else { 1e-4 };
+    let residual = crate::exact::plan::conditional_b(sigma_written, tau_a, tau_b).2;
+    let plan_fits = residual <= crate::exact::plan::MAX_SHIFT_SD;
+    if names.len() >= 2 && plan_fits {
         let n_obs = fit.models[1].counts.n.clamp(1, 4096) as u64;
         let mut samples = vec![1, n_obs];
         samples.dedup();
@@ -972,6 +986,7 @@ fn scenario_toml(
                 gap_logits: at(vec![decimals4(value(Parameter::Shift(1)))]),
                 problems: at(plan_problems),
                 samples: at(samples),
+                shift_sd: (tau_b != tau_a).then(|| Spanned::new(0..0, tau_b)),
                 ..RawExperiment::default()
             },
         ));
@@ -982,7 +997,7 @@ fn scenario_toml(
         benchmark: at(RawBenchmark {
             problems: at(problems),
             mu: at(decimals4(value(Parameter::Mu))),
-            sigma: at(positive(value(Parameter::Sigma))),
+            sigma: at(sigma_written),
             placement: at(crate::model::Placement::Quantiles),
             rates: None,
             contaminated: None,
@@ -1056,6 +1071,19 @@ fn scenario_toml(
                 top.push(format!("  {diagnosis}"));
             }
         }
+    }
+    if sigma_written != sigma_fit {
+        top.push(format!(
+            "sigma is fitted at {sigma_fit} (no spread shared by the models' problems); the benchmark below takes sigma = {sigma_written}, the smallest a scenario's four decimals hold above 0"
+        ));
+    }
+    if names.len() >= 2 && !plan_fits {
+        top.push(format!(
+            "no plan block: with shift_sd {tau_a} for `{}` and {tau_b} for `{}`, B's logit given A's varies with SD {residual:.3}, beyond the plan's {} logits",
+            names[0],
+            names[1],
+            crate::exact::plan::MAX_SHIFT_SD
+        ));
     }
     for c in &fit.correlations {
         top.push(format!(
@@ -1476,6 +1504,36 @@ mod tests {
         assert!((gap - shift).abs() < 1e-4);
         assert_eq!(fit.correlations.len(), 1);
         assert!(fit.scenario_toml.contains("# shift of `other`: "));
+        // The plan's A and B carry the two models' own fitted shift_sd.
+        let tau = |m: usize| models[m]["shift_sd"].as_float().unwrap_or(0.0);
+        assert_ne!(tau(0), tau(1));
+        let scenario = crate::scenario::Scenario::from_toml(&fit.scenario_toml, "f", "f.toml")
+            .expect("the written scenario loads");
+        let crate::scenario::ExperimentSpec::Plan { plan, .. } = &scenario.experiments[2].spec
+        else {
+            panic!("not a plan")
+        };
+        assert_eq!(plan.deviation_sds(), (tau(0), tau(1)));
+    }
+
+    #[test]
+    fn fit_at_sigma_zero_writes_a_scenario_that_loads() {
+        // Two models simulated on unrelated problems share no problem effect: sigma is fitted
+        // at 0, which a scenario's benchmark refuses. The file takes the smallest positive
+        // sigma and says so; it loads.
+        let a = simulate(60, 8, 0.2, 1.5, 0.5, 11);
+        let mut b = simulate(60, 8, -0.3, 1.5, 0.5, 12);
+        b.name = "other".to_string();
+        let fit = fit_models(&[&a, &b], "a.jsonl + b.jsonl", &FitOptions::default()).unwrap();
+        assert_eq!(fit.parameter(Parameter::Sigma).map(|q| q.value), Some(0.0));
+        assert!(
+            fit.scenario_toml.contains("sigma is fitted at 0"),
+            "{}",
+            fit.scenario_toml
+        );
+        let value: toml::Value = toml::from_str(&fit.scenario_toml).unwrap();
+        assert_eq!(value["benchmark"]["sigma"].as_float(), Some(1e-4));
+        crate::scenario::Scenario::from_toml(&fit.scenario_toml, "f", "f.toml").expect("loads");
     }
 
     #[test]

@@ -58,9 +58,15 @@ pub(super) struct PlanArgs {
     #[arg(long)]
     pub(super) rule: Option<String>,
     /// SD tau of B's per-problem disagreement with A, in logits (0 to 3): B's logit on a problem
-    /// is A's + gap + tau e, e standard normal per problem [default: 0]
+    /// is A's + gap + tau e, e standard normal per problem. With --a-shift-sd it is B's own
+    /// deviation SD [default: 0, or A's with --a-shift-sd]
     #[arg(long)]
     pub(super) shift_sd: Option<f64>,
+    /// SD of model A's own per-problem deviation, in logits: A's logit on a problem is the
+    /// population's + tau_A e_A, and B deviates with offsets of its own, of SD --shift-sd
+    /// (default: the same tau_A) [default: 0]
+    #[arg(long)]
+    pub(super) a_shift_sd: Option<f64>,
     /// A power besides 80% for the minimum detectable gap, in (0.05, 1), e.g. 0.9
     #[arg(long)]
     pub(super) target_power: Option<f64>,
@@ -202,6 +208,7 @@ impl PlanArgs {
                 RawModel {
                     name: at("A".to_string()),
                     shift: at(0.0),
+                    shift_sd: self.a_shift_sd.map(|v| Spanned::new(0..0, v)),
                     rates: None,
                     attractor: at(toml::Value::Float(attractor.unwrap_or(0.0))),
                     vote_rule: None,
@@ -231,13 +238,22 @@ fn plan_flag_error(e: ScenarioError) -> Failure {
         return bad_input(e);
     };
     let leaf = key.rsplit('.').next().unwrap_or(key);
+    // Model A's keys come from --a-shift-sd: its own `shift_sd`, and the plan's check of A's
+    // and B's SDs together (at the experiment's `model`).
+    if key.starts_with("model[") || leaf == "model" {
+        let text = message.replace("model `A` has shift_sd", "--a-shift-sd");
+        return bad(format!("--a-shift-sd: {text}"));
+    }
     let flag = PLAN_FLAGS
         .iter()
         .find(|(k, _)| *k == leaf)
         .map_or(format!("--{}", leaf.replace('_', "-")), |(_, f)| {
             (*f).to_string()
         });
-    let mut text = message.replace("metric = \"maj\"", "--metric maj");
+    let mut text = message
+        .replace("B's shift_sd", "--shift-sd")
+        .replace("model `A`'s own shift_sd", "--a-shift-sd");
+    text = text.replace("metric = \"maj\"", "--metric maj");
     text = text.replace("metric = \"pass1\"", "--metric pass1");
     for (k, f) in PLAN_FLAGS {
         text = text.replace(&format!("`{k}`"), &format!("`{f}`"));

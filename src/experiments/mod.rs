@@ -65,7 +65,7 @@ pub enum ExperimentResult {
     /// Tokens per correct answer of (model, k) strategies.
     Cost(cost::CostTable),
     /// How many problems and samples tell two models apart.
-    Plan(plan::PlanResult),
+    Plan(Box<plan::PlanResult>),
     /// Public-minus-fresh gap of a contaminated model and the fresh set that detects it.
     Contamination(contamination::ContaminationResult),
 }
@@ -264,7 +264,7 @@ pub fn run(
             progress,
         ))),
         ExperimentSpec::Plan { plan: p, .. } => Ok(ExperimentResult::Plan(
-            plan::run_plan(p, &exp.name, progress).0,
+            Box::new(plan::run_plan(p, &exp.name, progress).0),
         )),
         ExperimentSpec::Contamination {
             model,

@@ -15,10 +15,11 @@ fn pct(x: f64) -> f64 {
 }
 
 /// `<plan>.csv`: one row per (design, gap, N, n). With a model A that has its own `shift_sd`,
-/// two more columns at the end: `model_shift_sd` (A's and B's tau) and `logit_correlation`
+/// more columns at the end: `model_shift_sd` (A's tau, and B's unless the plan gives B its
+/// own), `b_shift_sd` (B's, only when the plan gives it) and `logit_correlation`
 /// (population); without one the table is what it was.
 pub fn plan_csv(r: &PlanResult) -> String {
-    let own = r.spec.model_shift_sd.as_ref().map(|m| m.tau);
+    let own = r.spec.model_shift_sd.as_ref().map(|m| (m.tau, m.tau_b));
     let mut header = vec![
         "mu",
         "sigma",
@@ -59,8 +60,12 @@ pub fn plan_csv(r: &PlanResult) -> String {
         "min_gap_logits_target",
         "min_gap_target",
     ];
-    if own.is_some() {
-        header.extend(["model_shift_sd", "logit_correlation"]);
+    if let Some((_, b)) = own {
+        header.push("model_shift_sd");
+        if b.is_some() {
+            header.push("b_shift_sd");
+        }
+        header.push("logit_correlation");
     }
     // Graded plans (unparsed answers, a grader, or for maj@k several attractors or split): the
     // true gap beside the graded `gap`.
@@ -136,8 +141,11 @@ pub fn plan_csv(r: &PlanResult) -> String {
                 None => row.extend([String::new(), String::new()]),
             }
         }
-        if let Some(tau) = own {
+        if let Some((tau, b)) = own {
             row.push(num(tau));
+            if let Some(b) = b {
+                row.push(num(b));
+            }
             row.push(num(r.logit_correlation.1));
         }
         if graded {
@@ -330,7 +338,18 @@ pub fn paragraph(r: &PlanResult) -> String {
         .iter()
         .map(|(n, c)| format!("{c:.3} at N = {}", thousands(*n as u64)))
         .collect();
-    let disagreement = if let Some(m) = &s.model_shift_sd {
+    let disagreement = if let Some(m) = s.model_shift_sd.as_ref().filter(|m| m.tau_b.is_some()) {
+        format!(
+            "A and B each deviate from the problem's logit problem by problem: model `{}` has shift_sd {}, so A's logit is the problem's + {} e_A, and the plan gives B its own shift_sd {}, so B's logit is the problem's + gap + {} e_B, with e_A and e_B standard normal per problem and independent; the two models' per-problem logits correlate {:.3} in the population (on the fixed benchmarks: {})",
+            m.model,
+            m.tau,
+            m.tau,
+            m.b(),
+            m.b(),
+            r.logit_correlation.1,
+            fixed.join(", ")
+        )
+    } else if let Some(m) = &s.model_shift_sd {
         format!(
             "A and B each deviate from the problem's logit problem by problem: model `{}` has shift_sd {}, so A's logit is the problem's + {} e_A and B's (a model of the same kind) the problem's + gap + {} e_B, with e_A and e_B standard normal per problem and independent, so the two models' per-problem logits correlate {:.3} in the population (on the fixed benchmarks: {})",
             m.model,
@@ -470,7 +489,10 @@ fn title(r: &PlanResult, scenario: Option<&str>, what: &str) -> String {
         Metric::Maj { attractor, rule } => format!("maj@k (a = {attractor}, {})", rule.as_str()),
     };
     let tau = if let Some(m) = &r.spec.model_shift_sd {
-        format!(" · A and B shift_sd {}", m.tau)
+        match m.tau_b {
+            Some(b) => format!(" · shift_sd A {} B {b}", m.tau),
+            None => format!(" · A and B shift_sd {}", m.tau),
+        }
     } else if r.spec.shift_sd == 0.0 {
         String::new()
     } else {

@@ -121,11 +121,6 @@ impl Resolver<'_> {
             .map(|m| m.get_ref().memorized_rate.as_ref().map(Spanned::span))
             .collect();
         let model_spans: Vec<Range<usize>> = raw.model.iter().map(Spanned::span).collect();
-        let shift_sd_spans: Vec<Option<Range<usize>>> = raw
-            .model
-            .iter()
-            .map(|m| m.get_ref().shift_sd.as_ref().map(Spanned::span))
-            .collect();
         if raw.model.is_empty() {
             return Err(self.err(0..0, "model", "no [[model]] given: a scenario needs at least one model (name, shift or rates, attractor)"));
         }
@@ -156,7 +151,6 @@ impl Resolver<'_> {
         for (i, e) in raw.experiment.into_iter().enumerate() {
             let span = e.span();
             let name_span = e.get_ref().name.as_ref().map(Spanned::span);
-            self.plan_deviation_conflict(e.get_ref(), i + 1, &models, &shift_sd_spans)?;
             let exp = self.experiment(
                 e.into_inner(),
                 span.clone(),
@@ -182,39 +176,6 @@ impl Resolver<'_> {
             models,
             experiments,
         })
-    }
-
-    /// Refuses a `plan` block that gives its own `shift_sd` > 0 for a model A that has one: the
-    /// model's `shift_sd` gives A and B each their own deviation of that SD, the block's gives B's
-    /// disagreement with an A that has none, and the two would describe B twice. The error is
-    /// at the block's key and names the model's key and line.
-    fn plan_deviation_conflict(
-        &self,
-        e: &RawExperiment,
-        idx: usize,
-        models: &[Model],
-        shift_sd_spans: &[Option<Range<usize>>],
-    ) -> Res<()> {
-        if e.kind.as_ref().map(|k| *k.get_ref()) != Some(ExperimentKind::Plan) {
-            return Ok(());
-        }
-        let Some(block) = e.shift_sd.as_ref().filter(|v| *v.get_ref() > 0.0) else {
-            return Ok(());
-        };
-        let m = match &e.model {
-            Some(name) => models.iter().position(|m| &m.name == name.get_ref()),
-            None => Some(0),
-        };
-        let Some(m) = m.filter(|&m| models.get(m).is_some_and(|x| x.shift_sd > 0.0)) else {
-            return Ok(());
-        };
-        let line = shift_sd_spans
-            .get(m)
-            .and_then(|s| s.as_ref())
-            .map_or(String::new(), |s| {
-                format!(", line {}", self.loc.line_col(s.start).0)
-            });
-        Err(self.err(block.span(), &format!("experiment[{idx}].shift_sd"), format!("{} conflicts with model `{}`'s own shift_sd = {} (model[{}].shift_sd{line}): give the per-problem disagreement once, either as the model's shift_sd (A and B each deviate with that SD, independently) or as the plan's shift_sd (B's disagreement with a model A that has none); drop one of the two", block.get_ref(), models[m].name, models[m].shift_sd, m + 1)))
     }
 
     /// Refuses an experiment whose output files would overwrite the run's own files or those of
@@ -1699,10 +1660,17 @@ impl ExpCtx<'_> {
     }
 
     /// Model A's own `shift_sd` in a plan: none at 0; else B is a model of the same kind (its
-    /// own deviation with the same SD), and the residual SD of B's logit given A's
-    /// ([`crate::exact::plan::conditional_b`]) must stay within the plan's quadrature,
-    /// [`MAX_PLAN_SHIFT_SD`] (a located error at the experiment's `model` otherwise).
-    fn plan_model_shift_sd(&self, model: &Model, bench: &Benchmark) -> Res<Option<ModelShiftSd>> {
+    /// own deviation with the same SD) unless the block's `shift_sd` gives B's, `tau_b`. The
+    /// residual SD of B's logit given A's ([`crate::exact::plan::conditional_b`]) must stay
+    /// within the plan's quadrature, [`MAX_PLAN_SHIFT_SD`] (a located error at the experiment's
+    /// `model` otherwise).
+    fn plan_model_shift_sd(
+        &self,
+        model: &Model,
+        bench: &Benchmark,
+        block: Option<(f64, Range<usize>)>,
+    ) -> Res<Option<ModelShiftSd>> {
+        let tau_b = block.as_ref().map(|b| b.0);
         if model.shift_sd == 0.0 {
             return Ok(None);
         }
@@ -1710,7 +1678,8 @@ impl ExpCtx<'_> {
             return Ok(None);
         };
         let tau = model.shift_sd;
-        let r = crate::exact::plan::conditional_b(sigma, tau, tau).2;
+        let b = tau_b.unwrap_or(tau);
+        let r = crate::exact::plan::conditional_b(sigma, tau, b).2;
         if r > MAX_PLAN_SHIFT_SD {
             let at = self
                 .e
@@ -1718,11 +1687,16 @@ impl ExpCtx<'_> {
                 .as_ref()
                 .map_or(self.span.clone(), |m| m.span());
             let most = crate::exact::plan::max_model_shift_sd(sigma);
-            return Err(self.r.err(at, &self.key("model"), format!("model `{}` has shift_sd = {tau}: in a plan B's logit given A's then varies with SD sqrt(tau^2 + sigma^2 tau^2 / (sigma^2 + tau^2)) = {r:.3} logits, above the plan's limit of {MAX_PLAN_SHIFT_SD}; at sigma = {sigma} a model A's shift_sd may be at most {most:.3}", model.name, most = (most * 1000.0).floor() / 1000.0)));
+            if let Some((b, at)) = block {
+                return Err(self.r.err(at, &self.key("shift_sd"), format!("B's shift_sd = {b} beside model `{}`'s own shift_sd = {tau}: B's logit given A's then varies with SD sqrt(tau_B^2 + sigma^2 tau^2 / (sigma^2 + tau^2)) = {r:.3} logits, above the plan's limit of {MAX_PLAN_SHIFT_SD}; lower either", model.name)));
+            }
+            let message = format!("model `{}` has shift_sd = {tau}: in a plan B's logit given A's then varies with SD sqrt(tau^2 + sigma^2 tau^2 / (sigma^2 + tau^2)) = {r:.3} logits, above the plan's limit of {MAX_PLAN_SHIFT_SD}; at sigma = {sigma} a model A's shift_sd may be at most {most:.3}", model.name, most = (most * 1000.0).floor() / 1000.0);
+            return Err(self.r.err(at, &self.key("model"), message));
         }
         Ok(Some(ModelShiftSd {
             model: model.name.clone(),
             tau,
+            tau_b,
         }))
     }
 
@@ -1739,7 +1713,29 @@ impl ExpCtx<'_> {
             let at = e.model.as_ref().map_or(span.clone(), |m| m.span());
             return Err(self.r.err(at, &key("model"), format!("model `{}` lists explicit rates; a `plan` needs a model given by a `shift` (model A is the population shifted by it)", model.name)));
         };
-        let model_shift_sd = self.plan_model_shift_sd(model, bench)?;
+        let block_shift_sd = match &e.shift_sd {
+            None => None,
+            Some(v) if (0.0..=MAX_PLAN_SHIFT_SD).contains(v.get_ref()) => {
+                Some((*v.get_ref(), v.span()))
+            }
+            Some(v) => {
+                return Err(self.r.err(
+                    v.span(),
+                    &key("shift_sd"),
+                    format!(
+                        "must be a number of logits between 0 (B is A shifted by the gap) and {MAX_PLAN_SHIFT_SD} (the per-problem disagreement SD tau; logit correlation sigma / sqrt(sigma^2 + tau^2)), got {}",
+                        v.get_ref()
+                    ),
+                ));
+            }
+        };
+        let model_shift_sd = self.plan_model_shift_sd(model, bench, block_shift_sd.clone())?;
+        // The block's shift_sd is B's own deviation SD: beside a model A's own it lives in
+        // `model_shift_sd`; without one it is B's disagreement with A.
+        let shift_sd = match model_shift_sd {
+            Some(_) => 0.0,
+            None => block_shift_sd.map_or(0.0, |b| b.0),
+        };
         let mu = mu + shift;
         let metric_raw = e.metric.as_ref().map_or(RawMetric::Pass1, |m| *m.get_ref());
         let metric = match metric_raw {
@@ -1765,20 +1761,6 @@ impl ExpCtx<'_> {
                         .as_ref()
                         .map_or(model.vote_rule, |v| *v.get_ref()),
                 }
-            }
-        };
-        let shift_sd = match &e.shift_sd {
-            None => 0.0,
-            Some(v) if (0.0..=MAX_PLAN_SHIFT_SD).contains(v.get_ref()) => *v.get_ref(),
-            Some(v) => {
-                return Err(self.r.err(
-                    v.span(),
-                    &key("shift_sd"),
-                    format!(
-                        "must be a number of logits between 0 (B is A shifted by the gap) and {MAX_PLAN_SHIFT_SD} (the per-problem disagreement SD tau; logit correlation sigma / sqrt(sigma^2 + tau^2)), got {}",
-                        v.get_ref()
-                    ),
-                ));
             }
         };
         let target_power = match &e.target_power {
@@ -1830,7 +1812,7 @@ impl ExpCtx<'_> {
                             sigma,
                             model_shift_sd
                                 .as_ref()
-                                .map_or((0.0, shift_sd), |m| (m.tau, m.tau)),
+                                .map_or((0.0, shift_sd), |m| (m.tau, m.b())),
                             x,
                         )
                         .map_err(|m| self.r.err(self.r.entry(g, i), &key(k), m))?
@@ -1997,7 +1979,8 @@ mod plan_block_tests {
             plan.model_shift_sd,
             Some(ModelShiftSd {
                 model: "a".into(),
-                tau: 0.8
+                tau: 0.8,
+                tau_b: None,
             })
         );
         assert_eq!(plan.deviation_sds(), (0.8, 0.8));
@@ -2011,28 +1994,42 @@ mod plan_block_tests {
         )
         .moments();
         assert!((m.mean_b - m.mean_a - 0.03).abs() < 1e-10);
-        // Both at once: refused at the block's key, naming the model's key and line.
-        let both = Scenario::from_toml(
-            &format!("{head}gap_logits = [0.2]\nshift_sd = 1.0\n"),
+        // Both at once: the block's shift_sd is B's own deviation SD, A keeps the model's.
+        let plan_of = |extra: &str| {
+            let s =
+                Scenario::from_toml(&format!("{head}gap_logits = [0.2]\n{extra}"), "t", "t.toml")
+                    .expect("valid");
+            match s.experiments[0].spec.clone() {
+                ExperimentSpec::Plan { plan, .. } => *plan,
+                _ => panic!("not a plan"),
+            }
+        };
+        let both = plan_of("shift_sd = 1.3\n");
+        assert_eq!(both.deviation_sds(), (0.8, 1.3));
+        assert_eq!(both.shift_sd, 0.0);
+        assert_eq!(
+            both.model_shift_sd.as_ref().and_then(|m| m.tau_b),
+            Some(1.3)
+        );
+        // A block shift_sd of 0 gives a B without per-problem deviation.
+        assert_eq!(plan_of("shift_sd = 0.0\n").deviation_sds(), (0.8, 0.0));
+        // B's residual SD given A beyond the plan's limit is refused at the block's key, naming
+        // both SDs.
+        let text = Scenario::from_toml(
+            &format!("{head}gap_logits = [0.2]\nshift_sd = 3.0\n"),
             "t",
             "t.toml",
         )
-        .expect_err("both");
-        let text = both.to_string();
+        .expect_err("too wide")
+        .to_string();
         for want in [
             "t.toml:19:12",
             "experiment[1].shift_sd",
-            "model[1].shift_sd, line 9",
+            "B's shift_sd = 3 beside model `a`'s own shift_sd = 0.8",
+            "above the plan's limit",
         ] {
             assert!(text.contains(want), "{want}: {text}");
         }
-        // A plan-block shift_sd of 0 says nothing more and is accepted.
-        assert!(Scenario::from_toml(
-            &format!("{head}gap_logits = [0.2]\nshift_sd = 0.0\n"),
-            "t",
-            "t.toml"
-        )
-        .is_ok());
     }
 
     #[test]

@@ -397,14 +397,16 @@ pub struct PlanSpec {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub target_power: Option<f64>,
     /// Model A's own per-problem deviation (the scenario model's `shift_sd`), which B, a model
-    /// of the same kind, shares in size with offsets of its own. None without one (left out of
-    /// the JSON then); never together with a nonzero `shift_sd` (the resolver refuses both).
+    /// of the same kind, shares in size with offsets of its own unless the plan block gives B's
+    /// (then in [`ModelShiftSd::tau_b`], and `shift_sd` here stays 0). None without one (left
+    /// out of the JSON then).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub model_shift_sd: Option<ModelShiftSd>,
 }
 
 /// The `shift_sd` of a plan's model A: A's logit on a problem is mu + sigma z + tau e_A and B's
-/// mu + gap + sigma z + tau e_B, with e_A, e_B independent standard normals.
+/// mu + gap + sigma z + tau_B e_B, with e_A, e_B independent standard normals; B is a model of
+/// the same kind (tau_B = tau) unless the plan block gives B's own `shift_sd`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ModelShiftSd {
     /// Model A's name: it fixes A's offsets e_A on a fixed benchmark
@@ -412,6 +414,17 @@ pub struct ModelShiftSd {
     pub model: String,
     /// tau (logits), > 0.
     pub tau: f64,
+    /// B's own deviation SD tau_B when the plan block's `shift_sd` gives one (0 allowed: a B
+    /// without per-problem deviation); None: tau_B = tau (left out of the JSON then).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tau_b: Option<f64>,
+}
+
+impl ModelShiftSd {
+    /// tau_B: the plan block's `shift_sd` when given, else A's tau.
+    pub fn b(&self) -> f64 {
+        self.tau_b.unwrap_or(self.tau)
+    }
 }
 
 fn is_zero(x: &f64) -> bool {
@@ -496,11 +509,12 @@ impl std::ops::Deref for Plan {
 }
 
 impl PlanSpec {
-    /// (tau_A, tau_B): the per-problem deviation SDs of A and B. (tau, tau) with a model's own
-    /// `shift_sd`; (0, `shift_sd`) otherwise (B's disagreement with a model A that has none).
+    /// (tau_A, tau_B): the per-problem deviation SDs of A and B. (tau, tau_B) with a model's
+    /// own `shift_sd` ([`ModelShiftSd::b`]); (0, `shift_sd`) otherwise (B's disagreement with a
+    /// model A that has none).
     pub fn deviation_sds(&self) -> (f64, f64) {
         match &self.model_shift_sd {
-            Some(m) => (m.tau, m.tau),
+            Some(m) => (m.tau, m.b()),
             None => (0.0, self.shift_sd),
         }
     }

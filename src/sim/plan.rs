@@ -122,6 +122,10 @@ fn stream_prefix(spec: &Plan, design: Design, (gap, big_n, n): (f64, usize, u32)
             m.tau.to_bits(),
             name_id(&m.model),
         ]);
+        if let Some(b) = m.tau_b {
+            // Only with B's own SD given, likewise.
+            prefix.extend([name_id("b_shift_sd"), b.to_bits()]);
+        }
     }
     let a = &spec.answers;
     if a.changes(spec.metric) {

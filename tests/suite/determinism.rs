@@ -41,8 +41,14 @@ fn run(scenario: &str, threads: &str, out: &Path) {
 fn csv_and_json_are_identical_for_1_2_4_threads_and_across_runs() {
     for scenario in ["note", "concentrated", "verifier"] {
         let dir = tempfile::tempdir().expect("tempdir");
-        let runs = [("1", "t1"), ("2", "t2"), ("4", "t4"), ("4", "t4-again")];
-        for (threads, name) in runs {
+        // One repeated run (of the cheapest scenario) checks across runs; each scenario runs
+        // on 1, 2 and 4 threads.
+        let runs: &[(&str, &str)] = if scenario == "note" {
+            &[("1", "t1"), ("2", "t2"), ("4", "t4"), ("4", "t4-again")]
+        } else {
+            &[("1", "t1"), ("2", "t2"), ("4", "t4")]
+        };
+        for &(threads, name) in runs {
             run(scenario, threads, &dir.path().join(name));
         }
         let reference = tables(&dir.path().join("t1"));

@@ -606,3 +606,47 @@ fn plan_mu_1e9_is_rejected_by_the_one_validator() {
         refused_saying(&mut command(&args), &[needle]);
     }
 }
+
+/// `--a-shift-sd` gives model A its own per-problem deviation and `--shift-sd` then gives B's:
+/// the CSV carries both, every simulated check passes, and an SD pair beyond the plan's limit is
+/// refused naming both flags.
+#[test]
+fn plan_a_shift_sd_and_shift_sd_give_each_model_its_own_deviation() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("p");
+    let args = [
+        "plan",
+        "--a-shift-sd",
+        "0.6",
+        "--shift-sd",
+        "1.4",
+        "--problems",
+        "30,100",
+        "--samples",
+        "1,4",
+        "--simulate-reruns",
+        "4000",
+        "--no-figures",
+        "-q",
+    ];
+    succeeds(command(&args).arg("--out").arg(&out));
+    let csv = read(&out.join("plan.csv"));
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().expect("header").split(',').collect();
+    let col = |name: &str| header.iter().position(|h| *h == name).expect(name);
+    let row: Vec<&str> = lines.next().expect("row").split(',').collect();
+    assert_eq!(row[col("model_shift_sd")], "0.6");
+    assert_eq!(row[col("b_shift_sd")], "1.4");
+    // sigma^2 / sqrt((sigma^2 + tau_A^2)(sigma^2 + tau_B^2)) at sigma = 2.2
+    let r: f64 = row[col("logit_correlation")].parse().expect("number");
+    assert!((r - 4.84 / (5.2f64 * 6.8).sqrt()).abs() < 1e-12, "{r}");
+    let txt = read(&out.join("plan.txt"));
+    assert!(
+        txt.contains("the plan gives B its own shift_sd 1.4"),
+        "{txt}"
+    );
+    refused_saying(
+        &mut command(&["plan", "--a-shift-sd", "2.5", "--shift-sd", "2.9"]),
+        &["--a-shift-sd", "--shift-sd", "above the plan's limit"],
+    );
+}

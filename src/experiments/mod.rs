@@ -263,9 +263,9 @@ pub fn run(
             *vote_rule,
             progress,
         ))),
-        ExperimentSpec::Plan { plan: p, .. } => Ok(ExperimentResult::Plan(
-            Box::new(plan::run_plan(p, &exp.name, progress).0),
-        )),
+        ExperimentSpec::Plan { plan: p, .. } => Ok(ExperimentResult::Plan(Box::new(
+            plan::run_plan(p, &exp.name, progress).0,
+        ))),
         ExperimentSpec::Contamination {
             model,
             n,

@@ -677,8 +677,15 @@ impl Problem<'_> {
     /// analytic second derivatives (`log_likelihood_with_hessian`); `None` for data with runs
     /// or a non-finite value (the caller then differences the gradient).
     fn objective_hessian(&self, natural: &[f64]) -> Option<Vec<Vec<f64>>> {
+        self.objective_newton(natural).map(|(_, _, h)| h)
+    }
+
+    /// [`Problem::objective`], its gradient and its Hessian in the natural parameters of the
+    /// layout, in one pass (`log_likelihood_with_hessian`); `None` for data with runs or a
+    /// non-finite value.
+    fn objective_newton(&self, natural: &[f64]) -> Option<(f64, Vec<f64>, Vec<Vec<f64>>)> {
         self.evaluations.set(self.evaluations.get() + 1);
-        let (ll, _, h) = log_likelihood_with_hessian(self.data, &self.params(natural), &self.quad)?;
+        let (ll, g, h) = log_likelihood_with_hessian(self.data, &self.params(natural), &self.quad)?;
         let m = self.data.models();
         let index = |par: &Parameter| match *par {
             Parameter::Mu => Some(0),
@@ -688,6 +695,24 @@ impl Problem<'_> {
             Parameter::Omega(_) => None,
         };
         let at: Vec<usize> = self.layout.iter().map(index).collect::<Option<_>>()?;
+        let value = -(ll + self.log_prior(natural));
+        let gradient: Vec<f64> = natural
+            .iter()
+            .zip(&self.layout)
+            .map(|(x, par)| {
+                let d = match *par {
+                    Parameter::Mu => g.mu,
+                    Parameter::Sigma => g.sigma,
+                    Parameter::Shift(k) => g.shift[k],
+                    Parameter::Tau(k) => g.tau[k],
+                    Parameter::Omega(k) => g.omega[k],
+                };
+                let dp = self
+                    .prior
+                    .map_or(0.0, |p| -x / Self::prior_sd(&p, par).powi(2));
+                -(d + dp)
+            })
+            .collect();
         let out: Vec<Vec<f64>> = self
             .layout
             .iter()
@@ -700,7 +725,57 @@ impl Problem<'_> {
                     .collect()
             })
             .collect();
-        (ll.is_finite() && out.iter().flatten().all(|v| v.is_finite())).then_some(out)
+        let finite = value.is_finite()
+            && gradient.iter().all(|v| v.is_finite())
+            && out.iter().flatten().all(|v| v.is_finite());
+        finite.then_some((value, gradient, out))
+    }
+
+    /// Minimum by Newton's method with the analytic Hessian from `start` (internal
+    /// parameters, every spread > 0), each step backtracked until it lowers the objective by
+    /// the Armijo fraction; stops when the predicted decrease g' H^-1 g / 2 falls below
+    /// 1e-15 (1 + |f|) (a thousandth of the criterion [`bfgs`] uses: Newton's quadratic
+    /// convergence reaches it in one more step), or when no step lowers f (the objective
+    /// resolved to its quadrature noise). `None` (the caller then runs BFGS) for data with
+    /// runs, a Hessian that is not positive definite, a step that would take a spread to 0 or
+    /// below, or no convergence in 50 steps. From the moments it converges in a handful of
+    /// steps, each one pass that costs about 1.25 gradient evaluations.
+    fn minimise_newton(&self, start: &[f64]) -> Option<(Vec<f64>, f64)> {
+        let spreads_positive =
+            |x: &[f64]| (0..x.len()).all(|i| !self.is_spread(i) || x[i] > SPREAD_ZERO);
+        if !spreads_positive(start) {
+            return None;
+        }
+        let dot = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(x, y)| x * y).sum::<f64>();
+        let mut x = start.to_vec();
+        let (mut f, mut g, mut h) = self.objective_newton(&x)?;
+        for _ in 0..50 {
+            let hinv = invert_spd(&h)?;
+            let dir: Vec<f64> = hinv.iter().map(|row| -dot(row, &g)).collect();
+            let slope = dot(&g, &dir);
+            if -0.5 * slope <= 1e-15 * (1.0 + f.abs()) {
+                return Some((x, f));
+            }
+            let mut alpha = 1.0;
+            let mut accepted = None;
+            for _ in 0..30 {
+                let xn: Vec<f64> = x.iter().zip(&dir).map(|(a, b)| a + alpha * b).collect();
+                if spreads_positive(&xn) {
+                    if let Some((fnew, gnew, hnew)) = self.objective_newton(&xn) {
+                        if fnew <= f + 1e-4 * alpha * slope {
+                            accepted = Some((xn, fnew, gnew, hnew));
+                            break;
+                        }
+                    }
+                }
+                alpha *= 0.5;
+            }
+            let Some((xn, fnew, gnew, hnew)) = accepted else {
+                return Some((x, f));
+            };
+            (x, f, g, h) = (xn, fnew, gnew, hnew);
+        }
+        None
     }
 
     fn is_spread(&self, i: usize) -> bool {
@@ -943,9 +1018,11 @@ fn invert_spd(a: &[Vec<f64>]) -> Option<Vec<Vec<f64>>> {
     )
 }
 
-/// Fits the joint model (module doc). Cost: a few dozen evaluations of the likelihood and
-/// its gradient (`exact::joint_likelihood`) per start, 2 per parameter for the information,
-/// and a few warm-started optimisations per profile interval end.
+/// Fits the joint model (module doc). Cost: for pooled counts, a handful of Newton steps (each
+/// one pass of the likelihood with its gradient and Hessian, `exact::joint_likelihood`) per
+/// start, else a few dozen BFGS evaluations of the likelihood and its gradient; one Hessian
+/// pass (or 2 gradients per parameter, with runs) for the information; and a few warm-started
+/// optimisations per profile interval end.
 pub fn fit_joint(data: &JointData, options: &JointFitOptions) -> JointFit {
     let models = data.models();
     let diagnoses = diagnose(data);
@@ -1020,7 +1097,11 @@ pub fn fit_joint(data: &JointData, options: &JointFitOptions) -> JointFit {
     };
     let (mut best, mut best_v) = (base.clone(), f64::INFINITY);
     for s in &starts[..used] {
-        let (x, v) = problem.minimise(s, None, 500, usize::MAX);
+        // Newton with the analytic Hessian where it applies (pooled counts, spreads inside),
+        // else BFGS
+        let (x, v) = problem
+            .minimise_newton(s)
+            .unwrap_or_else(|| problem.minimise(s, None, 500, usize::MAX));
         if v < best_v {
             best = x;
             best_v = v;
@@ -1405,6 +1486,49 @@ mod tests {
         }
         println!("largest relative SE difference {worst:.2e}");
         assert!(worst < 1e-5, "{worst}");
+    }
+
+    #[test]
+    fn newton_reaches_the_bfgs_optimum_in_fewer_evaluations() {
+        let data = simulate(11, 100, 16, 0.3, 1.2, &[0.0, -0.5, 0.4], &[0.6, 0.9, 0.4]);
+        let problem = Problem {
+            data: &data,
+            quad: JointQuadrature::default(),
+            prior: None,
+            layout: vec![
+                Parameter::Mu,
+                Parameter::Sigma,
+                Parameter::Shift(1),
+                Parameter::Shift(2),
+                Parameter::Tau(0),
+                Parameter::Tau(1),
+                Parameter::Tau(2),
+            ],
+            fixed: Vec::new(),
+            evaluations: std::cell::Cell::new(0),
+            profile_capped: std::cell::Cell::new(false),
+        };
+        let start = [0.2, 1.0, -0.3, 0.3, 0.5, 0.5, 0.5];
+        let (xn, fnewton) = problem.minimise_newton(&start).expect("pooled counts");
+        let newton_evaluations = problem.evaluations.replace(0);
+        let (xb, fbfgs) = problem.minimise(&start, None, 500, usize::MAX);
+        let bfgs_evaluations = problem.evaluations.get();
+        // Newton's optimum is at least as low, and the two agree within BFGS's own stopping
+        // tolerance (a predicted decrease of 1e-12 (1 + |f|), so about 1e-5 in the parameters).
+        assert!(
+            fnewton <= fbfgs + 1e-9 * fbfgs.abs(),
+            "{fnewton} vs {fbfgs}"
+        );
+        for (a, b) in xn.iter().zip(&xb) {
+            assert!((a - b).abs() < 1e-4, "{xn:?} vs {xb:?}");
+        }
+        // At Newton's optimum the gradient vanishes to the quadrature's resolution.
+        let (_, g) = problem.objective_grad(&xn);
+        assert!(g.iter().all(|v| v.abs() < 1e-6), "{g:?}");
+        assert!(
+            newton_evaluations < bfgs_evaluations,
+            "{newton_evaluations} vs {bfgs_evaluations}"
+        );
     }
 
     #[test]

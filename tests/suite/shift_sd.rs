@@ -249,13 +249,20 @@ fn bad_shift_sd_values_are_refused_with_located_errors() {
             "applies only to a model given by `shift`",
         ],
     );
-    // A plan honours the model's own shift_sd; giving the block's shift_sd as well would
-    // describe B's disagreement twice: refused at the block's key, naming the model's.
-    let src = format!(
-        "{base}\n[[experiment]]\nkind = \"plan\"\nmodel = \"a\"\ngap_logits = [0.3]\nproblems = [30]\nsamples = [4]\nreruns = 100\nshift_sd = 0.5\n"
-    );
+    // A plan honours the model's own shift_sd, and the block's shift_sd gives B its own; a
+    // pair whose residual SD of B given A passes the plan's 3 logits is refused at the block's
+    // key, naming both SDs.
+    let plan = |tau_b: &str| {
+        format!(
+            "{base}\n[[experiment]]\nkind = \"plan\"\nmodel = \"a\"\ngap_logits = [0.3]\nproblems = [30]\nsamples = [4]\nreruns = 100\nshift_sd = {tau_b}\n"
+        )
+    };
+    assert!(Scenario::from_toml(&plan("0.5"), "ok", "ok.toml").is_ok());
     refused(
-        &src,
-        &["shift_sd", "conflicts with model `a`", "model[1].shift_sd"],
+        &plan("3.0"),
+        &[
+            "bad.toml:82:12: experiment[8].shift_sd",
+            "B's shift_sd = 3 beside model `a`'s own shift_sd = 0.8",
+        ],
     );
 }

@@ -202,6 +202,11 @@ pub struct TraceFit {
 pub struct CountHistogram {
     /// The n of the problems counted.
     pub n: usize,
+    /// (R, n_r): with a fitted run_sd, the problems counted are those of R runs of n_r samples
+    /// each (n = R n_r), and the fitted distribution is pooled over the runs. `None` otherwise
+    /// (left out of the JSON then).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_shape: Option<(usize, usize)>,
     /// Problems with c = 0..=n correct.
     pub observed: Vec<usize>,
     /// Expected problems with c = 0..=n under the fitted model.
@@ -688,6 +693,7 @@ fn count_histogram(model: &ModelSamples, location: f64, spread: f64, omega: f64)
                 .collect();
             return CountHistogram {
                 n,
+                run_shape: Some((runs, size)),
                 observed,
                 fitted,
             };
@@ -713,6 +719,7 @@ fn count_histogram(model: &ModelSamples, location: f64, spread: f64, omega: f64)
         .collect();
     CountHistogram {
         n,
+        run_shape: None,
         observed,
         fitted,
     }
@@ -1601,6 +1608,21 @@ mod tests {
         assert_eq!(model.problems[0].runs.len(), 4);
         assert_eq!(model.problems[0].n, 32);
         let fit = fit_models(&[&model], "runs.jsonl", &FitOptions::default()).unwrap();
+        // The count figure says its counts pool 4 runs of 8; the curve figure says its lines
+        // leave out the fitted run_sd.
+        assert_eq!(fit.models[0].counts.run_shape, Some((4, 8)));
+        let counts = crate::report::analyze::fit_figure(&fit, 1);
+        assert!(
+            counts.panels[0].title.contains("n = 32 (4 runs of 8)"),
+            "{}",
+            counts.panels[0].title
+        );
+        let curves = crate::report::analyze::fit_curves_figure(&fit, 1);
+        assert!(
+            curves.panels[0].title.contains("without the fitted run_sd"),
+            "{}",
+            curves.panels[0].title
+        );
         for (p, truth) in [
             (Parameter::Mu, 0.3),
             (Parameter::Sigma, 1.2),

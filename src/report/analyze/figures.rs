@@ -382,12 +382,16 @@ pub fn fit_figure(fit: &FitResult, seed: u64) -> Figure {
                 .map_or(String::new(), |q| {
                     format!(" + run_sd {:.2} per run", q.value)
                 });
+            // "n = 18 (3 runs of 6)" when the counts pool runs
+            let n_text = match h.run_shape {
+                Some((r, size)) => format!("{} ({r} runs of {size})", h.n),
+                None => h.n.to_string(),
+            };
             let mut p = Panel::new(
                 format!(
-                    "`{}`: {} problems with n = {}; {} logit N({:.2}, {:.2}^2){runs}",
+                    "`{}`: {} problems with n = {n_text}; {} logit N({:.2}, {:.2}^2){runs}",
                     m.name,
                     h.observed.iter().sum::<usize>(),
-                    h.n,
                     if kind == "fitted" { "fitted" } else { "model" },
                     m.location,
                     m.spread
@@ -459,9 +463,17 @@ pub fn fit_curves_figure(fit: &FitResult, seed: u64) -> Figure {
         .enumerate()
         .map(|(index, m)| {
             let kind = curve_kind(fit, index);
+            // the lines are the population curves without run noise: say so when a run_sd
+            // was fitted (the observed curves pool samples across runs)
+            let without_runs = fit
+                .parameter(Parameter::Omega(index))
+                .filter(|q| q.estimated() && q.value > 0.0)
+                .map_or(String::new(), |q| {
+                    format!(", without the fitted run_sd {:.2}", q.value)
+                });
             let mut p = Panel::new(
                 format!(
-                    "`{}`: observed (marks, 95% intervals) and {} (lines)",
+                    "`{}`: observed (marks, 95% intervals) and {} (lines{without_runs})",
                     m.name,
                     if kind == "fitted" { "fitted" } else { "model" }
                 ),

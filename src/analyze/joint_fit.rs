@@ -59,7 +59,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::exact::joint_likelihood::{
     log_likelihood, log_likelihood_with_gradient, log_likelihood_with_hessian, JointData,
-    JointParams, JointQuadrature, DEFAULT_INNER_NODES, DEFAULT_OUTER_NODES,
+    JointGradient, JointParams, JointQuadrature, DEFAULT_INNER_NODES, DEFAULT_OUTER_NODES,
 };
 
 /// A sigma or tau estimate below this (logits) is reported as 0 (boundary).
@@ -644,12 +644,10 @@ impl Problem<'_> {
         }
     }
 
-    /// [`Problem::objective`] and its gradient in the natural parameters.
-    fn objective_grad(&self, natural: &[f64]) -> (f64, Vec<f64>) {
-        self.evaluations.set(self.evaluations.get() + 1);
-        let (ll, g) = log_likelihood_with_gradient(self.data, &self.params(natural), &self.quad);
-        let v = -(ll + self.log_prior(natural));
-        let grad: Vec<f64> = natural
+    /// The objective's gradient in the layout's natural parameters from ln L's gradient `g`
+    /// (the prior's term included).
+    fn objective_gradient(&self, natural: &[f64], g: &JointGradient) -> Vec<f64> {
+        natural
             .iter()
             .zip(&self.layout)
             .map(|(x, par)| {
@@ -665,7 +663,15 @@ impl Problem<'_> {
                     .map_or(0.0, |p| -x / Self::prior_sd(&p, par).powi(2));
                 -(d + dp)
             })
-            .collect();
+            .collect()
+    }
+
+    /// [`Problem::objective`] and its gradient in the natural parameters.
+    fn objective_grad(&self, natural: &[f64]) -> (f64, Vec<f64>) {
+        self.evaluations.set(self.evaluations.get() + 1);
+        let (ll, g) = log_likelihood_with_gradient(self.data, &self.params(natural), &self.quad);
+        let v = -(ll + self.log_prior(natural));
+        let grad = self.objective_gradient(natural, &g);
         if v.is_nan() || grad.iter().any(|x| !x.is_finite()) {
             (f64::INFINITY, vec![0.0; natural.len()])
         } else {
@@ -696,23 +702,7 @@ impl Problem<'_> {
         };
         let at: Vec<usize> = self.layout.iter().map(index).collect::<Option<_>>()?;
         let value = -(ll + self.log_prior(natural));
-        let gradient: Vec<f64> = natural
-            .iter()
-            .zip(&self.layout)
-            .map(|(x, par)| {
-                let d = match *par {
-                    Parameter::Mu => g.mu,
-                    Parameter::Sigma => g.sigma,
-                    Parameter::Shift(k) => g.shift[k],
-                    Parameter::Tau(k) => g.tau[k],
-                    Parameter::Omega(k) => g.omega[k],
-                };
-                let dp = self
-                    .prior
-                    .map_or(0.0, |p| -x / Self::prior_sd(&p, par).powi(2));
-                -(d + dp)
-            })
-            .collect();
+        let gradient = self.objective_gradient(natural, &g);
         let out: Vec<Vec<f64>> = self
             .layout
             .iter()

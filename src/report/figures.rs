@@ -726,7 +726,7 @@ fn curves_figure(run: &RunOutput, r: &VoteCurves) -> Figure {
                 );
             }
             let ceiling = format!(
-                "maj@k ceiling {:.1}% (p > {:.3})",
+                "maj@k large-k limit {:.1}% (p > {:.3})",
                 pct(s.ceiling),
                 s.threshold
             );
@@ -812,7 +812,7 @@ fn run_sd_panel(r: &VoteCurves) -> Panel {
 fn sweep_figure(run: &RunOutput, r: &VoteCurves) -> Figure {
     let s0 = &r.series[0];
     let mut p = Panel::new(
-        format!("model {} ({} ties, pass@1 {:.1}%); lines exact, dots simulated (95% CI), dashed: large-k ceiling", s0.model, s0.vote_rule.as_str(), pct(s0.pass_at_1)),
+        format!("model {} ({} ties, pass@1 {:.1}%); lines exact, dots simulated (95% CI), dashed: large-k limit of maj@k", s0.model, s0.vote_rule.as_str(), pct(s0.pass_at_1)),
         "k (samples per problem, log2 scale)",
         "benchmark score (%)",
     );
@@ -828,13 +828,13 @@ fn sweep_figure(run: &RunOutput, r: &VoteCurves) -> Figure {
         let color = [0usize, 1, 2, 3, 4, 5, 7][si % 7];
         let label = if r.axis.is_some() {
             format!(
-                "maj@k, {} (ceiling {:.1}%)",
+                "maj@k, {} (large-k limit {:.1}%)",
                 s.modes_label(),
                 pct(s.ceiling)
             )
         } else {
             format!(
-                "maj@k, a = {} (ceiling {:.1}%)",
+                "maj@k, a = {} (large-k limit {:.1}%)",
                 s.attractor,
                 pct(s.ceiling)
             )

@@ -195,7 +195,7 @@ fn vote_headline(v: &VoteCurves, out: &mut Vec<Headline>) {
         });
         out.push(Headline {
             experiment: v.experiment.clone(),
-            name: format!("{tag} maj@k ceiling"),
+            name: format!("{tag} maj@k large-k limit"),
             exact: s.ceiling,
             sim: None,
         });
@@ -481,11 +481,11 @@ pub fn caption(r: &ExperimentResult, file: &str) -> &'static str {
     let stem = file.trim_end_matches(".png");
     let tail = stem.strip_prefix(r.name()).unwrap_or("");
     match (r, tail) {
-        (ExperimentResult::Curves(_), _) => "pass@k, maj@k and pass^k against k (lines exact, dots simulated with 95% CIs, bands ±1 seed SD of one run on this benchmark: the spread a rerun with another seed shows); the dashed line is maj@k's large-k ceiling.",
+        (ExperimentResult::Curves(_), _) => "pass@k, maj@k and pass^k against k (lines exact, dots simulated with 95% CIs, bands ±1 seed SD of one run on this benchmark: the spread a rerun with another seed shows); the dashed line is maj@k's large-k limit (the share of problems above the winning threshold; at finite k maj@k can sit above it).",
         (ExperimentResult::AttractorSweep(v), _) if v.axis == Some(crate::scenario::SweepAxis::GraderFpr) => "graded pass@k at each k against the grader's false-positive rate (lines exact, dots simulated with 95% CIs), with each k's true pass@k dashed in the same colour: every wrong sample has a chance fpr to be graded correct, so graded pass@k tends to 1 as k grows whatever the model can do.",
         (ExperimentResult::AttractorSweep(v), _) if v.axis == Some(crate::scenario::SweepAxis::Split) => "maj@k at each k against the split share (lines exact, dots simulated with 95% CIs), with pass@1 and pass@k at the largest k (dashed), which the split does not move.",
-        (ExperimentResult::AttractorSweep(v), _) if v.axis.is_some() => "maj@k against k for each setting of the model's attractor shares, with pass@k for comparison; each dashed line is that setting's large-k ceiling (a problem is won in the limit iff p max(s, 1 - s) > a_j (1 - p) for every j).",
-        (ExperimentResult::AttractorSweep(_), _) => "maj@k against k for each attractor share a, with pass@k for comparison; each dashed line is that share's large-k ceiling.",
+        (ExperimentResult::AttractorSweep(v), _) if v.axis.is_some() => "maj@k against k for each setting of the model's attractor shares, with pass@k for comparison; each dashed line is that setting's large-k limit of maj@k (a problem is won in the limit iff p max(s, 1 - s) > a_j (1 - p) for every j).",
+        (ExperimentResult::AttractorSweep(_), _) => "maj@k against k for each attractor share a, with pass@k for comparison; each dashed line is that share's large-k limit of maj@k.",
         (ExperimentResult::SeedVariance(_), "-histograms") => "The benchmark score across simulated reruns for each n, with the normal curve of the exact mean and SD and the central 95% interval.",
         (ExperimentResult::SeedVariance(_), _) => "The seed SD of the score falls as 1/sqrt(n), while the question-sampling SE does not: the total SE (seed and question sampling) levels off at it, however many samples per problem.",
         (ExperimentResult::VoteSpread(_), _) => "The seed SD of maj@k (one vote per problem) against pass@1 averaged over the same k samples.",
@@ -657,7 +657,8 @@ fn sweep_md(v: &VoteCurves) -> String {
         v.series[0].model,
         cell(v, 0, kmax, Metric::PassAtK)
     );
-    md += &format!("| a | threshold a/(1+a) | ceiling | maj@{kmax} |\n|---:|---:|---:|---:|\n");
+    md +=
+        &format!("| a | threshold a/(1+a) | large-k limit | maj@{kmax} |\n|---:|---:|---:|---:|\n");
     for (si, s) in v.series.iter().enumerate() {
         md += &format!(
             "| {} | {:.3} | {} | {} |\n",
@@ -709,7 +710,7 @@ fn sweep_axis_md(v: &VoteCurves) -> String {
         "maj@{kmax} against {what} (model `{}`), with pass@1 and pass@{kmax} beside it:\n\n",
         v.series[0].model,
     );
-    md += &format!("| answers | pass@1 | pass@{kmax} | threshold | ceiling | maj@{kmax} |\n|---|---:|---:|---:|---:|---:|\n");
+    md += &format!("| answers | pass@1 | pass@{kmax} | threshold | large-k limit | maj@{kmax} |\n|---|---:|---:|---:|---:|---:|\n");
     for (si, s) in v.series.iter().enumerate() {
         md += &format!(
             "| {} | {} | {} | {:.3} | {} | {} |\n",

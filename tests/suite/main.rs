@@ -10,6 +10,7 @@ mod cli;
 mod common;
 mod curves_band;
 mod determinism;
+mod docs_commands;
 mod edge_props;
 mod edges;
 mod figure_content;

@@ -66,7 +66,7 @@ fn report_embeds_each_experiments_own_figures_only() {
     assert!(strict.contains("(curves-strict.png)"), "{strict}");
     // A sentence under each figure, and the summary table at the top.
     assert!(
-        curves.contains("dashed line is maj@k's large-k ceiling"),
+        curves.contains("dashed line is maj@k's large-k limit"),
         "{curves}"
     );
     let summary = md.find("## Summary").expect("summary table");

@@ -279,13 +279,20 @@ pub(super) fn plan(a: &PlanArgs) -> Result<u8, Failure> {
     if !c.quiet {
         print!("{}", report::planning::paragraph(&result));
         let sim_s = timing.simulated_s.max(1e-9);
+        let simulated = if result.draws == 0 {
+            "simulated: nothing (no reruns asked for)".to_string()
+        } else {
+            format!(
+                "simulated: {} binomial counts in {:.2} s ({:.2e} counts/s; pass@1 pairs are drawn as one difference per problem)",
+                result.draws,
+                sim_s,
+                result.draws as f64 / sim_s
+            )
+        };
         println!(
-            "exact: {} cells in {:.3} s; simulated: {} binomial counts in {:.2} s ({:.2e} counts/s; pass@1 pairs are drawn as one difference per problem); checks: {} of {} passed (|z| <= {Z_BOUND}, or Bernstein's bound for counts); wrote {} files to {}",
+            "exact: {} cells in {:.3} s; {simulated}; checks: {} of {} passed (|z| <= {Z_BOUND}, or Bernstein's bound for counts); wrote {} files to {}",
             timing.exact_cells,
             timing.exact_s,
-            result.draws,
-            sim_s,
-            result.draws as f64 / sim_s,
             checks.len() - failed.len(),
             checks.len(),
             artifacts.len(),

@@ -107,7 +107,7 @@ pub(super) fn run_scenario(a: &RunArgs, check_only: bool) -> Result<u8, Failure>
             if !c.quiet {
                 print!(
                     "{}",
-                    report::markdown::headline_text(&report::markdown::summary(&output), 4)
+                    report::summary::headline_text(&report::summary::summary(&output))
                 );
                 println!(
                     "{}",

@@ -6,6 +6,7 @@ pub mod figures;
 pub mod markdown;
 pub mod planning;
 pub mod plot;
+pub mod summary;
 pub mod sweep;
 pub mod tables;
 

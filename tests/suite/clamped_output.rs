@@ -3,7 +3,7 @@
 //! report.md, the text of `fit`.
 use std::path::Path;
 
-use evalsim::report::markdown::{headline_value, Headline};
+use evalsim::report::summary::{headline_value, Headline, Unit};
 
 use crate::common::{evalsim, read};
 
@@ -14,6 +14,7 @@ fn headline_values_near_0_and_100_percent_keep_their_digits() {
     let h = Headline {
         experiment: "curves".into(),
         name: "m a=0.5 pass@128".into(),
+        unit: Unit::Percent,
         exact: 0.0,
         sim: None,
     };

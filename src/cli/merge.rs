@@ -56,6 +56,9 @@ pub(super) fn merge(a: &MergeArgs) -> Result<u8, Failure> {
     let shards = read_shards(&a.dir).map_err(bad)?;
     let output = merge_shards(&shards, &a.dir.display().to_string()).map_err(bad)?;
     let out = a.common.out.clone().unwrap_or_else(|| a.dir.clone());
+    for w in super::sweep::idle_field_warnings(&output, &[]) {
+        eprintln!("warning: {w}");
+    }
     let artifacts = super::sweep::render(&output, !a.no_figures, a.plot.as_deref())?;
     report::write_artifacts(&out, &artifacts).map_err(bad_input)?;
     finish(&output, &artifacts, &out, a.common.quiet)

@@ -126,6 +126,14 @@ pub(super) fn sweep(a: &SweepArgs) -> Result<u8, Failure> {
     // The scenario as written is checked first, so its errors name the lines of its own file.
     crate::scenario::Scenario::from_toml(&src.text, &src.name, &src.file).map_err(bad_input)?;
     let prepared = prepare(&src, &sets, c.seed).map_err(set_failure)?;
+    let overridden = prepared
+        .cells
+        .first()
+        .map(|(_, first)| overridden_sets(first, &sets))
+        .unwrap_or_default();
+    for (_, _, w) in &overridden {
+        eprintln!("warning: {w}");
+    }
     let indices: Vec<usize> = (0..prepared.cells.len())
         .filter(|i| shard.is_none_or_all(*i))
         .collect();
@@ -160,10 +168,74 @@ pub(super) fn sweep(a: &SweepArgs) -> Result<u8, Failure> {
     let artifacts = if shard.is_some() {
         vec![report::sweep::render_shard(&output).map_err(internal)?]
     } else {
+        let said: Vec<(String, String)> = overridden.into_iter().map(|(e, f, _)| (e, f)).collect();
+        for w in idle_field_warnings(&output, &said) {
+            eprintln!("warning: {w}");
+        }
         render(&output, !a.no_figures, a.plot.as_deref())?
     };
     report::write_artifacts(&out, &artifacts).map_err(bad_input)?;
     finish(&output, &artifacts, &out, c.quiet)
+}
+
+/// Swept keys an experiment sets itself (see `ExperimentSpec::sets_model_keys`): said before the
+/// grid is computed, since sweeping them cannot change that experiment: (experiment, swept path,
+/// warning) for each.
+fn overridden_sets(
+    s: &crate::scenario::Scenario,
+    sets: &[crate::scenario::grid::SetArg],
+) -> Vec<(String, String, String)> {
+    let mut out = Vec::new();
+    for set in sets {
+        let Some(rest) = set.path.strip_prefix("model.") else {
+            continue;
+        };
+        for e in &s.experiments {
+            for &mi in &e.spec.models() {
+                let name = &s.models[mi].name;
+                let Some(key) = rest
+                    .strip_prefix(name.as_str())
+                    .and_then(|k| k.strip_prefix('.'))
+                else {
+                    continue;
+                };
+                if e.spec.sets_model_keys().contains(&key) {
+                    out.push((
+                        e.name.clone(),
+                        set.path.clone(),
+                        format!(
+                            "--set {}: experiment `{}` sets model `{name}`'s `{key}` itself, so sweeping it does not change that experiment (its figure leaves the field out)",
+                            set.path, e.name
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Per experiment, the swept fields that changed none of its exact values, as warnings; the
+/// (experiment, field) pairs in `said` were warned about already.
+pub(super) fn idle_field_warnings(output: &SweepOutput, said: &[(String, String)]) -> Vec<String> {
+    report::sweep::idle_fields(output)
+        .into_iter()
+        .filter_map(|(exp, fields)| {
+            let fields: Vec<String> = fields
+                .into_iter()
+                .filter(|f| !said.contains(&(exp.clone(), f.clone())))
+                .collect();
+            (!fields.is_empty()).then_some((exp, fields))
+        })
+        .map(|(exp, fields)| {
+            let list: Vec<String> = fields.iter().map(|f| format!("`{f}`")).collect();
+            format!(
+                "experiment `{exp}`: no exact value changes with {}; its figure holds {} at the first value",
+                list.join(" or "),
+                if fields.len() == 1 { "it" } else { "them" }
+            )
+        })
+        .collect()
 }
 
 /// The tables and figures of a whole sweep (or merged shards), with the panels `--plot` names:

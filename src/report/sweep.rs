@@ -114,33 +114,42 @@ pub fn sweep_figures(s: &SweepOutput) -> Vec<(String, Figure)> {
 /// `experiment:quantity`) is listed; those that change across the grid first. Experiments with
 /// none of the listed quantities get no figure.
 pub fn sweep_figures_of(s: &SweepOutput, plot: Option<&[String]>) -> Vec<(String, Figure)> {
-    let Some((xpath, _)) = s.manifest.grid.first() else {
+    if s.manifest.grid.is_empty() {
         return Vec::new();
-    };
-    let mut experiments: Vec<&str> = Vec::new();
-    for c in &s.cells {
-        for ch in &c.checks {
-            if !experiments.contains(&ch.experiment.as_str()) {
-                experiments.push(&ch.experiment);
-            }
-        }
     }
-    let series_label = |values: &[String]| -> String {
-        s.manifest
-            .grid
-            .iter()
-            .zip(values)
-            .skip(1)
-            .map(|((p, _), v)| format!("{p}={v}"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
     let mut out = Vec::new();
-    for exp in experiments {
+    for exp in experiments(s) {
+        // The x axis is the first swept field that moves the experiment; fields that move
+        // nothing are held at their first value (their cells repeat the same numbers), and the
+        // other moving fields name the lines.
+        let moves = fields_moving(s, exp);
+        if plot.is_none() && !moves.contains(&true) {
+            continue;
+        }
+        let xi = moves.iter().position(|&m| m).unwrap_or(0);
+        let xpath = &s.manifest.grid[xi].0;
+        let held =
+            |c: &&crate::experiments::sweep::SweepCell| {
+                s.manifest.grid.iter().enumerate().all(|(fi, (_, vals))| {
+                    fi == xi || moves[fi] || vals.first() == c.values.get(fi)
+                })
+            };
+        let cells: Vec<&crate::experiments::sweep::SweepCell> =
+            s.cells.iter().filter(held).collect();
+        let series_label = |values: &[String]| -> String {
+            s.manifest
+                .grid
+                .iter()
+                .zip(values)
+                .enumerate()
+                .filter(|(fi, _)| *fi != xi && moves[*fi])
+                .map(|(_, ((p, _), v))| format!("{}={v}", field_words(p)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
         // The j-th check of the experiment is the same quantity in every cell (the cell text
         // may name a swept value, so it is not the key); the title keeps the words all cells share.
-        let per_cell: Vec<Vec<&crate::experiments::sweep::StoredCheck>> = s
-            .cells
+        let per_cell: Vec<Vec<&crate::experiments::sweep::StoredCheck>> = cells
             .iter()
             .map(|c| c.checks.iter().filter(|ch| ch.experiment == exp).collect())
             .collect();
@@ -163,8 +172,7 @@ pub fn sweep_figures_of(s: &SweepOutput, plot: Option<&[String]>) -> Vec<(String
         // `among`: only the cells of one series (the other fields fixed), or every cell.
         let changes_among = |j: usize, among: Option<&str>| -> bool {
             let (mut lo, mut hi, mut se) = (f64::INFINITY, f64::NEG_INFINITY, 0.0f64);
-            for ch in s
-                .cells
+            for ch in cells
                 .iter()
                 .zip(&per_cell)
                 .filter(|(c, _)| among.is_none_or(|l| series_label(&c.values) == l))
@@ -182,7 +190,7 @@ pub fn sweep_figures_of(s: &SweepOutput, plot: Option<&[String]>) -> Vec<(String
             hi - lo > (1.96 * se).max(1e-12 * hi.abs().max(lo.abs()))
         };
         let mut series: Vec<String> = Vec::new();
-        for c in &s.cells {
+        for c in &cells {
             let l = series_label(&c.values);
             if !series.contains(&l) {
                 series.push(l);
@@ -206,15 +214,6 @@ pub fn sweep_figures_of(s: &SweepOutput, plot: Option<&[String]>) -> Vec<(String
         };
         let (moving, flat): (Vec<usize>, Vec<usize>) =
             (0..count).filter(wanted).partition(|&j| changes(j));
-        let spread = |v: &[usize], m: usize| -> Vec<usize> {
-            if v.len() <= m {
-                v.to_vec()
-            } else {
-                (0..m)
-                    .map(|i| v[i * (v.len() - 1) / (m - 1).max(1)])
-                    .collect()
-            }
-        };
         let (on_x, between): (Vec<usize>, Vec<usize>) =
             moving.iter().copied().partition(|&j| along_x(j));
         // Quantities in order of interest: those that change along x, then between series,
@@ -239,22 +238,6 @@ pub fn sweep_figures_of(s: &SweepOutput, plot: Option<&[String]>) -> Vec<(String
         if groups.is_empty() {
             continue;
         }
-        // Every other check of a chosen quantity joins its panel, up to a readable number of
-        // lines (spread over the list, as the panels are).
-        // Lines that change across the grid come first; flat ones fill what room is left.
-        for (q, js) in &mut groups {
-            let of_q = |v: &[usize]| -> Vec<usize> {
-                v.iter()
-                    .copied()
-                    .filter(|&j| quantity_of(j) == q.as_str())
-                    .collect()
-            };
-            let lines = (MAX_LINES / series.len().max(1)).max(1);
-            let mut chosen = spread(&of_q(&moving), lines);
-            chosen.extend(spread(&of_q(&flat), lines - chosen.len()));
-            chosen.sort_unstable();
-            *js = chosen;
-        }
         let words_of = |j: usize| -> Vec<String> {
             let t = title_of(j);
             let inner = t
@@ -266,6 +249,22 @@ pub fn sweep_figures_of(s: &SweepOutput, plot: Option<&[String]>) -> Vec<(String
                 .map(str::to_string)
                 .collect()
         };
+        // Every other check of a chosen quantity joins its panel, up to a readable number of
+        // lines (spread over the list, as the panels are).
+        // Lines that change across the grid come first; flat ones fill what room is left.
+        for (q, js) in &mut groups {
+            let of_q = |v: &[usize]| -> Vec<usize> {
+                v.iter()
+                    .copied()
+                    .filter(|&j| quantity_of(j) == q.as_str())
+                    .collect()
+            };
+            let lines = (MAX_LINES / series.len().max(1)).max(1);
+            let mut chosen = grid_pick(&of_q(&moving), &words_of, lines);
+            chosen.extend(grid_pick(&of_q(&flat), &words_of, lines - chosen.len()));
+            chosen.sort_unstable();
+            *js = chosen;
+        }
         let panels: Vec<Panel> = groups
             .iter()
             .map(|(q, js)| {
@@ -297,12 +296,16 @@ pub fn sweep_figures_of(s: &SweepOutput, plot: Option<&[String]>) -> Vec<(String
                         })
                     });
                 let scale = if percent { 100.0 } else { 1.0 };
-                let y_label = if percent {
-                    format!("{q} (%)")
-                } else {
-                    q.to_string()
+                // SDs, SEs and gaps of scores are differences of percentages: points.
+                let spread = [" sd", "sd ", " se", "se ", "gap"]
+                    .iter()
+                    .any(|w| format!(" {} ", q.to_lowercase()).contains(w));
+                let y_label = match (percent, spread) {
+                    (true, true) => format!("{q} (points)"),
+                    (true, false) => format!("{q} (%)"),
+                    _ => q.to_string(),
                 };
-                let mut p = Panel::new(title, xpath.as_str(), y_label);
+                let mut p = Panel::new(title, field_words(xpath), y_label);
                 let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
                 let (mut xlo, mut xhi) = (f64::INFINITY, f64::NEG_INFINITY);
                 let mut colour = 0;
@@ -311,11 +314,11 @@ pub fn sweep_figures_of(s: &SweepOutput, plot: Option<&[String]>) -> Vec<(String
                     for label in &series {
                         let mut line = Vec::new();
                         let mut marks = Vec::new();
-                        for (c, checks) in s.cells.iter().zip(&per_cell) {
+                        for (c, checks) in cells.iter().zip(&per_cell) {
                             if &series_label(&c.values) != label {
                                 continue;
                             }
-                            let x = value(&c.values[0]);
+                            let x = value(&c.values[xi]);
                             if let Some(ch) = checks.get(j) {
                                 let mut e = ch.estimate();
                                 for v in [&mut e.exact, &mut e.sim, &mut e.ci_low, &mut e.ci_high] {
@@ -366,25 +369,43 @@ pub fn sweep_figures_of(s: &SweepOutput, plot: Option<&[String]>) -> Vec<(String
                 let pad = ((hi - lo) * 0.08).max(1e-9 + hi.abs() * 0.02);
                 // A quantity that cannot be negative gets no negative axis.
                 let floor = if lo >= 0.0 { 0.0 } else { f64::NEG_INFINITY };
-                p.y_range = ((lo - pad).max(floor), hi + pad);
+                // Nor does a percentage run past 100%.
+                let ceiling = if percent && hi <= 100.0 {
+                    100.0
+                } else {
+                    f64::INFINITY
+                };
+                p.y_range = ((lo - pad).max(floor), (hi + pad).min(ceiling));
                 if !(xlo.is_finite() && xhi.is_finite()) {
                     (xlo, xhi) = (0.0, 1.0);
                 }
                 let xpad = ((xhi - xlo) * 0.05).max(0.5 * (xhi - xlo == 0.0) as u8 as f64);
                 p.x_range = (xlo - xpad, xhi + xpad);
-                let xs: Vec<f64> = s
-                    .manifest
-                    .grid
-                    .first()
-                    .map(|(_, v)| v.iter().map(|x| value(x)).collect())
-                    .unwrap_or_default();
+                let xs: Vec<f64> = s.manifest.grid[xi].1.iter().map(|x| value(x)).collect();
                 if xs.len() <= 12 {
                     p.x_ticks = Some(xs);
                 }
                 p
             })
             .collect();
-        let columns = panels.len().clamp(1, 3);
+        // Panels whose lines are the same series say so once: the first keeps the legend.
+        let mut panels = panels;
+        let labels = |p: &Panel| -> Vec<Option<String>> {
+            p.lines.iter().map(|l| l.label.clone()).collect()
+        };
+        if panels.len() > 1 && panels.iter().all(|p| labels(p) == labels(&panels[0])) {
+            for p in panels.iter_mut().skip(1) {
+                for l in &mut p.lines {
+                    l.label = None;
+                }
+            }
+        }
+        // Two columns for four panels (no empty cells), else up to three.
+        let columns = if panels.len() == 4 {
+            2
+        } else {
+            panels.len().clamp(1, 3)
+        };
         let rows = panels.len().div_ceil(columns).max(1) as u32;
         let drawn: usize = groups.iter().map(|(_, js)| js.len()).sum();
         let shown = if count > drawn {
@@ -410,6 +431,154 @@ pub fn sweep_figures_of(s: &SweepOutput, plot: Option<&[String]>) -> Vec<(String
         ));
     }
     out
+}
+
+/// At most `lines` of the checks `js`, chosen as a grid: each check's cell words of the form
+/// `name=value` that not all of them share are its coordinates (`a=0.5 k=16`), and the
+/// dimension with the most values loses values (its ends kept, the rest evenly spread) until the
+/// product fits. So the lines are every chosen `a` at every chosen `k`, not arbitrary pairs.
+fn grid_pick(js: &[usize], words_of: &dyn Fn(usize) -> Vec<String>, lines: usize) -> Vec<usize> {
+    if js.len() <= lines {
+        return js.to_vec();
+    }
+    if lines == 0 {
+        return Vec::new();
+    }
+    let coords: Vec<Vec<(String, String)>> = js
+        .iter()
+        .map(|&j| {
+            words_of(j)
+                .into_iter()
+                .filter_map(|w| {
+                    w.split_once('=')
+                        .map(|(k, v)| (k.to_string(), v.to_string()))
+                })
+                .collect()
+        })
+        .collect();
+    let mut dims: Vec<(String, Vec<String>)> = Vec::new();
+    for c in &coords {
+        for (k, v) in c {
+            match dims.iter_mut().find(|(d, _)| d == k) {
+                Some((_, vals)) if !vals.contains(v) => vals.push(v.clone()),
+                Some(_) => {}
+                None => dims.push((k.clone(), vec![v.clone()])),
+            }
+        }
+    }
+    let mut keep: Vec<Vec<String>> = dims.iter().map(|(_, v)| v.clone()).collect();
+    let product = |keep: &[Vec<String>]| keep.iter().map(Vec::len).product::<usize>();
+    while product(&keep) > lines {
+        let Some(d) = (0..keep.len())
+            .filter(|&d| keep[d].len() > 1)
+            .max_by_key(|&d| (keep[d].len(), std::cmp::Reverse(d)))
+        else {
+            break;
+        };
+        let all = &dims[d].1;
+        let m = keep[d].len() - 1;
+        keep[d] = (0..m)
+            .map(|i| all[i * (all.len() - 1) / (m - 1).max(1)].clone())
+            .collect();
+    }
+    let inside = |c: &Vec<(String, String)>| {
+        c.iter().all(|(k, v)| {
+            dims.iter()
+                .position(|(d, _)| d == k)
+                .is_none_or(|d| keep[d].contains(v))
+        })
+    };
+    let picked: Vec<usize> = js
+        .iter()
+        .zip(&coords)
+        .filter(|(_, c)| inside(c))
+        .map(|(&j, _)| j)
+        .collect();
+    if picked.len() <= lines {
+        picked
+    } else {
+        (0..lines)
+            .map(|i| picked[i * (picked.len() - 1) / (lines - 1).max(1)])
+            .collect()
+    }
+}
+
+/// The experiments of a sweep, in the order their checks first appear.
+fn experiments(s: &SweepOutput) -> Vec<&str> {
+    let mut out: Vec<&str> = Vec::new();
+    for c in &s.cells {
+        for ch in &c.checks {
+            if !out.contains(&ch.experiment.as_str()) {
+                out.push(&ch.experiment);
+            }
+        }
+    }
+    out
+}
+
+/// For each swept field, whether it moves experiment `exp`: two cells that differ only in that
+/// field give a different exact value of one of its checks (beyond 1e-12 relative).
+pub fn fields_moving(s: &SweepOutput, exp: &str) -> Vec<bool> {
+    let exact = |c: &crate::experiments::sweep::SweepCell| -> Vec<f64> {
+        c.checks
+            .iter()
+            .filter(|ch| ch.experiment == exp)
+            .map(|ch| ch.estimate().exact)
+            .collect()
+    };
+    let differ = |a: &[f64], b: &[f64]| {
+        a.len() != b.len()
+            || a.iter().zip(b).any(|(x, y)| {
+                (x.is_finite() || y.is_finite())
+                    && !(x == y || (x - y).abs() <= 1e-12 * x.abs().max(y.abs()))
+            })
+    };
+    (0..s.manifest.grid.len())
+        .map(|fi| {
+            s.cells.iter().enumerate().any(|(i, a)| {
+                s.cells[i + 1..].iter().any(|b| {
+                    a.values
+                        .iter()
+                        .zip(&b.values)
+                        .enumerate()
+                        .all(|(fj, (x, y))| fj == fi || x == y)
+                        && a.values.get(fi) != b.values.get(fi)
+                        && differ(&exact(a), &exact(b))
+                })
+            })
+        })
+        .collect()
+}
+
+/// Per experiment, the swept fields that move none of its exact values (for a warning).
+pub fn idle_fields(s: &SweepOutput) -> Vec<(String, Vec<String>)> {
+    experiments(s)
+        .into_iter()
+        .filter_map(|exp| {
+            let idle: Vec<String> = fields_moving(s, exp)
+                .iter()
+                .zip(&s.manifest.grid)
+                .filter(|(m, _)| !**m)
+                .map(|(_, (p, _))| p.clone())
+                .collect();
+            (!idle.is_empty()).then(|| (exp.to_string(), idle))
+        })
+        .collect()
+}
+
+/// A swept path in words for titles and axes: `model.long.attractor` -> "long: attractor",
+/// `benchmark.sigma` -> "benchmark sigma", underscores as spaces.
+pub fn field_words(path: &str) -> String {
+    let words = |t: &str| t.replace('_', " ");
+    match path.split('.').collect::<Vec<_>>().as_slice() {
+        ["model", name, rest @ ..] if !rest.is_empty() => {
+            format!("{name}: {}", words(&rest.join(" ")))
+        }
+        ["benchmark", rest @ ..] if !rest.is_empty() => {
+            format!("benchmark {}", words(&rest.join(" ")))
+        }
+        _ => words(path),
+    }
 }
 
 /// Every output of a whole sweep: `sweep.csv`, `sweep.json` and the figures.
@@ -471,4 +640,51 @@ pub fn render_shard(s: &SweepOutput) -> Result<Artifact, ReportError> {
         bytes: super::json(&file, s)?,
         file,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::grid_pick;
+
+    /// `attractor-sweep`'s checks `a=A k=K` for 5 shares and 7 k, in the order they are stored.
+    fn words() -> Vec<Vec<String>> {
+        let mut v = Vec::new();
+        for a in ["0", "0.25", "0.5", "0.75", "0.9"] {
+            for k in [1, 2, 4, 8, 16, 32, 64] {
+                v.push(vec![
+                    "model=long".to_string(),
+                    format!("a={a}"),
+                    format!("k={k}"),
+                ]);
+            }
+        }
+        v
+    }
+
+    #[test]
+    fn sweep_lines_were_arbitrary_pairs_of_share_and_k() {
+        let w = words();
+        let js: Vec<usize> = (0..w.len()).collect();
+        let of = |j: usize| w[j].clone();
+        let picked = grid_pick(&js, &of, 8);
+        assert!(picked.len() <= 8 && picked.len() >= 4, "{picked:?}");
+        // Every kept share appears with every kept k: a full grid.
+        let a: std::collections::BTreeSet<&str> =
+            picked.iter().map(|&j| w[j][1].as_str()).collect();
+        let k: std::collections::BTreeSet<&str> =
+            picked.iter().map(|&j| w[j][2].as_str()).collect();
+        assert_eq!(a.len() * k.len(), picked.len(), "{picked:?}");
+        // The ends of each dimension are kept.
+        for end in ["a=0", "a=0.9", "k=1", "k=64"] {
+            assert!(a.contains(end) || k.contains(end), "{end} dropped");
+        }
+    }
+
+    #[test]
+    fn sweep_lines_fit_without_choice_are_all_kept() {
+        let w = words();
+        let js: Vec<usize> = (0..6).collect();
+        assert_eq!(grid_pick(&js, &|j| w[j].clone(), 8), js);
+        assert!(grid_pick(&js, &|j| w[j].clone(), 0).is_empty());
+    }
 }

@@ -190,6 +190,21 @@ impl ExperimentSpec {
 }
 
 impl ExperimentSpec {
+    /// The keys of its model that an experiment of this spec sets itself, so that a value given
+    /// in the model (or swept with `--set model.NAME.KEY`) does not reach it: an
+    /// `attractor-sweep` sets the attractor share (or split, or grader fpr) it sweeps.
+    pub fn sets_model_keys(&self) -> &'static [&'static str] {
+        match self {
+            ExperimentSpec::AttractorSweep { axis, .. } => match axis {
+                SweepAxis::Share(_) => &["attractor", "attractors"],
+                SweepAxis::Scale => &[],
+                SweepAxis::Split => &["split"],
+                SweepAxis::GraderFpr => &["grader.fpr"],
+            },
+            _ => &[],
+        }
+    }
+
     /// The models an experiment of this spec draws from, by index.
     pub fn models(&self) -> Vec<usize> {
         match self {

@@ -161,7 +161,7 @@ fn sweep_plot_chooses_the_panels_and_other_fields_are_series() {
         "the chosen quantity is drawn"
     );
     assert!(!svg.contains("P(B &lt; A) [") && !svg.contains("P(B < A) ["));
-    assert!(svg.contains("benchmark.sigma=0.5") && svg.contains("benchmark.sigma=2"));
+    assert!(svg.contains("benchmark sigma=0.5") && svg.contains("benchmark sigma=2"));
 }
 
 #[test]
@@ -366,4 +366,25 @@ fn analyze_with_one_sample_draws_one_mark_not_four() {
     );
     assert!(!svg.contains("maj@k of the first k answers"));
     assert!(!svg.contains("pass^k<"));
+}
+
+#[test]
+fn sweep_curves_drew_one_legend_three_times() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let out = dir.path().join("out");
+    let args = [
+        "--set",
+        "model.long.attractor=0,0.5",
+        "--set",
+        "benchmark.sigma=0.6,2.2",
+        "--quiet",
+    ];
+    succeeds(&mut sweep(Path::new("note"), &args, &out));
+    let svg = read(&out.join("sweep-curves.svg"));
+    let entry = "model=long k=1, benchmark sigma=0.6";
+    assert_eq!(
+        svg.matches(entry).count(),
+        1,
+        "one legend for identical panels"
+    );
 }

@@ -650,3 +650,101 @@ fn plan_a_shift_sd_and_shift_sd_give_each_model_its_own_deviation() {
         &["--a-shift-sd", "--shift-sd", "above the plan's limit"],
     );
 }
+
+/// [`TINY`] with an attractor sweep of model `a`, which sets `a`'s attractor itself.
+const WITH_ATTRACTOR_SWEEP: &str = r#"
+[[experiment]]
+kind = "attractor-sweep"
+model = "a"
+attractor = [0.0, 0.5]
+k = [1, 4]
+votes = 200
+"#;
+
+/// Runs `cmd`, which must succeed, and returns its stderr.
+fn stderr_of(cmd: &mut Command) -> String {
+    let out = cmd.assert().success();
+    String::from_utf8_lossy(&out.get_output().stderr).into_owned()
+}
+
+#[test]
+fn sweeping_an_attractor_that_attractor_sweep_sets_warns_before_the_grid() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let f = write_file(
+        dir.path(),
+        "s.toml",
+        &format!("{}{WITH_ATTRACTOR_SWEEP}", super::common::TINY),
+    );
+    let out = dir.path().join("out");
+    let args = ["--set", "model.a.attractor=0.2,0.4", "-q"];
+    let err = stderr_of(&mut sweep(&f, &args, &out));
+    assert!(
+        err.contains("--set model.a.attractor: experiment `attractor-sweep` sets model `a`'s `attractor` itself"),
+        "{err}"
+    );
+    // Said once, not again among the fields that moved nothing.
+    assert_eq!(err.matches("`attractor-sweep`").count(), 1, "{err}");
+}
+
+#[test]
+fn a_swept_field_that_moves_nothing_is_named_after_the_run() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let f = tiny(dir.path());
+    let out = dir.path().join("out");
+    // head-to-head compares pass@1, which the attractor share does not change.
+    let args = [
+        "--set",
+        "model.a.attractor=0.2,0.4",
+        "--set",
+        "benchmark.sigma=0.5,2",
+        "-q",
+    ];
+    let err = stderr_of(&mut sweep(&f, &args, &out));
+    assert!(
+        err.contains("experiment `head-to-head`: no exact value changes with `model.a.attractor`"),
+        "{err}"
+    );
+    assert!(!err.contains("benchmark.sigma"), "{err}");
+    // A sweep whose fields all move the experiment says nothing.
+    let out2 = dir.path().join("out2");
+    let quiet = stderr_of(&mut sweep(
+        &f,
+        &["--set", "benchmark.sigma=0.5,2", "-q"],
+        &out2,
+    ));
+    assert!(!quiet.contains("warning"), "{quiet}");
+}
+
+#[test]
+fn sweep_figure_puts_each_experiment_on_the_field_that_moves_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let f = tiny(dir.path());
+    let out = dir.path().join("out");
+    // The attractor comes first but moves nothing: the x axis must be sigma.
+    let args = [
+        "--set",
+        "model.a.attractor=0.2,0.4",
+        "--set",
+        "benchmark.sigma=0.5,1,2",
+        "-q",
+    ];
+    succeeds(&mut sweep(&f, &args, &out));
+    let svg = read(&out.join("sweep-head-to-head.svg"));
+    assert!(
+        svg.contains("benchmark.sigma") || svg.contains("sigma"),
+        "x axis not sigma"
+    );
+    assert!(
+        !svg.contains("attractor"),
+        "the idle field is on the figure"
+    );
+    // Nothing moves at all: no figure unless asked for.
+    let out2 = dir.path().join("out2");
+    succeeds(&mut sweep(
+        &f,
+        &["--set", "model.a.attractor=0.2,0.4", "-q"],
+        &out2,
+    ));
+    assert!(!out2.join("sweep-head-to-head.png").exists());
+    assert!(out2.join("sweep.csv").is_file());
+}

@@ -80,7 +80,7 @@ pub(super) struct AnalyzeArgs {
     #[arg(long, value_enum, default_value = "random")]
     pub(super) rule: RuleArg,
     /// Token cap for the truncation rate (share of samples with output_tokens >= TOKENS)
-    #[arg(long, value_name = "TOKENS")]
+    #[arg(long, value_name = "TOKENS", allow_negative_numbers = true)]
     pub(super) cap: Option<f64>,
     /// Bootstrap resamples over problems for the 95% CIs (0 turns them off)
     #[arg(long, value_name = "N", default_value_t = 2000)]
@@ -217,7 +217,7 @@ pub(super) fn read_input(
         lm_eval::attach_aggregate(r, std::slice::from_ref(task), &mut dataset);
     }
     for w in &dataset.harness.warnings {
-        eprintln!("warning: {w}");
+        super::warn(w);
     }
     Ok((dataset, format))
 }
@@ -263,7 +263,7 @@ pub(super) fn analyze_command(a: &AnalyzeArgs) -> Result<u8, Failure> {
         .install(|| crate::analyze::analyze(inputs, &options))
         .map_err(bad_input)?;
     for w in analysis.sources.iter().flat_map(|s| &s.mismatches) {
-        eprintln!("warning: {w}");
+        super::warn(w);
     }
     let out_dir = c.out.clone().unwrap_or_else(|| {
         let stems: Vec<String> = a.files.iter().map(|f| input_folder_name(f)).collect();
@@ -278,8 +278,12 @@ pub(super) fn analyze_command(a: &AnalyzeArgs) -> Result<u8, Failure> {
         report::analyze::analysis_artifacts(&analysis, !a.no_figures).map_err(internal)?;
     report::write_artifacts(&out_dir, &artifacts).map_err(bad_input)?;
     if !c.quiet {
-        print!("{}", report::analyze::analysis_text(&analysis));
-        println!("wrote {} files to {}", artifacts.len(), out_dir.display());
+        super::say(&report::analyze::analysis_text(&analysis))?;
+        super::say(&format!(
+            "wrote {} files to {}\n",
+            artifacts.len(),
+            out_dir.display()
+        ))?;
     }
     Ok(EXIT_OK)
 }

@@ -66,12 +66,16 @@ pub(super) fn fit_command(a: &FitArgs) -> Result<u8, Failure> {
     let artifacts = report::analyze::fit_artifacts(&fit, seed, !a.no_figures).map_err(internal)?;
     report::write_artifacts(&out_dir, &artifacts).map_err(bad_input)?;
     // The scenario goes to stdout even with --quiet: it is the command's output.
-    print!("{}", fit.scenario_toml);
+    super::say(&fit.scenario_toml)?;
     if c.quiet {
-        eprint!("{}", report::analyze::fit_warnings(&fit));
+        super::tell(&report::analyze::fit_warnings(&fit));
     } else {
-        eprint!("{}", report::analyze::fit_text(&fit));
-        eprintln!("wrote {} files to {}", artifacts.len(), out_dir.display());
+        super::tell(&report::analyze::fit_text(&fit));
+        super::tell(&format!(
+            "wrote {} files to {}\n",
+            artifacts.len(),
+            out_dir.display()
+        ));
     }
     Ok(EXIT_OK)
 }

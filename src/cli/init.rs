@@ -23,6 +23,6 @@ pub fn template(name: &str) -> String {
 
 /// Prints the template titled by the flag (or `my-scenario`).
 pub(super) fn init(a: &InitArgs) -> Result<u8, Failure> {
-    print!("{}", template(a.name.as_deref().unwrap_or("my-scenario")));
+    super::say(&template(a.name.as_deref().unwrap_or("my-scenario")))?;
     Ok(EXIT_OK)
 }

@@ -3,7 +3,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::{bad_input, printable, Failure, EXIT_OK};
+use super::{bad_input, Failure, EXIT_OK};
 use crate::scenario::{Scenario, NAMED};
 
 /// Flags of `evalsim list`: it runs nothing, so it takes none of the run flags.
@@ -48,7 +48,7 @@ pub(super) fn list(c: &ListArgs) -> Result<u8, Failure> {
     if !c.quiet {
         let w = rows.iter().map(|r| r.0.len()).max().unwrap_or(4);
         for (name, title, from) in rows {
-            println!("{}", printable(&format!("{name:<w$}  {title}  [{from}]")));
+            super::say(&format!("{name:<w$}  {title}  [{from}]\n"))?;
         }
     }
     Ok(EXIT_OK)

@@ -57,7 +57,7 @@ pub(super) fn merge(a: &MergeArgs) -> Result<u8, Failure> {
     let output = merge_shards(&shards, &a.dir.display().to_string()).map_err(bad)?;
     let out = a.common.out.clone().unwrap_or_else(|| a.dir.clone());
     for w in super::sweep::idle_field_warnings(&output, &[]) {
-        eprintln!("warning: {w}");
+        super::warn(&w);
     }
     let artifacts = super::sweep::render(&output, !a.no_figures, a.plot.as_deref())?;
     report::write_artifacts(&out, &artifacts).map_err(bad_input)?;

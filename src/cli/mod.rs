@@ -182,31 +182,73 @@ pub(super) fn write_failure(e: report::ReportError) -> Failure {
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     if let Err(e) = interrupt::survive_file_size_limit() {
-        eprintln!("error: cannot install the SIGXFSZ handler: {e}");
+        tell(&format!("error: cannot install the SIGXFSZ handler: {e}\n"));
         return ExitCode::from(EXIT_INTERNAL);
     }
     match run(cli) {
         Ok(code) => ExitCode::from(code),
         Err(f) => {
-            eprintln!("error: {}", printable(&format!("{:#}", f.error)));
+            tell(&format!("error: {:#}\n", f.error));
             ExitCode::from(f.code)
         }
     }
 }
 
 /// `text` safe to print on a terminal: control characters (NUL, ESC, carriage return, ...) and
-/// the invisible direction overrides become `\u{..}` escapes; line breaks stay.
+/// the invisible direction overrides become `\u{..}` escapes; line breaks and tabs stay.
 pub fn printable(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         let invisible = matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
-        if (c.is_control() && c != '\n') || invisible {
+        if (c.is_control() && c != '\n' && c != '\t') || invisible {
             out.push_str(&format!("\\u{{{:x}}}", u32::from(c)));
         } else {
             out.push(c);
         }
     }
     out
+}
+
+/// Writes `text` to standard output, made [`printable`] (a model name read from a file cannot
+/// move the cursor or retitle the terminal). A reader that went away (`evalsim run note | head`)
+/// is not an error: the rest is dropped quietly. Any other failure, a full disk behind a
+/// redirect say, is an error naming standard output, not a panic.
+pub(super) fn say(text: &str) -> Result<(), Failure> {
+    use std::io::Write;
+    if STDOUT_CLOSED.load(std::sync::atomic::Ordering::Relaxed) {
+        return Ok(());
+    }
+    let mut out = std::io::stdout().lock();
+    match out
+        .write_all(printable(text).as_bytes())
+        .and_then(|()| out.flush())
+    {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+            STDOUT_CLOSED.store(true, std::sync::atomic::Ordering::Relaxed);
+            Ok(())
+        }
+        Err(e) => Err(bad_input(
+            anyhow::Error::new(e).context("cannot write to standard output"),
+        )),
+    }
+}
+
+/// Set once standard output's reader has gone away.
+static STDOUT_CLOSED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Writes `text` to standard error, made [`printable`]; a failure to write there is dropped
+/// (there is nowhere left to report it).
+pub(super) fn tell(text: &str) {
+    use std::io::Write;
+    let _ = std::io::stderr()
+        .lock()
+        .write_all(printable(text).as_bytes());
+}
+
+/// Prints `warning: <w>` on its own line on standard error.
+pub(super) fn warn(w: &str) {
+    tell(&format!("warning: {w}\n"));
 }
 
 /// The default output folder's name for a scenario called `stem` (a file stem, so anything):

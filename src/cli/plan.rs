@@ -25,7 +25,7 @@ pub(super) struct PlanArgs {
     #[arg(long, default_value_t = 0.2, allow_negative_numbers = true)]
     pub(super) mu: f64,
     /// Logit SD of the problem population (> 0)
-    #[arg(long, default_value_t = 2.2)]
+    #[arg(long, default_value_t = 2.2, allow_negative_numbers = true)]
     pub(super) sigma: f64,
     /// B's advantage in logits (a list: 0.05,0.1,0.21,0.4) [default: 0.21]
     #[arg(
@@ -52,7 +52,7 @@ pub(super) struct PlanArgs {
     #[arg(long, value_delimiter = ',')]
     pub(super) k: Vec<u32>,
     /// Share of wrong answers on the one repeated attractor answer, in [0, 1] (--metric maj)
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub(super) attractor: Option<f64>,
     /// How a vote's ties are scored: random, strict or absolute (--metric maj) [default: random]
     #[arg(long)]
@@ -60,21 +60,21 @@ pub(super) struct PlanArgs {
     /// SD tau of B's per-problem disagreement with A, in logits (0 to 3): B's logit on a problem
     /// is A's + gap + tau e, e standard normal per problem. With --a-shift-sd it is B's own
     /// deviation SD [default: 0, or A's with --a-shift-sd]
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub(super) shift_sd: Option<f64>,
     /// SD of model A's own per-problem deviation, in logits: A's logit on a problem is the
     /// population's + tau_A e_A, and B deviates with offsets of its own, of SD --shift-sd
     /// (default: the same tau_A) [default: 0]
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub(super) a_shift_sd: Option<f64>,
     /// A power besides 80% for the minimum detectable gap, in (0.05, 1), e.g. 0.9
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub(super) target_power: Option<f64>,
     /// Largest acceptable probability that B scores <= A in one rerun
-    #[arg(long, default_value_t = 0.05)]
+    #[arg(long, default_value_t = 0.05, allow_negative_numbers = true)]
     pub(super) target_loss_or_tie: f64,
     /// Largest acceptable 95% CI half-width of the difference, as a fraction (0.02 = 2 points)
-    #[arg(long, default_value_t = 0.02)]
+    #[arg(long, default_value_t = 0.02, allow_negative_numbers = true)]
     pub(super) target_halfwidth: f64,
     /// Simulated paired reruns per checked cell (0: no simulation)
     #[arg(long, default_value_t = 20_000)]
@@ -277,7 +277,7 @@ pub(super) fn plan(a: &PlanArgs) -> Result<u8, Failure> {
     let checks = result.checks();
     let failed: Vec<_> = checks.iter().filter(|c| !c.passed()).collect();
     if !c.quiet {
-        print!("{}", report::planning::paragraph(&result));
+        super::say(&report::planning::paragraph(&result))?;
         let sim_s = timing.simulated_s.max(1e-9);
         let simulated = if result.draws == 0 {
             "simulated: nothing (no reruns asked for)".to_string()
@@ -289,21 +289,21 @@ pub(super) fn plan(a: &PlanArgs) -> Result<u8, Failure> {
                 result.draws as f64 / sim_s
             )
         };
-        println!(
-            "exact: {} cells in {:.3} s; {simulated}; checks: {} of {} passed (|z| <= {Z_BOUND}, or Bernstein's bound for counts); wrote {} files to {}",
+        super::say(&format!(
+            "exact: {} cells in {:.3} s; {simulated}; checks: {} of {} passed (|z| <= {Z_BOUND}, or Bernstein's bound for counts); wrote {} files to {}\n",
             timing.exact_cells,
             timing.exact_s,
             checks.len() - failed.len(),
             checks.len(),
             artifacts.len(),
             out.display()
-        );
+        ))?;
     }
     for f in &failed {
-        eprintln!(
-            "check failed: plan {} [{}]: exact {} sim {} se {} z {:.2}",
+        super::tell(&format!(
+            "check failed: plan {} [{}]: exact {} sim {} se {} z {:.2}\n",
             f.quantity, f.cell, f.estimate.exact, f.estimate.sim, f.estimate.se, f.estimate.z
-        );
+        ));
     }
     Ok(if failed.is_empty() {
         EXIT_OK

@@ -5,7 +5,7 @@ use anyhow::Context;
 use clap::Args;
 
 use super::{
-    bad_input, folder_name, printable, progress_bar, stop_if_interrupted, write_failure,
+    bad_input, folder_name, printable, progress_bar, say, stop_if_interrupted, tell, write_failure,
     CommonArgs, Failure, EXIT_BAD_INPUT, EXIT_CHECK_FAILED, EXIT_INTERNAL, EXIT_OK,
 };
 use crate::experiments::{self, RunOutput, Z_BOUND};
@@ -105,19 +105,15 @@ pub(super) fn run_scenario(a: &RunArgs, check_only: bool) -> Result<u8, Failure>
             stop_if_interrupted("while rendering; nothing was written")?;
             out_dir.write(&artifacts).map_err(write_failure)?;
             if !c.quiet {
-                print!(
-                    "{}",
-                    report::summary::headline_text(&report::summary::summary(&output))
-                );
-                println!(
-                    "{}",
-                    printable(&format!(
-                        "{}: wrote {} files to {}",
-                        scenario.name,
-                        artifacts.len(),
-                        out_dir.path().display()
-                    ))
-                );
+                say(&report::summary::headline_text(&report::summary::summary(
+                    &output,
+                )))?;
+                say(&format!(
+                    "{}: wrote {} files to {}\n",
+                    scenario.name,
+                    artifacts.len(),
+                    out_dir.path().display()
+                ))?;
             }
         }
     }
@@ -126,16 +122,16 @@ pub(super) fn run_scenario(a: &RunArgs, check_only: bool) -> Result<u8, Failure>
             .iter()
             .map(|c| c.estimate.z.abs())
             .fold(0.0, f64::max);
-        println!(
-            "checks: {} of {} passed (|z| <= {Z_BOUND}, or Bernstein's bound for counts; largest |z| = {max_z:.2}), seed {}",
+        say(&format!(
+            "checks: {} of {} passed (|z| <= {Z_BOUND}, or Bernstein's bound for counts; largest |z| = {max_z:.2}), seed {}\n",
             checks.len() - failed.len(),
             checks.len(),
             scenario.seed
-        );
+        ))?;
     }
     for f in &failed {
-        eprintln!(
-            "check failed: {} {} [{}]: exact {} sim {} se {} z {:.2}",
+        tell(&format!(
+            "check failed: {} {} [{}]: exact {} sim {} se {} z {:.2}\n",
             f.experiment,
             f.quantity,
             f.cell,
@@ -143,7 +139,7 @@ pub(super) fn run_scenario(a: &RunArgs, check_only: bool) -> Result<u8, Failure>
             f.estimate.sim,
             f.estimate.se,
             f.estimate.z
-        );
+        ));
     }
     Ok(if failed.is_empty() {
         EXIT_OK

@@ -132,7 +132,7 @@ pub(super) fn sweep(a: &SweepArgs) -> Result<u8, Failure> {
         .map(|(_, first)| overridden_sets(first, &sets))
         .unwrap_or_default();
     for (_, _, w) in &overridden {
-        eprintln!("warning: {w}");
+        super::warn(w);
     }
     let indices: Vec<usize> = (0..prepared.cells.len())
         .filter(|i| shard.is_none_or_all(*i))
@@ -170,7 +170,7 @@ pub(super) fn sweep(a: &SweepArgs) -> Result<u8, Failure> {
     } else {
         let said: Vec<(String, String)> = overridden.into_iter().map(|(e, f, _)| (e, f)).collect();
         for w in idle_field_warnings(&output, &said) {
-            eprintln!("warning: {w}");
+            super::warn(&w);
         }
         render(&output, !a.no_figures, a.plot.as_deref())?
     };
@@ -323,15 +323,15 @@ pub(super) fn finish(
     let checks: Vec<_> = output.cells.iter().flat_map(|c| &c.checks).collect();
     let failed = checks.iter().filter(|c| !c.passed()).count();
     if !quiet {
-        println!(
-            "{}: {} cells, wrote {} files to {}; checks: {} of {} passed (|z| <= {Z_BOUND}, or Bernstein's bound for counts)",
+        super::say(&format!(
+            "{}: {} cells, wrote {} files to {}; checks: {} of {} passed (|z| <= {Z_BOUND}, or Bernstein's bound for counts)\n",
             output.manifest.scenario,
             output.cells.len(),
             artifacts.len(),
             out.display(),
             checks.len() - failed,
             checks.len()
-        );
+        ))?;
     }
     Ok(if failed == 0 {
         EXIT_OK

@@ -10,6 +10,7 @@
 //! whatever p is: (1 - p~)^k <= (1 - fpr)^k. Time: O(1) each.
 
 use crate::exact::pass::{pass_at_k, pass_at_k_complement, pass_hat_k, pass_hat_k_complement};
+use crate::exact::rounded_probability as unit;
 
 pub use crate::model::Grader;
 
@@ -18,8 +19,8 @@ impl Grader {
     pub fn graded_rate(&self, p: f64) -> (f64, f64) {
         let q = 1.0 - p;
         (
-            p * (1.0 - self.fnr) + q * self.fpr,
-            p * self.fnr + q * (1.0 - self.fpr),
+            unit(p * (1.0 - self.fnr) + q * self.fpr),
+            unit(p * self.fnr + q * (1.0 - self.fpr)),
         )
     }
 
@@ -45,8 +46,8 @@ impl Grader {
     /// the true (m, 1 - m). Time: O(1).
     pub fn selected(&self, (m, not_m): (f64, f64)) -> (f64, f64) {
         (
-            m * (1.0 - self.fnr) + not_m * self.fpr,
-            m * self.fnr + not_m * (1.0 - self.fpr),
+            unit(m * (1.0 - self.fnr) + not_m * self.fpr),
+            unit(m * self.fnr + not_m * (1.0 - self.fpr)),
         )
     }
 }
@@ -85,8 +86,8 @@ impl SampleGrading {
     pub fn rate(&self, p: f64, q: f64) -> (f64, f64) {
         let (g, not_g) = match self.grader {
             Some(gr) => (
-                p * (1.0 - gr.fnr) + q * gr.fpr,
-                p * gr.fnr + q * (1.0 - gr.fpr),
+                unit(p * (1.0 - gr.fnr) + q * gr.fpr),
+                unit(p * gr.fnr + q * (1.0 - gr.fpr)),
             ),
             None => (p, q),
         };
@@ -94,7 +95,7 @@ impl SampleGrading {
             (g, not_g)
         } else {
             let u = self.unparsed;
-            ((1.0 - u) * g, u + (1.0 - u) * not_g)
+            ((1.0 - u) * g, unit(u + (1.0 - u) * not_g))
         }
     }
 
@@ -123,6 +124,47 @@ impl SampleGrading {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_grader_with_fpr_1_graded_a_rate_of_1_0000000000000002() {
+        // Callers pass a rate and its complement computed separately (expit(x), expit(-x), or a
+        // vote's m and 1 - m from the complement side); with fpr = 1 the graded rate is their sum,
+        // which can round to 1 + 2^-52.
+        use crate::model::expit;
+        let all = Grader { fpr: 1.0, fnr: 0.0 };
+        let none = Grader { fpr: 0.0, fnr: 1.0 };
+        let mut above = 0;
+        for i in 0..=40_000 {
+            let x = f64::from(i) / 1000.0 - 20.0;
+            let (p, q) = (expit(x), expit(-x));
+            above += usize::from(p + q > 1.0);
+            for g in [all, none] {
+                let (m, n) = g.selected((p, q));
+                assert!(
+                    (0.0..=1.0).contains(&m) && (0.0..=1.0).contains(&n),
+                    "{x}: {m} {n}"
+                );
+                let grading = SampleGrading {
+                    unparsed: 0.1,
+                    grader: Some(g),
+                };
+                let (r, s) = grading.rate(p, q);
+                assert!(
+                    (0.0..=1.0).contains(&r) && (0.0..=1.0).contains(&s),
+                    "{x}: {r} {s}"
+                );
+                let (r, s) = g.graded_rate(p);
+                assert!(
+                    (0.0..=1.0).contains(&r) && (0.0..=1.0).contains(&s),
+                    "{x}: {r} {s}"
+                );
+            }
+        }
+        assert!(
+            above > 0,
+            "no pair tried summed above 1, so the test shows nothing"
+        );
+    }
 
     #[test]
     fn perfect_grader_changes_nothing() {

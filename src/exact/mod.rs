@@ -23,3 +23,15 @@ pub mod shift;
 pub mod tally_pmf;
 pub mod total;
 pub mod verifier;
+
+/// A probability summed from non-negative terms whose exact sum is at most 1 (a convex
+/// combination such as p (1 - fnr) + (1 - p) fpr): the rounding of the sum can pass 1 by an ulp,
+/// which is taken back here. Anything further above 1, and NaN, is returned as it is, so a real
+/// error still shows.
+pub fn rounded_probability(x: f64) -> f64 {
+    if x > 1.0 && x <= 1.0 + 4.0 * f64::EPSILON {
+        1.0
+    } else {
+        x
+    }
+}

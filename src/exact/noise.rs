@@ -138,6 +138,18 @@ pub struct HeadToHeadOdds {
     pub win: f64,
 }
 
+impl HeadToHeadOdds {
+    /// P(score_B <= score_A), from the smaller side: 1 - win when a win is the rarer outcome
+    /// (so a near-certain loss-or-tie is never a hair above 1), loss + tie otherwise.
+    pub fn loss_or_tie(&self) -> f64 {
+        if self.win < 0.5 {
+            1.0 - self.win
+        } else {
+            self.loss + self.tie
+        }
+    }
+}
+
 /// Exact head-to-head of model B against model A on independent seeds, n samples per problem each.
 ///
 /// With f_A, f_B the count pmfs ([`count_pmf`]) and F_B the CDF of B's count (equal counts are equal
@@ -500,6 +512,12 @@ fn compare_counts(f_a: &[f64], f_b: &[f64]) -> HeadToHeadOdds {
         tie += mass_a * mass_b;
         win += mass_a * above_b;
         below += mass_b;
+    }
+    // The pmfs sum to 1 up to rounding: the three outcomes are scaled to their total, so none
+    // passes 1 (a near-certain loss summed to 1.0000000000000002 made its SE NaN).
+    let total = loss + tie + win;
+    if total > 0.0 && total != 1.0 {
+        (loss, tie, win) = (loss / total, tie / total, win / total);
     }
     HeadToHeadOdds { loss, tie, win }
 }

@@ -356,16 +356,22 @@ impl PopulationNodes {
 
     /// The population moments of f_A and f_B (central moments integrated around the means).
     /// Two passes over the nodes (the means, then the five moments about them).
+    ///
+    /// The values are taken about the first node's (a0, b0) before averaging, so a population
+    /// whose every node has the same value (a grader with fpr = 1 grades everything correct) has
+    /// variances of exactly 0, not the square of the weights' rounding.
     pub fn moments(&self) -> PairMoments {
-        let [mean_a, mean_b] = self.expect_all(|a, b| [a, b]);
-        let mean_diff = mean_b - mean_a;
+        let (a0, b0) = (self.fa[0], self.fb[0]);
+        let [da, db] = self.expect_all(|a, b| [a - a0, b - b0]);
+        let (mean_a, mean_b) = (a0 + da, b0 + db);
         let [mean_pq_a, mean_pq_b, var_a, var_b, var_diff] = self.expect_all(|a, b| {
+            let (x, y) = (a - a0 - da, b - b0 - db);
             [
                 a * (1.0 - a),
                 b * (1.0 - b),
-                (a - mean_a).powi(2),
-                (b - mean_b).powi(2),
-                (b - a - mean_diff).powi(2),
+                x * x,
+                y * y,
+                (y - x) * (y - x),
             ]
         });
         PairMoments {
@@ -1283,11 +1289,35 @@ mod tests {
             PopulationNodes::with_deviations(0.2, 2.2, 0.21, (1.0, 1.0), |p| p),
         ] {
             let m = nodes.moments();
-            let (ma, mb) = (nodes.expect(|a, _| a), nodes.expect(|_, b| b));
-            assert_eq!((m.mean_a, m.mean_b), (ma, mb));
+            let (a0, b0) = (nodes.fa[0], nodes.fb[0]);
+            let (da, db) = (nodes.expect(|a, _| a - a0), nodes.expect(|_, b| b - b0));
+            assert_eq!((m.mean_a, m.mean_b), (a0 + da, b0 + db));
             assert_eq!(m.mean_pq_b, nodes.expect(|_, b| b * (1.0 - b)));
-            assert_eq!(m.var_a, nodes.expect(|a, _| (a - ma).powi(2)));
-            assert_eq!(m.var_diff, nodes.expect(|a, b| (b - a - (mb - ma)).powi(2)));
+            assert_eq!(m.var_a, nodes.expect(|a, _| (a - a0 - da).powi(2)));
+            let d = |a: f64, b: f64| (b - b0 - db) - (a - a0 - da);
+            assert_eq!(m.var_diff, nodes.expect(|a, b| d(a, b) * d(a, b)));
+            // Within rounding of the plain central moments.
+            let ma = nodes.expect(|a, _| a);
+            let plain = nodes.expect(|a, _| (a - ma).powi(2));
+            assert!(
+                (m.var_a - plain).abs() <= 1e-14 * plain,
+                "{} {plain}",
+                m.var_a
+            );
+        }
+    }
+
+    #[test]
+    fn a_grader_with_fpr_1_gave_a_plan_sd_of_rounding() {
+        // Every answer graded correct: every node's value is 1, so the SDs are exactly 0 (the
+        // check compared a simulated 0 against an exact 1.2e-15 with an SE of 6e-18).
+        for nodes in [
+            PopulationNodes::new(0.2, 2.2, 0.21, |_| 1.0),
+            PopulationNodes::with_deviations(0.2, 2.2, 0.21, (1.0, 1.0), |_| 1.0),
+        ] {
+            let m = nodes.moments();
+            assert_eq!((m.var_a, m.var_b, m.var_diff), (0.0, 0.0, 0.0));
+            assert_eq!((m.mean_a, m.mean_b, m.mean_pq_a), (1.0, 1.0, 0.0));
         }
     }
 

@@ -376,11 +376,14 @@ pub fn budget(
                 ),
                 (
                     BudgetMetric::TokensPerSample,
+                    // Each trace's min(L, B) lies in [0, B]: a mean of bounded terms, so
+                    // Bernstein's bound applies where a few short traces drive the deviation.
                     Estimate::new(
                         tokens_per_sample(&m.rates, &difficulty, &m.lengths, b),
                         mo.tokens,
                         tokens_var.sqrt(),
-                    ),
+                    )
+                    .counting(b / (traces as f64 * m.rates.len() as f64)),
                 ),
             ];
             for (metric, estimate) in rows {

@@ -29,6 +29,26 @@ pub fn bernstein_allowance(se: f64, step: f64) -> f64 {
     a + (a * a + 2.0 * l * se * se).sqrt()
 }
 
+/// How many units in the last place of the larger of exact and simulated a difference may be
+/// and still be the rounding of the exact value rather than a disagreement. An exact mean is a
+/// sum of rounded terms (each accurate to a few ulps, the mean of N of them to a few times
+/// sqrt(N) ulps); 64 ulps (1.4e-14 relative) is far below the 1e-12 relative accuracy exact values are held to, and far below
+/// any Monte Carlo error a simulation can resolve (a share's smallest step, 1 / trials, is at
+/// least 1e-10 for fewer than 1e10 trials). Only a z with an SE below the exact value's own
+/// rounding can tell the two apart, and such a z says nothing about the simulation.
+pub const ROUNDING_ULPS: f64 = 64.0;
+
+/// The largest difference that is the rounding of the exact value: [`ROUNDING_ULPS`] ulps of
+/// the larger magnitude (0 when either is infinite).
+fn rounding(exact: f64, sim: f64) -> f64 {
+    let scale = exact.abs().max(sim.abs());
+    if scale.is_finite() {
+        ROUNDING_ULPS * f64::EPSILON * scale
+    } else {
+        0.0
+    }
+}
+
 /// Why a simulated number is reported but not held to the pass rule.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Untested {
@@ -89,12 +109,10 @@ impl Estimate {
     /// Pairs a simulated value with its exact value and standard error.
     pub fn new(exact: f64, sim: f64, se: f64) -> Estimate {
         let diff = sim - exact;
-        let z = if sim == exact {
+        let z = if sim == exact || diff.abs() <= rounding(exact, sim) {
             0.0
         } else if se > 0.0 {
             diff / se
-        } else if diff.abs() <= 1e-12 {
-            0.0
         } else {
             f64::INFINITY.copysign(diff)
         };
@@ -110,8 +128,10 @@ impl Estimate {
         }
     }
 
-    /// Marks the simulated number as a count of independent trials scaled by `step` (a share of
-    /// `1 / step` trials in all, or a mean of per-problem shares with `1 / step` trials in all).
+    /// Marks the simulated number as a sum of independent terms, each within `step` of its
+    /// mean: a count of trials scaled by `step` (a share of `1 / step` trials in all, or a mean
+    /// of per-problem shares with `1 / step` trials in all), or a mean of `n` values bounded in
+    /// `[0, B]` (tokens under a cap: `step = B / n`).
     pub fn counting(mut self, step: f64) -> Estimate {
         self.step = step;
         self
@@ -124,14 +144,19 @@ impl Estimate {
     }
 
     /// The pass rule, the only one: true when the number is [`Untested`]; when simulated and
-    /// exact are equal (including both infinite); when |z| is within [`Z_BOUND`]; or, for a
+    /// exact are equal (including both infinite) or differ by no more than the rounding of the
+    /// exact value itself ([`ROUNDING_ULPS`]: a mean of m printed as 0.9999999999999999 is 1 to
+    /// the precision it was computed with, whatever tiny SE its complements give); when |z| is within [`Z_BOUND`]; or, for a
     /// count of independent trials ([`Estimate::counting`]), when |sim - exact| is within
     /// [`bernstein_allowance`]. Both bounds hold a correct simulation to a false-failure rate of
     /// about [`CHECK_TAIL`]; the second also where the normal approximation fails: a share of
     /// 1 - 5.5e-7 estimated from 160,000 votes sees two misses 0.4% of the time, at z = -6.5.
     /// NaN anywhere fails.
     pub fn passed(&self) -> bool {
-        if self.untested.is_some() || self.sim == self.exact {
+        if self.untested.is_some()
+            || self.sim == self.exact
+            || (self.sim - self.exact).abs() <= rounding(self.exact, self.sim)
+        {
             return true;
         }
         self.z.abs() <= Z_BOUND
@@ -141,13 +166,13 @@ impl Estimate {
     }
 
     /// Which rule judged the number, as `checks.csv` writes it: `exact` (se = 0: the
-    /// simulation must equal the exact value), `z`, `z or count bound`, or the [`Untested`]
+    /// simulation must equal the exact value), `z`, `z or Bernstein bound`, or the [`Untested`]
     /// reason.
     pub fn rule(&self) -> &'static str {
         match self.untested {
             Some(u) => u.as_str(),
             None if self.se == 0.0 => "exact",
-            None if self.step > 0.0 => "z or count bound",
+            None if self.step > 0.0 => "z or Bernstein bound",
             None => "z",
         }
     }
@@ -226,5 +251,35 @@ mod tests {
         assert_eq!(check(15.0), (false, false));
         // Within the z bound nothing changes.
         assert_eq!(check(0.0), (true, true));
+    }
+
+    #[test]
+    fn a_mean_a_hair_below_1_failed_against_its_complement_se() {
+        // maj@150: exact mean 1 - 2^-53 (the average of m rounded in the last bit), SE from
+        // the complements 2.5e-18, every vote right.
+        let e = Estimate::new(0.999_999_999_999_999_9, 1.0, 2.5e-18);
+        assert!(e.passed(), "{e:?}");
+        assert_eq!(e.z, 0.0);
+        // A real miss at that SE still fails: one vote in 1e6 wrong is 4e11 SEs.
+        assert!(!Estimate::new(0.999_999_999_999_999_9, 1.0 - 1e-6, 2.5e-18).passed());
+        // Rounding is relative: at 1e-3 the same absolute gap is a disagreement.
+        assert!(!Estimate::new(1e-3, 1e-3 + 1e-16, 1e-20).passed());
+    }
+
+    #[test]
+    fn a_rare_event_token_mean_failed_by_a_normal_z() {
+        // 1e6 traces capped at 1,000 tokens; 15 expected shorter than the cap (400 tokens
+        // short on average), 27 drawn, 600 short: z = -6.6 against an SE driven by those few.
+        let n: f64 = 1e6;
+        let (expected, drawn, short): (f64, f64, f64) = (15.0, 27.0, 400.0);
+        let exact = 1000.0 - expected * short / n;
+        let sim = 1000.0 - drawn * 600.0 / n;
+        let se = (expected * short * short).sqrt() / n;
+        let e = Estimate::new(exact, sim, se);
+        assert!(!e.passed() && e.z < -4.5, "{e:?}");
+        assert!(e.counting(1000.0 / n).passed());
+        // 150 such traces (ten times the expectation) still fail.
+        let far = Estimate::new(exact, 1000.0 - 150.0 * short / n, se).counting(1000.0 / n);
+        assert!(!far.passed(), "{far:?}");
     }
 }

@@ -220,6 +220,12 @@ pub fn cost(
         );
         let tokens_exact = tokens_per_sample(&m.rates, &difficulty, &m.lengths, budget);
         let tokens = Estimate::new(tokens_exact, mo.tokens, tokens_var.sqrt());
+        // Under a cap each sample's tokens lie in [0, cap]: Bernstein's bound applies.
+        let tokens = if budget.is_finite() {
+            tokens.counting(budget / (traces as f64 * m.rates.len() as f64))
+        } else {
+            tokens
+        };
         let vote_rule = rule.unwrap_or(m.rule);
         let best = |k: u32| -> Option<AccuracyInputs> {
             let verifier = m.verifier.as_ref()?;

@@ -29,8 +29,9 @@ use crate::sim::stream::name_id;
 pub type Progress<'a> = &'a (dyn Fn(u64) + Sync);
 
 /// A number as the tables write it: the shortest text that reads back to the same f64, with
-/// `inf`, `-inf` and `nan` spelled out. Experiments that keep rows as text (`sweep`) and every
-/// report table use this one function.
+/// `inf` and `-inf` spelled out and an empty cell where there is no number (NaN: a standard error
+/// that does not exist, say), so a spreadsheet or pandas reads it as missing. Experiments that
+/// keep rows as text (`sweep`) and every report table use this one function.
 pub fn num(x: f64) -> String {
     if x == 0.0 {
         // Both zeros: `-0` in a table reads as a sign that means nothing.
@@ -38,7 +39,7 @@ pub fn num(x: f64) -> String {
     } else if x.is_finite() {
         format!("{x}")
     } else if x.is_nan() {
-        "nan".into()
+        String::new()
     } else if x > 0.0 {
         "inf".into()
     } else {

@@ -870,7 +870,7 @@ fn h2h_row(n: u32, exact: &HeadToHeadOdds, (loss, tie): (u64, u64), reruns: u64)
         loss: est(exact.loss, loss),
         tie: est(exact.tie, tie),
         win: est(exact.win, reruns - loss - tie),
-        loss_or_tie: est(exact.loss + exact.tie, loss + tie),
+        loss_or_tie: est(exact.loss_or_tie(), loss + tie),
     }
 }
 

@@ -450,7 +450,7 @@ fn exact_cell(
         power: v.power,
         loss: v.loss,
         tie: v.tie,
-        loss_or_tie: v.loss + v.tie,
+        loss_or_tie: crate::exact::rounded_probability(v.loss + v.tie),
         method: if v.exact_loss { "exact" } else { "normal" },
         question_se: (m.var_a / big_n as f64).sqrt(),
         sim: None,

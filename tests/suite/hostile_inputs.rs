@@ -1,0 +1,182 @@
+//! Inputs at the edges of what the model allows, each once a panic, an impossible number or
+//! raw bytes on the terminal; each test is named after what went wrong.
+use std::process::Stdio;
+
+use crate::common::{evalsim, read, refused_saying, succeeds, write_file};
+
+/// A grader that accepts every answer (fpr = 1) with unparsed answers, under curves at k = 1
+/// and a vote-spread: the graded rate is a sum of a rate and its separately computed
+/// complement, which rounds to 1 + 2^-52 for some problems.
+const ALL_ACCEPTED: &str = r#"seed = 5
+[benchmark]
+problems = 40
+mu = -18.7
+sigma = 0.3
+[[model]]
+name = "m"
+attractor = 0.3
+unparsed = 0.1
+[model.grader]
+fpr = 1.0
+[[experiment]]
+kind = "curves"
+k = [1, 3]
+votes = 200
+[[experiment]]
+kind = "vote-spread"
+model = "m"
+k = [1, 3]
+reruns = 200
+"#;
+
+#[test]
+fn a_grader_with_fpr_1_panicked_with_a_rate_of_1_0000000000000002() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let f = write_file(dir.path(), "all.toml", ALL_ACCEPTED);
+    let out = dir.path().join("o");
+    let text = succeeds(
+        evalsim()
+            .args(["run", "--no-figures", "--quiet"])
+            .arg(&f)
+            .arg("--out")
+            .arg(&out),
+    );
+    assert!(!text.contains("failed"), "{text}");
+    let curves = read(&out.join("curves.csv"));
+    assert!(!curves.contains("1.0000000000000002"), "{curves}");
+}
+
+#[test]
+fn plan_at_gap_minus_40_wrote_probabilities_above_1_and_nan_ses() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("plan");
+    succeeds(
+        evalsim()
+            .args(["plan", "--quiet", "--gap-logits=-40", "--out"])
+            .arg(&out),
+    );
+    for name in ["plan.csv", "plan.txt", "plan.json"] {
+        let text = read(&out.join(name));
+        assert!(!text.to_lowercase().contains("nan"), "{name}: {text}");
+        assert!(!text.contains("1.0000000000000002"), "{name}: {text}");
+    }
+    // Every probability column of the plan lies in [0, 1].
+    let plan = read(&out.join("plan.csv"));
+    let mut lines = plan.lines();
+    let header: Vec<&str> = lines.next().expect("header").split(',').collect();
+    let col = header
+        .iter()
+        .position(|h| *h == "loss_or_tie")
+        .expect("a loss_or_tie column");
+    for line in lines {
+        let v: f64 = line
+            .split(',')
+            .nth(col)
+            .expect("cell")
+            .parse()
+            .expect("number");
+        assert!((0.0..=1.0).contains(&v), "{line}");
+    }
+}
+
+#[test]
+fn shift_sd_minus_1_was_refused_as_an_unknown_argument() {
+    let text = refused_saying(
+        evalsim().args(["plan", "--shift-sd", "-1"]),
+        &["--shift-sd"],
+    );
+    assert!(text.contains("between 0"), "{text}");
+    assert!(!text.contains("unexpected argument"), "{text}");
+}
+
+#[test]
+fn a_full_stdout_panicked_with_failed_printing_to_stdout() {
+    let full = std::fs::File::options().write(true).open("/dev/full");
+    let Ok(full) = full else {
+        return; // no /dev/full on this system: nothing to test against
+    };
+    let bin = assert_cmd::cargo::cargo_bin("evalsim");
+    let o = std::process::Command::new(bin)
+        .arg("list")
+        .stdout(Stdio::from(full))
+        .output()
+        .expect("ran");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("cannot write to standard output"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn a_model_name_with_escape_sequences_reached_the_terminal_raw() {
+    // Scenario names are restricted to safe characters, but a model name read from a results
+    // file is whatever the file says.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let name = "m\u{1b}]0;owned\u{7}\u{1b}[2J";
+    let rows: String = (0..12)
+        .map(|i| {
+            let row = serde_json::json!({
+                "problem_id": i % 4, "correct": i % 3 == 0, "model": name, "answer": "a"
+            });
+            format!("{row}\n")
+        })
+        .collect();
+    let f = write_file(dir.path(), "esc.jsonl", &rows);
+    let shown = succeeds(
+        evalsim()
+            .args(["analyze", "--no-figures", "--bootstrap", "0"])
+            .arg(&f)
+            .arg("--out")
+            .arg(dir.path().join("o")),
+    );
+    assert!(
+        !shown.contains('\u{1b}') && !shown.contains('\u{7}'),
+        "{shown:?}"
+    );
+    assert!(shown.contains("\\u{1b}"), "{shown}");
+}
+
+#[test]
+fn cost_csv_wrote_nan_for_standard_errors_that_do_not_exist() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let f = write_file(
+        dir.path(),
+        "never.toml",
+        r#"seed = 5
+[benchmark]
+problems = 4
+mu = 0.0
+sigma = 1.0
+[[model]]
+name = "m"
+attractor = 0.5
+[model.grader]
+fnr = 1.0
+[model.tokens]
+median_tokens = 2000
+hard_growth = 1.0
+wrong_factor = 1.5
+sigma = 0.5
+[[experiment]]
+kind = "cost"
+k = [1, 4]
+votes = 100
+traces = 100
+"#,
+    );
+    let out = dir.path().join("o");
+    evalsim()
+        .args(["run", "--no-figures", "--quiet"])
+        .arg(&f)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .expect("ran");
+    // A grader that rejects every answer: no correct answer, so tokens per correct is infinite
+    // and its standard error does not exist.
+    for name in ["cost.csv", "checks.csv"] {
+        let text = read(&out.join(name));
+        assert!(!text.contains("nan"), "{name}: {text}");
+        assert!(text.contains("inf"), "{name}: {text}");
+    }
+}

@@ -301,3 +301,76 @@ pub(super) fn read_eval_archive(
     state.entry = None;
     state.finish()
 }
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write;
+
+    use super::*;
+    use crate::analyze::normalize::Normalization;
+
+    /// A zip archive of stored entries (CRCs right), as inspect_ai would lay one out.
+    fn archive(entries: &[(String, Vec<u8>)]) -> Vec<u8> {
+        let mut w = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+        let options = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Stored);
+        for (name, bytes) in entries {
+            w.start_file(name.as_str(), options).expect("entry");
+            w.write_all(bytes).expect("write");
+        }
+        w.finish().expect("finish").into_inner()
+    }
+
+    fn read(bytes: &[u8], limits: Limits) -> Result<crate::analyze::Dataset> {
+        let mut b = DatasetBuilder::new("bombs.eval", "m", Normalization::Standard);
+        read_eval_archive(bytes, &mut b, ScoreChoice::default(), limits)?;
+        b.finish()
+    }
+
+    /// Many entries, each under the bound on one entry, that together inflate past the bound on
+    /// the archive: refused at the entry that crosses it, having inflated no more than the bound.
+    #[test]
+    fn an_archive_of_many_small_bombs_ran_past_a_minute() {
+        let mut entries = vec![(
+            "header.json".to_string(),
+            br#"{"eval": {"model": "m"}, "status": "success"}"#.to_vec(),
+        )];
+        for i in 0..10 {
+            let mut s =
+                format!(r#"{{"id": {i}, "epoch": 1, "scores": {{"s": {{"value": "C"}}}}}}"#)
+                    .into_bytes();
+            s.resize(1000, b' ');
+            entries.push((format!("samples/{i}_epoch_1.json"), s));
+        }
+        let bytes = archive(&entries);
+        let ok = read(&bytes, LIMITS).expect("within the bounds");
+        assert_eq!(ok.models[0].problems.len(), 10);
+        let err = read(
+            &bytes,
+            Limits {
+                entry: 2000,
+                total: 5000,
+            },
+        )
+        .expect_err("past the total")
+        .to_string();
+        assert!(
+            err.contains("bombs.eval: entry `samples/4_epoch_1.json`")
+                && err.contains("more than 5000 bytes in total"),
+            "{err}"
+        );
+        let err = read(
+            &bytes,
+            Limits {
+                entry: 999,
+                total: 1 << 20,
+            },
+        )
+        .expect_err("past one entry")
+        .to_string();
+        assert!(
+            err.contains("samples/0_epoch_1.json") && err.contains("more than 999 bytes"),
+            "{err}"
+        );
+    }
+}

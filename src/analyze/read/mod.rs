@@ -344,4 +344,25 @@ mod tests {
             "{err}"
         );
     }
+
+    #[test]
+    fn a_byte_order_mark_was_read_as_data() {
+        let opts = ReadOptions::default();
+        for (format, text) in [
+            (Format::Csv, "\u{feff}problem_id,correct\na,1\n"),
+            (
+                Format::Jsonl,
+                "\u{feff}{\"problem_id\": \"a\", \"correct\": true}\n",
+            ),
+            (
+                Format::HumanEval,
+                "\u{feff}{\"task_id\": \"a\", \"passed\": true}\n",
+            ),
+        ] {
+            let d = read_str(format, text, &opts).unwrap_or_else(|e| panic!("{format:?}: {e}"));
+            assert_eq!(counts(&d.models[0]), vec![("a".to_string(), 1, 1, vec![])]);
+            let detected = crate::analyze::detect_format("f", text);
+            assert_eq!(detected, format, "{text}");
+        }
+    }
 }

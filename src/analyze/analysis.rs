@@ -257,7 +257,7 @@ pub fn analyze(inputs: Vec<(Dataset, Format)>, options: &AnalysisOptions) -> Res
             let ours = m.summary.pass_at_1;
             if (ours - agg.value).abs() > HARNESS_AGREEMENT {
                 source.mismatches.push(format!(
-                    "{}: evalsim's pass@1 of `{}` is {ours:.6}, the harness wrote {:.6}                      ({}); they should agree: check the scorer/metric read, or report this file",
+                    "{}: evalsim's pass@1 of `{}` is {ours:.6}, the harness wrote {:.6} ({}); they should agree: check the scorer/metric read, or report this file",
                     source.source, agg.model, agg.value, agg.field
                 ));
             }

@@ -5,7 +5,8 @@
 //! distinct normalised answers stored once), the group id of each sample in file order (for the
 //! `first` rule; 4 bytes a sample) and the output-token count of each sample when present
 //! (8 bytes a sample, for trace-length fitting and truncation rates). Raw answer strings and the
-//! rest of each line are dropped as soon as the line is parsed.
+//! rest of each line are dropped as soon as the line is parsed. The text kept (distinct
+//! normalised answers and problem ids) is bounded by [`MAX_KEPT_BYTES`] per input.
 use std::borrow::Cow;
 use std::collections::HashMap;
 
@@ -407,8 +408,15 @@ struct ModelBuilder {
     runs: Option<bool>,
 }
 
+/// Most bytes of text (distinct normalised answers, counted once for the vote groups and once
+/// for the written forms, and problem ids, counted twice) one input may keep in memory: 256 MiB.
+pub const MAX_KEPT_BYTES: usize = 256 << 20;
+
 /// Accumulates [`Sample`]s into a [`Dataset`] line by line.
 pub struct DatasetBuilder {
+    /// Bytes of text kept so far, and the bound on them ([`MAX_KEPT_BYTES`]).
+    kept: usize,
+    kept_limit: usize,
     source: String,
     default_model: String,
     normalization: Normalization,
@@ -427,6 +435,8 @@ impl DatasetBuilder {
     /// A builder for `source`; samples without a model go to `default_model`.
     pub fn new(source: &str, default_model: &str, normalization: Normalization) -> Self {
         DatasetBuilder {
+            kept: 0,
+            kept_limit: MAX_KEPT_BYTES,
             source: source.to_string(),
             default_model: default_model.to_string(),
             normalization,
@@ -587,6 +597,7 @@ impl DatasetBuilder {
             _ => match model.index.get(id) {
                 Some(&i) => i,
                 None => {
+                    self.kept += 2 * id.len();
                     model.problems.push(ProblemSamples::new(id.to_string()));
                     model.index.insert(id.to_string(), model.problems.len() - 1);
                     model.problems.len() - 1
@@ -640,6 +651,28 @@ impl DatasetBuilder {
         }
         if problem.cluster.is_none() {
             problem.cluster = sample.cluster.map(Cow::into_owned);
+        }
+        if has_key {
+            let k = self.key.as_str();
+            if self.normalization == Normalization::Standard && !problem.forms.contains_key(k) {
+                self.kept += k.len();
+            }
+            if !correct && !problem.keys.contains_key(k) {
+                self.kept += k.len();
+            }
+        }
+        if self.kept > self.kept_limit {
+            return Err(AnalyzeError::Input {
+                source_name: format!("{}:{line}", self.source),
+                message: format!(
+                    "the distinct answers and problem ids read so far exceed {} MiB, the bound \
+                     on the text analyze keeps for one input (each distinct normalised answer of \
+                     a problem is kept for maj@k); answers this long are not final answers: put \
+                     only the extracted final answer in `answer`, or leave `answer` out (no \
+                     maj@k then)",
+                    self.kept_limit >> 20
+                ),
+            });
         }
         let key = answer.map(|_| has_key.then_some(self.key.as_str()));
         if self.normalization == Normalization::Standard {
@@ -749,5 +782,35 @@ mod tests {
         let d = off.finish().expect("finish");
         let p = &d.models[0].problems[0];
         assert_eq!((p.unparsed, p.merged), (1, 0));
+    }
+
+    #[test]
+    fn many_long_answers_grew_memory_without_bound() {
+        let mut b = DatasetBuilder::new("long.jsonl", "m", Normalization::Standard);
+        b.kept_limit = 10_000;
+        let mut line = 0;
+        let err = loop {
+            line += 1;
+            assert!(line < 100, "never refused");
+            let answer = format!("{line}{}", "x".repeat(1000));
+            if let Err(e) = b.push(line, sample("p", Some(false), Some(Some(&answer)))) {
+                break e.to_string();
+            }
+        };
+        // Each distinct wrong answer is kept twice (vote group and written form): refused on
+        // the fifth 1 KB answer, naming the file, the line and the bound.
+        assert_eq!(line, 5, "{err}");
+        assert!(
+            err.contains("long.jsonl:5") && err.contains("final answer"),
+            "{err}"
+        );
+        // Repeating an answer already kept costs nothing.
+        let mut b = DatasetBuilder::new("same.jsonl", "m", Normalization::Standard);
+        b.kept_limit = 10_000;
+        let answer = "x".repeat(1000);
+        for line in 1..1000 {
+            b.push(line, sample("p", Some(false), Some(Some(&answer))))
+                .expect("one answer kept once");
+        }
     }
 }

@@ -12,6 +12,8 @@
 //! 3. anything else is read as canonical JSONL, whose reader then names the line and field that
 //!    do not fit. Only the first 64 KiB are looked at, so a long line is judged by the field
 //!    names it starts with.
+//!
+//! A UTF-8 byte order mark at the start of the file is ignored (here and by the readers).
 use serde_json::Value;
 
 use super::read::Format;
@@ -45,6 +47,7 @@ pub fn detect_format_bytes(file_name: &str, head: &[u8]) -> Format {
 /// Detects the format of `file_name` from its extension and `head`, the file's first bytes
 /// (up to [`DETECT_BYTES`]; a cut in the middle of a line is fine). Cost: O(len(head)).
 pub fn detect_format(file_name: &str, head: &str) -> Format {
+    let head = head.strip_prefix('\u{feff}').unwrap_or(head);
     let lower = file_name.to_ascii_lowercase();
     if lower.ends_with(".csv") {
         return Format::Csv;
@@ -83,6 +86,46 @@ pub fn detect_format(file_name: &str, head: &str) -> Format {
         return Format::Csv;
     }
     Format::Jsonl
+}
+
+/// The formats evalsim reads, with the keys that tell them apart, for messages about a file that
+/// is none of them.
+pub const ACCEPTED_FORMATS: &str = "canonical rows (JSONL or CSV with `problem_id` and \
+    `correct`, or `answer` + `reference`), an lm-eval `--log_samples` file (`doc_id`, `resps`) or \
+    output folder, a human-eval results file (`task_id`, `passed`), an inspect_ai log (`.eval`, or \
+    `.json` with `eval` and `samples`)";
+
+/// What a JSON object with top-level keys `keys` looks like, said for a user whose file was read
+/// in another format: which format it resembles and what to do, or that it resembles none (with
+/// the keys it has).
+pub fn resemblance(keys: &[String]) -> String {
+    let has = |k: &str| keys.iter().any(|x| x == k);
+    if has("problem_id") {
+        "canonical rows: give the file the `.jsonl` extension or pass --format jsonl".to_string()
+    } else if has("doc_id") && (has("resps") || has("filtered_resps")) {
+        "an lm-eval `--log_samples` file: pass --format lm-eval".to_string()
+    } else if has("results") && (has("config") || has("configs") || has("versions")) {
+        "lm-eval's `results_*.json`, which holds aggregates only: pass the \
+         `samples_<task>_*.jsonl` beside it, or the folder holding both"
+            .to_string()
+    } else if has("task_id") && (has("passed") || has("completion")) {
+        "a human-eval file: pass --format human-eval".to_string()
+    } else if has("id") && (has("scores") || has("input") || has("messages") || has("target")) {
+        "one inspect_ai sample (an entry of an `.eval` archive), not a log: pass the `.eval` or \
+         `.json` log it came from"
+            .to_string()
+    } else if has("eval") || has("samples") {
+        "an inspect_ai log: pass --format inspect".to_string()
+    } else if keys.is_empty() {
+        "none of them (no keys)".to_string()
+    } else {
+        let shown: Vec<String> = keys.iter().take(8).map(|k| format!("`{k}`")).collect();
+        format!(
+            "none of them: its keys are {}{}",
+            shown.join(", "),
+            if keys.len() > 8 { ", ..." } else { "" }
+        )
+    }
 }
 
 #[cfg(test)]

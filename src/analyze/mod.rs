@@ -219,6 +219,19 @@ pub enum AnalyzeError {
         value: String,
         expected: String,
     },
+    /// An archive entry that cannot be read as it stands (damaged, duplicated, too large).
+    #[error("{source_name}: entry `{entry}`: {message}")]
+    Archive {
+        source_name: String,
+        entry: String,
+        message: String,
+    },
+    /// An input that is not what its reader reads, said in full (what it is, what would do).
+    #[error("{source_name}: {message}")]
+    Input {
+        source_name: String,
+        message: String,
+    },
 }
 
 /// Result alias for this module.

@@ -20,6 +20,7 @@ mod graded_plan;
 mod graded_single;
 mod harness_logs;
 mod hostile_inputs;
+mod hostile_readers;
 mod interrupt;
 mod interval_coverage;
 mod modes;

@@ -15,7 +15,7 @@ use serde_json::{Map, Value};
 use super::fields::{parse_object, Ctx};
 use super::{for_each_line, FormatReader, ReadOptions};
 use crate::analyze::data::{DatasetBuilder, Sample, SampleRef};
-use crate::analyze::Result;
+use crate::analyze::{AnalyzeError, Result};
 
 /// The canonical JSONL reader.
 pub(super) struct CanonicalJsonl;
@@ -65,14 +65,36 @@ fn canonical_json(source: &str, line: usize, obj: &Map<String, Value>) -> Result
 /// `canonical_json` would (a test checks both on a corpus of awkward lines).
 fn read_canonical_jsonl(reader: &mut dyn BufRead, builder: &mut DatasetBuilder) -> Result<()> {
     let source = builder.source().to_string();
+    let mut first = true;
     for_each_line(reader, &source, |line, text| match canonical_fast(text) {
-        Some(sample) => builder.push_ref(line, sample),
+        Some(sample) => {
+            first = false;
+            builder.push_ref(line, sample)
+        }
         None => {
             let obj = parse_object(&source, line, text)?;
+            if std::mem::take(&mut first) && !obj.contains_key("problem_id") {
+                return Err(not_canonical(&source, line, &obj));
+            }
             let sample = canonical_json(&source, line, &obj)?;
             builder.push(line, sample)
         }
     })
+}
+
+/// The first row has no `problem_id`: the file is not canonical, so say what is read and which
+/// format the row looks like, not only that a canonical field is missing.
+fn not_canonical(source: &str, line: usize, obj: &Map<String, Value>) -> AnalyzeError {
+    let keys: Vec<String> = obj.keys().cloned().collect();
+    AnalyzeError::Input {
+        source_name: format!("{source}:{line}"),
+        message: format!(
+            "read as canonical JSONL, but the row has no `problem_id`; evalsim reads {}. This row \
+             looks like {}",
+            crate::analyze::detect::ACCEPTED_FORMATS,
+            crate::analyze::detect::resemblance(&keys)
+        ),
+    }
 }
 
 /// A scalar JSON value of a canonical field, borrowed from the line when it has no escapes.

@@ -338,6 +338,7 @@ struct RawResults {
 /// # Errors
 /// Malformed JSON, or no `results` object.
 pub fn parse_results(text: &str, source: &str) -> Result<LmEvalResults> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let raw: RawResults = serde_json::from_str(text).map_err(|e| AnalyzeError::Json {
         source_name: source.to_string(),
         line: e.line(),
@@ -466,9 +467,36 @@ pub fn read_results(path: &Path) -> Result<LmEvalResults> {
     parse_results(&text, &source)
 }
 
+impl LmEvalResults {
+    /// Whether the run evaluated `task`: a key of `results` or a subtask of a group.
+    pub fn lists(&self, task: &str) -> bool {
+        self.results.contains_key(task)
+            || self.group_subtasks.values().any(|subs| {
+                subs.as_array()
+                    .is_some_and(|s| s.iter().any(|x| x.as_str() == Some(task)))
+            })
+    }
+
+    /// The tasks `results` names, quoted, for messages.
+    fn listed(&self) -> String {
+        let names: Vec<String> = self.results.keys().cloned().collect();
+        quoted_list(&names)
+    }
+}
+
 /// Records the harness's aggregate of the score read for `tasks` (the group holding exactly
-/// those tasks when there are several, else the one task) in `dataset`.
+/// those tasks when there are several, else the one task) in `dataset`; a warning when the
+/// results do not list a task (a samples file beside the results of another run).
 pub fn attach_aggregate(results: &LmEvalResults, tasks: &[String], dataset: &mut Dataset) {
+    for task in tasks.iter().filter(|t| !results.lists(t)) {
+        dataset.harness.warnings.push(format!(
+            "{}: task `{task}` is not in the run's results_*.json beside it (which lists {}): the \
+             samples may come from another run, and there is no harness aggregate to check them \
+             against",
+            dataset.source,
+            results.listed()
+        ));
+    }
     let Some(key) = dataset.harness.score_read.clone() else {
         return;
     };
@@ -551,6 +579,20 @@ pub fn read_output_dir(dir: &Path, options: &ReadOptions) -> Result<Dataset> {
             field: "samples_<task>_*.jsonl".to_string(),
             expected: "the per-sample files of the run (run lm-eval with --log_samples)"
                 .to_string(),
+        });
+    }
+    // A samples file of a task the run did not evaluate is not from this run: mixing it into
+    // the model would change the numbers without a word.
+    if let Some((task, file)) = files.iter().find(|(task, _)| !parsed.lists(task)) {
+        return Err(AnalyzeError::Input {
+            source_name: file.display().to_string(),
+            message: format!(
+                "samples of task `{task}`, which {} does not list (it lists {}), so this file is \
+                 not from that run; move it out of the folder, or pass the samples files you mean \
+                 one by one",
+                path.display(),
+                parsed.listed()
+            ),
         });
     }
     let model = parsed

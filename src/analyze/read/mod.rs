@@ -37,6 +37,8 @@ mod fields;
 mod human_eval;
 mod inspect;
 mod jsonl;
+
+pub use inspect::{MAX_ARCHIVE_BYTES, MAX_ENTRY_BYTES, MAX_INFLATED_BYTES};
 pub mod lm_eval;
 
 use fields::parse_object;
@@ -143,7 +145,8 @@ pub fn read_samples(
 /// a bound keeps a file without newlines (or `/dev/zero`) from growing memory without limit.
 pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
 
-/// Iterate non-blank lines with 1-based numbers. A line longer than [`MAX_LINE_BYTES`] and a line
+/// Iterate non-blank lines with 1-based numbers; a UTF-8 byte order mark opening the first line
+/// is dropped. A line longer than [`MAX_LINE_BYTES`] and a line
 /// that is not UTF-8 are errors naming that line; I/O errors name the last good line.
 fn for_each_line(
     reader: &mut dyn BufRead,
@@ -180,6 +183,12 @@ fn for_each_line(
             column: e.valid_up_to() + 1,
         })?;
         let text = text.trim_end_matches(['\n', '\r']);
+        // A byte order mark (as spreadsheet programs and some editors write) is not data.
+        let text = if line == 1 {
+            text.strip_prefix('\u{feff}').unwrap_or(text)
+        } else {
+            text
+        };
         if text.trim().is_empty() {
             continue;
         }
@@ -334,5 +343,26 @@ mod tests {
             err.to_string().contains("problem `7` has zero samples"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn a_byte_order_mark_was_read_as_data() {
+        let opts = ReadOptions::default();
+        for (format, text) in [
+            (Format::Csv, "\u{feff}problem_id,correct\na,1\n"),
+            (
+                Format::Jsonl,
+                "\u{feff}{\"problem_id\": \"a\", \"correct\": true}\n",
+            ),
+            (
+                Format::HumanEval,
+                "\u{feff}{\"task_id\": \"a\", \"passed\": true}\n",
+            ),
+        ] {
+            let d = read_str(format, text, &opts).unwrap_or_else(|e| panic!("{format:?}: {e}"));
+            assert_eq!(counts(&d.models[0]), vec![("a".to_string(), 1, 1, vec![])]);
+            let detected = crate::analyze::detect_format("f", text);
+            assert_eq!(detected, format, "{text}");
+        }
     }
 }

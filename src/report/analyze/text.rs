@@ -112,11 +112,16 @@ pub(super) fn model_header(m: &ModelAnalysis) -> String {
     t
 }
 
-/// The concise summary printed on stdout.
 /// What each harness log said beside its samples, next to evalsim's values: the harness's own
 /// aggregate (the cross-check), the log's epoch reducers, skipped samples, token totals and
-/// warnings. Empty when no input carries any.
+/// warnings (for report.md). Empty when no input carries any.
 pub fn harness_text(a: &Analysis) -> String {
+    harness_lines(a, true)
+}
+
+/// [`harness_text`]; on the terminal (`with_warnings` false) without the skipped count and the
+/// warnings, which `analyze` has already printed once on stderr.
+fn harness_lines(a: &Analysis, with_warnings: bool) -> String {
     let mut t = String::new();
     for s in &a.sources {
         let h = &s.harness;
@@ -166,6 +171,9 @@ pub fn harness_text(a: &Analysis) -> String {
                 tok.input, tok.output, tok.reasoning
             );
         }
+        if !with_warnings {
+            continue;
+        }
         if h.skipped > 0 {
             t += &format!(
                 "{}: {} sample(s) skipped (errored or unscored in the log)\n",
@@ -179,6 +187,7 @@ pub fn harness_text(a: &Analysis) -> String {
     t
 }
 
+/// The concise summary printed on stdout.
 pub fn analysis_text(a: &Analysis) -> String {
     let mut t = String::new();
     let rule = rule_name(a.options.summary.maj_rule);
@@ -230,7 +239,7 @@ pub fn analysis_text(a: &Analysis) -> String {
         }
         t += &boundary_notes(m);
     }
-    t += &harness_text(a);
+    t += &harness_lines(a, false);
     if let Some(c) = &a.comparison {
         t += &format!(
             "comparison `{}` - `{}` on {} common problems:\n",

@@ -1,19 +1,22 @@
 //! inspect_ai logs: the `.json` log (one JSON document, streamed sample by sample) and the
-//! default `.eval` log (a zip archive: `header.json` with the eval, status and results,
-//! `reductions.json`, one `samples/<id>_epoch_<e>.json` per sample, `_journal/` while running).
+//! default `.eval` log (a zip archive, read by [`archive`]: `header.json` with the eval, status
+//! and results, `reductions.json`, one `samples/<id>_epoch_<e>.json` per sample, `_journal/`
+//! while running).
 //!
 //! What is read (README "Input formats"): correctness from the chosen scorer's `value` (`C`/`I`/`N`,
 //! true/false or 0/1; `--scorer` when several, `--score-key` for a dict-valued score); output
 //! tokens from the sample's `model_usage` summed over every model call (`output.usage`, the last
 //! call only, when `model_usage` is absent); the model name from `eval.model`; the harness's
 //! aggregate from `results.scores`, the epoch reducers' values from `reductions`. Samples with an
-//! `error` or without a score are skipped and counted. A log whose `status` is not `success` is
-//! read with a warning.
+//! `error` or without a score are skipped and counted; a log in which every sample was skipped is
+//! refused as an unscored log. A log whose `status` is not `success` is read with a warning. A
+//! sample id read twice in one epoch, and a top-level key of the `.json` log given twice, are
+//! refused (which copy is meant is a guess).
 //!
 //! Depends on `read::fields`, the shared line iterator and [`crate::analyze::data`]'s builder;
 //! computes no statistics (a harness's own aggregate is copied, never recomputed).
 use std::cell::Cell;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::fmt;
 use std::io::{BufRead, Read};
 use std::rc::Rc;
@@ -26,6 +29,10 @@ use super::fields::{quoted_list, Ctx};
 use super::{FormatReader, ReadOptions};
 use crate::analyze::data::{DatasetBuilder, HarnessAggregate, Sample, TokenTotals};
 use crate::analyze::{AnalyzeError, Result};
+
+mod archive;
+
+pub use archive::{MAX_ARCHIVE_BYTES, MAX_ENTRY_BYTES, MAX_INFLATED_BYTES};
 
 /// Which score of an inspect_ai log to read.
 #[derive(Debug, Clone, Copy, Default)]
@@ -134,6 +141,15 @@ struct InspectState<'a> {
     error: Option<AnalyzeError>,
     samples_seen: bool,
     skipped: usize,
+    /// Of `skipped`: the samples with an `error`.
+    errored: usize,
+    /// Samples read (scored).
+    read: usize,
+    /// (id, epoch) of every sample read, to refuse one read twice.
+    seen: HashSet<(String, u64)>,
+    /// Top-level keys of a `.json` log read so far (the first 64), to refuse one given twice and
+    /// to say what a document that is no log looks like.
+    keys: Vec<String>,
     tokens: TokenTotals,
     any_usage: bool,
     /// A key only lm-eval's `results_*.json` has was seen.
@@ -186,10 +202,26 @@ impl InspectState<'_> {
         let i = self.index;
         self.index += 1;
         let problem_id = ctx.id_value(&format!("samples[{i}].id"), &sample.id)?;
+        // inspect numbers epochs from 1; a log without epochs has one.
+        let epoch = sample.epoch.unwrap_or(1);
+        if !self.seen.insert((problem_id.clone(), epoch)) {
+            return Err(AnalyzeError::BadField {
+                source_name: source.clone(),
+                line,
+                field: format!("samples[{i}].id"),
+                value: format!("`{problem_id}` (epoch {epoch})"),
+                expected: format!(
+                    "each sample once per epoch: sample `{problem_id}` of epoch {epoch} was \
+                     already read, so the log was altered or merged and which copy counts is a \
+                     guess; write the log again"
+                ),
+            });
+        }
         let errored = !matches!(sample.error, None | Some(Value::Null));
         let scores = sample.scores.filter(|s| !s.is_empty());
         if errored || (scores.is_none() && sample.score.is_none()) {
             self.skipped += 1;
+            self.errored += usize::from(errored);
             return Ok(());
         }
         let (scorer_name, score) = match (scores, sample.score) {
@@ -253,7 +285,18 @@ impl InspectState<'_> {
                     ),
                 ));
             }
-            (v, _) => v.clone(),
+            (v, Some(key)) => {
+                return Err(ctx.bad(
+                    &field,
+                    v,
+                    &format!(
+                         "a dict-valued score for --score-key `{key}`: scorer `{scorer_name}` gives \
+                         a single value, so the key cannot apply; drop --score-key (or choose the \
+                         scorer with the dict score with --scorer NAME)"
+                    ),
+                ));
+            }
+            (v, None) => v.clone(),
         };
         // A binary score is a right or wrong sample; any other number inspect maps to a float
         // (`P` = 0.5, a value in [0, 1]) is partial credit, read as the harness reads it.
@@ -279,7 +322,6 @@ impl InspectState<'_> {
             Some(Value::String(s)) => Some(s.clone()),
             _ => None,
         };
-        let _ = sample.epoch;
         // Every model call of the sample: `model_usage` sums them per model; `output.usage` is
         // only the last call.
         let output_tokens = match sample.model_usage.filter(|u| !u.is_empty()) {
@@ -316,15 +358,58 @@ impl InspectState<'_> {
             // inspect epochs are not runs: the epochs of a sample are its repeated samples
             run: None,
         };
+        self.read += 1;
         match score_value {
             Ok(x) => self.builder.push_scored(line, sample, x, &field),
             Err(_) => self.builder.push(line, sample),
         }
     }
 
+    /// The refusal of a log none of whose samples carries a score.
+    fn unscored(&self) -> AnalyzeError {
+        let source = self.builder.source().to_string();
+        let n = self.index;
+        let unscored = self.skipped - self.errored;
+        let message = if n == 0 {
+            "an inspect_ai log with 0 samples: nothing to analyse (was the eval run with \
+             --limit 0, or cancelled before its first sample?)"
+                .to_string()
+        } else {
+            let mut why = Vec::new();
+            if self.errored > 0 {
+                why.push(format!(
+                    "{} ended in an error (the `error` field; e.g. a failed tool call): re-run \
+                     them with `inspect eval-retry {source}`",
+                    self.errored
+                ));
+            }
+            if unscored > 0 {
+                why.push(format!(
+                    "{unscored} have no score (the eval ran without a scorer, or with \
+                     --no-score): score them with `inspect score {source}`"
+                ));
+            }
+            format!(
+                "an inspect_ai log with {n} sample(s), none scored: {}; then analyse the log \
+                 again",
+                why.join("; ")
+            )
+        };
+        AnalyzeError::Input {
+            source_name: source,
+            message,
+        }
+    }
+
     /// Records the status warning, the skipped count, the token totals, the harness aggregate
     /// and the epoch reducers' values in the builder.
-    fn finish(self) {
+    ///
+    /// # Errors
+    /// No sample was scored ([`Self::unscored`]).
+    fn finish(self) -> Result<()> {
+        if self.read == 0 {
+            return Err(self.unscored());
+        }
         let model = self.model.clone().unwrap_or_else(|| "model".to_string());
         let source = self.builder.source().to_string();
         let h = &mut self.builder.harness;
@@ -345,7 +430,7 @@ impl InspectState<'_> {
             h.tokens.push((model.clone(), self.tokens));
         }
         let Some(scorer) = self.scorer_read else {
-            return;
+            return Ok(());
         };
         // The results entry of the score read: `name` is the scorer, or the key of a
         // dict-valued score (whose `scorer` is then the scorer).
@@ -389,6 +474,7 @@ impl InspectState<'_> {
                 }
             }
         }
+        Ok(())
     }
 }
 
@@ -437,6 +523,24 @@ impl<'de> Visitor<'de> for LogVisitor<'_, '_> {
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<(), A::Error> {
         while let Some(key) = map.next_key::<String>()? {
+            let known = ["eval", "status", "results", "reductions", "samples"];
+            if self.0.keys.contains(&key) {
+                if known.contains(&key.as_str()) {
+                    self.0.error = Some(AnalyzeError::BadField {
+                        source_name: self.0.source(),
+                        line: self.0.line(),
+                        field: key.clone(),
+                        value: "a second value".to_string(),
+                        expected: format!(
+                            "one `{key}` in the log (inspect_ai writes each key once): which copy \
+                             is meant is a guess; write the log again"
+                        ),
+                    });
+                    return Err(de::Error::custom("duplicate key"));
+                }
+            } else if self.0.keys.len() < 64 {
+                self.0.keys.push(key.clone());
+            }
             match key.as_str() {
                 "eval" => {
                     let eval: InspectEval = map.next_value()?;
@@ -490,6 +594,10 @@ fn new_state<'a>(builder: &'a mut DatasetBuilder, choice: ScoreChoice<'a>) -> In
         error: None,
         samples_seen: false,
         skipped: 0,
+        errored: 0,
+        read: 0,
+        seen: HashSet::new(),
+        keys: Vec::new(),
         tokens: TokenTotals::default(),
         any_usage: false,
         lm_eval_results: false,
@@ -524,21 +632,33 @@ pub(super) fn read_inspect(
     choice: ScoreChoice<'_>,
 ) -> Result<()> {
     let source = builder.source().to_string();
-    let head = reader.fill_buf().map_err(|error| AnalyzeError::Io {
+    let io = |error| AnalyzeError::Io {
         source_name: source.clone(),
         line: 0,
         error,
-    })?;
+    };
+    let head = reader.fill_buf().map_err(io)?;
     if head.starts_with(b"PK\x03\x04") {
         let mut bytes = Vec::new();
         reader
+            .take(MAX_ARCHIVE_BYTES + 1)
             .read_to_end(&mut bytes)
-            .map_err(|error| AnalyzeError::Io {
-                source_name: source.clone(),
-                line: 0,
-                error,
-            })?;
-        return read_eval_archive(&bytes, builder, choice);
+            .map_err(io)?;
+        if bytes.len() as u64 > MAX_ARCHIVE_BYTES {
+            return Err(AnalyzeError::Input {
+                source_name: source,
+                message: format!(
+                    "an `.eval` archive larger than {} GiB (the bound on one archive, which is \
+                     held in memory while read): split the log or analyse fewer samples at a time",
+                    MAX_ARCHIVE_BYTES >> 30
+                ),
+            });
+        }
+        return archive::read_eval_archive(&bytes, builder, choice, archive::LIMITS);
+    }
+    // A byte order mark before the document (an editor's), which JSON does not allow.
+    if head.starts_with(b"\xEF\xBB\xBF") {
+        reader.consume(3);
     }
     let mut state = new_state(builder, choice);
     let counter = LineCounter {
@@ -551,6 +671,31 @@ pub(super) fn read_inspect(
         .and_then(|()| de.end());
     if let Some(e) = state.error.take() {
         return Err(e);
+    }
+    let inspect_keys = ["eval", "samples", "status", "version"];
+    let looks_like_log = state
+        .keys
+        .iter()
+        .any(|k| inspect_keys.contains(&k.as_str()));
+    if !looks_like_log && !state.lm_eval_results && (outcome.is_err() || !state.samples_seen) {
+        let what = match &outcome {
+            Err(e) if state.keys.is_empty() => {
+                format!("a JSON document that is not an object ({e})")
+            }
+            Err(e) => format!("JSON that is not one inspect_ai log ({e})"),
+            Ok(()) => {
+                "a JSON object that is not an inspect_ai log (no `eval`, no `samples`)".to_string()
+            }
+        };
+        return Err(AnalyzeError::Input {
+            source_name: source,
+            message: format!(
+                "read as an inspect_ai log (a `.json` file is one), but it holds {what}; evalsim \
+                 reads {}. This file looks like {}",
+                crate::analyze::detect::ACCEPTED_FORMATS,
+                crate::analyze::detect::resemblance(&state.keys)
+            ),
+        });
     }
     if let Err(e) = outcome {
         return Err(AnalyzeError::Json {
@@ -581,152 +726,7 @@ pub(super) fn read_inspect(
                 .to_string(),
         });
     }
-    state.finish();
-    Ok(())
-}
-
-fn zip_error(source: &str, entry: &str, message: String) -> AnalyzeError {
-    AnalyzeError::Json {
-        source_name: format!("{source} ({entry})"),
-        line: 0,
-        message: format!(
-            "{message}; expected an inspect_ai `.eval` archive (a truncated or damaged file must be \
-             written again)"
-        ),
-    }
-}
-
-/// The decompressed bytes of entry `i`: stored and deflate through `zip`, zstd (method 93, what
-/// inspect_ai writes since 2025) through `ruzstd` frame by frame.
-fn entry_bytes(
-    archive: &mut zip::ZipArchive<std::io::Cursor<&[u8]>>,
-    i: usize,
-    source: &str,
-    name: &str,
-) -> Result<Vec<u8>> {
-    let fail = |m: String| zip_error(source, name, m);
-    let mut out = Vec::new();
-    let method = archive
-        .by_index_raw(i)
-        .map_err(|e| fail(e.to_string()))?
-        .compression();
-    if method == zip::CompressionMethod::ZSTD {
-        let mut raw = Vec::new();
-        archive
-            .by_index_raw(i)
-            .map_err(|e| fail(e.to_string()))?
-            .read_to_end(&mut raw)
-            .map_err(|e| fail(e.to_string()))?;
-        let mut rest: &[u8] = &raw;
-        while !rest.is_empty() {
-            let mut dec = ruzstd::decoding::StreamingDecoder::new(&mut rest)
-                .map_err(|e| fail(format!("zstd: {e}")))?;
-            dec.read_to_end(&mut out)
-                .map_err(|e| fail(format!("zstd: {e}")))?;
-        }
-    } else {
-        archive
-            .by_index(i)
-            .map_err(|e| fail(e.to_string()))?
-            .read_to_end(&mut out)
-            .map_err(|e| fail(e.to_string()))?;
-    }
-    Ok(out)
-}
-
-fn parse_entry<T: for<'de> Deserialize<'de>>(bytes: &[u8], source: &str, name: &str) -> Result<T> {
-    serde_json::from_slice(bytes).map_err(|e| AnalyzeError::Json {
-        source_name: format!("{source} ({name})"),
-        line: e.line(),
-        message: format!("{e} (column {})", e.column()),
-    })
-}
-
-#[derive(Deserialize)]
-struct EvalHeader {
-    eval: Option<InspectEval>,
-    status: Option<String>,
-    results: Option<InspectResults>,
-}
-
-fn read_eval_archive(
-    bytes: &[u8],
-    builder: &mut DatasetBuilder,
-    choice: ScoreChoice<'_>,
-) -> Result<()> {
-    let source = builder.source().to_string();
-    let mut archive = zip::ZipArchive::new(std::io::Cursor::new(bytes))
-        .map_err(|e| zip_error(&source, "archive", e.to_string()))?;
-    // Entry order in the archive is the order the samples were written.
-    let mut order: Vec<(usize, String)> = Vec::new();
-    for i in 0..archive.len() {
-        let name = archive
-            .by_index_raw(i)
-            .map_err(|e| zip_error(&source, "archive", e.to_string()))?
-            .name()
-            .map(|n| n.to_string())
-            .map_err(|e| zip_error(&source, "archive", e.to_string()))?;
-        order.push((i, name));
-    }
-    let find = |want: &str| order.iter().find(|(_, n)| n == want).map(|(i, _)| *i);
-    let mut state = new_state(builder, choice);
-    match find("header.json") {
-        Some(i) => {
-            let header: EvalHeader = parse_entry(
-                &entry_bytes(&mut archive, i, &source, "header.json")?,
-                &source,
-                "header.json",
-            )?;
-            state.model = header.eval.and_then(|e| e.model);
-            state.status = header.status;
-            state.results = header.results;
-        }
-        None => {
-            // A log still running or cut short: the eval is in the journal's start entry.
-            state.status = Some("started (no header.json: the run did not finish)".to_string());
-            if let Some(i) = find("_journal/start.json") {
-                let start: BTreeMap<String, Value> = parse_entry(
-                    &entry_bytes(&mut archive, i, &source, "_journal/start.json")?,
-                    &source,
-                    "_journal/start.json",
-                )?;
-                state.model = start
-                    .get("eval")
-                    .and_then(|e| e.get("model"))
-                    .and_then(Value::as_str)
-                    .map(str::to_string);
-            }
-        }
-    }
-    if let Some(i) = find("reductions.json") {
-        state.reductions = Some(parse_entry(
-            &entry_bytes(&mut archive, i, &source, "reductions.json")?,
-            &source,
-            "reductions.json",
-        )?);
-    }
-    for (i, name) in &order {
-        if !(name.starts_with("samples/") && name.ends_with(".json")) {
-            continue;
-        }
-        state.samples_seen = true;
-        let data = entry_bytes(&mut archive, *i, &source, name)?;
-        let sample: InspectSample = parse_entry(&data, &source, name)?;
-        state.entry = Some(name.clone());
-        state.add(sample)?;
-    }
-    if !state.samples_seen {
-        return Err(AnalyzeError::MissingField {
-            source_name: source,
-            line: 0,
-            field: "samples/".to_string(),
-            expected: "an `.eval` log written with samples (inspect_ai logs them by default)"
-                .to_string(),
-        });
-    }
-    state.entry = None;
-    state.finish();
-    Ok(())
+    state.finish()
 }
 
 #[cfg(test)]

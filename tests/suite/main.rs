@@ -19,6 +19,7 @@ mod file_system;
 mod graded_plan;
 mod graded_single;
 mod harness_logs;
+mod hostile_merge;
 mod interrupt;
 mod interval_coverage;
 mod modes;

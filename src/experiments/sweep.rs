@@ -225,7 +225,9 @@ pub fn assignments(axes: &[Axis], values: &[Value]) -> String {
         .join(", ")
 }
 
-/// Runs the cells whose index is in `indices`, in index order.
+/// Runs the cells whose index is in `indices`, in index order. Once an interruption is
+/// [`requested`](crate::interrupt::requested) the remaining cells are skipped (and the cells
+/// returned are incomplete): the caller must then discard the result.
 ///
 /// # Errors
 /// The first experiment that cannot run.
@@ -236,6 +238,9 @@ pub fn run_cells(
 ) -> Result<Vec<SweepCell>, SweepError> {
     let mut out = Vec::with_capacity(indices.len());
     for &index in indices {
+        if crate::interrupt::requested() {
+            break;
+        }
         let (values, scenario) = &sweep.cells[index];
         let run = run_all(scenario, progress)?;
         out.push(SweepCell {

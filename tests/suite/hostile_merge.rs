@@ -178,3 +178,112 @@ fn untampered_shards_still_merge() {
         .code(predicates::ord::lt(2));
     assert!(out.join("sweep.csv").is_file());
 }
+
+/// About 3 * 10^9 simulated votes per cell: minutes of work, so the signal lands mid-sweep.
+#[cfg(unix)]
+const LONG: &str = r#"title = "long"
+[benchmark]
+rates = [0.2, 0.4, 0.6, 0.8]
+[[model]]
+name = "m"
+attractor = 0.5
+[[experiment]]
+kind = "curves"
+k = [1, 2, 4, 8, 16, 32, 64, 128]
+votes = 100_000_000
+"#;
+
+/// `sh -c "ulimit -f 1; exec evalsim ARGS..."`: every file evalsim writes beyond 512 bytes fails.
+#[cfg(unix)]
+fn with_file_size_limit(args: &[&std::ffi::OsStr]) -> std::process::Output {
+    let mut c = std::process::Command::new("sh");
+    c.arg("-c")
+        .arg("ulimit -f 1; exec \"$@\"")
+        .arg("sh")
+        .arg(env!("CARGO_BIN_EXE_evalsim"))
+        .args(args);
+    for k in ["SLURM_ARRAY_TASK_ID", "JOB_COMPLETION_INDEX", "AWS_BATCH_JOB_ARRAY_INDEX"] {
+        c.env_remove(k);
+    }
+    c.output().expect("sh runs")
+}
+
+#[cfg(unix)]
+#[test]
+fn sigterm_during_a_long_sweep_left_a_temp_file_behind() {
+    use std::process::Stdio;
+    use std::time::{Duration, Instant};
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = super::common::write_file(dir.path(), "long.toml", LONG);
+    let out = dir.path().join("out");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_evalsim"))
+        .arg("sweep")
+        .arg(&file)
+        .args(["--set", "model.m.attractor=0.5,0.6", "--out"])
+        .arg(&out)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    std::thread::sleep(Duration::from_millis(1200));
+    assert!(child.try_wait().expect("poll").is_none(), "ended early");
+    let sent = std::process::Command::new("kill")
+        .arg("-TERM")
+        .arg(child.id().to_string())
+        .status()
+        .expect("kill");
+    assert!(sent.success());
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while child.try_wait().expect("poll").is_none() {
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("the sweep did not stop within 60 s of SIGTERM");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let done = child.wait_with_output().expect("output");
+    let stderr = String::from_utf8_lossy(&done.stderr);
+    assert_eq!(done.status.code(), Some(143), "{stderr}");
+    assert!(stderr.contains("interrupted by SIGTERM"), "{stderr}");
+    assert!(
+        !out.exists(),
+        "an interrupted sweep left {:?}",
+        std::fs::read_dir(&out).map(|d| d.count())
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_failed_sweep_or_run_left_an_empty_out_folder_it_created() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let f = tiny(dir.path());
+    let new = dir.path().join("new");
+    let out = new.join("deeper");
+    for args in [
+        vec![
+            "sweep".as_ref(),
+            f.as_os_str(),
+            "--set".as_ref(),
+            "model.a.shift=0,0.1".as_ref(),
+        ],
+        vec!["run".as_ref(), f.as_os_str(), "--no-figures".as_ref()],
+    ] {
+        let args = [&args[..], &["-q".as_ref(), "--out".as_ref(), out.as_os_str()]].concat();
+        let done = with_file_size_limit(&args);
+        let stderr = String::from_utf8_lossy(&done.stderr);
+        assert_eq!(done.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains("ulimit -f"), "{stderr}");
+        assert!(!new.exists(), "{args:?} left {}", new.display());
+    }
+    // A folder that was there before stays.
+    std::fs::create_dir(&new).expect("mkdir");
+    let done = with_file_size_limit(&[
+        "run".as_ref(),
+        f.as_os_str(),
+        "-q".as_ref(),
+        "--out".as_ref(),
+        new.as_os_str(),
+    ]);
+    assert_eq!(done.status.code(), Some(2));
+    assert!(new.is_dir());
+}

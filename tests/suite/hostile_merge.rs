@@ -202,7 +202,11 @@ fn with_file_size_limit(args: &[&std::ffi::OsStr]) -> std::process::Output {
         .arg("sh")
         .arg(env!("CARGO_BIN_EXE_evalsim"))
         .args(args);
-    for k in ["SLURM_ARRAY_TASK_ID", "JOB_COMPLETION_INDEX", "AWS_BATCH_JOB_ARRAY_INDEX"] {
+    for k in [
+        "SLURM_ARRAY_TASK_ID",
+        "JOB_COMPLETION_INDEX",
+        "AWS_BATCH_JOB_ARRAY_INDEX",
+    ] {
         c.env_remove(k);
     }
     c.output().expect("sh runs")
@@ -268,7 +272,11 @@ fn a_failed_sweep_or_run_left_an_empty_out_folder_it_created() {
         ],
         vec!["run".as_ref(), f.as_os_str(), "--no-figures".as_ref()],
     ] {
-        let args = [&args[..], &["-q".as_ref(), "--out".as_ref(), out.as_os_str()]].concat();
+        let args = [
+            &args[..],
+            &["-q".as_ref(), "--out".as_ref(), out.as_os_str()],
+        ]
+        .concat();
         let done = with_file_size_limit(&args);
         let stderr = String::from_utf8_lossy(&done.stderr);
         assert_eq!(done.status.code(), Some(2), "{stderr}");

@@ -6,7 +6,9 @@ use anyhow::anyhow;
 use clap::Args;
 
 use super::sweep::finish;
-use super::{bad_input, CommonArgs, Failure};
+use super::{
+    bad_input, install_interrupt, stop_if_interrupted, write_failure, CommonArgs, Failure,
+};
 use crate::experiments::sweep::merge_shards;
 use crate::report;
 
@@ -53,6 +55,7 @@ fn read_shards(dir: &Path) -> Result<Vec<(String, String)>, String> {
 }
 
 pub(super) fn merge(a: &MergeArgs) -> Result<u8, Failure> {
+    install_interrupt()?;
     let shards = read_shards(&a.dir).map_err(bad)?;
     let output = merge_shards(&shards, &a.dir.display().to_string()).map_err(bad)?;
     let out = a.common.out.clone().unwrap_or_else(|| a.dir.clone());
@@ -60,6 +63,7 @@ pub(super) fn merge(a: &MergeArgs) -> Result<u8, Failure> {
         super::warn(&w);
     }
     let artifacts = super::sweep::render(&output, !a.no_figures, a.plot.as_deref())?;
-    report::write_artifacts(&out, &artifacts).map_err(bad_input)?;
+    stop_if_interrupted("while rendering; nothing was written")?;
+    report::write_artifacts(&out, &artifacts).map_err(write_failure)?;
     finish(&output, &artifacts, &out, a.common.quiet)
 }

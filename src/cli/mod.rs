@@ -273,6 +273,14 @@ pub fn folder_name(stem: &str) -> String {
     }
 }
 
+/// Routes SIGINT and SIGTERM to the interruption flag ([`interrupt::install`]), for a command
+/// that stops at [`stop_if_interrupted`] and writes through [`write_failure`].
+pub(super) fn install_interrupt() -> Result<(), Failure> {
+    interrupt::install()
+        .context("cannot install the SIGINT/SIGTERM handler")
+        .map_err(internal)
+}
+
 /// Fails with the interruption's exit code (130 SIGINT, 143 SIGTERM) once a signal arrived.
 pub(super) fn stop_if_interrupted(stage: &str) -> Result<(), Failure> {
     match interrupt::exit_code() {

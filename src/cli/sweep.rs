@@ -6,7 +6,8 @@ use anyhow::anyhow;
 use clap::Args;
 
 use super::{
-    bad_input, internal, progress_bar, worker_pool, CommonArgs, Failure, EXIT_CHECK_FAILED, EXIT_OK,
+    bad_input, install_interrupt, internal, progress_bar, stop_if_interrupted, worker_pool,
+    write_failure, CommonArgs, Failure, EXIT_CHECK_FAILED, EXIT_OK,
 };
 use crate::experiments::sweep::{
     prepare, quantity_names, run_cells, Sweep, SweepError, SweepOutput,
@@ -110,6 +111,7 @@ fn parse_shard(s: &str, count: Option<usize>) -> Result<(usize, usize), String> 
 
 pub(super) fn sweep(a: &SweepArgs) -> Result<u8, Failure> {
     let c = &a.common;
+    install_interrupt()?;
     let shard = a
         .shard
         .as_deref()
@@ -157,6 +159,7 @@ pub(super) fn sweep(a: &SweepArgs) -> Result<u8, Failure> {
         .install(|| run_cells(&prepared, &indices, &tick))
         .map_err(bad_input)?;
     pb.finish_and_clear();
+    stop_if_interrupted("while simulating; nothing was written")?;
     let output = SweepOutput {
         manifest: prepared.manifest.clone(),
         shard: shard.map(|(i, n)| [i, n]),
@@ -174,7 +177,8 @@ pub(super) fn sweep(a: &SweepArgs) -> Result<u8, Failure> {
         }
         render(&output, !a.no_figures, a.plot.as_deref())?
     };
-    report::write_artifacts(&out, &artifacts).map_err(bad_input)?;
+    stop_if_interrupted("while rendering; nothing was written")?;
+    report::write_artifacts(&out, &artifacts).map_err(write_failure)?;
     finish(&output, &artifacts, &out, c.quiet)
 }
 

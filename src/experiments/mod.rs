@@ -15,6 +15,7 @@ pub mod cost;
 pub mod noise;
 pub mod plan;
 pub mod selection;
+pub mod shard_check;
 pub mod sweep;
 pub mod votes;
 

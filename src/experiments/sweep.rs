@@ -10,6 +10,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::check::Untested;
+use super::shard_check;
 use super::{num, run_all, Check, Estimate, Progress, RunError};
 use crate::scenario::grid::{self, Axis, GridError, SetArg, Value, MAX_CELLS};
 use crate::scenario::resolve::parse;
@@ -224,7 +225,9 @@ pub fn assignments(axes: &[Axis], values: &[Value]) -> String {
         .join(", ")
 }
 
-/// Runs the cells whose index is in `indices`, in index order.
+/// Runs the cells whose index is in `indices`, in index order. Once an interruption is
+/// [`requested`](crate::interrupt::requested) the remaining cells are skipped (and the cells
+/// returned are incomplete): the caller must then discard the result.
 ///
 /// # Errors
 /// The first experiment that cannot run.
@@ -235,6 +238,9 @@ pub fn run_cells(
 ) -> Result<Vec<SweepCell>, SweepError> {
     let mut out = Vec::with_capacity(indices.len());
     for &index in indices {
+        if crate::interrupt::requested() {
+            break;
+        }
         let (values, scenario) = &sweep.cells[index];
         let run = run_all(scenario, progress)?;
         out.push(SweepCell {
@@ -300,8 +306,9 @@ fn store(c: &Check) -> StoredCheck {
 }
 
 impl StoredCheck {
-    /// The estimate back, with everything its pass rule needs: (exact, sim, se, z), the trial
-    /// weight and any reason it is untested; unparsable text reads as NaN (and so fails).
+    /// The estimate back, with everything its pass rule needs: exact, sim and se (z is derived
+    /// from them again, never read from the file), the trial weight and any reason it is
+    /// untested; unparsable text reads as NaN (and so fails).
     pub fn estimate(&self) -> Estimate {
         let v: Vec<f64> = self
             .values
@@ -309,7 +316,6 @@ impl StoredCheck {
             .map(|s| s.parse().unwrap_or(f64::NAN))
             .collect();
         let mut e = Estimate::new(v[0], v[1], v[2]);
-        e.z = v[3];
         e.step = self.step.parse().unwrap_or(f64::NAN);
         e.untested = self.untested.as_deref().and_then(Untested::parse);
         if self.untested.is_some() && e.untested.is_none() {
@@ -326,12 +332,17 @@ impl StoredCheck {
 }
 
 /// Checks the shards of one sweep, (file name, JSON text) in name order as read from the folder
-/// `dir`, and joins them into the whole sweep. Their manifests must agree (scenario, its hash,
-/// seed, grid, shard count, version), every shard must appear once and every cell be present.
+/// `dir`, and joins them into the whole sweep. Each shard must be a shard of the sweep its
+/// manifest describes ([`shard_check`]: grid, cell indexes, values, seeds and every check's
+/// numbers and z); their manifests must agree (scenario, its hash, seed, grid, shard count,
+/// version); every shard must appear once, every cell once and in its own shard, and every cell
+/// must hold the checks of every experiment.
 ///
 /// # Errors
-/// A message naming the missing, duplicate or mismatched shard.
+/// A message naming the file, line and column, key and what would be valid, or the missing,
+/// duplicate or mismatched shard or cell.
 pub fn merge_shards(files: &[(String, String)], dir: &str) -> Result<SweepOutput, String> {
+    use shard_check::{check_cell, check_index, check_manifest, Seg, ShardText};
     if files.is_empty() {
         return Err(format!("no shard-I-of-N.json files in {dir}"));
     }
@@ -339,30 +350,38 @@ pub fn merge_shards(files: &[(String, String)], dir: &str) -> Result<SweepOutput
     for (f, text) in files {
         let s: SweepOutput =
             serde_json::from_str(text).map_err(|e| format!("{f}: not a shard file: {e}"))?;
-        let Some([i, n]) = s.shard else {
-            return Err(format!("{f}: not a shard (no shard index)"));
-        };
-        shards.push((f.clone(), i, n, s));
+        let ft = ShardText { file: f, text };
+        let (i, n) = check_manifest(ft, &s)?;
+        for (ci, c) in s.cells.iter().enumerate() {
+            check_index(ft, &s.manifest, ci, c)?;
+        }
+        shards.push((ft, i, n, s));
     }
     let (f0, _, n, first) = &shards[0];
+    let n = *n;
     for (f, _, m, s) in &shards[1..] {
-        let differ = shard_differences(&first.manifest, *n, &s.manifest, *m);
+        let differ = shard_differences(&first.manifest, n, &s.manifest, *m);
         if !differ.is_empty() {
             return Err(format!(
-                "{f0} and {f} are from different sweeps: {}; merge shards of one sweep only",
+                "{} and {} are from different sweeps: {}; merge shards of one sweep only",
+                f0.file,
+                f.file,
                 differ.join("; ")
             ));
         }
     }
-    let mut seen = vec![false; *n];
+    let mut seen: Vec<Option<&str>> = vec![None; n];
     for (f, i, _, _) in &shards {
-        if seen[*i] {
-            return Err(format!("shard {i} of {n} appears twice ({f})"));
+        if let Some(other) = seen[*i] {
+            return Err(format!(
+                "shard {i} of {n} appears twice ({other} and {}); keep one of them",
+                f.file
+            ));
         }
-        seen[*i] = true;
+        seen[*i] = Some(f.file);
     }
-    let missing: Vec<String> = (0..*n)
-        .filter(|&i| !seen[i])
+    let missing: Vec<String> = (0..n)
+        .filter(|&i| seen[i].is_none())
         .map(|i| i.to_string())
         .collect();
     if !missing.is_empty() {
@@ -372,25 +391,119 @@ pub fn merge_shards(files: &[(String, String)], dir: &str) -> Result<SweepOutput
         ));
     }
     let manifest = first.manifest.clone();
+    check_cell_owners(&shards, &manifest, dir)?;
+    for (f, _, _, s) in &shards {
+        for (ci, c) in s.cells.iter().enumerate() {
+            check_cell(*f, &s.manifest, ci, c)?;
+        }
+    }
+    // Every cell holds the checks of every experiment, unless it sets that experiment's draws
+    // to 0 (a plan with no reruns simulates nothing, so it has nothing to check).
+    let mut experiments: Vec<&str> = Vec::new();
+    for (_, _, _, s) in &shards {
+        for c in s.cells.iter().flat_map(|c| &c.checks) {
+            if !experiments.contains(&c.experiment.as_str()) {
+                experiments.push(&c.experiment);
+            }
+        }
+    }
+    for (f, _, _, s) in &shards {
+        for (ci, c) in s.cells.iter().enumerate() {
+            let absent = experiments.iter().find(|e| {
+                !c.checks.iter().any(|k| k.experiment == **e)
+                    && !draws_set_to_zero(&manifest, &c.values, e)
+            });
+            if let Some(e) = absent {
+                let all: Vec<String> = experiments.iter().map(|e| format!("`{e}`")).collect();
+                return Err(f.at(
+                    &[Seg::Key("cells"), Seg::Index(ci), Seg::Key("checks")],
+                    &format!(
+                        "cell {} holds no checks of experiment `{e}`; every cell of the sweep holds the checks of every experiment ({}): the file is incomplete, run its shard again",
+                        c.index,
+                        all.join(", ")
+                    ),
+                ));
+            }
+        }
+    }
     let mut cells: Vec<_> = shards
         .into_iter()
         .flat_map(|(_, _, _, s)| s.cells)
         .collect();
     cells.sort_by_key(|c| c.index);
-    let complete =
-        cells.len() == manifest.cells && cells.iter().enumerate().all(|(i, c)| c.index == i);
-    if !complete {
-        return Err(format!(
-            "the shards hold {} cells, the grid has {}: some shard files are incomplete",
-            cells.len(),
-            manifest.cells
-        ));
-    }
     Ok(SweepOutput {
         manifest,
         shard: None,
         cells,
     })
+}
+
+/// True when the cell's values set a draw count (`votes`, `reruns`, `traces`) of experiment
+/// `name` to 0.
+fn draws_set_to_zero(m: &Manifest, values: &[String], name: &str) -> bool {
+    m.grid.iter().zip(values).any(|((path, _), v)| {
+        let draws = path
+            .strip_prefix("experiment.")
+            .and_then(|p| p.strip_prefix(name))
+            .is_some_and(|k| [".votes", ".reruns", ".traces"].contains(&k));
+        draws && v.parse::<f64>().is_ok_and(|x| x == 0.0)
+    })
+}
+
+type Shard<'a> = (shard_check::ShardText<'a>, usize, usize, SweepOutput);
+
+/// Every cell of the grid in exactly one shard, its own (index % N == I).
+fn check_cell_owners(shards: &[Shard], manifest: &Manifest, dir: &str) -> Result<(), String> {
+    use shard_check::Seg::{Index as I, Key as K};
+    let mut owner: Vec<Option<(usize, usize)>> = vec![None; manifest.cells];
+    for (si, (f, _, n, s)) in shards.iter().enumerate() {
+        for (ci, c) in s.cells.iter().enumerate() {
+            if let Some((sj, cj)) = owner[c.index] {
+                return Err(format!(
+                    "cell index {} appears twice, at {} and at {}; each cell of the grid is in one shard once (cell {} belongs to shard {} of {n}, shard-{}-of-{n}.json)",
+                    c.index,
+                    shards[sj].0.position(&[K("cells"), I(cj), K("index")]),
+                    f.position(&[K("cells"), I(ci), K("index")]),
+                    c.index,
+                    c.index % n,
+                    c.index % n
+                ));
+            }
+            owner[c.index] = Some((si, ci));
+        }
+    }
+    for (f, i, n, s) in shards {
+        for (ci, c) in s.cells.iter().enumerate() {
+            if c.index % n != *i {
+                return Err(f.at(
+                    &[K("cells"), I(ci), K("index")],
+                    &format!(
+                        "cell {} belongs to shard {} of {n}, not to this shard {i}; shard {i} holds the cells whose index % {n} == {i}",
+                        c.index,
+                        c.index % n
+                    ),
+                ));
+            }
+        }
+    }
+    let missing: Vec<usize> = (0..manifest.cells)
+        .filter(|&i| owner[i].is_none())
+        .collect();
+    if let Some(&first) = missing.first() {
+        let n = shards[0].2;
+        let shown: Vec<String> = missing.iter().take(10).map(usize::to_string).collect();
+        return Err(format!(
+            "{} of the grid's {} cells are in no shard of {dir} (cell{} {}{}): cell {first} belongs in shard-{}-of-{n}.json; run that shard again with --shard {}/{n}",
+            missing.len(),
+            manifest.cells,
+            if missing.len() == 1 { "" } else { "s" },
+            shown.join(", "),
+            if missing.len() > 10 { ", ..." } else { "" },
+            first % n,
+            first % n
+        ));
+    }
+    Ok(())
 }
 
 /// What differs between two shards' sweeps, one phrase per field (`seed 1 vs 2`); empty when

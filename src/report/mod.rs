@@ -248,12 +248,56 @@ fn reason(e: &std::io::Error, bytes: usize) -> String {
 
 /// An output folder held by this process: created if missing and locked (an advisory lock on
 /// the folder itself, released when the process exits however it ends), so two runs never write
-/// into one folder at once. [`OutputDir::write`] replaces a whole set of files or none.
+/// into one folder at once. [`OutputDir::write`] replaces a whole set of files or none. A folder
+/// that [`OutputDir::lock`] created is removed again when the `OutputDir` is dropped before a
+/// write succeeded (the command failed, was interrupted or panicked), with any parent folders it
+/// created for it, as long as they are empty: a failed command leaves no folder it made.
 #[derive(Debug)]
 pub struct OutputDir {
     path: PathBuf,
     /// The open folder (Unix) or `.evalsim.lock` in it (elsewhere), holding the lock.
-    handle: std::fs::File,
+    handle: Option<std::fs::File>,
+    /// The folders `lock` created, the output folder first and its outermost new parent last.
+    created: Vec<PathBuf>,
+    /// Set once a write succeeded: the folder is kept.
+    written: std::sync::atomic::AtomicBool,
+}
+
+/// `dir` and those of its parents that do not exist yet, `dir` first.
+fn missing_folders(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut at = Some(dir);
+    while let Some(p) = at {
+        if p.as_os_str().is_empty() || std::fs::symlink_metadata(p).is_ok() {
+            break;
+        }
+        out.push(p.to_path_buf());
+        at = p.parent();
+    }
+    out
+}
+
+/// Removes `folders` in order while they are empty (`remove_dir` removes nothing else).
+fn remove_empty(folders: &[PathBuf]) {
+    for dir in folders {
+        if std::fs::remove_dir(dir).is_err() {
+            break;
+        }
+    }
+}
+
+impl Drop for OutputDir {
+    fn drop(&mut self) {
+        if self.created.is_empty() || self.written.load(std::sync::atomic::Ordering::Relaxed) {
+            return;
+        }
+        self.remove_stale_temps();
+        drop(self.handle.take());
+        #[cfg(not(unix))]
+        let _ = std::fs::remove_file(self.path.join(".evalsim.lock"));
+        // Only empty folders go: anything another process put there stays.
+        remove_empty(&self.created);
+    }
 }
 
 impl OutputDir {
@@ -267,16 +311,22 @@ impl OutputDir {
             path: dir.display().to_string(),
             reason: e.to_string(),
         };
-        std::fs::create_dir_all(dir).map_err(werr)?;
-        #[cfg(unix)]
-        let handle = std::fs::File::open(dir).map_err(werr)?;
-        #[cfg(not(unix))]
-        let handle = std::fs::OpenOptions::new()
-            .create(true)
-            .write(true)
-            .truncate(false)
-            .open(dir.join(".evalsim.lock"))
-            .map_err(werr)?;
+        let created = missing_folders(dir);
+        let opened = std::fs::create_dir_all(dir).and_then(|()| {
+            #[cfg(unix)]
+            let handle = std::fs::File::open(dir);
+            #[cfg(not(unix))]
+            let handle = std::fs::OpenOptions::new()
+                .create(true)
+                .write(true)
+                .truncate(false)
+                .open(dir.join(".evalsim.lock"));
+            handle
+        });
+        let handle = opened.map_err(|e| {
+            remove_empty(&created);
+            werr(e)
+        })?;
         match handle.try_lock() {
             Ok(()) => {}
             Err(std::fs::TryLockError::WouldBlock) => {
@@ -289,7 +339,9 @@ impl OutputDir {
         }
         Ok(OutputDir {
             path: dir.to_path_buf(),
-            handle,
+            handle: Some(handle),
+            created,
+            written: std::sync::atomic::AtomicBool::new(false),
         })
     }
 
@@ -364,7 +416,11 @@ impl OutputDir {
         }
         // Make the renames durable (a folder cannot be synced everywhere: best effort).
         #[cfg(unix)]
-        let _ = self.handle.sync_all();
+        if let Some(h) = &self.handle {
+            let _ = h.sync_all();
+        }
+        self.written
+            .store(true, std::sync::atomic::Ordering::Relaxed);
         Ok(written)
     }
 
@@ -452,6 +508,41 @@ mod tests {
         std::os::unix::fs::symlink(&absent, &dangling).expect("link");
         assert!(create_exclusive(&dangling).is_err());
         assert!(!absent.exists());
+    }
+
+    #[test]
+    fn a_panic_left_the_empty_output_folder_it_created() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let new = dir.path().join("new").join("deeper");
+        let panicked = std::panic::catch_unwind(|| {
+            let _out = OutputDir::lock(&new).expect("lock");
+            assert!(new.is_dir());
+            panic!("a bug while the folder is held");
+        });
+        assert!(panicked.is_err());
+        assert!(!dir.path().join("new").exists(), "the created folders stay");
+        // A failed write removes it too; a folder that was there before stays, and so does one
+        // that a write filled.
+        let out = OutputDir::lock(&new).expect("lock");
+        let clash = [
+            Artifact {
+                file: "a.csv".into(),
+                bytes: b"1".to_vec(),
+            },
+            Artifact {
+                file: "a.csv".into(),
+                bytes: b"2".to_vec(),
+            },
+        ];
+        assert!(out.write(&clash).is_err());
+        drop(out);
+        assert!(!dir.path().join("new").exists());
+        drop(OutputDir::lock(dir.path()).expect("lock"));
+        assert!(dir.path().is_dir(), "a folder that existed was removed");
+        let out = OutputDir::lock(&new).expect("lock");
+        out.write(&clash[..1]).expect("write");
+        drop(out);
+        assert!(new.join("a.csv").is_file());
     }
 
     #[test]

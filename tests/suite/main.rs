@@ -21,6 +21,7 @@ mod graded_single;
 mod harness_logs;
 mod hostile_inputs;
 mod hostile_readers;
+mod hostile_merge;
 mod interrupt;
 mod interval_coverage;
 mod modes;

@@ -325,7 +325,28 @@ fn svg_and_size(fig: &Figure) -> Result<(String, (u32, u32)), PlotError> {
         draw(&root, fig, &lay)?;
         root.present().map_err(|e| err(fig, e))?;
     }
-    Ok((out, lay.size))
+    Ok((xml_text(out), lay.size))
+}
+
+/// The SVG with every character XML forbids (control characters other than tab and line
+/// breaks, U+FFFE, U+FFFF) written as a visible `\u{..}` escape: a model name read from a
+/// results file can hold them, and the figure should show the name, not fail to parse.
+fn xml_text(svg: String) -> String {
+    let forbidden = |c: char| {
+        (c < '\u{20}' && !matches!(c, '\t' | '\n' | '\r')) || matches!(c, '\u{fffe}' | '\u{ffff}')
+    };
+    if !svg.contains(forbidden) {
+        return svg;
+    }
+    let mut out = String::with_capacity(svg.len() + 16);
+    for c in svg.chars() {
+        if forbidden(c) {
+            out.push_str(&format!("\\u{{{:x}}}", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 fn err(fig: &Figure, e: impl std::fmt::Debug) -> PlotError {

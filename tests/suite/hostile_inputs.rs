@@ -180,3 +180,41 @@ traces = 100
         assert!(text.contains("inf"), "{name}: {text}");
     }
 }
+
+#[test]
+fn a_model_name_with_characters_xml_forbids_failed_figure_drawing_with_exit_3() {
+    for name in ["m\u{1}x", "m\u{ffff}", "a<b>&\"c"] {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let rows: String = (0..12)
+            .map(|i| {
+                let row = serde_json::json!({
+                    "problem_id": i % 4, "correct": i % 3 == 0, "model": name, "answer": "a"
+                });
+                format!("{row}\n")
+            })
+            .collect();
+        let f = write_file(dir.path(), "names.jsonl", &rows);
+        let out = dir.path().join("o");
+        succeeds(
+            evalsim()
+                .args(["analyze", "--quiet", "--bootstrap", "0"])
+                .arg(&f)
+                .arg("--out")
+                .arg(&out),
+        );
+        let svgs: Vec<_> = std::fs::read_dir(&out)
+            .expect("out folder")
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "svg"))
+            .collect();
+        assert!(!svgs.is_empty(), "{name:?}: no figure written");
+        for svg in svgs {
+            let text = read(&svg);
+            assert!(
+                !text.contains(['\u{1}', '\u{ffff}']),
+                "{name:?}: {} holds a character XML forbids",
+                svg.display()
+            );
+        }
+    }
+}

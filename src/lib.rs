@@ -15,3 +15,4 @@ pub mod model;
 pub mod report;
 pub mod scenario;
 pub mod sim;
+pub mod text;

@@ -15,6 +15,11 @@ use serde::{Deserialize, Serialize};
 use super::normalize::{normalize_into, Normalization};
 use super::{AnalyzeError, Result};
 
+/// The largest token count a sample may report: 2^53, the largest integer every count up to
+/// which a float holds exactly. Larger counts are no token counts, and their sums over a
+/// model's samples could overflow to infinity.
+pub const MAX_OUTPUT_TOKENS: f64 = 9_007_199_254_740_992.0;
+
 /// One sampled answer, as read from any input format.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Sample {
@@ -548,13 +553,13 @@ impl DatasetBuilder {
             }
         };
         if let Some(t) = sample.output_tokens {
-            if !t.is_finite() || t < 0.0 {
+            if !(0.0..=MAX_OUTPUT_TOKENS).contains(&t) {
                 return Err(AnalyzeError::BadField {
                     source_name: self.source.clone(),
                     line,
                     field: "output_tokens".to_string(),
                     value: t.to_string(),
-                    expected: "a non-negative number".to_string(),
+                    expected: "a token count from 0 to 2^53 = 9007199254740992".to_string(),
                 });
             }
         }

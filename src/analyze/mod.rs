@@ -165,7 +165,7 @@ pub enum AnalyzeError {
         problem: String,
     },
     /// The lm-eval filter named by the user does not occur in the log.
-    #[error("{source_name}: no rows with filter `{filter}`; filters present: {available}")]
+    #[error("{source_name}: no rows with filter `{filter}` (chosen with --filter); filters present: {available}: pass one of them with --filter")]
     UnknownFilter {
         source_name: String,
         filter: String,

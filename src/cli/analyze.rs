@@ -159,7 +159,7 @@ pub(super) fn read_input(
     let source = if is_stdin(path) {
         "<stdin>".to_string()
     } else {
-        path.display().to_string()
+        crate::text::path_shown(&path)
     };
     let mut raw: Box<dyn Read> = if is_stdin(path) {
         Box::new(std::io::stdin())
@@ -282,7 +282,7 @@ pub(super) fn analyze_command(a: &AnalyzeArgs) -> Result<u8, Failure> {
         super::say(&format!(
             "wrote {} files to {}\n",
             artifacts.len(),
-            out_dir.display()
+            crate::text::path_shown(&out_dir)
         ))?;
     }
     Ok(EXIT_OK)

@@ -41,7 +41,7 @@ pub(super) fn fit_command(a: &FitArgs) -> Result<u8, Failure> {
         .iter()
         .map(|f| {
             f.file_name().map_or_else(
-                || f.display().to_string(),
+                || crate::text::path_shown(&f),
                 |s| s.to_string_lossy().into_owned(),
             )
         })
@@ -74,7 +74,7 @@ pub(super) fn fit_command(a: &FitArgs) -> Result<u8, Failure> {
         super::tell(&format!(
             "wrote {} files to {}\n",
             artifacts.len(),
-            out_dir.display()
+            crate::text::path_shown(&out_dir)
         ));
     }
     Ok(EXIT_OK)

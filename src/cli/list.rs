@@ -42,7 +42,7 @@ pub(super) fn list(c: &ListArgs) -> Result<u8, Failure> {
             }
             let title = Scenario::load(&p.display().to_string())
                 .map_or_else(|e| format!("(invalid: {e})"), |s| s.title);
-            rows.push((stem, title, p.display().to_string()));
+            rows.push((stem, title, crate::text::path_shown(&p)));
         }
     }
     if !c.quiet {

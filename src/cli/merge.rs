@@ -33,8 +33,8 @@ pub(super) struct MergeArgs {
 
 /// Reads the `shard-*.json` files of `dir`, in name order: (path, text).
 fn read_shards(dir: &Path) -> Result<Vec<(String, String)>, String> {
-    let entries =
-        std::fs::read_dir(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
+    let entries = std::fs::read_dir(dir)
+        .map_err(|e| format!("cannot read {}: {e}", crate::text::path_shown(&dir)))?;
     let mut files: Vec<PathBuf> = entries
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| {
@@ -48,8 +48,8 @@ fn read_shards(dir: &Path) -> Result<Vec<(String, String)>, String> {
         .iter()
         .map(|f| {
             std::fs::read_to_string(f)
-                .map(|text| (f.display().to_string(), text))
-                .map_err(|e| format!("cannot read {}: {e}", f.display()))
+                .map(|text| (crate::text::path_shown(&f), text))
+                .map_err(|e| format!("cannot read {}: {e}", crate::text::path_shown(&f)))
         })
         .collect()
 }
@@ -57,7 +57,7 @@ fn read_shards(dir: &Path) -> Result<Vec<(String, String)>, String> {
 pub(super) fn merge(a: &MergeArgs) -> Result<u8, Failure> {
     install_interrupt()?;
     let shards = read_shards(&a.dir).map_err(bad)?;
-    let output = merge_shards(&shards, &a.dir.display().to_string()).map_err(bad)?;
+    let output = merge_shards(&shards, &crate::text::path_shown(&a.dir)).map_err(bad)?;
     let out = a.common.out.clone().unwrap_or_else(|| a.dir.clone());
     for w in super::sweep::idle_field_warnings(&output, &[]) {
         super::warn(&w);

@@ -194,20 +194,7 @@ pub fn main() -> ExitCode {
     }
 }
 
-/// `text` safe to print on a terminal: control characters (NUL, ESC, carriage return, ...) and
-/// the invisible direction overrides become `\u{..}` escapes; line breaks and tabs stay.
-pub fn printable(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        let invisible = matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
-        if (c.is_control() && c != '\n' && c != '\t') || invisible {
-            out.push_str(&format!("\\u{{{:x}}}", u32::from(c)));
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
+pub use crate::text::printable;
 
 /// Writes `text` to standard output, made [`printable`] (a model name read from a file cannot
 /// move the cursor or retitle the terminal). A reader that went away (`evalsim run note | head`)

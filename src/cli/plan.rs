@@ -296,7 +296,7 @@ pub(super) fn plan(a: &PlanArgs) -> Result<u8, Failure> {
             checks.len() - failed.len(),
             checks.len(),
             artifacts.len(),
-            out.display()
+            crate::text::path_shown(&out)
         ))?;
     }
     for f in &failed {

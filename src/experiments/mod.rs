@@ -21,7 +21,7 @@ pub mod votes;
 
 use serde::Serialize;
 
-pub use check::{bernstein_allowance, Check, Estimate, CHECK_TAIL, Z_BOUND};
+pub use check::{bernstein_allowance, Check, Estimate, CHECK_TAIL, ROUNDING_ULPS, Z_BOUND};
 
 use crate::scenario::{ExperimentSpec, Scenario};
 use crate::sim::stream::name_id;

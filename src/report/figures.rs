@@ -1,6 +1,6 @@
 //! Turns finished results into [`Figure`] descriptions (no statistics computed here).
 
-use super::plot::{Band, Bars, Figure, Line, Markers, Note, Panel, Scale};
+use super::plot::{grid_columns, Band, Bars, Figure, Line, Markers, Note, Panel, Scale};
 use crate::experiments::budget::{BudgetCurves, BudgetMetric};
 use crate::experiments::contamination::ContaminationResult;
 use crate::experiments::cost::{CostTable, Strategy as CostStrategy};
@@ -447,7 +447,7 @@ fn lengths_figure(run: &RunOutput, r: &BudgetCurves) -> Figure {
             p
         })
         .collect::<Vec<_>>();
-    let columns = panels.len().clamp(1, 2);
+    let columns = grid_columns(panels.len());
     let rows = panels.len().div_ceil(columns) as u32;
     Figure {
         title: title(
@@ -459,7 +459,14 @@ fn lengths_figure(run: &RunOutput, r: &BudgetCurves) -> Figure {
         ),
         panels,
         columns,
-        size: (if columns > 1 { 1700 } else { 900 }, 80 + 560 * rows),
+        size: (
+            if columns > 1 {
+                850 * columns as u32
+            } else {
+                900
+            },
+            80 + 560 * rows,
+        ),
     }
 }
 
@@ -769,8 +776,15 @@ fn curves_figure(run: &RunOutput, r: &VoteCurves) -> Figure {
     if r.series.len() > 1 && r.series.iter().any(|s| s.run_sd > 0.0) {
         panels.push(run_sd_panel(r));
     }
-    let columns = panels.len().min(2);
-    let width = if columns > 1 { 1600 } else { 900 };
+    if maj_order_changes(r) {
+        panels.push(maj_overtake_panel(r));
+    }
+    let columns = grid_columns(panels.len());
+    let width = if columns > 1 {
+        800 * columns as u32
+    } else {
+        900
+    };
     let rows = panels.len().div_ceil(columns) as u32;
     Figure {
         title: title(
@@ -784,6 +798,40 @@ fn curves_figure(run: &RunOutput, r: &VoteCurves) -> Figure {
         columns,
         size: (width, 80 + 560 * rows),
     }
+}
+
+/// Whether the exact maj@k of two series change order between the smallest and the largest k
+/// (a model behind at pass@1 overtakes in the vote): the story then needs one axis.
+fn maj_order_changes(r: &VoteCurves) -> bool {
+    let ends: Vec<(f64, f64)> = (0..r.series.len())
+        .filter_map(|si| {
+            let pts = series_points(r, si, Metric::MajAtK);
+            Some((pts.first()?.1.exact, pts.last()?.1.exact))
+        })
+        .collect();
+    ends.iter().enumerate().any(|(i, a)| {
+        ends[i + 1..]
+            .iter()
+            .any(|b| (a.0 - b.0) * (a.1 - b.1) < 0.0)
+    })
+}
+
+/// maj@k (and, dashed, pass@k) of every series on one axis: where one model's vote overtakes
+/// another's.
+fn maj_overtake_panel(r: &VoteCurves) -> Panel {
+    let mut p = Panel::new(
+        "maj@k of the models above on one axis: the order changes with k",
+        "k (samples per problem, log2 scale)",
+        "maj@k (%)",
+    );
+    k_axis(&mut p, &r.k);
+    for (si, s) in r.series.iter().enumerate() {
+        let label = format!("{}: maj@k (pass@1 {:.1}%)", s.model, pct(s.pass_at_1));
+        let points = series_points(r, si, Metric::MajAtK);
+        exact_and_simulated(&mut p, Some(label), None, si % 8, &points);
+    }
+    fit_pct_y(&mut p);
+    p
 }
 
 /// pass@k of every series on one panel, labelled by run_sd: at equal pass@1 the curves part as
@@ -1037,8 +1085,8 @@ fn seed_histograms(run: &RunOutput, r: &SeedVariance) -> Figure {
             p
         })
         .collect();
-    let columns = panels.len().min(2);
-    let rows = panels.len().div_ceil(columns.max(1)) as u32;
+    let columns = grid_columns(panels.len());
+    let rows = panels.len().div_ceil(columns) as u32;
     Figure {
         title: title(
             run,
@@ -1051,7 +1099,14 @@ fn seed_histograms(run: &RunOutput, r: &SeedVariance) -> Figure {
         ),
         panels,
         columns,
-        size: (if columns > 1 { 1400 } else { 800 }, 70 + 430 * rows),
+        size: (
+            if columns > 1 {
+                700 * columns as u32
+            } else {
+                800
+            },
+            70 + 430 * rows,
+        ),
     }
 }
 
@@ -1210,13 +1265,26 @@ fn h2h_figure(run: &RunOutput, r: &HeadToHead) -> Figure {
         .fold(hi, f64::max);
     p.y_range = (0.0, (pct(hi) * 1.08).clamp(6.0, 100.0));
     level(&mut p, Some("5% reference".into()), 7, 5.0);
+    // "The better model" only when B is better: at a gap of 0 or below, B losing is no upset.
+    let better = r.pass_at_1_b > r.pass_at_1_a;
+    let (loss, question) = if better {
+        (
+            "P(B < A): the better model loses",
+            "how often the better model loses a rerun",
+        )
+    } else {
+        (
+            "P(B < A): B scores below A",
+            "how often B scores below A in a rerun",
+        )
+    };
     row_series(
         &mut p,
         &r.rows,
         |x| f64::from(x.n),
         [
-            ("P(B < A): the better model loses", 1, |x| x.loss),
-            ("P(B <= A): loses or ties", 0, |x| x.loss_or_tie),
+            (loss, 1, |x| x.loss),
+            ("P(B <= A): below or tied", 0, |x| x.loss_or_tie),
         ],
     );
     let mut panels = vec![p];
@@ -1225,7 +1293,16 @@ fn h2h_figure(run: &RunOutput, r: &HeadToHead) -> Figure {
         panels.push(disagreement_panel(r, d));
         size = (1100, 1100);
     }
-    Figure { title: title(run, &format!("{}: how often the better model loses a rerun ({} reruns; lines exact, dots simulated)", r.experiment, r.reruns)), panels, columns: 1, size }
+    let what = format!(
+        "{}: {question} ({} reruns; lines exact, dots simulated)",
+        r.experiment, r.reruns
+    );
+    Figure {
+        title: title(run, &what),
+        panels,
+        columns: 1,
+        size,
+    }
 }
 
 /// With `shift_sd` > 0: the per-problem difference p_B - p_A against the benchmark's rate, with

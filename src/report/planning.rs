@@ -622,13 +622,20 @@ pub fn loss_figure(r: &PlanResult, scenario: Option<&str>) -> plot::Figure {
             p
         })
         .collect::<Vec<_>>();
-    let columns = panels.len().min(2);
-    let rows = panels.len().div_ceil(2) as u32;
+    let columns = plot::grid_columns(panels.len());
+    let rows = panels.len().div_ceil(columns) as u32;
     plot::Figure {
         title: title(r, scenario, "How often the better model loses or ties"),
         panels,
         columns,
-        size: (if columns == 1 { 900 } else { 1600 }, 80 + 560 * rows),
+        size: (
+            if columns == 1 {
+                900
+            } else {
+                800 * columns as u32
+            },
+            80 + 560 * rows,
+        ),
     }
 }
 

@@ -400,12 +400,7 @@ pub fn sweep_figures_of(s: &SweepOutput, plot: Option<&[String]>) -> Vec<(String
                 }
             }
         }
-        // Two columns for four panels (no empty cells), else up to three.
-        let columns = if panels.len() == 4 {
-            2
-        } else {
-            panels.len().clamp(1, 3)
-        };
+        let columns = super::plot::grid_columns(panels.len());
         let rows = panels.len().div_ceil(columns).max(1) as u32;
         let drawn: usize = groups.iter().map(|(_, js)| js.len()).sum();
         let shown = if count > drawn {

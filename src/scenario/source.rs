@@ -80,14 +80,14 @@ pub fn read_source(name_or_path: &str) -> Result<ScenarioSource, ScenarioError> 
     };
     if let Some(file) = file {
         let bytes = std::fs::read(&file).map_err(|e| ScenarioError::Read {
-            path: file.display().to_string(),
+            path: crate::text::path_shown(&file),
             reason: e.to_string(),
         })?;
         let text = String::from_utf8(bytes).map_err(|e| {
             let at = e.utf8_error().valid_up_to();
             let bad = e.as_bytes().get(at).copied().unwrap_or(0);
             let lossy = String::from_utf8_lossy(e.as_bytes());
-            let display = file.display().to_string();
+            let display = crate::text::path_shown(&file);
             let loc = Locator::new(&display, &lossy);
             loc.error(
                 at..at,
@@ -101,7 +101,7 @@ pub fn read_source(name_or_path: &str) -> Result<ScenarioSource, ScenarioError> 
         return Ok(ScenarioSource {
             text,
             name,
-            file: file.display().to_string(),
+            file: crate::text::path_shown(&file),
         });
     }
     match NAMED.iter().find(|(n, _)| *n == name_or_path) {

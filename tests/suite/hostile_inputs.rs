@@ -218,3 +218,118 @@ fn a_model_name_with_characters_xml_forbids_failed_figure_drawing_with_exit_3() 
         }
     }
 }
+
+#[test]
+fn a_newline_in_a_file_name_split_the_error_message() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for (name, text) in [
+        ("bad\nname.jsonl", "{\"problem_id\": 1}\n"),
+        ("bad\nname.toml", "seed = \"x\"\n"),
+    ] {
+        let f = write_file(dir.path(), name, text);
+        let command = if name.ends_with(".toml") {
+            "check"
+        } else {
+            "analyze"
+        };
+        let err = refused_saying(evalsim().arg(command).arg(&f), &["bad\\u{a}name"]);
+        let naming: Vec<&str> = err.lines().filter(|l| l.contains("name.")).collect();
+        assert!(
+            naming.iter().all(|l| l.contains("bad\\u{a}name")),
+            "{name:?}: the file name is split across lines:\n{err}"
+        );
+    }
+}
+
+#[test]
+fn the_lm_eval_filter_error_never_named_the_filter_flag() {
+    let err = refused_saying(
+        evalsim()
+            .args(["analyze", "--filter", "nonexistent"])
+            .arg("tests/fixtures/harness/lm_eval/gen"),
+        &["no rows with filter `nonexistent`", "--filter", "`none`"],
+    );
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn token_counts_that_overflow_printed_inf_per_sample() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let rows: String = (0..12)
+        .map(|i| {
+            format!(
+                "{{\"problem_id\": {}, \"correct\": {}, \"output_tokens\": 1.7e308}}\n",
+                i / 2,
+                i % 3 == 0
+            )
+        })
+        .collect();
+    let f = write_file(dir.path(), "tokens.jsonl", &rows);
+    for command in ["analyze", "fit"] {
+        let err = refused_saying(
+            evalsim()
+                .arg(command)
+                .arg(&f)
+                .arg("--out")
+                .arg(dir.path().join(command)),
+            &["tokens.jsonl:1", "output_tokens", "2^53"],
+        );
+        assert!(!err.contains("inf"), "{command}: {err}");
+        assert!(
+            !dir.path().join(command).exists(),
+            "{command}: left an output folder"
+        );
+    }
+}
+
+/// A scenario with one model whose `[[model]]` block ends in `extra`, under every experiment
+/// the newer keys reach, at small sizes.
+fn with_model_keys(extra: &str) -> String {
+    format!(
+        "seed = 3\n[benchmark]\nproblems = 12\nmu = 0.3\nsigma = 2.0\n\
+         [[model]]\nname = \"m\"\nshift = 0.0\nattractor = 0.4\n{extra}\n\
+         [[model]]\nname = \"b\"\nshift = 0.3\nattractor = 0.4\n\
+         [[experiment]]\nkind = \"curves\"\nmodels = [\"m\"]\nk = [1, 3, 16]\nvotes = 300\n\
+         [[experiment]]\nkind = \"vote-spread\"\nmodel = \"m\"\nk = [1, 5]\nreruns = 300\n\
+         [[experiment]]\nkind = \"seed-variance\"\nmodel = \"m\"\nn = [1, 4]\nreruns = 300\n\
+         [[experiment]]\nkind = \"head-to-head\"\na = \"m\"\nb = \"b\"\nn = [1, 4]\nreruns = 300\n"
+    )
+}
+
+#[test]
+fn newer_model_keys_at_the_edges_of_their_ranges_run_or_are_refused_at_their_key() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let edges = [
+        "shift_sd = 10.0",
+        "shift_sd = 10.0\nvote_rule = \"absolute\"",
+        "shift_sd = 10.0\nrun_sd = 3.0",
+        "unparsed = 0.999999",
+        "split = 0.999999",
+        "unparsed = 0.5\nsplit = 0.5",
+        "run_sd = 3.0",
+        "[model.verifier]\nkind = \"threshold\"\ntpr = 0.0\nfpr = 0.0\nfallback = \"abstain\"",
+        "[model.verifier]\nkind = \"threshold\"\ntpr = 1.0\nfpr = 1.0",
+        "[model.verifier]\nkind = \"score\"\nseparation = -10.0",
+        "[model.verifier]\nkind = \"score\"\nseparation = 10.0",
+        "[model.grader]\nfpr = 1.0\nfnr = 1.0",
+        "[model.grader]\nfpr = 1.0",
+        "unparsed = 0.99\n[model.grader]\nfpr = 1.0\nfnr = 0.0",
+        "split = 0.9\n[model.verifier]\nkind = \"threshold\"\ntpr = 1.0\nfpr = 0.0\n[model.grader]\nfnr = 1.0",
+    ];
+    for (i, extra) in edges.iter().enumerate() {
+        let text = with_model_keys(extra);
+        let f = write_file(dir.path(), &format!("edge{i}.toml"), &text);
+        let out = evalsim().arg("check").arg(&f).output().expect("runs");
+        let err = String::from_utf8_lossy(&out.stderr);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        match out.status.code() {
+            Some(0) => {}
+            Some(2) => assert!(
+                err.contains(&format!("edge{i}.toml:")),
+                "{extra}: a refusal without its location:\n{err}"
+            ),
+            code => panic!("{extra}: exit {code:?}\n{stdout}\n{err}"),
+        }
+        assert!(!err.contains("panicked"), "{extra}: {err}");
+    }
+}

@@ -15,6 +15,7 @@ mod edge_props;
 mod edges;
 mod figure_content;
 mod figure_ranges;
+mod figure_style;
 mod file_system;
 mod graded_plan;
 mod graded_single;

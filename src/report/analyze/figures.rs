@@ -7,30 +7,28 @@ use super::{curves, input_names, pct};
 use crate::analyze::interval::IntervalBasis;
 use crate::analyze::joint_fit::Parameter;
 use crate::analyze::{Analysis, CurvePoint, FitResult};
-use crate::report::plot::{Band, Bars, Figure, Line, Markers, Panel, Scale};
+use crate::report::plot::{grid_columns, Band, Bars, Figure, Line, Markers, Panel, Scale};
 
-pub(super) fn k_ticks(kmin: f64, kmax: f64) -> Vec<f64> {
-    // Up to 12 values of k (every k from kmin to kmax exists): a tick at each.
-    if kmax - kmin < 12.0 {
-        let mut t = kmin.ceil();
-        let mut ticks = Vec::new();
-        while t <= kmax + 1e-9 {
-            ticks.push(t);
-            t += 1.0;
-        }
-        return ticks;
+/// The x ticks of a curve against k: a tick at every computed k when there are at most 12 of
+/// them, else at the computed powers of two and the largest k (never a tick at a k that was not
+/// computed).
+pub(super) fn k_ticks(ks: impl IntoIterator<Item = f64>) -> Vec<f64> {
+    let mut ks: Vec<f64> = ks.into_iter().filter(|k| k.is_finite()).collect();
+    ks.sort_by(f64::total_cmp);
+    ks.dedup();
+    if ks.len() <= 12 {
+        return ks;
     }
-    let mut ticks = Vec::new();
-    let mut t = 1.0;
-    while t <= kmax * 1.01 {
-        if t >= kmin * 0.99 {
-            ticks.push(t);
-        }
-        t *= 2.0;
-    }
+    let last = ks.last().copied();
+    let mut ticks: Vec<f64> = ks
+        .into_iter()
+        .filter(|&k| k >= 1.0 && (k as u64).is_power_of_two() && k.fract() == 0.0)
+        .collect();
     // The largest k is always labelled (n = 3 has k = 3, not a power of two).
-    if ticks.last().is_none_or(|&t| t < kmax * 0.99) {
-        ticks.push(kmax);
+    if let Some(last) = last {
+        if ticks.last() != Some(&last) {
+            ticks.push(last);
+        }
     }
     ticks
 }
@@ -90,7 +88,7 @@ pub fn curves_figure(a: &Analysis) -> Figure {
             let kmin = s.pass_at_k.first().map_or(1.0, |q| q.k as f64);
             let kmax = s.pass_at_k.last().map_or(1.0, |q| q.k as f64);
             p.x_range = (kmin / 1.25, kmax * 1.25);
-            p.x_ticks = Some(k_ticks(kmin, kmax));
+            p.x_ticks = Some(k_ticks(s.pass_at_k.iter().map(|q| q.k as f64)));
             p.y_range = (0.0, 100.0);
             // With one sample per problem every curve is the single point k = 1, where pass^1
             // and both maj@1 equal pass@1: one mark, labelled so, instead of four stacked marks
@@ -222,7 +220,7 @@ pub fn curves_figure(a: &Analysis) -> Figure {
         .collect();
     let mut panels = panels;
     share_y(&mut panels);
-    let columns = panels.len().clamp(1, 2);
+    let columns = grid_columns(panels.len());
     let rows = panels.len().div_ceil(columns).max(1) as u32;
     Figure {
         title: format!(
@@ -232,7 +230,7 @@ pub fn curves_figure(a: &Analysis) -> Figure {
         ),
         panels,
         columns,
-        size: (if columns > 1 { 1600 } else { 1000 }, 80 + 600 * rows),
+        size: (if columns > 1 { 800 * columns as u32 } else { 1000 }, 80 + 600 * rows),
     }
 }
 
@@ -306,7 +304,7 @@ pub fn solve_rates_figure(a: &Analysis) -> Figure {
         .collect();
     let mut panels = panels;
     share_y(&mut panels);
-    let columns = panels.len().clamp(1, 2);
+    let columns = grid_columns(panels.len());
     let rows = panels.len().div_ceil(columns).max(1) as u32;
     Figure {
         title: format!(
@@ -316,7 +314,14 @@ pub fn solve_rates_figure(a: &Analysis) -> Figure {
         ),
         panels,
         columns,
-        size: (if columns > 1 { 1600 } else { 1000 }, 80 + 520 * rows),
+        size: (
+            if columns > 1 {
+                800 * columns as u32
+            } else {
+                1000
+            },
+            80 + 520 * rows,
+        ),
     }
 }
 
@@ -437,8 +442,8 @@ pub fn fit_figure(fit: &FitResult, seed: u64) -> Figure {
             p
         })
         .collect();
-    let columns = panels.len().min(2);
-    let rows = panels.len().div_ceil(2);
+    let columns = grid_columns(panels.len());
+    let rows = panels.len().div_ceil(columns);
     Figure {
         title: format!(
             "fit: observed vs {} correct counts per problem · {} · seed {seed}",
@@ -448,7 +453,11 @@ pub fn fit_figure(fit: &FitResult, seed: u64) -> Figure {
         panels,
         columns,
         size: (
-            if columns > 1 { 1600 } else { 1000 },
+            if columns > 1 {
+                800 * columns as u32
+            } else {
+                1000
+            },
             120 + 520 * rows as u32,
         ),
     }
@@ -489,7 +498,7 @@ pub fn fit_curves_figure(fit: &FitResult, seed: u64) -> Figure {
             let kmin = ks.iter().copied().fold(f64::INFINITY, f64::min).min(1.0);
             let kmax = ks.iter().copied().fold(1.0, f64::max);
             p.x_range = (kmin / 1.25, kmax * 1.25);
-            p.x_ticks = Some(k_ticks(kmin, kmax));
+            p.x_ticks = Some(k_ticks(ks.iter().copied()));
             p.y_range = (0.0, 100.0);
             for (i, c) in m.curves.iter().enumerate() {
                 let color = if c.metric == "maj@k" { 2 } else { 0 };
@@ -526,8 +535,8 @@ pub fn fit_curves_figure(fit: &FitResult, seed: u64) -> Figure {
             p
         })
         .collect();
-    let columns = panels.len().min(2);
-    let rows = panels.len().div_ceil(2);
+    let columns = grid_columns(panels.len());
+    let rows = panels.len().div_ceil(columns);
     Figure {
         title: format!(
             "fit: observed vs {} pass@k / maj@k · {} · seed {seed}",
@@ -537,7 +546,11 @@ pub fn fit_curves_figure(fit: &FitResult, seed: u64) -> Figure {
         panels,
         columns,
         size: (
-            if columns > 1 { 1600 } else { 1000 },
+            if columns > 1 {
+                800 * columns as u32
+            } else {
+                1000
+            },
             120 + 520 * rows as u32,
         ),
     }
@@ -554,10 +567,21 @@ mod tests {
 
     #[test]
     fn analyze_with_n_3_labels_k_3() {
-        assert_eq!(super::k_ticks(1.0, 3.0), vec![1.0, 2.0, 3.0]);
-        assert_eq!(super::k_ticks(1.0, 10.0).len(), 10);
-        assert_eq!(super::k_ticks(1.0, 64.0).last(), Some(&64.0));
-        assert_eq!(super::k_ticks(1.0, 64.0).len(), 7);
+        assert_eq!(super::k_ticks([1.0, 2.0, 3.0]), vec![1.0, 2.0, 3.0]);
+        let every: Vec<f64> = (1..=64).map(f64::from).collect();
+        assert_eq!(super::k_ticks(every.iter().copied()).last(), Some(&64.0));
+        assert_eq!(super::k_ticks(every.iter().copied()).len(), 7);
+        let to_67: Vec<f64> = (1..=67).map(f64::from).collect();
+        assert_eq!(super::k_ticks(to_67).last(), Some(&67.0));
+    }
+
+    #[test]
+    fn curves_for_k_1_2_4_8_put_ticks_at_k_3_5_6_and_7() {
+        assert_eq!(
+            super::k_ticks([1.0, 2.0, 4.0, 8.0]),
+            vec![1.0, 2.0, 4.0, 8.0]
+        );
+        assert_eq!(super::k_ticks([8.0, 1.0, 4.0, 4.0]), vec![1.0, 4.0, 8.0]);
     }
 }
 

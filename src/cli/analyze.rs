@@ -159,7 +159,7 @@ pub(super) fn read_input(
     let source = if is_stdin(path) {
         "<stdin>".to_string()
     } else {
-        crate::text::path_shown(&path)
+        crate::text::path_shown(path)
     };
     let mut raw: Box<dyn Read> = if is_stdin(path) {
         Box::new(std::io::stdin())

@@ -41,7 +41,7 @@ pub(super) fn fit_command(a: &FitArgs) -> Result<u8, Failure> {
         .iter()
         .map(|f| {
             f.file_name().map_or_else(
-                || crate::text::path_shown(&f),
+                || crate::text::path_shown(f),
                 |s| s.to_string_lossy().into_owned(),
             )
         })

@@ -34,7 +34,7 @@ pub(super) struct MergeArgs {
 /// Reads the `shard-*.json` files of `dir`, in name order: (path, text).
 fn read_shards(dir: &Path) -> Result<Vec<(String, String)>, String> {
     let entries = std::fs::read_dir(dir)
-        .map_err(|e| format!("cannot read {}: {e}", crate::text::path_shown(&dir)))?;
+        .map_err(|e| format!("cannot read {}: {e}", crate::text::path_shown(dir)))?;
     let mut files: Vec<PathBuf> = entries
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| {
@@ -48,8 +48,8 @@ fn read_shards(dir: &Path) -> Result<Vec<(String, String)>, String> {
         .iter()
         .map(|f| {
             std::fs::read_to_string(f)
-                .map(|text| (crate::text::path_shown(&f), text))
-                .map_err(|e| format!("cannot read {}: {e}", crate::text::path_shown(&f)))
+                .map(|text| (crate::text::path_shown(f), text))
+                .map_err(|e| format!("cannot read {}: {e}", crate::text::path_shown(f)))
         })
         .collect()
 }

@@ -112,7 +112,7 @@ pub(super) fn run_scenario(a: &RunArgs, check_only: bool) -> Result<u8, Failure>
                     "{}: wrote {} files to {}\n",
                     scenario.name,
                     artifacts.len(),
-                    crate::text::path_shown(&out_dir.path())
+                    crate::text::path_shown(out_dir.path())
                 ))?;
             }
         }

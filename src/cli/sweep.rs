@@ -332,7 +332,7 @@ pub(super) fn finish(
             output.manifest.scenario,
             output.cells.len(),
             artifacts.len(),
-            crate::text::path_shown(&out),
+            crate::text::path_shown(out),
             checks.len() - failed,
             checks.len()
         ))?;

@@ -308,7 +308,7 @@ impl OutputDir {
     /// when another process holds its lock.
     pub fn lock(dir: &Path) -> Result<OutputDir, ReportError> {
         let werr = |e: std::io::Error| ReportError::Write {
-            path: crate::text::path_shown(&dir),
+            path: crate::text::path_shown(dir),
             reason: e.to_string(),
         };
         let created = missing_folders(dir);
@@ -331,7 +331,7 @@ impl OutputDir {
             Ok(()) => {}
             Err(std::fs::TryLockError::WouldBlock) => {
                 return Err(ReportError::Busy {
-                    path: crate::text::path_shown(&dir),
+                    path: crate::text::path_shown(dir),
                 })
             }
             // A file system without locks (some network mounts): write unlocked.
@@ -363,7 +363,7 @@ impl OutputDir {
     pub fn write(&self, artifacts: &[Artifact]) -> Result<Vec<PathBuf>, ReportError> {
         self.remove_stale_temps();
         let werr = |p: &Path, reason: String| ReportError::Write {
-            path: crate::text::path_shown(&p),
+            path: crate::text::path_shown(p),
             reason,
         };
         let mut staged: Vec<(PathBuf, PathBuf)> = Vec::with_capacity(artifacts.len());

@@ -621,9 +621,9 @@ fn title_fits(line: &str, w0: i32) -> bool {
     w + w / 12 + 32 <= w0
 }
 
-/// The figure title's lines at [`TITLE_SIZE`]: one line if it fits the width; else its
-/// " · "-separated parts packed into as few lines as fit (a part too wide for a line wrapped at
-/// its words).
+/// The figure title's lines at [`TITLE_SIZE`]: one line if it fits the width; else two lines
+/// split at the " · " that balances them, if both fit; else its " · "-separated parts packed
+/// into as few lines as fit (a part too wide for a line wrapped at its words).
 fn fit_title(title: &str, w0: i32) -> Vec<String> {
     if title_fits(title, w0) {
         return vec![title.to_string()];
@@ -636,8 +636,21 @@ fn fit_title(title: &str, w0: i32) -> Vec<String> {
         }
         r
     };
+    // Two lines split at the " · " that balances them, when both fit.
+    let parts: Vec<&str> = title.split(" · ").collect();
+    let balanced = (1..parts.len())
+        .map(|n| (parts[..n].join(" · "), parts[n..].join(" · ")))
+        .filter(|(a, b)| title_fits(a, w0) && title_fits(b, w0))
+        .min_by_key(|(a, b)| {
+            text_size(a, TITLE_SIZE, true)
+                .0
+                .max(text_size(b, TITLE_SIZE, true).0)
+        });
+    if let Some((a, b)) = balanced {
+        return vec![a, b];
+    }
     let mut lines: Vec<String> = Vec::new();
-    for part in title.split(" · ") {
+    for part in parts {
         let joined = lines.last().map(|l| format!("{l} · {part}"));
         match joined {
             Some(j) if title_fits(&j, w0) => *lines.last_mut().expect("a line") = j,

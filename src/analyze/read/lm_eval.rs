@@ -388,7 +388,7 @@ fn io_error(source: &str, error: std::io::Error) -> AnalyzeError {
 /// The `results_<date>.json` files in `dir` and its immediate subfolders (lm-eval writes into
 /// `<output_path>/<model>/`), sorted.
 fn results_files(dir: &Path) -> Result<Vec<PathBuf>> {
-    let source = crate::text::path_shown(&dir);
+    let source = crate::text::path_shown(dir);
     let mut found = Vec::new();
     let mut dirs = vec![dir.to_path_buf()];
     for entry in std::fs::read_dir(dir).map_err(|e| io_error(&source, e))? {
@@ -423,7 +423,7 @@ fn stamp(results: &Path) -> Option<String> {
 /// The samples files of one run: (task, path), sorted by task.
 fn samples_files(results: &Path) -> Result<Vec<(String, PathBuf)>> {
     let dir = results.parent().unwrap_or(Path::new("."));
-    let source = crate::text::path_shown(&dir);
+    let source = crate::text::path_shown(dir);
     let Some(ts) = stamp(results) else {
         return Ok(Vec::new());
     };
@@ -462,7 +462,7 @@ pub fn sibling_results(samples: &Path) -> Option<(PathBuf, String)> {
 /// # Errors
 /// As [`parse_results`]; an unreadable file.
 pub fn read_results(path: &Path) -> Result<LmEvalResults> {
-    let source = crate::text::path_shown(&path);
+    let source = crate::text::path_shown(path);
     let text = std::fs::read_to_string(path).map_err(|e| io_error(&source, e))?;
     parse_results(&text, &source)
 }
@@ -542,7 +542,7 @@ pub fn attach_aggregate(results: &LmEvalResults, tasks: &[String], dataset: &mut
 /// # Errors
 /// No results file or several; no samples files; any error of the samples reader.
 pub fn read_output_dir(dir: &Path, options: &ReadOptions) -> Result<Dataset> {
-    let source = crate::text::path_shown(&dir);
+    let source = crate::text::path_shown(dir);
     let results = results_files(dir)?;
     let path = match results.as_slice() {
         [one] => one.clone(),
@@ -563,7 +563,7 @@ pub fn read_output_dir(dir: &Path, options: &ReadOptions) -> Result<Dataset> {
                 expected: format!(
                     "a folder with one lm-eval run; pass the folder of one of: {}",
                     many.iter()
-                        .map(|p| crate::text::path_shown(&p))
+                        .map(|p| crate::text::path_shown(p))
                         .collect::<Vec<_>>()
                         .join(", ")
                 ),
@@ -585,7 +585,7 @@ pub fn read_output_dir(dir: &Path, options: &ReadOptions) -> Result<Dataset> {
     // the model would change the numbers without a word.
     if let Some((task, file)) = files.iter().find(|(task, _)| !parsed.lists(task)) {
         return Err(AnalyzeError::Input {
-            source_name: crate::text::path_shown(&file),
+            source_name: crate::text::path_shown(file),
             message: format!(
                 "samples of task `{task}`, which {} does not list (it lists {}), so this file is \
                  not from that run; move it out of the folder, or pass the samples files you mean \
@@ -603,7 +603,7 @@ pub fn read_output_dir(dir: &Path, options: &ReadOptions) -> Result<Dataset> {
     let several = files.len() > 1;
     let mut tasks = Vec::new();
     for (task, file) in &files {
-        let name = crate::text::path_shown(&file);
+        let name = crate::text::path_shown(file);
         let f = std::fs::File::open(file).map_err(|e| io_error(&name, e))?;
         let mut reader = std::io::BufReader::new(f);
         let previous = builder.harness.score_read.take();

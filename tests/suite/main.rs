@@ -7,6 +7,7 @@ mod bad_scenarios;
 mod calibration;
 mod clamped_output;
 mod cli;
+mod cluster_coverage;
 mod common;
 mod curves_band;
 mod determinism;

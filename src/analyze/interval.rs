@@ -21,7 +21,11 @@
 //! what the data allow: with P(score != c) <= u = 1 - 0.05^(1/N), the one-sided exact
 //! (Clopper-Pearson) 95% bound after N problems without an exception (about 3 / N, the rule of
 //! three), the mean lies in [c - u (c - lo), c + u (hi - c)]. For all solved that is
-//! [0.05^(1/N), 1].
+//! [0.05^(1/N), 1]. One score (N = 1) gets the same rule, which there holds any bounded mean
+//! with probability 95% (Markov's inequality; see `all_equal_interval`).
+//!
+//! With clusters the same Wilson interval is built from the clustered SE with t(C - 1)
+//! ([`wilson_with_variance`], called by [`super::cluster`]).
 //!
 //! The paired difference of maj@k uses [`IntervalMethod::PairedScore`] instead, a Tango-type
 //! score interval whose variance is re-estimated under each hypothesised difference

@@ -235,7 +235,11 @@ pub fn model_warnings(model: &ModelSamples, clusters: Option<&Clusters>) -> Vec<
         .filter(|p| p.cluster.is_some())
         .count();
     let name = &model.name;
-    match clusters.map(Clusters::count) {
+    // Clusters of one problem each are the problems: nothing to warn about.
+    match clusters
+        .filter(|c| c.count() < c.len())
+        .map(Clusters::count)
+    {
         Some(1) => w.push(format!(
             "`{name}`: every problem is in one cluster, so there is no clustered SE; the 95% \
              intervals treat the problems as independent"
@@ -492,9 +496,11 @@ struct CurveInput<'a> {
 }
 
 /// The reported 95% interval of the mean of `values` in `range` by `method`, its number of
-/// clusters when it rests on the clustered SE (C >= 2), and the interval from the question SE
-/// when that is not the one reported: (reported, clusters, unclustered). Shared by the summary
-/// and the paired comparison.
+/// clusters when it rests on the clustered SE, and the interval from the question SE when that
+/// is not the one reported: (reported, clusters, unclustered). Shared by the summary and the
+/// paired comparison. The clustered SE is used from 2 clusters on, unless every cluster holds
+/// one problem (C = N: the clusters are the problems, and the interval from the question SE,
+/// with its adaptive degrees of freedom, is the same claim).
 pub(crate) fn reported_interval(
     values: &[f64],
     range: (f64, f64),
@@ -507,7 +513,7 @@ pub(crate) fn reported_interval(
 ) {
     let plain = mean_interval(values, range, method);
     match clusters
-        .filter(|c| c.count() >= 2)
+        .filter(|c| c.count() >= 2 && c.count() < c.len())
         .and_then(|c| clustered_interval(values, c, range, method).map(|i| (i, c.count())))
     {
         Some((i, c)) => (Some(i), Some(c), plain),

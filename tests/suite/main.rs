@@ -3,6 +3,7 @@
 
 mod analyze_answers;
 mod analyze_cli;
+mod analyze_clusters;
 mod bad_scenarios;
 mod calibration;
 mod clamped_output;

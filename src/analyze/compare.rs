@@ -5,15 +5,18 @@
 //! SD_i(d_i)/sqrt(N) (CLT over problems); its sampling part is sqrt(sum_i (Var_jk^A + Var_jk^B))/N
 //! (within-problem jackknife of each model, independent samples), and the question part is
 //! the remainder sqrt(max(0, SE^2 - sampling^2)). The 95% interval of the difference is the one
-//! of [`super::interval`] on the range [-1, 1].
+//! of [`super::interval`] on the range [-1, 1]. When the common problems have clusters (C >= 2),
+//! the clustered paired SE (CR1 over the d_i, [`super::cluster`]) gives the reported interval
+//! with t(C - 1), and the one from the paired SE is kept beside it.
 //!
 //! Depends on [`super::data`], [`super::summary`]'s per-problem curves, [`super::interval`], and
 //! [`crate::sim::reruns`] for the simulated reruns (which draw every random number).
 use serde::{Deserialize, Serialize};
 
+use super::cluster::{clustered_se, Clusters};
 use super::data::{ModelSamples, ProblemSamples};
-use super::interval::{mean_interval, IntervalBasis, IntervalMethod};
-use super::summary::{check_k, maj_curve, pass_curve, question_se};
+use super::interval::{IntervalBasis, IntervalMethod};
+use super::summary::{check_k, maj_curve, pass_curve, question_se, reported_interval};
 use super::{AnalyzeError, Result};
 use crate::model::VoteRule;
 use crate::sim::reruns::{paired_rerun_signs, PairedRates};
@@ -68,6 +71,19 @@ pub struct DiffEstimate {
     pub ci95: [f64; 2],
     /// What `ci95` rests on.
     pub ci_basis: IntervalBasis,
+    /// The construction of `ci95`: `wilson` (pass@1) or `paired-score` (maj@k).
+    #[serde(default)]
+    pub ci_method: IntervalMethod,
+    /// Clustered paired SE (CR1 over the per-problem differences), when every common problem
+    /// has a cluster (from model A, else B) and there are at least 2.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clustered_se: Option<f64>,
+    /// The number of clusters C when `ci95` rests on the clustered paired SE with t(C - 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ci_clusters: Option<usize>,
+    /// With `ci_clusters`: the interval from the paired SE (problems independent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unclustered_ci95: Option<[f64; 2]>,
 }
 
 /// Exact two-sided sign test over problems whose pass@1 differs.
@@ -118,6 +134,7 @@ fn paired(
     k: usize,
     method: IntervalMethod,
     pairs: &[(&ProblemSamples, &ProblemSamples)],
+    clusters: Option<&Clusters>,
     per_problem: impl Fn(&ProblemSamples) -> Result<(f64, Option<f64>)>,
 ) -> Result<DiffEstimate> {
     let n = pairs.len() as f64;
@@ -145,12 +162,12 @@ fn paired(
         .max(0.0)
         .sqrt();
     let difference = (sb - sa) / n;
-    let interval =
-        mean_interval(&d, (-1.0, 1.0), method).ok_or_else(|| AnalyzeError::TooFewProblems {
-            what: "a paired interval".to_string(),
-            needed: 2,
-            found: pairs.len(),
-        })?;
+    let (interval, ci_clusters, plain) = reported_interval(&d, (-1.0, 1.0), method, clusters);
+    let interval = interval.ok_or_else(|| AnalyzeError::TooFewProblems {
+        what: "a paired interval".to_string(),
+        needed: 2,
+        found: pairs.len(),
+    })?;
     Ok(DiffEstimate {
         k,
         a: sa / n,
@@ -161,6 +178,10 @@ fn paired(
         sampling_se,
         ci95: [interval.low, interval.high],
         ci_basis: interval.basis,
+        ci_method: method,
+        clustered_se: clusters.and_then(|c| clustered_se(&d, c)),
+        ci_clusters,
+        unclustered_ci95: plain.map(|i| [i.low, i.high]),
     })
 }
 
@@ -207,7 +228,13 @@ pub fn compare_models(
     }
     check_k(a, 1)?;
     check_k(b, 1)?;
-    let pass_at_1 = paired(1, IntervalMethod::Wilson, &pairs, |p| {
+    // A problem's cluster from model A, else from B (the same problem in both).
+    let labels: Vec<Option<&str>> = pairs
+        .iter()
+        .map(|(pa, pb)| pa.cluster.as_deref().or(pb.cluster.as_deref()))
+        .collect();
+    let clusters = Clusters::new(&labels);
+    let pass_at_1 = paired(1, IntervalMethod::Wilson, &pairs, clusters.as_ref(), |p| {
         let c = pass_curve(p, 1, false)?;
         Ok((c.est[0], c.var[0]))
     })?;
@@ -224,10 +251,16 @@ pub fn compare_models(
                     });
                 }
             }
-            Some(paired(k, IntervalMethod::PairedScore, &pairs, |p| {
-                let c = maj_curve(p, k, options.maj_rule)?;
-                Ok((c.est[k - 1], c.var[k - 1]))
-            })?)
+            Some(paired(
+                k,
+                IntervalMethod::PairedScore,
+                &pairs,
+                clusters.as_ref(),
+                |p| {
+                    let c = maj_curve(p, k, options.maj_rule)?;
+                    Ok((c.est[k - 1], c.var[k - 1]))
+                },
+            )?)
         }
     };
     let (mut a_better, mut b_better, mut ties) = (0, 0, 0);
@@ -353,5 +386,46 @@ mod tests {
         };
         let err = compare_models(&a, &b, &too_big).unwrap_err().to_string();
         assert!(err.contains("smallest n = 8"), "{err}");
+    }
+
+    /// The paired comparison built its interval from the paired SE even when the problems come
+    /// in clusters; with clusters it uses the clustered paired SE with t(C - 1).
+    #[test]
+    fn paired_comparison_ignored_the_clusters() {
+        let a_counts: Vec<(usize, usize)> = (0..30).map(|i| (i % 9, 8)).collect();
+        let b_counts: Vec<(usize, usize)> = (0..30).map(|i| ((i % 9 + i % 3).min(8), 8)).collect();
+        let (mut a, b) = (model("a", &a_counts), model("b", &b_counts));
+        for (i, p) in a.problems.iter_mut().enumerate() {
+            p.cluster = Some(format!("c{}", i % 5));
+        }
+        let opts = ComparisonOptions {
+            maj_k: Some(3),
+            reruns: 0,
+            ..ComparisonOptions::default()
+        };
+        let c = compare_models(&a, &b, &opts).unwrap();
+        for d in [&c.pass_at_1, c.maj_at_k.as_ref().unwrap()] {
+            assert_eq!(d.ci_clusters, Some(5));
+            let cse = d.clustered_se.unwrap();
+            assert!(cse > 0.0 && d.unclustered_ci95.is_some());
+            assert_ne!(Some(d.ci95), d.unclustered_ci95);
+        }
+        let d: Vec<f64> = a
+            .problems
+            .iter()
+            .zip(&b.problems)
+            .map(|(pa, pb)| (pb.correct as f64 - pa.correct as f64) / 8.0)
+            .collect();
+        let labels: Vec<Option<&str>> = a.problems.iter().map(|p| p.cluster.as_deref()).collect();
+        let clusters = Clusters::new(&labels).unwrap();
+        let want = crate::analyze::cluster::clustered_interval(
+            &d,
+            &clusters,
+            (-1.0, 1.0),
+            IntervalMethod::Wilson,
+        )
+        .unwrap();
+        assert_eq!(c.pass_at_1.ci95, [want.low, want.high]);
+        assert_eq!(c.pass_at_1.clustered_se, clustered_se(&d, &clusters));
     }
 }

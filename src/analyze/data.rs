@@ -113,8 +113,15 @@ pub struct ProblemSamples {
     /// Sizes of the wrong-answer groups (each missing answer is its own group of size 1).
     /// Meaningful only when [`ModelSamples::has_answers`] is true.
     pub wrong_groups: Vec<usize>,
-    /// Group id of each sample in file order: 0 is the correct answer, `i >= 1` is
-    /// `wrong_groups[i - 1]`.
+    /// The answer groups of the vote, in first-seen order: the samples of one normalised answer
+    /// (right or wrong) form one group; each missing answer (and each sample without an answer
+    /// field) is a group of its own. `right` counts the group's samples the harness graded right
+    /// (0 < right < size when it graded the same answer both ways). Meaningful only when
+    /// [`ModelSamples::has_answers`] is true.
+    pub votes: Vec<VoteGroup>,
+    /// Each sample in file order: the index of its group in `votes`, with [`RIGHT_BIT`] set when
+    /// the sample was graded right (4 bytes a sample; see [`ProblemSamples::vote_ids`] and
+    /// [`ProblemSamples::correct_flags`]).
     pub sequence: Vec<u32>,
     /// Output tokens of each sample in file order (`None` where the input had none).
     pub tokens: Vec<Option<f64>>,
@@ -135,13 +142,34 @@ pub struct ProblemSamples {
     /// empty otherwise. Their n and c sum to the problem's.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub runs: Vec<RunCount>,
+    /// Each normalised answer seen: its index in `votes`, and 1 + its index in `wrong_groups`
+    /// (0 while no sample of it was wrong).
     #[serde(skip)]
-    keys: HashMap<String, u32>,
+    keys: HashMap<String, (u32, u32)>,
     /// The normalised answers seen (correct or wrong), each with a hash of its first written
     /// form, for `merged`.
     #[serde(skip)]
     forms: HashMap<String, u64>,
 }
+
+/// One answer of a vote: how many samples gave it and how many of them the harness graded right.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct VoteGroup {
+    /// Samples that gave this answer.
+    pub size: u32,
+    /// Of them, the samples graded right.
+    pub right: u32,
+}
+
+impl VoteGroup {
+    /// True when the harness graded this answer right in some samples and wrong in others.
+    pub fn ambiguous(&self) -> bool {
+        self.right > 0 && self.right < self.size
+    }
+}
+
+/// The bit of a [`ProblemSamples::sequence`] entry that marks a sample graded right.
+pub const RIGHT_BIT: u32 = 1 << 31;
 
 /// The samples of one problem in one run.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -174,6 +202,7 @@ impl ProblemSamples {
             n: 0,
             correct: 0,
             wrong_groups: Vec::new(),
+            votes: Vec::new(),
             sequence: Vec::new(),
             tokens: Vec::new(),
             scores: Vec::new(),
@@ -192,12 +221,21 @@ impl ProblemSamples {
         p.correct = correct;
         p.wrong_groups = wrong_groups.iter().copied().filter(|&g| g > 0).collect();
         p.n = correct + p.wrong_groups.iter().sum::<usize>();
-        p.sequence.extend(std::iter::repeat_n(0, correct));
-        for (i, &g) in p.wrong_groups.iter().enumerate() {
-            p.sequence.extend(std::iter::repeat_n(
-                u32::try_from(i + 1).unwrap_or(u32::MAX),
-                g,
-            ));
+        let count = |x: usize| u32::try_from(x).unwrap_or(u32::MAX);
+        if correct > 0 {
+            p.votes.push(VoteGroup {
+                size: count(correct),
+                right: count(correct),
+            });
+            p.sequence.extend(std::iter::repeat_n(RIGHT_BIT, correct));
+        }
+        for &g in &p.wrong_groups {
+            let id = count(p.votes.len()).min(RIGHT_BIT - 1);
+            p.votes.push(VoteGroup {
+                size: count(g),
+                right: 0,
+            });
+            p.sequence.extend(std::iter::repeat_n(id, g));
         }
         p.tokens = vec![None; p.n];
         p
@@ -223,7 +261,17 @@ impl ProblemSamples {
 
     /// Per-sample correctness in file order.
     pub fn correct_flags(&self) -> impl Iterator<Item = bool> + '_ {
-        self.sequence.iter().map(|&g| g == 0)
+        self.sequence.iter().map(|&g| g & RIGHT_BIT != 0)
+    }
+
+    /// Per-sample vote group (index in `votes`) in file order.
+    pub fn vote_ids(&self) -> impl Iterator<Item = u32> + '_ {
+        self.sequence.iter().map(|&g| g & !RIGHT_BIT)
+    }
+
+    /// Answers (vote groups) of this problem the harness graded both right and wrong.
+    pub fn ambiguous_answers(&self) -> usize {
+        self.votes.iter().filter(|g| g.ambiguous()).count()
     }
 
     /// Count a written answer `raw` whose normalised form is `key` towards `merged`: merged
@@ -243,39 +291,61 @@ impl ProblemSamples {
     }
 
     /// Add one sample: `key` is `None` for a sample without an answer field, `Some(None)` for a
-    /// missing answer (counted in `unparsed`) and `Some(Some(k))` for the normalised answer `k`
-    /// (which groups the sample only when it is wrong).
+    /// missing answer (counted in `unparsed`) and `Some(Some(k))` for the normalised answer `k`,
+    /// which groups the sample with the other samples of `k` in the vote (right or wrong) and,
+    /// when it is wrong, with the other wrong samples of `k`.
     fn push(&mut self, correct: bool, key: Option<Option<&str>>, tokens: Option<f64>) {
         self.n += 1;
         self.tokens.push(tokens);
         if key == Some(None) {
             self.unparsed += 1;
         }
-        if correct {
-            self.correct += 1;
-            self.sequence.push(0);
-            return;
-        }
-        let id = match key {
-            Some(Some(v)) => match self.keys.get(v) {
-                Some(&id) => {
-                    self.wrong_groups[id as usize - 1] += 1;
-                    id
+        let next_vote = u32::try_from(self.votes.len())
+            .unwrap_or(u32::MAX)
+            .min(RIGHT_BIT - 1);
+        let (vote, wrong) = match key {
+            Some(Some(v)) => match self.keys.get_mut(v) {
+                Some(ids) => {
+                    if !correct && ids.1 == 0 {
+                        self.wrong_groups.push(0);
+                        ids.1 = u32::try_from(self.wrong_groups.len()).unwrap_or(u32::MAX);
+                    }
+                    *ids
                 }
                 None => {
-                    self.wrong_groups.push(1);
-                    let id = u32::try_from(self.wrong_groups.len()).unwrap_or(u32::MAX);
-                    self.keys.insert(v.to_string(), id);
-                    id
+                    self.votes.push(VoteGroup { size: 0, right: 0 });
+                    let wrong = if correct {
+                        0
+                    } else {
+                        self.wrong_groups.push(0);
+                        u32::try_from(self.wrong_groups.len()).unwrap_or(u32::MAX)
+                    };
+                    self.keys.insert(v.to_string(), (next_vote, wrong));
+                    (next_vote, wrong)
                 }
             },
-            // Missing answers (and wrong samples without any answer field) never group.
+            // Missing answers (and samples without any answer field) never group.
             _ => {
-                self.wrong_groups.push(1);
-                u32::try_from(self.wrong_groups.len()).unwrap_or(u32::MAX)
+                self.votes.push(VoteGroup { size: 0, right: 0 });
+                let wrong = if correct {
+                    0
+                } else {
+                    self.wrong_groups.push(0);
+                    u32::try_from(self.wrong_groups.len()).unwrap_or(u32::MAX)
+                };
+                (next_vote, wrong)
             }
         };
-        self.sequence.push(id);
+        let group = &mut self.votes[vote as usize];
+        group.size += 1;
+        if correct {
+            self.correct += 1;
+            group.right += 1;
+            self.sequence.push(vote | RIGHT_BIT);
+        } else {
+            self.wrong_groups[wrong as usize - 1] += 1;
+            self.sequence.push(vote);
+        }
     }
 }
 
@@ -662,7 +732,7 @@ impl DatasetBuilder {
             if self.normalization == Normalization::Standard && !problem.forms.contains_key(k) {
                 self.kept += k.len();
             }
-            if !correct && !problem.keys.contains_key(k) {
+            if !problem.keys.contains_key(k) {
                 self.kept += k.len();
             }
         }

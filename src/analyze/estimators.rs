@@ -5,6 +5,7 @@
 //!
 //! Depends on [`crate::model::VoteRule`] only; no randomness, no uncertainty (SEs and intervals
 //! are [`super::summary`], [`super::compare`] and [`super::interval`]).
+use super::data::VoteGroup;
 use super::{AnalyzeError, Result};
 use crate::model::VoteRule;
 
@@ -317,35 +318,104 @@ fn diagonal_ties(groups: &[usize], t_cap: usize) -> Vec<f64> {
     e
 }
 
+/// Exact maj@k of one problem for every k = 1..=k_max from its answer groups: the expectation,
+/// over all C(n, k) subsets of size k, of the grade of the answer the vote picks under `rule`.
+///
+/// Answers vote by group (one normalised answer each, see [`super::data::ProblemSamples::votes`]).
+/// The vote is right when the winning answer is graded right; an answer the harness graded
+/// right in r of its s samples and wrong in the others (an ambiguous grade) counts r / s: the
+/// grade of a random one of its samples, which is also the expected grade of a random one of
+/// its samples among those drawn, since they are a uniform draw from the group whatever their
+/// count. The events "answer g wins" are disjoint (a tie shared among T answers gives each 1/T
+/// under `Random`), so
+///
+/// maj@k = sum over groups g with r_g > 0 of (r_g / s_g) * maj@k of g against all other groups,
+///
+/// each term [`maj_at_k_exact`] with g in the role of the correct answer, hence exact. With one
+/// answer graded right in every sample (the usual case) this is [`maj_at_k_exact`] itself, to the
+/// bit.
+///
+/// Cost: that of [`maj_at_k_exact`] once per answer graded right at least once.
+///
+/// # Errors
+/// As [`maj_at_k_exact`].
+pub fn maj_at_k_votes(groups: &[VoteGroup], k_max: usize, rule: VoteRule) -> Result<Vec<f64>> {
+    let sizes: Vec<usize> = groups.iter().map(|g| g.size as usize).collect();
+    let mut out: Option<Vec<f64>> = None;
+    for (i, g) in groups.iter().enumerate().filter(|(_, g)| g.right > 0) {
+        let others: Vec<usize> = sizes
+            .iter()
+            .enumerate()
+            .filter(|&(j, _)| j != i)
+            .map(|(_, &s)| s)
+            .collect();
+        let wins = maj_at_k_exact(g.size as usize, &others, k_max, rule)?;
+        let share = if g.right == g.size {
+            1.0
+        } else {
+            f64::from(g.right) / f64::from(g.size)
+        };
+        match &mut out {
+            None => out = Some(wins.into_iter().map(|w| share * w).collect()),
+            Some(o) => o.iter_mut().zip(wins).for_each(|(o, w)| *o += share * w),
+        }
+    }
+    match out {
+        Some(o) => Ok(o),
+        // No answer graded right: 0 at every k (after the same checks).
+        None => maj_at_k_exact(0, &sizes, k_max, rule),
+    }
+}
+
 /// maj@k of one vote over the *first* k answers in file order, for k = 1..=answers.len()
-/// (index 0 holds k = 1), ties at the top split evenly. `answers` holds answer-group ids in file
-/// order with `correct_group` the id of the right answer; missing answers must carry unique ids.
+/// (index 0 holds k = 1): one realisation, so each value is 0 or 1. `answers` holds the answer
+/// group of each sample in file order (missing answers with unique ids) and `right` whether the
+/// harness graded that sample right; the winning answer is graded as its first sample in file
+/// order was (the form a vote returns). Ties at the top follow `rule`: `Strict` is no win,
+/// `Absolute` needs more than k/2 votes, and `Random` breaks the tie by one draw `uniform()` in
+/// [0, 1) (the right answers among the T tied win when the draw falls in their share), made only
+/// when the tie decides the grade.
 ///
 /// This is what a harness that stops after k samples reports; its variance is far larger than
-/// the subset expectation of [`maj_at_k_exact`], which is why it is shown only for comparison.
+/// the subset expectation of [`maj_at_k_votes`], which is why it is shown only for comparison.
 ///
 /// Cost: O(n) with a count-of-counts table.
-pub fn maj_at_k_first(answers: &[u32], correct_group: u32) -> Vec<f64> {
+pub fn maj_at_k_first(
+    answers: &[u32],
+    right: &[bool],
+    rule: VoteRule,
+    mut uniform: impl FnMut() -> f64,
+) -> Vec<f64> {
     let groups = answers.iter().map(|&g| g as usize + 1).max().unwrap_or(0);
-    let mut count = vec![0usize; groups.max(correct_group as usize + 1)];
+    let mut count = vec![0usize; groups];
+    // The grade of each group's first sample, and per count: groups, and right groups, at it.
+    let mut first_right = vec![false; groups];
     let mut with_count = vec![0usize; answers.len() + 2];
+    let mut right_with_count = vec![0usize; answers.len() + 2];
     let mut top = 0usize;
     let mut out = Vec::with_capacity(answers.len());
-    for &g in answers {
+    for (k, (&g, &ok)) in answers.iter().zip(right).enumerate() {
         let g = g as usize;
         let old = count[g];
-        if old > 0 {
+        if old == 0 {
+            first_right[g] = ok;
+        } else {
             with_count[old] -= 1;
+            right_with_count[old] -= usize::from(first_right[g]);
         }
         count[g] = old + 1;
         with_count[old + 1] += 1;
+        right_with_count[old + 1] += usize::from(first_right[g]);
         top = top.max(old + 1);
-        let right = count[correct_group as usize];
-        out.push(if right == top && right > 0 {
-            1.0 / with_count[top] as f64
-        } else {
-            0.0
-        });
+        let (tied, right_tied) = (with_count[top], right_with_count[top]);
+        let win = match rule {
+            _ if right_tied == 0 => false,
+            VoteRule::Absolute => 2 * top > k + 1,
+            VoteRule::Strict => tied == 1,
+            VoteRule::Random if right_tied == tied => true,
+            VoteRule::Random => uniform() * (tied as f64) < right_tied as f64,
+        };
+        out.push(if win { 1.0 } else { 0.0 });
     }
     out
 }
@@ -555,8 +625,100 @@ mod tests {
     fn first_rule_votes_in_file_order() {
         // file order: wrong(1), correct, correct, wrong(1), missing(5), wrong(1)
         let seq = [1, 0, 0, 1, 5, 1];
-        let m = maj_at_k_first(&seq, 0);
-        assert_eq!(m, vec![0.0, 0.5, 1.0, 0.5, 0.5, 0.0]);
+        let right = [false, true, true, false, false, false];
+        // Ties at k = 2 and k = 4: strict is no win, absolute needs > k/2.
+        let strict = maj_at_k_first(&seq, &right, VoteRule::Strict, || 0.0);
+        assert_eq!(strict, vec![0.0, 0.0, 1.0, 0.0, 0.0, 0.0]);
+        let absolute = maj_at_k_first(&seq, &right, VoteRule::Absolute, || 0.0);
+        assert_eq!(absolute, vec![0.0, 0.0, 1.0, 0.0, 0.0, 0.0]);
+        // Random: the draw decides each tie (1 right answer of 2 tied: wins below 0.5).
+        let low = maj_at_k_first(&seq, &right, VoteRule::Random, || 0.25);
+        assert_eq!(low, vec![0.0, 1.0, 1.0, 1.0, 1.0, 0.0]);
+        let high = maj_at_k_first(&seq, &right, VoteRule::Random, || 0.75);
+        assert_eq!(high, vec![0.0, 0.0, 1.0, 0.0, 0.0, 0.0]);
+    }
+
+    /// The first-k vote gave 1/T for a tie among T answers (0.5 in the example), a value no
+    /// single vote can have, and under `strict` or `absolute` too; it is one vote now.
+    #[test]
+    fn first_k_vote_split_ties_instead_of_casting_one_vote() {
+        let seq = [0, 1];
+        let right = [true, false];
+        for rule in [VoteRule::Random, VoteRule::Strict, VoteRule::Absolute] {
+            let m = maj_at_k_first(&seq, &right, rule, || 0.9);
+            assert!(m.iter().all(|&v| v == 0.0 || v == 1.0), "{rule:?}: {m:?}");
+        }
+        assert_eq!(
+            maj_at_k_first(&seq, &right, VoteRule::Strict, || 0.0)[1],
+            0.0
+        );
+        assert_eq!(
+            maj_at_k_first(&seq, &right, VoteRule::Random, || 0.0)[1],
+            1.0
+        );
+    }
+
+    /// maj@k merged every right sample into one vote whatever its answer; two written answers
+    /// graded right now split the vote (the `split` effect), and an answer graded both ways
+    /// counts as the share of its samples graded right. Checked against enumeration.
+    #[test]
+    fn maj_at_k_merged_every_correct_sample_into_one_vote_group() {
+        let g = |size: u32, right: u32| VoteGroup { size, right };
+        // "No." x2 and "No" x2 (both right) against "Yes" x3 (wrong).
+        let split = [g(2, 2), g(2, 2), g(3, 0)];
+        let m = maj_at_k_votes(&split, 7, VoteRule::Strict).unwrap();
+        let merged = maj_at_k_exact(4, &[3], 7, VoteRule::Strict).unwrap();
+        assert!(m[6] == 0.0 && merged[6] == 1.0, "{m:?} vs {merged:?}");
+        // Enumerate: labels per sample, a group's grade its share right.
+        let groups = [g(2, 2), g(2, 1), g(3, 0), g(1, 1)];
+        let labels: Vec<usize> = groups
+            .iter()
+            .enumerate()
+            .flat_map(|(i, gr)| std::iter::repeat_n(i, gr.size as usize))
+            .collect();
+        let n = labels.len();
+        for rule in [VoteRule::Random, VoteRule::Strict, VoteRule::Absolute] {
+            let exact = maj_at_k_votes(&groups, n, rule).unwrap();
+            for k in 1..=n {
+                let (mut total, mut count) = (0.0, 0usize);
+                for mask in 0u32..(1 << n) {
+                    if mask.count_ones() as usize != k {
+                        continue;
+                    }
+                    let mut tally = vec![0usize; groups.len()];
+                    for (i, &l) in labels.iter().enumerate() {
+                        if mask >> i & 1 == 1 {
+                            tally[l] += 1;
+                        }
+                    }
+                    let top = tally.iter().copied().max().unwrap_or(0);
+                    let tied: Vec<usize> = (0..groups.len()).filter(|&i| tally[i] == top).collect();
+                    let grade = |i: usize| f64::from(groups[i].right) / f64::from(groups[i].size);
+                    total += match rule {
+                        VoteRule::Absolute if 2 * top > k => grade(tied[0]),
+                        VoteRule::Absolute => 0.0,
+                        VoteRule::Strict if tied.len() == 1 => grade(tied[0]),
+                        VoteRule::Strict => 0.0,
+                        VoteRule::Random => {
+                            tied.iter().map(|&i| grade(i)).sum::<f64>() / tied.len() as f64
+                        }
+                    };
+                    count += 1;
+                }
+                let brute = total / count as f64;
+                assert!(
+                    (exact[k - 1] - brute).abs() < 1e-12,
+                    "{rule:?} k={k}: {} vs {brute}",
+                    exact[k - 1]
+                );
+            }
+        }
+        // One answer graded right throughout: the single-group function, to the bit.
+        let one = maj_at_k_votes(&[g(3, 3), g(2, 0), g(1, 0)], 6, VoteRule::Random).unwrap();
+        assert_eq!(
+            one,
+            maj_at_k_exact(3, &[2, 1], 6, VoteRule::Random).unwrap()
+        );
     }
 
     /// The tie DP as first written: every (t, s) cell for every group, every row recomputed.

@@ -21,7 +21,11 @@
 //! what the data allow: with P(score != c) <= u = 1 - 0.05^(1/N), the one-sided exact
 //! (Clopper-Pearson) 95% bound after N problems without an exception (about 3 / N, the rule of
 //! three), the mean lies in [c - u (c - lo), c + u (hi - c)]. For all solved that is
-//! [0.05^(1/N), 1].
+//! [0.05^(1/N), 1]. One score (N = 1) gets the same rule, which there holds any bounded mean
+//! with probability 95% (Markov's inequality; see `all_equal_interval`).
+//!
+//! With clusters the same Wilson interval is built from the clustered SE with t(C - 1)
+//! ([`wilson_with_variance`], called by [`super::cluster`]).
 //!
 //! The paired difference of maj@k uses [`IntervalMethod::PairedScore`] instead, a Tango-type
 //! score interval whose variance is re-estimated under each hypothesised difference
@@ -149,16 +153,20 @@ pub fn none_in_n_bound(n: usize) -> f64 {
     -((1.0 - LEVEL).ln() / n as f64).exp_m1()
 }
 
-/// 95% interval for the mean of `values`, each in `[lo, hi]`, by `method`. `None` with fewer
-/// than 2 values. Cost: O(N).
+/// 95% interval for the mean of `values`, each in `[lo, hi]`, by `method`. One value (N = 1) gets
+/// the all-equal bound (every problem, the one there is, scores the same; see the module docs).
+/// `None` without values. Cost: O(N).
 pub fn mean_interval(
     values: &[f64],
     (lo, hi): (f64, f64),
     method: IntervalMethod,
 ) -> Option<MeanInterval> {
     let n = values.len();
-    if n < 2 || hi <= lo {
+    if n == 0 || hi <= lo {
         return None;
+    }
+    if n == 1 {
+        return Some(all_equal_interval(values[0], 1, (lo, hi)));
     }
     let width = hi - lo;
     let m = values.iter().sum::<f64>() / n as f64;
@@ -216,8 +224,41 @@ pub fn mean_interval(
     ))
 }
 
+/// The all-equal interval of `units` independent units (problems, or clusters) that all have
+/// the mean score `first`; what [`mean_interval`] gives when every score is equal.
+pub fn all_equal_bound(first: f64, units: usize, (lo, hi): (f64, f64)) -> MeanInterval {
+    all_equal_interval(first, units, (lo, hi))
+}
+
+/// The Wilson interval of [`IntervalMethod::Wilson`] for a mean `mean` in `[lo, hi]` whose
+/// variance `var_of_mean` was estimated elsewhere (the clustered SE squared), with the t quantile
+/// of `df` degrees of freedom: n* = p (1 - p) / v on the unit scale. `None` when the variance is
+/// not positive (the caller gives the all-equal bound). Cost: O(1).
+pub fn wilson_with_variance(
+    mean: f64,
+    var_of_mean: f64,
+    df: f64,
+    (lo, hi): (f64, f64),
+) -> Option<MeanInterval> {
+    if var_of_mean <= 0.0 || hi <= lo {
+        return None;
+    }
+    let width = hi - lo;
+    let p = ((mean - lo) / width).clamp(0.0, 1.0);
+    let v = var_of_mean / (width * width);
+    let (a, b) = wilson_unit(p, v, t_quantile_real(df));
+    Some(MeanInterval {
+        low: (lo + width * a.clamp(0.0, 1.0)).max(lo),
+        high: (lo + width * b.clamp(0.0, 1.0)).min(hi),
+        basis: IntervalBasis::Spread,
+    })
+}
+
 /// The interval when all `n` scores equal `first`: the exact bound after `n` problems without an
-/// exception ([`none_in_n_bound`]), within `[lo, hi]`.
+/// exception ([`none_in_n_bound`]), within `[lo, hi]`. At n = 1 it is
+/// [first - 0.95 (first - lo), first + 0.95 (hi - first)], which holds the mean of any
+/// distribution on [lo, hi] with probability at least 95% (Markov's inequality on one side:
+/// P(X - lo > 20 (mean - lo)) <= 1/20, and only one side can fail).
 fn all_equal_interval(first: f64, n: usize, (lo, hi): (f64, f64)) -> MeanInterval {
     let u = none_in_n_bound(n);
     let basis = if first >= hi {
@@ -321,6 +362,23 @@ pub fn paired_score_from_moments(n: usize, mean: f64, var: f64) -> Option<MeanIn
     if var <= 0.0 {
         return Some(all_equal_interval(mean, n, (-1.0, 1.0)));
     }
+    paired_score_scaled(n, mean, var, n as f64, Z)
+}
+
+/// [`paired_score_from_moments`] at an effective sample size `n_eff` in place of n in the score
+/// test (n still gives the moments) and the quantile `t`: the clustered paired interval uses
+/// n_eff = N / design effect and t(C - 1) (`analyze::cluster`). `None` with fewer than 2
+/// differences or a zero variance. Cost: O(1) (120 evaluations).
+pub fn paired_score_scaled(
+    n: usize,
+    mean: f64,
+    var: f64,
+    n_eff: f64,
+    t: f64,
+) -> Option<MeanInterval> {
+    if n < 2 || var <= 0.0 || n_eff <= 0.0 {
+        return None;
+    }
     let nf = n as f64;
     let q = mean * mean + var * (nf - 1.0) / nf;
     let h = if mean == 0.0 {
@@ -332,10 +390,9 @@ pub fn paired_score_from_moments(n: usize, mean: f64, var: f64) -> Option<MeanIn
     let h = h.max(q.sqrt().min(1.0)).min(1.0);
     let b = (nf * (q / (h * h) + mean / h) / 2.0).max(0.0);
     let c = (nf * (q / (h * h) - mean / h) / 2.0).max(0.0);
-    let t = Z;
     let f = |delta: f64| {
         let v = h * h * tango_variance((delta / h).clamp(-1.0, 1.0), b, c, nf);
-        (mean - delta).powi(2) - t * t * v / nf
+        (mean - delta).powi(2) - t * t * v / n_eff
     };
     let end = |side: f64| {
         if f(side) <= 0.0 {
@@ -362,6 +419,29 @@ pub fn paired_score_from_moments(n: usize, mean: f64, var: f64) -> Option<MeanIn
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// One problem got no interval at all; it gets the all-equal bound after one problem, which
+    /// holds any bounded mean with probability 95% (Markov), checked here on a two-point law.
+    #[test]
+    fn one_problem_got_no_interval() {
+        let i = mean_interval(&[0.5], (0.0, 1.0), IntervalMethod::Wilson).unwrap();
+        assert_eq!(i.basis, IntervalBasis::AllEqual);
+        assert!((i.low - 0.025).abs() < 1e-15 && (i.high - 0.975).abs() < 1e-15);
+        let i = mean_interval(&[1.0], (0.0, 1.0), IntervalMethod::Wilson).unwrap();
+        assert_eq!(i.basis, IntervalBasis::AllMax);
+        assert!((i.low - 0.05).abs() < 1e-15 && i.high == 1.0);
+        // X = 1 with probability q, else 0; the mean q is covered unless X = 1 and q < 0.05, or
+        // X = 0 and q > 0.95: coverage at least 95% at every q.
+        for q in [0.01, 0.049, 0.05, 0.3, 0.951, 0.99] {
+            let covers = |x: f64| {
+                let i = mean_interval(&[x], (0.0, 1.0), IntervalMethod::Wilson).unwrap();
+                i.low <= q && q <= i.high
+            };
+            let coverage =
+                q * f64::from(u8::from(covers(1.0))) + (1.0 - q) * f64::from(u8::from(covers(0.0)));
+            assert!(coverage >= 0.95 - 1e-12, "q {q}: {coverage}");
+        }
+    }
 
     #[test]
     fn t_quantiles() {
@@ -487,6 +567,6 @@ mod tests {
         let d = [1.0, 0.0, 0.5, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0];
         let i = mean_interval(&d, (-1.0, 1.0), IntervalMethod::Wilson).unwrap();
         assert!(-1.0 <= i.low && i.low < 0.35 && 0.35 < i.high && i.high <= 1.0);
-        assert!(mean_interval(&[0.5], (0.0, 1.0), IntervalMethod::Wilson).is_none());
+        assert!(mean_interval(&[], (0.0, 1.0), IntervalMethod::Wilson).is_none());
     }
 }

@@ -24,6 +24,8 @@ use serde::{Deserialize, Serialize};
 use crate::model::VoteRule;
 
 pub mod analysis;
+pub mod cluster;
+pub mod cluster_coverage;
 pub mod compare;
 pub mod coverage;
 pub mod data;
@@ -45,12 +47,12 @@ pub use compare::{
 };
 pub use data::{
     Dataset, DatasetBuilder, HarnessAggregate, HarnessInfo, ModelSamples, ProblemSamples, Sample,
-    TokenTotals,
+    TokenTotals, VoteGroup,
 };
 pub use detect::{detect_format, detect_format_bytes, DETECT_BYTES};
 pub use estimators::{
-    maj_at_k_exact, maj_at_k_first, pass_at_k, pass_at_k_curve, pass_at_k_plugin, pass_hat_k,
-    pass_hat_k_curve,
+    maj_at_k_exact, maj_at_k_first, maj_at_k_votes, pass_at_k, pass_at_k_curve, pass_at_k_plugin,
+    pass_hat_k, pass_hat_k_curve,
 };
 pub use fit::{
     combine_models, fit_attractor, fit_models, fit_traces, gauss_hermite_normal, AttractorFit,
@@ -67,8 +69,9 @@ pub use summary::{
 /// How maj@k is scored for analysis of real samples.
 ///
 /// The first three are expectations over all size-k subsets of a problem's n answers (exact, see
-/// [`estimators::maj_at_k_exact`]); `First` votes once over the first k answers in file order,
-/// which is what a harness that stops after k samples would report, and is shown for comparison.
+/// [`estimators::maj_at_k_votes`]), and the tie rule of the first-k vote shown beside them;
+/// `First` reports only the first-k vote (one vote over the first k answers in file order, what a
+/// harness that stops after k samples would report), its ties broken at random.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum MajRule {
@@ -79,8 +82,19 @@ pub enum MajRule {
     Strict,
     /// The correct answer needs more than k/2 of the k votes.
     Absolute,
-    /// The first k answers in file order, ties split evenly.
+    /// Only the vote of the first k answers in file order, a tie broken by a seeded draw.
     First,
+}
+
+impl MajRule {
+    /// The tie rule of the vote: `First` breaks ties at random.
+    pub fn vote_rule(self) -> VoteRule {
+        match self {
+            MajRule::Strict => VoteRule::Strict,
+            MajRule::Absolute => VoteRule::Absolute,
+            MajRule::Random | MajRule::First => VoteRule::Random,
+        }
+    }
 }
 
 impl From<VoteRule> for MajRule {

@@ -11,11 +11,14 @@
 //!   estimator at n - 1 (one value per answer group, since deleting any member of a group gives
 //!   the same subset counts). Undefined at k = n.
 //! - **clustered SE** (when every problem has a cluster): sqrt(G/(G-1) sum_g (sum_{i in g}
-//!   (theta_i - mean))^2) / N, for problems that share a passage or template.
+//!   (theta_i - mean))^2) / N, for problems that share a passage or template
+//!   ([`super::cluster`]).
 //!
 //! plus a 95% interval for the benchmark score (Wilson with effective sample size and a t
 //! quantile, [`super::interval`]), which keeps its coverage down to N = 10 and never leaves
-//! [0, 1], and, for comparison, a seeded percentile **bootstrap** 95% CI over problems.
+//! [0, 1], and, for comparison, a seeded percentile **bootstrap** 95% CI over problems. With
+//! two or more clusters the reported interval rests on the clustered SE with t(C - 1)
+//! ([`super::cluster::clustered_interval`]) and the one from the question SE is kept beside it.
 //!
 //! Depends on [`super::data`], [`super::estimators`], [`super::interval`], and
 //! [`crate::sim::bootstrap`] for the bootstrap's resampled means (it draws every random number;
@@ -23,9 +26,10 @@
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::data::{ModelSamples, ProblemSamples};
+use super::cluster::{clustered_interval, Clusters, FEW_CLUSTERS};
+use super::data::{ModelSamples, ProblemSamples, VoteGroup};
 use super::estimators::{
-    maj_at_k_exact, maj_at_k_first, pass_at_k_curve, pass_at_k_plugin, pass_hat_k_curve,
+    maj_at_k_first, maj_at_k_votes, pass_at_k_curve, pass_at_k_plugin, pass_hat_k_curve,
 };
 use super::interval::{mean_interval, IntervalBasis, IntervalMethod};
 use super::{AnalyzeError, MajRule, Result};
@@ -82,14 +86,27 @@ pub struct CurvePoint {
     pub question_se: Option<f64>,
     /// Within-problem sampling SE (jackknife); `None` when k equals some problem's n.
     pub sampling_se: Option<f64>,
-    /// Cluster-robust SE; `None` without clusters on every problem or with fewer than 2.
+    /// Cluster-robust SE (CR1); `None` without clusters on every problem or with fewer than 2.
     pub clustered_se: Option<f64>,
-    /// 95% interval, `[low, high]`: Wilson score interval with effective sample size and a
-    /// t(N - 1) quantile, within [0, 1]; the exact bound when every problem scores the same (see
-    /// [`super::interval`]). `None` with fewer than 2 problems.
+    /// 95% interval, `[low, high]`, within [0, 1]. With fewer than 2 clusters: the Wilson score
+    /// interval with effective sample size from the question SE and a t quantile of adaptive
+    /// degrees of freedom (see [`super::interval`]); with `ci_clusters` = C: from the clustered
+    /// SE with t(C - 1) ([`super::cluster`]). The exact bound when every problem (cluster)
+    /// scores the same, and at N = 1.
     pub ci95: Option<[f64; 2]>,
     /// What `ci95` rests on (the spread of the scores, or all problems solved / unsolved).
     pub ci_basis: Option<IntervalBasis>,
+    /// The number of clusters C when `ci95` rests on the clustered SE, `None` when on the
+    /// question SE.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ci_clusters: Option<usize>,
+    /// With `ci_clusters`: the interval from the question SE (problems taken as independent),
+    /// for comparison.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unclustered_ci95: Option<[f64; 2]>,
+    /// What `unclustered_ci95` rests on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unclustered_ci_basis: Option<IntervalBasis>,
     /// Bootstrap 95% percentile CI over problems, `[low, high]` (shown for comparison; it
     /// under-covers at small N like estimate -/+ 1.96 SE).
     pub bootstrap_ci: Option<[f64; 2]>,
@@ -126,6 +143,13 @@ pub struct AnswerCounts {
     pub merged: usize,
     /// `merged` over all samples of the model.
     pub merged_share: f64,
+    /// Answers (normalised, within a problem) the harness graded right in some samples and wrong
+    /// in others; maj@k counts such an answer as the share of its samples graded right.
+    #[serde(default)]
+    pub ambiguous: usize,
+    /// Problems with at least one such answer.
+    #[serde(default)]
+    pub ambiguous_problems: usize,
 }
 
 /// The answer counts of a model whose input carried answers (`None` otherwise). Time: O(N).
@@ -136,12 +160,19 @@ pub fn answer_counts(model: &ModelSamples) -> Option<AnswerCounts> {
     let samples: usize = model.problems.iter().map(|p| p.n).sum();
     let unparsed: usize = model.problems.iter().map(|p| p.unparsed).sum();
     let merged: usize = model.problems.iter().map(|p| p.merged).sum();
+    let ambiguous: Vec<usize> = model
+        .problems
+        .iter()
+        .map(ProblemSamples::ambiguous_answers)
+        .collect();
     let share = |x: usize| x as f64 / samples.max(1) as f64;
     Some(AnswerCounts {
         unparsed,
         unparsed_share: share(unparsed),
         merged,
         merged_share: share(merged),
+        ambiguous: ambiguous.iter().sum(),
+        ambiguous_problems: ambiguous.iter().filter(|&&a| a > 0).count(),
     })
 }
 
@@ -185,6 +216,60 @@ pub struct ModelSummary {
     /// Unparsed and merged answers (`None` when the input carried no answers).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub answers: Option<AnswerCounts>,
+    /// Clusters C when every problem has a cluster label (the intervals rest on them from C = 2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clusters: Option<usize>,
+    /// Warnings about this model's numbers (few clusters, problems without a cluster, answers
+    /// graded both ways), printed once on stderr and kept in report.md.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+}
+
+/// Warnings about the clusters and answers of `model` (see [`ModelSummary::warnings`]).
+/// Cost: O(N).
+pub fn model_warnings(model: &ModelSamples, clusters: Option<&Clusters>) -> Vec<String> {
+    let mut w = Vec::new();
+    let labelled = model
+        .problems
+        .iter()
+        .filter(|p| p.cluster.is_some())
+        .count();
+    let name = &model.name;
+    // Clusters of one problem each are the problems: nothing to warn about.
+    match clusters
+        .filter(|c| c.count() < c.len())
+        .map(Clusters::count)
+    {
+        Some(1) => w.push(format!(
+            "`{name}`: every problem is in one cluster, so there is no clustered SE; the 95% \
+             intervals treat the problems as independent"
+        )),
+        Some(c) if c < FEW_CLUSTERS => w.push(format!(
+            "`{name}`: the 95% intervals rest on the clustered SE of only {c} clusters (t with \
+             {} degrees of freedom); with fewer than {FEW_CLUSTERS} clusters the clustered SE \
+             is itself uncertain, so read the interval as rough",
+            c - 1
+        )),
+        _ => {}
+    }
+    if labelled > 0 && labelled < model.problems.len() {
+        w.push(format!(
+            "`{name}`: {} of {} problems have no cluster, so there is no clustered SE and the \
+             95% intervals treat the problems as independent; give every problem a cluster",
+            model.problems.len() - labelled,
+            model.problems.len()
+        ));
+    }
+    if let Some(a) = answer_counts(model).filter(|a| a.ambiguous > 0) {
+        w.push(format!(
+            "`{name}`: {} answer(s) in {} problem(s) were graded right in some samples and wrong \
+             in others (the same answer after normalisation); maj@k counts such an answer as \
+             the share of its samples graded right, and the first-k vote as its first sample \
+             was graded (compare --no-normalize)",
+            a.ambiguous, a.ambiguous_problems
+        ));
+    }
+    w
 }
 
 /// The problem with the smallest n (first one on ties).
@@ -291,8 +376,9 @@ fn pad(mut v: Vec<f64>, len: usize) -> Vec<f64> {
     v
 }
 
-/// Exact maj@k of one problem with jackknife variances (one recomputation per distinct group
-/// size, since deleting any member of equal-sized groups gives the same counts).
+/// Exact maj@k of one problem with jackknife variances: deleting a sample changes only its
+/// answer group, by one sample graded as it was, so the leave-one-out curves are one per
+/// distinct (group, grade of the deleted sample), with multiplicities.
 pub(crate) fn maj_curve(p: &ProblemSamples, k_max: usize, rule: VoteRule) -> Result<PerProblem> {
     let named = |e: AnalyzeError| match e {
         AnalyzeError::MajOverflow { n, k, k_limit, .. } => AnalyzeError::MajOverflow {
@@ -303,7 +389,7 @@ pub(crate) fn maj_curve(p: &ProblemSamples, k_max: usize, rule: VoteRule) -> Res
         },
         other => other,
     };
-    let est = maj_at_k_exact(p.correct, &p.wrong_groups, k_max, rule).map_err(named)?;
+    let est = maj_at_k_votes(&p.votes, k_max, rule).map_err(named)?;
     if p.n < 2 {
         return Ok(PerProblem {
             est,
@@ -312,22 +398,29 @@ pub(crate) fn maj_curve(p: &ProblemSamples, k_max: usize, rule: VoteRule) -> Res
     }
     let kk = k_max.min(p.n - 1);
     let mut loo = Vec::new();
-    if p.correct > 0 {
-        let v = maj_at_k_exact(p.correct - 1, &p.wrong_groups, kk, rule).map_err(named)?;
-        loo.push((p.correct, pad(v, k_max)));
-    }
-    let mut sizes: Vec<usize> = p.wrong_groups.clone();
-    sizes.sort_unstable();
-    sizes.dedup();
-    for size in sizes.into_iter().filter(|&g| g > 0) {
-        let members: usize = p.wrong_groups.iter().filter(|&&g| g == size).count() * size;
-        let mut groups = p.wrong_groups.clone();
-        if let Some(pos) = groups.iter().position(|&g| g == size) {
-            groups[pos] -= 1;
+    let mut kinds: Vec<VoteGroup> = p.votes.clone();
+    kinds.sort_unstable();
+    kinds.dedup();
+    for kind in kinds {
+        let groups = p.votes.iter().filter(|&&g| g == kind).count();
+        for deleted_right in [true, false] {
+            let samples = if deleted_right {
+                kind.right
+            } else {
+                kind.size - kind.right
+            } as usize;
+            if samples == 0 {
+                continue;
+            }
+            let mut votes = p.votes.clone();
+            if let Some(pos) = votes.iter().position(|&g| g == kind) {
+                votes[pos].size -= 1;
+                votes[pos].right -= u32::from(deleted_right);
+            }
+            votes.retain(|g| g.size > 0);
+            let v = maj_at_k_votes(&votes, kk, rule).map_err(named)?;
+            loo.push((groups * samples, pad(v, k_max)));
         }
-        groups.retain(|&g| g > 0);
-        let v = maj_at_k_exact(p.correct, &groups, kk, rule).map_err(named)?;
-        loo.push((members, pad(v, k_max)));
     }
     Ok(PerProblem {
         est,
@@ -353,24 +446,6 @@ pub(crate) fn question_se(values: &[f64]) -> Option<f64> {
     let m = mean(values.iter().copied());
     let var = values.iter().map(|v| (v - m).powi(2)).sum::<f64>() / (n - 1) as f64;
     Some((var / n as f64).sqrt())
-}
-
-/// Cluster-robust SE of a mean over problems. Cost: O(N log N).
-pub(crate) fn clustered_se(values: &[f64], clusters: &[Option<&str>]) -> Option<f64> {
-    if clusters.iter().any(Option::is_none) {
-        return None;
-    }
-    let m = mean(values.iter().copied());
-    let mut sums: std::collections::BTreeMap<&str, f64> = std::collections::BTreeMap::new();
-    for (v, c) in values.iter().zip(clusters) {
-        *sums.entry(c.unwrap_or_default()).or_default() += v - m;
-    }
-    let g = sums.len();
-    if g < 2 {
-        return None;
-    }
-    let ss: f64 = sums.values().map(|s| s * s).sum();
-    Some((g as f64 / (g - 1) as f64 * ss).sqrt() / values.len() as f64)
 }
 
 /// Percentile bootstrap 95% CIs for the mean of each column of each table (the replicates of
@@ -417,7 +492,33 @@ struct CurveInput<'a> {
     per: &'a [&'a PerProblem],
     rows: &'a [Vec<f64>],
     cis: &'a [Option<[f64; 2]>],
-    clusters: &'a [Option<&'a str>],
+    clusters: Option<&'a Clusters>,
+}
+
+/// The reported 95% interval of the mean of `values` in `range` by `method`, its number of
+/// clusters when it rests on the clustered SE, and the interval from the question SE when that
+/// is not the one reported: (reported, clusters, unclustered). Shared by the summary and the
+/// paired comparison. The clustered SE is used from 2 clusters on, unless every cluster holds
+/// one problem (C = N: the clusters are the problems, and the interval from the question SE,
+/// with its adaptive degrees of freedom, is the same claim).
+pub(crate) fn reported_interval(
+    values: &[f64],
+    range: (f64, f64),
+    method: IntervalMethod,
+    clusters: Option<&Clusters>,
+) -> (
+    Option<super::interval::MeanInterval>,
+    Option<usize>,
+    Option<super::interval::MeanInterval>,
+) {
+    let plain = mean_interval(values, range, method);
+    match clusters
+        .filter(|c| c.count() >= 2 && c.count() < c.len())
+        .and_then(|c| clustered_interval(values, c, range, method).map(|i| (i, c.count())))
+    {
+        Some((i, c)) => (Some(i), Some(c), plain),
+        None => (plain, None, None),
+    }
 }
 
 /// The points of one curve. The sampling SE is `None` wherever a problem has no jackknife
@@ -436,15 +537,21 @@ fn build_curve(input: &CurveInput<'_>) -> Vec<CurvePoint> {
                 .map(|p| p.var[k - 1])
                 .sum::<Option<f64>>()
                 .map(|s| s.sqrt() / n as f64);
-            let interval = mean_interval(&col, (0.0, 1.0), IntervalMethod::Wilson);
+            let (interval, ci_clusters, plain) =
+                reported_interval(&col, (0.0, 1.0), IntervalMethod::Wilson, input.clusters);
             CurvePoint {
                 k,
                 estimate: mean(col.iter().copied()),
                 ci95: interval.map(|i| [i.low, i.high]),
                 ci_basis: interval.map(|i| i.basis),
+                ci_clusters,
+                unclustered_ci95: plain.map(|i| [i.low, i.high]),
+                unclustered_ci_basis: plain.map(|i| i.basis),
                 question_se: question_se(&col),
                 sampling_se,
-                clustered_se: clustered_se(&col, input.clusters),
+                clustered_se: input
+                    .clusters
+                    .and_then(|c| super::cluster::clustered_se(&col, c)),
                 bootstrap_ci: input.cis.get(j).copied().flatten(),
                 plug_in: None,
             }
@@ -501,14 +608,10 @@ pub fn summarize_model(model: &ModelSamples, options: &SummaryOptions) -> Result
         check_k(model, k)?;
     }
     let k_max = ks.last().copied().unwrap_or(1);
-    let clusters: Vec<Option<&str>> = model
-        .problems
-        .iter()
-        .map(|p| p.cluster.as_deref())
-        .collect();
+    let clusters = model_clusters(model);
 
-    // pass@k and pass^k depend on (n, c) only, maj@k on c and the multiset of wrong-group sizes:
-    // each distinct curve is computed once.
+    // pass@k and pass^k depend on (n, c) only, maj@k on the multiset of answer groups: each
+    // distinct curve is computed once.
     let (mut pass_store, mut hat_store, mut exact_store) = (Vec::new(), Vec::new(), Vec::new());
     let pass = shared_per_problem(
         &model.problems,
@@ -530,12 +633,23 @@ pub fn summarize_model(model: &ModelSamples, options: &SummaryOptions) -> Result
     let maj_max = maj_ks.last().copied().unwrap_or(0);
     let with_maj = model.has_answers && maj_max > 0;
     let first_store: Vec<PerProblem> = if with_maj {
+        let rule = options.maj_rule.vote_rule();
+        let model_id = crate::sim::stream::name_id(&model.name);
         model
             .problems
             .iter()
-            .map(|p| PerProblem {
-                est: maj_at_k_first(&p.sequence, 0),
-                var: vec![None; p.n],
+            .enumerate()
+            .map(|(i, p)| {
+                let ids: Vec<u32> = p.vote_ids().collect();
+                let right: Vec<bool> = p.correct_flags().collect();
+                let draws = crate::sim::stream::uniforms(
+                    options.seed,
+                    &[FIRST_VOTE_STREAM, model_id, i as u64],
+                );
+                PerProblem {
+                    est: maj_at_k_first(&ids, &right, rule, draws),
+                    var: vec![None; p.n],
+                }
             })
             .collect()
     } else {
@@ -546,17 +660,13 @@ pub fn summarize_model(model: &ModelSamples, options: &SummaryOptions) -> Result
         MajRule::First => None,
         _ if !with_maj => None,
         rule => {
-            let vote = match rule {
-                MajRule::Strict => VoteRule::Strict,
-                MajRule::Absolute => VoteRule::Absolute,
-                _ => VoteRule::Random,
-            };
+            let vote = rule.vote_rule();
             Some(shared_per_problem(
                 &model.problems,
                 |p| {
-                    let mut groups = p.wrong_groups.clone();
+                    let mut groups = p.votes.clone();
                     groups.sort_unstable();
-                    (p.correct, groups)
+                    groups
                 },
                 &mut exact_store,
                 |p| maj_curve(p, maj_max, vote),
@@ -600,7 +710,7 @@ pub fn summarize_model(model: &ModelSamples, options: &SummaryOptions) -> Result
             per,
             rows,
             cis: cis.get(table).map_or(&[], Vec::as_slice),
-            clusters: &clusters,
+            clusters: clusters.as_ref(),
         })
     };
     let mut pass_at_k = curve(&ks, &pass, &pass_rows, 0);
@@ -633,7 +743,22 @@ pub fn summarize_model(model: &ModelSamples, options: &SummaryOptions) -> Result
         seed: options.seed,
         mean_score: None,
         answers: answer_counts(model),
+        clusters: clusters.as_ref().map(Clusters::count),
+        warnings: model_warnings(model, clusters.as_ref()),
     })
+}
+
+/// Stream tag of the first-k vote's tie-breaks.
+const FIRST_VOTE_STREAM: u64 = 0xF125;
+
+/// The clusters of a model's problems, when every problem has one.
+pub(crate) fn model_clusters(model: &ModelSamples) -> Option<Clusters> {
+    let labels: Vec<Option<&str>> = model
+        .problems
+        .iter()
+        .map(|p| p.cluster.as_deref())
+        .collect();
+    Clusters::new(&labels)
 }
 
 /// The summary of a model with partial-credit scores: the mean score (mean over problems of each
@@ -653,11 +778,7 @@ fn summarize_partial(model: &ModelSamples, options: &SummaryOptions) -> ModelSum
         })
         .collect();
     let per: Vec<&PerProblem> = per_store.iter().collect();
-    let clusters: Vec<Option<&str>> = model
-        .problems
-        .iter()
-        .map(|p| p.cluster.as_deref())
-        .collect();
+    let clusters = model_clusters(model);
     let rows = curve_rows(&per, &[1]);
     let cis = bootstrap_cis(
         &[BootstrapTable {
@@ -672,7 +793,7 @@ fn summarize_partial(model: &ModelSamples, options: &SummaryOptions) -> ModelSum
         per: &per,
         rows: &rows,
         cis: cis.first().map_or(&[], Vec::as_slice),
-        clusters: &clusters,
+        clusters: clusters.as_ref(),
     })
     .pop();
     ModelSummary {
@@ -692,6 +813,8 @@ fn summarize_partial(model: &ModelSamples, options: &SummaryOptions) -> ModelSum
         seed: options.seed,
         mean_score: point,
         answers: answer_counts(model),
+        clusters: clusters.as_ref().map(Clusters::count),
+        warnings: model_warnings(model, clusters.as_ref()),
     }
 }
 
@@ -846,5 +969,99 @@ mod tests {
         assert!((t.mean_tokens_per_sample - 15800.0 / 6.0).abs() < 1e-9);
         assert_eq!(t.tokens_per_correct, Some(15800.0 / 2.0));
         assert_eq!(t.truncation_rate, Some(1.0 / 6.0));
+    }
+
+    fn clustered_model() -> ModelSamples {
+        let mut problems: Vec<ProblemSamples> = (0..20)
+            .map(|i| ProblemSamples::from_groups(&format!("p{i}"), i % 9, &[8 - i % 9, 1]))
+            .collect();
+        // Clusters of like problems: those with the same count.
+        for (i, p) in problems.iter_mut().enumerate() {
+            p.cluster = Some(format!("c{}", i % 9));
+        }
+        model(problems, true)
+    }
+
+    /// The 95% interval was built from the question SE although the clustered SE was measured
+    /// beside it; it now rests on the clustered SE with t(C - 1), the other kept and labelled.
+    #[test]
+    fn headline_interval_ignored_the_clusters_it_measured() {
+        let m = clustered_model();
+        let opts = SummaryOptions {
+            bootstrap: 0,
+            ..SummaryOptions::default()
+        };
+        let s = summarize_model(&m, &opts).unwrap();
+        assert_eq!(s.clusters, Some(9));
+        let labels: Vec<Option<&str>> = m.problems.iter().map(|p| p.cluster.as_deref()).collect();
+        let clusters = Clusters::new(&labels).unwrap();
+        for (j, p) in s.pass_at_k.iter().enumerate() {
+            let col: Vec<f64> = pass_curve_rows(&m, j + 1);
+            let want = clustered_interval(&col, &clusters, (0.0, 1.0), IntervalMethod::Wilson)
+                .map(|i| [i.low, i.high]);
+            let plain =
+                mean_interval(&col, (0.0, 1.0), IntervalMethod::Wilson).map(|i| [i.low, i.high]);
+            assert_eq!((p.ci95, p.ci_clusters), (want, Some(9)), "k = {}", p.k);
+            assert_eq!(p.unclustered_ci95, plain, "k = {}", p.k);
+        }
+        // The clustered interval is wider here (clusters of like problems).
+        let p1 = &s.pass_at_k[0];
+        let [lo, hi] = p1.ci95.unwrap();
+        let [ulo, uhi] = p1.unclustered_ci95.unwrap();
+        assert!(
+            hi - lo > uhi - ulo,
+            "{:?} vs {:?}",
+            p1.ci95,
+            p1.unclustered_ci95
+        );
+        assert!(
+            s.warnings.iter().any(|w| w.contains("only 9 clusters")),
+            "{:?}",
+            s.warnings
+        );
+        // Without clusters: the interval from the question SE, no warning.
+        let mut plain = m.clone();
+        plain.problems.iter_mut().for_each(|p| p.cluster = None);
+        let s = summarize_model(&plain, &opts).unwrap();
+        assert!(s.pass_at_k[0].ci_clusters.is_none() && s.warnings.is_empty());
+        assert!(s.pass_at_k[0].unclustered_ci95.is_none());
+    }
+
+    fn pass_curve_rows(m: &ModelSamples, k: usize) -> Vec<f64> {
+        m.problems
+            .iter()
+            .map(|p| pass_at_k_curve(p.n, p.correct, k).unwrap()[k - 1])
+            .collect()
+    }
+
+    /// The file-order vote ignored `--rule`: it split every tie, whatever rule was chosen.
+    #[test]
+    fn first_k_vote_ignored_the_chosen_rule() {
+        // Right then wrong: a tie at k = 2 in every problem.
+        let m = model(
+            (0..40)
+                .map(|i| {
+                    let mut p = ProblemSamples::from_groups(&format!("p{i}"), 1, &[1, 1]);
+                    p.cluster = None;
+                    p
+                })
+                .collect(),
+            true,
+        );
+        let at2 = |rule: MajRule| {
+            let opts = SummaryOptions {
+                maj_rule: rule,
+                bootstrap: 0,
+                ..SummaryOptions::default()
+            };
+            summarize_model(&m, &opts).unwrap().maj_first.unwrap()[1].estimate
+        };
+        assert_eq!(at2(MajRule::Strict), 0.0);
+        assert_eq!(at2(MajRule::Absolute), 0.0);
+        // Random: each problem one vote, its tie broken by a seeded draw: a share of the 40
+        // problems near a half, never the 0.5 of 40 split ties.
+        let r = at2(MajRule::Random);
+        assert!((r * 40.0).fract() == 0.0 && r > 0.2 && r < 0.8, "{r}");
+        assert_eq!(at2(MajRule::First), r, "first breaks ties as random does");
     }
 }

@@ -41,6 +41,11 @@ pub(super) enum RuleArg {
 /// Largest `--reruns` of `analyze` (the scenario files' limit on reruns).
 const MAX_RERUNS: u64 = 100_000_000;
 
+/// Largest `--bootstrap` of `analyze`: the replicate means are kept (8 bytes per replicate and
+/// reported point), so 100,000 replicates of a 128-k table take about 400 MB; the percentile
+/// bootstrap is shown for comparison only and its Monte Carlo error at 2,000 is already small.
+const MAX_BOOTSTRAP: u64 = 100_000;
+
 /// Flags shared by `analyze` and `fit` about how to read the inputs.
 #[derive(Debug, Args)]
 pub(super) struct InputArgs {
@@ -63,6 +68,11 @@ pub(super) struct InputArgs {
     /// rows log; several need a choice)
     #[arg(long, value_name = "NAME")]
     pub(super) metric: Option<String>,
+    /// inspect_ai: the key of each sample's `metadata` that names its cluster (clustered SEs
+    /// and 95% intervals; canonical files use their `cluster` or `task` column, lm-eval folders
+    /// their tasks)
+    #[arg(long, value_name = "KEY")]
+    pub(super) cluster: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -82,9 +92,15 @@ pub(super) struct AnalyzeArgs {
     /// Token cap for the truncation rate (share of samples with output_tokens >= TOKENS)
     #[arg(long, value_name = "TOKENS", allow_negative_numbers = true)]
     pub(super) cap: Option<f64>,
-    /// Bootstrap resamples over problems for the 95% CIs (0 turns them off)
-    #[arg(long, value_name = "N", default_value_t = 2000)]
-    pub(super) bootstrap: usize,
+    /// Bootstrap resamples over problems for the percentile CIs shown for comparison (0 turns
+    /// them off; at most 100000)
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 2000,
+        value_parser = clap::value_parser!(u64).range(0..=MAX_BOOTSTRAP)
+    )]
+    pub(super) bootstrap: u64,
     /// With --compare: simulated reruns for the probability that a rerun reverses the order
     /// (0 turns it off; at most 100000000)
     #[arg(
@@ -141,7 +157,19 @@ pub(super) fn read_input(
     use crate::analyze::read::lm_eval;
     use crate::analyze::{Format, Normalization, ReadOptions};
     use std::io::Read;
+    let cluster_refused = || {
+        bad_input(anyhow::anyhow!(
+            "--cluster {}: names a key of the samples' metadata in an inspect_ai log, and {} is \
+             not one; canonical files are clustered by their `cluster` (or `task`) column, an \
+             lm-eval output folder by its tasks",
+            input.cluster.as_deref().unwrap_or_default(),
+            path.display()
+        ))
+    };
     if path.is_dir() {
+        if input.cluster.is_some() {
+            return Err(cluster_refused());
+        }
         let options = ReadOptions {
             normalization: if input.no_normalize {
                 Normalization::Off
@@ -184,6 +212,9 @@ pub(super) fn read_input(
         FormatArg::Inspect => Format::Inspect,
         FormatArg::Auto => crate::analyze::detect_format_bytes(&source, &head),
     };
+    if input.cluster.is_some() && format != Format::Inspect {
+        return Err(cluster_refused());
+    }
     let mut options = ReadOptions {
         normalization: if input.no_normalize {
             Normalization::Off
@@ -196,6 +227,7 @@ pub(super) fn read_input(
         score_key: input.score_key.clone(),
         metric: input.metric.clone(),
         cluster: None,
+        cluster_key: input.cluster.clone(),
     };
     // An lm-eval samples file: the run's results_*.json beside it names the model and holds the
     // harness's aggregate.
@@ -251,7 +283,8 @@ pub(super) fn analyze_command(a: &AnalyzeArgs) -> Result<u8, Failure> {
                 RuleArg::First => MajRule::First,
             },
             token_cap: a.cap,
-            bootstrap: a.bootstrap,
+            bootstrap: usize::try_from(a.bootstrap)
+                .map_err(|e| bad_input(anyhow::anyhow!("--bootstrap: {e}")))?,
             seed: c.seed.unwrap_or(1),
             ..SummaryOptions::default()
         },
@@ -263,6 +296,9 @@ pub(super) fn analyze_command(a: &AnalyzeArgs) -> Result<u8, Failure> {
         .install(|| crate::analyze::analyze(inputs, &options))
         .map_err(bad_input)?;
     for w in analysis.sources.iter().flat_map(|s| &s.mismatches) {
+        super::warn(w);
+    }
+    for w in analysis.models.iter().flat_map(|m| &m.summary.warnings) {
         super::warn(w);
     }
     let out_dir = c.out.clone().unwrap_or_else(|| {

@@ -71,27 +71,65 @@ impl EvalSampler {
     ) -> Vec<Vec<ProblemTally>> {
         let mut out = vec![Vec::with_capacity(problems); self.shifts.len()];
         for _ in 0..problems {
-            let z: f64 = StandardNormal.sample(rng);
-            for (tallies, shift) in out.iter_mut().zip(&self.shifts) {
-                let p = expit(self.mu + shift + self.sigma * z);
-                let mut t = ProblemTally {
-                    correct: 0,
-                    attractor: 0,
-                    one_offs: 0,
-                };
-                for _ in 0..self.samples {
-                    if rng.random::<f64>() < p {
-                        t.correct += 1;
-                    } else if rng.random::<f64>() < self.attractor {
-                        t.attractor += 1;
-                    } else {
-                        t.one_offs += 1;
-                    }
-                }
-                tallies.push(t);
-            }
+            self.draw_problem(0.0, rng, &mut out);
         }
         out
+    }
+
+    /// A clustered data set on its own stream keyed by (`seed`, `key`): `clusters` clusters whose
+    /// sizes are drawn uniformly from `sizes` (inclusive), cluster g shifted by its own
+    /// u_g ~ N(0, `tau`^2) on the logit scale (the same for every model), so problem i of cluster
+    /// g has p_ij = expit(mu + shift_j + u_g + sigma z_i). Returns `result[model][problem]` and
+    /// the cluster of each problem. The population of problems is the logit-normal with SD
+    /// sqrt(sigma^2 + tau^2). Cost: O(problems (1 + models samples)) draws.
+    pub fn sample_clustered_keyed(
+        &self,
+        clusters: usize,
+        (smallest, largest): (usize, usize),
+        tau: f64,
+        seed: u64,
+        key: &[u64],
+    ) -> (Vec<Vec<ProblemTally>>, Vec<usize>) {
+        let mut rng = crate::sim::stream::stream(seed, key);
+        let mut out = vec![Vec::new(); self.shifts.len()];
+        let mut of = Vec::new();
+        for g in 0..clusters {
+            let size = rng.random_range(smallest..=largest.max(smallest));
+            let z: f64 = StandardNormal.sample(&mut rng);
+            for _ in 0..size {
+                self.draw_problem(tau * z, &mut rng, &mut out);
+                of.push(g);
+            }
+        }
+        (out, of)
+    }
+
+    /// One problem at logit offset `offset`: its z_i, then `samples` answers for each model.
+    fn draw_problem<R: RngCore + ?Sized>(
+        &self,
+        offset: f64,
+        rng: &mut R,
+        out: &mut [Vec<ProblemTally>],
+    ) {
+        let z: f64 = StandardNormal.sample(rng);
+        for (tallies, shift) in out.iter_mut().zip(&self.shifts) {
+            let p = expit(self.mu + shift + offset + self.sigma * z);
+            let mut t = ProblemTally {
+                correct: 0,
+                attractor: 0,
+                one_offs: 0,
+            };
+            for _ in 0..self.samples {
+                if rng.random::<f64>() < p {
+                    t.correct += 1;
+                } else if rng.random::<f64>() < self.attractor {
+                    t.attractor += 1;
+                } else {
+                    t.one_offs += 1;
+                }
+            }
+            tallies.push(t);
+        }
     }
 }
 

@@ -27,6 +27,14 @@ pub fn stream(seed: u64, key: &[u64]) -> Rng {
     Rng::seed_from_u64(stream_id(seed, key))
 }
 
+/// Uniform draws in [0, 1) from the stream at `key` under `seed`, one per call (the tie-breaks
+/// of `analyze`'s first-k vote).
+pub fn uniforms(seed: u64, key: &[u64]) -> impl FnMut() -> f64 {
+    use rand::Rng as _;
+    let mut rng = stream(seed, key);
+    move || rng.random::<f64>()
+}
+
 /// A stable 64-bit id for a name (FNV-1a), for keying streams by experiment or model name.
 pub fn name_id(name: &str) -> u64 {
     name.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {

@@ -107,7 +107,7 @@ fn outputs_exist_decode_and_hold_the_documented_columns() {
         .stdout(predicate::str::contains("seed 5"));
     let csv = std::fs::read_to_string(out.join("model-m.csv")).expect("model csv");
     assert!(csv.starts_with(
-        "source,model,seed,metric,vote_rule,k,estimate,question_se,sampling_se,clustered_se,ci_low,ci_high,plug_in,ci_basis,bootstrap_low,bootstrap_high\n"
+        "source,model,seed,metric,vote_rule,k,estimate,question_se,sampling_se,clustered_se,ci_low,ci_high,plug_in,ci_basis,bootstrap_low,bootstrap_high,ci_method,ci_clusters,unclustered_ci_low,unclustered_ci_high\n"
     ));
     for metric in [
         ",pass@k,",

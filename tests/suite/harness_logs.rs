@@ -356,13 +356,17 @@ fn lm_eval_group_folder_is_one_model_with_subtask_clusters() {
         "--reruns".as_ref(),
         "100".as_ref(),
     ]);
-    assert!(!stderr.contains("warning"), "{stderr}");
+    // Two subtasks: the intervals rest on 2 clusters, which is warned about (once per model).
+    assert_eq!(stderr.matches("warning").count(), 2, "{stderr}");
+    assert_eq!(stderr.matches("only 2 clusters").count(), 2, "{stderr}");
     for (i, dir) in [&a, &b].into_iter().enumerate() {
         let want = lm_results(dir, "fx_group", "acc,none");
         assert!(close(pass1(&s, i), want), "{i}: {} vs {want}", pass1(&s, i));
         assert_eq!(s["models"][i]["summary"]["problems"], 12);
         assert!(s["models"][i]["summary"]["pass_at_k"][0]["clustered_se"].is_number());
+        assert_eq!(s["models"][i]["summary"]["pass_at_k"][0]["ci_clusters"], 2);
     }
+    assert_eq!(s["comparison"]["pass_at_1"]["ci_clusters"], 2);
     assert_eq!(s["models"][0]["summary"]["model"], "fixture-lm");
     assert_eq!(s["models"][1]["summary"]["model"], "fixture-lm-2");
     assert_eq!(s["comparison"]["common_problems"], 12);

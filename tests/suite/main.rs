@@ -3,10 +3,12 @@
 
 mod analyze_answers;
 mod analyze_cli;
+mod analyze_clusters;
 mod bad_scenarios;
 mod calibration;
 mod clamped_output;
 mod cli;
+mod cluster_coverage;
 mod common;
 mod curves_band;
 mod determinism;

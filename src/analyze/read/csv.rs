@@ -148,7 +148,7 @@ fn read_csv(reader: &mut dyn BufRead, builder: &mut DatasetBuilder) -> Result<()
                 answer: columns.get("answer").map(|_| nonempty("answer")),
                 reference: nonempty("reference"),
                 output_tokens,
-                cluster: nonempty("cluster"),
+                cluster: nonempty("cluster").or_else(|| nonempty("task")),
                 run: nonempty("run"),
             },
         )

@@ -70,6 +70,7 @@ mod tests {
             ]
         );
         assert!(!m.has_answers && !m.has_tokens);
-        assert_eq!(m.problems[0].sequence, vec![0, 1, 0]);
+        let flags: Vec<bool> = m.problems[0].correct_flags().collect();
+        assert_eq!(flags, vec![true, false, true]);
     }
 }

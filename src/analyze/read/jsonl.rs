@@ -53,7 +53,10 @@ fn canonical_json(source: &str, line: usize, obj: &Map<String, Value>) -> Result
         answer,
         reference,
         output_tokens: ctx.opt_tokens(obj, "output_tokens")?,
-        cluster: ctx.opt_id(obj, "cluster")?,
+        cluster: match ctx.opt_id(obj, "cluster")? {
+            Some(c) => Some(c),
+            None => ctx.opt_id(obj, "task")?,
+        },
         run: ctx.opt_id(obj, "run")?,
     })
 }
@@ -175,7 +178,7 @@ struct CanonicalRow<'a> {
 }
 
 /// The canonical fields, in the index order of [`CanonicalRow::fields`].
-const CANONICAL_FIELDS: [&str; 9] = [
+const CANONICAL_FIELDS: [&str; 10] = [
     "problem_id",
     "model",
     "correct",
@@ -185,6 +188,7 @@ const CANONICAL_FIELDS: [&str; 9] = [
     "output_tokens",
     "cluster",
     "run",
+    "task",
 ];
 
 /// A key of a canonical row: the index of a known field, or `None` for any other key.
@@ -245,7 +249,7 @@ fn canonical_fast(text: &str) -> Option<SampleRef<'_>> {
     if row.duplicate {
         return None;
     }
-    let [problem_id, model, correct, answer, reference, sample, output_tokens, cluster, run] =
+    let [problem_id, model, correct, answer, reference, sample, output_tokens, cluster, run, task] =
         row.fields;
     // The rules of `Ctx` in `canonical_json`, with `None` for every error.
     fn id(v: Scalar<'_>) -> Option<Cow<'_, str>> {
@@ -308,7 +312,10 @@ fn canonical_fast(text: &str) -> Option<SampleRef<'_>> {
         answer,
         reference,
         output_tokens,
-        cluster: opt_id(cluster)?,
+        cluster: match opt_id(cluster)? {
+            Some(c) => Some(c),
+            None => opt_id(task)?,
+        },
         run: opt_id(run)?,
     })
 }

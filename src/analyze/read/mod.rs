@@ -80,6 +80,10 @@ pub struct ReadOptions {
     /// lm-eval: a cluster label for every row (the subtask, when a group's files are merged);
     /// problem ids are then `<cluster>/<doc_id>`.
     pub cluster: Option<String>,
+    /// inspect_ai: the key of each sample's `metadata` that names its cluster (clustered SEs and
+    /// intervals); every scored sample must carry it.
+    #[serde(default)]
+    pub cluster_key: Option<String>,
 }
 
 impl Default for ReadOptions {
@@ -92,6 +96,7 @@ impl Default for ReadOptions {
             score_key: None,
             metric: None,
             cluster: None,
+            cluster_key: None,
         }
     }
 }

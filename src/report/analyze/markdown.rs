@@ -2,10 +2,11 @@
 //! finished results only; depends on [`crate::analyze`]'s result types and the sibling text
 //! helpers.
 use super::text::{
-    at_k, boundary_notes, diff_note, harness_text, model_header, p_value, reversal_text, shown,
+    at_k, boundary_notes, clustered_diff, diff_note, harness_text, interval_labels, model_header,
+    p_value, reversal_text, shown,
 };
 use super::{
-    ci_cell, ci_pct, exact_bound, input_names, opt_pts, pts, rule_name, signed_pts,
+    ci_cell, ci_pct, exact_bound, input_names, interval_label, opt_pts, pts, rule_name, signed_pts,
     EXACT_BOUND_MARK,
 };
 use crate::analyze::interval::IntervalBasis;
@@ -59,11 +60,12 @@ pub(super) fn md_curve_table(m: &ModelAnalysis, rule: &str) -> String {
 pub fn analysis_markdown(a: &Analysis, model_files: &[String], figures: &[String]) -> String {
     let rule = rule_name(a.options.summary.maj_rule);
     let mut md = format!(
-        "# evalsim analyze: {}\n\nevalsim {}, seed {}, {} bootstrap resamples over problems. Numbers are percentages of the benchmark (mean over problems); SEs in percentage points. 95% CIs: Wilson score interval with effective sample size m(1-m)/SE^2 and a t(N-1) quantile, within [0, 100]; the exact bound when every problem scores the same.\n\n",
+        "# evalsim analyze: {}\n\nevalsim {}, seed {}, {} bootstrap resamples over problems. Numbers are percentages of the benchmark (mean over problems); SEs in percentage points. {} (effective sample size m(1-m)/SE^2), within [0, 100]; the exact bound when every problem (cluster) scores the same or there is one problem.\n\n",
         input_names(a),
         a.version,
         a.seed,
-        a.options.summary.bootstrap
+        a.options.summary.bootstrap,
+        interval_labels(a)
     );
     md += "| input | format | models |\n|---|---|---|\n";
     for s in &a.sources {
@@ -89,6 +91,9 @@ pub fn analysis_markdown(a: &Analysis, model_files: &[String], figures: &[String
     for (m, file) in a.models.iter().zip(model_files) {
         md += &format!("## {}\n\n", m.summary.model);
         md += &format!("```\n{}{}```\n\n", model_header(m), boundary_notes(m));
+        for w in &m.summary.warnings {
+            md += &format!("Warning: {w}.\n\n");
+        }
         md += &md_curve_table(m, rule);
         md += &format!("Every k: `{file}.csv`.\n\n");
     }
@@ -103,7 +108,7 @@ pub fn analysis_markdown(a: &Analysis, model_files: &[String], figures: &[String
         if let Some(d) = &c.maj_at_k {
             rows.push((format!("maj@{} ({rule})", d.k), d));
         }
-        for (name, d) in rows {
+        for (name, d) in &rows {
             md += &format!(
                 "| {name} | {} | {} | {} | {} | {} | {} | [{}, {}]{} |\n",
                 pts(d.a),
@@ -120,13 +125,17 @@ pub fn analysis_markdown(a: &Analysis, model_files: &[String], figures: &[String
                     EXACT_BOUND_MARK
                 }
             );
-            notes += &diff_note(&name, d, c.common_problems);
+            notes += &diff_note(name, d, c.common_problems);
         }
         for note in notes.lines() {
             md += &format!("\n{}\n", note.trim().trim_start_matches("note: "));
         }
-        if c.maj_at_k.is_some() {
-            md += "\n95% CI of the maj@k difference: Tango-type score interval, its variance re-estimated at each hypothesised difference; of pass@1: Wilson (docs/intervals.md).\n";
+        for (name, d) in &rows {
+            md += &format!(
+                "\n95% CI of the {name} difference: {}{}.\n",
+                interval_label(d.ci_method, d.ci_clusters),
+                clustered_diff(d)
+            );
         }
         md += &format!(
             "\nSign test over problems whose pass@1 differs: B better on {}, A better on {}, {} ties, two-sided p = {:.4}. Probability that a fresh rerun at the same n reverses the order: {}. Table: `comparison.csv`.\n\n",

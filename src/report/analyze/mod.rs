@@ -6,7 +6,7 @@
 //! (stdout); this module keeps the shared number formats and names and assembles the output files.
 //! May depend on [`crate::analyze`]'s result types and the other `report` modules, never on
 //! `sim` or `exact`.
-use crate::analyze::interval::IntervalBasis;
+use crate::analyze::interval::{IntervalBasis, IntervalMethod};
 use crate::analyze::{Analysis, CurvePoint, FitResult, MajRule, ModelAnalysis};
 use crate::report::plot::{self, Figure};
 use crate::report::tables::num;
@@ -115,6 +115,35 @@ fn ci_cell(ci: Option<[f64; 2]>, basis: Option<IntervalBasis>) -> String {
         ""
     };
     format!("{}{mark}", ci_pct(ci))
+}
+
+/// What the numbers of an interval use, in words: every interval label says it (the construction,
+/// the SE its effective sample size comes from, and the quantile).
+pub fn interval_label(method: IntervalMethod, clusters: Option<usize>) -> String {
+    match (method, clusters) {
+        (IntervalMethod::PairedScore, None) => {
+            "Tango-type score interval (variance re-estimated at each hypothesised difference), normal quantile".to_string()
+        }
+        (IntervalMethod::PairedScore, Some(c)) => format!(
+            "Tango-type score interval at the effective sample size of the clustered paired SE (CR1, {c} clusters), t({}) quantile",
+            c - 1
+        ),
+        (_, Some(c)) => format!(
+            "Wilson score interval, effective sample size from the clustered SE (CR1, {c} clusters), t({}) quantile",
+            c - 1
+        ),
+        (_, None) => "Wilson score interval, effective sample size from the question SE, t quantile with adaptive degrees of freedom (N-1 for scores inside [0, 1], normal for 0/1 scores)".to_string(),
+    }
+}
+
+/// The short name of an interval's construction as written in CSV files.
+pub fn method_name(method: IntervalMethod, clusters: Option<usize>) -> &'static str {
+    match (method, clusters.is_some()) {
+        (IntervalMethod::PairedScore, false) => "paired-score",
+        (IntervalMethod::PairedScore, true) => "paired-score-clustered",
+        (_, false) => "wilson",
+        (_, true) => "wilson-clustered",
+    }
 }
 
 /// The name of an interval basis as written in CSV files.

@@ -1,13 +1,14 @@
 //! The CSV tables of `analyze` and `fit`: one tidy row per (metric, k) per model, the paired
 //! comparison, the fitted parameters and the observed against fitted counts. Formats finished
 //! results only; depends on [`crate::analyze`]'s result types and [`crate::report::tables`].
-use super::{basis_name, curves, opt, rule_name};
+use super::{basis_name, curves, method_name, opt, rule_name};
+use crate::analyze::interval::IntervalMethod;
 use crate::analyze::joint_fit::Parameter;
 use crate::analyze::{Analysis, FitResult, ModelAnalysis};
 use crate::report::tables::{num, Csv};
 
 /// Columns of the per-model CSV.
-pub const MODEL_COLUMNS: [&str; 16] = [
+pub const MODEL_COLUMNS: [&str; 20] = [
     "source",
     "model",
     "seed",
@@ -24,6 +25,10 @@ pub const MODEL_COLUMNS: [&str; 16] = [
     "ci_basis",
     "bootstrap_low",
     "bootstrap_high",
+    "ci_method",
+    "ci_clusters",
+    "unclustered_ci_low",
+    "unclustered_ci_high",
 ];
 
 /// The tidy table of one model: one row per (metric, k).
@@ -53,6 +58,12 @@ pub fn model_csv(a: &Analysis, m: &ModelAnalysis) -> String {
                     .map_or(String::new(), |b| basis_name(b).to_string()),
                 opt(blo),
                 opt(bhi),
+                p.ci95
+                    .map_or("", |_| method_name(IntervalMethod::Wilson, p.ci_clusters))
+                    .to_string(),
+                p.ci_clusters.map_or(String::new(), |c| c.to_string()),
+                opt(p.unclustered_ci95.map(|c| c[0])),
+                opt(p.unclustered_ci95.map(|c| c[1])),
             ]);
         }
     }
@@ -75,7 +86,7 @@ pub fn model_csv(a: &Analysis, m: &ModelAnalysis) -> String {
 }
 
 /// Columns of `comparison.csv`.
-pub const COMPARISON_COLUMNS: [&str; 22] = [
+pub const COMPARISON_COLUMNS: [&str; 27] = [
     "source_a",
     "model_a",
     "source_b",
@@ -98,6 +109,11 @@ pub const COMPARISON_COLUMNS: [&str; 22] = [
     "sign_test_p",
     "reversal_probability",
     "ci_basis",
+    "clustered_se",
+    "ci_method",
+    "ci_clusters",
+    "unclustered_ci_low",
+    "unclustered_ci_high",
 ];
 
 /// `comparison.csv`: pass@1 and maj@k differences B - A; `None` without a comparison.
@@ -140,6 +156,11 @@ pub fn comparison_csv(a: &Analysis) -> Option<String> {
             num(c.sign_test.p_value),
             opt(c.reversal_probability),
             basis_name(d.ci_basis).to_string(),
+            opt(d.clustered_se),
+            method_name(d.ci_method, d.ci_clusters).to_string(),
+            d.ci_clusters.map_or(String::new(), |c| c.to_string()),
+            opt(d.unclustered_ci95.map(|c| c[0])),
+            opt(d.unclustered_ci95.map(|c| c[1])),
         ]);
     }
     Some(csv.finish())

@@ -1,8 +1,11 @@
 //! The text `analyze` prints on stdout: the per-model summary, the harness cross-check and the
 //! comparison, with notes on one-sided intervals. Formats finished results only; depends on
 //! [`crate::analyze`]'s result types.
-use super::{ci_cell, ci_pct, curves, opt_pts, pct, pts, rule_name, signed_pts, EXACT_BOUND_MARK};
-use crate::analyze::interval::IntervalBasis;
+use super::{
+    ci_cell, ci_pct, curves, interval_label, opt_pts, pct, pts, rule_name, signed_pts,
+    EXACT_BOUND_MARK,
+};
+use crate::analyze::interval::{IntervalBasis, IntervalMethod};
 use crate::analyze::summary::BINARY_ONLY;
 use crate::analyze::{Analysis, Comparison, CurvePoint, ModelAnalysis};
 
@@ -23,12 +26,24 @@ pub(super) fn boundary_notes(m: &ModelAnalysis) -> String {
                 .filter(|p| p.ci_basis == Some(basis))
                 .map(|p| p.k.to_string())
                 .collect();
-            if !ks.is_empty() {
-                t += &format!(
-                    "  note: {EXACT_BOUND_MARK} {metric} at k = {}: {what}; the 95% interval is the exact bound after {n} problems without an exception (1 - 0.05^(1/N), about 3/N: the rule of three), not a point\n",
-                    ks.join(", ")
-                );
+            if ks.is_empty() {
+                continue;
             }
+            let units = match points.first().and_then(|p| p.ci_clusters) {
+                Some(c) => format!("{c} clusters"),
+                None => format!("{n} problems"),
+            };
+            t += &if n == 1 {
+                format!(
+                    "  note: {EXACT_BOUND_MARK} {metric} at k = {}: one problem; the 95% interval is the bound after one problem, [s - 0.95 s, s + 0.95 (1 - s)] for its score s, which holds the mean of any population of scores in [0, 1] with probability 95% (Markov's inequality) and says little more\n",
+                    ks.join(", ")
+                )
+            } else {
+                format!(
+                    "  note: {EXACT_BOUND_MARK} {metric} at k = {}: {what}; the 95% interval is the exact bound after {units} without an exception (1 - 0.05^(1/N), about 3/N: the rule of three), not a point\n",
+                    ks.join(", ")
+                )
+            };
         }
     }
     t
@@ -74,13 +89,21 @@ pub(super) fn model_header(m: &ModelAnalysis) -> String {
         (None, None) => return t,
     };
     t += &format!(
-        "  {label} {}: question SE {} pts, sampling SE {} pts{}, 95% CI {} (bootstrap {})\n",
+        "  {label} {}: question SE {} pts, sampling SE {} pts{}, 95% CI {}{} (bootstrap {})\n",
         pct(s.pass_at_1),
         opt_pts(p1.question_se),
         opt_pts(p1.sampling_se),
         p1.clustered_se
             .map_or(String::new(), |c| format!(", clustered SE {} pts", pts(c))),
         ci_cell(p1.ci95, p1.ci_basis),
+        match p1.ci_clusters {
+            Some(c) => format!(
+                " from the clustered SE over {c} clusters with t({}); from the question SE {}",
+                c - 1,
+                ci_cell(p1.unclustered_ci95, p1.unclustered_ci_basis)
+            ),
+            None => String::new(),
+        },
         ci_pct(p1.bootstrap_ci)
     );
     if s.mean_score.is_some() {
@@ -204,9 +227,14 @@ pub fn analysis_text(a: &Analysis) -> String {
         } else {
             "maj@k".to_string()
         };
+        let ci_name = if s.pass_at_k.first().is_some_and(|p| p.ci_clusters.is_some()) {
+            "pass@k [95% CI, clustered]"
+        } else {
+            "pass@k [95% CI]"
+        };
         let mut rows: Vec<[String; 6]> = vec![[
             "k".into(),
-            "pass@k [95% CI]".into(),
+            ci_name.into(),
             "plug-in".into(),
             "pass^k".into(),
             maj_label,
@@ -249,9 +277,9 @@ pub fn analysis_text(a: &Analysis) -> String {
         if let Some(d) = &c.maj_at_k {
             rows.push((format!("maj@{} ({rule})", d.k), d));
         }
-        for (name, d) in rows {
+        for (name, d) in &rows {
             t += &format!(
-                "  {name}: {} pts, 95% CI [{}, {}]{}; paired SE {} (question part {}, sampling part {}, in quadrature)\n",
+                "  {name}: {} pts, 95% CI [{}, {}]{}; paired SE {} (question part {}, sampling part {}, in quadrature){}\n",
                 signed_pts(d.difference),
                 signed_pts(d.ci95[0]),
                 signed_pts(d.ci95[1]),
@@ -263,11 +291,15 @@ pub fn analysis_text(a: &Analysis) -> String {
                 pts(d.se),
                 pts(d.question_se),
                 opt_pts(d.sampling_se),
+                clustered_diff(d),
             );
-            t += &diff_note(&name, d, c.common_problems);
+            t += &diff_note(name, d, c.common_problems);
         }
-        if c.maj_at_k.is_some() {
-            t += "  95% CI of the maj@k difference: Tango-type score interval (variance re-estimated at each hypothesised difference); of pass@1: Wilson\n";
+        for (name, d) in &rows {
+            t += &format!(
+                "  95% CI of the {name} difference: {}\n",
+                interval_label(d.ci_method, d.ci_clusters)
+            );
         }
         t += &format!(
             "  sign test: `{}` better on {}, `{}` on {}, {} ties, p = {}; a fresh rerun reverses the order with probability {}\n",
@@ -281,10 +313,56 @@ pub fn analysis_text(a: &Analysis) -> String {
         );
     }
     t += &format!(
-        "pts = percentage points; 95% CI = Wilson interval with effective sample size and t(N-1) quantile; seed {}, {} bootstrap resamples\n",
-        a.seed, a.options.summary.bootstrap
+        "pts = percentage points; {}; seed {}, {} bootstrap resamples\n",
+        interval_labels(a),
+        a.seed,
+        a.options.summary.bootstrap
     );
     t
+}
+
+/// ", clustered paired SE x pts over C clusters (95% CI from the paired SE [a, b])" when the
+/// difference's interval rests on clusters; empty otherwise.
+pub(super) fn clustered_diff(d: &crate::analyze::DiffEstimate) -> String {
+    match (d.clustered_se, d.ci_clusters) {
+        (Some(se), Some(c)) => format!(
+            "; clustered paired SE {} over {c} clusters, which the 95% CI uses{}",
+            pts(se),
+            d.unclustered_ci95.map_or(String::new(), |[lo, hi]| format!(
+                " (from the paired SE: [{}, {}])",
+                signed_pts(lo),
+                signed_pts(hi)
+            ))
+        ),
+        _ => String::new(),
+    }
+}
+
+/// What the models' 95% CIs use: one label when every model's intervals use the same
+/// construction, else one per model.
+pub fn interval_labels(a: &Analysis) -> String {
+    let labels: Vec<(String, String)> = a
+        .models
+        .iter()
+        .map(|m| {
+            let clusters = curves(m)
+                .first()
+                .and_then(|(_, _, points)| points.first())
+                .and_then(|p| p.ci_clusters);
+            (
+                m.summary.model.clone(),
+                interval_label(IntervalMethod::Wilson, clusters),
+            )
+        })
+        .collect();
+    match labels.first() {
+        Some((_, first)) if labels.iter().all(|(_, l)| l == first) => format!("95% CI = {first}"),
+        _ => labels
+            .iter()
+            .map(|(m, l)| format!("95% CI of `{m}` = {l}"))
+            .collect::<Vec<_>>()
+            .join("; "),
+    }
 }
 
 /// A p-value with its significant digits: three decimals down to 0.001, then two significant

@@ -41,6 +41,8 @@ pub(super) struct ScoreChoice<'a> {
     pub scorer: Option<&'a str>,
     /// The key of a dict-valued score.
     pub key: Option<&'a str>,
+    /// The key of each sample's `metadata` that names its cluster.
+    pub cluster: Option<&'a str>,
 }
 
 /// Counts newlines as serde_json pulls bytes, so errors inside the document can name a line.
@@ -91,6 +93,7 @@ struct InspectSample {
     output: Option<InspectOutput>,
     model_usage: Option<BTreeMap<String, InspectUsage>>,
     error: Option<Value>,
+    metadata: Option<Value>,
 }
 
 #[derive(Deserialize)]
@@ -347,6 +350,36 @@ impl InspectState<'_> {
         if let Some(t) = output_tokens {
             self.tokens.output += t;
         }
+        let cluster = match self.choice.cluster {
+            None => None,
+            Some(key) => {
+                let field = format!("samples[{i}].metadata.{key}");
+                match sample.metadata.as_ref().and_then(|m| m.get(key)) {
+                    Some(v) => Some(ctx.id_value(&field, v)?),
+                    None => {
+                        let keys: Vec<String> = match &sample.metadata {
+                            Some(Value::Object(m)) => m.keys().cloned().collect(),
+                            _ => Vec::new(),
+                        };
+                        return Err(ctx.missing(
+                            &field,
+                            &if keys.is_empty() {
+                                format!(
+                                    "the cluster key `{key}` named by --cluster in every sample's \
+                                     metadata; this sample has no metadata keys"
+                                )
+                            } else {
+                                format!(
+                                    "the cluster key `{key}` named by --cluster in every sample's \
+                                     metadata; this sample's keys: {}",
+                                    quoted_list(&keys)
+                                )
+                            },
+                        ));
+                    }
+                }
+            }
+        };
         let sample = Sample {
             problem_id,
             model: self.model.clone(),
@@ -354,7 +387,7 @@ impl InspectState<'_> {
             answer,
             reference,
             output_tokens,
-            cluster: None,
+            cluster,
             // inspect epochs are not runs: the epochs of a sample are its repeated samples
             run: None,
         };
@@ -620,6 +653,7 @@ impl FormatReader for Inspect {
             ScoreChoice {
                 scorer: options.scorer.as_deref(),
                 key: options.score_key.as_deref(),
+                cluster: options.cluster_key.as_deref(),
             },
         )
     }
@@ -784,5 +818,43 @@ mod tests {
         .unwrap_err()
         .to_string();
         assert!(err.contains("malformed JSON"), "{err}");
+    }
+
+    /// inspect sample metadata named with `--cluster` becomes each problem's cluster; a sample
+    /// without the key is refused naming the field and the keys it has.
+    #[test]
+    fn inspect_metadata_names_the_cluster() {
+        // Every sample's metadata is `{}` in the fixture: the first four (problem 1's three
+        // epochs, problem 2's first) get a subject, the last two another.
+        let mut text = fixture("inspect_log_gsm8k.json");
+        for subject in ["s1", "s1", "s1", "s1", "s2", "s2"] {
+            text = text.replacen(
+                "\"metadata\": {}",
+                &format!("\"metadata\": {{\"subject\": \"{subject}\"}}"),
+                1,
+            );
+        }
+        let options = ReadOptions {
+            cluster_key: Some("subject".to_string()),
+            ..ReadOptions::default()
+        };
+        let d = read_str(Format::Inspect, &text, &options).unwrap();
+        let clusters: Vec<Option<&str>> = d.models[0]
+            .problems
+            .iter()
+            .map(|p| p.cluster.as_deref())
+            .collect();
+        assert_eq!(clusters, vec![Some("s1"), Some("s1")]);
+        let other = ReadOptions {
+            cluster_key: Some("topic".to_string()),
+            ..ReadOptions::default()
+        };
+        let err = read_str(Format::Inspect, &text, &other)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("samples[0].metadata.topic") && err.contains("`subject`"),
+            "{err}"
+        );
     }
 }

@@ -408,6 +408,10 @@ struct ModelBuilder {
     runs: Option<bool>,
 }
 
+/// Largest `output_tokens` of one sample (10^15): far beyond any trace, and small enough that
+/// the sums of a file's token counts (2^53 samples at most in practice) stay finite.
+pub const MAX_OUTPUT_TOKENS: f64 = 1e15;
+
 /// Most bytes of text (distinct normalised answers, counted once for the vote groups and once
 /// for the written forms, and problem ids, counted twice) one input may keep in memory: 256 MiB.
 pub const MAX_KEPT_BYTES: usize = 256 << 20;
@@ -548,13 +552,13 @@ impl DatasetBuilder {
             }
         };
         if let Some(t) = sample.output_tokens {
-            if !t.is_finite() || t < 0.0 {
+            if !t.is_finite() || !(0.0..=MAX_OUTPUT_TOKENS).contains(&t) {
                 return Err(AnalyzeError::BadField {
                     source_name: self.source.clone(),
                     line,
                     field: "output_tokens".to_string(),
                     value: t.to_string(),
-                    expected: "a non-negative number".to_string(),
+                    expected: format!("a number of tokens from 0 to {MAX_OUTPUT_TOKENS:e} (a larger count makes the token sums overflow)"),
                 });
             }
         }

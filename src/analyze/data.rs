@@ -15,11 +15,6 @@ use serde::{Deserialize, Serialize};
 use super::normalize::{normalize_into, Normalization};
 use super::{AnalyzeError, Result};
 
-/// The largest token count a sample may report: 2^53, the largest integer every count up to
-/// which a float holds exactly. Larger counts are no token counts, and their sums over a
-/// model's samples could overflow to infinity.
-pub const MAX_OUTPUT_TOKENS: f64 = 9_007_199_254_740_992.0;
-
 /// One sampled answer, as read from any input format.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Sample {
@@ -483,6 +478,10 @@ struct ModelBuilder {
     runs: Option<bool>,
 }
 
+/// Largest `output_tokens` of one sample (10^15): far beyond any trace, and small enough that
+/// the sums of a file's token counts (2^53 samples at most in practice) stay finite.
+pub const MAX_OUTPUT_TOKENS: f64 = 1e15;
+
 /// Most bytes of text (distinct normalised answers, counted once for the vote groups and once
 /// for the written forms, and problem ids, counted twice) one input may keep in memory: 256 MiB.
 pub const MAX_KEPT_BYTES: usize = 256 << 20;
@@ -623,13 +622,13 @@ impl DatasetBuilder {
             }
         };
         if let Some(t) = sample.output_tokens {
-            if !(0.0..=MAX_OUTPUT_TOKENS).contains(&t) {
+            if !t.is_finite() || !(0.0..=MAX_OUTPUT_TOKENS).contains(&t) {
                 return Err(AnalyzeError::BadField {
                     source_name: self.source.clone(),
                     line,
                     field: "output_tokens".to_string(),
                     value: t.to_string(),
-                    expected: "a token count from 0 to 2^53 = 9007199254740992".to_string(),
+                    expected: format!("a number of tokens from 0 to {MAX_OUTPUT_TOKENS:e} (a larger count makes the token sums overflow)"),
                 });
             }
         }

@@ -33,6 +33,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::data::ModelSamples;
+/// The fit's quadrature rule lives with the others in [`crate::exact::quadrature`].
+pub use super::fit_checks::fit_traces;
 use super::joint_fit::{
     diagnose, fit_joint, Diagnosis, IntervalKind, JointFit, JointFitOptions, Parameter,
 };
@@ -42,7 +44,6 @@ use crate::exact::joint_likelihood::{
     count_probabilities, count_probabilities_runs, population_maj_at_k, population_pass_at_k,
     Count, JointData, DEFAULT_INNER_NODES, DEFAULT_OUTER_NODES,
 };
-/// The fit's quadrature rule lives with the others in [`crate::exact::quadrature`].
 pub use crate::exact::quadrature::gauss_hermite_normal;
 
 /// sigma written to the scenario when the data do not identify it: a middle value on the
@@ -275,6 +276,11 @@ pub struct FitResult {
     pub log_likelihood: f64,
     /// What the data do not identify (empty when everything is).
     pub diagnoses: Vec<String>,
+    /// What the user must know about estimates that were made: a barely identified spread
+    /// (with its profile interval and what it means for the plan), an optimiser that did not
+    /// converge, a plan left out. Printed as warnings and written into the scenario's comments.
+    #[serde(default)]
+    pub warnings: Vec<String>,
     /// Scenario TOML reproducing the fit.
     pub scenario_toml: String,
 }
@@ -540,8 +546,10 @@ pub fn fit_models(
         correlations,
         log_likelihood: joint.log_likelihood,
         diagnoses: diagnoses.iter().map(ToString::to_string).collect(),
+        warnings: Vec::new(),
         scenario_toml: String::new(),
     };
+    result.warnings = super::fit_checks::fit_warnings(&result, &joint, &data);
     result.scenario_toml =
         scenario_toml(&result, options).map_err(|e| AnalyzeError::BadOption {
             option: "fit".to_string(),
@@ -726,7 +734,7 @@ fn count_histogram(model: &ModelSamples, location: f64, spread: f64, omega: f64)
 }
 
 /// Golden-section maximisation of a unimodal function on [lo, hi]. Cost: O(log(1/tol)).
-fn golden_max(f: impl Fn(f64) -> f64, mut lo: f64, mut hi: f64) -> f64 {
+pub(crate) fn golden_max(f: impl Fn(f64) -> f64, mut lo: f64, mut hi: f64) -> f64 {
     let r = (5f64.sqrt() - 1.0) / 2.0;
     let (mut x1, mut x2) = (hi - r * (hi - lo), lo + r * (hi - lo));
     let (mut f1, mut f2) = (f(x1), f(x2));
@@ -795,86 +803,14 @@ pub fn fit_attractor(model: &ModelSamples) -> Option<AttractorFit> {
     })
 }
 
-/// Trace-length fit (see the module docs); `None` without tokens on every sample or without a
-/// problem that has both correct and wrong traces. Cost: O(samples + grid * N).
-pub fn fit_traces(model: &ModelSamples) -> Option<TraceFit> {
-    if !model.has_tokens {
-        return None;
-    }
-    let mut curve_points = Vec::new(); // (d_i, mean ln L of correct)
-    let (mut diff_num, mut diff_den) = (0.0, 0.0);
-    let (mut ss, mut dof) = (0.0, 0.0);
-    for p in &model.problems {
-        let d = 1.0 - p.correct as f64 / p.n as f64;
-        let mut right = Vec::new();
-        let mut wrong = Vec::new();
-        for (t, ok) in p.tokens.iter().zip(p.correct_flags()) {
-            let l = t.unwrap_or(1.0).max(1.0).ln();
-            if ok {
-                right.push(l);
-            } else {
-                wrong.push(l);
-            }
-        }
-        let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
-        for v in [&right, &wrong] {
-            if v.len() >= 2 {
-                let m = mean(v);
-                ss += v.iter().map(|x| (x - m).powi(2)).sum::<f64>();
-                dof += (v.len() - 1) as f64;
-            }
-        }
-        if !right.is_empty() {
-            curve_points.push((d, mean(&right)));
-        }
-        if !right.is_empty() && !wrong.is_empty() {
-            let (nc, nw) = (right.len() as f64, wrong.len() as f64);
-            let h = nc * nw / (nc + nw);
-            diff_num += h * (mean(&wrong) - mean(&right));
-            diff_den += h;
-        }
-    }
-    if curve_points.is_empty() || diff_den == 0.0 || dof == 0.0 {
-        return None;
-    }
-    let intercept = |g: f64| {
-        curve_points
-            .iter()
-            .map(|&(d, y)| y - (g * d).ln_1p())
-            .sum::<f64>()
-            / curve_points.len() as f64
-    };
-    let neg_sse = |g: f64| {
-        let a = intercept(g);
-        -curve_points
-            .iter()
-            .map(|&(d, y)| (y - a - (g * d).ln_1p()).powi(2))
-            .sum::<f64>()
-    };
-    // Coarse grid, then golden section around the best grid point (g in [0, 50]).
-    let grid: Vec<f64> = (0..=500).map(|i| i as f64 * 0.1).collect();
-    let best = grid
-        .iter()
-        .copied()
-        .max_by(|&a, &b| neg_sse(a).total_cmp(&neg_sse(b)))
-        .unwrap_or(0.0);
-    let g = golden_max(neg_sse, (best - 0.1).max(0.0), best + 0.1);
-    Some(TraceFit {
-        median_tokens: intercept(g).exp(),
-        hard_growth: g,
-        wrong_factor: (diff_num / diff_den).exp(),
-        sigma: (ss / dof).sqrt(),
-    })
-}
-
 /// `x` at 4 decimals, as the fitted scenario shows it.
-fn decimals4(x: f64) -> f64 {
+pub(crate) fn decimals4(x: f64) -> f64 {
     format!("{x:.4}").parse().unwrap_or(x)
 }
 
 /// A positive number for the scenario: 4 decimals, or every digit when 4 decimals would show 0
 /// (the loader requires these values to be > 0).
-fn positive(x: f64) -> f64 {
+pub(crate) fn positive(x: f64) -> f64 {
     let fixed = decimals4(x);
     if fixed > 0.0 {
         fixed
@@ -975,7 +911,8 @@ fn scenario_toml(
     let sigma_written = if sigma_fit > 0.0 { sigma_fit } else { 1e-4 };
     let residual = crate::exact::plan::conditional_b(sigma_written, tau_a, tau_b).2;
     let plan_fits = residual <= crate::exact::plan::MAX_SHIFT_SD;
-    if names.len() >= 2 && plan_fits {
+    let plan_blocked = super::fit_checks::plan_blocker(fit);
+    if names.len() >= 2 && plan_fits && plan_blocked.is_none() {
         let n_obs = fit.models[1].counts.n.clamp(1, 4096) as u64;
         let mut samples = vec![1, n_obs];
         samples.dedup();
@@ -1045,7 +982,7 @@ fn scenario_toml(
                                     median_tokens: at(positive(t.median_tokens)),
                                     hard_growth: at(decimals4(t.hard_growth)),
                                     wrong_factor: at(positive(t.wrong_factor)),
-                                    sigma: at(positive(t.sigma)),
+                                    sigma: at(super::fit_checks::token_sigma(t.sigma)),
                                 },
                             )
                         }),
@@ -1092,6 +1029,8 @@ fn scenario_toml(
             crate::exact::plan::MAX_SHIFT_SD
         ));
     }
+    top.extend(plan_blocked);
+    top.extend(fit.warnings.iter().map(|w| format!("WARNING: {w}")));
     for c in &fit.correlations {
         top.push(format!(
             "correlation of `{}` and `{}` per-problem logits: {:.3}{}",
@@ -1125,6 +1064,11 @@ fn scenario_toml(
                     .to_string(),
             );
         }
+        lines.extend(
+            mf.traces
+                .as_ref()
+                .and_then(super::fit_checks::token_sigma_note),
+        );
         match &mf.attractor {
             Some(a) => lines.push(format!(
                 "attractor share of `{}`: {:.3}{} from {} wrong answers",
@@ -1541,6 +1485,61 @@ mod tests {
         let value: toml::Value = toml::from_str(&fit.scenario_toml).unwrap();
         assert_eq!(value["benchmark"]["sigma"].as_float(), Some(1e-4));
         crate::scenario::Scenario::from_toml(&fit.scenario_toml, "f", "f.toml").expect("loads");
+    }
+
+    #[test]
+    fn fit_on_two_models_sharing_one_problem_fitted_a_shift_sd_and_a_plan_without_a_warning() {
+        let a = simulate(60, 8, 0.2, 1.5, 0.5, 11);
+        let mut b = simulate(60, 8, -0.3, 1.5, 0.5, 12);
+        b.name = "other".to_string();
+        for p in b.problems.iter_mut().skip(1) {
+            p.id = format!("b-{}", p.id);
+        }
+        let fit = fit_models(&[&a, &b], "a.jsonl + b.jsonl", &FitOptions::default()).unwrap();
+        assert!(refused(&fit, Parameter::Tau(0)) && refused(&fit, Parameter::Tau(1)));
+        let warnings = crate::report::analyze::fit_warnings(&fit);
+        assert!(
+            warnings.contains("only 1 of its 60 problems are answered by another model too"),
+            "{warnings}"
+        );
+        let value: toml::Value = toml::from_str(&fit.scenario_toml).unwrap();
+        let kinds: Vec<&str> = value["experiment"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["kind"].as_str().unwrap())
+            .collect();
+        assert_eq!(kinds, ["curves", "head-to-head"]);
+        assert!(
+            fit.scenario_toml
+                .contains("# no plan block: the plan rests on the shift_sd of `sim` and `other`"),
+            "{}",
+            fit.scenario_toml
+        );
+        crate::scenario::Scenario::from_toml(&fit.scenario_toml, "f", "f.toml").expect("loads");
+    }
+
+    #[test]
+    fn fit_on_constant_token_counts_wrote_a_token_sigma_of_0_its_scenario_refused() {
+        let mut a = simulate(40, 8, 0.2, 1.5, 0.5, 21);
+        for p in &mut a.problems {
+            p.tokens = p.tokens.iter().map(|_| Some(500.0)).collect();
+        }
+        let fit = fit_models(&[&a], "a.jsonl", &FitOptions::default()).unwrap();
+        let fitted = fit.models[0].traces.as_ref().map_or(1.0, |t| t.sigma);
+        assert!(fitted < 1e-12, "{fitted}");
+        let value: toml::Value = toml::from_str(&fit.scenario_toml).unwrap();
+        assert_eq!(
+            value["model"][0]["tokens"]["sigma"].as_float(),
+            Some(crate::analyze::fit_checks::TOKEN_SIGMA_FLOOR)
+        );
+        assert!(
+            fit.scenario_toml.contains("# tokens.sigma is fitted at "),
+            "{}",
+            fit.scenario_toml
+        );
+        crate::scenario::Scenario::from_toml(&fit.scenario_toml, "f", "f.toml")
+            .expect("the written scenario loads");
     }
 
     #[test]

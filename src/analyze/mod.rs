@@ -32,9 +32,11 @@ pub mod data;
 pub mod detect;
 pub mod estimators;
 pub mod fit;
+pub mod fit_checks;
 pub mod interval;
 pub mod joint_fit;
 pub mod normalize;
+mod optimise;
 pub mod read;
 pub mod summary;
 

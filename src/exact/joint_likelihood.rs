@@ -47,6 +47,7 @@
 
 use rayon::prelude::*;
 
+use crate::exact::joint_trapezoid::rows_log_likelihood;
 use crate::exact::quadrature::gauss_hermite_normal;
 
 /// Default outer (problem effect) Gauss–Hermite nodes; see the module doc.
@@ -126,9 +127,9 @@ pub struct JointData {
     models: usize,
     rows: Vec<Vec<Option<Count>>>,
     /// Distinct counts per model.
-    distinct: Vec<Vec<Count>>,
+    pub(crate) distinct: Vec<Vec<Count>>,
     /// ln C(n, c) per distinct count.
-    ln_choose: Vec<Vec<f64>>,
+    pub(crate) ln_choose: Vec<Vec<f64>>,
     /// Distinct rows as indices into `distinct`, with multiplicities.
     patterns: Vec<(Vec<Option<usize>>, f64)>,
     /// Per-run counts with their ln C(n, c) (`[problem][model]`), when the data name runs
@@ -410,7 +411,7 @@ fn ln_kernel(c: Count, eta: f64) -> f64 {
 /// (Goldberg 1991, Theorem 4): within a few ulps of `f64::ln_1p`, and about three times
 /// faster with glibc, whose log1p was a third of the fit's time. The kernel's softplus needs
 /// nothing more accurate: its error is below 1e-15 relative.
-fn ln_1p_unit(q: f64) -> f64 {
+pub(crate) fn ln_1p_unit(q: f64) -> f64 {
     let u = 1.0 + q;
     if u == 1.0 {
         q
@@ -422,7 +423,7 @@ fn ln_1p_unit(q: f64) -> f64 {
 /// The normal approximation of a count's binomial likelihood in the logit: centre
 /// logit(p^) and precision n p^ (1 - p^), p^ = (c + 1/2) / (n + 1). Used only to place the
 /// quadrature nodes (the integrands are evaluated exactly).
-fn logit_approx(c: Count) -> (f64, f64) {
+pub(crate) fn logit_approx(c: Count) -> (f64, f64) {
     let p = (c.correct as f64 + 0.5) / (c.samples as f64 + 1.0);
     ((p / (1.0 - p)).ln(), c.samples as f64 * p * (1.0 - p))
 }
@@ -437,7 +438,7 @@ pub fn log_sum_exp(values: impl Iterator<Item = f64> + Clone) -> f64 {
 }
 
 /// expit(x) from q = e^-|x| (the exp `ln_kernel` also needs).
-fn expit_from(x: f64, q: f64) -> f64 {
+pub(crate) fn expit_from(x: f64, q: f64) -> f64 {
     if x >= 0.0 {
         1.0 / (1.0 + q)
     } else {
@@ -447,7 +448,7 @@ fn expit_from(x: f64, q: f64) -> f64 {
 
 /// How much of an integral's derivatives to compute.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-enum Order {
+pub(crate) enum Order {
     /// The value only.
     Value,
     /// The value and the first derivatives.
@@ -458,13 +459,13 @@ enum Order {
 
 /// One inner integral's log and its derivatives in eta (the logit) and tau.
 #[derive(Debug, Clone, Copy, Default)]
-struct Inner {
-    value: f64,
-    d_eta: f64,
-    d_tau: f64,
-    d_eta2: f64,
-    d_eta_tau: f64,
-    d_tau2: f64,
+pub(crate) struct Inner {
+    pub(crate) value: f64,
+    pub(crate) d_eta: f64,
+    pub(crate) d_tau: f64,
+    pub(crate) d_eta2: f64,
+    pub(crate) d_eta_tau: f64,
+    pub(crate) d_tau2: f64,
 }
 
 /// Damped Newton for the mode of the concave log-integrand `h` from `e`, with `slope_curv(e)`
@@ -472,7 +473,7 @@ struct Inner {
 /// is below 1e-6 of the peak width (the rule needs the centre only roughly: such a shift changes
 /// its result far below its own error). Each accepted point's h is kept for the next step's
 /// comparison (the same values as evaluating it again). Returns the mode and -h'' there.
-fn newton_centre(
+pub(crate) fn newton_centre(
     h: &dyn Fn(f64) -> f64,
     slope_curv: &dyn Fn(f64) -> (f64, f64),
     mut e: f64,
@@ -646,14 +647,12 @@ pub fn log_likelihood(data: &JointData, params: &JointParams, quad: &JointQuadra
             .collect();
         return index.iter().map(|&k| terms[k]).sum();
     }
-    // rows in parallel, summed in row order: the same bits for any thread count
-    let terms: Vec<f64> = data
-        .patterns
-        .par_iter()
-        .with_min_len(16)
-        .map(|(pattern, mult)| mult * ln_row(data, pattern, params, quad, None, None))
-        .collect();
-    terms.iter().sum()
+    // rows summed in row order: the same bits for any thread count
+    rows_log_likelihood(data, &data.patterns, params, Order::Value)
+        .iter()
+        .zip(&data.patterns)
+        .map(|(t, (_, mult))| mult * t.0)
+        .sum()
 }
 
 /// Gradient of ln L in the natural parameters (one entry per model in `shift` and `tau`).
@@ -716,22 +715,16 @@ pub fn log_likelihood_with_gradient(
             },
         );
     }
-    let terms: Vec<(f64, Vec<f64>)> = data
-        .patterns
-        .par_iter()
-        .with_min_len(16)
-        .map(|(pattern, mult)| {
-            let mut g = vec![0.0; 2 + 2 * m];
-            let v = ln_row(data, pattern, params, quad, Some(&mut g), None);
-            g.iter_mut().for_each(|x| *x *= mult);
-            (mult * v, g)
-        })
-        .collect();
-    let value = terms.iter().map(|t| t.0).sum();
+    let terms = rows_log_likelihood(data, &data.patterns, params, Order::Gradient);
+    let value = terms
+        .iter()
+        .zip(&data.patterns)
+        .map(|(t, (_, mult))| mult * t.0)
+        .sum();
     let mut total = vec![0.0; 2 + 2 * m];
-    for (_, g) in &terms {
+    for ((_, g, _), (_, mult)) in terms.iter().zip(&data.patterns) {
         for (t, x) in total.iter_mut().zip(g) {
-            *t += x;
+            *t += mult * x;
         }
     }
     (
@@ -750,7 +743,7 @@ pub fn log_likelihood_with_gradient(
 /// parameters, for data without runs (`None` for per-run data).
 ///
 /// The Hessian is, like the gradient, the second derivative of the integrals computed at the
-/// nodes of the value (see `ln_row`); its layout is mu, sigma, shift_0.., tau_0.. (P = 2 + 2M
+/// nodes of the value (`exact::joint_trapezoid`); its layout is mu, sigma, shift_0.., tau_0.. (P = 2 + 2M
 /// rows and columns, shift_0 and tau_0 included whether or not a fit frees them). It replaces
 /// the fit's central differences of the gradient (2P gradient evaluations) by one pass that
 /// costs about a quarter more than the gradient's; the two agree to the differences' own
@@ -758,7 +751,7 @@ pub fn log_likelihood_with_gradient(
 pub fn log_likelihood_with_hessian(
     data: &JointData,
     params: &JointParams,
-    quad: &JointQuadrature,
+    _quad: &JointQuadrature,
 ) -> Option<(f64, JointGradient, Vec<Vec<f64>>)> {
     check_params(data, params);
     if data.runs.is_some() {
@@ -766,28 +759,20 @@ pub fn log_likelihood_with_hessian(
     }
     let m = data.models;
     let p = 2 + 2 * m;
-    let terms: Vec<(f64, Vec<f64>, Vec<f64>)> = data
-        .patterns
-        .par_iter()
-        .with_min_len(16)
-        .map(|(pattern, mult)| {
-            let mut g = vec![0.0; p];
-            let mut h = vec![0.0; p * p];
-            let v = ln_row(data, pattern, params, quad, Some(&mut g), Some(&mut h));
-            g.iter_mut().for_each(|x| *x *= mult);
-            h.iter_mut().for_each(|x| *x *= mult);
-            (mult * v, g, h)
-        })
-        .collect();
-    let value = terms.iter().map(|t| t.0).sum();
+    let terms = rows_log_likelihood(data, &data.patterns, params, Order::Hessian);
+    let value = terms
+        .iter()
+        .zip(&data.patterns)
+        .map(|(t, (_, mult))| mult * t.0)
+        .sum();
     let mut total = vec![0.0; p];
     let mut hessian = vec![0.0; p * p];
-    for (_, g, h) in &terms {
+    for ((_, g, h), (_, mult)) in terms.iter().zip(&data.patterns) {
         for (t, x) in total.iter_mut().zip(g) {
-            *t += x;
+            *t += mult * x;
         }
         for (t, x) in hessian.iter_mut().zip(h) {
-            *t += x;
+            *t += mult * x;
         }
     }
     Some((
@@ -816,7 +801,8 @@ pub fn problem_log_likelihoods(
             .map(|row| ln_row_runs(row, params, quad, None))
             .collect();
     }
-    data.rows
+    let patterns: Vec<(Vec<Option<usize>>, f64)> = data
+        .rows
         .iter()
         .map(|row| {
             let pattern: Vec<Option<usize>> = row
@@ -824,8 +810,12 @@ pub fn problem_log_likelihoods(
                 .enumerate()
                 .map(|(m, e)| e.map(|c| data.distinct[m].binary_search(&c).unwrap_or(0)))
                 .collect();
-            ln_row(data, &pattern, params, quad, None, None)
+            (pattern, 1.0)
         })
+        .collect();
+    rows_log_likelihood(data, &patterns, params, Order::Value)
+        .into_iter()
+        .map(|t| t.0)
         .collect()
 }
 
@@ -839,8 +829,8 @@ fn check_params(data: &JointData, params: &JointParams) {
 }
 
 /// The outer adaptive rule of one problem: centres the rule at the mode of the concave g (from
-/// the analytic `start` and peak `width`, by Newton with g' and g'' from `slopes` when given
-/// ([`concave_mode_newton`]), else with finite differences ([`concave_mode_from`])), evaluates
+/// the analytic `start` and peak `width`, by Newton with finite differences
+/// ([`concave_mode_from`])), evaluates
 /// `g_full(x, slots)` once per node and returns the log of the integral of e^g, that is
 /// ln(s sum_k w_k exp(g(x_k) plus y_k^2 / 2)). With `stride` > 0, `g_full` also fills `stride` derivative slots per node,
 /// and `accumulate(W_k, x_k, slots_k)` is called for each node with its normalised weight W_k
@@ -848,17 +838,13 @@ fn check_params(data: &JointData, params: &JointParams) {
 fn outer_integral(
     quad: &JointQuadrature,
     g_full: &dyn Fn(f64, Option<&mut [f64]>) -> f64,
-    slopes: Option<&dyn Fn(f64) -> (f64, f64)>,
     start: f64,
     width: f64,
     stride: usize,
     accumulate: &mut dyn FnMut(f64, f64, &[f64]),
 ) -> f64 {
     let g = |x: f64| g_full(x, None);
-    let (x0, s) = match slopes {
-        Some(d) => concave_mode_newton(&g, d, start, width),
-        None => concave_mode_from(&g, start, width),
-    };
+    let (x0, s) = concave_mode_from(&g, start, width);
     // node values once, then log-sum-exp over them (the same bits as summing a recomputed
     // iterator)
     let mut derivs = vec![0.0; quad.outer.len() * stride];
@@ -880,173 +866,6 @@ fn outer_integral(
             for (k, (&w, &(y, _))) in weights.iter().zip(&quad.outer).enumerate() {
                 accumulate(w / total, x0 + s * y, &derivs[k * stride..(k + 1) * stride]);
             }
-        }
-    }
-    value
-}
-
-/// Derivative slots per model and outer node in [`ln_row`]: d/d eta, d/d tau, and with the
-/// Hessian d2/d eta2, d2/d eta d tau, d2/d tau2.
-const ROW_SLOTS: usize = 5;
-
-/// ln L_i of one row by adaptive Gauss–Hermite in the standard problem effect x
-/// (z = mu + sigma x): g(x) = sum_m ln E_e[...] - x^2/2 is concave (Prekopa), its mode is
-/// found by safeguarded Newton with finite differences from an analytic start. With `grad`,
-/// adds the row's gradient (layout mu, sigma, shift_0.., tau_0..; see
-/// [`log_likelihood_with_gradient`]) to it; with `hess` as well, adds the row's Hessian (same
-/// layout, row-major, P x P with P = 2 + 2M): with the outer rule's normalised weights W_k and
-/// G_k = sum_m ln E_e[..] at node k, d2 ln L_i = sum_k W_k (d2 G_k + dG_k dG_k') - g g', g the
-/// row's gradient.
-fn ln_row(
-    data: &JointData,
-    pattern: &[Option<usize>],
-    params: &JointParams,
-    quad: &JointQuadrature,
-    grad: Option<&mut [f64]>,
-    hess: Option<&mut [f64]>,
-) -> f64 {
-    let models = data.models;
-    let order = match (&grad, &hess) {
-        (_, Some(_)) => Order::Hessian,
-        (Some(_), None) => Order::Gradient,
-        (None, None) => Order::Value,
-    };
-    // g(x) and, when `derivs` is given, each model's derivatives at x
-    let g_full = |x: f64, mut derivs: Option<&mut [f64]>| -> f64 {
-        pattern
-            .iter()
-            .enumerate()
-            .filter_map(|(m, d)| {
-                d.map(|d| {
-                    let eta = params.mu + params.sigma * x + params.shift[m];
-                    let inner = ln_inner_full(
-                        data.distinct[m][d],
-                        data.ln_choose[m][d],
-                        eta,
-                        params.tau[m],
-                        quad,
-                        if derivs.is_some() {
-                            order
-                        } else {
-                            Order::Value
-                        },
-                    );
-                    if let Some(out) = derivs.as_deref_mut() {
-                        out[ROW_SLOTS * m..ROW_SLOTS * (m + 1)].copy_from_slice(&[
-                            inner.d_eta,
-                            inner.d_tau,
-                            inner.d_eta2,
-                            inner.d_eta_tau,
-                            inner.d_tau2,
-                        ]);
-                    }
-                    inner.value
-                })
-            })
-            .sum::<f64>()
-            - 0.5 * x * x
-    };
-    // analytic start: each count's normal approximation in the logit, widened by tau_m^2,
-    // times the N(0, 1) density of x, is a normal in x with this mode and precision
-    let (mut num, mut precision) = (0.0, 1.0);
-    for (m, d) in pattern.iter().enumerate() {
-        if let Some(d) = d {
-            let (centre, w) = logit_approx(data.distinct[m][*d]);
-            let tau = params.tau[m];
-            let w = w / (1.0 + tau * tau * w);
-            num += params.sigma * w * (centre - params.mu - params.shift[m]);
-            precision += params.sigma * params.sigma * w;
-        }
-    }
-    let stride = if order == Order::Value {
-        0
-    } else {
-        ROW_SLOTS * models
-    };
-    let p = 2 + 2 * models;
-    let mut row_grad = vec![0.0; if stride > 0 { p } else { 0 }];
-    let mut hess = hess;
-    let mut node_grad = vec![0.0; p];
-    // g' and g'' for the mode: sigma sum_m d/d eta - x and sigma^2 sum_m d2/d eta2 - 1
-    let slopes = |x: f64| -> (f64, f64) {
-        let (mut d1, mut d2) = (-x, -1.0);
-        for (m, d) in pattern.iter().enumerate() {
-            if let Some(d) = d {
-                let eta = params.mu + params.sigma * x + params.shift[m];
-                let inner = ln_inner_full(
-                    data.distinct[m][*d],
-                    data.ln_choose[m][*d],
-                    eta,
-                    params.tau[m],
-                    quad,
-                    Order::Hessian,
-                );
-                d1 += params.sigma * inner.d_eta;
-                d2 += params.sigma * params.sigma * inner.d_eta2;
-            }
-        }
-        (d1, d2)
-    };
-    let value = outer_integral(
-        quad,
-        &g_full,
-        Some(&slopes),
-        num / precision,
-        precision.sqrt().recip(),
-        stride,
-        &mut |w, x, d| {
-            for (m, entry) in pattern.iter().enumerate() {
-                if entry.is_some() {
-                    let (a, b) = (d[ROW_SLOTS * m], d[ROW_SLOTS * m + 1]);
-                    row_grad[0] += w * a;
-                    row_grad[1] += w * x * a;
-                    row_grad[2 + m] += w * a;
-                    row_grad[2 + models + m] += w * b;
-                }
-            }
-            let Some(h) = hess.as_deref_mut() else {
-                return;
-            };
-            // this node's gradient dG_k and Hessian d2 G_k (eta_m is linear in mu, sigma,
-            // shift_m with coefficients 1, x, 1)
-            node_grad.iter_mut().for_each(|v| *v = 0.0);
-            for (m, entry) in pattern.iter().enumerate() {
-                if entry.is_none() {
-                    continue;
-                }
-                let s = &d[ROW_SLOTS * m..ROW_SLOTS * (m + 1)];
-                node_grad[0] += s[0];
-                node_grad[1] += x * s[0];
-                node_grad[2 + m] += s[0];
-                node_grad[2 + models + m] += s[1];
-                let lin = [(0, 1.0), (1, x), (2 + m, 1.0)];
-                let t = 2 + models + m;
-                for &(i, ci) in &lin {
-                    for &(j, cj) in &lin {
-                        h[i * p + j] += w * s[2] * ci * cj;
-                    }
-                    h[i * p + t] += w * s[3] * ci;
-                    h[t * p + i] += w * s[3] * ci;
-                }
-                h[t * p + t] += w * s[4];
-            }
-            for i in 0..p {
-                for j in 0..p {
-                    h[i * p + j] += w * node_grad[i] * node_grad[j];
-                }
-            }
-        },
-    );
-    if let Some(h) = hess {
-        for i in 0..p {
-            for j in 0..p {
-                h[i * p + j] -= row_grad[i] * row_grad[j];
-            }
-        }
-    }
-    if let Some(out) = grad {
-        for (o, g) in out.iter_mut().zip(&row_grad) {
-            *o += g;
         }
     }
     value
@@ -1169,8 +988,7 @@ fn ln_model_runs(
 }
 
 /// ln L_i of one problem with per-run data (see [`JointData::with_runs`]), by adaptive
-/// Gauss–Hermite in the standard problem effect x as in [`ln_row`] (the same
-/// [`outer_integral`]), each model's term from [`ln_model_runs`]. With `grad`, adds the
+/// Gauss–Hermite in the standard problem effect x ([`outer_integral`]), each model's term from [`ln_model_runs`]. With `grad`, adds the
 /// gradient (layout mu, sigma, shift_0.., tau_0.., omega_0..) to it.
 fn ln_row_runs(
     row: &[Option<Vec<(Count, f64)>>],
@@ -1220,7 +1038,6 @@ fn ln_row_runs(
     outer_integral(
         quad,
         &g_full,
-        None,
         num / precision,
         precision.sqrt().recip(),
         stride,
@@ -1240,35 +1057,6 @@ fn ln_row_runs(
             }
         },
     )
-}
-
-/// Mode and 1 / sqrt(-g'') of a concave function by Newton's method with its analytic first
-/// and second derivatives (`slopes`, one integrand pass per step where the differences take
-/// three), from `start` (peak width about `width`), with the same steps, stopping rule and
-/// fallback ([`concave_mode`]) as [`concave_mode_from`].
-fn concave_mode_newton(
-    g: &dyn Fn(f64) -> f64,
-    slopes: &dyn Fn(f64) -> (f64, f64),
-    start: f64,
-    width: f64,
-) -> (f64, f64) {
-    let mut x = start;
-    for _ in 0..8 {
-        let (d1, d2) = slopes(x);
-        if !(d2 < 0.0 && d2.is_finite() && d1.is_finite()) {
-            break;
-        }
-        let w = (-d2).sqrt().recip();
-        let step = -d1 / d2;
-        if step.abs() > 4.0 * w.max(width) {
-            break;
-        }
-        if step.abs() < 1e-4 * w {
-            return (x, w.min(1.0));
-        }
-        x += step;
-    }
-    concave_mode(g)
 }
 
 /// Mode and 1 / sqrt(-g'') of a concave function by Newton's method with finite differences
@@ -1538,68 +1326,6 @@ mod tests {
         Some(Count::new(correct, samples))
     }
 
-    /// The straightforward evaluation the fast one replaced: every problem on its own (no
-    /// grouping of identical rows), every log-sum-exp over a recomputed iterator, no stored
-    /// node values. Same rule, so the two must agree to rounding.
-    fn straightforward(row: &[Option<Count>], p: &JointParams, quad: &JointQuadrature) -> f64 {
-        let inner = |c: Count, eta: f64, tau: f64| -> f64 {
-            let lc = ln_binomial(c.samples, c.correct);
-            if tau == 0.0 {
-                return lc + ln_kernel(c, eta);
-            }
-            let (cc, n) = (c.correct as f64, c.samples as f64);
-            let h = |e: f64| ln_kernel(c, eta + tau * e) - 0.5 * e * e;
-            let (centre, precision) = logit_approx(c);
-            let mut e = tau * precision * (centre - eta) / (1.0 + tau * tau * precision);
-            let mut curvature = 1.0;
-            for _ in 0..60 {
-                let q = 1.0 / (1.0 + (-(eta + tau * e)).exp());
-                let d1 = tau * (cc - n * q) - e;
-                curvature = tau * tau * n * q * (1.0 - q) + 1.0;
-                let mut step = d1 / curvature;
-                let h0 = h(e);
-                while step.abs() > 1e-15 && h(e + step) < h0 - 1e-12 * h0.abs().max(1.0) {
-                    step *= 0.5;
-                }
-                e += step;
-                if step.abs() < 1e-6 * curvature.sqrt().recip() {
-                    break;
-                }
-            }
-            let s = curvature.sqrt().recip();
-            lc + s.ln()
-                + log_sum_exp(
-                    quad.inner
-                        .iter()
-                        .map(|&(y, lw)| lw + h(e + s * y) + 0.5 * y * y),
-                )
-        };
-        let g = |x: f64| -> f64 {
-            row.iter()
-                .enumerate()
-                .filter_map(|(m, c)| c.map(|c| inner(c, p.mu + p.sigma * x + p.shift[m], p.tau[m])))
-                .sum::<f64>()
-                - 0.5 * x * x
-        };
-        let (mut num, mut precision) = (0.0, 1.0);
-        for (m, c) in row.iter().enumerate() {
-            if let Some(c) = c {
-                let (centre, w) = logit_approx(*c);
-                let w = w / (1.0 + p.tau[m] * p.tau[m] * w);
-                num += p.sigma * w * (centre - p.mu - p.shift[m]);
-                precision += p.sigma * p.sigma * w;
-            }
-        }
-        let (x0, s) = concave_mode_from(&g, num / precision, precision.sqrt().recip());
-        s.ln()
-            + log_sum_exp(
-                quad.outer
-                    .iter()
-                    .map(|&(y, lw)| lw + g(x0 + s * y) + 0.5 * y * y),
-            )
-    }
-
-    /// Small data with repeated rows, missing entries, tau = 0 and tau > 0, n up to 64.
     fn small_case() -> (Vec<Vec<Option<Count>>>, JointParams) {
         let mut rows = vec![
             vec![c(3, 5), c(1, 4), None],
@@ -1612,26 +1338,6 @@ mod tests {
         rows.push(rows[0].clone());
         rows.push(rows[4].clone());
         (rows, params(0.4, 1.3, &[0.0, -0.5, 0.9], &[0.7, 0.0, 1.6]))
-    }
-
-    #[test]
-    fn fast_likelihood_matches_the_straightforward_evaluation() {
-        let (rows, p) = small_case();
-        let quad = JointQuadrature::default();
-        let data = JointData::new(3, rows.clone()).unwrap();
-        let want: Vec<f64> = rows.iter().map(|r| straightforward(r, &p, &quad)).collect();
-        let got = problem_log_likelihoods(&data, &p, &quad);
-        for (g, w) in got.iter().zip(&want) {
-            assert!((g - w).abs() <= 1e-12 * w.abs(), "{g} vs {w}");
-        }
-        let total: f64 = want.iter().sum();
-        let fast = log_likelihood(&data, &p, &quad);
-        assert!(
-            (fast - total).abs() <= 1e-12 * total.abs(),
-            "{fast} vs {total}"
-        );
-        let (with_gradient, _) = log_likelihood_with_gradient(&data, &p, &quad);
-        assert_eq!(with_gradient.to_bits(), fast.to_bits());
     }
 
     #[test]
@@ -1798,61 +1504,6 @@ mod tests {
             let want = brute_force(row, &p, 12.0, 2400);
             assert!((got - want).abs() < 1e-6 * want.abs(), "{got} vs {want}");
         }
-    }
-
-    /// The node-count choice (module doc, docs/fit.md): relative error of ln L_i against a fine
-    /// trapezoid for the extreme counts, printed as a table; the defaults must reach 1e-8.
-    #[test]
-    fn gauss_hermite_converges_on_extreme_counts() {
-        let cases: Vec<(&str, Vec<Option<Count>>, JointParams)> = vec![
-            (
-                "sigma 3, 256/256",
-                vec![c(256, 256)],
-                params(0.0, 3.0, &[0.0], &[0.0]),
-            ),
-            (
-                "sigma 3, 0/256",
-                vec![c(0, 256)],
-                params(0.0, 3.0, &[0.0], &[0.0]),
-            ),
-            (
-                "sigma 3, 255/256",
-                vec![c(255, 256)],
-                params(0.0, 3.0, &[0.0], &[0.0]),
-            ),
-            (
-                "sigma 3, 128/256",
-                vec![c(128, 256)],
-                params(0.0, 3.0, &[0.0], &[0.0]),
-            ),
-            (
-                "sigma 6, 256/256",
-                vec![c(256, 256)],
-                params(0.0, 6.0, &[0.0], &[0.0]),
-            ),
-            (
-                "sigma 3, tau 3, 256/256 + 0/256",
-                vec![c(256, 256), c(0, 256)],
-                params(0.0, 3.0, &[0.0, 0.0], &[3.0, 3.0]),
-            ),
-        ];
-        let mut worst_default: f64 = 0.0;
-        for (name, row, p) in &cases {
-            let want = brute_force(row, p, 14.0, 4000);
-            let mut line = format!("{name:32} ln L = {want:12.6}:");
-            for nodes in [4, 8, 12, 16, 24, 32] {
-                let quad = JointQuadrature::new(nodes, nodes);
-                let data = JointData::new(row.len(), vec![row.clone()]).unwrap();
-                let got = log_likelihood(&data, p, &quad);
-                line += &format!(" {nodes}:{:.1e}", ((got - want) / want).abs());
-            }
-            let data = JointData::new(row.len(), vec![row.clone()]).unwrap();
-            let got = log_likelihood(&data, p, &JointQuadrature::default());
-            worst_default = worst_default.max(((got - want) / want).abs());
-            println!("{line}");
-        }
-        println!("worst relative error at the default nodes: {worst_default:.2e}");
-        assert!(worst_default < 1e-4, "{worst_default}");
     }
 
     /// ln L_i with per-run data by a 3-D trapezoid (problem effect, per-model e, per-run eta),

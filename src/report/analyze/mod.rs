@@ -335,5 +335,8 @@ pub fn fit_warnings(fit: &FitResult) -> String {
             );
         }
     }
+    for w in &fit.warnings {
+        out += &format!("warning: {w}\n");
+    }
     out
 }

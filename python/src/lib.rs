@@ -108,7 +108,12 @@ fn count(name: &str, what: &str, i: usize, x: i64) -> PyResult<usize> {
     })
 }
 
-/// An unbiased estimator of one problem (`evalsim::analyze::estimators`) over arrays.
+/// An unbiased estimator of one problem (`evalsim::analyze::estimators`) over arrays. Real
+/// inputs repeat (one n for every problem, c among n + 1 values), so within a chunk each
+/// distinct (n, c, k) is computed once by the library's function and then looked up; the
+/// result is the same bit for bit. One chunk per worker thread (at least 4,096 elements), so
+/// that a value is computed at most once per thread. An error names the first element that has
+/// one.
 fn estimator(
     py: Python<'_>,
     name: &'static str,
@@ -131,13 +136,34 @@ fn estimator(
             ))
         })
     };
-    py.allow_threads(|| {
-        (0..len)
-            .into_par_iter()
-            .with_min_len(4096)
-            .map(one)
+    let size = len.div_ceil(rayon::current_num_threads().max(1)).max(4096);
+    let chunk = |start: usize| -> Option<Vec<f64>> {
+        let mut seen: rustc_hash::FxHashMap<(i64, i64, i64), f64> = Default::default();
+        (start..len.min(start + size))
+            .map(|i| {
+                let key = (at(n, i), at(c, i), at(k, i));
+                match seen.get(&key) {
+                    Some(&v) => Some(v),
+                    None => {
+                        let v = one(i).ok()?;
+                        seen.insert(key, v);
+                        Some(v)
+                    }
+                }
+            })
             .collect()
-    })
+    };
+    let done: Option<Vec<Vec<f64>>> = py.allow_threads(|| {
+        (0..len.div_ceil(size))
+            .into_par_iter()
+            .map(|b| chunk(b * size))
+            .collect()
+    });
+    match done {
+        Some(parts) => Ok(parts.concat()),
+        // Some element failed: find the first, for its message.
+        None => (0..len).map(one).collect(),
+    }
 }
 
 /// Unbiased pass@k of each (n, c, k): see `evalsim.pass_at_k`.

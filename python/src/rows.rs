@@ -3,8 +3,6 @@
 //! reader's, as for a `.jsonl` file holding the same rows (line N is row N, counted from 1).
 //! Values are written as JSON: None and NaN as null, bools, integers, floats (shortest text that
 //! reads back to the same number) and strings; anything else is an error naming row and column.
-use std::io::Write;
-
 use numpy::PyReadonlyArray1;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString};
@@ -18,12 +16,23 @@ fn number(out: &mut Vec<u8>, x: f64) {
         // Not JSON; the reader reports the row as malformed JSON with the value in the message.
         out.extend_from_slice(if x > 0.0 { b"Infinity" } else { b"-Infinity" });
     } else {
-        let _ = write!(out, "{x:?}");
+        // The shortest text that reads back to the same f64, as serde_json writes it.
+        out.extend_from_slice(zmij::Buffer::new().format_finite(x).as_bytes());
     }
 }
 
+fn integer(out: &mut Vec<u8>, i: i64) {
+    out.extend_from_slice(itoa::Buffer::new().format(i).as_bytes());
+}
+
 fn string(out: &mut Vec<u8>, s: &str) {
-    let _ = serde_json::to_writer(&mut *out, s);
+    if s.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\') {
+        let _ = serde_json::to_writer(&mut *out, s);
+    } else {
+        out.push(b'"');
+        out.extend_from_slice(s.as_bytes());
+        out.push(b'"');
+    }
 }
 
 /// One Python value as JSON.
@@ -43,13 +52,16 @@ fn value(
     } else if let Ok(f) = v.downcast::<PyFloat>() {
         number(out, f.value());
     } else if v.is_instance_of::<PyInt>() {
-        // Python ints of any size, written as their digits.
-        out.extend_from_slice(v.str()?.to_cow()?.as_bytes());
+        match v.extract::<i64>() {
+            Ok(i) => integer(out, i),
+            // Python ints of any size, written as their digits.
+            Err(_) => out.extend_from_slice(v.str()?.to_cow()?.as_bytes()),
+        }
     } else if v.get_type().name()?.to_cow()?.contains("bool") {
         let b: bool = v.extract()?;
         out.extend_from_slice(if b { b"true" } else { b"false" });
     } else if let Ok(i) = v.extract::<i64>() {
-        let _ = write!(out, "{i}");
+        integer(out, i);
     } else if let Ok(x) = v.extract::<f64>() {
         number(out, x);
     } else {
@@ -163,9 +175,7 @@ pub(crate) fn columns_jsonl<'py>(
             }
             out.extend_from_slice(&keys[j]);
             match c {
-                Column::Int(a) => {
-                    let _ = write!(out, "{}", a[i]);
-                }
+                Column::Int(a) => integer(&mut out, a[i]),
                 Column::Float(a) => number(&mut out, a[i]),
                 Column::Bool(a) => out.extend_from_slice(if a[i] { b"true" } else { b"false" }),
                 Column::List(l) => value(&mut out, &l.get_item(i)?, source, i + 1, &names[j])?,

@@ -76,3 +76,15 @@ pub fn signal_name() -> &'static str {
         None => "nothing",
     }
 }
+
+/// Sets the flag as SIGINT would, for a host that receives the signal itself (the Python
+/// binding catches Ctrl-C as `KeyboardInterrupt` and asks the running work to stop).
+pub fn request_sigint() {
+    flag().store(2, Ordering::Relaxed);
+}
+
+/// Clears the flag once the interrupted work has stopped, so that a host that goes on (a Python
+/// session after `KeyboardInterrupt`) can run again.
+pub fn clear() {
+    flag().store(0, Ordering::Relaxed);
+}

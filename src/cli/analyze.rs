@@ -147,15 +147,50 @@ fn is_stdin(path: &std::path::Path) -> bool {
     path.as_os_str() == "-"
 }
 
-/// Reads one result file (`-` is standard input); the format is detected unless given.
-/// Detection looks at the first bytes, which are then replayed to the reader, so a pipe loses
-/// nothing. Samples without a model name belong to a model named after the file stem.
+/// Reads one result file as [`read_input_quiet`] does and prints its warnings on stderr.
 pub(super) fn read_input(
     path: &std::path::Path,
     input: &InputArgs,
 ) -> Result<(crate::analyze::Dataset, crate::analyze::Format), Failure> {
+    let (dataset, format) = read_input_quiet(path, input)?;
+    for w in &dataset.harness.warnings {
+        super::warn(w);
+    }
+    Ok((dataset, format))
+}
+
+/// The reader options of the input flags; rows without a model name belong to `default_model`.
+pub(super) fn read_options(
+    input: &InputArgs,
+    default_model: String,
+) -> crate::analyze::ReadOptions {
+    use crate::analyze::{Normalization, ReadOptions};
+    ReadOptions {
+        normalization: if input.no_normalize {
+            Normalization::Off
+        } else {
+            Normalization::Standard
+        },
+        default_model,
+        filter: input.filter.clone(),
+        scorer: input.scorer.clone(),
+        score_key: input.score_key.clone(),
+        metric: input.metric.clone(),
+        cluster: None,
+        cluster_key: input.cluster.clone(),
+    }
+}
+
+/// Reads one result file (`-` is standard input); the format is detected unless given.
+/// Detection looks at the first bytes, which are then replayed to the reader, so a pipe loses
+/// nothing. Samples without a model name belong to a model named after the file stem. The
+/// readers' warnings stay in the dataset (`harness.warnings`).
+pub(super) fn read_input_quiet(
+    path: &std::path::Path,
+    input: &InputArgs,
+) -> Result<(crate::analyze::Dataset, crate::analyze::Format), Failure> {
     use crate::analyze::read::lm_eval;
-    use crate::analyze::{Format, Normalization, ReadOptions};
+    use crate::analyze::Format;
     use std::io::Read;
     let cluster_refused = || {
         bad_input(anyhow::anyhow!(
@@ -163,23 +198,18 @@ pub(super) fn read_input(
              not one; canonical files are clustered by their `cluster` (or `task`) column, an \
              lm-eval output folder by its tasks",
             input.cluster.as_deref().unwrap_or_default(),
-            path.display()
+            crate::text::path_shown(path)
         ))
     };
     if path.is_dir() {
         if input.cluster.is_some() {
             return Err(cluster_refused());
         }
-        let options = ReadOptions {
-            normalization: if input.no_normalize {
-                Normalization::Off
-            } else {
-                Normalization::Standard
-            },
-            default_model: file_stem(path),
-            filter: input.filter.clone(),
-            metric: input.metric.clone(),
-            ..ReadOptions::default()
+        let options = crate::analyze::ReadOptions {
+            scorer: None,
+            score_key: None,
+            cluster_key: None,
+            ..read_options(input, file_stem(path))
         };
         let dataset = lm_eval::read_output_dir(path, &options).map_err(bad_input)?;
         return Ok((dataset, Format::LmEval));
@@ -215,20 +245,7 @@ pub(super) fn read_input(
     if input.cluster.is_some() && format != Format::Inspect {
         return Err(cluster_refused());
     }
-    let mut options = ReadOptions {
-        normalization: if input.no_normalize {
-            Normalization::Off
-        } else {
-            Normalization::Standard
-        },
-        default_model: file_stem(path),
-        filter: input.filter.clone(),
-        scorer: input.scorer.clone(),
-        score_key: input.score_key.clone(),
-        metric: input.metric.clone(),
-        cluster: None,
-        cluster_key: input.cluster.clone(),
-    };
+    let mut options = read_options(input, file_stem(path));
     // An lm-eval samples file: the run's results_*.json beside it names the model and holds the
     // harness's aggregate.
     let sibling = (format == Format::LmEval && !is_stdin(path))
@@ -248,53 +265,18 @@ pub(super) fn read_input(
     if let (Some(r), Some((_, task))) = (&results, &sibling) {
         lm_eval::attach_aggregate(r, std::slice::from_ref(task), &mut dataset);
     }
-    for w in &dataset.harness.warnings {
-        super::warn(w);
-    }
     Ok((dataset, format))
 }
 
 /// Analyses result files: read -> estimate -> report -> write.
 pub(super) fn analyze_command(a: &AnalyzeArgs) -> Result<u8, Failure> {
-    use crate::analyze::{AnalysisOptions, MajRule, SummaryOptions};
     let c = &a.common;
-    if let Some(cap) = a.cap {
-        if !(cap.is_finite() && cap > 0.0) {
-            return Err(bad_input(anyhow::anyhow!(
-                "--cap: must be a finite number of tokens > 0, got {cap}"
-            )));
-        }
-    }
-    let pool = worker_pool(c.threads)?;
+    check_cap(a)?;
     let mut inputs = Vec::new();
     for f in &a.files {
         inputs.push(read_input(f, &a.input)?);
     }
-    let options = AnalysisOptions {
-        summary: SummaryOptions {
-            ks: a
-                .k
-                .as_ref()
-                .map(|ks| ks.iter().map(|&k| k as usize).collect()),
-            maj_rule: match a.rule {
-                RuleArg::Random => MajRule::Random,
-                RuleArg::Strict => MajRule::Strict,
-                RuleArg::Absolute => MajRule::Absolute,
-                RuleArg::First => MajRule::First,
-            },
-            token_cap: a.cap,
-            bootstrap: usize::try_from(a.bootstrap)
-                .map_err(|e| bad_input(anyhow::anyhow!("--bootstrap: {e}")))?,
-            seed: c.seed.unwrap_or(1),
-            ..SummaryOptions::default()
-        },
-        compare: a.compare,
-        reruns: usize::try_from(a.reruns)
-            .map_err(|e| bad_input(anyhow::anyhow!("--reruns: {e}")))?,
-    };
-    let analysis = pool
-        .install(|| crate::analyze::analyze(inputs, &options))
-        .map_err(bad_input)?;
+    let analysis = estimate(a, inputs)?;
     for w in analysis.sources.iter().flat_map(|s| &s.mismatches) {
         super::warn(w);
     }
@@ -322,4 +304,49 @@ pub(super) fn analyze_command(a: &AnalyzeArgs) -> Result<u8, Failure> {
         ))?;
     }
     Ok(EXIT_OK)
+}
+
+/// `--cap` is a finite number of tokens > 0 (checked before any file is read).
+pub(super) fn check_cap(a: &AnalyzeArgs) -> Result<(), Failure> {
+    match a.cap {
+        Some(cap) if !(cap.is_finite() && cap > 0.0) => Err(bad_input(anyhow::anyhow!(
+            "--cap: must be a finite number of tokens > 0, got {cap}"
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// The analysis the flags ask for of inputs already read, on the worker pool of `--threads`.
+pub(super) fn estimate(
+    a: &AnalyzeArgs,
+    inputs: Vec<(crate::analyze::Dataset, crate::analyze::Format)>,
+) -> Result<crate::analyze::Analysis, Failure> {
+    use crate::analyze::{AnalysisOptions, MajRule, SummaryOptions};
+    let c = &a.common;
+    check_cap(a)?;
+    let pool = worker_pool(c.threads)?;
+    let options = AnalysisOptions {
+        summary: SummaryOptions {
+            ks: a
+                .k
+                .as_ref()
+                .map(|ks| ks.iter().map(|&k| k as usize).collect()),
+            maj_rule: match a.rule {
+                RuleArg::Random => MajRule::Random,
+                RuleArg::Strict => MajRule::Strict,
+                RuleArg::Absolute => MajRule::Absolute,
+                RuleArg::First => MajRule::First,
+            },
+            token_cap: a.cap,
+            bootstrap: usize::try_from(a.bootstrap)
+                .map_err(|e| bad_input(anyhow::anyhow!("--bootstrap: {e}")))?,
+            seed: c.seed.unwrap_or(1),
+            ..SummaryOptions::default()
+        },
+        compare: a.compare,
+        reruns: usize::try_from(a.reruns)
+            .map_err(|e| bad_input(anyhow::anyhow!("--reruns: {e}")))?,
+    };
+    pool.install(|| crate::analyze::analyze(inputs, &options))
+        .map_err(bad_input)
 }

@@ -27,39 +27,13 @@ pub(super) struct FitArgs {
 
 /// Fits a scenario: read -> combine -> fit -> print and write.
 pub(super) fn fit_command(a: &FitArgs) -> Result<u8, Failure> {
-    use crate::analyze::FitOptions;
     let c = &a.common;
-    let pool = worker_pool(c.threads)?;
     let mut datasets = Vec::new();
     for f in &a.files {
         datasets.push(read_input(f, &a.input)?.0);
     }
-    let models = crate::analyze::combine_models(datasets, &a.model).map_err(bad_input)?;
+    let fit = estimate(a, datasets)?;
     let seed = c.seed.unwrap_or(1);
-    let source = a
-        .files
-        .iter()
-        .map(|f| {
-            f.file_name().map_or_else(
-                || crate::text::path_shown(f),
-                |s| s.to_string_lossy().into_owned(),
-            )
-        })
-        .collect::<Vec<_>>()
-        .join(" + ");
-    let refs: Vec<&crate::analyze::ModelSamples> = models.iter().collect();
-    let fit = pool
-        .install(|| {
-            crate::analyze::fit_models(
-                &refs,
-                &source,
-                &FitOptions {
-                    seed,
-                    ..FitOptions::default()
-                },
-            )
-        })
-        .map_err(bad_input)?;
     let out_dir = c.out.clone().unwrap_or_else(|| {
         PathBuf::from("out").join(format!("fit-{}", input_folder_name(&a.files[0])))
     });
@@ -78,4 +52,40 @@ pub(super) fn fit_command(a: &FitArgs) -> Result<u8, Failure> {
         ));
     }
     Ok(EXIT_OK)
+}
+
+/// The fit the flags ask for of datasets already read (one per file), on the worker pool of
+/// `--threads`: models combined by name across files, the source named by the file names.
+pub(super) fn estimate(
+    a: &FitArgs,
+    datasets: Vec<crate::analyze::Dataset>,
+) -> Result<crate::analyze::FitResult, Failure> {
+    use crate::analyze::FitOptions;
+    let c = &a.common;
+    let pool = worker_pool(c.threads)?;
+    let models = crate::analyze::combine_models(datasets, &a.model).map_err(bad_input)?;
+    let seed = c.seed.unwrap_or(1);
+    let source = a
+        .files
+        .iter()
+        .map(|f| {
+            f.file_name().map_or_else(
+                || crate::text::path_shown(f),
+                |s| s.to_string_lossy().into_owned(),
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(" + ");
+    let refs: Vec<&crate::analyze::ModelSamples> = models.iter().collect();
+    pool.install(|| {
+        crate::analyze::fit_models(
+            &refs,
+            &source,
+            &FitOptions {
+                seed,
+                ..FitOptions::default()
+            },
+        )
+    })
+    .map_err(bad_input)
 }

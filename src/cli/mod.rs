@@ -15,6 +15,7 @@ use crate::interrupt;
 use crate::report;
 
 mod analyze;
+pub mod embed;
 mod fit;
 mod init;
 mod list;

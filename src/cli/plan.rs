@@ -263,13 +263,7 @@ fn plan_flag_error(e: ScenarioError) -> Failure {
 
 pub(super) fn plan(a: &PlanArgs) -> Result<u8, Failure> {
     let c = &a.common;
-    let spec = a.spec()?;
-    let pool = worker_pool(c.threads)?;
-    let pb = progress_bar(spec.planned_reruns(), c.quiet);
-    pb.set_message("plan");
-    let tick = |n: u64| pb.inc(n);
-    let (result, timing) = pool.install(|| run_plan(&spec, "plan", &tick));
-    pb.finish_and_clear();
+    let (result, timing) = compute(a)?;
     let artifacts =
         report::planning::render_plan(&result, None, !a.no_figures).map_err(internal)?;
     let out = c.out.clone().unwrap_or_else(|| PathBuf::from("out/plan"));
@@ -310,4 +304,25 @@ pub(super) fn plan(a: &PlanArgs) -> Result<u8, Failure> {
     } else {
         EXIT_CHECK_FAILED
     })
+}
+
+/// The plan the flags ask for, computed (and simulated) on the worker pool of `--threads`.
+pub(super) fn compute(
+    a: &PlanArgs,
+) -> Result<
+    (
+        crate::experiments::plan::PlanResult,
+        crate::experiments::plan::PlanTiming,
+    ),
+    Failure,
+> {
+    let c = &a.common;
+    let spec = a.spec()?;
+    let pool = worker_pool(c.threads)?;
+    let pb = progress_bar(spec.planned_reruns(), c.quiet);
+    pb.set_message("plan");
+    let tick = |n: u64| pb.inc(n);
+    let out = pool.install(|| run_plan(&spec, "plan", &tick));
+    pb.finish_and_clear();
+    Ok(out)
 }

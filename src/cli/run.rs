@@ -34,14 +34,9 @@ pub(super) fn run_scenario(a: &RunArgs, check_only: bool) -> Result<u8, Failure>
             code: EXIT_INTERNAL,
             error: e,
         })?;
-    let scenario =
-        Scenario::load_seeded(&a.scenario, c.seed).map_err(|e: ScenarioError| bad_input(e))?;
-    if scenario.experiments.is_empty() {
-        return Err(bad_input(anyhow::anyhow!(
-            "{}: no [[experiment]] given: nothing to run (add one, e.g. [[experiment]] kind = \"curves\"; kinds: curves, attractor-sweep, seed-variance, vote-spread, head-to-head, budget, cost, plan)",
-            scenario.source
-        )));
-    }
+    let scenario = runnable(
+        Scenario::load_seeded(&a.scenario, c.seed).map_err(|e: ScenarioError| bad_input(e))?,
+    )?;
     // The output folder is locked before the simulation, so a concurrent run into it is refused
     // at once rather than after its work (`check` writes only with --out).
     let out_dir = if check_only && c.out.is_none() {
@@ -53,35 +48,7 @@ pub(super) fn run_scenario(a: &RunArgs, check_only: bool) -> Result<u8, Failure>
             .unwrap_or_else(|| PathBuf::from("out").join(folder_name(&scenario.name)));
         Some(report::OutputDir::lock(&dir).map_err(bad_input)?)
     };
-    let pool = {
-        let mut b = rayon::ThreadPoolBuilder::new();
-        if let Some(t) = c.threads {
-            b = b.num_threads(usize::from(t));
-        }
-        b.build()
-            .context("cannot start worker threads")
-            .map_err(|e| Failure {
-                code: EXIT_INTERNAL,
-                error: e,
-            })?
-    };
-    let total: u64 = (0..scenario.experiments.len())
-        .map(|i| experiments::planned_draws(&scenario, i))
-        .sum();
-    let pb = progress_bar(total, c.quiet);
-    pb.set_message(printable(&format!(
-        "{} (seed {})",
-        scenario.name, scenario.seed
-    )));
-    let tick = |n: u64| pb.inc(n);
-    let output: RunOutput = pool
-        .install(|| experiments::run_all(&scenario, &tick))
-        .map_err(|e| Failure {
-            code: EXIT_BAD_INPUT,
-            error: e.into(),
-        })?;
-    pb.finish_and_clear();
-    stop_if_interrupted("while simulating; nothing was written")?;
+    let output = simulate(&scenario, c.threads, c.quiet)?;
     let checks = output.checks();
     let failed: Vec<_> = checks.iter().filter(|c| !c.passed()).collect();
     if let Some(out_dir) = out_dir {
@@ -146,4 +113,43 @@ pub(super) fn run_scenario(a: &RunArgs, check_only: bool) -> Result<u8, Failure>
     } else {
         EXIT_CHECK_FAILED
     })
+}
+
+/// The scenario, unless it has no experiment (nothing to run).
+pub(super) fn runnable(scenario: Scenario) -> Result<Scenario, Failure> {
+    if scenario.experiments.is_empty() {
+        return Err(bad_input(anyhow::anyhow!(
+            "{}: no [[experiment]] given: nothing to run (add one, e.g. [[experiment]] kind = \"curves\"; kinds: curves, attractor-sweep, seed-variance, vote-spread, head-to-head, budget, cost, plan)",
+            scenario.source
+        )));
+    }
+    Ok(scenario)
+}
+
+/// Runs every experiment of the scenario on `threads` worker threads (one per core by
+/// default), with a progress bar on a terminal unless `quiet`; an interruption is an error.
+pub(super) fn simulate(
+    scenario: &Scenario,
+    threads: Option<u16>,
+    quiet: bool,
+) -> Result<RunOutput, Failure> {
+    let pool = super::worker_pool(threads)?;
+    let total: u64 = (0..scenario.experiments.len())
+        .map(|i| experiments::planned_draws(scenario, i))
+        .sum();
+    let pb = progress_bar(total, quiet);
+    pb.set_message(printable(&format!(
+        "{} (seed {})",
+        scenario.name, scenario.seed
+    )));
+    let tick = |n: u64| pb.inc(n);
+    let output: RunOutput = pool
+        .install(|| experiments::run_all(scenario, &tick))
+        .map_err(|e| Failure {
+            code: EXIT_BAD_INPUT,
+            error: e.into(),
+        })?;
+    pb.finish_and_clear();
+    stop_if_interrupted("while simulating; nothing was written")?;
+    Ok(output)
 }

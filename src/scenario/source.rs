@@ -44,11 +44,24 @@ impl Scenario {
     /// As [`Scenario::load`].
     pub fn load_seeded(name_or_path: &str, seed: Option<u64>) -> Result<Scenario, ScenarioError> {
         let src = read_source(name_or_path)?;
-        let mut raw = super::resolve::parse(&src.text, &src.file)?;
+        Scenario::from_toml_seeded(&src.text, &src.name, &src.file, seed)
+    }
+
+    /// [`Scenario::from_toml`] with `seed`, when given, in place of the text's `seed`.
+    ///
+    /// # Errors
+    /// As [`Scenario::from_toml`].
+    pub fn from_toml_seeded(
+        text: &str,
+        name: &str,
+        file: &str,
+        seed: Option<u64>,
+    ) -> Result<Scenario, ScenarioError> {
+        let mut raw = super::resolve::parse(text, file)?;
         if let Some(seed) = seed {
             raw.seed = Some(toml::Spanned::new(0..0, seed));
         }
-        Scenario::from_raw(raw, &src.text, &src.name, &src.file)
+        Scenario::from_raw(raw, text, name, file)
     }
 }
 

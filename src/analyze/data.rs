@@ -113,6 +113,7 @@ pub struct ProblemSamples {
     /// field) is a group of its own. `right` counts the group's samples the harness graded right
     /// (0 < right < size when it graded the same answer both ways). Meaningful only when
     /// [`ModelSamples::has_answers`] is true.
+    #[serde(default)]
     pub votes: Vec<VoteGroup>,
     /// Each sample in file order: the index of its group in `votes`, with [`RIGHT_BIT`] set when
     /// the sample was graded right (4 bytes a sample; see [`ProblemSamples::vote_ids`] and

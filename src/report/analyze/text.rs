@@ -54,8 +54,11 @@ pub(super) fn diff_note(name: &str, d: &crate::analyze::DiffEstimate, problems: 
     if d.ci_basis == IntervalBasis::Spread {
         return String::new();
     }
+    let units = d
+        .ci_clusters
+        .map_or(format!("{problems} problems"), |c| format!("{c} clusters"));
     format!(
-        "  note: {EXACT_BOUND_MARK} {name}: every problem has the same difference; the 95% interval is the exact bound on how often a problem could differ after {problems} problems (1 - 0.05^(1/N), about 3/N), not a point\n"
+        "  note: {EXACT_BOUND_MARK} {name}: every problem has the same difference; the 95% interval is the exact bound on how often a problem could differ after {units} (1 - 0.05^(1/N), about 3/N), not a point\n"
     )
 }
 

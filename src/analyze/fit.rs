@@ -1519,6 +1519,43 @@ mod tests {
         crate::scenario::Scenario::from_toml(&fit.scenario_toml, "f", "f.toml").expect("loads");
     }
 
+    /// A code benchmark in miniature: 800 problems x 2 models, n = 10, sigma 12, shift_sd 4 and
+    /// 2.5, most counts 0 or 10. The fit used to report sigma without SEs and say nothing.
+    #[test]
+    fn fit_on_all_or_none_code_benchmark_said_nothing_of_barely_identified_spreads() {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(29);
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        for _ in 0..800 {
+            let z: f64 = StandardNormal.sample(&mut rng);
+            let z = 12.0 * z;
+            for (out, shift, tau) in [(&mut a, 0.0, 4.0), (&mut b, 0.8, 2.5)] {
+                let e: f64 = StandardNormal.sample(&mut rng);
+                let p = expit(z + shift + tau * e);
+                out.push((Binomial::new(10, p).unwrap().sample(&mut rng) as usize, 10));
+            }
+        }
+        let (a, b) = (
+            ModelSamples::from_counts("base", &a),
+            ModelSamples::from_counts("tuned", &b),
+        );
+        let fit = fit_models(&[&a, &b], "code.jsonl", &FitOptions::default()).unwrap();
+        for q in &fit.parameters {
+            assert!(q.status == Status::Estimated, "{}", q.label);
+            assert!(
+                q.se.is_some() || q.lower.is_some() || q.upper.is_some(),
+                "{}: neither an SE nor an interval",
+                q.label
+            );
+        }
+        let text = crate::report::analyze::fit_warnings(&fit);
+        println!("{text}");
+        assert!(text.contains("is barely identified"), "{text}");
+        assert!(text.contains("run the plan again"), "{text}");
+        assert!(!text.contains("optimiser stopped"), "{text}");
+        assert!(fit.scenario_toml.contains("# WARNING: "));
+        crate::scenario::Scenario::from_toml(&fit.scenario_toml, "f", "f.toml").expect("loads");
+    }
+
     #[test]
     fn fit_on_constant_token_counts_wrote_a_token_sigma_of_0_its_scenario_refused() {
         let mut a = simulate(40, 8, 0.2, 1.5, 0.5, 21);

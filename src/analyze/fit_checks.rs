@@ -61,6 +61,12 @@ const WEAK_RATIO: f64 = 2.0;
 /// See [`WEAK_RATIO`].
 const WEAK_RATIO_ALL_OR_NONE: f64 = 1.5;
 
+/// A spread whose interval reaches 0 is barely identified when its upper end is beyond this
+/// (logits), or [`ZERO_REACH_ALL_OR_NONE`] on mostly all-or-none data.
+const ZERO_REACH: f64 = 2.0;
+/// See [`ZERO_REACH`].
+const ZERO_REACH_ALL_OR_NONE: f64 = 1.0;
+
 /// The warnings of a fit (see [`FitResult::warnings`]).
 pub(crate) fn fit_warnings(result: &FitResult, joint: &JointFit, data: &JointData) -> Vec<String> {
     let mut out = Vec::new();
@@ -104,8 +110,17 @@ pub(crate) fn fit_warnings(result: &FitResult, joint: &JointFit, data: &JointDat
         } else {
             WEAK_RATIO
         };
+        // an open end; an upper end past `ratio` times the lower; or, when 0 is inside the
+        // interval, an upper end past ZERO_REACH logits (0 and a large spread both fit)
         let barely = match (q.lower, q.upper) {
-            (Some(l), Some(u)) => l > 0.0 && u > ratio * l,
+            (Some(l), Some(u)) if l > 0.0 => u > ratio * l,
+            (Some(_), Some(u)) => {
+                u > if mostly {
+                    ZERO_REACH_ALL_OR_NONE
+                } else {
+                    ZERO_REACH
+                }
+            }
             _ => true,
         };
         if !barely {

@@ -5,18 +5,20 @@
 //!
 //! z_i ~ N(mu, sigma^2) shared by all models; model m's logit on problem i is
 //! z_i + shift_m + tau_m e_{m,i}, e ~ N(0, 1), shift_0 = 0 (the first model is the reference).
-//! The marginal log-likelihood of the binomial counts is `exact::joint_likelihood` (Gauss–Hermite
-//! in both integrals, log space). With one model tau_0 is fixed at 0 (only sigma^2 + tau_0^2 is
+//! The marginal log-likelihood of the binomial counts is `exact::joint_likelihood` (trapezoid
+//! rules placed where each integrand lives for pooled counts, Gauss–Hermite with runs; log space). With one model tau_0 is fixed at 0 (only sigma^2 + tau_0^2 is
 //! identified); with two or more every tau_m is free.
 //!
 //! # Estimation
 //!
-//! Maximum likelihood (or the MAP of the penalised likelihood, below) by BFGS with the analytic
-//! gradient (`exact::joint_likelihood::log_likelihood_with_gradient`) and an Armijo line search,
+//! Maximum likelihood (or the MAP of the penalised likelihood, below) by Newton's method with the
+//! analytic Hessian where it applies (a spread reaching 0 held at that bound), else BFGS with the
+//! analytic gradient (`exact::joint_likelihood::log_likelihood_with_gradient`) and an Armijo line search,
 //! over (mu, t_sigma, shift_1.., t_tau..) with sigma = |t_sigma| and tau = |t_tau|: the
 //! likelihood is even and smooth in each spread, so 0 is an interior point and needs no floor. A
 //! spread estimated below 1e-4 logits is reported as 0 (boundary). One start (method of moments),
-//! plus a wider-sigma start when the data have a diagnosis. Deterministic: no randomness.
+//! plus two wider ones when the data have a diagnosis or are mostly all-or-none; the gradient at
+//! the estimate is reported (`JointFit::gradient`, below 1e-6 when converged). Deterministic.
 //!
 //! # Intervals
 //!
@@ -118,7 +120,8 @@ impl Default for Prior {
 /// Options of [`fit_joint`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct JointFitOptions {
-    /// Gauss–Hermite nodes of the problem-effect integral.
+    /// Gauss–Hermite nodes of the problem-effect integral (per-run data; pooled counts use
+    /// the trapezoid rules of `exact::joint_trapezoid`).
     pub outer_nodes: usize,
     /// Gauss–Hermite nodes of the per-model disagreement integral.
     pub inner_nodes: usize,

@@ -93,7 +93,10 @@ fn params(mu: f64, sigma: f64, shift: &[f64], tau: &[f64]) -> JointParams {
 /// The rows and parameters where the Gauss–Hermite rule failed (all-or-none counts of 10 at
 /// sigma 10 to 30 and shift_sd 2 to 20), where it worked (moderate values), and sharp peaks
 /// (intermediate counts of 256 and 1,000).
-fn extreme_cases() -> Vec<(&'static str, Vec<Option<(usize, usize)>>, JointParams)> {
+/// A named case: one row of (correct, samples) per model, and the parameters.
+type Case = (&'static str, Vec<Option<(usize, usize)>>, JointParams);
+
+fn extreme_cases() -> Vec<Case> {
     let mut out = Vec::new();
     let code = [
         (
@@ -207,6 +210,7 @@ fn likelihood_and_gradient_match_brute_force_where_code_benchmarks_live() {
 
 /// The analytic Hessian against central differences of the gradient at sigma 14, shift_sd 7.
 #[test]
+#[allow(clippy::needless_range_loop)]
 fn hessian_matches_differences_of_the_gradient_at_large_spreads() {
     let rows = vec![
         vec![Some(Count::new(10, 10)), Some(Count::new(10, 10))],

@@ -42,12 +42,15 @@ fn bad(message: String) -> PyErr {
 
 /// Runs `work` on a worker thread with the GIL released; the calling thread wakes every 50 ms
 /// to let Python handle signals. On Ctrl-C (`KeyboardInterrupt`, or any exception a signal
-/// handler raises) it asks the library to stop ([`evalsim::interrupt::request_sigint`]: the
-/// simulations stop between batches), waits up to two seconds for the worker, clears the request
-/// and raises the exception; work that has no stopping point (the estimators of `analyze` and
-/// `fit`) finishes in the background and its result is dropped.
+/// handler raises) the exception is raised at once when the work cannot stop (`stoppable`
+/// false: the estimators of `analyze` and `fit`, which then finish in the background and whose
+/// result is dropped). Work that can stop (`plan`, `run`: the simulations check
+/// [`evalsim::interrupt::requested`] between batches) is asked to
+/// ([`evalsim::interrupt::request_sigint`]) and waited for, so that it no longer runs when the
+/// exception is raised; the request is then cleared for the next call.
 fn heavy<T: Send + 'static>(
     py: Python<'_>,
+    stoppable: bool,
     work: impl FnOnce() -> T + Send + 'static,
 ) -> PyResult<T> {
     let (tx, rx) = mpsc::channel();
@@ -72,9 +75,15 @@ fn heavy<T: Send + 'static>(
             Err(mpsc::RecvTimeoutError::Timeout) => {}
         }
         if let Err(signal) = py.check_signals() {
-            evalsim::interrupt::request_sigint();
-            let _ = py.allow_threads(|| wait(Duration::from_secs(2)));
-            evalsim::interrupt::clear();
+            if stoppable {
+                evalsim::interrupt::request_sigint();
+                py.allow_threads(|| {
+                    while let Err(mpsc::RecvTimeoutError::Timeout) = wait(Duration::from_secs(3600))
+                    {
+                    }
+                });
+                evalsim::interrupt::clear();
+            }
             return Err(signal);
         }
     }
@@ -389,7 +398,7 @@ fn analyze<'py>(
     sources: &Bound<'py, PyList>,
 ) -> PyResult<Output<'py>> {
     let inputs = inputs(sources)?;
-    let out = heavy(py, move || embed::analyze(&flags, &inputs))?;
+    let out = heavy(py, false, move || embed::analyze(&flags, &inputs))?;
     output(py, out)
 }
 
@@ -401,14 +410,14 @@ fn fit<'py>(
     sources: &Bound<'py, PyList>,
 ) -> PyResult<Output<'py>> {
     let inputs = inputs(sources)?;
-    let out = heavy(py, move || embed::fit(&flags, &inputs))?;
+    let out = heavy(py, false, move || embed::fit(&flags, &inputs))?;
     output(py, out)
 }
 
 /// `evalsim plan FLAGS`.
 #[pyfunction]
 fn plan(py: Python<'_>, flags: Vec<String>) -> PyResult<Output<'_>> {
-    let out = heavy(py, move || embed::plan(&flags))?;
+    let out = heavy(py, true, move || embed::plan(&flags))?;
     output(py, out)
 }
 
@@ -420,7 +429,7 @@ fn run(
     is_text: bool,
     flags: Vec<String>,
 ) -> PyResult<Output<'_>> {
-    let out = heavy(py, move || embed::run(&scenario, is_text, &flags))?;
+    let out = heavy(py, true, move || embed::run(&scenario, is_text, &flags))?;
     output(py, out)
 }
 

@@ -35,12 +35,13 @@ def test_ctrl_c_interrupts_a_long_plan_and_the_session_goes_on():
     time.sleep(1.5)
     sent = time.monotonic()
     child.send_signal(signal.SIGINT)
-    out, err = child.communicate(timeout=60)
+    out, err = child.communicate(timeout=600)
     waited = time.monotonic() - sent
     assert "finished" not in out, out
     assert "interrupted after" in out and "after True" in out, (out, err)
-    # The plan stops between batches of its simulation: well within a few seconds.
-    assert waited < 10, waited
+    # The plan stops between batches of its simulation: within seconds, even on a loaded machine
+    # (the follow-up plan is included in this time).
+    assert waited < 60, waited
 
 
 def test_heavy_work_releases_the_gil():

@@ -21,10 +21,10 @@
 //! 2 C / (e^{2 pi d / h} - 1) relative (Trefethen & Weideman 2014, Theorem 5.1). The kernel
 //! expit(u)^c expit(-u)^(n - c) satisfies |expit(u + iy)| <= expit(u) / cos(y/2), and for
 //! |y| <= pi/2 the factor stays moderate where the integrand has its mass, so with the logit
-//! u = a + scale v, d = pi / (2 scale) (at most [`STRIP_MAX`]) and
-//! h = 2 pi d / ([`ALIAS_LOG`] + d^2 / 2) the aliasing error is below about 1e-14 relative; a
+//! u = a + scale v, d = pi / (2 scale) (at most `STRIP_MAX`) and
+//! h = 2 pi d / (`ALIAS_LOG` + d^2 / 2) the aliasing error is below about 1e-14 relative; a
 //! sharp peak (intermediate counts at large n) also needs h below its width, so h is at most
-//! the peak width 1 / sqrt(-g''(mode)) over [`WIDTH_DIVISOR`] (a normal peak's trapezoid error
+//! the peak width 1 / sqrt(-g''(mode)) over `WIDTH_DIVISOR` (a normal peak's trapezoid error
 //! is then 2 e^{-2 pi^2 6.25}). Both choices are checked against a brute-force integral at the
 //! extremes by the tests.
 //!

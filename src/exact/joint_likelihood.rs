@@ -385,8 +385,13 @@ pub fn ln_binomial(n: usize, c: usize) -> f64 {
 /// (n - c) softplus(eta), with one exp and one ln_1p (softplus(±eta) = max(±eta, 0) + t,
 /// t = ln(1 + e^-|eta|)).
 fn ln_kernel(c: Count, eta: f64) -> f64 {
+    ln_kernel_q(c, eta, (-eta.abs()).exp())
+}
+
+/// [`ln_kernel`] given q = e^-|eta|, for callers that also need q (for expit).
+pub(crate) fn ln_kernel_q(c: Count, eta: f64, q: f64) -> f64 {
     let (c, n) = (c.correct as f64, c.samples as f64);
-    let t = ln_1p_unit((-eta.abs()).exp());
+    let t = ln_1p_unit(q);
     let mut v = 0.0;
     if c > 0.0 {
         v -= c * ((-eta).max(0.0) + t);
@@ -565,15 +570,8 @@ fn ln_inner_full(
         let ek = e + s * y;
         let u = eta + tau * ek;
         let q = (-u.abs()).exp();
-        // ln_kernel(c, u) with this q, then h(ek) = that - ek^2 / 2
-        let t = ln_1p_unit(q);
-        let mut kernel = 0.0;
-        if cc > 0.0 {
-            kernel -= cc * ((-u).max(0.0) + t);
-        }
-        if n > cc {
-            kernel -= (n - cc) * (u.max(0.0) + t);
-        }
+        // h(ek) = ln_kernel(c, u) - ek^2 / 2
+        let kernel = ln_kernel_q(c, u, q);
         *v = lw + (kernel - 0.5 * ek * ek) + 0.5 * y * y;
         if order >= Order::Gradient {
             let p = expit_from(u, q);

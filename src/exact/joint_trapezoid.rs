@@ -45,7 +45,7 @@ use std::sync::Mutex;
 use rayon::prelude::*;
 
 use super::joint_likelihood::{
-    expit_from, ln_1p_unit, logit_approx, newton_centre, Count, Inner, JointData, JointParams,
+    expit_from, ln_kernel_q, logit_approx, newton_centre, Count, Inner, JointData, JointParams,
     Order,
 };
 
@@ -91,15 +91,7 @@ pub(crate) fn inner_integral(c: Count, ln_choose: f64, eta: f64, tau: f64, order
     // the log kernel at logit u, and with derivatives p
     let kernel = |u: f64| -> (f64, f64) {
         let q = (-u.abs()).exp();
-        let t = ln_1p_unit(q);
-        let mut k = 0.0;
-        if cc > 0.0 {
-            k -= cc * ((-u).max(0.0) + t);
-        }
-        if n > cc {
-            k -= (n - cc) * (u.max(0.0) + t);
-        }
-        (k, expit_from(u, q))
+        (ln_kernel_q(c, u, q), expit_from(u, q))
     };
     if tau == 0.0 {
         let (k, p) = kernel(eta);

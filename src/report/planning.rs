@@ -628,14 +628,7 @@ pub fn loss_figure(r: &PlanResult, scenario: Option<&str>) -> plot::Figure {
         title: title(r, scenario, "How often the better model loses or ties"),
         panels,
         columns,
-        size: (
-            if columns == 1 {
-                900
-            } else {
-                800 * columns as u32
-            },
-            80 + 560 * rows,
-        ),
+        size: (900.max(800 * columns as u32), 80 + 560 * rows),
     }
 }
 

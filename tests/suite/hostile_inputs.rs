@@ -107,20 +107,25 @@ fn a_full_stdout_panicked_with_failed_printing_to_stdout() {
     assert!(!err.contains("panicked"), "{err}");
 }
 
-#[test]
-fn a_model_name_with_escape_sequences_reached_the_terminal_raw() {
-    // Scenario names are restricted to safe characters, but a model name read from a results
-    // file is whatever the file says.
-    let dir = tempfile::tempdir().expect("tempdir");
-    let name = "m\u{1b}]0;owned\u{7}\u{1b}[2J";
-    let rows: String = (0..12)
+/// Twelve canonical rows (4 problems x 3 samples) of one model called `name`.
+fn rows_of_model(name: &str) -> String {
+    (0..12)
         .map(|i| {
             let row = serde_json::json!({
                 "problem_id": i % 4, "correct": i % 3 == 0, "model": name, "answer": "a"
             });
             format!("{row}\n")
         })
-        .collect();
+        .collect()
+}
+
+#[test]
+fn a_model_name_with_escape_sequences_reached_the_terminal_raw() {
+    // Scenario names are restricted to safe characters, but a model name read from a results
+    // file is whatever the file says.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let name = "m\u{1b}]0;owned\u{7}\u{1b}[2J";
+    let rows = rows_of_model(name);
     let f = write_file(dir.path(), "esc.jsonl", &rows);
     let shown = succeeds(
         evalsim()
@@ -185,14 +190,7 @@ traces = 100
 fn a_model_name_with_characters_xml_forbids_failed_figure_drawing_with_exit_3() {
     for name in ["m\u{1}x", "m\u{ffff}", "a<b>&\"c"] {
         let dir = tempfile::tempdir().expect("tempdir");
-        let rows: String = (0..12)
-            .map(|i| {
-                let row = serde_json::json!({
-                    "problem_id": i % 4, "correct": i % 3 == 0, "model": name, "answer": "a"
-                });
-                format!("{row}\n")
-            })
-            .collect();
+        let rows = rows_of_model(name);
         let f = write_file(dir.path(), "names.jsonl", &rows);
         let out = dir.path().join("o");
         succeeds(

@@ -71,7 +71,9 @@ pub struct Benchmark {
     pub contaminated_models: Vec<usize>,
 }
 
-fn is_zero(x: &f64) -> bool {
+/// Whether a serialised number is 0 (serde's `skip_serializing_if` for keys whose 0 is the
+/// default and is left out of the JSON).
+pub(crate) fn is_zero(x: &f64) -> bool {
     *x == 0.0
 }
 

@@ -6,7 +6,7 @@ use clap::Args;
 
 use super::{
     bad_input, folder_name, printable, progress_bar, say, stop_if_interrupted, tell, write_failure,
-    CommonArgs, Failure, EXIT_BAD_INPUT, EXIT_CHECK_FAILED, EXIT_INTERNAL, EXIT_OK,
+    CommonArgs, Failure, EXIT_CHECK_FAILED, EXIT_INTERNAL, EXIT_OK,
 };
 use crate::experiments::{self, RunOutput, Z_BOUND};
 use crate::interrupt;
@@ -143,12 +143,7 @@ pub(super) fn simulate(
         scenario.name, scenario.seed
     )));
     let tick = |n: u64| pb.inc(n);
-    let output: RunOutput = pool
-        .install(|| experiments::run_all(scenario, &tick))
-        .map_err(|e| Failure {
-            code: EXIT_BAD_INPUT,
-            error: e.into(),
-        })?;
+    let output: RunOutput = pool.install(|| experiments::run_all(scenario, &tick));
     pb.finish_and_clear();
     stop_if_interrupted("while simulating; nothing was written")?;
     Ok(output)

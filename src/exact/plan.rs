@@ -445,53 +445,20 @@ pub fn sum_moments(var: f64, m4: f64, problems: usize) -> (f64, f64) {
 }
 
 /// The logit shift whose population pass@1 gap E\[p_B\] - E\[p_A\] equals `points` / 100, by
-/// bisection on [-40, 40] logits. With a disagreement SD `tau`, B's logit mu + gap + sigma z +
-/// tau e is logit-normal(mu + gap, sqrt(sigma^2 + tau^2)) on its own, so E\[p_B\] is one
-/// integral over a single normal.
+/// bisection on [-40, 40] logits, when A and B carry their own per-problem deviations with SDs
+/// `tau_a` and `tau_b` (0 for a constant shift). A's logit mu + sigma z + tau_a e is
+/// logit-normal(mu, sqrt(sigma^2 + tau_a^2)) on its own and B's logit-normal(mu + gap,
+/// sqrt(sigma^2 + tau_b^2)), so each expectation is one integral over a single normal.
 ///
 /// # Errors
 /// When the gap cannot be reached (|points| >= the room left above or below E\[p_A\]).
-pub fn gap_logits_for_points(mu: f64, sigma: f64, tau: f64, points: f64) -> Result<f64, String> {
-    let base = normal_expectation(|z| expit(mu + sigma * z));
-    let target = points / 100.0;
-    let sigma_b = if tau == 0.0 { sigma } else { sigma.hypot(tau) };
-    let gap_at = |s: f64| normal_expectation(|z| expit(mu + s + sigma_b * z)) - base;
-    let (mut lo, mut hi) = (-40.0, 40.0);
-    if !(gap_at(lo) < target && target < gap_at(hi)) {
-        return Err(format!(
-            "a gap of {points} points is out of reach: pass@1 of A is {:.1}%, so the gap must lie between {:.1} and {:.1} points",
-            100.0 * base,
-            -100.0 * base,
-            100.0 * (1.0 - base)
-        ));
-    }
-    for _ in 0..100 {
-        let mid = 0.5 * (lo + hi);
-        if gap_at(mid) < target {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-    }
-    Ok(0.5 * (lo + hi))
-}
-
-/// [`gap_logits_for_points`] when A also carries its own deviation `tau_a`: A's logit is then
-/// logit-normal(mu, sqrt(sigma^2 + tau_a^2)) on its own and B's logit-normal(mu + gap,
-/// sqrt(sigma^2 + tau_b^2)). With `tau_a` = 0 it is [`gap_logits_for_points`]`(mu, sigma,
-/// tau_b, points)`, bit for bit.
-///
-/// # Errors
-/// As [`gap_logits_for_points`].
-pub fn gap_logits_for_points_with(
+pub fn gap_logits_for_points(
     mu: f64,
     sigma: f64,
     (tau_a, tau_b): (f64, f64),
     points: f64,
 ) -> Result<f64, String> {
-    if tau_a == 0.0 {
-        return gap_logits_for_points(mu, sigma, tau_b, points);
-    }
+    // hypot(sigma, 0) is sigma exactly, so a constant shift needs no branch.
     let sigma_a = sigma.hypot(tau_a);
     let base = normal_expectation(|z| expit(mu + sigma_a * z));
     let target = points / 100.0;
@@ -991,10 +958,10 @@ mod tests {
 
     #[test]
     fn points_round_trip_to_logits() {
-        let s = gap_logits_for_points(0.2, 2.2, 0.0, 3.0).expect("reachable");
+        let s = gap_logits_for_points(0.2, 2.2, (0.0, 0.0), 3.0).expect("reachable");
         let m = population_pair_moments(0.2, 2.2, s);
         assert!((m.mean_b - m.mean_a - 0.03).abs() < 1e-10);
-        assert!(gap_logits_for_points(0.2, 2.2, 0.0, 60.0).is_err());
+        assert!(gap_logits_for_points(0.2, 2.2, (0.0, 0.0), 60.0).is_err());
     }
 
     /// E[g(z, e)] over two independent standard normals by nested adaptive Simpson (brute force:
@@ -1335,10 +1302,6 @@ mod tests {
             fixed_pair_rates(0.2, 2.2, 0.21, 1.0, 30)
         );
         assert_eq!(
-            gap_logits_for_points_with(0.2, 2.2, (0.0, 1.0), 3.0),
-            gap_logits_for_points(0.2, 2.2, 1.0, 3.0)
-        );
-        assert_eq!(
             pair_logit_correlation(2.2, (0.0, 1.0)),
             population_logit_correlation(2.2, 1.0)
         );
@@ -1384,7 +1347,7 @@ mod tests {
     #[test]
     fn points_convert_on_both_models_own_populations() {
         let (mu, sigma, taus) = (0.2, 2.2, (1.0, 1.0));
-        let g = gap_logits_for_points_with(mu, sigma, taus, 3.0).expect("reachable");
+        let g = gap_logits_for_points(mu, sigma, taus, 3.0).expect("reachable");
         let m = PopulationNodes::with_deviations(mu, sigma, g, taus, |p| p).moments();
         assert!(
             (m.mean_b - m.mean_a - 0.03).abs() < 1e-10,

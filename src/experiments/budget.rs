@@ -55,15 +55,11 @@ pub struct BudgetModel {
     /// The model's trace-length parameters.
     pub lengths: TraceLengths,
     /// Share of samples with no extractable answer (absent: 0), never graded correct.
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "crate::model::is_zero")]
     pub unparsed: f64,
     /// The model's grader, when grading is noisy: accuracy and pass@1 are then as graded.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub grader: Option<Grader>,
-}
-
-fn is_zero(x: &f64) -> bool {
-    *x == 0.0
 }
 
 /// One point of a budget experiment: a metric of one model at one budget.

@@ -14,6 +14,7 @@ pub mod contamination;
 pub mod cost;
 pub mod noise;
 pub mod plan;
+pub mod points;
 pub mod selection;
 pub mod shard_check;
 pub mod sweep;
@@ -136,14 +137,14 @@ impl RunOutput {
 ///
 /// # Errors
 /// The first experiment that cannot run.
-pub fn run_all(scenario: &Scenario, progress: Progress) -> Result<RunOutput, RunError> {
+pub fn run_all(scenario: &Scenario, progress: Progress) -> RunOutput {
     let results = (0..scenario.experiments.len())
         .map(|i| {
             let weight = draw_cost_ns(&scenario.experiments[i].spec);
             run(scenario, i, &|n: u64| progress(n.saturating_mul(weight)))
         })
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(RunOutput {
+        .collect();
+    RunOutput {
         scenario: scenario.name.clone(),
         title: scenario.title.clone(),
         source: scenario.source.clone(),
@@ -151,14 +152,8 @@ pub fn run_all(scenario: &Scenario, progress: Progress) -> Result<RunOutput, Run
         version: env!("CARGO_PKG_VERSION"),
         z_bound: Z_BOUND,
         results,
-    })
+    }
 }
-
-/// An error while running an experiment: none is possible once a scenario has resolved (every
-/// bound is checked there), so the type has no value; it keeps the callers' `?` in place for
-/// errors a future kind may need.
-#[derive(Debug, thiserror::Error)]
-pub enum RunError {}
 
 /// Measured time of one progress draw of each experiment kind on one thread, in nanoseconds
 /// (docs/performance.md, "Progress weights"): a vote of `curves`, a rerun of `seed-variance`, ...
@@ -193,15 +188,9 @@ pub fn planned_draws_unweighted(scenario: &Scenario, index: usize) -> u64 {
         .ticks
 }
 
-/// Runs experiment `index` of `scenario` with the scenario's seed.
-///
-/// # Errors
-/// None today ([`RunError`] has no value).
-pub fn run(
-    scenario: &Scenario,
-    index: usize,
-    progress: Progress,
-) -> Result<ExperimentResult, RunError> {
+/// Runs experiment `index` of `scenario` with the scenario's seed. It cannot fail: every bound
+/// is checked when the scenario resolves.
+pub fn run(scenario: &Scenario, index: usize, progress: Progress) -> ExperimentResult {
     let exp = &scenario.experiments[index];
     let key = name_id(&exp.name);
     match &exp.spec {
@@ -210,9 +199,9 @@ pub fn run(
             k,
             votes,
             vote_rule,
-        } => Ok(ExperimentResult::Curves(votes::curves(
+        } => ExperimentResult::Curves(votes::curves(
             scenario, &exp.name, key, models, k, *votes, *vote_rule, progress,
-        ))),
+        )),
         ExperimentSpec::AttractorSweep {
             model,
             attractors,
@@ -220,30 +209,30 @@ pub fn run(
             k,
             votes,
             vote_rule,
-        } => Ok(ExperimentResult::AttractorSweep(votes::attractor_sweep(
+        } => ExperimentResult::AttractorSweep(votes::attractor_sweep(
             scenario, &exp.name, key, *model, attractors, *axis, k, *votes, *vote_rule, progress,
-        ))),
-        ExperimentSpec::SeedVariance { model, n, reruns } => Ok(ExperimentResult::SeedVariance(
-            noise::seed_variance(scenario, &exp.name, key, *model, n, *reruns, progress),
         )),
+        ExperimentSpec::SeedVariance { model, n, reruns } => ExperimentResult::SeedVariance(
+            noise::seed_variance(scenario, &exp.name, key, *model, n, *reruns, progress),
+        ),
         ExperimentSpec::VoteSpread {
             model,
             k,
             reruns,
             vote_rule,
-        } => Ok(ExperimentResult::VoteSpread(noise::vote_spread(
+        } => ExperimentResult::VoteSpread(noise::vote_spread(
             scenario, &exp.name, key, *model, k, *reruns, *vote_rule, progress,
-        ))),
-        ExperimentSpec::HeadToHead { a, b, n, reruns } => Ok(ExperimentResult::HeadToHead(
-            noise::run_head_to_head(scenario, &exp.name, key, *a, *b, n, *reruns, progress),
         )),
+        ExperimentSpec::HeadToHead { a, b, n, reruns } => ExperimentResult::HeadToHead(
+            noise::run_head_to_head(scenario, &exp.name, key, *a, *b, n, *reruns, progress),
+        ),
         ExperimentSpec::Budget {
             models,
             budgets,
             traces,
-        } => Ok(ExperimentResult::Budget(budget::budget(
+        } => ExperimentResult::Budget(budget::budget(
             scenario, &exp.name, key, models, budgets, *traces, progress,
-        ))),
+        )),
         ExperimentSpec::Cost {
             models,
             k,
@@ -252,7 +241,7 @@ pub fn run(
             votes,
             traces,
             vote_rule,
-        } => Ok(ExperimentResult::Cost(cost::cost(
+        } => ExperimentResult::Cost(cost::cost(
             scenario,
             &exp.name,
             key,
@@ -264,10 +253,10 @@ pub fn run(
             *traces,
             *vote_rule,
             progress,
-        ))),
-        ExperimentSpec::Plan { plan: p, .. } => Ok(ExperimentResult::Plan(Box::new(
-            plan::run_plan(p, &exp.name, progress).0,
-        ))),
+        )),
+        ExperimentSpec::Plan { plan: p, .. } => {
+            ExperimentResult::Plan(Box::new(plan::run_plan(p, &exp.name, progress).0))
+        }
         ExperimentSpec::Contamination {
             model,
             n,
@@ -277,19 +266,17 @@ pub fn run(
             target_power,
             max_fresh,
             reruns,
-        } => Ok(ExperimentResult::Contamination(
-            contamination::contamination(
-                scenario,
-                &exp.name,
-                key,
-                *model,
-                *n,
-                fresh,
-                shares,
-                (*alpha, *target_power, *max_fresh),
-                *reruns,
-                progress,
-            ),
+        } => ExperimentResult::Contamination(contamination::contamination(
+            scenario,
+            &exp.name,
+            key,
+            *model,
+            *n,
+            fresh,
+            shares,
+            (*alpha, *target_power, *max_fresh),
+            *reruns,
+            progress,
         )),
     }
 }

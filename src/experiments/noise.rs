@@ -92,22 +92,18 @@ pub struct SeedVariance {
     /// One row per n.
     pub rows: Vec<SeedRow>,
     /// The model's per-run logit SD omega (absent: 0, independent samples).
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "crate::model::is_zero")]
     pub run_sd: f64,
     /// With run_sd > 0: the limit of the seed SD as n grows, sqrt(sum_i Var p_i(eta)) / N
     /// ([`crate::exact::run_corr::seed_sd_floor`]); more samples per run cannot go below it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub run_floor: Option<f64>,
     /// The model's share of unparsed samples (absent: 0): the score counts them as wrong.
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "crate::model::is_zero")]
     pub unparsed: f64,
     /// The model's grader, when grading is noisy: every value is then as graded.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub grader: Option<Grader>,
-}
-
-fn is_zero(x: &f64) -> bool {
-    *x == 0.0
 }
 
 impl SeedVariance {
@@ -500,10 +496,10 @@ pub struct VoteSpread {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub attractors: Vec<f64>,
     /// Share of unparsed samples (absent: 0): the average counts them wrong.
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "crate::model::is_zero")]
     pub unparsed: f64,
     /// Share of correct samples in the alternate form (absent: 0).
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "crate::model::is_zero")]
     pub split: f64,
     /// The model's grader, when grading is noisy: both scores are then as graded.
     #[serde(skip_serializing_if = "Option::is_none")]

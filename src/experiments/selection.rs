@@ -7,7 +7,7 @@
 //! Models with neither key never reach this module, so their numbers are untouched.
 use rayon::prelude::*;
 
-use super::votes::{Metric, Series, VotePoint};
+use super::points::{Metric, Series, VotePoint};
 use super::Estimate;
 use crate::exact::grader::{Grader, SampleGrading};
 use crate::exact::maj::maj_at_k_all_with_loss;

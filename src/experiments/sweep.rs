@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use super::check::Untested;
 use super::shard_check;
-use super::{num, run_all, Check, Estimate, Progress, RunError};
+use super::{num, run_all, Check, Estimate, Progress};
 use crate::scenario::grid::{self, Axis, GridError, SetArg, Value, MAX_CELLS};
 use crate::scenario::resolve::parse;
 use crate::scenario::DEFAULT_SEED;
@@ -107,9 +107,6 @@ pub enum SweepError {
     /// Too many cells.
     #[error("the grid has {0} cells; at most {MAX_CELLS} are allowed")]
     TooBig(usize),
-    /// An experiment cannot run.
-    #[error(transparent)]
-    Run(#[from] RunError),
 }
 
 /// A prepared sweep: the grid and every cell's validated scenario.
@@ -242,7 +239,7 @@ pub fn run_cells(
             break;
         }
         let (values, scenario) = &sweep.cells[index];
-        let run = run_all(scenario, progress)?;
+        let run = run_all(scenario, progress);
         out.push(SweepCell {
             index,
             values: values.iter().map(Value::to_string).collect(),
@@ -284,7 +281,7 @@ pub fn quantity_names(sweep: &Sweep, index: usize) -> Result<Vec<(String, String
         }
     }
     let mut names: Vec<(String, String)> = Vec::new();
-    for c in run_all(&scenario, &|_| {})?.checks() {
+    for c in run_all(&scenario, &|_| {}).checks() {
         let pair = (c.experiment, c.quantity);
         if !names.contains(&pair) {
             names.push(pair);
@@ -623,7 +620,7 @@ mod tests {
         let sweep = prepare(&src, &[set("model.m.attractor=0.5,0.9")], None).expect("grid");
         let cells = run_cells(&sweep, &[0, 1], &|_| {}).expect("runs");
         for (cell, (_, scenario)) in cells.iter().zip(&sweep.cells) {
-            let run = run_all(scenario, &|_| {}).expect("runs");
+            let run = run_all(scenario, &|_| {});
             let checks = run.checks();
             assert_eq!(cell.checks.len(), checks.len());
             assert!(checks.iter().any(|c| c.estimate.step > 0.0));

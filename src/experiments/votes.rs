@@ -3,6 +3,8 @@
 //! Depends on `scenario`, `model`, `exact` and `sim`; computes no closed form itself.
 use serde::Serialize;
 
+pub(crate) use super::points::{modes_label, short};
+pub use super::points::{Metric, Series, VotePoint};
 use super::selection::{self, Selector};
 use super::{Check, Estimate, Progress};
 use crate::exact::maj::{attractor_threshold, maj_at_k_all_with_loss, maj_ceiling};
@@ -19,142 +21,6 @@ use crate::model::{Grader, Model, Verifier, VoteRule};
 use crate::scenario::{Scenario, SweepAxis};
 use crate::sim::run_corr::{simulate_problem, RunProblem};
 use crate::sim::votes::{simulate, ModeAnswers, VoteCell, VoteCounts};
-
-/// Which metric a point is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub enum Metric {
-    /// At least one of k samples right.
-    #[serde(rename = "pass@k")]
-    PassAtK,
-    /// All k samples right.
-    #[serde(rename = "pass^k")]
-    PassHatK,
-    /// Majority vote of k samples right.
-    #[serde(rename = "maj@k")]
-    MajAtK,
-    /// The verifier's pick of k samples right (models with a `[model.verifier]`).
-    #[serde(rename = "best@k")]
-    BestAtK,
-}
-
-impl Metric {
-    /// The name used in tables and legends.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Metric::PassAtK => "pass@k",
-            Metric::PassHatK => "pass^k",
-            Metric::MajAtK => "maj@k",
-            Metric::BestAtK => "best@k",
-        }
-    }
-}
-
-/// One series of a vote experiment: a model at one attractor share.
-#[derive(Debug, Clone, Serialize)]
-pub struct Series {
-    /// Model name.
-    pub model: String,
-    /// Attractor share a.
-    pub attractor: f64,
-    /// Vote rule of the maj@k points.
-    pub vote_rule: VoteRule,
-    /// Benchmark pass@1 (mean rate).
-    pub pass_at_1: f64,
-    /// a / (1 + a): maj@k -> 1 on problems above it, -> 0 below.
-    pub threshold: f64,
-    /// Share of problems above the threshold: the large-k limit of maj@k (under per-run noise,
-    /// the mean chance that a run's rate lies above it).
-    pub ceiling: f64,
-    /// Per-run logit SD omega of the model (0: independent samples).
-    #[serde(skip_serializing_if = "is_zero")]
-    pub run_sd: f64,
-    /// Every attractor share, when there are several (the threshold and ceiling are then those
-    /// of [`crate::exact::modes`]: winnable iff p max(s, 1 - s) > a_j (1 - p) for every j).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub attractors: Vec<f64>,
-    /// Share of samples with no extractable answer.
-    #[serde(skip_serializing_if = "is_zero")]
-    pub unparsed: f64,
-    /// Share of correct samples in the alternate form.
-    #[serde(skip_serializing_if = "is_zero")]
-    pub split: f64,
-    /// The best-of-k selector, when the model has one.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub verifier: Option<Verifier>,
-    /// The large-k limit of best@k (as graded), when the model has a verifier: for a threshold
-    /// verifier the mean of alpha / (alpha + beta).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub best_ceiling: Option<f64>,
-    /// The k values at which best@k is above maj@k (exact, as graded), when there is a verifier.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub best_leads: Option<Vec<u32>>,
-    /// The grader's error rates, when grading is noisy: every point is then as graded.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub grader: Option<Grader>,
-}
-
-fn is_zero(x: &f64) -> bool {
-    *x == 0.0
-}
-
-impl Series {
-    /// The series' answer modes for labels: `a=0.5`, or `a=[0.3,0.2] u=0.1 s=0.2` with only the
-    /// keys away from their defaults.
-    pub fn modes_label(&self) -> String {
-        modes_label(self.attractor, &self.attractors, self.unparsed, self.split)
-    }
-}
-
-/// Answer modes for a label: `a=0.5` for one share (`attractors` empty), or
-/// `a=[0.3,0.2] u=0.1 s=0.2` with only the keys away from their defaults.
-pub(crate) fn modes_label(attractor: f64, attractors: &[f64], unparsed: f64, split: f64) -> String {
-    let mut out = if attractors.is_empty() {
-        format!("a={attractor}")
-    } else {
-        let list: Vec<String> = attractors.iter().map(|&a| short(a)).collect();
-        format!("a=[{}]", list.join(","))
-    };
-    if unparsed != 0.0 {
-        out.push_str(&format!(" u={}", short(unparsed)));
-    }
-    if split != 0.0 {
-        out.push_str(&format!(" s={}", short(split)));
-    }
-    out
-}
-
-/// A share for a label: at most 6 decimals, trailing zeros dropped (a scaled 0.4 x 0.75 reads
-/// 0.3, not 0.30000000000000004). Tables keep the full value.
-fn short(x: f64) -> String {
-    let s = format!("{x:.6}");
-    let s = s.trim_end_matches('0').trim_end_matches('.');
-    if s == "-0" {
-        "0".into()
-    } else {
-        s.into()
-    }
-}
-
-/// One point: a metric of one series at one k.
-#[derive(Debug, Clone, Serialize)]
-pub struct VotePoint {
-    /// Index into [`VoteCurves::series`].
-    pub series: usize,
-    /// Samples per problem.
-    pub k: u32,
-    /// Which metric.
-    pub metric: Metric,
-    /// Exact and simulated values (benchmark means, as fractions).
-    #[serde(flatten)]
-    pub estimate: Estimate,
-    /// Exact seed SD of the benchmark score of one run with k samples per problem on the
-    /// scenario's N problems (fraction): sqrt(sum_i q_i (1 - q_i)) / N with q_i the metric's
-    /// per-problem probability, the run-to-run spread a user sees rerunning with another seed.
-    pub seed_sd: f64,
-    /// With a noisy grader, the true value (exact and simulated) beside the graded `estimate`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub truth: Option<Estimate>,
-}
 
 /// Result of `curves` or `attractor-sweep`.
 #[derive(Debug, Clone, Serialize)]

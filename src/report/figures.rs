@@ -11,7 +11,8 @@ use crate::model::Verifier;
 use crate::scenario::SweepAxis;
 
 /// Percent of a fraction, for axes in percent.
-fn pct(x: f64) -> f64 {
+/// A fraction in percent (points).
+pub(super) fn pct(x: f64) -> f64 {
     100.0 * x
 }
 
@@ -247,31 +248,6 @@ fn one_panel(run: &RunOutput, what: &str, p: Panel, size: (u32, u32)) -> Figure 
         panels: vec![p],
         columns: 1,
         size,
-    }
-}
-
-/// Exact values as a solid line labelled `line_label`, or, for a single point (no line to draw
-/// through it), as a mark labelled `mark_label`; nothing for no points.
-pub(super) fn exact_line_or_mark(
-    p: &mut Panel,
-    color: usize,
-    exact: Vec<(f64, f64)>,
-    line_label: String,
-    mark_label: String,
-) {
-    match exact.as_slice() {
-        [] => {}
-        [(x, y)] => p.markers.push(Markers {
-            label: Some(mark_label),
-            color,
-            points: vec![(*x, *y, *y, *y)],
-        }),
-        _ => p.lines.push(Line {
-            label: Some(line_label),
-            color,
-            dashed: false,
-            points: exact,
-        }),
     }
 }
 
@@ -1056,7 +1032,9 @@ fn seed_histograms(run: &RunOutput, r: &SeedVariance) -> Figure {
                 .chain(row.normal_curve.iter().map(|c| c.1 / 100.0))
                 .fold(0.0, f64::max);
             p.x_range = (xlo, xhi);
-            p.y_range = (0.0, ymax * 1.08);
+            // Headroom for the legend: at n = 1 the histogram fills the shared x range, and a
+            // legend inside the frame would otherwise sit on its bars.
+            p.y_range = (0.0, ymax * 1.45);
             p.bars.push(Bars {
                 label: Some(format!("{} simulated reruns", r.reruns)),
                 color: 0,
@@ -1072,16 +1050,26 @@ fn seed_histograms(run: &RunOutput, r: &SeedVariance) -> Figure {
                     .map(|&(x, d)| (pct(x), d / 100.0))
                     .collect(),
             });
-            p.vlines.push((
-                pct(row.sim_interval.0),
-                2,
-                Some(format!(
-                    "central 95%: {:.1} to {:.1}",
-                    pct(row.sim_interval.0),
-                    pct(row.sim_interval.1)
-                )),
-            ));
-            p.vlines.push((pct(row.sim_interval.1), 2, None));
+            // The central 95% as dashed lines up to the data's top only, leaving the headroom
+            // above free for the legend (a full-height line would cross it in a narrow panel).
+            let top = ymax * 1.08;
+            for (i, x) in [pct(row.sim_interval.0), pct(row.sim_interval.1)]
+                .into_iter()
+                .enumerate()
+            {
+                p.lines.push(Line {
+                    label: (i == 0).then(|| {
+                        format!(
+                            "central 95%: {:.1} to {:.1}",
+                            pct(row.sim_interval.0),
+                            pct(row.sim_interval.1)
+                        )
+                    }),
+                    color: 2,
+                    dashed: true,
+                    points: vec![(x, 0.0), (x, top)],
+                });
+            }
             p
         })
         .collect();

@@ -1,18 +1,14 @@
 //! Outputs of `evalsim plan`: the table, the figures and the answer paragraph (nothing computed
 //! here beyond picking finished numbers).
 
-use super::figures::{exact_line_or_mark, level};
-use super::plot::{self, HeatFigure, HeatPanel, Markers, Panel, Scale};
+use super::figures::{level, pct};
+use super::plot::{self, HeatFigure, HeatPanel, Markers, Panel, Points, Scale};
 use super::tables::{num, Csv};
 use super::{Artifact, ReportError};
 use crate::experiments::plan::{
     Answer, Design, Metric, PlanCell, PlanResult, SimCheck, DETECT_POWER,
 };
 use crate::experiments::Estimate;
-
-fn pct(x: f64) -> f64 {
-    100.0 * x
-}
 
 /// `<plan>.csv`: one row per (design, gap, N, n). With a model A that has its own `shift_sd`,
 /// more columns at the end: `model_shift_sd` (A's tau, and B's unless the plan gives B its
@@ -540,9 +536,9 @@ fn loss_label(v: f64) -> String {
     }
 }
 
-/// Loss-or-tie against N on a log axis, one line per n (fixed design), one panel per gap. With a
-/// single N and several n (or k), n goes on the x axis instead (one line for the one N); a line
-/// of one point is drawn as an exact mark.
+/// Loss-or-tie against N on a log axis, one series of exact points per n (fixed design), one panel
+/// per gap. With a single N and several n (or k), n goes on the x axis instead (one series for the
+/// one N).
 pub fn loss_figure(r: &PlanResult, scenario: Option<&str>) -> plot::Figure {
     let s = &r.spec;
     let x_axis = PlanAxis::of(r);
@@ -588,7 +584,6 @@ pub fn loss_figure(r: &PlanResult, scenario: Option<&str>) -> plot::Figure {
                 })
                 .fold(0.0, f64::max);
             p.y_range = (0.0, (pct(ymax) * 1.1).max(pct(s.target_loss_or_tie) * 1.5));
-            let mut single_labelled = false;
             for (i, &v) in series.iter().enumerate() {
                 let cells: Vec<&PlanCell> = fixed(r, gap).filter(|&c| series_of(c) == v).collect();
                 let name = if by_samples {
@@ -600,14 +595,7 @@ pub fn loss_figure(r: &PlanResult, scenario: Option<&str>) -> plot::Figure {
                     .iter()
                     .map(|&c| (x_axis.x(c), pct(c.loss_or_tie)))
                     .collect();
-                // A single point's mark says "(exact)" once.
-                let mark = if single_labelled {
-                    name.clone()
-                } else {
-                    format!("{name} (exact)")
-                };
-                single_labelled |= exact.len() == 1;
-                exact_line_or_mark(&mut p, i, exact, name, mark);
+                exact_points(&mut p, i, exact, name);
                 let sims = x_axis.sim_dots(&cells, |x| x.loss_or_tie);
                 if !sims.is_empty() {
                     p.markers.push(Markers {
@@ -762,9 +750,9 @@ pub fn heat_figure(r: &PlanResult, scenario: Option<&str>) -> HeatFigure {
 }
 
 /// The minimum detectable gap at 80% power (points of the score) against N on a log axis, one
-/// line per n, one panel per design (population first), the simulated mean of B - A at that gap
-/// with its 95% interval; with a single N and several n (or k), n goes on the x axis. A series of
-/// one cell is drawn as a mark.
+/// series of exact points per n, one panel per design (population first), the simulated mean of
+/// B - A at that gap with its 95% interval; with a single N and several n (or k), n goes on the x
+/// axis.
 pub fn detectable_figure(r: &PlanResult, scenario: Option<&str>) -> plot::Figure {
     let s = &r.spec;
     let x_axis = PlanAxis::of(r);
@@ -821,8 +809,7 @@ pub fn detectable_figure(r: &PlanResult, scenario: Option<&str>) -> plot::Figure
                 };
                 let exact: Vec<(f64, f64)> =
                     mine.iter().map(|&c| (x_axis.x(c), pct(c.gap))).collect();
-                let mark = format!("{name} (exact)");
-                exact_line_or_mark(&mut p, i, exact, name, mark);
+                exact_points(&mut p, i, exact, name);
                 let sims = x_axis.sim_dots(&mine, |x| x.gap);
                 if !sims.is_empty() {
                     p.markers.push(Markers {
@@ -846,6 +833,18 @@ pub fn detectable_figure(r: &PlanResult, scenario: Option<&str>) -> plot::Figure
         panels,
         columns: 3,
         size: (1800, 640),
+    }
+}
+
+/// A series' exact values as hollow diamonds labelled "<name> (exact)": each N (or n) is a design
+/// of its own, so nothing joins them.
+fn exact_points(p: &mut Panel, color: usize, exact: Vec<(f64, f64)>, name: String) {
+    if !exact.is_empty() {
+        p.points.push(Points {
+            label: Some(format!("{name} (exact)")),
+            color,
+            points: exact,
+        });
     }
 }
 

@@ -76,6 +76,19 @@ pub struct Markers {
     pub points: Vec<(f64, f64, f64, f64)>,
 }
 
+/// Exact values at discrete designs (a benchmark of N problems exists only at the N computed), drawn
+/// as hollow diamonds and never joined: a line between two designs would read as values computed
+/// in between. A simulated marker at the same point sits inside its diamond.
+#[derive(Debug, Clone, Default)]
+pub struct Points {
+    /// Legend label.
+    pub label: Option<String>,
+    /// Index into [`PALETTE`].
+    pub color: usize,
+    /// (x, y) in data units.
+    pub points: Vec<(f64, f64)>,
+}
+
 /// A shaded band between two curves (confidence intervals): (x, low, high) in data units.
 #[derive(Debug, Clone, Default)]
 pub struct Band {
@@ -142,6 +155,8 @@ pub struct Panel {
     pub lines: Vec<Line>,
     /// Markers with error bars.
     pub markers: Vec<Markers>,
+    /// Exact values at discrete designs, drawn after the markers.
+    pub points: Vec<Points>,
     /// Vertical reference lines: (x, color, label).
     pub vlines: Vec<(f64, usize, Option<String>)>,
     /// Text labels.
@@ -173,6 +188,7 @@ impl Panel {
             bands: Vec::new(),
             lines: Vec::new(),
             markers: Vec::new(),
+            points: Vec::new(),
             vlines: Vec::new(),
             notes: Vec::new(),
             legend: Legend::Auto,
@@ -942,6 +958,8 @@ enum Swatch {
     Stroke(usize, u32, bool),
     /// A dot (markers).
     Dot(usize),
+    /// A hollow diamond (exact values at discrete designs).
+    Diamond(usize),
     /// A triangle pointing up: a value cut at the frame.
     Cut,
 }
@@ -982,6 +1000,9 @@ fn legend_entries(p: &Panel) -> Vec<(Swatch, String)> {
     }
     for m in &p.markers {
         out.extend(m.label.clone().map(|l| (Swatch::Dot(m.color), l)));
+    }
+    for q in &p.points {
+        out.extend(q.label.clone().map(|l| (Swatch::Diamond(q.color), l)));
     }
     if has_cut(p) {
         out.push((Swatch::Cut, CUT_LABEL.to_string()));
@@ -1042,6 +1063,14 @@ fn drawn_samples(p: &Panel, w: f64, h: f64) -> Vec<(f64, f64, f64)> {
         for &(x, y, lo, hi) in &m.points {
             segment((px(x), py(lo)), (px(x), py(hi)), 1.0, &mut out);
             for (dx, dy) in [(0.0, 0.0), (-3.0, 0.0), (3.0, 0.0), (0.0, -3.0), (0.0, 3.0)] {
+                out.push((2.0, px(x) + dx, py(y) + dy));
+            }
+        }
+    }
+    for q in &p.points {
+        for &(x, y) in &q.points {
+            let r = f64::from(DIAMOND);
+            for (dx, dy) in [(0.0, 0.0), (-r, 0.0), (r, 0.0), (0.0, -r), (0.0, r)] {
                 out.push((2.0, px(x) + dx, py(y) + dy));
             }
         }
@@ -1262,6 +1291,7 @@ fn draw_legend<DB: DrawingBackend>(
                 }
             }
             Swatch::Dot(c) => area.draw(&Circle::new((x + 10, y), 3, color(c).filled()))?,
+            Swatch::Diamond(c) => area.draw(&diamond((x + 10, y), color(c)))?,
             Swatch::Cut => area.draw(&Polygon::new(
                 vec![(x + 10, y - 5), (x + 5, y + 4), (x + 15, y + 4)],
                 color(6).filled(),
@@ -1270,6 +1300,24 @@ fn draw_legend<DB: DrawingBackend>(
         area.draw(&Text::new(label.clone(), (x + LEGEND_KEY, y), font.clone()))?;
     }
     Ok(())
+}
+
+/// Radius in pixels of the hollow diamond of [`Points`]: a simulated dot (radius 3) fits inside.
+const DIAMOND: i32 = 7;
+
+/// A hollow diamond centred at `at` (pixels).
+fn diamond(at: (i32, i32), c: RGBColor) -> PathElement<(i32, i32)> {
+    let (x, y) = at;
+    PathElement::new(
+        vec![
+            (x, y - DIAMOND),
+            (x + DIAMOND, y),
+            (x, y + DIAMOND),
+            (x - DIAMOND, y),
+            (x, y - DIAMOND),
+        ],
+        c.stroke_width(2),
+    )
 }
 
 fn draw_panel<DB: DrawingBackend>(
@@ -1444,6 +1492,17 @@ fn draw_panel<DB: DrawingBackend>(
                 .iter()
                 .map(|&(x, y, _, _)| Circle::new((xs.to_axis(x), ys.to_axis(y)), 3, c.filled())),
         )?;
+    }
+    for q in &p.points {
+        let c = color(q.color);
+        for &(x, y) in &q.points {
+            if !(x.is_finite() && y.is_finite()) {
+                continue;
+            }
+            let (px, py) = chart.backend_coord(&(xs.to_axis(x), ys.to_axis(y)));
+            let base = area.get_base_pixel();
+            area.draw(&diamond((px - base.0, py - base.1), c))?;
+        }
     }
     // The plot area's pixels relative to the panel's own area.
     let (px, py) = chart.plotting_area().get_pixel_range();

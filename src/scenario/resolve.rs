@@ -1807,7 +1807,7 @@ impl ExpCtx<'_> {
                     let logits = if k == "gap_logits" {
                         x
                     } else {
-                        crate::exact::plan::gap_logits_for_points_with(
+                        crate::exact::plan::gap_logits_for_points(
                             mu,
                             sigma,
                             model_shift_sd

@@ -406,7 +406,7 @@ pub struct PlanSpec {
     pub seed: u64,
     /// SD tau of B's per-problem disagreement with A, in logits: B's logit on a problem is A's
     /// + gap + tau e with e ~ N(0, 1) (0: B is A shifted by the gap; left out of the JSON then).
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "crate::model::is_zero")]
     pub shift_sd: f64,
     /// A power besides 80% for the minimum detectable gap, when the user asked for one.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -442,10 +442,6 @@ impl ModelShiftSd {
     }
 }
 
-fn is_zero(x: &f64) -> bool {
-    *x == 0.0
-}
-
 /// A full plan: the grid and targets of a [`PlanSpec`], the score, and which cells to simulate
 /// in the population designs. It dereferences to its [`PlanSpec`], so `plan.mu` reads the grid.
 #[derive(Debug, Clone, Serialize)]
@@ -474,10 +470,10 @@ pub struct PlanAnswers {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub attractors: Vec<f64>,
     /// Share of samples with no extractable answer.
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "crate::model::is_zero")]
     pub unparsed: f64,
     /// Share of parsed correct samples in an alternate form (a separate answer in a vote).
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "crate::model::is_zero")]
     pub split: f64,
     /// The noisy grader, if any.
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -113,7 +113,7 @@ fn curves_maj_band_matches_brute_force_enumeration() {
 #[test]
 fn curves_figure_draws_the_maj_band_at_exact_plus_minus_the_brute_force_sd() {
     let s = Scenario::from_toml(TINY, "band", "band.toml").expect("scenario");
-    let run = run_all(&s, &|_| {}).expect("run");
+    let run = run_all(&s, &|_| {});
     let ExperimentResult::Curves(r) = &run.results[0] else {
         panic!("a curves result");
     };

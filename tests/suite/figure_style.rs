@@ -197,7 +197,7 @@ fn every_figure_has_one_title_size_one_caption_size_and_only_drawn_legend_entrie
 fn verifier_curves_left_a_quarter_of_the_figure_blank() {
     for name in SHIPPED {
         let s = Scenario::from_toml(&shrunk(name), name, &format!("{name}.toml")).expect("loads");
-        let run = run_all(&s, &|_| {}).expect("runs");
+        let run = run_all(&s, &|_| {});
         for r in &run.results {
             for (stem, fig) in experiment_figures(&run, r) {
                 let cells = fig.panels.len().div_ceil(fig.columns) * fig.columns;
@@ -214,7 +214,7 @@ fn verifier_curves_left_a_quarter_of_the_figure_blank() {
 #[test]
 fn modes_story_weak_overtaking_strong_in_maj_at_k_was_split_across_two_panels() {
     let s = Scenario::from_toml(&shrunk("modes"), "modes", "modes.toml").expect("loads");
-    let run = run_all(&s, &|_| {}).expect("runs");
+    let run = run_all(&s, &|_| {});
     let curves = run
         .results
         .iter()
@@ -234,5 +234,44 @@ fn modes_story_weak_overtaking_strong_in_maj_at_k_was_split_across_two_panels() 
         .collect();
     for model in ["strong", "weak"] {
         assert!(labels.iter().any(|l| l.starts_with(model)), "{labels:?}");
+    }
+}
+
+#[test]
+fn plan_figures_joined_discrete_designs_with_lines_that_read_as_results() {
+    let s = Scenario::from_toml(&shrunk("concentrated"), "concentrated", "concentrated.toml")
+        .expect("loads");
+    let run = run_all(&s, &|_| {});
+    let plans: Vec<_> = run
+        .results
+        .iter()
+        .filter_map(|r| match r {
+            evalsim::experiments::ExperimentResult::Plan(p) => Some(p),
+            _ => None,
+        })
+        .collect();
+    assert!(!plans.is_empty(), "concentrated has a plan experiment");
+    for p in plans {
+        let figures = [
+            evalsim::report::planning::loss_figure(p, Some("concentrated")),
+            evalsim::report::planning::detectable_figure(p, Some("concentrated")),
+        ];
+        for fig in &figures {
+            let mut exact = 0;
+            for panel in &fig.panels {
+                // Only reference levels (one y across the frame) may be lines; each design's
+                // exact value is a point of its own.
+                for line in &panel.lines {
+                    assert!(
+                        line.points.windows(2).all(|w| w[0].1 == w[1].1),
+                        "{}: {:?} joins designs with a line",
+                        fig.title,
+                        line.label
+                    );
+                }
+                exact += panel.points.iter().map(|q| q.points.len()).sum::<usize>();
+            }
+            assert!(exact > 0, "{}: no exact points drawn", fig.title);
+        }
     }
 }

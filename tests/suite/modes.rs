@@ -9,7 +9,7 @@ const HEAD: &str = "title = \"t\"\nseed = 5\n[benchmark]\nproblems = 12\nmu = 0.
 
 fn run(text: &str) -> RunOutput {
     let s = Scenario::from_toml(text, "t", "t.toml").unwrap_or_else(|e| panic!("{e}"));
-    run_all(&s, &|_| {}).expect("run")
+    run_all(&s, &|_| {})
 }
 
 fn json(out: &RunOutput) -> String {
@@ -54,7 +54,7 @@ fn default_keys_reproduce_the_canonical_model_bit_for_bit() {
 #[test]
 fn shipped_modes_scenario_tells_its_story_with_every_check_passing() {
     let s = Scenario::load("modes").expect("modes");
-    let out = run_all(&s, &|_| {}).expect("run");
+    let out = run_all(&s, &|_| {});
     let failed: Vec<String> = out
         .checks()
         .iter()
@@ -82,7 +82,7 @@ fn shipped_modes_scenario_tells_its_story_with_every_check_passing() {
 #[test]
 fn split_lowers_maj_at_k_and_leaves_pass_at_k_unchanged() {
     let s = Scenario::load("modes").expect("modes");
-    let out = run_all(&s, &|_| {}).expect("run");
+    let out = run_all(&s, &|_| {});
     let c = curves(&out, "split-sweep");
     assert_eq!(c.series.len(), 6);
     for &k in &c.k {
@@ -133,12 +133,12 @@ fn modes_tables_are_identical_for_1_and_3_threads() {
         .num_threads(1)
         .build()
         .expect("pool")
-        .install(|| run_all(&s, &|_| {}).expect("run"));
+        .install(|| run_all(&s, &|_| {}));
     let three = rayon::ThreadPoolBuilder::new()
         .num_threads(3)
         .build()
         .expect("pool")
-        .install(|| run_all(&s, &|_| {}).expect("run"));
+        .install(|| run_all(&s, &|_| {}));
     assert_eq!(json(&one), json(&three));
 }
 

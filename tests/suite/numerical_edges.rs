@@ -27,7 +27,7 @@ fn rates_of_0_and_1_are_exact_with_se_0_and_z_0() {
     // Every problem certain: the simulation cannot differ from the exact value.
     let models = model("zero_one_a0", "", 0.0) + &model("zero_one_a1", "", 1.0);
     let s = scenario("rates = [0.0, 1.0, 1.0, 0.0]", &models, "[1, 2, 3, 64]");
-    let out = run_all(&s, &|_| {}).expect("runs");
+    let out = run_all(&s, &|_| {});
     let checks = out.checks();
     assert!(!checks.is_empty());
     for c in checks {
@@ -72,7 +72,7 @@ fn explicit_rates_and_attractor_0_and_1_agree_with_simulation() {
         &models,
         "[1, 2, 3, 4, 15, 16, 128]",
     );
-    let out = run_all(&s, &|_| {}).expect("runs");
+    let out = run_all(&s, &|_| {});
     for c in out.checks() {
         assert!(c.estimate.z.abs() <= Z_BOUND, "{c:?}");
         assert!((0.0..=1.0).contains(&c.estimate.exact) && (0.0..=1.0).contains(&c.estimate.sim));
@@ -125,7 +125,7 @@ fn one_problem_benchmark_runs() {
     // One problem: the only quantile is the median, expit(mu).
     let p = s.benchmark.rates()[0];
     assert!((p - 1.0 / (1.0 + (-0.4f64).exp())).abs() < 1e-12);
-    let out = run_all(&s, &|_| {}).expect("runs");
+    let out = run_all(&s, &|_| {});
     assert!(out.checks().iter().all(|c| c.passed()));
 }
 
@@ -280,7 +280,7 @@ fn cost_scenario(
 }
 
 fn assert_all_pass_and_ratios_untested(s: &Scenario) {
-    let out = run_all(s, &|_| {}).expect("runs");
+    let out = run_all(s, &|_| {});
     let checks = out.checks();
     assert!(!checks.is_empty());
     for c in &checks {
@@ -311,7 +311,7 @@ fn cost_tokens_per_correct_passes_when_a_rare_accuracy_sees_no_correct_answer() 
         "[1]",
         4000,
     );
-    let out = run_all(&s, &|_| {}).expect("runs");
+    let out = run_all(&s, &|_| {});
     let acc = out
         .checks()
         .into_iter()

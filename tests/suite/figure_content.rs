@@ -214,10 +214,27 @@ fn plan_maj_without_simulation_draws_the_exact_value_as_a_mark() {
             .arg(dir.path()),
     );
     let svg = read(&dir.path().join("plan-loss.svg"));
-    assert!(
-        svg.contains("<circle"),
-        "one exact value is drawn as a mark"
-    );
+    // A hollow diamond: a closed polyline of five points, as wide as it is tall (one in the
+    // plot, one in the legend).
+    let diamonds = svg
+        .split("<polyline")
+        .skip(1)
+        .filter_map(|p| p.split("points=\"").nth(1)?.split('"').next())
+        .filter(|pts| {
+            let xy: Vec<(i64, i64)> = pts
+                .split_whitespace()
+                .filter_map(|q| {
+                    let (x, y) = q.split_once(',')?;
+                    Some((x.parse().ok()?, y.parse().ok()?))
+                })
+                .collect();
+            xy.len() == 5
+                && xy[0] == xy[4]
+                && xy[1].0 - xy[3].0 == xy[2].1 - xy[0].1
+                && xy[1].0 > xy[3].0
+        })
+        .count();
+    assert!(diamonds >= 2, "one exact value is drawn as a mark");
     assert!(svg.contains("k = 5 (exact)"));
 }
 

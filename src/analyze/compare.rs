@@ -144,6 +144,9 @@ fn paired(
     paired_values(k, method, &values, clusters)
 }
 
+/// One shared problem's (estimate, jackknife variance) for model A and for model B.
+pub(crate) type EstimatePair = ((f64, Option<f64>), (f64, Option<f64>));
+
 /// The paired difference B - A from each shared problem's (estimate, jackknife variance) for A
 /// and for B, in problem order (`clusters` for the same problems): the one computation behind
 /// [`compare_models`] and the leaderboard's pairs. Cost: O(N).
@@ -153,7 +156,7 @@ fn paired(
 pub(crate) fn paired_values(
     k: usize,
     method: IntervalMethod,
-    values: &[((f64, Option<f64>), (f64, Option<f64>))],
+    values: &[EstimatePair],
     clusters: Option<&Clusters>,
 ) -> Result<DiffEstimate> {
     let n = values.len() as f64;

@@ -146,7 +146,7 @@ pub fn paired_p_value(d: &DiffEstimate, n: usize) -> f64 {
         (Some(c), Some(se)) => (se, c.saturating_sub(1)),
         _ => (d.se, n.saturating_sub(1)),
     };
-    if !(se > 0.0) || df == 0 {
+    if se.is_nan() || se <= 0.0 || df == 0 {
         return if d.difference == 0.0 {
             1.0
         } else if d.difference > 0.0 {

@@ -154,8 +154,8 @@ fn cut(s: &str, max: usize) -> String {
 
 const MAX_LABEL_CHARS: usize = 34;
 
-fn titled<'a, DB: DrawingBackend>(
-    root: &'a DrawingArea<DB, Shift>,
+fn titled<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
     title: &str,
 ) -> Result<DrawingArea<DB, Shift>, DrawingAreaErrorKind<DB::ErrorType>> {
     root.fill(&WHITE)?;

@@ -94,7 +94,7 @@ fn leaderboard_calibration_is_the_same_on_one_thread() {
 /// The table of docs/leaderboard.md: 4,000 leaderboards per cell (binomial SE 0.34 points at
 /// 95%).
 #[test]
-#[ignore = "about a minute; the table of docs/leaderboard.md"]
+#[ignore = "about ten minutes on 2 busy cores; the table of docs/leaderboard.md"]
 fn leaderboard_calibration_full_table() {
     let replicates = std::env::var("COVERAGE_REPLICATES")
         .ok()

@@ -10,6 +10,17 @@ use crate::report::leaderboard_plot::{
 use crate::report::tables::{num, Csv};
 use crate::report::{Artifact, ReportError};
 
+/// Most models whose per-model figures (curves, solve rates: one panel each) are drawn beside a
+/// leaderboard; above it the panels would be too small to read, and the numbers are in the
+/// `model-*.csv` files.
+pub const MAX_PANEL_MODELS: usize = 12;
+
+/// Whether `analyze` draws the per-model figures: always without a leaderboard, else up to
+/// [`MAX_PANEL_MODELS`] models.
+pub fn per_model_figures(a: &Analysis) -> bool {
+    a.leaderboard.is_none() || a.models.len() <= MAX_PANEL_MODELS
+}
+
 /// Columns of `leaderboard.csv`.
 pub const LEADERBOARD_COLUMNS: [&str; 20] = [
     "position",
@@ -165,11 +176,15 @@ pub fn leaderboard_headline(b: &Leaderboard) -> String {
         ));
         i = j + 1;
     }
-    let mut line = format!(
-        "{} of {} pairs resolved; {}",
-        b.resolved(),
-        b.pairs.len(),
+    let ranks = if e.iter().any(|e| e.rank_interval[0] == e.rank_interval[1]) {
         parts.join(", ")
+    } else {
+        "no rank settled".to_string()
+    };
+    let mut line = format!(
+        "{} of {} pairs resolved; {ranks}",
+        b.resolved(),
+        b.pairs.len()
     );
     if let Some(r) = &b.resolution {
         line += &format!(
@@ -300,6 +315,11 @@ pub fn leaderboard_markdown(a: &Analysis, b: &Leaderboard, figures: &[String]) -
     for f in figures {
         md += &format!("![{f}]({f})\n\n");
     }
+    if !per_model_figures(a) {
+        md += &format!(
+            "The per-model figures (curves, solve rates) are drawn up to {MAX_PANEL_MODELS} models; each model's numbers are in its section below and its `model-*.csv`.\n\n"
+        );
+    }
     let shown: Vec<_> = b
         .pairs
         .iter()
@@ -365,7 +385,7 @@ pub fn forest_figure(a: &Analysis, b: &Leaderboard) -> ForestFigure {
     ForestFigure {
         title: format!("Leaderboard: {}", super::input_names_short(a)),
         caption: format!(
-            "pass@1 with 95% interval; {} of {} pairs resolved (Holm)",
+            "pass@1 with 95% interval (blue: rank settled); {} of {} pairs resolved (Holm)",
             b.resolved(),
             b.pairs.len()
         ),

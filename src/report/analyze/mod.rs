@@ -239,7 +239,7 @@ pub fn analysis_artifacts(a: &Analysis, figures: bool) -> Result<Vec<Artifact>, 
     if let Some(b) = &a.leaderboard {
         leaderboard::leaderboard_artifacts(a, b, figures, &mut out, &mut figure_files)?;
     }
-    if figures {
+    if figures && leaderboard::per_model_figures(a) {
         figure_artifacts("curves", &curves_figure(a), &mut out, &mut figure_files)?;
         figure_artifacts(
             "solve-rates",

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::compare::{compare_models, Comparison, ComparisonOptions};
 use super::data::{Dataset, HarnessInfo, ModelSamples};
+use super::leaderboard::{leaderboard, Leaderboard};
 use super::read::Format;
 use super::summary::{summarize_model, ModelSummary, SummaryOptions};
 use super::{AnalyzeError, MajRule, Result};
@@ -107,6 +108,10 @@ pub struct Analysis {
     pub models: Vec<ModelAnalysis>,
     /// The paired comparison (second model minus first), when asked for.
     pub comparison: Option<Comparison>,
+    /// The leaderboard, when the inputs hold more than two models and no comparison was asked
+    /// for ([`super::leaderboard`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub leaderboard: Option<Leaderboard>,
 }
 
 fn rename_in_harness(h: &mut HarnessInfo, from: &str, to: &str) {
@@ -180,7 +185,8 @@ pub fn solve_rate_histogram(model: &ModelSamples) -> SolveRateHistogram {
     }
 }
 
-/// Summarises every model of every dataset and, with `options.compare`, compares the two models.
+/// Summarises every model of every dataset and, with `options.compare`, compares the two models;
+/// without it, more than two models get a leaderboard ([`super::leaderboard::leaderboard`]).
 ///
 /// Models with the same name in different files are renamed `name (file)`.
 ///
@@ -296,6 +302,14 @@ pub fn analyze(inputs: Vec<(Dataset, Format)>, options: &AnalysisOptions) -> Res
     } else {
         None
     };
+    let leaderboard = if !options.compare && models.len() > 2 {
+        Some(leaderboard(
+            &models.iter().map(|(_, m)| m).collect::<Vec<_>>(),
+            &analyses.iter().map(|m| &m.summary).collect::<Vec<_>>(),
+        )?)
+    } else {
+        None
+    };
     Ok(Analysis {
         version: env!("CARGO_PKG_VERSION").to_string(),
         seed: options.summary.seed,
@@ -303,6 +317,7 @@ pub fn analyze(inputs: Vec<(Dataset, Format)>, options: &AnalysisOptions) -> Res
         options: options.clone(),
         models: analyses,
         comparison,
+        leaderboard,
     })
 }
 

@@ -137,13 +137,33 @@ fn paired(
     clusters: Option<&Clusters>,
     per_problem: impl Fn(&ProblemSamples) -> Result<(f64, Option<f64>)>,
 ) -> Result<DiffEstimate> {
-    let n = pairs.len() as f64;
-    let mut d = Vec::with_capacity(pairs.len());
+    let values = pairs
+        .iter()
+        .map(|(pa, pb)| Ok((per_problem(pa)?, per_problem(pb)?)))
+        .collect::<Result<Vec<_>>>()?;
+    paired_values(k, method, &values, clusters)
+}
+
+/// One shared problem's (estimate, jackknife variance) for model A and for model B.
+pub(crate) type EstimatePair = ((f64, Option<f64>), (f64, Option<f64>));
+
+/// The paired difference B - A from each shared problem's (estimate, jackknife variance) for A
+/// and for B, in problem order (`clusters` for the same problems): the one computation behind
+/// [`compare_models`] and the leaderboard's pairs. Cost: O(N).
+///
+/// # Errors
+/// Fewer than 2 problems.
+pub(crate) fn paired_values(
+    k: usize,
+    method: IntervalMethod,
+    values: &[EstimatePair],
+    clusters: Option<&Clusters>,
+) -> Result<DiffEstimate> {
+    let n = values.len() as f64;
+    let mut d = Vec::with_capacity(values.len());
     let (mut sa, mut sb) = (0.0, 0.0);
     let mut var_sum = Some(0.0);
-    for (pa, pb) in pairs {
-        let (ea, va) = per_problem(pa)?;
-        let (eb, vb) = per_problem(pb)?;
+    for &((ea, va), (eb, vb)) in values {
         sa += ea;
         sb += eb;
         d.push(eb - ea);
@@ -155,7 +175,7 @@ fn paired(
     let se = question_se(&d).ok_or_else(|| AnalyzeError::TooFewProblems {
         what: "a paired standard error".to_string(),
         needed: 2,
-        found: pairs.len(),
+        found: values.len(),
     })?;
     let sampling_se = var_sum.map(|v| v.sqrt() / n);
     let question = (se * se - sampling_se.unwrap_or(0.0).powi(2))
@@ -166,7 +186,7 @@ fn paired(
     let interval = interval.ok_or_else(|| AnalyzeError::TooFewProblems {
         what: "a paired interval".to_string(),
         needed: 2,
-        found: pairs.len(),
+        found: values.len(),
     })?;
     Ok(DiffEstimate {
         k,

@@ -35,6 +35,8 @@ pub mod fit;
 pub mod fit_checks;
 pub mod interval;
 pub mod joint_fit;
+pub mod leaderboard;
+pub mod leaderboard_coverage;
 pub mod normalize;
 mod optimise;
 pub mod read;
@@ -61,6 +63,7 @@ pub use fit::{
     CorrelationFit, CountHistogram, CurveFit, FitOptions, FitResult, ModelFit, ParameterFit,
     Status, TraceFit, FALLBACK_SIGMA,
 };
+pub use leaderboard::{leaderboard, Entry, Leaderboard, Pair, Resolution};
 pub use normalize::{normalize_answer, AnswerKey, Normalization};
 pub use read::{read_samples, Format, ReadOptions};
 pub use summary::{

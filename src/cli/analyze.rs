@@ -283,6 +283,9 @@ pub(super) fn analyze_command(a: &AnalyzeArgs) -> Result<u8, Failure> {
     for w in analysis.models.iter().flat_map(|m| &m.summary.warnings) {
         super::warn(w);
     }
+    for w in analysis.leaderboard.iter().flat_map(|b| &b.warnings) {
+        super::warn(w);
+    }
     let out_dir = c.out.clone().unwrap_or_else(|| {
         let stems: Vec<String> = a.files.iter().map(|f| input_folder_name(f)).collect();
         let name = if a.compare && stems.len() == 2 {

@@ -3,6 +3,7 @@
 //! Nothing here computes a statistic.
 pub mod analyze;
 pub mod figures;
+pub mod leaderboard_plot;
 pub mod markdown;
 pub mod planning;
 pub mod plot;

@@ -245,7 +245,7 @@ pub struct PlotError {
     pub reason: String,
 }
 
-fn register_fonts() {
+pub(crate) fn register_fonts() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
         // The embedded fonts are valid TrueType files; a failure here would only drop text.
@@ -272,7 +272,7 @@ pub fn set_png_scale(scale: f32) {
     PNG_SCALE.store(scale.to_bits(), std::sync::atomic::Ordering::Relaxed);
 }
 
-fn png_scale() -> f32 {
+pub(crate) fn png_scale() -> f32 {
     f32::from_bits(PNG_SCALE.load(std::sync::atomic::Ordering::Relaxed))
 }
 
@@ -828,7 +828,7 @@ pub fn usable_range(scale: Scale, (a, b): (f64, f64)) -> (f64, f64) {
 
 /// About `max` ticks at 1, 2, 2.5 or 5 times a power of ten inside [lo, hi], and the number of
 /// decimals that tells them apart.
-fn nice_ticks(lo: f64, hi: f64, max: usize) -> (Vec<f64>, usize) {
+pub(crate) fn nice_ticks(lo: f64, hi: f64, max: usize) -> (Vec<f64>, usize) {
     let span = hi - lo;
     if !(span > 0.0 && span.is_finite()) {
         return (Vec::new(), 0);
@@ -908,7 +908,7 @@ fn axis_ticks(
 }
 
 /// A linear tick label with a fixed number of decimals (thousands as k above 10,000).
-fn format_linear(v: f64, decimals: usize) -> String {
+pub(crate) fn format_linear(v: f64, decimals: usize) -> String {
     if v.abs() >= 1e4 && decimals == 0 && (v / 1000.0).fract() == 0.0 {
         format!("{}k", v / 1000.0)
     } else {
@@ -917,10 +917,10 @@ fn format_linear(v: f64, decimals: usize) -> String {
 }
 
 /// A linear axis over transformed values whose ticks can be given explicitly.
-struct TickAxis {
-    lo: f64,
-    hi: f64,
-    ticks: Vec<f64>,
+pub(crate) struct TickAxis {
+    pub(crate) lo: f64,
+    pub(crate) hi: f64,
+    pub(crate) ticks: Vec<f64>,
 }
 
 impl Ranged for TickAxis {

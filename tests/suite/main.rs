@@ -27,6 +27,8 @@ mod hostile_merge;
 mod hostile_readers;
 mod interrupt;
 mod interval_coverage;
+mod leaderboard_cli;
+mod leaderboard_coverage;
 mod modes;
 mod note;
 mod numerical_edges;

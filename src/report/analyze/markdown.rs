@@ -85,7 +85,14 @@ pub fn analysis_markdown(a: &Analysis, model_files: &[String], figures: &[String
     if !harness.is_empty() {
         md += &format!("## The harness's own numbers\n\n```\n{harness}```\n\n");
     }
-    for f in figures {
+    let (board_figures, figures): (Vec<String>, Vec<String>) = figures
+        .iter()
+        .cloned()
+        .partition(|f| f.starts_with("leaderboard") || f.starts_with("pair-differences"));
+    if let Some(b) = &a.leaderboard {
+        md += &super::leaderboard::leaderboard_markdown(a, b, &board_figures);
+    }
+    for f in &figures {
         md += &format!("![{f}]({f})\n\n");
     }
     for (m, file) in a.models.iter().zip(model_files) {

@@ -13,6 +13,7 @@ use crate::report::tables::num;
 use crate::report::{json, Artifact, ReportError};
 
 mod figures;
+pub mod leaderboard;
 mod markdown;
 mod tables;
 mod text;
@@ -175,6 +176,15 @@ fn curves(m: &ModelAnalysis) -> Vec<(&'static str, &'static str, &[CurvePoint])>
     out
 }
 
+/// The inputs in a title: the one input, or the first and how many more.
+fn input_names_short(a: &Analysis) -> String {
+    match a.sources.as_slice() {
+        [] => String::new(),
+        [one] => one.source.clone(),
+        [first, rest @ ..] => format!("{} and {} more", first.source, rest.len()),
+    }
+}
+
 fn input_names(a: &Analysis) -> String {
     a.sources
         .iter()
@@ -201,8 +211,8 @@ fn figure_artifacts(
     Ok(())
 }
 
-/// Every output file of `analyze`: per-model CSVs, `comparison.csv`, `summary.json`, figures and
-/// `report.md`.
+/// Every output file of `analyze`: per-model CSVs, `comparison.csv` or the leaderboard's
+/// `leaderboard.csv` and `pairs.csv`, `summary.json`, figures and `report.md`.
 ///
 /// # Errors
 /// [`ReportError`] when a figure or JSON document cannot be produced.
@@ -226,7 +236,10 @@ pub fn analysis_artifacts(a: &Analysis, figures: bool) -> Result<Vec<Artifact>, 
         bytes: json("summary.json", a)?,
     });
     let mut figure_files = Vec::new();
-    if figures {
+    if let Some(b) = &a.leaderboard {
+        leaderboard::leaderboard_artifacts(a, b, figures, &mut out, &mut figure_files)?;
+    }
+    if figures && leaderboard::per_model_figures(a) {
         figure_artifacts("curves", &curves_figure(a), &mut out, &mut figure_files)?;
         figure_artifacts(
             "solve-rates",

@@ -217,6 +217,11 @@ fn harness_lines(a: &Analysis, with_warnings: bool) -> String {
 pub fn analysis_text(a: &Analysis) -> String {
     let mut t = String::new();
     let rule = rule_name(a.options.summary.maj_rule);
+    if let Some(b) = &a.leaderboard {
+        // Many models: the table and its headline; each model's curves are in report.md.
+        t += &super::leaderboard::leaderboard_text(a, b);
+        return t + &harness_lines(a, false);
+    }
     for m in &a.models {
         let s = &m.summary;
         t += &model_header(m);

@@ -245,7 +245,7 @@ pub fn model_warnings(model: &ModelSamples, clusters: Option<&Clusters>) -> Vec<
              intervals treat the problems as independent"
         )),
         Some(c) if c < FEW_CLUSTERS => w.push(format!(
-            "`{name}`: the 95% intervals rest on the clustered SE of only {c} clusters (t with \
+            "`{name}`: the 95% intervals rest on the clustered SE of only {c} clusters (t with at most \
              {} degrees of freedom); with fewer than {FEW_CLUSTERS} clusters the clustered SE \
              is itself uncertain, so read the interval as rough",
             c - 1
@@ -983,7 +983,7 @@ mod tests {
     }
 
     /// The 95% interval was built from the question SE although the clustered SE was measured
-    /// beside it; it now rests on the clustered SE with t(C - 1), the other kept and labelled.
+    /// beside it; it now rests on the clustered variance (CR2, Bell-McCaffrey t), the other kept and labelled.
     #[test]
     fn headline_interval_ignored_the_clusters_it_measured() {
         let m = clustered_model();

@@ -58,6 +58,9 @@ pub fn comparison_figure(a: &Analysis) -> Option<Figure> {
             EXACT_BOUND_MARK
         };
         let short = match (d.ci_method, d.ci_clusters) {
+            _ if !mark.is_empty() => {
+                "exact bound: every problem has the same difference".to_string()
+            }
             (IntervalMethod::PairedScore, None) => "Tango-type score".to_string(),
             (IntervalMethod::PairedScore, Some(k)) => format!("Tango-type score, {k} clusters"),
             (_, None) => "Wilson".to_string(),

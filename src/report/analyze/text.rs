@@ -24,7 +24,7 @@ pub(super) fn bound_note(marked: &[String], units: usize, unit_word: &str, diff:
         (
             "difference d",
             "[d - u (1 + d), d + u (1 - d)]",
-            "within [-100, 100] points",
+            "for d = 0 that is [-u, u]",
         )
     } else {
         (
@@ -468,7 +468,7 @@ pub(super) fn reversal_text(c: &Comparison) -> String {
     // Zero reruns reversed: said in words, not "0" read as an impossibility.
     match c.reversal_probability {
         None => "- (no difference)".to_string(),
-        Some(r) if r == 0.0 => format!(
+        Some(0.0) => format!(
             "none of {} simulated reruns reversed it (seed {})",
             c.reruns, c.seed
         ),

@@ -1,7 +1,7 @@
 //! Coverage of `analyze`'s 95% intervals on clustered data: clusters of problems, each cluster
 //! with its own logit shift ([`crate::sim::evals::EvalSampler::sample_clustered_keyed`]), run
 //! through `summarize_model` and `compare_models` exactly as `evalsim analyze` runs them on a
-//! file with a `cluster` column. Scored: the reported interval (clustered SE, t(C - 1)) and, for
+//! file with a `cluster` column. Scored: the reported interval (CR2, Bell-McCaffrey t) and, for
 //! comparison, the interval from the question SE that treats the problems as independent.
 //!
 //! The truth is the population value by quadrature: the problems' logits are

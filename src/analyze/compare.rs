@@ -6,14 +6,14 @@
 //! (within-problem jackknife of each model, independent samples), and the question part is
 //! the remainder sqrt(max(0, SE^2 - sampling^2)). The 95% interval of the difference is the one
 //! of [`super::interval`] on the range [-1, 1]. When the common problems have clusters (C >= 2),
-//! the clustered paired SE (CR1 over the d_i, [`super::cluster`]) gives the reported interval
-//! with t(C - 1), and the one from the paired SE is kept beside it.
+//! the clustered paired variance (CR2 over the d_i with Bell-McCaffrey t, [`super::cluster`])
+//! gives the reported interval, and the one from the paired SE is kept beside it.
 //!
 //! Depends on [`super::data`], [`super::summary`]'s per-problem curves, [`super::interval`], and
 //! [`crate::sim::reruns`] for the simulated reruns (which draw every random number).
 use serde::{Deserialize, Serialize};
 
-use super::cluster::{clustered_se, Clusters};
+use super::cluster::{clustered_se, cr2_variance_and_df, Clusters};
 use super::data::{ModelSamples, ProblemSamples};
 use super::interval::{IntervalBasis, IntervalMethod};
 use super::summary::{check_k, maj_curve, pass_curve, question_se, reported_interval};
@@ -78,22 +78,32 @@ pub struct DiffEstimate {
     /// has a cluster (from model A, else B) and there are at least 2.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clustered_se: Option<f64>,
-    /// The number of clusters C when `ci95` rests on the clustered paired SE with t(C - 1).
+    /// The number of clusters C when `ci95` rests on the clustered paired variance (CR2, with
+    /// Bell-McCaffrey t).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ci_clusters: Option<usize>,
+    /// With `ci_clusters`: the CR2 SE and the Bell-McCaffrey degrees of freedom `ci95` rests
+    /// on, so a test of the difference uses the same two numbers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clustered_se_df: Option<[f64; 2]>,
     /// With `ci_clusters`: the interval from the paired SE (problems independent).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unclustered_ci95: Option<[f64; 2]>,
+    /// This metric's own exact sign test over the problems whose per-problem estimates of it
+    /// differ (for 0/1 estimates, as maj@k with k = n often is, the exact McNemar test).
+    #[serde(default)]
+    pub sign_test: SignTest,
 }
 
-/// Exact two-sided sign test over problems whose pass@1 differs.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// Exact two-sided sign test over problems whose per-problem estimate of a metric differs
+/// between the models.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct SignTest {
-    /// Problems where B's rate is higher.
+    /// Problems where B's estimate is higher.
     pub b_better: usize,
-    /// Problems where A's rate is higher.
+    /// Problems where A's estimate is higher.
     pub a_better: usize,
-    /// Problems with equal rates (left out of the test).
+    /// Problems with equal estimates (left out of the test).
     pub ties: usize,
     /// Two-sided p-value, min(1, 2 P(X <= min(a_better, b_better))), X ~ Bin(a_better + b_better, 1/2).
     pub p_value: f64,
@@ -116,14 +126,19 @@ pub struct Comparison {
     pub pass_at_1: DiffEstimate,
     /// maj@k difference B - A, when requested.
     pub maj_at_k: Option<DiffEstimate>,
-    /// Sign test on per-problem pass@1.
+    /// Sign test on per-problem pass@1 (the same as `pass_at_1.sign_test`).
     pub sign_test: SignTest,
     /// Probability that a fresh rerun at the same n per problem orders the models the other way
     /// (strictly), taking the observed per-problem rates as the truth; `None` when the observed
-    /// difference is exactly 0.
+    /// difference is exactly 0, when no rerun was simulated, or when `degenerate_reruns`.
     pub reversal_probability: Option<f64>,
-    /// Probability that the rerun ties exactly.
-    pub rerun_tie_probability: f64,
+    /// Probability that the rerun ties exactly; `None` when no rerun was simulated.
+    pub rerun_tie_probability: Option<f64>,
+    /// Every per-problem rate of both models is 0 or 1 (as with one sample per problem): reruns
+    /// drawn at those rates repeat the data exactly, so the reversal probability cannot be
+    /// estimated from them and none is given.
+    #[serde(default)]
+    pub degenerate_reruns: bool,
     /// Reruns simulated.
     pub reruns: usize,
     /// Seed of the reruns.
@@ -163,9 +178,15 @@ pub(crate) fn paired_values(
     let mut d = Vec::with_capacity(values.len());
     let (mut sa, mut sb) = (0.0, 0.0);
     let mut var_sum = Some(0.0);
+    let mut sign = SignTest::default();
     for &((ea, va), (eb, vb)) in values {
         sa += ea;
         sb += eb;
+        match eb.partial_cmp(&ea) {
+            Some(std::cmp::Ordering::Greater) => sign.b_better += 1,
+            Some(std::cmp::Ordering::Less) => sign.a_better += 1,
+            _ => sign.ties += 1,
+        }
         d.push(eb - ea);
         var_sum = match (var_sum, va, vb) {
             (Some(s), Some(x), Some(y)) => Some(s + x + y),
@@ -201,8 +222,27 @@ pub(crate) fn paired_values(
         ci_method: method,
         clustered_se: clusters.and_then(|c| clustered_se(&d, c)),
         ci_clusters,
+        clustered_se_df: ci_clusters
+            .and(clusters)
+            .and_then(|c| cr2_variance_and_df(&d, c))
+            .map(|(var, df)| [var.sqrt(), df]),
         unclustered_ci95: plain.map(|i| [i.low, i.high]),
+        sign_test: SignTest {
+            p_value: sign_test_p_value(sign.a_better, sign.b_better),
+            ..sign
+        },
     })
+}
+
+/// The interval construction of a paired difference of a metric at `k`: pass@1 and maj@1 are
+/// the same quantity (one answer votes for itself) and get the Wilson interval; maj@k with
+/// k >= 2, whose differences are mostly whole vote flips, the Tango-type score interval.
+pub fn paired_method(k: usize) -> IntervalMethod {
+    if k == 1 {
+        IntervalMethod::Wilson
+    } else {
+        IntervalMethod::PairedScore
+    }
 }
 
 /// Exact two-sided sign test. Cost: O(min(a, b)).
@@ -254,7 +294,7 @@ pub fn compare_models(
         .map(|(pa, pb)| pa.cluster.as_deref().or(pb.cluster.as_deref()))
         .collect();
     let clusters = Clusters::new(&labels);
-    let pass_at_1 = paired(1, IntervalMethod::Wilson, &pairs, clusters.as_ref(), |p| {
+    let pass_at_1 = paired(1, paired_method(1), &pairs, clusters.as_ref(), |p| {
         let c = pass_curve(p, 1, false)?;
         Ok((c.est[0], c.var[0]))
     })?;
@@ -273,7 +313,7 @@ pub fn compare_models(
             }
             Some(paired(
                 k,
-                IntervalMethod::PairedScore,
+                paired_method(k),
                 &pairs,
                 clusters.as_ref(),
                 |p| {
@@ -283,18 +323,13 @@ pub fn compare_models(
             )?)
         }
     };
-    let (mut a_better, mut b_better, mut ties) = (0, 0, 0);
-    for (pa, pb) in &pairs {
-        let ra = pa.correct as f64 / pa.n as f64;
-        let rb = pb.correct as f64 / pb.n as f64;
-        match rb.partial_cmp(&ra) {
-            Some(std::cmp::Ordering::Greater) => b_better += 1,
-            Some(std::cmp::Ordering::Less) => a_better += 1,
-            _ => ties += 1,
-        }
-    }
-    let (reversal, tie) =
-        reversal_probability(&pairs, pass_at_1.difference, options.reruns, options.seed)?;
+    let degenerate_reruns = pairs
+        .iter()
+        .flat_map(|(pa, pb)| [pa, pb])
+        .all(|p| p.correct == 0 || p.correct == p.n);
+    let reruns = if degenerate_reruns { 0 } else { options.reruns };
+    let (reversal, tie) = reversal_probability(&pairs, pass_at_1.difference, reruns, options.seed)?;
+    let sign_test = pass_at_1.sign_test.clone();
     Ok(Comparison {
         model_a: a.name.clone(),
         model_b: b.name.clone(),
@@ -303,15 +338,11 @@ pub fn compare_models(
         only_b: b.problems.len() - pairs.len(),
         pass_at_1,
         maj_at_k,
-        sign_test: SignTest {
-            b_better,
-            a_better,
-            ties,
-            p_value: sign_test_p_value(a_better, b_better),
-        },
+        sign_test,
         reversal_probability: reversal,
         rerun_tie_probability: tie,
-        reruns: options.reruns,
+        degenerate_reruns,
+        reruns,
         seed: options.seed,
     })
 }
@@ -325,9 +356,9 @@ fn reversal_probability(
     observed: f64,
     reruns: usize,
     seed: u64,
-) -> Result<(Option<f64>, f64)> {
+) -> Result<(Option<f64>, Option<f64>)> {
     if reruns == 0 {
-        return Ok((None, 0.0));
+        return Ok((None, None));
     }
     let problems: Vec<PairedRates> = pairs
         .iter()
@@ -350,7 +381,7 @@ fn reversal_probability(
     let (reversed, tied) = (signs.reversed, signs.tied);
     let r = reruns as f64;
     let reversal = (observed.abs() >= 1e-12).then(|| reversed as f64 / r);
-    Ok((reversal, tied as f64 / r))
+    Ok((reversal, Some(tied as f64 / r)))
 }
 
 #[cfg(test)]
@@ -409,7 +440,7 @@ mod tests {
     }
 
     /// The paired comparison built its interval from the paired SE even when the problems come
-    /// in clusters; with clusters it uses the clustered paired SE with t(C - 1).
+    /// in clusters; with clusters it uses the clustered paired variance (CR2, Bell-McCaffrey t).
     #[test]
     fn paired_comparison_ignored_the_clusters() {
         let a_counts: Vec<(usize, usize)> = (0..30).map(|i| (i % 9, 8)).collect();
@@ -447,5 +478,98 @@ mod tests {
         .unwrap();
         assert_eq!(c.pass_at_1.ci95, [want.low, want.high]);
         assert_eq!(c.pass_at_1.clustered_se, clustered_se(&d, &clusters));
+    }
+
+    /// With one sample per problem every rate is 0 or 1, reruns drawn at those rates repeat the
+    /// data, and the simulation said "reverses with probability 0"; now no probability is given
+    /// and the comparison says why.
+    #[test]
+    fn one_sample_per_problem_gave_a_rerun_reversal_probability_of_0() {
+        let a = model("a", &[(0, 1), (1, 1), (0, 1), (0, 1), (1, 1), (0, 1)]);
+        let b = model("b", &[(1, 1), (1, 1), (0, 1), (0, 1), (1, 1), (0, 1)]);
+        let opts = ComparisonOptions::default();
+        let c = compare_models(&a, &b, &opts).unwrap();
+        assert!(c.degenerate_reruns && c.pass_at_1.difference > 0.0);
+        assert_eq!(
+            (c.reversal_probability, c.rerun_tie_probability, c.reruns),
+            (None, None, 0)
+        );
+        // Rates strictly inside (0, 1) somewhere: the reruns are simulated.
+        let b = model("b", &[(1, 2), (1, 1), (0, 1), (0, 1), (1, 1), (0, 1)]);
+        let c = compare_models(&a, &b, &opts).unwrap();
+        assert!(!c.degenerate_reruns && c.reruns == opts.reruns);
+        assert!(c.reversal_probability.is_some() && c.rerun_tie_probability.is_some());
+    }
+
+    /// maj@1 is pass@1 (one answer votes for itself), yet the maj@1 difference got the
+    /// Tango-type interval and pass@1 the Wilson one: two intervals for one quantity.
+    #[test]
+    fn maj_at_1_got_another_interval_than_pass_at_1() {
+        for n in [1, 4] {
+            let a_counts: Vec<(usize, usize)> = (0..12).map(|i| ((i * 5) % (n + 1), n)).collect();
+            let b_counts: Vec<(usize, usize)> = (0..12).map(|i| ((i * 7) % (n + 1), n)).collect();
+            let (a, b) = (model("a", &a_counts), model("b", &b_counts));
+            let opts = ComparisonOptions {
+                maj_k: Some(1),
+                reruns: 0,
+                ..ComparisonOptions::default()
+            };
+            let c = compare_models(&a, &b, &opts).unwrap();
+            let m = c.maj_at_k.as_ref().unwrap();
+            assert_eq!(m.difference, c.pass_at_1.difference, "n = {n}");
+            assert_eq!(
+                (m.ci95, m.ci_method, m.ci_basis),
+                (
+                    c.pass_at_1.ci95,
+                    c.pass_at_1.ci_method,
+                    c.pass_at_1.ci_basis
+                ),
+                "n = {n}"
+            );
+        }
+        assert_eq!(paired_method(2), IntervalMethod::PairedScore);
+    }
+
+    /// comparison.csv's maj@k row repeated the pass@1 sign test; each metric now has its own,
+    /// over the problems whose per-problem estimates of that metric differ.
+    #[test]
+    fn maj_at_k_row_repeated_the_pass_at_1_sign_test() {
+        // B is one answer better on every problem; at 3 of 4 right both votes are already
+        // right, so maj@4 differs only where A has 1 or 2 of 4.
+        let a_counts = [
+            (3, 4),
+            (3, 4),
+            (3, 4),
+            (3, 4),
+            (2, 4),
+            (1, 4),
+            (0, 4),
+            (3, 4),
+        ];
+        let b_counts = [
+            (4, 4),
+            (4, 4),
+            (4, 4),
+            (4, 4),
+            (3, 4),
+            (2, 4),
+            (1, 4),
+            (4, 4),
+        ];
+        let (a, b) = (model("a", &a_counts), model("b", &b_counts));
+        let opts = ComparisonOptions {
+            maj_k: Some(4),
+            reruns: 0,
+            ..ComparisonOptions::default()
+        };
+        let c = compare_models(&a, &b, &opts).unwrap();
+        assert_eq!((c.sign_test.b_better, c.sign_test.ties), (8, 0));
+        assert_eq!(c.sign_test, c.pass_at_1.sign_test);
+        let m = &c.maj_at_k.as_ref().unwrap().sign_test;
+        // maj@4 (random ties): 3/4 and 4/4 both 1; 2/4 -> 3/4 and 1/4 -> 2/4 raise it; 0 -> 1/4
+        // stays 0 (one right answer loses to three wrong ones in one group).
+        assert_eq!((m.b_better, m.a_better, m.ties), (2, 0, 6), "{m:?}");
+        assert!((m.p_value - sign_test_p_value(0, 2)).abs() < 1e-15);
+        assert!(m.p_value > c.sign_test.p_value);
     }
 }

@@ -24,8 +24,8 @@
 //! [0.05^(1/N), 1]. One score (N = 1) gets the same rule, which there holds any bounded mean
 //! with probability 95% (Markov's inequality; see `all_equal_interval`).
 //!
-//! With clusters the same Wilson interval is built from the clustered SE with t(C - 1)
-//! ([`wilson_with_variance`], called by [`super::cluster`]).
+//! With clusters the same Wilson interval is built from the bias-reduced clustered variance with
+//! Bell-McCaffrey degrees of freedom ([`wilson_with_variance`], called by [`super::cluster`]).
 //!
 //! The paired difference of maj@k uses [`IntervalMethod::PairedScore`] instead, a Tango-type
 //! score interval whose variance is re-estimated under each hypothesised difference
@@ -367,7 +367,7 @@ pub fn paired_score_from_moments(n: usize, mean: f64, var: f64) -> Option<MeanIn
 
 /// [`paired_score_from_moments`] at an effective sample size `n_eff` in place of n in the score
 /// test (n still gives the moments) and the quantile `t`: the clustered paired interval uses
-/// n_eff = N / design effect and t(C - 1) (`analyze::cluster`). `None` with fewer than 2
+/// n_eff = N / design effect and the Bell-McCaffrey t (`analyze::cluster`). `None` with fewer than 2
 /// differences or a zero variance. Cost: O(1) (120 evaluations).
 pub fn paired_score_scaled(
     n: usize,

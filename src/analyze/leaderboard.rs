@@ -10,7 +10,8 @@
 //! - **Pairs** use the problems both models share: the paired difference of pass@1
 //!   ([`super::compare::paired_values`], the computation of `analyze --compare`) with its
 //!   interval, and the two-sided paired t-test p = 2 P(T > |d| / SE), T ~ t(N - 1) (with
-//!   clusters, the clustered SE and t(C - 1)); when every shared problem has the same difference
+//!   clusters, the CR2 clustered SE with Bell-McCaffrey degrees of freedom, as the interval);
+//!   when every shared problem has the same difference
 //!   the t statistic is undefined and the exact sign test is used (p = 1 for all zeros,
 //!   2 * 0.5^N for N equal non-zero differences). The p-values of all K (K - 1) / 2 pairs are
 //!   Holm-adjusted (step-down, family-wise error <= 5% under any dependence between the tests);
@@ -138,15 +139,18 @@ impl Leaderboard {
     }
 }
 
-/// Two-sided p-value of a paired difference: the t-test on `d.difference / SE` (the clustered
-/// SE with t(C - 1) when the interval is clustered, else the paired SE with t(N - 1)); without
+/// Two-sided p-value of a paired difference: the t-test on `d.difference / SE` (the CR2
+/// clustered SE with Bell-McCaffrey degrees of freedom when the interval is clustered, the
+/// same two numbers the interval uses; else the paired SE with t(N - 1)); without
 /// spread the exact sign test over the `n` shared problems. Cost: O(1).
 pub fn paired_p_value(d: &DiffEstimate, n: usize) -> f64 {
-    let (se, df) = match (d.ci_clusters, d.clustered_se) {
-        (Some(c), Some(se)) => (se, c.saturating_sub(1)),
-        _ => (d.se, n.saturating_sub(1)),
+    // The SE and degrees of freedom of the pair's interval: CR2 with Bell-McCaffrey's df when
+    // it is clustered, else the paired SE with N - 1.
+    let (se, df) = match d.clustered_se_df {
+        Some([se, df]) => (se, df),
+        None => (d.se, n.saturating_sub(1) as f64),
     };
-    if se.is_nan() || se <= 0.0 || df == 0 {
+    if se.is_nan() || se <= 0.0 || df <= 0.0 {
         return if d.difference == 0.0 {
             1.0
         } else if d.difference > 0.0 {
@@ -156,7 +160,7 @@ pub fn paired_p_value(d: &DiffEstimate, n: usize) -> f64 {
         };
     }
     let t = (d.difference / se).abs();
-    match StudentsT::new(0.0, 1.0, df as f64) {
+    match StudentsT::new(0.0, 1.0, df) {
         // The upper tail directly, so tiny p-values keep their digits.
         Ok(dist) => (2.0 * dist.sf(t)).min(1.0),
         Err(_) => 1.0,

@@ -17,7 +17,7 @@
 //! plus a 95% interval for the benchmark score (Wilson with effective sample size and a t
 //! quantile, [`super::interval`]), which keeps its coverage down to N = 10 and never leaves
 //! [0, 1], and, for comparison, a seeded percentile **bootstrap** 95% CI over problems. With
-//! two or more clusters the reported interval rests on the clustered SE with t(C - 1)
+//! two or more clusters the reported interval rests on the clustered variance (CR2, Bell-McCaffrey t)
 //! ([`super::cluster::clustered_interval`]) and the one from the question SE is kept beside it.
 //!
 //! Depends on [`super::data`], [`super::estimators`], [`super::interval`], and
@@ -91,7 +91,7 @@ pub struct CurvePoint {
     /// 95% interval, `[low, high]`, within [0, 1]. With fewer than 2 clusters: the Wilson score
     /// interval with effective sample size from the question SE and a t quantile of adaptive
     /// degrees of freedom (see [`super::interval`]); with `ci_clusters` = C: from the clustered
-    /// SE with t(C - 1) ([`super::cluster`]). The exact bound when every problem (cluster)
+    /// variance (CR2) with Bell-McCaffrey t ([`super::cluster`]). The exact bound when every problem (cluster)
     /// scores the same, and at N = 1.
     pub ci95: Option<[f64; 2]>,
     /// What `ci95` rests on (the spread of the scores, or all problems solved / unsolved).
@@ -245,7 +245,7 @@ pub fn model_warnings(model: &ModelSamples, clusters: Option<&Clusters>) -> Vec<
              intervals treat the problems as independent"
         )),
         Some(c) if c < FEW_CLUSTERS => w.push(format!(
-            "`{name}`: the 95% intervals rest on the clustered SE of only {c} clusters (t with \
+            "`{name}`: the 95% intervals rest on the clustered SE of only {c} clusters (t with at most \
              {} degrees of freedom); with fewer than {FEW_CLUSTERS} clusters the clustered SE \
              is itself uncertain, so read the interval as rough",
             c - 1
@@ -983,7 +983,7 @@ mod tests {
     }
 
     /// The 95% interval was built from the question SE although the clustered SE was measured
-    /// beside it; it now rests on the clustered SE with t(C - 1), the other kept and labelled.
+    /// beside it; it now rests on the clustered variance (CR2, Bell-McCaffrey t), the other kept and labelled.
     #[test]
     fn headline_interval_ignored_the_clusters_it_measured() {
         let m = clustered_model();

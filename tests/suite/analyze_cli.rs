@@ -484,7 +484,9 @@ fn analyze_none_solved_and_equal_differences_print_the_exact_bound() {
         .success()
         // 1 - 0.05^(1/10) = 0.2589: the upper end after 10 of 10 unsolved.
         .stdout(predicate::str::contains("0.0 [0.0–25.9†]"))
-        .stdout(predicate::str::contains("every problem scores 0"))
+        .stdout(predicate::str::contains(
+            "pass@k at k = 1, 2, 3, 4: every problem scores 0",
+        ))
         .stdout(predicate::str::contains(
             "every problem has the same difference",
         ));

@@ -48,7 +48,7 @@ fn clustered_rows(clusters: usize) -> String {
 }
 
 /// The headline 95% interval ignored the clusters: with a `task` column it rests on the
-/// clustered SE with t(C - 1) and says so; the interval from the question SE stays in
+/// clustered variance (CR2, Bell-McCaffrey t) and says so; the interval from the question SE stays in
 /// summary.json, and few clusters are warned about once on stderr.
 #[test]
 fn headline_interval_used_the_question_se_beside_a_clustered_se_three_times_larger() {
@@ -62,8 +62,10 @@ fn headline_interval_used_the_question_se_beside_a_clustered_se_three_times_larg
     let width = |v: &Vec<serde_json::Value>| v[1].as_f64().unwrap() - v[0].as_f64().unwrap();
     assert!(width(ci) > 2.0 * width(plain), "{ci:?} vs {plain:?}");
     assert!(
-        stdout.contains("from the clustered SE over 8 clusters with t(7)")
-            && stdout.contains("clustered SE (CR1, 8 clusters), t(7) quantile"),
+        stdout.contains("from the bias-reduced clustered SE over 8 clusters (CR2, Bell-McCaffrey t)")
+            && stdout.contains(
+                "clustered variance (CR2, 8 clusters), t quantile with Bell-McCaffrey degrees of freedom (at most 7)"
+            ),
         "{stdout}"
     );
     assert_eq!(
@@ -101,7 +103,7 @@ fn paired_comparison_of_clustered_data_used_the_unclustered_paired_se() {
         .assert()
         .success()
         .stdout(predicates::str::contains(
-            "clustered paired SE (CR1, 12 clusters), t(11) quantile",
+            "clustered paired variance (CR2, 12 clusters), t quantile with Bell-McCaffrey degrees of freedom (at most 11)",
         ));
     let json: serde_json::Value =
         serde_json::from_slice(&std::fs::read(out.join("summary.json")).expect("json"))
@@ -148,7 +150,7 @@ fn one_problem_got_no_interval_and_no_reason() {
         "{ci:?}"
     );
     assert!(
-        stdout.contains("one problem; the 95% interval is the bound after one problem"),
+        stdout.contains("with one problem this holds the mean of any population of scores with probability 95% (Markov's inequality)"),
         "{stdout}"
     );
 }

@@ -1,7 +1,9 @@
 //! Coverage of `analyze`'s 95% intervals on clustered data (clusters of 5 to 25 problems, each
 //! cluster shifted by its own N(0, tau^2) on the logit scale; model B shifted by +0.21 logits on
 //! the same problems), the truth exact by quadrature. The reported interval rests on the
-//! clustered SE (CR1) with t(C - 1); the interval from the question SE is scored beside it.
+//! bias-reduced clustered variance (CR2) with the t quantile of Bell-McCaffrey degrees of
+//! freedom (Imbens-Kolesar working model); the interval from the question SE is scored beside
+//! it.
 //!
 //! The fast test runs in the normal suite; the table of docs/intervals.md is the ignored test:
 //!

@@ -108,6 +108,15 @@ fn every_figure(dir: &Path) -> Vec<(PathBuf, String)> {
     );
     succeeds(
         evalsim()
+            .args(["analyze", "--quiet", "--bootstrap", "0", "--compare"])
+            .args(["--metric", "acc", "--reruns", "0"])
+            .arg("tests/fixtures/harness/lm_eval/group-a")
+            .arg("tests/fixtures/harness/lm_eval/group-b")
+            .arg("--out")
+            .arg(dir.join("analyze-compare")),
+    );
+    succeeds(
+        evalsim()
             .args(["fit", "tests/fixtures/fit/humaneval_164.jsonl", "--out"])
             .arg(dir.join("fit")),
     );

@@ -4,6 +4,7 @@
 mod analyze_answers;
 mod analyze_cli;
 mod analyze_clusters;
+mod analyze_compare;
 mod bad_scenarios;
 mod calibration;
 mod clamped_output;

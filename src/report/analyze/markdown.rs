@@ -3,10 +3,10 @@
 //! helpers.
 use super::text::{
     at_k, boundary_notes, clustered_diff, diff_note, harness_text, interval_labels, model_header,
-    p_value, reversal_text, shown,
+    reversal_text, shown, sign_text,
 };
 use super::{
-    ci_cell, ci_pct, exact_bound, input_names, interval_label, opt_pts, pts, rule_name, signed_pts,
+    ci_cell, ci_pct, input_names, interval_label, opt_pts, pts, rule_name, signed_pts,
     EXACT_BOUND_MARK,
 };
 use crate::analyze::interval::IntervalBasis;
@@ -15,9 +15,15 @@ use crate::analyze::{Analysis, ModelAnalysis};
 
 pub(super) fn md_curve_table(m: &ModelAnalysis, rule: &str) -> String {
     let s = &m.summary;
+    let note = boundary_notes(m, true);
+    let note = if note.is_empty() {
+        note
+    } else {
+        format!("\n{note}")
+    };
     if let Some(p) = &s.mean_score {
         return format!(
-            "| metric | estimate | question SE | sampling SE | clustered SE | 95% CI | bootstrap 95% CI |\n|---|---:|---:|---:|---:|---:|---:|\n| mean score (partial credit) | {} | {} | {} | {} | {} | {} |\n\nNot available: {BINARY_ONLY}.\n\n",
+            "| metric | estimate | question SE | sampling SE | clustered SE | 95% CI | bootstrap 95% CI |\n|---|---:|---:|---:|---:|---:|---:|\n| mean score (partial credit) | {} | {} | {} | {} | {} | {} |\n{note}\nNot available: {BINARY_ONLY}.\n\n",
             pts(p.estimate),
             opt_pts(p.question_se),
             opt_pts(p.sampling_se),
@@ -29,10 +35,8 @@ pub(super) fn md_curve_table(m: &ModelAnalysis, rule: &str) -> String {
     let mut md = format!(
         "| k | pass@k | question SE | sampling SE | clustered SE | 95% CI | plug-in | pass^k | maj@k ({rule}) | maj@k 95% CI | maj@k first |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"
     );
-    let mut marked = false;
     for p in shown(&s.pass_at_k) {
         let maj = at_k(s.maj_at_k.as_ref(), p.k);
-        marked |= exact_bound(p.ci_basis) || maj.is_some_and(|q| exact_bound(q.ci_basis));
         md += &format!(
             "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
             p.k,
@@ -48,12 +52,7 @@ pub(super) fn md_curve_table(m: &ModelAnalysis, rule: &str) -> String {
             at_k(s.maj_first.as_ref(), p.k).map_or("-".to_string(), |q| pts(q.estimate)),
         );
     }
-    if marked {
-        md += &format!(
-            "\n{EXACT_BOUND_MARK} Every problem has the same score at this k: the interval is the exact bound 1 - 0.05^(1/N), not the Wilson interval (notes above).\n"
-        );
-    }
-    md + "\n"
+    md + &note + "\n"
 }
 
 /// `report.md`: inputs, per-model tables, the comparison and the figures.
@@ -97,7 +96,7 @@ pub fn analysis_markdown(a: &Analysis, model_files: &[String], figures: &[String
     }
     for (m, file) in a.models.iter().zip(model_files) {
         md += &format!("## {}\n\n", m.summary.model);
-        md += &format!("```\n{}{}```\n\n", model_header(m), boundary_notes(m));
+        md += &format!("```\n{}```\n\n", model_header(m));
         for w in &m.summary.warnings {
             md += &format!("Warning: {w}.\n\n");
         }
@@ -110,7 +109,6 @@ pub fn analysis_markdown(a: &Analysis, model_files: &[String], figures: &[String
             c.model_b, c.model_a, c.common_problems, c.only_a, c.model_a, c.only_b, c.model_b
         );
         md += "| metric | A | B | B - A | paired SE | question part | sampling part | 95% CI |\n|---|---:|---:|---:|---:|---:|---:|---:|\n";
-        let mut notes = String::new();
         let mut rows = vec![("pass@1".to_string(), &c.pass_at_1)];
         if let Some(d) = &c.maj_at_k {
             rows.push((format!("maj@{} ({rule})", d.k), d));
@@ -132,10 +130,10 @@ pub fn analysis_markdown(a: &Analysis, model_files: &[String], figures: &[String
                     EXACT_BOUND_MARK
                 }
             );
-            notes += &diff_note(name, d, c.common_problems);
         }
-        for note in notes.lines() {
-            md += &format!("\n{}\n", note.trim().trim_start_matches("note: "));
+        let note = diff_note(c, &rows);
+        if !note.is_empty() {
+            md += &format!("\n{note}");
         }
         for (name, d) in &rows {
             md += &format!(
@@ -144,13 +142,12 @@ pub fn analysis_markdown(a: &Analysis, model_files: &[String], figures: &[String
                 clustered_diff(d)
             );
         }
+        for (name, d) in &rows {
+            md += &format!("\n{}.\n", sign_text(c, name, d));
+        }
         md += &format!(
-            "\nSign test over problems whose pass@1 differs: B better on {}, A better on {}, {} ties, two-sided p = {:.4}. Probability that a fresh rerun at the same n reverses the order: {}. Table: `comparison.csv`.\n\n",
-            c.sign_test.b_better,
-            c.sign_test.a_better,
-            c.sign_test.ties,
-            p_value(c.sign_test.p_value),
-            reversal_text(c, 4),
+            "\nProbability that a fresh rerun at the same n reverses the pass@1 order: {}. Table: `comparison.csv`.\n\n",
+            reversal_text(c),
         );
     }
     md

@@ -12,12 +12,14 @@ use crate::report::plot::{self, Figure};
 use crate::report::tables::num;
 use crate::report::{json, Artifact, ReportError};
 
+mod compare_figure;
 mod figures;
 pub mod leaderboard;
 mod markdown;
 mod tables;
 mod text;
 
+pub use compare_figure::comparison_figure;
 pub use figures::{curves_figure, fit_curves_figure, fit_figure, solve_rates_figure};
 pub use markdown::analysis_markdown;
 pub use tables::{
@@ -126,11 +128,11 @@ pub fn interval_label(method: IntervalMethod, clusters: Option<usize>) -> String
             "Tango-type score interval (variance re-estimated at each hypothesised difference), normal quantile".to_string()
         }
         (IntervalMethod::PairedScore, Some(c)) => format!(
-            "Tango-type score interval at the effective sample size of the clustered paired SE (CR1, {c} clusters), t({}) quantile",
+            "Tango-type score interval at the effective sample size of the bias-reduced clustered paired variance (CR2, {c} clusters), t quantile with Bell-McCaffrey degrees of freedom (at most {})",
             c - 1
         ),
         (_, Some(c)) => format!(
-            "Wilson score interval, effective sample size from the clustered SE (CR1, {c} clusters), t({}) quantile",
+            "Wilson score interval, effective sample size from the bias-reduced clustered variance (CR2, {c} clusters), t quantile with Bell-McCaffrey degrees of freedom (at most {})",
             c - 1
         ),
         (_, None) => "Wilson score interval, effective sample size from the question SE, t quantile with adaptive degrees of freedom (N-1 for scores inside [0, 1], normal for 0/1 scores)".to_string(),
@@ -247,6 +249,9 @@ pub fn analysis_artifacts(a: &Analysis, figures: bool) -> Result<Vec<Artifact>, 
             &mut out,
             &mut figure_files,
         )?;
+        if let Some(fig) = comparison_figure(a) {
+            figure_artifacts("comparison", &fig, &mut out, &mut figure_files)?;
+        }
     }
     out.push(Artifact {
         file: "report.md".into(),

@@ -128,11 +128,13 @@ pub fn comparison_csv(a: &Analysis) -> Option<String> {
     };
     let mut csv = Csv::new(&COMPARISON_COLUMNS);
     let rule = rule_name(a.options.summary.maj_rule);
-    let mut rows = vec![("pass@1", "", &c.pass_at_1)];
+    // Each row carries its own metric's sign test; the rerun reversal probability is of the
+    // pass@1 order, so only the pass@1 row has it.
+    let mut rows = vec![("pass@1", "", &c.pass_at_1, c.reversal_probability)];
     if let Some(d) = &c.maj_at_k {
-        rows.push(("maj@k", rule, d));
+        rows.push(("maj@k", rule, d, None));
     }
-    for (metric, rule, d) in rows {
+    for (metric, rule, d, reversal) in rows {
         csv.row([
             source_of(&c.model_a),
             c.model_a.clone(),
@@ -151,10 +153,10 @@ pub fn comparison_csv(a: &Analysis) -> Option<String> {
             num(d.ci95[0]),
             num(d.ci95[1]),
             c.common_problems.to_string(),
-            c.sign_test.b_better.to_string(),
-            c.sign_test.a_better.to_string(),
-            num(c.sign_test.p_value),
-            opt(c.reversal_probability),
+            d.sign_test.b_better.to_string(),
+            d.sign_test.a_better.to_string(),
+            num(d.sign_test.p_value),
+            opt(reversal),
             basis_name(d.ci_basis).to_string(),
             opt(d.clustered_se),
             method_name(d.ci_method, d.ci_clusters).to_string(),

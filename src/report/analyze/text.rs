@@ -9,57 +9,134 @@ use crate::analyze::interval::{IntervalBasis, IntervalMethod};
 use crate::analyze::summary::BINARY_ONLY;
 use crate::analyze::{Analysis, Comparison, CurvePoint, ModelAnalysis};
 
-/// One line per curve whose intervals rest on an exact bound at some k (every problem solved,
-/// none, or every problem the same score), so the reader knows why such an interval ends at 0% or
-/// 100% or is one-sided; tables mark those intervals with [`EXACT_BOUND_MARK`].
-pub(super) fn boundary_notes(m: &ModelAnalysis) -> String {
-    let n = m.summary.problems;
-    let mut t = String::new();
-    for (metric, _, points) in curves(m) {
-        for (basis, what) in [
-            (IntervalBasis::AllMax, "every problem scores 1"),
-            (IntervalBasis::AllMin, "every problem scores 0"),
-            (IntervalBasis::AllEqual, "every problem has the same score"),
-        ] {
-            let ks: Vec<String> = points
-                .iter()
-                .filter(|p| p.ci_basis == Some(basis))
-                .map(|p| p.k.to_string())
-                .collect();
-            if ks.is_empty() {
-                continue;
-            }
-            let units = match points.first().and_then(|p| p.ci_clusters) {
-                Some(c) => format!("{c} clusters"),
-                None => format!("{n} problems"),
-            };
-            t += &if n == 1 {
-                format!(
-                    "  note: {EXACT_BOUND_MARK} {metric} at k = {}: one problem; the 95% interval is the bound after one problem, [s - 0.95 s, s + 0.95 (1 - s)] for its score s, which holds the mean of any population of scores in [0, 1] with probability 95% (Markov's inequality) and says little more\n",
-                    ks.join(", ")
-                )
-            } else {
-                format!(
-                    "  note: {EXACT_BOUND_MARK} {metric} at k = {}: {what}; the 95% interval is the exact bound after {units} without an exception (1 - 0.05^(1/N), about 3/N: the rule of three), not a point\n",
-                    ks.join(", ")
-                )
-            };
-        }
-    }
-    t
-}
-
-/// A note when every paired difference is the same (e.g. all 0).
-pub(super) fn diff_note(name: &str, d: &crate::analyze::DiffEstimate, problems: usize) -> String {
-    if d.ci_basis == IntervalBasis::Spread {
+/// The one note of a table whose marked intervals ([`EXACT_BOUND_MARK`]) rest on the exact
+/// bound, naming the bound it prints: after `units` independent units (problems, or clusters)
+/// that all score s, the interval is [s - u (s - lo), s + u (hi - s)] with
+/// u = 1 - 0.05^(1/units). `marked` lists what carries the mark ("pass@k at k = 1, 2").
+/// Empty when nothing is marked.
+pub(super) fn bound_note(marked: &[String], units: usize, unit_word: &str, diff: bool) -> String {
+    if marked.is_empty() {
         return String::new();
     }
-    let units = d
-        .ci_clusters
-        .map_or(format!("{problems} problems"), |c| format!("{c} clusters"));
+    let u = crate::analyze::interval::none_in_n_bound(units);
+    let one = unit_word.trim_end_matches('s');
+    let (x, range, ends) = if diff {
+        (
+            "difference d",
+            "[d - u (1 + d), d + u (1 - d)]",
+            "for d = 0 that is [-u, u]",
+        )
+    } else {
+        (
+            "score s",
+            "[s - u s, s + u (1 - s)]",
+            "for s = 1 that is [1 - u, 1], for s = 0 [0, u]",
+        )
+    };
+    let why = if units == 1 {
+        format!("with one {one} this holds the mean of any population of scores with probability 95% (Markov's inequality) and says little more")
+    } else {
+        format!(
+            "u is the exact one-sided 95% bound on the share of {unit_word} that could differ, after N = {units} {unit_word} without an exception{}",
+            if units >= 10 {
+                " (about 3/N, the rule of three)"
+            } else {
+                ""
+            }
+        )
+    };
     format!(
-        "  note: {EXACT_BOUND_MARK} {name}: every problem has the same difference; the 95% interval is the exact bound on how often a problem could differ after {units} (1 - 0.05^(1/N), about 3/N), not a point\n"
+        "{EXACT_BOUND_MARK} {}. With no spread to build it from, the interval is {range} around the common {x}, with u = 1 - 0.05^(1/N) = {} for N = {units} {unit_word} ({ends}); {why}\n",
+        marked.join("; "),
+        pct(u),
     )
+}
+
+/// What carries the mark in `points` (among `shown_ks`), per kind of exact bound:
+/// "metric at k = 1, 2: every problem scores 1".
+fn marked_ks(metric: &str, points: &[CurvePoint], shown_ks: &[usize], unit: &str) -> Vec<String> {
+    [
+        (IntervalBasis::AllMax, format!("every {unit} scores 1")),
+        (IntervalBasis::AllMin, format!("every {unit} scores 0")),
+        (
+            IntervalBasis::AllEqual,
+            format!("every {unit} has the same score"),
+        ),
+    ]
+    .into_iter()
+    .filter_map(|(basis, what)| {
+        let ks: Vec<String> = points
+            .iter()
+            .filter(|p| shown_ks.contains(&p.k) && p.ci_basis == Some(basis))
+            .map(|p| p.k.to_string())
+            .collect();
+        (!ks.is_empty()).then(|| format!("{metric} at k = {}: {what}", ks.join(", ")))
+    })
+    .collect()
+}
+
+/// The note under a model's table: one line for the marked intervals the table shows (the
+/// pass@k column, and the maj@k column when `with_maj`), or for the header's pass@1 interval.
+pub(super) fn boundary_notes(m: &ModelAnalysis, with_maj: bool) -> String {
+    let s = &m.summary;
+    let clusters = s
+        .mean_score
+        .as_ref()
+        .or(s.pass_at_k.first())
+        .and_then(|p| p.ci_clusters);
+    let unit = if clusters.is_some() {
+        "cluster"
+    } else {
+        "problem"
+    };
+    let mut marked = Vec::new();
+    match &s.mean_score {
+        Some(p) => {
+            let ks = [p.k];
+            for m in marked_ks("mean score", std::slice::from_ref(p), &ks, unit) {
+                marked.push(m.replacen(&format!(" at k = {}", p.k), "", 1));
+            }
+        }
+        None => {
+            let shown_ks: Vec<usize> = shown(&s.pass_at_k).iter().map(|p| p.k).collect();
+            marked.extend(marked_ks("pass@k", &s.pass_at_k, &shown_ks, unit));
+            if with_maj {
+                if let Some(c) = &s.maj_at_k {
+                    marked.extend(marked_ks("maj@k", c, &shown_ks, unit));
+                }
+            }
+        }
+    }
+    match clusters {
+        Some(c) => bound_note(&marked, c, "clusters", false),
+        None => bound_note(&marked, s.problems, "problems", false),
+    }
+}
+
+/// The note under the comparison's table when a difference's interval carries the mark.
+pub(super) fn diff_note(
+    c: &Comparison,
+    rows: &[(String, &crate::analyze::DiffEstimate)],
+) -> String {
+    let unit = if c.pass_at_1.ci_clusters.is_some() {
+        "cluster"
+    } else {
+        "problem"
+    };
+    let marked: Vec<String> = rows
+        .iter()
+        .filter(|(_, d)| d.ci_basis != IntervalBasis::Spread)
+        .map(|(name, _)| format!("{name}: every {unit} has the same difference"))
+        .collect();
+    match c.pass_at_1.ci_clusters {
+        Some(k) => bound_note(&marked, k, "clusters", true),
+        None => bound_note(&marked, c.common_problems, "problems", true),
+    }
+}
+
+/// Each line indented by two spaces, as the terminal's notes are.
+fn indent(text: &str) -> String {
+    text.lines().map(|l| format!("  note: {l}\n")).collect()
 }
 
 /// The k values shown in text: all when there are at most 8, else powers of two and the last.
@@ -101,8 +178,7 @@ pub(super) fn model_header(m: &ModelAnalysis) -> String {
         ci_cell(p1.ci95, p1.ci_basis),
         match p1.ci_clusters {
             Some(c) => format!(
-                " from the clustered SE over {c} clusters with t({}); from the question SE {}",
-                c - 1,
+                " from the bias-reduced clustered SE over {c} clusters (CR2, Bell-McCaffrey t); from the question SE {}",
                 ci_cell(p1.unclustered_ci95, p1.unclustered_ci_basis)
             ),
             None => String::new(),
@@ -227,7 +303,7 @@ pub fn analysis_text(a: &Analysis) -> String {
         t += &model_header(m);
         if s.mean_score.is_some() {
             // Partial credit: the header holds the mean score; there are no curves.
-            t += &boundary_notes(m);
+            t += &indent(&boundary_notes(m, false));
             continue;
         }
         let maj_label = if s.maj_at_k.is_some() {
@@ -273,7 +349,7 @@ pub fn analysis_text(a: &Analysis) -> String {
             t += &line;
             t.push('\n');
         }
-        t += &boundary_notes(m);
+        t += &indent(&boundary_notes(m, false));
     }
     t += &harness_lines(a, false);
     if let Some(c) = &a.comparison {
@@ -301,23 +377,20 @@ pub fn analysis_text(a: &Analysis) -> String {
                 opt_pts(d.sampling_se),
                 clustered_diff(d),
             );
-            t += &diff_note(name, d, c.common_problems);
         }
+        t += &indent(&diff_note(c, &rows));
         for (name, d) in &rows {
             t += &format!(
                 "  95% CI of the {name} difference: {}\n",
                 interval_label(d.ci_method, d.ci_clusters)
             );
         }
+        for (name, d) in &rows {
+            t += &format!("  {}\n", sign_text(c, name, d));
+        }
         t += &format!(
-            "  sign test: `{}` better on {}, `{}` on {}, {} ties, p = {}; a fresh rerun reverses the order with probability {}\n",
-            c.model_b,
-            c.sign_test.b_better,
-            c.model_a,
-            c.sign_test.a_better,
-            c.sign_test.ties,
-            p_value(c.sign_test.p_value),
-            reversal_text(c, 3)
+            "  probability that a fresh rerun at the same n reverses the pass@1 order: {}\n",
+            reversal_text(c)
         );
     }
     t += &format!(
@@ -334,7 +407,7 @@ pub fn analysis_text(a: &Analysis) -> String {
 pub(super) fn clustered_diff(d: &crate::analyze::DiffEstimate) -> String {
     match (d.clustered_se, d.ci_clusters) {
         (Some(se), Some(c)) => format!(
-            "; clustered paired SE {} over {c} clusters, which the 95% CI uses{}",
+            "; clustered paired SE {} (CR1) over {c} clusters, whose bias-reduced form (CR2) the 95% CI uses{}",
             pts(se),
             d.unclustered_ci95.map_or(String::new(), |[lo, hi]| format!(
                 " (from the paired SE: [{}, {}])",
@@ -373,35 +446,78 @@ pub fn interval_labels(a: &Analysis) -> String {
     }
 }
 
-/// A p-value with its significant digits: three decimals down to 0.001, then two significant
-/// digits ("0.00021", not "0.000").
+/// A p-value (or a small probability) with two significant digits: "1.0", "0.50", "0.045",
+/// "0.0030", "0.00021"; never "0.00". Exactly 0 prints "0". CSV files keep full precision.
 pub(super) fn p_value(p: f64) -> String {
-    if p >= 0.001 || p <= 0.0 || !p.is_finite() {
-        format!("{p:.3}")
-    } else {
-        let digits = (1 - p.log10().floor() as i32).clamp(2, 17) as usize;
-        format!("{p:.digits$}")
+    if !p.is_finite() {
+        return p.to_string();
     }
+    if p <= 0.0 {
+        return "0".to_string();
+    }
+    // Round to two significant digits first, so 0.0996 prints "0.10", not "0.100".
+    let rounded: f64 = format!("{p:.1e}").parse().unwrap_or(p);
+    let digits = (1 - rounded.log10().floor() as i32).max(1) as usize;
+    format!("{rounded:.digits$}")
 }
 
 /// The reversal probability with the number of simulated reruns and the seed, or why there is
-/// none (no observed difference, or `--reruns 0`).
-pub(super) fn reversal_text(c: &Comparison, decimals: usize) -> String {
+/// none (no observed difference, 0/1 rates that a rerun would repeat, or `--reruns 0`).
+pub(super) fn reversal_text(c: &Comparison) -> String {
+    if c.degenerate_reruns {
+        return "cannot be estimated from these data: every per-problem rate is 0 or 1 (one sample per problem, or all samples of a problem agree), so reruns drawn at the observed rates would repeat the data exactly; more samples per problem are needed".to_string();
+    }
     if c.reruns == 0 {
         return "- (not simulated: --reruns 0)".to_string();
     }
-    // Zero reruns reversed: "0", not "0.000" read as a rounded value; a small nonzero share
-    // keeps two significant digits.
-    let p = c
-        .reversal_probability
-        .map_or("- (no difference)".to_string(), |r| {
-            if r == 0.0 {
-                "0 (no rerun reversed it)".to_string()
-            } else if r < 10f64.powi(-(decimals as i32)) {
-                p_value(r)
-            } else {
-                format!("{r:.decimals$}")
-            }
-        });
-    format!("{p} ({} simulated reruns, seed {})", c.reruns, c.seed)
+    // Zero reruns reversed: said in words, not "0" read as an impossibility.
+    match c.reversal_probability {
+        None => "- (no difference)".to_string(),
+        Some(0.0) => format!(
+            "none of {} simulated reruns reversed it (seed {})",
+            c.reruns, c.seed
+        ),
+        Some(r) => format!(
+            "{} ({} simulated reruns, seed {})",
+            p_value(r),
+            c.reruns,
+            c.seed
+        ),
+    }
+}
+
+/// The sign test of one compared metric, in words.
+pub(super) fn sign_text(c: &Comparison, name: &str, d: &crate::analyze::DiffEstimate) -> String {
+    format!(
+        "{name} sign test (problems whose per-problem {name} estimates differ): `{}` better on {}, `{}` on {}, {} ties, two-sided p = {}",
+        c.model_b,
+        d.sign_test.b_better,
+        c.model_a,
+        d.sign_test.a_better,
+        d.sign_test.ties,
+        p_value(d.sign_test.p_value)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// report.md printed "p = 0.00" where the terminal said 0.003 (a string cut to four
+    /// characters); every p-value now has two significant digits wherever it is printed.
+    #[test]
+    fn report_printed_p_as_0_00_where_the_terminal_said_0_003() {
+        for (p, want) in [
+            (1.0, "1.0"),
+            (0.5, "0.50"),
+            (0.0996, "0.10"),
+            (0.045, "0.045"),
+            (0.003, "0.0030"),
+            (0.002_929_687_5, "0.0029"),
+            (2.1e-4, "0.00021"),
+            (0.0, "0"),
+        ] {
+            assert_eq!(p_value(p), want, "{p}");
+        }
+    }
 }

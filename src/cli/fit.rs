@@ -79,13 +79,17 @@ pub(super) fn estimate(
     let refs: Vec<&crate::analyze::ModelSamples> = models.iter().collect();
     // a bar on a terminal, shown once the fit has run for a second: work in evaluations of the
     // likelihood against their predicted total (`FitEta`), so its ETA is that of the fit
-    let pb = progress_bar(1, c.quiet);
-    pb.set_message("fit");
+    let bar = std::sync::OnceLock::new();
     let eta = crate::analyze::fit_progress::FitEta::new();
     let clock = std::time::Instant::now();
     let observe = |e| {
         let (done, total) = eta.observe(e);
         if clock.elapsed().as_secs_f64() >= 1.0 {
+            let pb = bar.get_or_init(|| {
+                let pb = progress_bar(1, c.quiet);
+                pb.set_message("fit");
+                pb
+            });
             pb.set_length(total as u64);
             pb.set_position(done as u64);
         }
@@ -103,6 +107,8 @@ pub(super) fn estimate(
             )
         })
         .map_err(bad_input);
-    pb.finish_and_clear();
+    if let Some(pb) = bar.get() {
+        pb.finish_and_clear();
+    }
     out
 }

@@ -35,9 +35,7 @@ use serde::{Deserialize, Serialize};
 use super::data::ModelSamples;
 /// The fit's quadrature rule lives with the others in [`crate::exact::quadrature`].
 pub use super::fit_checks::fit_traces;
-use super::joint_fit::{
-    diagnose, fit_joint, Diagnosis, IntervalKind, JointFit, JointFitOptions, Parameter,
-};
+use super::joint_fit::{diagnose, Diagnosis, IntervalKind, JointFit, JointFitOptions, Parameter};
 use super::summary::{check_k, summarize_model, CurvePoint, SummaryOptions};
 use super::{AnalyzeError, Result};
 use crate::exact::joint_likelihood::{
@@ -152,25 +150,6 @@ impl ParameterFit {
     }
 }
 
-/// " (95% interval LO to HI)" for a share and its SE (share -/+ 1.96 SE), each end cut to [0, 1]
-/// when it falls outside, and then saying so ("0.217 to 1.000, upper end cut at 1 from 1.197").
-fn share_interval_text(share: f64, se: f64) -> String {
-    let (lo, hi) = (share - 1.96 * se, share + 1.96 * se);
-    let mut cuts = Vec::new();
-    if lo < 0.0 {
-        cuts.push(format!("lower end cut at 0 from {lo:.3}"));
-    }
-    if hi > 1.0 {
-        cuts.push(format!("upper end cut at 1 from {hi:.3}"));
-    }
-    format!(
-        " (95% interval {:.3} to {:.3}{})",
-        lo.max(0.0),
-        hi.min(1.0),
-        cuts.iter().map(|c| format!(", {c}")).collect::<String>()
-    )
-}
-
 /// Fitted attractor share.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AttractorFit {
@@ -281,6 +260,9 @@ pub struct FitResult {
     /// converge, a plan left out. Printed as warnings and written into the scenario's comments.
     #[serde(default)]
     pub warnings: Vec<String>,
+    /// Per model, the chi-square goodness of fit of its count histogram.
+    #[serde(default)]
+    pub goodness: Vec<super::fit_gof::GoodnessOfFit>,
     /// Scenario TOML reproducing the fit.
     pub scenario_toml: String,
 }
@@ -403,6 +385,19 @@ pub fn fit_models(
     source: &str,
     options: &FitOptions,
 ) -> Result<FitResult> {
+    fit_models_observed(models, source, options, &|_| {})
+}
+
+/// [`fit_models`], telling `progress` of the joint fit's evaluations and stages.
+///
+/// # Errors
+/// As [`fit_models`].
+pub fn fit_models_observed(
+    models: &[&ModelSamples],
+    source: &str,
+    options: &FitOptions,
+    progress: &dyn Fn(super::fit_progress::FitEvent),
+) -> Result<FitResult> {
     if models.is_empty() {
         return Err(AnalyzeError::BadOption {
             option: "fit".to_string(),
@@ -453,7 +448,7 @@ pub fn fit_models(
             fixed.push((d.parameter, fallback(d.parameter)));
         }
     }
-    let joint = fit_joint(
+    let joint = super::joint_fit::fit_joint_observed(
         &data,
         &JointFitOptions {
             outer_nodes: options.outer_nodes,
@@ -461,6 +456,7 @@ pub fn fit_models(
             fixed: fixed.clone(),
             ..JointFitOptions::default()
         },
+        progress,
     );
     let name = |m: usize| models[m].name.as_str();
     let label = |p: Parameter| match p {
@@ -547,15 +543,20 @@ pub fn fit_models(
         log_likelihood: joint.log_likelihood,
         diagnoses: diagnoses.iter().map(ToString::to_string).collect(),
         warnings: Vec::new(),
+        goodness: Vec::new(),
         scenario_toml: String::new(),
     };
+    result.goodness = (0..models.len())
+        .map(|m| super::fit_gof::goodness_of_fit(&result, m))
+        .collect();
     result.warnings = super::fit_checks::fit_warnings(&result, &joint, &data);
-    result.scenario_toml =
-        scenario_toml(&result, options).map_err(|e| AnalyzeError::BadOption {
+    result.scenario_toml = super::fit_scenario::scenario_toml(&result, options).map_err(|e| {
+        AnalyzeError::BadOption {
             option: "fit".to_string(),
             value: format!("the fitted scenario ({e})"),
             expected: "values TOML can hold".to_string(),
-        })?;
+        }
+    })?;
     Ok(result)
 }
 
@@ -819,304 +820,20 @@ pub(crate) fn positive(x: f64) -> f64 {
     }
 }
 
-/// Text safe inside a TOML comment line: control characters (newlines included) become spaces.
-fn comment_safe(text: &str) -> String {
-    text.chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect()
-}
-
-/// `# text` lines, each made safe.
-fn comment_lines(lines: &[String]) -> String {
-    lines
-        .iter()
-        .map(|l| format!("# {}\n", comment_safe(l)))
-        .collect()
-}
-
-/// Why model m's estimated run_sd cannot be written into the fitted scenario (the scenario
-/// validator refuses run_sd > 0 with a shift_sd and in a plan), or `None` when it can (or was
-/// refused or is 0).
-fn run_sd_blocker(fit: &FitResult, m: usize) -> Option<&'static str> {
-    let q = fit.parameter(Parameter::Omega(m))?;
-    if q.status != Status::Estimated || decimals4(q.value) == 0.0 {
-        return None;
-    }
-    if fit
-        .parameter(Parameter::Tau(m))
-        .is_some_and(|t| decimals4(t.value) != 0.0)
-    {
-        Some("its shift_sd")
-    } else if m == 0 && fit.models.len() > 1 {
-        Some("the plan experiment (aimed at this reference model)")
-    } else {
-        None
-    }
-}
-
-/// The fitted scenario, written with the serde types that read scenario files (so it reads
-/// back as one): a title, the seed, the benchmark (mu, sigma of the reference model), one
-/// `[[model]]` per model with its name, `shift`, `shift_sd`, attractor share and token block,
-/// and the experiments `curves`, `head-to-head` (reference against each other model) and
-/// `plan` (aimed at the observed gap of the second model). Comments are added afterwards at
-/// the top and before each `[[model]]` header, after checking the serialised text has exactly
-/// one such header per model; every comment line is stripped of control characters.
-fn scenario_toml(
-    fit: &FitResult,
-    options: &FitOptions,
-) -> std::result::Result<String, toml::ser::Error> {
-    use crate::scenario::raw::{
-        ExperimentKind, RawBenchmark, RawExperiment, RawModel, RawScenario, RawTokens,
-    };
-    use crate::scenario::MAX_PROBLEMS;
-    use toml::Spanned;
-    fn at<T>(x: T) -> Option<Spanned<T>> {
-        Some(Spanned::new(0..0, x))
-    }
-    let value = |p: Parameter| fit.parameter(p).map_or(0.0, |q| q.value);
-    let names: Vec<String> = fit.models.iter().map(|m| m.name.clone()).collect();
-    let problems = fit.problems.min(MAX_PROBLEMS as usize) as u64;
-    let mut experiment = vec![Spanned::new(
-        0..0,
-        RawExperiment {
-            kind: at(ExperimentKind::Curves),
-            models: at(names.clone()),
-            k: at(options.curve_k.iter().map(|&k| k as u64).collect()),
-            votes: at(options.votes as u64),
-            ..RawExperiment::default()
-        },
-    )];
-    for b in names.iter().skip(1) {
-        experiment.push(Spanned::new(
-            0..0,
-            RawExperiment {
-                kind: at(ExperimentKind::HeadToHead),
-                a: at(names[0].clone()),
-                b: at(b.clone()),
-                ..RawExperiment::default()
-            },
-        ));
-    }
-    // The plan imagines model 2 as B: A (model 1) keeps its own shift_sd, and the block gives
-    // B's when it differs. A pair whose residual SD of B given A exceeds the plan's quadrature
-    // gets no plan block (said at the top).
-    let (tau_a, tau_b) = (
-        decimals4(value(Parameter::Tau(0))),
-        decimals4(value(Parameter::Tau(1))),
-    );
-    // A scenario's benchmark needs sigma > 0: a fit at the boundary (no shared problem effect,
-    // every model's spread in its own shift_sd) is written as the smallest value the file's
-    // four decimals hold, and said so at the top.
-    let sigma_fit = positive(value(Parameter::Sigma));
-    let sigma_written = if sigma_fit > 0.0 { sigma_fit } else { 1e-4 };
-    let residual = crate::exact::plan::conditional_b(sigma_written, tau_a, tau_b).2;
-    let plan_fits = residual <= crate::exact::plan::MAX_SHIFT_SD;
-    let plan_blocked = super::fit_checks::plan_blocker(fit);
-    if names.len() >= 2 && plan_fits && plan_blocked.is_none() {
-        let n_obs = fit.models[1].counts.n.clamp(1, 4096) as u64;
-        let mut samples = vec![1, n_obs];
-        samples.dedup();
-        let mut plan_problems = vec![
-            problems,
-            (problems * 2).min(MAX_PROBLEMS),
-            (problems * 4).min(MAX_PROBLEMS),
-        ];
-        plan_problems.dedup();
-        experiment.push(Spanned::new(
-            0..0,
-            RawExperiment {
-                kind: at(ExperimentKind::Plan),
-                model: at(names[0].clone()),
-                gap_logits: at(vec![decimals4(value(Parameter::Shift(1)))]),
-                problems: at(plan_problems),
-                samples: at(samples),
-                shift_sd: (tau_b != tau_a).then(|| Spanned::new(0..0, tau_b)),
-                ..RawExperiment::default()
-            },
-        ));
-    }
-    let raw = RawScenario {
-        title: at(format!("fitted from {}", fit.source)),
-        seed: at(options.seed),
-        benchmark: at(RawBenchmark {
-            problems: at(problems),
-            mu: at(decimals4(value(Parameter::Mu))),
-            sigma: at(sigma_written),
-            placement: at(crate::model::Placement::Quantiles),
-            rates: None,
-            contaminated: None,
-            contaminated_models: None,
-        }),
-        model: fit
-            .models
-            .iter()
-            .enumerate()
-            .map(|(m, mf)| {
-                Spanned::new(
-                    0..0,
-                    RawModel {
-                        name: at(mf.name.clone()),
-                        shift: at(if m == 0 {
-                            0.0
-                        } else {
-                            decimals4(value(Parameter::Shift(m)))
-                        }),
-                        shift_sd: at(decimals4(value(Parameter::Tau(m)))),
-                        // only when the input named runs and omega was estimated and can be
-                        // written: otherwise no key (the comment above the model says why)
-                        run_sd: fit
-                            .parameter(Parameter::Omega(m))
-                            .filter(|q| {
-                                q.status == Status::Estimated && run_sd_blocker(fit, m).is_none()
-                            })
-                            .map(|q| Spanned::new(0..0, decimals4(q.value))),
-                        rates: None,
-                        attractor: at(toml::Value::Float(
-                            mf.attractor.as_ref().map_or(0.0, |a| decimals4(a.share)),
-                        )),
-                        vote_rule: None,
-                        tokens: mf.traces.as_ref().map(|t| {
-                            Spanned::new(
-                                0..0,
-                                RawTokens {
-                                    median_tokens: at(positive(t.median_tokens)),
-                                    hard_growth: at(decimals4(t.hard_growth)),
-                                    wrong_factor: at(positive(t.wrong_factor)),
-                                    sigma: at(super::fit_checks::token_sigma(t.sigma)),
-                                },
-                            )
-                        }),
-                        ..RawModel::default()
-                    },
-                )
-            })
-            .collect(),
-        experiment,
-    };
-    let body = toml::to_string(&raw)?;
-    // the comments
-    let mut top = vec![format!(
-        "fitted by `evalsim fit` from {} ({} problems, {} model{}); 95% intervals below",
-        fit.source,
-        fit.problems,
-        fit.models.len(),
-        if fit.models.len() == 1 { "" } else { "s" }
-    )];
-    if fit.problems > MAX_PROBLEMS as usize {
-        top.push(format!(
-            "the input has {} problems; scenarios hold at most {MAX_PROBLEMS}",
-            fit.problems
-        ));
-    }
-    for p in [Parameter::Mu, Parameter::Sigma] {
-        if let Some(q) = fit.parameter(p) {
-            top.push(format!("{}: {}", q.label, q.describe()));
-            if let Status::Refused { diagnosis, .. } = &q.status {
-                top.push(format!("  {diagnosis}"));
-            }
-        }
-    }
-    if sigma_written != sigma_fit {
-        top.push(format!(
-            "sigma is fitted at {sigma_fit} (no spread shared by the models' problems); the benchmark below takes sigma = {sigma_written}, the smallest a scenario's four decimals hold above 0"
-        ));
-    }
-    if names.len() >= 2 && !plan_fits {
-        top.push(format!(
-            "no plan block: with shift_sd {tau_a} for `{}` and {tau_b} for `{}`, B's logit given A's varies with SD {residual:.3}, beyond the plan's {} logits",
-            names[0],
-            names[1],
-            crate::exact::plan::MAX_SHIFT_SD
-        ));
-    }
-    top.extend(plan_blocked);
-    top.extend(fit.warnings.iter().map(|w| format!("WARNING: {w}")));
-    for c in &fit.correlations {
-        top.push(format!(
-            "correlation of `{}` and `{}` per-problem logits: {:.3}{}",
-            c.a,
-            c.b,
-            c.value,
-            c.se.map_or(" (no SE)".to_string(), |se| format!(" +/- {:.3} SE", se))
-        ));
-    }
-    let mut per_model: Vec<String> = Vec::new();
-    for (m, mf) in fit.models.iter().enumerate() {
-        let mut lines = Vec::new();
-        for p in [Parameter::Shift(m), Parameter::Tau(m), Parameter::Omega(m)] {
-            if let Some(q) = fit.parameter(p) {
-                lines.push(format!("{}: {}", q.label, q.describe()));
-                if let Status::Refused { diagnosis, .. } = &q.status {
-                    lines.push(format!("  {diagnosis}"));
-                }
-            }
-        }
-        if let Some(why) = run_sd_blocker(fit, m) {
-            lines.push(format!(
-                "  run_sd is not written below: {why} cannot be combined with per-run noise in a scenario yet (the scenario runs without it)"
-            ));
-        } else if fit
-            .parameter(Parameter::Omega(m))
-            .is_some_and(|q| q.status != Status::Estimated)
-        {
-            lines.push(
-                "  run_sd is not written below: it was not estimated (the scenario runs without it)"
-                    .to_string(),
-            );
-        }
-        lines.extend(
-            mf.traces
-                .as_ref()
-                .and_then(super::fit_checks::token_sigma_note),
-        );
-        match &mf.attractor {
-            Some(a) => lines.push(format!(
-                "attractor share of `{}`: {:.3}{} from {} wrong answers",
-                mf.name,
-                a.share,
-                a.se.map_or(String::new(), |se| share_interval_text(a.share, se)),
-                a.wrong_answers
-            )),
-            None => lines.push(format!(
-                "attractor = 0.0 for `{}`: no answers in the input, NOT ESTIMATED",
-                mf.name
-            )),
-        }
-        per_model.push(comment_lines(&lines));
-    }
-    let headers = body.lines().filter(|l| *l == "[[model]]").count();
-    let mut out = comment_lines(&top);
-    if headers == fit.models.len() {
-        let mut k = 0;
-        for line in body.lines() {
-            if line == "[[model]]" {
-                out.push_str(&per_model[k]);
-                k += 1;
-            }
-            out.push_str(line);
-            out.push('\n');
-        }
-    } else {
-        out.extend(per_model);
-        out.push_str(&body);
-    }
-    Ok(out)
-}
-
 #[cfg(test)]
 mod tests {
     #[test]
     fn a_share_interval_cut_at_0_or_1_says_it_was_cut() {
         assert_eq!(
-            super::share_interval_text(0.5, 0.1),
+            super::super::fit_scenario::share_interval_text(0.5, 0.1),
             " (95% interval 0.304 to 0.696)"
         );
         assert_eq!(
-            super::share_interval_text(0.707, 0.25),
+            super::super::fit_scenario::share_interval_text(0.707, 0.25),
             " (95% interval 0.217 to 1.000, upper end cut at 1 from 1.197)"
         );
         assert_eq!(
-            super::share_interval_text(0.05, 0.05),
+            super::super::fit_scenario::share_interval_text(0.05, 0.05),
             " (95% interval 0.000 to 0.148, lower end cut at 0 from -0.048)"
         );
     }
@@ -1449,7 +1166,8 @@ mod tests {
             .iter()
             .map(|e| e["kind"].as_str().unwrap())
             .collect();
-        assert_eq!(kinds, ["curves", "head-to-head", "plan"]);
+        // (then the budget and cost experiments of the token data)
+        assert_eq!(&kinds[..3], ["curves", "head-to-head", "plan"]);
         let shift = fit.parameter(Parameter::Shift(1)).unwrap().value;
         let gap = value["experiment"][2]["gap_logits"][0].as_float().unwrap();
         assert!((gap - shift).abs() < 1e-4);
@@ -1509,7 +1227,8 @@ mod tests {
             .iter()
             .map(|e| e["kind"].as_str().unwrap())
             .collect();
-        assert_eq!(kinds, ["curves", "head-to-head"]);
+        assert_eq!(&kinds[..2], ["curves", "head-to-head"]);
+        assert!(!kinds.contains(&"plan"));
         assert!(
             fit.scenario_toml
                 .contains("# no plan block: the plan rests on the shift_sd of `sim` and `other`"),

@@ -142,6 +142,19 @@ pub(crate) fn fit_warnings(result: &FitResult, joint: &JointFit, data: &JointDat
             q.value
         ));
     }
+    for m in result.models.iter().filter(|m| m.attractor.is_none()) {
+        out.push(format!(
+            "no answers for `{}` in the input: its attractor share, on which maj@k rests, cannot be estimated. The scenario makes no maj@k claim for it: instead of curves at an assumed share it sweeps the share over {:?} (attractor-sweep); attractor 0, the most optimistic share, would send maj@k to 100% on every problem it ever solves",
+            m.name,
+            super::fit_scenario::ATTRACTOR_SWEEP
+        ));
+    }
+    out.extend(
+        result
+            .goodness
+            .iter()
+            .filter_map(|g| super::fit_gof::poor_fit_warning(result, g)),
+    );
     out
 }
 

@@ -60,10 +60,14 @@
 use serde::{Deserialize, Serialize};
 
 use super::optimise::{bfgs, hessian_from_gradient, invert_spd};
+
+mod profile;
+use super::fit_progress::FitEvent;
 use crate::exact::joint_likelihood::{
     log_likelihood, log_likelihood_with_gradient, log_likelihood_with_hessian, JointData,
     JointGradient, JointParams, JointQuadrature, DEFAULT_INNER_NODES, DEFAULT_OUTER_NODES,
 };
+use profile::profile_interval;
 
 /// A sigma or tau estimate below this (logits) is reported as 0 (boundary).
 const SPREAD_ZERO: f64 = 1e-4;
@@ -71,16 +75,6 @@ const SPREAD_ZERO: f64 = 1e-4;
 const PROFILE_DROP: f64 = 1.920_729_410_347_062;
 /// Normal 97.5% quantile.
 const Z95: f64 = 1.959_963_984_540_054;
-/// A profile end further than this from the estimate is reported unbounded.
-const PROFILE_REACH: f64 = 60.0;
-/// Most objective evaluations one side of a profile interval may spend (bracket and regula
-/// falsi together); past it the end is reported as the last bracket (wider than the exact end)
-/// or open, and the interval is marked [`IntervalKind::ProfileCapped`].
-const PROFILE_BUDGET: usize = 200;
-/// Evaluations one profile point may always spend, even when the side's budget is nearly gone.
-const PROFILE_POINT_MIN_EVALUATIONS: usize = 40;
-/// Most BFGS iterations of one profile point.
-const PROFILE_BFGS_ITERATIONS: usize = 100;
 
 /// When the weak prior is used.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -621,9 +615,17 @@ struct Problem<'a> {
     /// Set when a profile point's BFGS stopped at its iteration or evaluation cap (its profile
     /// value may then be above the true minimum, so an interval end may be too close).
     profile_capped: std::cell::Cell<bool>,
+    /// Told of every evaluation and stage ([`FitEvent`]).
+    progress: &'a dyn Fn(FitEvent),
 }
 
 impl Problem<'_> {
+    /// Counts one objective evaluation and tells the progress observer.
+    fn counted(&self) {
+        self.evaluations.set(self.evaluations.get() + 1);
+        (self.progress)(FitEvent::Evaluation);
+    }
+
     fn params(&self, natural: &[f64]) -> JointParams {
         let m = self.data.models();
         let mut p = JointParams {
@@ -677,7 +679,7 @@ impl Problem<'_> {
 
     /// -(ln L + ln prior) at natural parameters.
     fn objective(&self, natural: &[f64]) -> f64 {
-        self.evaluations.set(self.evaluations.get() + 1);
+        self.counted();
         let v = -(log_likelihood(self.data, &self.params(natural), &self.quad)
             + self.log_prior(natural));
         if v.is_nan() {
@@ -711,7 +713,7 @@ impl Problem<'_> {
 
     /// [`Problem::objective`] and its gradient in the natural parameters.
     fn objective_grad(&self, natural: &[f64]) -> (f64, Vec<f64>) {
-        self.evaluations.set(self.evaluations.get() + 1);
+        self.counted();
         let (ll, g) = log_likelihood_with_gradient(self.data, &self.params(natural), &self.quad);
         let v = -(ll + self.log_prior(natural));
         let grad = self.objective_gradient(natural, &g);
@@ -733,7 +735,7 @@ impl Problem<'_> {
     /// layout, in one pass (`log_likelihood_with_hessian`); `None` for data with runs or a
     /// non-finite value.
     fn objective_newton(&self, natural: &[f64]) -> Option<(f64, Vec<f64>, Vec<Vec<f64>>)> {
-        self.evaluations.set(self.evaluations.get() + 1);
+        self.counted();
         let (ll, g, h) = log_likelihood_with_hessian(self.data, &self.params(natural), &self.quad)?;
         let m = self.data.models();
         let index = |par: &Parameter| match *par {
@@ -769,9 +771,9 @@ impl Problem<'_> {
     /// the Armijo fraction; stops when the predicted decrease g' H^-1 g / 2 falls below
     /// 1e-15 (1 + |f|) (a thousandth of the criterion [`bfgs`] uses: Newton's quadratic
     /// convergence reaches it in one more step), or when no step lowers f (the objective
-    /// resolved to its quadrature noise). `None` (the caller then runs BFGS) for data with
-    /// runs, a Hessian that is not positive definite, a step that would take a spread to 0 or
-    /// below, or no convergence in 50 steps. From the moments it converges in a handful of
+    /// resolved to its quadrature noise). Where the Hessian is not positive definite the step
+    /// is damped ([`damped_inverse`]). `None` (the caller then runs BFGS) for data with runs,
+    /// a non-finite value, or no convergence in 60 steps. From the moments it converges in a handful of
     /// steps, each one pass that costs about 1.25 gradient evaluations.
     fn minimise_newton(&self, start: &[f64]) -> Option<(Vec<f64>, f64)> {
         self.minimise_newton_at(start, None)
@@ -813,7 +815,7 @@ impl Problem<'_> {
                 .map(|&i| free.iter().map(|&j| h[i][j]).collect())
                 .collect();
             let gf: Vec<f64> = free.iter().map(|&i| g[i]).collect();
-            let hinv = invert_spd(&sub)?;
+            let hinv = damped_inverse(&sub)?;
             let dir: Vec<f64> = hinv.iter().map(|row| -dot(row, &gf)).collect();
             let slope = dot(&gf, &dir);
             if gmax(&g) < 1e-9 || -0.5 * slope <= 1e-20 * (1.0 + f.abs()) {
@@ -933,6 +935,28 @@ impl Problem<'_> {
     }
 }
 
+/// The inverse of a Hessian block `h`, or where it is not positive definite (far from the
+/// optimum on a flat surface) that of h + lambda I with the smallest lambda of 1e-6, 1e-5, ...
+/// (1 + max |h_ii|) that makes it so (a Levenberg step: a descent direction between Newton's
+/// and the gradient's). `None` if none up to 1e6 times that scale does.
+fn damped_inverse(h: &[Vec<f64>]) -> Option<Vec<Vec<f64>>> {
+    if let Some(inverse) = invert_spd(h) {
+        return Some(inverse);
+    }
+    let scale = 1.0
+        + h.iter()
+            .enumerate()
+            .fold(0.0f64, |m, (i, r)| m.max(r[i].abs()));
+    (0..13).find_map(|k| {
+        let lambda = scale * 10f64.powi(k - 6);
+        let mut damped = h.to_vec();
+        for (i, row) in damped.iter_mut().enumerate() {
+            row[i] += lambda;
+        }
+        invert_spd(&damped)
+    })
+}
+
 /// logit of a rate clamped to [0.5/n, 1 - 0.5/n] style bounds.
 fn logit_of(correct: f64, samples: f64) -> f64 {
     let p = (correct + 0.5) / (samples + 1.0);
@@ -945,6 +969,16 @@ fn logit_of(correct: f64, samples: f64) -> f64 {
 /// pass (or 2 gradients per parameter, with runs) for the information; and a few warm-started
 /// optimisations per profile interval end.
 pub fn fit_joint(data: &JointData, options: &JointFitOptions) -> JointFit {
+    fit_joint_observed(data, options, &|_| {})
+}
+
+/// [`fit_joint`], telling `progress` of every evaluation and stage (for a progress bar:
+/// [`super::fit_progress::FitEta`]).
+pub fn fit_joint_observed(
+    data: &JointData,
+    options: &JointFitOptions,
+    progress: &dyn Fn(FitEvent),
+) -> JointFit {
     let models = data.models();
     let diagnoses = diagnose(data);
     let is_fixed = |p: Parameter| options.fixed.iter().any(|(q, _)| *q == p);
@@ -970,6 +1004,7 @@ pub fn fit_joint(data: &JointData, options: &JointFitOptions) -> JointFit {
         fixed: options.fixed.clone(),
         evaluations: std::cell::Cell::new(0),
         profile_capped: std::cell::Cell::new(false),
+        progress,
     };
     // moment-based start: pooled logits
     let pooled = |m: usize| {
@@ -1024,6 +1059,13 @@ pub fn fit_joint(data: &JointData, options: &JointFitOptions) -> JointFit {
     };
     let (mut best, mut best_v) = (base.clone(), f64::INFINITY);
     let mut start_values = Vec::with_capacity(used);
+    progress(FitEvent::Starts {
+        starts: used,
+        spreads: (0..problem.layout.len())
+            .filter(|&i| problem.is_spread(i))
+            .count(),
+        newton: !data.has_runs(),
+    });
     for s in &starts[..used] {
         // Newton with the analytic Hessian where it applies (pooled counts, spreads inside),
         // else BFGS
@@ -1031,6 +1073,7 @@ pub fn fit_joint(data: &JointData, options: &JointFitOptions) -> JointFit {
             .minimise_newton(s)
             .unwrap_or_else(|| problem.minimise(s, None, 500, usize::MAX));
         start_values.push(v);
+        progress(FitEvent::StartDone);
         if v < best_v {
             best = x;
             best_v = v;
@@ -1091,19 +1134,28 @@ pub fn fit_joint(data: &JointData, options: &JointFitOptions) -> JointFit {
         .1
         .iter()
         .fold(0.0f64, |m, v| m.max(v.abs()));
-    let estimates: Vec<Estimate> = (0..natural.len())
+    let ses: Vec<Option<f64>> = (0..natural.len())
         .map(|i| {
-            let value = natural[i];
-            let se = covariance
+            covariance
                 .as_ref()
                 .map(|c| c[i][i])
                 .filter(|v| v.is_finite() && *v > 0.0)
-                .map(f64::sqrt);
-            let spread = problem.is_spread(i);
-            let wald_ok = match se {
-                Some(se) => !spread || (value - Z95 * se > 0.0 && se <= WEAK_RELATIVE_SE * value),
-                None => false,
-            };
+                .map(f64::sqrt)
+        })
+        .collect();
+    let wald: Vec<bool> = (0..natural.len())
+        .map(|i| match ses[i] {
+            Some(se) => {
+                let value = natural[i];
+                !problem.is_spread(i) || (value - Z95 * se > 0.0 && se <= WEAK_RELATIVE_SE * value)
+            }
+            None => false,
+        })
+        .collect();
+    progress(FitEvent::Profiles(wald.iter().filter(|w| !**w).count()));
+    let estimates: Vec<Estimate> = (0..natural.len())
+        .map(|i| {
+            let (value, se, wald_ok) = (natural[i], ses[i], wald[i]);
             let (lower, upper, interval) = if wald_ok {
                 let se = se.unwrap_or(0.0);
                 (
@@ -1114,6 +1166,7 @@ pub fn fit_joint(data: &JointData, options: &JointFitOptions) -> JointFit {
             } else {
                 let (lo, hi, capped) =
                     profile_interval(&problem, &best, &natural, i, opt_value, se);
+                progress(FitEvent::ProfileDone);
                 let kind = if capped {
                     IntervalKind::ProfileCapped
                 } else {
@@ -1155,122 +1208,6 @@ pub fn fit_joint(data: &JointData, options: &JointFitOptions) -> JointFit {
         gradient,
         start_values,
     }
-}
-
-/// Profile-likelihood 95% interval of parameter i (module doc): on each side, the end where
-/// r(v) = sqrt(2 (l_hat - max_rest l(v, rest))) reaches 1.96. r is close to linear in v
-/// (|v - v_hat| / SE for a quadratic log-likelihood), so the end is bracketed by extrapolating
-/// r linearly from the Wald guess and then found by Illinois regula falsi to |r - 1.96| < 1e-4;
-/// each profile point is a BFGS run warm-started from the previous point's other parameters.
-fn profile_interval(
-    problem: &Problem<'_>,
-    best_internal: &[f64],
-    natural: &[f64],
-    i: usize,
-    opt_value: f64,
-    se: Option<f64>,
-) -> (Option<f64>, Option<f64>, bool) {
-    let value = natural[i];
-    let target = (2.0 * PROFILE_DROP).sqrt();
-    let first = Z95 * se.unwrap_or(0.5).clamp(0.05, 5.0);
-    let capped = std::cell::Cell::new(false);
-    problem.profile_capped.set(false);
-    let side = |dir: f64, limit: Option<f64>| -> Option<f64> {
-        let mut warm = best_internal.to_vec();
-        let start = problem.evaluations.get();
-        let spent = || problem.evaluations.get() - start >= PROFILE_BUDGET;
-        let mut r = |v: f64| -> f64 {
-            let left = PROFILE_BUDGET.saturating_sub(problem.evaluations.get() - start);
-            let (x, obj) = problem
-                .minimise_newton_at(&warm, Some((i, v)))
-                .unwrap_or_else(|| {
-                    problem.minimise(
-                        &warm,
-                        Some((i, v)),
-                        PROFILE_BFGS_ITERATIONS,
-                        left.max(PROFILE_POINT_MIN_EVALUATIONS),
-                    )
-                });
-            warm = x;
-            (2.0 * (obj - opt_value).max(0.0)).sqrt()
-        };
-        let (mut lo, mut r_lo) = (value, 0.0);
-        let mut distance = first;
-        let (mut hi, r_hi);
-        loop {
-            let mut v = value + dir * distance;
-            let mut at_limit = false;
-            if let Some(l) = limit {
-                if dir * (v - l) >= 0.0 {
-                    v = l;
-                    at_limit = true;
-                }
-            }
-            let rv = r(v);
-            if rv > target {
-                hi = v;
-                r_hi = rv;
-                break;
-            }
-            if at_limit {
-                return Some(v);
-            }
-            if distance > PROFILE_REACH {
-                return None;
-            }
-            if spent() {
-                // not bracketed within the budget: the end is open, said so
-                capped.set(true);
-                return None;
-            }
-            lo = v;
-            r_lo = rv;
-            // r grows about linearly: aim just past the end, at least 1.2 and at most 4 times out
-            let aim = if rv > 0.05 {
-                distance * 1.1 * target / rv
-            } else {
-                4.0 * distance
-            };
-            distance = aim.clamp(1.2 * distance, 4.0 * distance);
-        }
-        // Illinois regula falsi on r(v) - target, bracket [lo (inside), hi (outside)]
-        let (mut f_lo, mut f_hi) = (r_lo - target, r_hi - target);
-        let mut last_side = 0;
-        for _ in 0..40 {
-            if (hi - lo).abs() <= 1e-6 * (1.0 + lo.abs()) {
-                break;
-            }
-            if spent() {
-                // bracketed: the outer end is past the exact one (a wider interval), said so
-                capped.set(true);
-                return Some(hi);
-            }
-            let v = lo + f_lo / (f_lo - f_hi) * (hi - lo);
-            let fv = r(v) - target;
-            if fv.abs() < 1e-4 {
-                return Some(v);
-            }
-            if fv > 0.0 {
-                hi = v;
-                f_hi = fv;
-                if last_side == 1 {
-                    f_lo *= 0.5;
-                }
-                last_side = 1;
-            } else {
-                lo = v;
-                f_lo = fv;
-                if last_side == -1 {
-                    f_hi *= 0.5;
-                }
-                last_side = -1;
-            }
-        }
-        Some(0.5 * (lo + hi))
-    };
-    let limit = problem.is_spread(i).then_some(0.0);
-    let (lo, hi) = (side(-1.0, limit), side(1.0, None));
-    (lo, hi, capped.get() || problem.profile_capped.get())
 }
 
 #[cfg(test)]
@@ -1544,6 +1481,7 @@ mod tests {
             fixed: Vec::new(),
             evaluations: std::cell::Cell::new(0),
             profile_capped: std::cell::Cell::new(false),
+            progress: &|_| {},
         };
         let natural: Vec<f64> = fit.estimates.iter().map(|e| e.value).collect();
         let analytic = problem.objective_hessian(&natural).expect("pooled counts");
@@ -1584,6 +1522,7 @@ mod tests {
             fixed: Vec::new(),
             evaluations: std::cell::Cell::new(0),
             profile_capped: std::cell::Cell::new(false),
+            progress: &|_| {},
         };
         let start = [0.2, 1.0, -0.3, 0.3, 0.5, 0.5, 0.5];
         let (xn, fnewton) = problem.minimise_newton(&start).expect("pooled counts");

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::analyze::{input_folder_name, read_input, InputArgs};
-use super::{bad_input, internal, worker_pool, CommonArgs, Failure, EXIT_OK};
+use super::{bad_input, internal, progress_bar, worker_pool, CommonArgs, Failure, EXIT_OK};
 use crate::report;
 
 #[derive(Debug, Args)]
@@ -77,15 +77,38 @@ pub(super) fn estimate(
         .collect::<Vec<_>>()
         .join(" + ");
     let refs: Vec<&crate::analyze::ModelSamples> = models.iter().collect();
-    pool.install(|| {
-        crate::analyze::fit_models(
-            &refs,
-            &source,
-            &FitOptions {
-                seed,
-                ..FitOptions::default()
-            },
-        )
-    })
-    .map_err(bad_input)
+    // a bar on a terminal, shown once the fit has run for a second: work in evaluations of the
+    // likelihood against their predicted total (`FitEta`), so its ETA is that of the fit
+    let bar = std::sync::OnceLock::new();
+    let eta = crate::analyze::fit_progress::FitEta::new();
+    let clock = std::time::Instant::now();
+    let observe = |e| {
+        let (done, total) = eta.observe(e);
+        if clock.elapsed().as_secs_f64() >= 1.0 {
+            let pb = bar.get_or_init(|| {
+                let pb = progress_bar(1, c.quiet);
+                pb.set_message("fit");
+                pb
+            });
+            pb.set_length(total as u64);
+            pb.set_position(done as u64);
+        }
+    };
+    let out = pool
+        .install(|| {
+            crate::analyze::fit::fit_models_observed(
+                &refs,
+                &source,
+                &FitOptions {
+                    seed,
+                    ..FitOptions::default()
+                },
+                &observe,
+            )
+        })
+        .map_err(bad_input);
+    if let Some(pb) = bar.get() {
+        pb.finish_and_clear();
+    }
+    out
 }

@@ -411,7 +411,8 @@ impl Resolver<'_> {
             }
         };
         // Per-run noise is integrated for the canonical answer model only (one attractor, every
-        // answer parsed, no verifier, a perfect grader, a constant shift).
+        // answer parsed, no verifier, a perfect grader); on top of a shift_sd it is the noise
+        // of each run around the model's own per-problem rate.
         if let Some(v) = m.run_sd.as_ref().filter(|_| run_sd > 0.0) {
             let other = if attractors.len() > 1 {
                 Some("a list of attractor shares")
@@ -423,8 +424,6 @@ impl Resolver<'_> {
                 Some("[model.verifier]")
             } else if m.grader.is_some() {
                 Some("[model.grader]")
-            } else if shift_sd != 0.0 {
-                Some("shift_sd")
             } else {
                 None
             };
@@ -432,7 +431,7 @@ impl Resolver<'_> {
                 return Err(self.err(
                     v.span(),
                     &key("run_sd"),
-                    format!("cannot be combined with {other} in one model yet: per-run noise is integrated for one attractor share, every answer parsed, no verifier, a perfect grader and a constant shift; give this model run_sd = 0 or drop {other}"),
+                    format!("cannot be combined with {other} in one model yet: per-run noise is integrated for one attractor share, every answer parsed, no verifier and a perfect grader; give this model run_sd = 0 or drop {other}"),
                 ));
             }
         }

@@ -334,6 +334,9 @@ pub fn fit_text(fit: &FitResult) -> String {
             c.se.map_or(String::new(), |se| format!(" +/- {se:.3} SE"))
         );
     }
+    for g in &fit.goodness {
+        out += &format!("  goodness of fit of `{}`: {}\n", g.model, g.describe());
+    }
     out += &fit_warnings(fit);
     out
 }

@@ -1,0 +1,630 @@
+//! The scenario `evalsim fit` writes: the serde types that read scenario files, filled from a
+//! [`FitResult`], with the estimates' intervals, refusals and warnings as comments.
+use super::fit::{decimals4, positive, FitOptions, FitResult, Status};
+use super::joint_fit::Parameter;
+
+/// " (95% interval LO to HI)" for a share and its SE (share -/+ 1.96 SE), each end cut to [0, 1]
+/// when it falls outside, and then saying so ("0.217 to 1.000, upper end cut at 1 from 1.197").
+pub(crate) fn share_interval_text(share: f64, se: f64) -> String {
+    let (lo, hi) = (share - 1.96 * se, share + 1.96 * se);
+    let mut cuts = Vec::new();
+    if lo < 0.0 {
+        cuts.push(format!("lower end cut at 0 from {lo:.3}"));
+    }
+    if hi > 1.0 {
+        cuts.push(format!("upper end cut at 1 from {hi:.3}"));
+    }
+    format!(
+        " (95% interval {:.3} to {:.3}{})",
+        lo.max(0.0),
+        hi.min(1.0),
+        cuts.iter().map(|c| format!(", {c}")).collect::<String>()
+    )
+}
+
+/// Text safe inside a TOML comment line: control characters (newlines included) become spaces.
+fn comment_safe(text: &str) -> String {
+    text.chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect()
+}
+
+/// `# text` lines, each made safe.
+fn comment_lines(lines: &[String]) -> String {
+    lines
+        .iter()
+        .map(|l| format!("# {}\n", comment_safe(l)))
+        .collect()
+}
+
+/// The attractor shares of the `attractor-sweep` written for a model without answers.
+pub(crate) const ATTRACTOR_SWEEP: [f64; 5] = [0.0, 0.25, 0.5, 0.75, 0.9];
+
+/// The experiments that use a model's copy without run_sd.
+const TWIN_USERS: &str = "plan, budget, cost, attractor-sweep";
+
+/// Model m's estimated run_sd as the scenario writes it (4 decimals), or `None` when the input
+/// has no runs, it was refused, or it is 0 at 4 decimals.
+fn run_sd_written(fit: &FitResult, m: usize) -> Option<f64> {
+    let q = fit.parameter(Parameter::Omega(m))?;
+    (q.status == Status::Estimated && decimals4(q.value) != 0.0).then(|| decimals4(q.value))
+}
+
+/// The name of the copy of model `name` without its run_sd, which the experiments that do not
+/// model per-run noise (plan, budget, cost, attractor-sweep) use.
+pub(crate) fn without_run_sd(name: &str) -> String {
+    format!("{name}-without-run-sd")
+}
+
+/// Up to 8 token budgets for a `budget` experiment, spread geometrically over where the fitted
+/// traces live: from the median correct trace on the easiest problem two log-SDs down
+/// (L0 e^(-2 sigma_L)) to the median wrong trace on the hardest two log-SDs up
+/// (L0 (1 + g) w e^(2 sigma_L)), each rounded to 2 significant digits; `None` when fewer than
+/// 2 distinct budgets remain.
+pub(crate) fn token_budgets(traces: &[&super::fit::TraceFit]) -> Option<Vec<f64>> {
+    let lo = traces
+        .iter()
+        .map(|t| t.median_tokens * (-2.0 * t.sigma).exp())
+        .fold(f64::INFINITY, f64::min);
+    let hi = traces
+        .iter()
+        .map(|t| {
+            t.median_tokens
+                * (1.0 + t.hard_growth.max(0.0))
+                * t.wrong_factor.max(1.0)
+                * (2.0 * t.sigma).exp()
+        })
+        .fold(0.0f64, f64::max);
+    if !(lo.is_finite() && hi.is_finite() && lo > 0.0 && hi > lo) {
+        return None;
+    }
+    let round2 = |x: f64| {
+        let e = 10f64.powf(x.log10().floor() - 1.0);
+        ((x / e).round() * e).max(1.0)
+    };
+    let mut out: Vec<f64> = (0..8)
+        .map(|i| round2(lo * (hi / lo).powf(f64::from(i) / 7.0)))
+        .filter(|x| *x <= crate::scenario::MAX_TOKEN_SCALE)
+        .collect();
+    out.dedup();
+    (out.len() >= 2).then_some(out)
+}
+
+/// The fitted scenario, written with the serde types that read scenario files (so it reads
+/// back as one): a title, the seed, the benchmark (mu, sigma of the reference model), one
+/// `[[model]]` per model with its name, `shift`, `shift_sd`, attractor share and token block,
+/// and the experiments `curves`, `head-to-head` (reference against each other model) and
+/// `plan` (aimed at the observed gap of the second model). Comments are added afterwards at
+/// the top and before each `[[model]]` header, after checking the serialised text has exactly
+/// one such header per model; every comment line is stripped of control characters.
+pub(crate) fn scenario_toml(
+    fit: &FitResult,
+    options: &FitOptions,
+) -> std::result::Result<String, toml::ser::Error> {
+    use crate::scenario::raw::{
+        ExperimentKind, RawBenchmark, RawExperiment, RawModel, RawScenario, RawTokens,
+    };
+    use crate::scenario::MAX_PROBLEMS;
+    use toml::Spanned;
+    fn at<T>(x: T) -> Option<Spanned<T>> {
+        Some(Spanned::new(0..0, x))
+    }
+    let value = |p: Parameter| fit.parameter(p).map_or(0.0, |q| q.value);
+    let names: Vec<String> = fit.models.iter().map(|m| m.name.clone()).collect();
+    let problems = fit.problems.min(MAX_PROBLEMS as usize) as u64;
+    // Per-run noise is modelled by curves, head-to-head and seed-variance only: a model with a
+    // run_sd gets a copy without it for the other experiments (said in its comment).
+    let run_sd: Vec<Option<f64>> = (0..names.len()).map(|m| run_sd_written(fit, m)).collect();
+    let twin_used = std::cell::RefCell::new(vec![false; names.len()]);
+    let pooled = |m: usize| -> String {
+        if run_sd[m].is_some() {
+            twin_used.borrow_mut()[m] = true;
+            without_run_sd(&names[m])
+        } else {
+            names[m].clone()
+        }
+    };
+    let k_list: Vec<u64> = options.curve_k.iter().map(|&k| k as u64).collect();
+    let answered: Vec<usize> = (0..names.len())
+        .filter(|&m| fit.models[m].attractor.is_some())
+        .collect();
+    let mut experiment = Vec::new();
+    // maj@k rests on the attractor share: without answers it is not estimated, so such a model
+    // gets an attractor sweep instead of curves that would assume one
+    if !answered.is_empty() {
+        experiment.push(Spanned::new(
+            0..0,
+            RawExperiment {
+                kind: at(ExperimentKind::Curves),
+                models: at(answered.iter().map(|&m| names[m].clone()).collect()),
+                k: at(k_list.clone()),
+                votes: at(options.votes as u64),
+                ..RawExperiment::default()
+            },
+        ));
+    }
+    for m in (0..names.len()).filter(|m| !answered.contains(m)) {
+        experiment.push(Spanned::new(
+            0..0,
+            RawExperiment {
+                kind: at(ExperimentKind::AttractorSweep),
+                name: (names.len() > 1)
+                    .then(|| Spanned::new(0..0, format!("attractor-sweep-{}", names[m]))),
+                model: at(pooled(m)),
+                attractor: at(ATTRACTOR_SWEEP.to_vec()),
+                k: at(k_list.clone()),
+                votes: at(options.votes as u64),
+                ..RawExperiment::default()
+            },
+        ));
+    }
+    for b in names.iter().skip(1) {
+        experiment.push(Spanned::new(
+            0..0,
+            RawExperiment {
+                kind: at(ExperimentKind::HeadToHead),
+                a: at(names[0].clone()),
+                b: at(b.clone()),
+                ..RawExperiment::default()
+            },
+        ));
+    }
+    // The plan imagines model 2 as B: A (model 1) keeps its own shift_sd, and the block gives
+    // B's when it differs. A pair whose residual SD of B given A exceeds the plan's quadrature
+    // gets no plan block (said at the top).
+    let (tau_a, tau_b) = (
+        decimals4(value(Parameter::Tau(0))),
+        decimals4(value(Parameter::Tau(1))),
+    );
+    // A scenario's benchmark needs sigma > 0: a fit at the boundary (no shared problem effect,
+    // every model's spread in its own shift_sd) is written as the smallest value the file's
+    // four decimals hold, and said so at the top.
+    let sigma_fit = positive(value(Parameter::Sigma));
+    let sigma_written = if sigma_fit > 0.0 { sigma_fit } else { 1e-4 };
+    let residual = crate::exact::plan::conditional_b(sigma_written, tau_a, tau_b).2;
+    let plan_fits = residual <= crate::exact::plan::MAX_SHIFT_SD;
+    let plan_blocked = super::fit_checks::plan_blocker(fit);
+    if names.len() >= 2 && plan_fits && plan_blocked.is_none() {
+        let n_obs = fit.models[1].counts.n.clamp(1, 4096) as u64;
+        let mut samples = vec![1, n_obs];
+        samples.dedup();
+        let mut plan_problems = vec![
+            problems,
+            (problems * 2).min(MAX_PROBLEMS),
+            (problems * 4).min(MAX_PROBLEMS),
+        ];
+        plan_problems.dedup();
+        experiment.push(Spanned::new(
+            0..0,
+            RawExperiment {
+                kind: at(ExperimentKind::Plan),
+                model: at(pooled(0)),
+                gap_logits: at(vec![decimals4(value(Parameter::Shift(1)))]),
+                problems: at(plan_problems),
+                samples: at(samples),
+                shift_sd: (tau_b != tau_a).then(|| Spanned::new(0..0, tau_b)),
+                ..RawExperiment::default()
+            },
+        ));
+    }
+    // with token data: accuracy against a budget and the cost of each answer, from the fitted
+    // lognormal trace model (votes only where the attractor share was estimated)
+    let with_tokens: Vec<usize> = (0..names.len())
+        .filter(|&m| fit.models[m].traces.is_some())
+        .collect();
+    let traces: Vec<&super::fit::TraceFit> = with_tokens
+        .iter()
+        .filter_map(|&m| fit.models[m].traces.as_ref())
+        .collect();
+    if let Some(budgets) = token_budgets(&traces) {
+        let models: Vec<String> = with_tokens.iter().map(|&m| pooled(m)).collect();
+        experiment.push(Spanned::new(
+            0..0,
+            RawExperiment {
+                kind: at(ExperimentKind::Budget),
+                models: at(models.clone()),
+                budgets: at(budgets),
+                ..RawExperiment::default()
+            },
+        ));
+        let votes_ok = with_tokens.iter().all(|m| answered.contains(m));
+        experiment.push(Spanned::new(
+            0..0,
+            RawExperiment {
+                kind: at(ExperimentKind::Cost),
+                models: at(models),
+                k: at(if votes_ok { vec![1, 8, 32] } else { vec![1] }),
+                ..RawExperiment::default()
+            },
+        ));
+    }
+    let twins = twin_used.into_inner();
+    let raw = RawScenario {
+        title: at(format!("fitted from {}", fit.source)),
+        seed: at(options.seed),
+        benchmark: at(RawBenchmark {
+            problems: at(problems),
+            mu: at(decimals4(value(Parameter::Mu))),
+            sigma: at(sigma_written),
+            placement: at(crate::model::Placement::Quantiles),
+            rates: None,
+            contaminated: None,
+            contaminated_models: None,
+        }),
+        model: (0..names.len())
+            .map(|m| Some((m, run_sd[m])))
+            .chain((0..names.len()).map(|m| twins[m].then_some((m, None))))
+            .flatten()
+            .map(|(m, omega)| {
+                let mf = &fit.models[m];
+                Spanned::new(
+                    0..0,
+                    RawModel {
+                        name: at(if omega.is_none() && run_sd[m].is_some() {
+                            without_run_sd(&mf.name)
+                        } else {
+                            mf.name.clone()
+                        }),
+                        shift: at(if m == 0 {
+                            0.0
+                        } else {
+                            decimals4(value(Parameter::Shift(m)))
+                        }),
+                        shift_sd: at(decimals4(value(Parameter::Tau(m)))),
+                        // only when the input named runs and omega was estimated: otherwise no
+                        // key (the comment above the model says why)
+                        run_sd: omega.map(|w| Spanned::new(0..0, w)),
+                        rates: None,
+                        attractor: at(toml::Value::Float(
+                            mf.attractor.as_ref().map_or(0.0, |a| decimals4(a.share)),
+                        )),
+                        vote_rule: None,
+                        tokens: mf.traces.as_ref().map(|t| {
+                            Spanned::new(
+                                0..0,
+                                RawTokens {
+                                    median_tokens: at(positive(t.median_tokens)),
+                                    hard_growth: at(decimals4(t.hard_growth)),
+                                    wrong_factor: at(positive(t.wrong_factor)),
+                                    sigma: at(super::fit_checks::token_sigma(t.sigma)),
+                                },
+                            )
+                        }),
+                        ..RawModel::default()
+                    },
+                )
+            })
+            .collect(),
+        experiment,
+    };
+    let body = toml::to_string(&raw)?;
+    // the comments
+    let mut top = vec![format!(
+        "fitted by `evalsim fit` from {} ({} problems, {} model{}); 95% intervals below",
+        fit.source,
+        fit.problems,
+        fit.models.len(),
+        if fit.models.len() == 1 { "" } else { "s" }
+    )];
+    if fit.problems > MAX_PROBLEMS as usize {
+        top.push(format!(
+            "the input has {} problems; scenarios hold at most {MAX_PROBLEMS}",
+            fit.problems
+        ));
+    }
+    for p in [Parameter::Mu, Parameter::Sigma] {
+        if let Some(q) = fit.parameter(p) {
+            top.push(format!("{}: {}", q.label, q.describe()));
+            if let Status::Refused { diagnosis, .. } = &q.status {
+                top.push(format!("  {diagnosis}"));
+            }
+        }
+    }
+    if sigma_written != sigma_fit {
+        top.push(format!(
+            "sigma is fitted at {sigma_fit} (no spread shared by the models' problems); the benchmark below takes sigma = {sigma_written}, the smallest a scenario's four decimals hold above 0"
+        ));
+    }
+    if names.len() >= 2 && !plan_fits {
+        top.push(format!(
+            "no plan block: with shift_sd {tau_a} for `{}` and {tau_b} for `{}`, B's logit given A's varies with SD {residual:.3}, beyond the plan's {} logits",
+            names[0],
+            names[1],
+            crate::exact::plan::MAX_SHIFT_SD
+        ));
+    }
+    top.extend(plan_blocked);
+    top.extend(fit.warnings.iter().map(|w| format!("WARNING: {w}")));
+    for c in &fit.correlations {
+        top.push(format!(
+            "correlation of `{}` and `{}` per-problem logits: {:.3}{}",
+            c.a,
+            c.b,
+            c.value,
+            c.se.map_or(" (no SE)".to_string(), |se| format!(" +/- {:.3} SE", se))
+        ));
+    }
+    for g in &fit.goodness {
+        top.push(format!(
+            "goodness of fit of `{}`: {}",
+            g.model,
+            g.describe()
+        ));
+    }
+    let mut per_model: Vec<String> = Vec::new();
+    for (m, mf) in fit.models.iter().enumerate() {
+        let mut lines = Vec::new();
+        for p in [Parameter::Shift(m), Parameter::Tau(m), Parameter::Omega(m)] {
+            if let Some(q) = fit.parameter(p) {
+                lines.push(format!("{}: {}", q.label, q.describe()));
+                if let Status::Refused { diagnosis, .. } = &q.status {
+                    lines.push(format!("  {diagnosis}"));
+                }
+            }
+        }
+        if fit
+            .parameter(Parameter::Omega(m))
+            .is_some_and(|q| q.status != Status::Estimated)
+        {
+            lines.push(
+                "  run_sd is not written below: it was not estimated (the scenario runs without it)"
+                    .to_string(),
+            );
+        }
+        lines.extend(
+            mf.traces
+                .as_ref()
+                .and_then(super::fit_checks::token_sigma_note),
+        );
+        match &mf.attractor {
+            Some(a) => lines.push(format!(
+                "attractor share of `{}`: {:.3}{} from {} wrong answers",
+                mf.name,
+                a.share,
+                a.se.map_or(String::new(), |se| share_interval_text(a.share, se)),
+                a.wrong_answers
+            )),
+            None => lines.push(format!(
+                "attractor = 0.0 for `{}`: no answers in the input, NOT ESTIMATED; no experiment below rests on it (maj@k is swept over attractor shares {ATTRACTOR_SWEEP:?} instead)",
+                mf.name
+            )),
+        }
+        per_model.push(comment_lines(&lines));
+    }
+    for m in (0..names.len()).filter(|&m| twins[m]) {
+        per_model.push(comment_lines(&[format!(
+            "`{}` without its run_sd {}: for the experiments that do not model per-run noise ({}); their numbers take the samples of a run as independent",
+            names[m],
+            run_sd[m].unwrap_or(0.0),
+            TWIN_USERS
+        )]));
+    }
+    let headers = body.lines().filter(|l| *l == "[[model]]").count();
+    let mut out = comment_lines(&top);
+    if headers == per_model.len() {
+        let mut k = 0;
+        for line in body.lines() {
+            if line == "[[model]]" {
+                out.push_str(&per_model[k]);
+                k += 1;
+            }
+            out.push_str(line);
+            out.push('\n');
+        }
+    } else {
+        out.extend(per_model);
+        out.push_str(&body);
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::analyze::data::ModelSamples;
+    use crate::analyze::fit::{fit_models, FitOptions, ParameterFit, Status};
+    use crate::analyze::joint_fit::{IntervalKind, Parameter};
+    use crate::scenario::Scenario;
+
+    /// The models of canonical JSONL `text`.
+    fn read(text: &str) -> Vec<ModelSamples> {
+        use crate::analyze::read::{read_samples, Format, ReadOptions};
+        let mut reader = std::io::Cursor::new(text.as_bytes());
+        read_samples(
+            Format::Jsonl,
+            &mut reader,
+            "t.jsonl",
+            &ReadOptions::default(),
+        )
+        .unwrap()
+        .models
+    }
+
+    /// Canonical JSONL of two models on shared problems drawn by evalsim's generator, with
+    /// answers and output tokens.
+    fn two_models_with_tokens() -> String {
+        use crate::sim::synth::{for_each_row, SynthAnswer, SynthSpec};
+        let mut text = String::new();
+        for (name, mu) in [("a", 0.4), ("b", -0.2)] {
+            let spec = SynthSpec {
+                model: name.to_string(),
+                problems: 120,
+                samples: 8,
+                mu,
+                sigma: 1.5,
+                attractor: 0.4,
+                tokens: true,
+                seed: 5,
+            };
+            for_each_row(&spec, |row| {
+                let answer = match row.answer {
+                    SynthAnswer::Right => "r".to_string(),
+                    SynthAnswer::Attractor => "x".to_string(),
+                    SynthAnswer::OneOff => format!("o{}", row.sample),
+                };
+                text += &format!(
+                    "{{\"problem_id\": \"q{}\", \"model\": \"{name}\", \"correct\": {}, \"answer\": \"{answer}\", \"output_tokens\": {}}}\n",
+                    row.problem,
+                    row.correct,
+                    row.output_tokens.unwrap_or(1.0)
+                );
+                Ok::<(), ()>(())
+            })
+            .unwrap();
+        }
+        text
+    }
+
+    #[test]
+    fn fitted_scenario_dropped_the_estimated_run_sd_and_had_no_budget_or_cost_experiment() {
+        let models = read(&two_models_with_tokens());
+        let refs: Vec<&ModelSamples> = models.iter().collect();
+        let mut fit = fit_models(&refs, "t.jsonl", &FitOptions::default()).unwrap();
+        // the scenario writer given run_sds estimated on top of the fitted shift_sds (a fit with
+        // runs takes a minute; the writer sees only the result)
+        for (m, omega) in [(0, 0.7), (1, 0.5)] {
+            fit.parameters.push(ParameterFit {
+                parameter: Parameter::Omega(m),
+                label: format!("run_sd of `{}`", fit.models[m].name),
+                value: omega,
+                se: Some(0.1),
+                lower: Some(omega - 0.2),
+                upper: Some(omega + 0.2),
+                interval: Some(IntervalKind::Wald),
+                status: Status::Estimated,
+            });
+        }
+        // and a shift_sd for `b` to combine its run_sd with
+        for q in &mut fit.parameters {
+            if q.parameter == Parameter::Tau(1) {
+                q.value = 0.4;
+            }
+        }
+        let text = super::scenario_toml(&fit, &FitOptions::default()).unwrap();
+        let s = Scenario::from_toml(&text, "fitted", "fitted.toml")
+            .unwrap_or_else(|e| panic!("the fitted scenario loads: {e}\n{text}"));
+        let model = |name: &str| s.models.iter().find(|m| m.name == name).unwrap();
+        assert_eq!(model("a").run_sd, 0.7, "{text}");
+        assert_eq!(model("b").run_sd, 0.5, "{text}");
+        assert_eq!(model("a-without-run-sd").run_sd, 0.0);
+        assert_eq!(model("b").shift_sd, 0.4);
+        assert_eq!(model("b-without-run-sd").shift_sd, 0.4);
+        let value: toml::Value = toml::from_str(&text).unwrap();
+        let kinds: Vec<&str> = value["experiment"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["kind"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            kinds,
+            ["curves", "head-to-head", "plan", "budget", "cost"],
+            "{text}"
+        );
+        let budget = &value["experiment"][3];
+        let budgets: Vec<f64> = budget["budgets"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_float().unwrap())
+            .collect();
+        // the generator's median correct trace is 2000 (2 - p) tokens: the budgets span it
+        assert!(
+            budgets[0] < 2000.0 && *budgets.last().unwrap() > 6000.0,
+            "{budgets:?}"
+        );
+        assert!(budgets.windows(2).all(|w| w[0] < w[1]));
+        assert_eq!(
+            value["experiment"][2]["model"].as_str(),
+            Some("a-without-run-sd")
+        );
+        assert!(text.contains("`a` without its run_sd 0.7"), "{text}");
+    }
+
+    /// 164 problems x 10 samples without answers, shaped like the human-eval fixture: 60
+    /// problems never solved, 100 always, 4 in between.
+    fn human_eval_shape() -> String {
+        let mut text = String::new();
+        for i in 0..164 {
+            let c = match i {
+                0..60 => 0,
+                60..160 => 10,
+                _ => 3 + (i - 160),
+            };
+            for s in 0..10 {
+                text += &format!("{{\"problem_id\": \"p{i}\", \"correct\": {}}}\n", s < c);
+            }
+        }
+        text
+    }
+
+    #[test]
+    fn fit_of_human_eval_said_nothing_about_fit_quality_and_assumed_attractor_0() {
+        let models = read(&human_eval_shape());
+        let fit = fit_models(&[&models[0]], "he.jsonl", &FitOptions::default()).unwrap();
+        let g = &fit.goodness[0];
+        // sigma falls back to 2: about 7 problems expected at c = 0 against 60 observed
+        assert!(g.poor(), "{g:?}");
+        assert!(
+            g.bins[0].observed == 60 && g.bins[0].expected < 10.0,
+            "{g:?}"
+        );
+        assert!(
+            fit.warnings
+                .iter()
+                .any(|w| w.contains("the fit is poor") && w.contains("sigma (fallback 2)")),
+            "{:?}",
+            fit.warnings
+        );
+        // no answers: no maj@k at an assumed attractor, an attractor sweep instead, and why
+        assert!(fit.warnings.iter().any(|w| w.contains("no answers")));
+        let value: toml::Value = toml::from_str(&fit.scenario_toml).unwrap();
+        let experiments = value["experiment"].as_array().unwrap();
+        assert!(experiments
+            .iter()
+            .all(|e| e["kind"].as_str() != Some("curves")));
+        let sweep = experiments
+            .iter()
+            .find(|e| e["kind"].as_str() == Some("attractor-sweep"))
+            .expect("an attractor sweep");
+        assert_eq!(sweep["attractor"].as_array().unwrap().len(), 5);
+        Scenario::from_toml(&fit.scenario_toml, "he", "he.toml").unwrap();
+        assert!(fit.scenario_toml.contains("goodness of fit of"));
+    }
+
+    #[test]
+    fn goodness_of_fit_rejects_at_its_level_on_data_drawn_from_the_model() {
+        use crate::sim::synth::{for_each_row, SynthSpec};
+        // 100 data sets of one model (N = 150, n = 8) drawn from the fitted family: the share
+        // with p < 0.05 must be within 3 binomial SDs of 5% (at most 11 of 100)
+        let mut rejected = 0;
+        let sets = 100;
+        for seed in 0..sets {
+            let spec = SynthSpec {
+                model: "m".to_string(),
+                problems: 150,
+                samples: 8,
+                mu: 0.3,
+                sigma: 1.4,
+                attractor: 0.3,
+                tokens: false,
+                seed: 9000 + seed,
+            };
+            let mut text = String::new();
+            for_each_row(&spec, |row| {
+                text += &format!(
+                    "{{\"problem_id\": \"q{}\", \"correct\": {}}}\n",
+                    row.problem, row.correct
+                );
+                Ok::<(), ()>(())
+            })
+            .unwrap();
+            let models = read(&text);
+            let fit = fit_models(&[&models[0]], "m.jsonl", &FitOptions::default()).unwrap();
+            if fit.goodness[0].p_value.is_some_and(|p| p < 0.05) {
+                rejected += 1;
+            }
+        }
+        println!("goodness of fit: {rejected} of {sets} data sets with p < 0.05");
+        assert!(rejected <= 11, "{rejected} of {sets}");
+    }
+}

@@ -69,7 +69,7 @@ fn note_votes(c: &mut Criterion) {
         |b| {
             b.iter(|| {
                 for i in 0..2 {
-                    black_box(run(&s, i, &|_| {}).expect("runs"));
+                    black_box(run(&s, i, &|_| {}));
                 }
             })
         },
@@ -125,15 +125,15 @@ fn note_budget(c: &mut Criterion) {
     assert_eq!(draws, 240_000 + 240_000 + 480_000);
     g.throughput(Throughput::Elements(draws));
     g.bench_function("peer section f: budget (traces, all threads)", |b| {
-        b.iter(|| black_box(run(&s, 0, &|_| {}).expect("runs")))
+        b.iter(|| black_box(run(&s, 0, &|_| {})))
     });
     g.bench_function("peer section g: cost (traces + votes, all threads)", |b| {
-        b.iter(|| black_box(run(&s, 1, &|_| {}).expect("runs")))
+        b.iter(|| black_box(run(&s, 1, &|_| {})))
     });
     g.bench_function("peer sections f+g: budget + cost (all threads)", |b| {
         b.iter(|| {
             for i in 0..2 {
-                black_box(run(&s, i, &|_| {}).expect("runs"));
+                black_box(run(&s, i, &|_| {}));
             }
         })
     });
@@ -249,7 +249,7 @@ fn note_noise(c: &mut Criterion) {
         (2, "peer section e: head-to-head"),
     ] {
         g.bench_function(label, |b| {
-            b.iter(|| black_box(run(&s, i, &|_| {}).expect("runs")))
+            b.iter(|| black_box(run(&s, i, &|_| {})))
         });
     }
     // The simulated part alone: the same samplers, draws, streams and histograms as the

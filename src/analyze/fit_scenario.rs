@@ -182,7 +182,7 @@ pub(crate) fn scenario_toml(
     let sigma_fit = positive(value(Parameter::Sigma));
     let sigma_written = if sigma_fit > 0.0 { sigma_fit } else { 1e-4 };
     let residual = crate::exact::plan::conditional_b(sigma_written, tau_a, tau_b).2;
-    let plan_fits = residual <= crate::exact::plan::MAX_SHIFT_SD;
+    let plan_fits = residual <= crate::exact::plan::MAX_PLAN_SHIFT_SD;
     let plan_blocked = super::fit_checks::plan_blocker(fit);
     if names.len() >= 2 && plan_fits && plan_blocked.is_none() {
         let n_obs = fit.models[1].counts.n.clamp(1, 4096) as u64;
@@ -330,7 +330,7 @@ pub(crate) fn scenario_toml(
             "no plan block: with shift_sd {tau_a} for `{}` and {tau_b} for `{}`, B's logit given A's varies with SD {residual:.3}, beyond the plan's {} logits",
             names[0],
             names[1],
-            crate::exact::plan::MAX_SHIFT_SD
+            crate::exact::plan::MAX_PLAN_SHIFT_SD
         ));
     }
     top.extend(plan_blocked);

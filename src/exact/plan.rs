@@ -139,7 +139,7 @@ pub const TAU_Z_INTERVALS: usize = 4_000;
 /// Largest per-problem disagreement SD tau (logits) the plan accepts: the Gauss–Hermite rule in e
 /// takes 32.8 tau^2 nodes ([`shift_sd_nodes`]) and [`crate::exact::quadrature`] computes at most
 /// 192.
-pub const MAX_SHIFT_SD: f64 = 3.0;
+pub const MAX_PLAN_SHIFT_SD: f64 = 3.0;
 
 /// Gauss–Hermite nodes in e for a disagreement SD `tau`: max(24, ceil(32.8 tau^2)), at most 192.
 /// E over e of a logistic in tau e is analytic in a strip of half-width pi / tau, where an m-node
@@ -174,11 +174,11 @@ pub fn conditional_b(sigma: f64, tau_a: f64, tau_b: f64) -> (f64, f64, f64) {
 }
 
 /// The largest tau a model A may carry in a plan (B with the same tau) for the residual SD r of
-/// [`conditional_b`] to stay within [`MAX_SHIFT_SD`]: the root u = tau^2 of u (2 sigma^2 + u) =
+/// [`conditional_b`] to stay within [`MAX_PLAN_SHIFT_SD`]: the root u = tau^2 of u (2 sigma^2 + u) =
 /// M^2 (sigma^2 + u), u = (M^2 - 2 sigma^2 + sqrt((2 sigma^2 - M^2)^2 + 4 M^2 sigma^2)) / 2.
 /// M / sqrt 2 (about 2.12) for large sigma, M at sigma = 0. Time: O(1).
 pub fn max_model_shift_sd(sigma: f64) -> f64 {
-    let (m2, s2) = (MAX_SHIFT_SD * MAX_SHIFT_SD, sigma * sigma);
+    let (m2, s2) = (MAX_PLAN_SHIFT_SD * MAX_PLAN_SHIFT_SD, sigma * sigma);
     let b = 2.0 * s2 - m2;
     (0.5 * (-b + (b * b + 4.0 * m2 * s2).sqrt())).sqrt()
 }
@@ -214,7 +214,7 @@ impl PopulationNodes {
     ///
     /// # Panics
     /// If `mu`, `gap` are not finite, `sigma` is negative or not finite, or `tau` is not in
-    /// [0, [`MAX_SHIFT_SD`]].
+    /// [0, [`MAX_PLAN_SHIFT_SD`]].
     pub fn with_shift_sd(
         mu: f64,
         sigma: f64,
@@ -226,8 +226,8 @@ impl PopulationNodes {
             return PopulationNodes::new(mu, sigma, gap, f);
         }
         assert!(
-            (0.0..=MAX_SHIFT_SD).contains(&tau),
-            "tau must lie in [0, {MAX_SHIFT_SD}]"
+            (0.0..=MAX_PLAN_SHIFT_SD).contains(&tau),
+            "tau must lie in [0, {MAX_PLAN_SHIFT_SD}]"
         );
         assert!(
             mu.is_finite() && gap.is_finite(),
@@ -247,7 +247,7 @@ impl PopulationNodes {
     ///
     /// # Panics
     /// If `mu`, `gap` are not finite, `sigma` is negative or not finite, `tau_a` or `tau_b` is
-    /// negative or not finite, or the residual SD r exceeds [`MAX_SHIFT_SD`].
+    /// negative or not finite, or the residual SD r exceeds [`MAX_PLAN_SHIFT_SD`].
     pub fn with_deviations(
         mu: f64,
         sigma: f64,
@@ -265,8 +265,8 @@ impl PopulationNodes {
         assert!(sigma.is_finite() && sigma >= 0.0, "sigma must be >= 0");
         let (s_a, c, r) = conditional_b(sigma, tau_a, tau_b);
         assert!(
-            (0.0..=MAX_SHIFT_SD).contains(&r),
-            "the residual SD {r} of B given A must lie in [0, {MAX_SHIFT_SD}]"
+            (0.0..=MAX_PLAN_SHIFT_SD).contains(&r),
+            "the residual SD {r} of B given A must lie in [0, {MAX_PLAN_SHIFT_SD}]"
         );
         PopulationNodes::product((mu, s_a), (mu + gap, c, r), f)
     }
@@ -1031,7 +1031,7 @@ mod tests {
     #[test]
     fn shift_sd_population_moments_equal_nested_brute_force() {
         let (mu, sigma, gap) = (0.2, 2.2, 0.3);
-        for tau in [0.5, 1.5, MAX_SHIFT_SD] {
+        for tau in [0.5, 1.5, MAX_PLAN_SHIFT_SD] {
             let m = PopulationNodes::with_shift_sd(mu, sigma, gap, tau, |p| p).moments();
             let pa = |z: f64| expit(mu + sigma * z);
             let pb = |z: f64, e: f64| expit(mu + gap + sigma * z + tau * e);
@@ -1321,7 +1321,7 @@ mod tests {
         for sigma in [0.5, 2.0, 2.2, 10.0] {
             let t = max_model_shift_sd(sigma);
             let r = conditional_b(sigma, t, t).2;
-            assert!((r - MAX_SHIFT_SD).abs() < 1e-12, "{sigma}: {t} {r}");
+            assert!((r - MAX_PLAN_SHIFT_SD).abs() < 1e-12, "{sigma}: {t} {r}");
         }
     }
 

@@ -27,7 +27,7 @@ pub const MAX_PLAN_MODES_K: u64 = 16;
 
 /// Largest n x (public + fresh problems) of a contamination experiment.
 const MAX_CONTAMINATION_SUPPORT: u64 = 40_000;
-use crate::exact::plan::MAX_SHIFT_SD as MAX_PLAN_SHIFT_SD;
+use crate::exact::plan::MAX_PLAN_SHIFT_SD;
 use crate::exact::run_corr::MAX_OMEGA;
 use crate::model::{
     Benchmark, Difficulty, Fallback, Grader, Model, Placement, RateSource, ThresholdVerifier,

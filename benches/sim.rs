@@ -248,9 +248,7 @@ fn note_noise(c: &mut Criterion) {
         (1, "peer section d: vote-spread maj@16"),
         (2, "peer section e: head-to-head"),
     ] {
-        g.bench_function(label, |b| {
-            b.iter(|| black_box(run(&s, i, &|_| {})))
-        });
+        g.bench_function(label, |b| b.iter(|| black_box(run(&s, i, &|_| {}))));
     }
     // The simulated part alone: the same samplers, draws, streams and histograms as the
     // experiments (sampler set-up included), no exact values.

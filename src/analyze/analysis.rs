@@ -109,7 +109,7 @@ pub struct Analysis {
     /// The paired comparison (second model minus first), when asked for.
     pub comparison: Option<Comparison>,
     /// The leaderboard, when the inputs hold more than two models and no comparison was asked
-    /// for ([`super::leaderboard`]).
+    /// for ([`super::leaderboard()`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub leaderboard: Option<Leaderboard>,
 }

@@ -3,12 +3,12 @@
 //! interval per model, and the benchmark's resolution at this N and n.
 //!
 //! - **Scores** use each model's own problems: pass@1 (the mean score for partial credit) with
-//!   the interval every score of `analyze` has ([`super::summary::reported_interval`]: Wilson
+//!   the interval every score of `analyze` has (`summary::reported_interval`: Wilson
 //!   with effective sample size, clustered when the problems carry clusters), and pass@k /
 //!   maj@k at the leaderboard's k copied from the model's summary. Models are sorted by pass@1
 //!   (ties by name).
 //! - **Pairs** use the problems both models share: the paired difference of pass@1
-//!   ([`super::compare::paired_values`], the computation of `analyze --compare`) with its
+//!   (`compare::paired_values`, the computation of `analyze --compare`) with its
 //!   interval, and the two-sided paired t-test p = 2 P(T > |d| / SE), T ~ t(N - 1) (with
 //!   clusters, the CR2 clustered SE with Bell-McCaffrey degrees of freedom, as the interval);
 //!   when every shared problem has the same difference
@@ -17,7 +17,7 @@
 //!   Holm-adjusted (step-down, family-wise error <= 5% under any dependence between the tests);
 //!   a pair is **resolved** when its adjusted p < 0.05.
 //! - **Rank intervals** follow from the resolved pairs: model m ranks in
-//!   [1 + #models resolved better than m, K - #models resolved worse than m]. Whenever no
+//!   \[1 + #models resolved better than m, K - #models resolved worse than m\]. Whenever no
 //!   resolved pair is wrong (in existence or in direction), every model's true rank lies in its
 //!   interval, so the intervals hold simultaneously with the Holm tests' family-wise level,
 //!   with no resampling; tied true scores count as any of the ranks they share. The

@@ -4,7 +4,7 @@
 //! [`crate::sim::leaderboard::LeaderboardSampler`] whose true scores are known exactly.
 //!
 //! A model whose true score ties with others may take any rank of the tie, so its interval
-//! covers only when it holds all of them: [1 + #truly better, K - #truly worse]. With every
+//! covers only when it holds all of them: \[1 + #truly better, K - #truly worse\]. With every
 //! model equal that is [1, K] for all, and coverage is one minus the family-wise error.
 //!
 //! Replicates run in parallel, each on its own stream keyed by its index: the same numbers for

@@ -9,8 +9,8 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 use plotters::style::FontStyle;
 
 use super::plot::{
-    format_linear, nice_ticks, png_scale, rasterise, register_fonts, PlotError, TickAxis,
-    CAPTION_SIZE, FONT, PALETTE, TITLE_SIZE,
+    draw_colour_bar, format_linear, nice_ticks, png_scale, rasterise, register_fonts, PlotError,
+    TickAxis, CAPTION_SIZE, FONT, PALETTE, TITLE_SIZE,
 };
 
 /// One row of a forest plot.
@@ -349,47 +349,11 @@ fn draw_triangle<DB: DrawingBackend>(
     let (_, rows_px) = chart.plotting_area().get_pixel_range();
     let top = rows_px.start - bar.get_base_pixel().1;
     let bottom = rows_px.end - bar.get_base_pixel().1;
-    let (lo, hi) = fig.range;
-    if !(hi > lo && bottom > top) {
-        return Ok(());
-    }
-    let (x0, x1) = (8, 26);
-    let steps = 64;
-    let height = f64::from(bottom - top);
-    for i in 0..steps {
-        let y_hi = bottom - (height * f64::from(i + 1) / f64::from(steps)).round() as i32;
-        let y_lo = bottom - (height * f64::from(i) / f64::from(steps)).round() as i32;
-        let v = lo + (hi - lo) * (f64::from(i) + 0.5) / f64::from(steps);
-        bar.draw(&Rectangle::new(
-            [(x0, y_hi), (x1, y_lo)],
-            heat_colour(v, fig.range).filled(),
-        ))?;
-    }
-    bar.draw(&Rectangle::new(
-        [(x0, top), (x1, bottom)],
-        RGBColor(150, 150, 150).stroke_width(1),
-    ))?;
-    let (ticks, decimals) = nice_ticks(lo, hi, 5);
-    let style = TextStyle::from((FONT, 13).into_font()).pos(Pos::new(HPos::Left, VPos::Center));
-    for t in ticks {
-        let y = bottom - ((t - lo) / (hi - lo) * height).round() as i32;
-        bar.draw(&PathElement::new(
-            vec![(x1, y), (x1 + 4, y)],
-            RGBColor(100, 100, 100).stroke_width(1),
-        ))?;
-        bar.draw(&Text::new(
-            format_linear(t, decimals),
-            (x1 + 7, y),
-            style.clone(),
-        ))?;
-    }
-    let label = TextStyle::from((FONT, 15).into_font())
-        .transform(FontTransform::Rotate270)
-        .pos(Pos::new(HPos::Center, VPos::Center));
-    bar.draw(&Text::new(
-        fig.scale_label.clone(),
-        (BAR_W as i32 - 14, (top + bottom) / 2),
-        label,
-    ))?;
-    Ok(())
+    draw_colour_bar(
+        &bar,
+        (fig.range, 1.0),
+        &fig.scale_label,
+        BAR_W,
+        (top, bottom),
+    )
 }

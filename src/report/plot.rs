@@ -1720,20 +1720,29 @@ fn draw_heat_panel<DB: DrawingBackend>(
     let (_, rows_px) = chart.plotting_area().get_pixel_range();
     let top = rows_px.start - bar_area.get_base_pixel().1;
     let bottom = rows_px.end - bar_area.get_base_pixel().1;
-    draw_colour_bar(&bar_area, p, (top, bottom))
+    draw_colour_bar(
+        &bar_area,
+        (p.range, p.scale_factor),
+        &p.scale_label,
+        COLOUR_BAR_W,
+        (top, bottom),
+    )
 }
 
 /// Width of a heat map's colour bar strip, in pixels.
 const COLOUR_BAR_W: u32 = 100;
 
-/// The colour bar of a heat panel: its colours from `range.0` (bottom) to `range.1` (top)
-/// between pixel rows `top` and `bottom` of `area`, ticks in display units and the label.
-fn draw_colour_bar<DB: DrawingBackend>(
+/// A heat map's colour bar: its colours from `range.0` (bottom) to `range.1` (top) between
+/// pixel rows `top` and `bottom` of `area` (a strip `width` pixels wide), ticks in display units
+/// (the values times `scale_factor`) and `label` rotated beside them.
+pub(crate) fn draw_colour_bar<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
-    p: &HeatPanel,
+    (range, scale_factor): ((f64, f64), f64),
+    label: &str,
+    width: u32,
     (top, bottom): (i32, i32),
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
-    let (lo, hi) = p.range;
+    let (lo, hi) = range;
     if !(hi > lo && lo.is_finite() && hi.is_finite() && bottom > top) {
         return Ok(());
     }
@@ -1746,14 +1755,14 @@ fn draw_colour_bar<DB: DrawingBackend>(
         let v = lo + (hi - lo) * (f64::from(i) + 0.5) / f64::from(steps);
         area.draw(&Rectangle::new(
             [(x0, y_hi), (x1, y_lo)],
-            heat_colour(v, p.range).filled(),
+            heat_colour(v, range).filled(),
         ))?;
     }
     area.draw(&Rectangle::new(
         [(x0, top), (x1, bottom)],
         RGBColor(150, 150, 150).stroke_width(1),
     ))?;
-    let f = p.scale_factor;
+    let f = scale_factor;
     let (ticks, decimals) = nice_ticks(lo * f, hi * f, 5);
     let style =
         TextStyle::from((FONT, 13).into_font()).pos(plotters::style::text_anchor::Pos::new(
@@ -1772,16 +1781,16 @@ fn draw_colour_bar<DB: DrawingBackend>(
             style.clone(),
         ))?;
     }
-    let label = TextStyle::from((FONT, 15).into_font())
+    let label_style = TextStyle::from((FONT, 15).into_font())
         .transform(FontTransform::Rotate270)
         .pos(plotters::style::text_anchor::Pos::new(
             plotters::style::text_anchor::HPos::Center,
             plotters::style::text_anchor::VPos::Center,
         ));
     area.draw(&Text::new(
-        p.scale_label.clone(),
-        (COLOUR_BAR_W as i32 - 14, (top + bottom) / 2),
-        label,
+        label.to_string(),
+        (width as i32 - 14, (top + bottom) / 2),
+        label_style,
     ))?;
     Ok(())
 }

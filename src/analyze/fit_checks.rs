@@ -32,14 +32,14 @@ pub(crate) fn token_sigma_note(t: &TraceFit) -> Option<String> {
     })
 }
 
-/// Why the fitted scenario gets no `plan` block although it has two models: the plan compares
-/// the first two models with their shift_sd, and one of those was refused (held at the
-/// fallback 0, which is not a measurement).
-pub(crate) fn plan_blocker(fit: &FitResult) -> Option<String> {
+/// Why the fitted scenario gets no `plan` block for models `a` and `b`: the plan compares them
+/// with their shift_sd, and one of those was refused (held at the fallback 0, which is not a
+/// measurement).
+pub(crate) fn plan_blocker(fit: &FitResult, a: usize, b: usize) -> Option<String> {
     if fit.models.len() < 2 {
         return None;
     }
-    let refused: Vec<String> = [Parameter::Tau(0), Parameter::Tau(1)]
+    let refused: Vec<String> = [Parameter::Tau(a), Parameter::Tau(b)]
         .iter()
         .filter_map(|&p| fit.parameter(p))
         .filter(|q| matches!(q.status, Status::Refused { .. }))
@@ -48,8 +48,8 @@ pub(crate) fn plan_blocker(fit: &FitResult) -> Option<String> {
     (!refused.is_empty()).then(|| {
         format!(
             "no plan block: the plan rests on the shift_sd of `{}` and `{}`, and {} was not estimated (held at 0, a fallback, not a measurement)",
-            fit.models[0].name,
-            fit.models[1].name,
+            fit.models[a].name,
+            fit.models[b].name,
             refused.join(" and ")
         )
     })

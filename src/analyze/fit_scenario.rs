@@ -90,6 +90,24 @@ pub(crate) fn token_budgets(traces: &[&super::fit::TraceFit]) -> Option<Vec<f64>
     (out.len() >= 2).then_some(out)
 }
 
+/// The whole ranking's chance of a reversal that the plans of a leaderboard fit aim at: each of
+/// the K - 1 adjacent pairs gets 5% / (K - 1), so all orders hold together at 95% or more.
+const LEADERBOARD_LOSS: f64 = 0.05;
+
+/// The (A, B) model pairs a fitted scenario plans for: (0, 1) for two models; for more, each
+/// adjacent pair in the order of the fitted shifts (`shift(m)`, ties by index), the lower as A.
+fn plan_pairs(models: usize, shift: impl Fn(usize) -> f64) -> Vec<(usize, usize)> {
+    match models {
+        0 | 1 => Vec::new(),
+        2 => vec![(0, 1)],
+        _ => {
+            let mut order: Vec<usize> = (0..models).collect();
+            order.sort_by(|&a, &b| shift(a).total_cmp(&shift(b)).then(a.cmp(&b)));
+            order.windows(2).map(|w| (w[0], w[1])).collect()
+        }
+    }
+}
+
 /// The fitted scenario, written with the serde types that read scenario files (so it reads
 /// back as one): a title, the seed, the benchmark (mu, sigma of the reference model), one
 /// `[[model]]` per model with its name, `shift`, `shift_sd`, attractor share and token block,
@@ -163,29 +181,50 @@ pub(crate) fn scenario_toml(
             0..0,
             RawExperiment {
                 kind: at(ExperimentKind::HeadToHead),
+                // one name per head-to-head when there are several (a scenario refuses two of
+                // one kind with the same name)
+                name: (names.len() > 2)
+                    .then(|| Spanned::new(0..0, format!("head-to-head-{}-{b}", names[0]))),
                 a: at(names[0].clone()),
                 b: at(b.clone()),
                 ..RawExperiment::default()
             },
         ));
     }
-    // The plan imagines model 2 as B: A (model 1) keeps its own shift_sd, and the block gives
-    // B's when it differs. A pair whose residual SD of B given A exceeds the plan's quadrature
-    // gets no plan block (said at the top).
-    let (tau_a, tau_b) = (
-        decimals4(value(Parameter::Tau(0))),
-        decimals4(value(Parameter::Tau(1))),
-    );
     // A scenario's benchmark needs sigma > 0: a fit at the boundary (no shared problem effect,
     // every model's spread in its own shift_sd) is written as the smallest value the file's
     // four decimals hold, and said so at the top.
     let sigma_fit = positive(value(Parameter::Sigma));
     let sigma_written = if sigma_fit > 0.0 { sigma_fit } else { 1e-4 };
-    let residual = crate::exact::plan::conditional_b(sigma_written, tau_a, tau_b).2;
-    let plan_fits = residual <= crate::exact::plan::MAX_PLAN_SHIFT_SD;
-    let plan_blocked = super::fit_checks::plan_blocker(fit);
-    if names.len() >= 2 && plan_fits && plan_blocked.is_none() {
-        let n_obs = fit.models[1].counts.n.clamp(1, 4096) as u64;
+    // The plan imagines B against A: with two models, model 2 against model 1; with more (a
+    // leaderboard), each adjacent pair in the fitted order, the lower as A, at the loss-or-tie
+    // target 5% / (K - 1) so that all K - 1 adjacent orders hold together at 95% (Bonferroni).
+    // A keeps its own shift_sd and the block gives B's when it differs. A pair whose residual
+    // SD of B given A exceeds the plan's quadrature, or whose shift_sd was not estimated, gets
+    // no plan block (said at the top).
+    let pairs = plan_pairs(names.len(), |m| value(Parameter::Shift(m)));
+    let leaderboard = names.len() > 2;
+    let mut plan_notes = Vec::new();
+    for &(lo, hi) in &pairs {
+        let (tau_a, tau_b) = (
+            decimals4(value(Parameter::Tau(lo))),
+            decimals4(value(Parameter::Tau(hi))),
+        );
+        let residual = crate::exact::plan::conditional_b(sigma_written, tau_a, tau_b).2;
+        if residual > crate::exact::plan::MAX_PLAN_SHIFT_SD {
+            plan_notes.push(format!(
+                "no plan block: with shift_sd {tau_a} for `{}` and {tau_b} for `{}`, B's logit given A's varies with SD {residual:.3}, beyond the plan's {} logits",
+                names[lo],
+                names[hi],
+                crate::exact::plan::MAX_PLAN_SHIFT_SD
+            ));
+            continue;
+        }
+        if let Some(blocked) = super::fit_checks::plan_blocker(fit, lo, hi) {
+            plan_notes.push(blocked);
+            continue;
+        }
+        let n_obs = fit.models[hi].counts.n.clamp(1, 4096) as u64;
         let mut samples = vec![1, n_obs];
         samples.dedup();
         let mut plan_problems = vec![
@@ -198,11 +237,17 @@ pub(crate) fn scenario_toml(
             0..0,
             RawExperiment {
                 kind: at(ExperimentKind::Plan),
-                model: at(pooled(0)),
-                gap_logits: at(vec![decimals4(value(Parameter::Shift(1)))]),
+                name: leaderboard
+                    .then(|| Spanned::new(0..0, format!("plan-{}-{}", names[hi], names[lo]))),
+                model: at(pooled(lo)),
+                gap_logits: at(vec![decimals4(
+                    value(Parameter::Shift(hi)) - value(Parameter::Shift(lo)),
+                )]),
                 problems: at(plan_problems),
                 samples: at(samples),
                 shift_sd: (tau_b != tau_a).then(|| Spanned::new(0..0, tau_b)),
+                target_loss_or_tie: leaderboard
+                    .then(|| Spanned::new(0..0, LEADERBOARD_LOSS / (names.len() - 1) as f64)),
                 ..RawExperiment::default()
             },
         ));
@@ -325,15 +370,7 @@ pub(crate) fn scenario_toml(
             "sigma is fitted at {sigma_fit} (no spread shared by the models' problems); the benchmark below takes sigma = {sigma_written}, the smallest a scenario's four decimals hold above 0"
         ));
     }
-    if names.len() >= 2 && !plan_fits {
-        top.push(format!(
-            "no plan block: with shift_sd {tau_a} for `{}` and {tau_b} for `{}`, B's logit given A's varies with SD {residual:.3}, beyond the plan's {} logits",
-            names[0],
-            names[1],
-            crate::exact::plan::MAX_PLAN_SHIFT_SD
-        ));
-    }
-    top.extend(plan_blocked);
+    top.extend(plan_notes);
     top.extend(fit.warnings.iter().map(|w| format!("WARNING: {w}")));
     for c in &fit.correlations {
         top.push(format!(
@@ -472,6 +509,73 @@ mod tests {
             .unwrap();
         }
         text
+    }
+
+    #[test]
+    fn a_fit_of_three_models_wrote_duplicate_head_to_head_names_and_planned_only_two_of_them() {
+        use crate::sim::synth::{for_each_row, SynthAnswer, SynthSpec};
+        let mut text = String::new();
+        for (name, mu) in [("mid", 0.2), ("top", 0.9), ("low", -0.5)] {
+            let spec = SynthSpec {
+                model: name.to_string(),
+                problems: 150,
+                samples: 8,
+                mu,
+                sigma: 1.5,
+                attractor: 0.4,
+                tokens: false,
+                seed: 9,
+            };
+            for_each_row(&spec, |row| {
+                let answer = match row.answer {
+                    SynthAnswer::Right => "r".to_string(),
+                    SynthAnswer::Attractor => "x".to_string(),
+                    SynthAnswer::OneOff => format!("o{}", row.sample),
+                };
+                text += &format!(
+                    "{{\"problem_id\": \"q{}\", \"model\": \"{name}\", \"correct\": {}, \"answer\": \"{answer}\"}}\n",
+                    row.problem, row.correct
+                );
+                Ok::<(), ()>(())
+            })
+            .unwrap();
+        }
+        let models = read(&text);
+        let refs: Vec<&ModelSamples> = models.iter().collect();
+        let fit = fit_models(&refs, "t.jsonl", &FitOptions::default()).unwrap();
+        let shift = |m: usize| fit.parameter(Parameter::Shift(m)).map_or(0.0, |q| q.value);
+        assert!(
+            shift(2) < 0.0 && 0.0 < shift(1),
+            "fitted order low < mid < top"
+        );
+        let value: toml::Value = toml::from_str(&fit.scenario_toml).unwrap();
+        let plans: Vec<&toml::Value> = value["experiment"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["kind"].as_str() == Some("plan"))
+            .collect();
+        // Each adjacent pair in the fitted order, the lower as A, at 5% / (K - 1) each.
+        assert_eq!(plans.len(), 2, "{}", fit.scenario_toml);
+        for (plan, (a, name, gap)) in plans.iter().zip([
+            ("low", "plan-mid-low", -shift(2)),
+            ("mid", "plan-top-mid", shift(1)),
+        ]) {
+            assert_eq!(plan["model"].as_str(), Some(a));
+            assert_eq!(plan["name"].as_str(), Some(name));
+            let written = plan["gap_logits"][0].as_float().unwrap();
+            assert!((written - gap).abs() <= 5e-5, "{written} against {gap}");
+            assert_eq!(plan["target_loss_or_tie"].as_float(), Some(0.025));
+        }
+        let names: Vec<&str> = value["experiment"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["kind"].as_str() == Some("head-to-head"))
+            .filter_map(|e| e["name"].as_str())
+            .collect();
+        assert_eq!(names, ["head-to-head-mid-top", "head-to-head-mid-low"]);
+        Scenario::from_toml(&fit.scenario_toml, "fitted", "fitted.toml").unwrap();
     }
 
     #[test]

@@ -90,6 +90,44 @@ pub(crate) fn token_budgets(traces: &[&super::fit::TraceFit]) -> Option<Vec<f64>
     (out.len() >= 2).then_some(out)
 }
 
+/// Experiment names built from model names, valid for the scenario loader and distinct: each
+/// character other than an ASCII letter, digit, `_` or `-` becomes `_` (`gpt-3.5-turbo` or
+/// `org/model` would be refused as part of a name), the name is cut to
+/// [`crate::scenario::MAX_EXPERIMENT_NAME`] characters, and a name already given gets `-2`,
+/// `-3`, ... (cut to make room).
+#[derive(Default)]
+struct ExperimentNames {
+    used: std::collections::HashSet<String>,
+}
+
+impl ExperimentNames {
+    fn name(&mut self, parts: &[&str]) -> String {
+        use crate::scenario::MAX_EXPERIMENT_NAME;
+        let base: String = parts
+            .join("-")
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .take(MAX_EXPERIMENT_NAME)
+            .collect();
+        let mut name = base.clone();
+        let mut i = 2;
+        while self.used.contains(&name) {
+            let tail = format!("-{i}");
+            let keep = MAX_EXPERIMENT_NAME - tail.len();
+            name = format!("{}{tail}", &base[..base.len().min(keep)]);
+            i += 1;
+        }
+        self.used.insert(name.clone());
+        name
+    }
+}
+
 /// The whole ranking's chance of a reversal that the plans of a leaderboard fit aim at: each of
 /// the K - 1 adjacent pairs gets 5% / (K - 1), so all orders hold together at 95% or more.
 const LEADERBOARD_LOSS: f64 = 0.05;
@@ -147,6 +185,7 @@ pub(crate) fn scenario_toml(
         .filter(|&m| fit.models[m].attractor.is_some())
         .collect();
     let mut experiment = Vec::new();
+    let mut experiment_names = ExperimentNames::default();
     // maj@k rests on the attractor share: without answers it is not estimated, so such a model
     // gets an attractor sweep instead of curves that would assume one
     if !answered.is_empty() {
@@ -166,8 +205,9 @@ pub(crate) fn scenario_toml(
             0..0,
             RawExperiment {
                 kind: at(ExperimentKind::AttractorSweep),
-                name: (names.len() > 1)
-                    .then(|| Spanned::new(0..0, format!("attractor-sweep-{}", names[m]))),
+                name: (names.len() > 1).then(|| {
+                    Spanned::new(0..0, experiment_names.name(&["attractor-sweep", &names[m]]))
+                }),
                 model: at(pooled(m)),
                 attractor: at(ATTRACTOR_SWEEP.to_vec()),
                 k: at(k_list.clone()),
@@ -183,8 +223,9 @@ pub(crate) fn scenario_toml(
                 kind: at(ExperimentKind::HeadToHead),
                 // one name per head-to-head when there are several (a scenario refuses two of
                 // one kind with the same name)
-                name: (names.len() > 2)
-                    .then(|| Spanned::new(0..0, format!("head-to-head-{}-{b}", names[0]))),
+                name: (names.len() > 2).then(|| {
+                    Spanned::new(0..0, experiment_names.name(&["head-to-head", &names[0], b]))
+                }),
                 a: at(names[0].clone()),
                 b: at(b.clone()),
                 ..RawExperiment::default()
@@ -237,8 +278,12 @@ pub(crate) fn scenario_toml(
             0..0,
             RawExperiment {
                 kind: at(ExperimentKind::Plan),
-                name: leaderboard
-                    .then(|| Spanned::new(0..0, format!("plan-{}-{}", names[hi], names[lo]))),
+                name: leaderboard.then(|| {
+                    Spanned::new(
+                        0..0,
+                        experiment_names.name(&["plan", &names[hi], &names[lo]]),
+                    )
+                }),
                 model: at(pooled(lo)),
                 gap_logits: at(vec![decimals4(
                     value(Parameter::Shift(hi)) - value(Parameter::Shift(lo)),
@@ -509,6 +554,26 @@ mod tests {
             .unwrap();
         }
         text
+    }
+
+    #[test]
+    fn a_fit_named_experiments_after_models_with_dots_which_its_own_loader_refused() {
+        let mut names = super::ExperimentNames::default();
+        assert_eq!(
+            names.name(&["attractor-sweep", "gpt-3.5-turbo"]),
+            "attractor-sweep-gpt-3_5-turbo"
+        );
+        assert_eq!(names.name(&["plan", "org/a.b", "c d"]), "plan-org_a_b-c_d");
+        assert_eq!(
+            names.name(&["plan", "org_a_b", "c_d"]),
+            "plan-org_a_b-c_d-2"
+        );
+        let long = "m".repeat(100);
+        let first = names.name(&["head-to-head", &long]);
+        let second = names.name(&["head-to-head", &long]);
+        assert_eq!(first.len(), crate::scenario::MAX_EXPERIMENT_NAME);
+        assert_eq!(second.len(), crate::scenario::MAX_EXPERIMENT_NAME);
+        assert!(second.ends_with("-2") && first != second);
     }
 
     #[test]

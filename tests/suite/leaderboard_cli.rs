@@ -127,3 +127,22 @@ fn compare_with_three_models_is_refused_not_turned_into_a_leaderboard() {
         .failure()
         .stderr(predicates::str::contains("exactly two models"));
 }
+
+#[test]
+fn fit_of_the_eval_arena_slice_wrote_a_scenario_its_own_loader_refused() {
+    // Model names such as `gpt-3.5-turbo` went into experiment names unchanged, and a `.` is
+    // not allowed in one.
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("fit");
+    evalsim()
+        .arg("fit")
+        .arg(arena())
+        .args(["--quiet", "--no-figures", "--out"])
+        .arg(&out)
+        .assert()
+        .success();
+    let text = read(&out, "scenario.toml");
+    assert!(text.contains("gpt-3_5-turbo"), "{text}");
+    evalsim::scenario::Scenario::from_toml(&text, "fitted", "scenario.toml")
+        .unwrap_or_else(|e| panic!("{e}\n{text}"));
+}

@@ -21,7 +21,7 @@
 //!   resolved pair is wrong (in existence or in direction), every model's true rank lies in its
 //!   interval, so the intervals hold simultaneously with the Holm tests' family-wise level,
 //!   with no resampling; tied true scores count as any of the ranks they share. The
-//!   simulation check is [`super::leaderboard_coverage`] (docs/leaderboard.md).
+//!   simulation check is the suite's `support::leaderboard_coverage` (docs/leaderboard.md).
 //! - **Resolution**: the median paired SE over pairs, times z(0.975) + z(0.80) = 2.80: the true
 //!   difference a single unadjusted 5% test of a typical pair detects with 80% power, in
 //!   points; the median half-width of the pairs' 95% intervals is kept beside it.

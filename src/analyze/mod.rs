@@ -39,7 +39,6 @@ mod fit_scenario;
 pub mod interval;
 pub mod joint_fit;
 pub mod leaderboard;
-pub mod leaderboard_coverage;
 pub mod normalize;
 mod optimise;
 pub mod read;

@@ -11,7 +11,6 @@ pub mod bootstrap;
 pub mod contamination;
 pub mod counts;
 pub mod evals;
-pub mod leaderboard;
 pub mod modes;
 pub mod plan;
 pub mod reruns;

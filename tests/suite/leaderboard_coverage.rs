@@ -7,8 +7,8 @@
 //! The fast test runs in the normal suite; the table of docs/leaderboard.md is the ignored test:
 //!
 //!     cargo test --release --test suite leaderboard_calibration_full_table -- --ignored --nocapture
-use evalsim::analyze::leaderboard_coverage::{rank_coverage, RankCoverage, RankCoverageSpec};
-use evalsim::sim::leaderboard::LeaderboardSampler;
+use crate::support::leaderboard_coverage::{rank_coverage, RankCoverage, RankCoverageSpec};
+use crate::support::leaderboard_sampler::LeaderboardSampler;
 
 /// A cell: `models` models, shifts `step` logits apart (0: all equal), on `problems` problems
 /// with `samples` samples each.

@@ -42,5 +42,6 @@ mod report_terminal;
 mod run_noise;
 mod scenario_props;
 mod shift_sd;
+mod support;
 mod synth;
 mod verifier;

@@ -1,7 +1,7 @@
 //! Calibration of the leaderboard by simulation: how often the simultaneous rank intervals hold
 //! the true rank of every model, and how often the Holm-adjusted pairwise tests resolve a pair
 //! wrongly (models equal in truth, or the other way round), on leaderboards drawn by
-//! [`crate::sim::leaderboard::LeaderboardSampler`] whose true scores are known exactly.
+//! [`LeaderboardSampler`] whose true scores are known exactly.
 //!
 //! A model whose true score ties with others may take any rank of the tie, so its interval
 //! covers only when it holds all of them: \[1 + #truly better, K - #truly worse\]. With every
@@ -12,9 +12,10 @@
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::data::{ModelSamples, ProblemSamples};
-use super::leaderboard::leaderboard;
-use crate::sim::leaderboard::LeaderboardSampler;
+use evalsim::analyze::data::{ModelSamples, ProblemSamples};
+use evalsim::analyze::leaderboard;
+
+use super::leaderboard_sampler::LeaderboardSampler;
 
 /// One calibration cell.
 #[derive(Debug, Clone, PartialEq)]

@@ -1,6 +1,6 @@
 //! Simulated leaderboards: K models on one benchmark, for the calibration of `analyze`'s
 //! leaderboard (rank intervals and Holm-adjusted pairwise tests; see
-//! `analyze::leaderboard_coverage`).
+//! `support::leaderboard_coverage`).
 //!
 //! Problem i has z_i ~ N(0, 1); model j solves one sample of it with probability
 //! p_ij = expit(mu + shift_j + sigma z_i + shift_sd e_ij), e_ij ~ N(0, 1) independent across
@@ -9,11 +9,11 @@
 //! sigma^2 + shift_sd^2)), increasing in shift_j, so the true ranks are those of the shifts
 //! (equal shifts tie) and [`LeaderboardSampler::truth`] gives the scores by quadrature.
 //!
-//! Why here: every generator lives in `sim`. Depends on `model`, `exact::plan` (the truth) and
-//! [`super::stream`].
+//! A test-only generator (the library's generators live in `sim`). Uses `model`, `exact::plan`
+//! (the truth) and `sim::stream`.
 use rand_distr::{Binomial, Distribution, StandardNormal};
 
-use crate::model::expit;
+use evalsim::model::expit;
 
 /// K models that differ by a logit shift and a per-problem deviation.
 #[derive(Debug, Clone, PartialEq)]
@@ -34,7 +34,7 @@ impl LeaderboardSampler {
     /// One data set on the stream keyed by (`seed`, `key`): `counts[model][problem]` correct
     /// samples out of `samples`. The same data for any thread count. Cost: O(problems K) draws.
     pub fn sample_keyed(&self, problems: usize, seed: u64, key: &[u64]) -> Vec<Vec<usize>> {
-        let mut rng = crate::sim::stream::stream(seed, key);
+        let mut rng = evalsim::sim::stream::stream(seed, key);
         let mut out = vec![Vec::with_capacity(problems); self.shifts.len()];
         for _ in 0..problems {
             let z: f64 = StandardNormal.sample(&mut rng);
@@ -60,7 +60,7 @@ impl LeaderboardSampler {
         self.shifts
             .iter()
             .map(|&s| {
-                crate::exact::plan::PopulationNodes::new(self.mu, total, s, |p| p)
+                evalsim::exact::plan::PopulationNodes::new(self.mu, total, s, |p| p)
                     .moments()
                     .mean_b
             })

@@ -2,6 +2,8 @@
 //! what would be valid.
 use std::ops::Range;
 
+use super::keys::{self, Table};
+
 /// A scenario that cannot be used.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ScenarioError {
@@ -186,6 +188,9 @@ impl<'a> Locator<'a> {
         // For an unknown field, the span is the key itself.
         let key = self.key_at(span.start);
         let mut message = plain_message(err.message().trim(), &key, self.value_missing(span.start));
+        if let Some(unknown) = unknown_key_message(err.message(), &key) {
+            message = unknown;
+        }
         if message.contains("invalid type: table") && self.date_at(span.start) {
             message = format!(
                 "{}: TOML reads an unquoted date or time as a date, which no scenario key takes (write a number, or quote it if text was meant)",
@@ -217,6 +222,29 @@ impl<'a> Locator<'a> {
         line.split_once('=')
             .is_some_and(|(k, v)| !k.trim().is_empty() && v.trim().is_empty())
     }
+}
+
+/// The message for a key no table takes, from the key table: the table, the nearest key, and
+/// every valid key of that table. `None` when serde's message is not about an unknown field.
+fn unknown_key_message(msg: &str, key: &str) -> Option<String> {
+    let rest = msg.trim().strip_prefix("unknown field `")?;
+    let unknown = rest.split('`').next()?;
+    let table = Table::of_path(key)?;
+    let mut valid: Vec<String> = keys::of_table(table)
+        .map(|k| format!("`{}`", k.name))
+        .collect();
+    if table == Table::Model {
+        valid.extend(["tokens", "verifier", "grader"].map(|b| format!("[model.{b}]")));
+    }
+    let mut out = format!("unknown key `{unknown}` in {}", table.header());
+    if let Some(near) = keys::nearest(table, unknown) {
+        out.push_str(&format!(" (did you mean `{near}`?)"));
+    }
+    out.push_str(&format!(
+        "; valid keys: {} (every key: docs/keys.md)",
+        valid.join(", ")
+    ));
+    Some(out)
 }
 
 /// Rewrites serde's and TOML's wording for people who write scenario files: Rust type names
@@ -252,13 +280,10 @@ fn plain_message(msg: &str, key: &str, value_missing: bool) -> String {
     if m.contains("wanted string or table") {
         m = m.replace("wanted string or table", "expected a quoted string");
         let field = key.rsplit('.').next().unwrap_or(key);
-        let options = match field {
-            "kind" => Some("\"curves\", \"attractor-sweep\", \"seed-variance\", \"vote-spread\", \"head-to-head\", \"budget\", \"cost\", \"plan\""),
-            "placement" => Some("\"quantiles\", \"random\""),
-            "vote_rule" => Some("\"random\", \"strict\", \"absolute\""),
-            "metric" => Some("\"pass1\", \"maj\""),
-            _ => None,
-        };
+        let options = Table::of_path(key)
+            .and_then(|t| keys::find(t, field, None))
+            .map(|k| k.valid)
+            .filter(|v| v.starts_with('"'));
         if let Some(options) = options {
             m.push_str(&format!(", one of: {options}"));
         }

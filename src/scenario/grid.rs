@@ -3,107 +3,77 @@
 //! validator ([`super::resolve`]) like a file.
 //!
 //! A path is `seed`, `benchmark.KEY`, `model.NAME.KEY` or `experiment.NAME.KEY` (an experiment
-//! without `name` is found by its kind; only the keys its kind takes). The keys are the four
-//! tables below, one line per key naming the raw field and its type: whole-number fields
-//! ([`Field::Whole`], `u64`) are set exactly up to `u64::MAX` and refuse fractional or negative
-//! values; real fields ([`Field::Real`], `f64`) take any finite number and the validator checks
-//! its range.
-//!
-//! **Adding a sweepable key** is one line in the table of its block, e.g. for a new
-//! `RawModel::shift_sd: Option<Spanned<f64>>`:
-//! `("shift_sd", Field::Real(|m| &mut m.shift_sd)),` in [`MODEL_KEYS`] (a key of a nested block
-//! such as `[model.tokens]` reaches it with [`block`]; an experiment key must also be one its
-//! kind takes, [`super::ExperimentKind::keys`]).
+//! without `name` is found by its kind; only the keys its kind takes). The sweepable keys and
+//! their types come from the key table ([`super::keys::KEYS`], a key with a [`Sweep`] other
+//! than `No`): whole-number fields ([`Field::Whole`], `u64`) are set exactly up to `u64::MAX`
+//! and refuse fractional or negative values; real fields ([`Field::Real`], `f64`) take any
+//! finite number and the validator checks its range. Making a key sweepable is its `sweep`
+//! entry in that table.
 use std::fmt;
 
 use toml::Spanned;
 
+use super::keys::{self, block, Field, Sweep};
 use super::raw::{RawBenchmark, RawExperiment, RawModel, RawScenario};
 
 /// Longest grid (cells) a sweep may ask for.
 pub const MAX_CELLS: usize = 100_000;
 
-/// A numeric field of the raw block `T`, with its own type: a function from the block to the
-/// field.
-pub enum Field<T> {
-    /// A whole number >= 0, exact to `u64::MAX` (seed, problems, votes, reruns, traces).
-    Whole(fn(&mut T) -> &mut Option<Spanned<u64>>),
-    /// A real number (shift, mu, sigma, ...); the validator checks its range.
-    Real(fn(&mut T) -> &mut Option<Spanned<f64>>),
-    /// A real number stored where the file may also give a list (`attractor`): the swept value
-    /// replaces the list with that one number.
-    Number(fn(&mut T) -> &mut Option<Spanned<toml::Value>>),
+/// A raw block whose sweep fields the key table lists.
+trait Block: Sized + 'static {
+    /// The field of this block a key's sweep entry names, if it names one of this block.
+    fn field(sweep: &'static Sweep) -> Option<&'static Field<Self>>;
 }
 
-/// Top-level keys.
-pub const SCENARIO_KEYS: &[(&str, Field<RawScenario>)] = &[("seed", Field::Whole(|s| &mut s.seed))];
+impl Block for RawScenario {
+    fn field(sweep: &'static Sweep) -> Option<&'static Field<Self>> {
+        match sweep {
+            Sweep::Top(f) => Some(f),
+            _ => None,
+        }
+    }
+}
 
-/// Keys of `[benchmark]`, as `benchmark.KEY`.
-pub const BENCHMARK_KEYS: &[(&str, Field<RawBenchmark>)] = &[
-    ("problems", Field::Whole(|b| &mut b.problems)),
-    ("mu", Field::Real(|b| &mut b.mu)),
-    ("sigma", Field::Real(|b| &mut b.sigma)),
-    ("contaminated", Field::Real(|b| &mut b.contaminated)),
-];
+impl Block for RawBenchmark {
+    fn field(sweep: &'static Sweep) -> Option<&'static Field<Self>> {
+        match sweep {
+            Sweep::Benchmark(f) => Some(f),
+            _ => None,
+        }
+    }
+}
 
-/// Keys of a `[[model]]`, as `model.NAME.KEY`.
-pub const MODEL_KEYS: &[(&str, Field<RawModel>)] = &[
-    ("shift", Field::Real(|m| &mut m.shift)),
-    ("attractor", Field::Number(|m| &mut m.attractor)),
-    ("shift_sd", Field::Real(|m| &mut m.shift_sd)),
-    ("unparsed", Field::Real(|m| &mut m.unparsed)),
-    ("split", Field::Real(|m| &mut m.split)),
-    ("run_sd", Field::Real(|m| &mut m.run_sd)),
-    ("memorized_rate", Field::Real(|m| &mut m.memorized_rate)),
-    (
-        "tokens.median_tokens",
-        Field::Real(|m| &mut block(&mut m.tokens).median_tokens),
-    ),
-    (
-        "tokens.hard_growth",
-        Field::Real(|m| &mut block(&mut m.tokens).hard_growth),
-    ),
-    (
-        "tokens.wrong_factor",
-        Field::Real(|m| &mut block(&mut m.tokens).wrong_factor),
-    ),
-    (
-        "tokens.sigma",
-        Field::Real(|m| &mut block(&mut m.tokens).sigma),
-    ),
-    (
-        "verifier.tpr",
-        Field::Real(|m| &mut block(&mut m.verifier).tpr),
-    ),
-    (
-        "verifier.fpr",
-        Field::Real(|m| &mut block(&mut m.verifier).fpr),
-    ),
-    (
-        "verifier.separation",
-        Field::Real(|m| &mut block(&mut m.verifier).separation),
-    ),
-    ("grader.fpr", Field::Real(|m| &mut block(&mut m.grader).fpr)),
-    ("grader.fnr", Field::Real(|m| &mut block(&mut m.grader).fnr)),
-];
+impl Block for RawModel {
+    fn field(sweep: &'static Sweep) -> Option<&'static Field<Self>> {
+        match sweep {
+            Sweep::Model(f) => Some(f),
+            _ => None,
+        }
+    }
+}
 
-/// Keys of an `[[experiment]]`, as `experiment.NAME.KEY`, where its kind takes the key.
-pub const EXPERIMENT_KEYS: &[(&str, Field<RawExperiment>)] = &[
-    ("votes", Field::Whole(|e| &mut e.votes)),
-    ("reruns", Field::Whole(|e| &mut e.reruns)),
-    ("traces", Field::Whole(|e| &mut e.traces)),
-    ("cap", Field::Real(|e| &mut e.cap)),
-    ("price_per_mtok", Field::Real(|e| &mut e.price_per_mtok)),
-    ("shift_sd", Field::Real(|e| &mut e.shift_sd)),
-    ("target_power", Field::Real(|e| &mut e.target_power)),
-    ("alpha", Field::Real(|e| &mut e.alpha)),
-    ("max_fresh", Field::Whole(|e| &mut e.max_fresh)),
-];
+impl Block for RawExperiment {
+    fn field(sweep: &'static Sweep) -> Option<&'static Field<Self>> {
+        match sweep {
+            Sweep::Experiment(f) => Some(f),
+            _ => None,
+        }
+    }
+}
 
-/// The nested block `b` (e.g. `[model.tokens]`), created empty when the file has none.
-pub fn block<T: Default>(b: &mut Option<Spanned<T>>) -> &mut T {
-    b.get_or_insert_with(|| Spanned::new(0..0, T::default()))
-        .get_mut()
+/// The sweep fields of block `T` whose key passes `keep`: (path inside the block, field).
+fn fields<T: Block>(
+    keep: impl Fn(&keys::Key) -> bool,
+) -> impl Iterator<Item = (String, &'static Field<T>)> {
+    keys::KEYS
+        .iter()
+        .filter(move |k| keep(k))
+        .filter_map(|k| T::field(&k.sweep).map(|f| (k.sweep_name(), f)))
+}
+
+/// Every sweep field of block `T`.
+fn all<T: Block>() -> impl Iterator<Item = (String, &'static Field<T>)> {
+    fields::<T>(|_| true)
 }
 
 /// A `--set` that cannot be used.
@@ -370,23 +340,20 @@ fn experiment_name(e: &RawExperiment) -> Option<&str> {
         .or_else(|| e.kind.as_ref().map(|k| k.get_ref().as_str()))
 }
 
-/// The table keys an experiment's kind takes.
+/// The sweep fields an experiment's kind takes.
 fn experiment_keys(
     e: &RawExperiment,
-) -> impl Iterator<Item = &'static (&'static str, Field<RawExperiment>)> + '_ {
-    EXPERIMENT_KEYS.iter().filter(move |(k, _)| {
-        e.kind
-            .as_ref()
-            .is_some_and(|kind| kind.get_ref().keys().contains(k))
-    })
+) -> impl Iterator<Item = (String, &'static Field<RawExperiment>)> {
+    let kind = e.kind.as_ref().map(|k| *k.get_ref());
+    fields::<RawExperiment>(move |k| kind.is_some_and(|kind| k.for_kind(kind)))
 }
 
 /// Every settable path of the scenario, in file order.
 pub fn numeric_paths(raw: &RawScenario) -> Vec<String> {
-    let mut out: Vec<String> = SCENARIO_KEYS.iter().map(|(k, _)| k.to_string()).collect();
-    out.extend(BENCHMARK_KEYS.iter().map(|(k, _)| format!("benchmark.{k}")));
+    let mut out: Vec<String> = all::<RawScenario>().map(|(k, _)| k).collect();
+    out.extend(all::<RawBenchmark>().map(|(k, _)| format!("benchmark.{k}")));
     for name in raw.model.iter().filter_map(|m| model_name(m.get_ref())) {
-        out.extend(MODEL_KEYS.iter().map(|(k, _)| format!("model.{name}.{k}")));
+        out.extend(all::<RawModel>().map(|(k, _)| format!("model.{name}.{k}")));
     }
     for e in &raw.experiment {
         let e = e.get_ref();
@@ -417,8 +384,9 @@ fn find_named<'r, T>(
     best.map(|(i, l)| (i, &rest[l + 1..]))
 }
 
-fn lookup<'t, T>(table: &'t [(&str, Field<T>)], key: &str) -> Option<&'t Field<T>> {
-    table.iter().find(|(k, _)| *k == key).map(|(_, f)| f)
+/// The sweep field `key` of block `T`.
+fn lookup<T: Block>(key: &str) -> Option<&'static Field<T>> {
+    all::<T>().find(|(k, _)| k == key).map(|(_, f)| f)
 }
 
 /// Sets `field` of `block` to `value`, keeping the span of the value it replaces (so errors
@@ -452,17 +420,17 @@ pub fn is_whole(raw: &RawScenario, path: &str) -> Result<bool, GridError> {
         matches!(f, Field::Whole(_))
     }
     whole(if let Some(k) = path.strip_prefix("benchmark.") {
-        lookup(BENCHMARK_KEYS, k).map(w)
+        lookup::<RawBenchmark>(k).map(w)
     } else if let Some(rest) = path.strip_prefix("model.") {
-        find_named(&raw.model, model_name, rest).and_then(|(_, k)| lookup(MODEL_KEYS, k).map(w))
+        find_named(&raw.model, model_name, rest).and_then(|(_, k)| lookup::<RawModel>(k).map(w))
     } else if let Some(rest) = path.strip_prefix("experiment.") {
         find_named(&raw.experiment, experiment_name, rest).and_then(|(i, k)| {
             experiment_keys(raw.experiment[i].get_ref())
-                .find(|(key, _)| *key == k)
+                .find(|(key, _)| key == k)
                 .map(|(_, f)| w(f))
         })
     } else {
-        lookup(SCENARIO_KEYS, path).map(w)
+        lookup::<RawScenario>(path).map(w)
     })
 }
 
@@ -474,17 +442,20 @@ pub fn is_whole(raw: &RawScenario, path: &str) -> Result<bool, GridError> {
 pub fn set(raw: &mut RawScenario, path: &str, value: Value) -> Result<(), GridError> {
     is_whole(raw, path)?;
     let done = if let Some(k) = path.strip_prefix("benchmark.") {
-        lookup(BENCHMARK_KEYS, k).is_some_and(|f| put(block(&mut raw.benchmark), f, value))
+        lookup::<RawBenchmark>(k).is_some_and(|f| put(block(&mut raw.benchmark), f, value))
     } else if let Some(rest) = path.strip_prefix("model.") {
         find_named(&raw.model, model_name, rest).is_some_and(|(i, k)| {
-            lookup(MODEL_KEYS, k).is_some_and(|f| put(raw.model[i].get_mut(), f, value))
+            lookup::<RawModel>(k).is_some_and(|f| put(raw.model[i].get_mut(), f, value))
         })
     } else if let Some(rest) = path.strip_prefix("experiment.") {
         find_named(&raw.experiment, experiment_name, rest).is_some_and(|(i, k)| {
-            lookup(EXPERIMENT_KEYS, k).is_some_and(|f| put(raw.experiment[i].get_mut(), f, value))
+            let field = experiment_keys(raw.experiment[i].get_ref())
+                .find(|(key, _)| key == k)
+                .map(|(_, f)| f);
+            field.is_some_and(|f| put(raw.experiment[i].get_mut(), f, value))
         })
     } else {
-        lookup(SCENARIO_KEYS, path).is_some_and(|f| put(raw, f, value))
+        lookup::<RawScenario>(path).is_some_and(|f| put(raw, f, value))
     };
     if done {
         Ok(())
@@ -570,7 +541,7 @@ mod tests {
         // and every model key of the table is among them.
         let raw = parse(NAMED[0].1, "note").expect("note parses");
         let paths = numeric_paths(&raw);
-        for key in MODEL_KEYS.iter().map(|(k, _)| k) {
+        for (key, _) in all::<RawModel>() {
             assert!(paths.contains(&format!("model.long.{key}")), "{key}");
         }
         for path in &paths {

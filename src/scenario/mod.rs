@@ -10,6 +10,7 @@
 //! [`crate::exact`], never on `sim`, `experiments`, `report`, `analyze` or `cli`.
 pub mod error;
 pub mod grid;
+pub mod keys;
 pub mod raw;
 pub mod resolve;
 pub mod source;

@@ -125,6 +125,19 @@ pub enum ExperimentKind {
 }
 
 impl ExperimentKind {
+    /// Every kind, in the order the docs list them.
+    pub const ALL: [ExperimentKind; 9] = [
+        ExperimentKind::Curves,
+        ExperimentKind::AttractorSweep,
+        ExperimentKind::SeedVariance,
+        ExperimentKind::VoteSpread,
+        ExperimentKind::HeadToHead,
+        ExperimentKind::Budget,
+        ExperimentKind::Cost,
+        ExperimentKind::Plan,
+        ExperimentKind::Contamination,
+    ];
+
     /// The name used in scenario files.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -176,64 +189,6 @@ impl ExperimentKind {
             .iter()
             .flat_map(|(suffix, exts)| exts.iter().map(move |x| format!("{name}{suffix}.{x}")))
             .collect()
-    }
-
-    /// The keys an experiment of this kind takes besides `kind` and `name`.
-    pub fn keys(self) -> &'static [&'static str] {
-        match self {
-            ExperimentKind::Curves => &["models", "k", "votes", "vote_rule"],
-            ExperimentKind::AttractorSweep => &[
-                "model",
-                "attractor",
-                "vary",
-                "share",
-                "split",
-                "grader_fpr",
-                "k",
-                "votes",
-                "vote_rule",
-            ],
-            ExperimentKind::SeedVariance => &["model", "n", "reruns"],
-            ExperimentKind::VoteSpread => &["model", "k", "reruns", "vote_rule"],
-            ExperimentKind::HeadToHead => &["a", "b", "n", "reruns"],
-            ExperimentKind::Budget => &["models", "budgets", "traces"],
-            ExperimentKind::Cost => &[
-                "models",
-                "k",
-                "cap",
-                "price_per_mtok",
-                "votes",
-                "traces",
-                "vote_rule",
-            ],
-            ExperimentKind::Plan => &[
-                "model",
-                "metric",
-                "gap_logits",
-                "gap_points",
-                "problems",
-                "samples",
-                "k",
-                "vote_rule",
-                "target_loss_or_tie",
-                "target_halfwidth",
-                "reruns",
-                "check_cells",
-                "check_population",
-                "shift_sd",
-                "target_power",
-            ],
-            ExperimentKind::Contamination => &[
-                "model",
-                "n",
-                "fresh",
-                "shares",
-                "alpha",
-                "target_power",
-                "max_fresh",
-                "reruns",
-            ],
-        }
     }
 }
 
@@ -297,54 +252,4 @@ pub struct RawExperiment {
     pub grader_fpr: Option<Spanned<Vec<f64>>>,
     pub shift_sd: Option<Spanned<f64>>,
     pub target_power: Option<Spanned<f64>>,
-}
-
-impl RawExperiment {
-    /// The optional keys that are present, with their spans.
-    pub fn present(&self) -> Vec<(&'static str, std::ops::Range<usize>)> {
-        fn s<T>(
-            name: &'static str,
-            v: &Option<Spanned<T>>,
-        ) -> Option<(&'static str, std::ops::Range<usize>)> {
-            v.as_ref().map(|x| (name, x.span()))
-        }
-        [
-            s("models", &self.models),
-            s("model", &self.model),
-            s("k", &self.k),
-            s("votes", &self.votes),
-            s("vote_rule", &self.vote_rule),
-            s("attractor", &self.attractor),
-            s("vary", &self.vary),
-            s("share", &self.share),
-            s("split", &self.split),
-            s("grader_fpr", &self.grader_fpr),
-            s("n", &self.n),
-            s("reruns", &self.reruns),
-            s("a", &self.a),
-            s("b", &self.b),
-            s("budgets", &self.budgets),
-            s("traces", &self.traces),
-            s("cap", &self.cap),
-            s("price_per_mtok", &self.price_per_mtok),
-            s("metric", &self.metric),
-            s("gap_logits", &self.gap_logits),
-            s("gap_points", &self.gap_points),
-            s("problems", &self.problems),
-            s("samples", &self.samples),
-            s("target_loss_or_tie", &self.target_loss_or_tie),
-            s("target_halfwidth", &self.target_halfwidth),
-            s("check_cells", &self.check_cells),
-            s("check_population", &self.check_population),
-            s("fresh", &self.fresh),
-            s("shares", &self.shares),
-            s("alpha", &self.alpha),
-            s("max_fresh", &self.max_fresh),
-            s("shift_sd", &self.shift_sd),
-            s("target_power", &self.target_power),
-        ]
-        .into_iter()
-        .flatten()
-        .collect()
-    }
 }

@@ -8,6 +8,7 @@ use std::ops::Range;
 use toml::Spanned;
 
 use super::error::{Locator, ScenarioError};
+use super::keys::{self, Table};
 use super::raw::{
     ExperimentKind, RawBenchmark, RawExperiment, RawGrader, RawModel, RawScenario, RawTokens,
     RawVerifier, SweepVary,
@@ -520,35 +521,52 @@ impl Resolver<'_> {
         Ok(())
     }
 
-    /// Refuses a model whose `run_sd` or contamination the experiment does not model: per-run
-    /// noise is modelled by `curves`, `seed-variance` (fixed problems) and `head-to-head`;
-    /// contamination only by `contamination`.
+    /// Refuses a model that sets a key this experiment does not honour (the key table's kinds
+    /// of each model key: `run_sd`, `shift_sd`), or whose contamination it does not model. The
+    /// error points at the experiment's reference to the model (`refs`, the spans of `model`,
+    /// `models`, `a` and `b`) and names the kinds that honour the key.
     fn supported(
         &self,
         spec: &ExperimentSpec,
-        models: &[Model],
-        bench: &Benchmark,
+        (models, bench): (&[Model], &Benchmark),
         span: Range<usize>,
+        refs: &[(&'static str, Range<usize>)],
         idx: usize,
     ) -> Res<()> {
-        let key = format!("experiment[{idx}]");
-        let kind = spec.kind().as_str();
+        let kind = spec.kind();
+        let name = kind.as_str();
         for i in spec.models() {
             let m = &models[i];
+            let (key, at) = refs
+                .iter()
+                .find(|(k, _)| ["model", "models", "a", "b"].contains(k))
+                .map_or((format!("experiment[{idx}]"), span.clone()), |(k, s)| {
+                    (format!("experiment[{idx}].{k}"), s.clone())
+                });
             let contaminated = bench.contaminated_models.contains(&i);
-            if contaminated && !matches!(spec, ExperimentSpec::Contamination { .. }) {
-                return Err(self.err(span, &key, format!("model `{}` is in benchmark.contaminated_models: only a `contamination` experiment models its memorised problems; use a model without contamination in this {kind} experiment", m.name)));
+            if contaminated && kind != ExperimentKind::Contamination {
+                return Err(self.err(at, &key, format!("model `{}` is in benchmark.contaminated_models: only a `contamination` experiment models its memorised problems; use a model without contamination in this {name} experiment", m.name)));
             }
-            let runs_ok = match spec {
-                ExperimentSpec::Curves { .. } | ExperimentSpec::HeadToHead { .. } => true,
-                ExperimentSpec::SeedVariance { .. } => {
-                    bench.placement() != Some(Placement::Random)
-                        || !matches!(m.source, RateSource::Shift(_))
+            for (k, value) in [("run_sd", m.run_sd), ("shift_sd", m.shift_sd)] {
+                let Some(entry) = keys::find(Table::Model, k, None) else {
+                    continue;
+                };
+                if value > 0.0 && !entry.for_kind(kind) {
+                    let by: Vec<&str> = entry.kinds.iter().map(|k| k.as_str()).collect();
+                    let by = match by.split_last() {
+                        Some((last, [])) => last.to_string(),
+                        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+                        None => String::new(),
+                    };
+                    return Err(self.err(at, &key, format!("model `{}` has {k} = {value}, which a {name} experiment does not honour ({k} is honoured by {by}); use a model with {k} = 0 here", m.name)));
                 }
-                _ => false,
-            };
-            if m.run_sd > 0.0 && !runs_ok {
-                return Err(self.err(span, &key, format!("model `{}` has run_sd = {}: per-run noise is modelled by curves, seed-variance (fixed problems, not placement = \"random\") and head-to-head only, not by this {kind} experiment; use a model with run_sd = 0 here", m.name, m.run_sd)));
+            }
+            // Per-run noise on a benchmark redrawn every rerun: the seed variance of a shifted
+            // model is integrated for fixed problems only.
+            let redrawn = bench.placement() == Some(Placement::Random)
+                && matches!(m.source, RateSource::Shift(_));
+            if m.run_sd > 0.0 && kind == ExperimentKind::SeedVariance && redrawn {
+                return Err(self.err(at, &key, format!("model `{}` has run_sd = {}: seed-variance models per-run noise on fixed problems, not with placement = \"random\"; use a model with run_sd = 0 here or placement = \"quantiles\"", m.name, m.run_sd)));
             }
         }
         Ok(())
@@ -844,15 +862,16 @@ impl Resolver<'_> {
             )
         })?;
         let kind = *kind.get_ref();
-        for (k, s) in e.present() {
-            if !kind.keys().contains(&k) {
+        let takes = keys::names_of_kind(kind);
+        for (k, s) in keys::present(&e) {
+            if !takes.contains(&k) {
                 return Err(self.err(
                     s,
                     &key(k),
                     format!(
                         "`{k}` does not apply to a `{}` experiment (it takes: {})",
                         kind.as_str(),
-                        kind.keys().join(", ")
+                        takes.join(", ")
                     ),
                 ));
             }
@@ -874,6 +893,7 @@ impl Resolver<'_> {
             }
             None => kind.as_str().to_string(),
         };
+        let refs = keys::present(&e);
         let c = ExpCtx {
             r: self,
             e: &e,
@@ -894,7 +914,7 @@ impl Resolver<'_> {
             ExperimentKind::Plan => c.plan_spec()?,
             ExperimentKind::Contamination => c.contamination()?,
         };
-        self.supported(&spec, models, bench, span.clone(), idx)?;
+        self.supported(&spec, (models, bench), span.clone(), &refs, idx)?;
         // Bound the simulated draws (votes, reruns or traces times the problems they cover), which
         // bounds the run time; memory is streamed. The same count drives the progress bar.
         let p = problems as u64;
@@ -1345,45 +1365,8 @@ impl ExpCtx<'_> {
         }
     }
 
-    /// Refuses models that set answer-mode keys (several attractors, `unparsed`, `split`) this
-    /// experiment cannot honour; `honoured` lists the keys it does honour. The error points at
-    /// the experiment's reference to the model (`refs`: key and span) and names the model's key.
-    fn honours(
-        &self,
-        ms: &[usize],
-        refs: (&str, Option<Range<usize>>),
-        honoured: &[&str],
-        kind: &str,
-    ) -> Res<()> {
-        for &i in ms {
-            let m = &self.models[i];
-            let set = [
-                ("attractor", m.attractors.len() > 1),
-                ("unparsed", m.unparsed != 0.0),
-                ("split", m.split != 0.0),
-            ];
-            if let Some((k, _)) = set.iter().find(|(k, on)| *on && !honoured.contains(k)) {
-                let what = match *k {
-                    "attractor" => "several attractor shares",
-                    "unparsed" => "`unparsed`",
-                    _ => "`split`",
-                };
-                let at = refs.1.clone().unwrap_or(self.span.clone());
-                return Err(self.r.err(at, &self.key(refs.0), format!("model `{}` sets {what} (model key `{k}`), which a `{kind}` experiment cannot honour yet (README lists what honours it): give this experiment a model with one attractor share{}", m.name, if honoured.is_empty() { ", no `unparsed` and no `split`".to_string() } else { String::new() })));
-            }
-        }
-        Ok(())
-    }
-
     fn seed_variance(&self) -> Res<ExperimentSpec> {
         let model = self.one_model("model")?;
-        // pass@1 alone: attractors and split cannot change it; unparsed answers are graded wrong.
-        self.honours(
-            &[model],
-            ("model", self.e.model.as_ref().map(|x| x.span())),
-            &["attractor", "split", "unparsed"],
-            "seed-variance",
-        )?;
         Ok(ExperimentSpec::SeedVariance {
             model,
             n: self.ints(&self.e.n, "n", MAX_SAMPLES, Some(&[1, 4, 16, 64]))?,
@@ -1393,12 +1376,6 @@ impl ExpCtx<'_> {
 
     fn vote_spread(&self) -> Res<ExperimentSpec> {
         let model = self.one_model("model")?;
-        self.honours(
-            &[model],
-            ("model", self.e.model.as_ref().map(|x| x.span())),
-            &["attractor", "unparsed", "split"],
-            "vote-spread",
-        )?;
         let k = self.ints(&self.e.k, "k", MAX_K, Some(&[16]))?;
         let reruns = self.count(&self.e.reruns, "reruns", 2000)?;
         // Answer modes or a grader: every vote drawn sample by sample (O(k) per vote, and the
@@ -1484,12 +1461,6 @@ impl ExpCtx<'_> {
         if sigma > MAX_OMEGA {
             return Err(self.r.err(at, &self.key("model"), format!("benchmark.sigma = {sigma}: the exact count pmfs of a contamination experiment are integrated for sigma up to {MAX_OMEGA}")));
         }
-        if m.run_sd > 0.0 {
-            return Err(self.r.err(at, &self.key("model"), format!("model `{}` has run_sd = {}: a contamination experiment does not model per-run noise; use a model with run_sd = 0", m.name, m.run_sd)));
-        }
-        if m.shift_sd > 0.0 {
-            return Err(self.r.err(at, &self.key("model"), format!("model `{}` has shift_sd = {}: a contamination experiment scores pass@1 of a model whose fresh problems follow the benchmark's logit-normal population shifted by `shift`; use a model with shift_sd = 0", m.name, m.shift_sd)));
-        }
         let n = self.ints(&self.e.n, "n", MAX_SAMPLES, Some(&[1]))?;
         if n.len() != 1 {
             let s = self.e.n.as_ref().map_or(self.span.clone(), Spanned::span);
@@ -1570,14 +1541,6 @@ impl ExpCtx<'_> {
         self.every(b, "budgets", |x| x > 0.0 && x <= MAX_TOKEN_SCALE, |x| if x == f64::INFINITY { format!("inf is not a valid budget here: every budget must be a finite number of tokens > 0 (at most {MAX_TOKEN_SCALE:e}); for the uncapped accuracy and cost use a `cost` experiment without `cap`, whose rows are uncapped") } else { format!("{x} is not a valid budget: every budget must be a finite number of tokens > 0 (at most {MAX_TOKEN_SCALE:e})") })?;
         self.strictly_increasing(b, "budgets", "budgets")?;
         let list = b.get_ref();
-        // Single traces: the attractors and the split cannot change them; an unparsed answer is
-        // graded wrong.
-        self.honours(
-            &ms,
-            ("models", self.e.models.as_ref().map(|x| x.span())),
-            &["attractor", "split", "unparsed"],
-            "budget",
-        )?;
         Ok(ExperimentSpec::Budget {
             models: ms,
             budgets: list.clone(),
@@ -1608,13 +1571,6 @@ impl ExpCtx<'_> {
             }
             p => p.as_ref().map(|p| *p.get_ref()),
         };
-        // Votes under the cap go through the mode recurrence and sampler.
-        self.honours(
-            &ms,
-            ("models", self.e.models.as_ref().map(|x| x.span())),
-            &["attractor", "unparsed", "split"],
-            "cost",
-        )?;
         let k = self.ints(&self.e.k, "k", MAX_K, Some(&[1, 8, 32]))?;
         let votes = self.count(&self.e.votes, "votes", 4000)?;
         // Votes with answer modes and best-of-k picks are drawn sample by sample (O(k) each) at
@@ -1644,13 +1600,6 @@ impl ExpCtx<'_> {
             Some(v) => self.model_ref(v, "model")?,
             None => 0,
         };
-        // pass@1 sees unparsed answers (and not attractors or split); maj@k's votes see all three.
-        self.honours(
-            &[model],
-            ("model", self.e.model.as_ref().map(|x| x.span())),
-            &["attractor", "unparsed", "split"],
-            "plan",
-        )?;
         let plan = self.plan(&self.models[model])?;
         Ok(ExperimentSpec::Plan {
             model,

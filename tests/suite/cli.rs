@@ -326,7 +326,11 @@ fn bad_inputs_name_file_line_key_and_what_is_valid() {
             (
                 "sigma = 1.0",
                 "sigma = 1.0\nsigmaa = 2",
-                &[":7:", "benchmark.sigmaa", "unknown field `sigmaa`"],
+                &[
+                    ":7:",
+                    "benchmark.sigmaa",
+                    "unknown key `sigmaa` in [benchmark]",
+                ],
             ),
             (
                 "sigma = 1.0",

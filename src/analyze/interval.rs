@@ -41,7 +41,7 @@ use statrs::distribution::{Beta, ContinuousCDF, StudentsT};
 pub const LEVEL: f64 = 0.95;
 
 /// The 97.5% standard normal quantile.
-const Z: f64 = 1.959_963_984_540_054;
+const Z: f64 = crate::exact::normal::Z_95;
 
 /// How an interval is built.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]

@@ -45,7 +45,7 @@ pub const FAMILY_LEVEL: f64 = 0.05;
 
 /// z(0.975) + z(0.80): the multiple of the SE a true difference needs for 80% power in one
 /// two-sided 5% test.
-pub const POWER_80_MULTIPLE: f64 = 1.959_963_984_540_054 + 0.841_621_233_572_914_3;
+pub const POWER_80_MULTIPLE: f64 = crate::exact::normal::Z_95 + crate::exact::normal::Z_80;
 
 /// One model's row of the leaderboard.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -21,6 +21,13 @@
 #![allow(clippy::excessive_precision)]
 
 /// 1 / sqrt(2 pi).
+/// The 97.5% standard normal quantile: the multiple of the SE in every two-sided 95% interval
+/// and 5% test.
+pub const Z_95: f64 = 1.959_963_984_540_054;
+
+/// The 80% standard normal quantile (80% power).
+pub const Z_80: f64 = 0.841_621_233_572_914_3;
+
 const FRAC_1_SQRT_2PI: f64 = 0.398_942_280_401_432_677_939_946_059_934;
 /// Where the first interval ends: Phi(0.66291) = 0.75.
 const SMALL: f64 = 0.66291;

@@ -37,8 +37,7 @@ use serde::Serialize;
 
 use crate::model::expit;
 
-/// Two-sided 5% normal quantile used for CI half-widths and power.
-pub const Z_95: f64 = 1.959_963_984_540_054;
+pub use crate::exact::normal::Z_95;
 
 /// Population moments of a pair of models on problems drawn from the logit-normal.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]

@@ -8,6 +8,8 @@
 //! Why here: one rule for every command that judges a simulation. Depends on nothing.
 use serde::Serialize;
 
+use crate::exact::normal::Z_95;
+
 /// A check fails when |z| = |sim - exact| / se exceeds this bound. Under a correct model each
 /// check fails with probability about 7e-6 (two-sided normal tail at 4.5), so a scenario with a
 /// few hundred checks fails spuriously about once in 500 seeds.
@@ -91,9 +93,9 @@ pub struct Estimate {
     /// (sim - exact) / se; 0 when both are equal (also both infinite, or se = 0), infinite when
     /// they differ with se = 0.
     pub z: f64,
-    /// Lower end of the 95% interval sim - 1.96 se.
+    /// Lower end of the 95% interval sim - z(0.975) se.
     pub ci_low: f64,
-    /// Upper end of the 95% interval sim + 1.96 se.
+    /// Upper end of the 95% interval sim + z(0.975) se.
     pub ci_high: f64,
     /// For a simulated number that is a scaled count of independent trials, the weight of one
     /// trial (1 / (trials in all) for a share); 0 otherwise. Lets the check use Bernstein's
@@ -121,8 +123,8 @@ impl Estimate {
             sim,
             se,
             z,
-            ci_low: sim - 1.96 * se,
-            ci_high: sim + 1.96 * se,
+            ci_low: sim - Z_95 * se,
+            ci_high: sim + Z_95 * se,
             step: 0.0,
             untested: None,
         }

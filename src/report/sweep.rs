@@ -187,7 +187,7 @@ pub fn sweep_figures_of(s: &SweepOutput, plot: Option<&[String]>) -> Vec<(String
                     se = se.max(e.se);
                 }
             }
-            hi - lo > (1.96 * se).max(1e-12 * hi.abs().max(lo.abs()))
+            hi - lo > (crate::exact::normal::Z_95 * se).max(1e-12 * hi.abs().max(lo.abs()))
         };
         let mut series: Vec<String> = Vec::new();
         for c in &cells {

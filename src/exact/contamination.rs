@@ -32,8 +32,12 @@ use statrs::distribution::{ContinuousCDF, Normal};
 pub struct Contamination {
     /// Logit mean of the problem population.
     pub mu: f64,
-    /// Logit SD of the problem population (at most [`run_corr::MAX_OMEGA`]).
+    /// Logit SD of the problem population.
     pub sigma: f64,
+    /// SD tau of the model's own per-problem logit deviation (`shift_sd`): the model's logit
+    /// on a problem is mu + sigma z + tau e, so one model's rates follow the logit-normal of
+    /// SD [`Contamination::spread`] = sqrt(sigma^2 + tau^2) (at most [`run_corr::MAX_OMEGA`]).
+    pub shift_sd: f64,
     /// Samples per problem.
     pub n: u32,
     /// Share c of public problems memorised, in [0, 1].
@@ -47,6 +51,13 @@ pub struct Contamination {
 }
 
 impl Contamination {
+    /// The logit SD of the model's rate on a problem drawn from the population,
+    /// sqrt(sigma^2 + tau^2): every count pmf of one model depends on sigma and tau only
+    /// through it (sigma itself when tau = 0, bit for bit).
+    pub fn spread(&self) -> f64 {
+        self.sigma.hypot(self.shift_sd)
+    }
+
     /// The count pmf over 0..=n of one problem drawn from the population (no contamination).
     /// Time: O(NODES n).
     pub fn population_pmf(&self) -> Vec<f64> {
@@ -55,10 +66,10 @@ impl Contamination {
             // E_z[Bin(n, p~(expit(mu + sigma z)))] by the same rule as the true pmf.
             let g = self.grading;
             let graded = |p: f64| g.rate(p, 1.0 - p).0;
-            if self.sigma == 0.0 {
+            if self.spread() == 0.0 {
                 return crate::exact::maj::binomial_pmf(self.n, graded(expit(self.mu)));
             }
-            let (mu, sigma, n) = (self.mu, self.sigma, self.n);
+            let (mu, sigma, n) = (self.mu, self.spread(), self.n);
             return AdaptiveKronrod::RUN_NOISE.expect_many(n as usize + 1, |z, out| {
                 out.copy_from_slice(&crate::exact::maj::binomial_pmf(
                     n,
@@ -66,10 +77,10 @@ impl Contamination {
                 ));
             });
         }
-        if self.sigma == 0.0 {
+        if self.spread() == 0.0 {
             return crate::exact::maj::binomial_pmf(self.n, expit(self.mu));
         }
-        run_corr::mixture_count_pmf(self.mu, self.sigma, self.n)
+        run_corr::mixture_count_pmf(self.mu, self.spread(), self.n)
     }
 
     /// The graded rate of a memorised problem, r~ (r itself for the identity grading).
@@ -121,7 +132,7 @@ impl Contamination {
     /// ([`noise::random_placement_moments`]); graded, c (r~ - E\[p~\]) = c b (r - E\[p\]) with
     /// b the slope of p~ = a + b p ([`SampleGrading::affine`]). Time: O(1).
     pub fn expected_gap(&self) -> f64 {
-        let (mean_p, _, _) = noise::random_placement_moments(self.mu, self.sigma);
+        let (mean_p, _, _) = noise::random_placement_moments(self.mu, self.spread());
         if self.grading.is_identity() {
             return self.contaminated * (self.memorized_rate - mean_p);
         }
@@ -399,6 +410,7 @@ pub(crate) mod tests {
         Contamination {
             mu: 0.2,
             sigma: 2.2,
+            shift_sd: 0.0,
             n: 2,
             contaminated: c,
             memorized_rate: 0.98,

@@ -145,6 +145,7 @@ pub fn contamination(
     let at = |c: f64| Contamination {
         mu: mu + shift,
         sigma,
+        shift_sd: m.shift_sd,
         n,
         contaminated: c,
         memorized_rate: r,
@@ -237,7 +238,7 @@ pub fn contamination(
         public_problems: big_n,
         n,
         memorized_rate: r,
-        fresh_pass_at_1: random_placement_moments(mu + shift, sigma).0,
+        fresh_pass_at_1: random_placement_moments(mu + shift, sigma.hypot(m.shift_sd)).0,
         alpha,
         target_power,
         max_fresh,

@@ -1458,8 +1458,14 @@ impl ExpCtx<'_> {
         if !matches!(m.source, RateSource::Shift(_)) {
             return Err(self.r.err(at, &self.key("model"), format!("model `{}` lists its own `rates`: a contamination experiment needs a population, so give it a `shift`", m.name)));
         }
-        if sigma > MAX_OMEGA {
-            return Err(self.r.err(at, &self.key("model"), format!("benchmark.sigma = {sigma}: the exact count pmfs of a contamination experiment are integrated for sigma up to {MAX_OMEGA}")));
+        let spread = sigma.hypot(m.shift_sd);
+        if spread > MAX_OMEGA {
+            let what = if m.shift_sd > 0.0 {
+                format!("benchmark.sigma = {sigma} with model `{}`'s shift_sd = {} (its rates spread with SD sqrt(sigma^2 + shift_sd^2) = {spread})", m.name, m.shift_sd)
+            } else {
+                format!("benchmark.sigma = {sigma}")
+            };
+            return Err(self.r.err(at, &self.key("model"), format!("{what}: the exact count pmfs of a contamination experiment are integrated for a spread up to {MAX_OMEGA}")));
         }
         let n = self.ints(&self.e.n, "n", MAX_SAMPLES, Some(&[1]))?;
         if n.len() != 1 {

@@ -2,8 +2,9 @@
 //! population; the exact values it checks are in [`crate::exact::contamination`].
 //!
 //! Every rerun draws both benchmarks anew: each public problem is memorised with probability c
-//! (then its rate is r), otherwise its rate is expit(mu + sigma Z); each fresh problem's rate is
-//! expit(mu + sigma Z); each problem is sampled n times. Streams: batch b of reruns uses
+//! (then its rate is r), otherwise its rate is expit(mu + sigma Z + tau E) with the model's own
+//! deviation E (tau = `shift_sd`); each fresh problem's rate is drawn the same way; each problem
+//! is sampled n times. Streams: batch b of reruns uses
 //! `stream(seed, [key..., b])`, batches folded in order, so results are identical for any
 //! thread count.
 use rand::{Rng as _, RngCore};
@@ -17,10 +18,16 @@ use crate::model::expit;
 fn draw_count<R: RngCore>(model: &Contamination, contaminated: f64, rng: &mut R) -> u64 {
     let memorised = contaminated > 0.0 && rng.random::<f64>() < contaminated;
     let z: f64 = StandardNormal.sample(rng);
+    // The model's own deviation e is drawn only when it has one, so tau = 0 keeps the streams.
+    let e: f64 = if model.shift_sd > 0.0 {
+        StandardNormal.sample(rng)
+    } else {
+        0.0
+    };
     let p = if memorised {
         model.memorized_rate
     } else {
-        expit(model.mu + model.sigma * z)
+        expit(model.mu + model.sigma * z + model.shift_sd * e)
     };
     if !model.grading.is_identity() {
         // Parsed, solved and graded stage by stage (the exact side uses the graded rate).

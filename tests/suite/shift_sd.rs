@@ -266,3 +266,35 @@ fn bad_shift_sd_values_are_refused_with_located_errors() {
         ],
     );
 }
+
+/// A contaminated model with its own per-problem deviation: the contamination experiment was
+/// refused for any `shift_sd`. Its exact values are those of a model without deviation on a
+/// benchmark of spread sqrt(sigma^2 + tau^2) (one model's rates depend on sigma and tau only
+/// through it), while its simulation draws z and e separately, so the z-checks test that
+/// identity as well as the formulas.
+#[test]
+fn contamination_refused_a_model_with_shift_sd() {
+    let src = |sigma: &str, tau: &str| {
+        format!(
+            "title = \"c\"\nseed = 7\n[benchmark]\nproblems = 40\nmu = 0.2\nsigma = {sigma}\ncontaminated = 0.3\ncontaminated_models = [\"mem\"]\n\n[[model]]\nname = \"mem\"\nshift = 0.1\nshift_sd = {tau}\nattractor = 0.5\nmemorized_rate = 0.97\n\n[[experiment]]\nkind = \"contamination\"\nmodel = \"mem\"\nfresh = [20, 60]\nshares = [0.3]\nreruns = 3000\n"
+        )
+    };
+    let with = run(&scenario(&src("1.2", "1.6")));
+    let checks = with.checks();
+    let bad = failures(&checks);
+    assert!(checks.len() >= 8, "{} checks", checks.len());
+    assert!(bad.is_empty(), "{bad:#?}");
+    // sqrt(1.2^2 + 1.6^2) = 2 exactly.
+    let same = run(&scenario(&src("2.0", "0.0")));
+    let (a, b) = (result!(with, Contamination), result!(same, Contamination));
+    assert!((a.fresh_pass_at_1 - b.fresh_pass_at_1).abs() < 1e-15);
+    for (x, y) in a.rows.iter().zip(&b.rows) {
+        assert!((x.gap.exact - y.gap.exact).abs() < 1e-14, "{x:?} {y:?}");
+        assert!((x.false_alarm - y.false_alarm).abs() < 1e-12);
+        assert!((x.power.exact - y.power.exact).abs() < 1e-12);
+    }
+    assert_eq!(
+        a.plan.iter().map(|p| p.fresh).collect::<Vec<_>>(),
+        b.plan.iter().map(|p| p.fresh).collect::<Vec<_>>()
+    );
+}

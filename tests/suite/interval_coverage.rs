@@ -33,9 +33,9 @@ fn spec(problems: usize, samples: usize, replicates: usize, bootstrap: usize) ->
     }
 }
 
-/// Two-sided |z| bound of each coverage check: 18 checks (6 intervals at 3 sizes) in the fast
+/// Two-sided |z| bound of each coverage check: 21 checks (7 intervals at 3 sizes) in the fast
 /// test, so under exact 95% coverage the whole test fails spuriously with probability about
-/// 18 * 4.7e-4 = 0.8%.
+/// 21 * 4.7e-4 = 1.0%.
 const Z: f64 = 3.5;
 
 fn table(results: &[CoverageResult]) -> String {
@@ -190,6 +190,7 @@ fn analyze_interval_coverage_full_table() {
         IntervalMethod::WilsonT,
         IntervalMethod::WilsonZ,
         IntervalMethod::KornGraubard,
+        IntervalMethod::PairedScore,
     ];
     let results: Vec<CoverageResult> = [(10, 4), (15, 4), (30, 8), (100, 8)]
         .iter()
@@ -215,8 +216,8 @@ fn analyze_interval_exact_coverage_over_populations() {
     for problems in [10, 15] {
         println!("\nN x n = {problems} x 4: exact coverage (%) of the reported interval");
         println!("| mu | {} |", METRICS.join(" | "));
-        let mut sums = [0.0; 6];
-        let mut mins = [1.0f64; 6];
+        let mut sums = [0.0; 7];
+        let mut mins = [1.0f64; 7];
         let grid: Vec<f64> = (0..11).map(|i| -2.5 + 0.5 * f64::from(i)).collect();
         for &mu in &grid {
             let s = CoverageSpec {
@@ -225,7 +226,7 @@ fn analyze_interval_exact_coverage_over_populations() {
             };
             let e = exact_coverage(&s);
             let mut line = format!("| {mu:.1} |");
-            for m in 0..6 {
+            for m in 0..METRICS.len() {
                 let c = e[m].expect("computable at k = n = 4");
                 assert!((0.0..=1.0 + 1e-12).contains(&c));
                 sums[m] += c;
@@ -265,7 +266,7 @@ fn lattice_exact_coverage_equals_composition_enumeration() {
             };
             let by_composition = exact_coverage(&s);
             let by_lattice = exact_coverage_lattice(&s, 4);
-            for m in 0..6 {
+            for m in 0..METRICS.len() {
                 let (c, l) = (by_composition[m].unwrap(), by_lattice[m].unwrap());
                 assert!(
                     (c - l).abs() < 1e-12,
@@ -287,9 +288,9 @@ type Band = (f64, f64, f64);
 
 /// Exact coverage (lattice programme) of every metric at k = n = 4 over the population grid, for
 /// one gap and N: per metric (lowest, mean, highest) over the grid, and the per-population rows.
-fn exact_grid(gap: f64, problems: usize) -> (Vec<[f64; 6]>, [Band; 6]) {
+fn exact_grid(gap: f64, problems: usize) -> (Vec<[f64; 7]>, [Band; 7]) {
     use rayon::prelude::*;
-    let rows: Vec<[f64; 6]> = mu_grid()
+    let rows: Vec<[f64; 7]> = mu_grid()
         .par_iter()
         .map(|&mu| {
             let s = CoverageSpec {

@@ -16,9 +16,7 @@ use serde::{Deserialize, Serialize};
 use super::cluster::{clustered_se, cr2_variance_and_df, Clusters};
 use super::data::{ModelSamples, ProblemSamples};
 use super::interval::{IntervalBasis, IntervalMethod};
-use super::summary::{
-    check_k, maj_curve, pass_curve, question_se, reported_interval, PerProblem,
-};
+use super::summary::{check_k, maj_curve, pass_curve, question_se, reported_interval, PerProblem};
 use super::{AnalyzeError, Result};
 use crate::model::VoteRule;
 use crate::sim::reruns::{paired_rerun_signs, PairedRates};
@@ -198,7 +196,12 @@ fn per_k_differences(
         .map(|&k| {
             let values: Vec<EstimatePair> = curves
                 .iter()
-                .map(|(ca, cb)| ((ca.est[k - 1], ca.var[k - 1]), (cb.est[k - 1], cb.var[k - 1])))
+                .map(|(ca, cb)| {
+                    (
+                        (ca.est[k - 1], ca.var[k - 1]),
+                        (cb.est[k - 1], cb.var[k - 1]),
+                    )
+                })
                 .collect();
             paired_values(k, paired_method(k), &values, clusters)
         })
@@ -372,11 +375,20 @@ pub fn compare_models(
                     });
                 }
             }
-            let mut maj_ks: Vec<usize> = ks.iter().copied().filter(|&j| j < k).collect();
-            maj_ks.push(k);
-            per_k_differences(&pairs, clusters.as_ref(), &maj_ks, |p, k_max| {
-                maj_curve(p, k_max, options.maj_rule)
-            })?
+            // maj@1 is pass@1 under every rule (one answer votes for itself): its row is the
+            // pass@1 row, bit for bit, not a second computation of the same quantity.
+            let mut maj_ks: Vec<usize> = ks.iter().copied().filter(|&j| 1 < j && j < k).collect();
+            if k > 1 {
+                maj_ks.push(k);
+            }
+            std::iter::once(pass_at_1.clone())
+                .chain(per_k_differences(
+                    &pairs,
+                    clusters.as_ref(),
+                    &maj_ks,
+                    |p, k_max| maj_curve(p, k_max, options.maj_rule),
+                )?)
+                .collect()
         }
     };
     let maj_at_k = maj_by_k.last().cloned();
@@ -733,7 +745,12 @@ mod tests {
                 let diffs: Vec<f64> = vb.iter().zip(&va).map(|(y, x)| y - x).collect();
                 let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
                 let what = format!("{} k = {}", ["pass", "maj"][series], d.k);
-                assert!((d.a - mean(&va)).abs() < 1e-12, "{what}: {} vs {}", d.a, mean(&va));
+                assert!(
+                    (d.a - mean(&va)).abs() < 1e-12,
+                    "{what}: {} vs {}",
+                    d.a,
+                    mean(&va)
+                );
                 assert!((d.b - mean(&vb)).abs() < 1e-12, "{what}");
                 assert!((d.difference - mean(&diffs)).abs() < 1e-12, "{what}");
                 let (bb, ab) = (

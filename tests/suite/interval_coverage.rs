@@ -345,7 +345,9 @@ fn analyze_interval_exact_coverage_grid() {
 /// oscillates with the population as the binomial's does) within 92% to 98%; the paired
 /// difference of maj@4 (Tango-type score interval) within 95% to 98% at gap 0.21 (measured 95.4%
 /// to 97.4%) and 95% to 97.5% at gap 1 (measured 95.3% to 96.9%; the Wilson interval it replaced
-/// covered 91.7% to 94.7% there).
+/// covered 91.7% to 94.7% there); the paired difference of pass@4 (0/1 scores at k = n, the same
+/// score interval) within 94% to 100% (measured 95.2% to 99.8% at gap 0.21 and 94.2% to 99.7% at
+/// gap 1, the high values where nearly every problem is solved at k = 4 by both models).
 #[test]
 fn exact_coverage_band_at_n_30() {
     let mut failures = Vec::new();
@@ -355,6 +357,9 @@ fn exact_coverage_band_at_n_30() {
             for (m, &c) in row.iter().enumerate() {
                 let (lo, hi) = match (m, gap > 0.5) {
                     (1 | 2, _) => (0.92, 0.98),
+                    // Conservative where both models solve nearly every problem at k = 4 (few
+                    // problems differ), never below 94%.
+                    (6, _) => (0.94, 1.0),
                     (5, false) => (0.95, 0.98),
                     (5, true) => (0.95, 0.975),
                     _ => (0.94, 0.96),

@@ -311,12 +311,12 @@ pub fn sign_test_p_value(a_better: usize, b_better: usize) -> f64 {
 
 /// Compare models A and B on their common problems (matched by problem id).
 ///
-/// Cost: O(N) for the differences plus O(reruns * N) binomial draws for the reversal
-/// probability, plus the maj@k DP when requested.
+/// Cost: one pass@k curve per problem and model up to the largest k, O(N) per compared k, plus
+/// O(reruns * N) binomial draws for the reversal probability, plus the maj@k DP when requested.
 ///
 /// # Errors
-/// Fewer than 2 common problems; `maj_k` above the smallest n of either model (the error names
-/// it); maj@k requested without answers.
+/// Fewer than 2 common problems; a k of `ks` or `maj_k` above the smallest n of either model
+/// (the error names it); maj@k requested without answers.
 pub fn compare_models(
     a: &ModelSamples,
     b: &ModelSamples,

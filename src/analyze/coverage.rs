@@ -226,8 +226,8 @@ fn replicate(spec: &CoverageSpec, methods: &[IntervalMethod], r: usize) -> Inter
         cmp.as_ref()
             .and_then(|c| c.pass_by_k.iter().find(|d| d.k == k).map(|d| d.ci95)),
     );
-    for m in 4..METRICS.len() {
-        out[m].push(None);
+    for diff in &mut out[4..] {
+        diff.push(None);
     }
     let va = per_problem(&draws[0], spec.samples, k);
     let vb = per_problem(&draws[1], spec.samples, k);

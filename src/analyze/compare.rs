@@ -295,6 +295,14 @@ pub fn paired_method(k: usize) -> IntervalMethod {
     }
 }
 
+/// Whether maj@k under `rule` is pass@1 problem by problem, for every tally: k = 1 (one answer
+/// votes for itself, under every rule), and k = 2 with random ties (two right answers win, a
+/// right and a wrong one tie and win half the time, two wrong ones lose, so the estimate over
+/// the 2-subsets of n answers with c right is (C(c, 2) + c (n - c) / 2) / C(n, 2) = c / n).
+pub fn maj_is_pass_at_1(k: usize, rule: VoteRule) -> bool {
+    k == 1 || (k == 2 && rule == VoteRule::Random)
+}
+
 /// Exact two-sided sign test. Cost: O(min(a, b)).
 pub fn sign_test_p_value(a_better: usize, b_better: usize) -> f64 {
     let m = a_better + b_better;
@@ -375,20 +383,22 @@ pub fn compare_models(
                     });
                 }
             }
-            // maj@1 is pass@1 under every rule (one answer votes for itself): its row is the
-            // pass@1 row, bit for bit, not a second computation of the same quantity.
-            let mut maj_ks: Vec<usize> = ks.iter().copied().filter(|&j| 1 < j && j < k).collect();
-            if k > 1 {
-                maj_ks.push(k);
-            }
-            std::iter::once(pass_at_1.clone())
-                .chain(per_k_differences(
-                    &pairs,
-                    clusters.as_ref(),
-                    &maj_ks,
-                    |p, k_max| maj_curve(p, k_max, options.maj_rule),
-                )?)
-                .collect()
+            let mut maj_ks: Vec<usize> = ks.iter().copied().filter(|&j| j < k).collect();
+            maj_ks.push(k);
+            // maj@k that is pass@1 problem by problem gets the pass@1 row, bit for bit, not a
+            // second computation (and interval) of the same quantity.
+            let (same, other): (Vec<usize>, Vec<usize>) = maj_ks
+                .into_iter()
+                .partition(|&j| maj_is_pass_at_1(j, options.maj_rule));
+            let mut computed = per_k_differences(&pairs, clusters.as_ref(), &other, |p, k_max| {
+                maj_curve(p, k_max, options.maj_rule)
+            })?;
+            computed.extend(same.into_iter().map(|j| DiffEstimate {
+                k: j,
+                ..pass_at_1.clone()
+            }));
+            computed.sort_by_key(|d| d.k);
+            computed
         }
     };
     let maj_at_k = maj_by_k.last().cloned();
@@ -727,6 +737,15 @@ mod tests {
         assert_eq!((pass_ks, maj_ks), (vec![1, 2, 3, 5], vec![1, 2, 3, 4]));
         assert_eq!(c.pass_by_k[0], c.pass_at_1);
         assert_eq!(c.maj_by_k.last(), c.maj_at_k.as_ref());
+        for d in &c.maj_by_k[..2] {
+            assert_eq!(
+                *d,
+                DiffEstimate {
+                    k: d.k,
+                    ..c.pass_at_1.clone()
+                }
+            );
+        }
         for (series, rows) in [(0, &c.pass_by_k), (1, &c.maj_by_k)] {
             for d in rows.iter() {
                 let per = |l: &[Vec<usize>]| -> Vec<f64> {
@@ -763,18 +782,20 @@ mod tests {
                     "{what}"
                 );
                 assert_eq!(d.sign_test.p_value, sign_test_p_value(ab, bb), "{what}");
-                let want = crate::analyze::interval::mean_interval(
-                    &diffs,
-                    (-1.0, 1.0),
-                    paired_method(d.k),
-                )
-                .unwrap();
+                // maj@2 with random ties is pass@1: the pass@1 row's (Wilson) interval.
+                let method = if series == 1 && maj_is_pass_at_1(d.k, VoteRule::Random) {
+                    paired_method(1)
+                } else {
+                    paired_method(d.k)
+                };
+                let want =
+                    crate::analyze::interval::mean_interval(&diffs, (-1.0, 1.0), method).unwrap();
                 assert!(
                     (d.ci95[0] - want.low).abs() < 1e-9 && (d.ci95[1] - want.high).abs() < 1e-9,
                     "{what}: {:?} vs {want:?}",
                     d.ci95
                 );
-                assert_eq!(d.ci_method, paired_method(d.k), "{what}");
+                assert_eq!(d.ci_method, method, "{what}");
             }
         }
         // A k above the smallest n is refused, naming it.
@@ -789,5 +810,37 @@ mod tests {
         .unwrap_err()
         .to_string();
         assert!(err.contains("smallest n = 5"), "{err}");
+    }
+
+    /// With random ties maj@2 is pass@1 problem by problem (a 1-1 split is a coin flip), yet the
+    /// per-k comparison gave the maj@2 row the Tango-type interval and pass@1 the Wilson one: two
+    /// intervals for one quantity, side by side in report.md.
+    #[test]
+    fn maj_at_2_with_random_ties_got_another_interval_than_pass_at_1() {
+        let a_counts: Vec<(usize, usize)> = (0..20).map(|i| ((i * 5) % 7, 6)).collect();
+        let b_counts: Vec<(usize, usize)> = (0..20).map(|i| ((i * 3 + 1) % 7, 6)).collect();
+        let (a, b) = (model("a", &a_counts), model("b", &b_counts));
+        let mut opts = ComparisonOptions {
+            ks: vec![2, 4],
+            maj_k: Some(4),
+            reruns: 0,
+            ..ComparisonOptions::default()
+        };
+        let c = compare_models(&a, &b, &opts).unwrap();
+        let m2 = c.maj_by_k.iter().find(|d| d.k == 2).unwrap();
+        assert_eq!(
+            (m2.difference, m2.ci95, m2.ci_method),
+            (
+                c.pass_at_1.difference,
+                c.pass_at_1.ci95,
+                IntervalMethod::Wilson
+            )
+        );
+        // Strict ties: a 1-1 split loses, maj@2 is pass^2, its own row and interval.
+        opts.maj_rule = VoteRule::Strict;
+        let c = compare_models(&a, &b, &opts).unwrap();
+        let m2 = c.maj_by_k.iter().find(|d| d.k == 2).unwrap();
+        assert_eq!(m2.ci_method, IntervalMethod::PairedScore);
+        assert!(m2.difference != c.pass_at_1.difference);
     }
 }

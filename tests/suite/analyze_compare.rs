@@ -222,6 +222,9 @@ fn compare_reports_paired_differences_at_every_k_on_a_harness_log() {
         assert_eq!(cmp["maj_by_k"][0][key], cmp["pass_at_1"][key], "{key}");
     }
     assert_eq!(cmp["pass_by_k"][1]["ci_method"], "paired-score", "{cmp}");
+    for key in ["difference", "ci95", "ci_method", "sign_test"] {
+        assert_eq!(cmp["maj_by_k"][1][key], cmp["pass_at_1"][key], "{key}");
+    }
     // comparison.csv: one row per metric and k, with the numbers of summary.json.
     let csv = read(&out.join("comparison.csv"));
     let header: Vec<&str> = csv.lines().next().expect("header").split(',').collect();
@@ -273,11 +276,13 @@ fn compare_reports_paired_differences_at_every_k_on_a_harness_log() {
     }
     assert!(!stdout.contains("maj@1 (random):"), "{stdout}");
     let md = read(&out.join("report.md"));
+    // maj@1, and maj@2 with random ties, are pass@1: one interval (Wilson) for the three.
     for text in [
         "| pass@2 |",
         "| maj@1 (random) |",
         "| maj@2 (random) |",
-        "95% CI of the pass@2, maj@2 (random) differences: Tango-type",
+        "95% CI of the pass@1, maj@1 (random), maj@2 (random) differences: Wilson",
+        "95% CI of the pass@2 difference: Tango-type",
     ] {
         assert!(md.contains(text), "{text}: {md}");
     }

@@ -6,7 +6,7 @@
 
 use super::figures::k_ticks;
 use super::{input_names, signed_pts};
-use crate::analyze::interval::IntervalBasis;
+use crate::analyze::interval::{IntervalBasis, IntervalMethod};
 use crate::analyze::{Analysis, Comparison, DiffEstimate};
 use crate::report::plot::{Figure, Line, Markers, Panel, Scale};
 
@@ -139,6 +139,11 @@ pub fn comparison_figure(a: &Analysis) -> Option<Figure> {
                 .map_or(String::new(), |k| format!(" in {k} clusters")),
             if single {
                 "Wilson"
+            } else if maj
+                .iter()
+                .any(|d| d.k == 2 && d.ci_method == IntervalMethod::Wilson)
+            {
+                "Wilson at k = 1 and for maj@2, which is pass@1 with random ties; Tango-type score otherwise"
             } else {
                 "Wilson at k = 1, Tango-type score from k = 2"
             }

@@ -289,10 +289,19 @@ pub fn analyze(inputs: Vec<(Dataset, Format)>, options: &AnalysisOptions) -> Res
             .collect::<Option<Vec<usize>>>()
             .and_then(|ks| ks.into_iter().min())
             .filter(|_| vote.is_some());
+        // The per-k differences at every k both summaries' curves have.
+        let ks: Vec<usize> = analyses[0]
+            .summary
+            .pass_at_k
+            .iter()
+            .map(|p| p.k)
+            .filter(|k| analyses[1].summary.pass_at_k.iter().any(|q| q.k == *k))
+            .collect();
         Some(compare_models(
             a,
             b,
             &ComparisonOptions {
+                ks,
                 maj_k,
                 maj_rule: vote.unwrap_or(VoteRule::Random),
                 reruns: options.reruns,

@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use super::cluster::{clustered_se, cr2_variance_and_df, Clusters};
 use super::data::{ModelSamples, ProblemSamples};
 use super::interval::{IntervalBasis, IntervalMethod};
-use super::summary::{check_k, maj_curve, pass_curve, question_se, reported_interval};
+use super::summary::{check_k, maj_curve, pass_curve, question_se, reported_interval, PerProblem};
 use super::{AnalyzeError, Result};
 use crate::model::VoteRule;
 use crate::sim::reruns::{paired_rerun_signs, PairedRates};
@@ -24,7 +24,12 @@ use crate::sim::reruns::{paired_rerun_signs, PairedRates};
 /// Options of [`compare_models`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ComparisonOptions {
-    /// k for the maj@k difference (`None` skips it); needs answers in both inputs.
+    /// The k values of the per-k differences ([`Comparison::pass_by_k`], and
+    /// [`Comparison::maj_by_k`] at those up to `maj_k`); 1 is always included. `analyze` passes
+    /// the k values of its curves.
+    #[serde(default)]
+    pub ks: Vec<usize>,
+    /// The largest k of the maj@k differences (`None` skips them); needs answers in both inputs.
     pub maj_k: Option<usize>,
     /// Vote rule for maj@k.
     pub maj_rule: VoteRule,
@@ -37,6 +42,7 @@ pub struct ComparisonOptions {
 impl Default for ComparisonOptions {
     fn default() -> Self {
         ComparisonOptions {
+            ks: Vec::new(),
             maj_k: None,
             maj_rule: VoteRule::Random,
             reruns: 20_000,
@@ -62,16 +68,16 @@ pub struct DiffEstimate {
     pub question_se: f64,
     /// Within-problem sampling part (jackknife), `None` when k equals some problem's n.
     pub sampling_se: Option<f64>,
-    /// 95% interval of the difference within [-1, 1]. pass@1: Wilson with effective sample size
-    /// and adaptive t on the differences mapped to [0, 1]; maj@k: a Tango-type score interval
-    /// whose variance is re-estimated under each hypothesised difference
-    /// ([`super::interval::paired_score_from_moments`]; maj@k differences are mostly whole vote
-    /// flips, Tango's setting). When every problem's difference is the same (e.g. all 0), the
+    /// 95% interval of the difference within [-1, 1]. k = 1 (pass@1, maj@1): Wilson with
+    /// effective sample size and adaptive t on the differences mapped to [0, 1]; k >= 2 (pass@k
+    /// and maj@k): a Tango-type score interval whose variance is re-estimated under each
+    /// hypothesised difference ([`super::interval::paired_score_from_moments`]; such differences
+    /// are mostly whole flips, Tango's setting). When every problem's difference is the same (e.g. all 0), the
     /// exact bound on how often a problem could differ.
     pub ci95: [f64; 2],
     /// What `ci95` rests on.
     pub ci_basis: IntervalBasis,
-    /// The construction of `ci95`: `wilson` (pass@1) or `paired-score` (maj@k).
+    /// The construction of `ci95`: `wilson` (k = 1) or `paired-score` (k >= 2).
     #[serde(default)]
     pub ci_method: IntervalMethod,
     /// Clustered paired SE (CR1 over the per-problem differences), when every common problem
@@ -124,8 +130,18 @@ pub struct Comparison {
     pub only_b: usize,
     /// pass@1 difference B - A.
     pub pass_at_1: DiffEstimate,
-    /// maj@k difference B - A, when requested.
+    /// maj@k difference B - A at the largest k of `maj_by_k`, when requested.
     pub maj_at_k: Option<DiffEstimate>,
+    /// pass@k difference B - A at every k of the options' k list, in increasing k (the first,
+    /// k = 1, is `pass_at_1`): the per-problem unbiased estimates paired across the common
+    /// problems. k = 1 gets the Wilson interval, k >= 2 the Tango-type score interval
+    /// ([`paired_method`]).
+    #[serde(default)]
+    pub pass_by_k: Vec<DiffEstimate>,
+    /// maj@k difference B - A at every k of the options' k list up to `maj_k` (and at `maj_k`),
+    /// in increasing k (the last is `maj_at_k`); empty without maj@k.
+    #[serde(default)]
+    pub maj_by_k: Vec<DiffEstimate>,
     /// Sign test on per-problem pass@1 (the same as `pass_at_1.sign_test`).
     pub sign_test: SignTest,
     /// Probability that a fresh rerun at the same n per problem orders the models the other way
@@ -157,6 +173,39 @@ fn paired(
         .map(|(pa, pb)| Ok((per_problem(pa)?, per_problem(pb)?)))
         .collect::<Result<Vec<_>>>()?;
     paired_values(k, method, &values, clusters)
+}
+
+/// The paired differences B - A of one metric at each of `ks` (increasing, non-empty or empty):
+/// each problem's curve is computed once up to the largest k (`curve(problem, k_max)`) and read
+/// at every k, and each k gets [`paired_values`] with the interval of [`paired_method`].
+/// Cost: one curve per problem and model plus O(N) per k.
+fn per_k_differences(
+    pairs: &[(&ProblemSamples, &ProblemSamples)],
+    clusters: Option<&Clusters>,
+    ks: &[usize],
+    curve: impl Fn(&ProblemSamples, usize) -> Result<PerProblem>,
+) -> Result<Vec<DiffEstimate>> {
+    let Some(&k_max) = ks.last() else {
+        return Ok(Vec::new());
+    };
+    let curves = pairs
+        .iter()
+        .map(|(pa, pb)| Ok((curve(pa, k_max)?, curve(pb, k_max)?)))
+        .collect::<Result<Vec<_>>>()?;
+    ks.iter()
+        .map(|&k| {
+            let values: Vec<EstimatePair> = curves
+                .iter()
+                .map(|(ca, cb)| {
+                    (
+                        (ca.est[k - 1], ca.var[k - 1]),
+                        (cb.est[k - 1], cb.var[k - 1]),
+                    )
+                })
+                .collect();
+            paired_values(k, paired_method(k), &values, clusters)
+        })
+        .collect()
 }
 
 /// One shared problem's (estimate, jackknife variance) for model A and for model B.
@@ -235,14 +284,23 @@ pub(crate) fn paired_values(
 }
 
 /// The interval construction of a paired difference of a metric at `k`: pass@1 and maj@1 are
-/// the same quantity (one answer votes for itself) and get the Wilson interval; maj@k with
-/// k >= 2, whose differences are mostly whole vote flips, the Tango-type score interval.
+/// the same quantity (one answer votes for itself) and get the Wilson interval; pass@k and maj@k
+/// with k >= 2, whose per-problem differences pile up at -1, 0 and +1 as k grows (whole flips,
+/// Tango's setting), the Tango-type score interval (coverage in docs/intervals.md).
 pub fn paired_method(k: usize) -> IntervalMethod {
     if k == 1 {
         IntervalMethod::Wilson
     } else {
         IntervalMethod::PairedScore
     }
+}
+
+/// Whether maj@k under `rule` is pass@1 problem by problem, for every tally: k = 1 (one answer
+/// votes for itself, under every rule), and k = 2 with random ties (two right answers win, a
+/// right and a wrong one tie and win half the time, two wrong ones lose, so the estimate over
+/// the 2-subsets of n answers with c right is (C(c, 2) + c (n - c) / 2) / C(n, 2) = c / n).
+pub fn maj_is_pass_at_1(k: usize, rule: VoteRule) -> bool {
+    k == 1 || (k == 2 && rule == VoteRule::Random)
 }
 
 /// Exact two-sided sign test. Cost: O(min(a, b)).
@@ -261,12 +319,12 @@ pub fn sign_test_p_value(a_better: usize, b_better: usize) -> f64 {
 
 /// Compare models A and B on their common problems (matched by problem id).
 ///
-/// Cost: O(N) for the differences plus O(reruns * N) binomial draws for the reversal
-/// probability, plus the maj@k DP when requested.
+/// Cost: one pass@k curve per problem and model up to the largest k, O(N) per compared k, plus
+/// O(reruns * N) binomial draws for the reversal probability, plus the maj@k DP when requested.
 ///
 /// # Errors
-/// Fewer than 2 common problems; `maj_k` above the smallest n of either model (the error names
-/// it); maj@k requested without answers.
+/// Fewer than 2 common problems; a k of `ks` or `maj_k` above the smallest n of either model
+/// (the error names it); maj@k requested without answers.
 pub fn compare_models(
     a: &ModelSamples,
     b: &ModelSamples,
@@ -298,8 +356,22 @@ pub fn compare_models(
         let c = pass_curve(p, 1, false)?;
         Ok((c.est[0], c.var[0]))
     })?;
-    let maj_at_k = match options.maj_k {
-        None => None,
+    let mut ks: Vec<usize> = options.ks.iter().copied().chain([1]).collect();
+    ks.sort_unstable();
+    ks.dedup();
+    for m in [a, b] {
+        for &k in &ks {
+            check_k(m, k)?;
+        }
+    }
+    let pass_by_k = per_k_differences(&pairs, clusters.as_ref(), &ks[1..], |p, k_max| {
+        pass_curve(p, k_max, false)
+    })?;
+    let pass_by_k: Vec<DiffEstimate> = std::iter::once(pass_at_1.clone())
+        .chain(pass_by_k)
+        .collect();
+    let maj_by_k = match options.maj_k {
+        None => Vec::new(),
         Some(k) => {
             for m in [a, b] {
                 check_k(m, k)?;
@@ -311,18 +383,25 @@ pub fn compare_models(
                     });
                 }
             }
-            Some(paired(
-                k,
-                paired_method(k),
-                &pairs,
-                clusters.as_ref(),
-                |p| {
-                    let c = maj_curve(p, k, options.maj_rule)?;
-                    Ok((c.est[k - 1], c.var[k - 1]))
-                },
-            )?)
+            let mut maj_ks: Vec<usize> = ks.iter().copied().filter(|&j| j < k).collect();
+            maj_ks.push(k);
+            // maj@k that is pass@1 problem by problem gets the pass@1 row, bit for bit, not a
+            // second computation (and interval) of the same quantity.
+            let (same, other): (Vec<usize>, Vec<usize>) = maj_ks
+                .into_iter()
+                .partition(|&j| maj_is_pass_at_1(j, options.maj_rule));
+            let mut computed = per_k_differences(&pairs, clusters.as_ref(), &other, |p, k_max| {
+                maj_curve(p, k_max, options.maj_rule)
+            })?;
+            computed.extend(same.into_iter().map(|j| DiffEstimate {
+                k: j,
+                ..pass_at_1.clone()
+            }));
+            computed.sort_by_key(|d| d.k);
+            computed
         }
     };
+    let maj_at_k = maj_by_k.last().cloned();
     let degenerate_reruns = pairs
         .iter()
         .flat_map(|(pa, pb)| [pa, pb])
@@ -338,6 +417,8 @@ pub fn compare_models(
         only_b: b.problems.len() - pairs.len(),
         pass_at_1,
         maj_at_k,
+        pass_by_k,
+        maj_by_k,
         sign_test,
         reversal_probability: reversal,
         rerun_tie_probability: tie,
@@ -571,5 +652,195 @@ mod tests {
         assert_eq!((m.b_better, m.a_better, m.ties), (2, 0, 6), "{m:?}");
         assert!((m.p_value - sign_test_p_value(0, 2)).abs() < 1e-15);
         assert!(m.p_value > c.sign_test.p_value);
+    }
+
+    /// pass@k and maj@k (random ties) of one problem by enumerating every k-subset of its n
+    /// answers: `labels[j]` is 0 for a right answer, g >= 1 for wrong answer g.
+    fn brute_force(labels: &[usize], k: usize) -> (f64, f64) {
+        let n = labels.len();
+        let (mut subsets, mut pass, mut maj) = (0.0, 0.0, 0.0);
+        for mask in 0u32..(1 << n) {
+            if mask.count_ones() as usize != k {
+                continue;
+            }
+            subsets += 1.0;
+            let mut votes = std::collections::BTreeMap::new();
+            for (j, &l) in labels.iter().enumerate() {
+                if mask & (1 << j) != 0 {
+                    *votes.entry(l).or_insert(0usize) += 1;
+                }
+            }
+            let right = votes.get(&0).copied().unwrap_or(0);
+            pass += f64::from(u8::from(right > 0));
+            let top = votes.values().copied().max().unwrap_or(0);
+            if right == top && right > 0 {
+                maj += 1.0 / votes.values().filter(|&&v| v == top).count() as f64;
+            }
+        }
+        (pass / subsets, maj / subsets)
+    }
+
+    /// The per-k rows against enumeration of every k-subset on tiny data: A and B means and the
+    /// difference of pass@k and maj@k at every k, each row's own sign test, and the interval of
+    /// [`paired_method`] on the brute-force per-problem differences.
+    #[test]
+    fn per_k_differences_match_enumeration_of_every_subset() {
+        // (right, wrong groups) per problem, n = 5.
+        let a_spec: [(usize, &[usize]); 6] = [
+            (0, &[5]),
+            (1, &[2, 2]),
+            (2, &[3]),
+            (1, &[1, 1, 1, 1]),
+            (4, &[1]),
+            (2, &[1, 1, 1]),
+        ];
+        let b_spec: [(usize, &[usize]); 6] = [
+            (1, &[4]),
+            (1, &[3, 1]),
+            (3, &[2]),
+            (0, &[2, 2, 1]),
+            (5, &[]),
+            (2, &[2, 1]),
+        ];
+        let build = |name: &str, spec: &[(usize, &[usize])]| ModelSamples {
+            name: name.to_string(),
+            problems: spec
+                .iter()
+                .enumerate()
+                .map(|(i, (c, w))| ProblemSamples::from_groups(&format!("q{i}"), *c, w))
+                .collect(),
+            has_answers: true,
+            has_tokens: false,
+        };
+        let labels = |spec: &[(usize, &[usize])]| -> Vec<Vec<usize>> {
+            spec.iter()
+                .map(|(c, w)| {
+                    let mut l = vec![0; *c];
+                    for (g, &size) in w.iter().enumerate() {
+                        l.extend(std::iter::repeat_n(g + 1, size));
+                    }
+                    l
+                })
+                .collect()
+        };
+        let (a, b) = (build("a", &a_spec), build("b", &b_spec));
+        let (la, lb) = (labels(&a_spec), labels(&b_spec));
+        let opts = ComparisonOptions {
+            ks: vec![5, 2, 3, 2],
+            maj_k: Some(4),
+            reruns: 0,
+            ..ComparisonOptions::default()
+        };
+        let c = compare_models(&a, &b, &opts).unwrap();
+        let pass_ks: Vec<usize> = c.pass_by_k.iter().map(|d| d.k).collect();
+        let maj_ks: Vec<usize> = c.maj_by_k.iter().map(|d| d.k).collect();
+        assert_eq!((pass_ks, maj_ks), (vec![1, 2, 3, 5], vec![1, 2, 3, 4]));
+        assert_eq!(c.pass_by_k[0], c.pass_at_1);
+        assert_eq!(c.maj_by_k.last(), c.maj_at_k.as_ref());
+        for d in &c.maj_by_k[..2] {
+            assert_eq!(
+                *d,
+                DiffEstimate {
+                    k: d.k,
+                    ..c.pass_at_1.clone()
+                }
+            );
+        }
+        for (series, rows) in [(0, &c.pass_by_k), (1, &c.maj_by_k)] {
+            for d in rows.iter() {
+                let per = |l: &[Vec<usize>]| -> Vec<f64> {
+                    l.iter()
+                        .map(|x| {
+                            let (p, m) = brute_force(x, d.k);
+                            if series == 0 {
+                                p
+                            } else {
+                                m
+                            }
+                        })
+                        .collect()
+                };
+                let (va, vb) = (per(&la), per(&lb));
+                let diffs: Vec<f64> = vb.iter().zip(&va).map(|(y, x)| y - x).collect();
+                let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+                let what = format!("{} k = {}", ["pass", "maj"][series], d.k);
+                assert!(
+                    (d.a - mean(&va)).abs() < 1e-12,
+                    "{what}: {} vs {}",
+                    d.a,
+                    mean(&va)
+                );
+                assert!((d.b - mean(&vb)).abs() < 1e-12, "{what}");
+                assert!((d.difference - mean(&diffs)).abs() < 1e-12, "{what}");
+                let (bb, ab) = (
+                    diffs.iter().filter(|&&x| x > 1e-12).count(),
+                    diffs.iter().filter(|&&x| x < -1e-12).count(),
+                );
+                assert_eq!(
+                    (d.sign_test.b_better, d.sign_test.a_better),
+                    (bb, ab),
+                    "{what}"
+                );
+                assert_eq!(d.sign_test.p_value, sign_test_p_value(ab, bb), "{what}");
+                // maj@2 with random ties is pass@1: the pass@1 row's (Wilson) interval.
+                let method = if series == 1 && maj_is_pass_at_1(d.k, VoteRule::Random) {
+                    paired_method(1)
+                } else {
+                    paired_method(d.k)
+                };
+                let want =
+                    crate::analyze::interval::mean_interval(&diffs, (-1.0, 1.0), method).unwrap();
+                assert!(
+                    (d.ci95[0] - want.low).abs() < 1e-9 && (d.ci95[1] - want.high).abs() < 1e-9,
+                    "{what}: {:?} vs {want:?}",
+                    d.ci95
+                );
+                assert_eq!(d.ci_method, method, "{what}");
+            }
+        }
+        // A k above the smallest n is refused, naming it.
+        let err = compare_models(
+            &a,
+            &b,
+            &ComparisonOptions {
+                ks: vec![6],
+                ..opts
+            },
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("smallest n = 5"), "{err}");
+    }
+
+    /// With random ties maj@2 is pass@1 problem by problem (a 1-1 split is a coin flip), yet the
+    /// per-k comparison gave the maj@2 row the Tango-type interval and pass@1 the Wilson one: two
+    /// intervals for one quantity, side by side in report.md.
+    #[test]
+    fn maj_at_2_with_random_ties_got_another_interval_than_pass_at_1() {
+        let a_counts: Vec<(usize, usize)> = (0..20).map(|i| ((i * 5) % 7, 6)).collect();
+        let b_counts: Vec<(usize, usize)> = (0..20).map(|i| ((i * 3 + 1) % 7, 6)).collect();
+        let (a, b) = (model("a", &a_counts), model("b", &b_counts));
+        let mut opts = ComparisonOptions {
+            ks: vec![2, 4],
+            maj_k: Some(4),
+            reruns: 0,
+            ..ComparisonOptions::default()
+        };
+        let c = compare_models(&a, &b, &opts).unwrap();
+        let m2 = c.maj_by_k.iter().find(|d| d.k == 2).unwrap();
+        assert_eq!(
+            (m2.difference, m2.ci95, m2.ci_method),
+            (
+                c.pass_at_1.difference,
+                c.pass_at_1.ci95,
+                IntervalMethod::Wilson
+            )
+        );
+        // Strict ties: a 1-1 split loses, maj@2 is pass^2, its own row and interval.
+        opts.maj_rule = VoteRule::Strict;
+        let c = compare_models(&a, &b, &opts).unwrap();
+        let m2 = c.maj_by_k.iter().find(|d| d.k == 2).unwrap();
+        assert_eq!(m2.ci_method, IntervalMethod::PairedScore);
+        assert!(m2.difference != c.pass_at_1.difference);
     }
 }

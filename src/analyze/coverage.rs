@@ -5,8 +5,8 @@
 //! One replicate draws N problems from the logit-normal population and n answers per problem for
 //! two models (B is A shifted by `gap` logits, on the same problems), runs the summary and the
 //! paired comparison exactly as `evalsim analyze` does, and records for pass@1, pass@k, pass^k,
-//! maj@k (at the given k) and the paired differences of pass@1 and maj@k whether each interval
-//! covers the population value. Alternative constructions ([`IntervalMethod`]) are scored on the
+//! maj@k (at the given k) and the paired differences of pass@1, maj@k and pass@k whether each
+//! interval covers the population value. Alternative constructions ([`IntervalMethod`]) are scored on the
 //! same per-problem values, so the comparison between them is paired.
 //!
 //! It lives in `analyze` because it scores `analyze`'s own estimators and intervals; it depends
@@ -58,7 +58,7 @@ pub struct CoverageSpec {
 /// Coverage of one interval construction for one metric.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CoverageRow {
-    /// `pass@1`, `pass@k`, `pass^k`, `maj@k`, `diff pass@1` or `diff maj@k`.
+    /// `pass@1`, `pass@k`, `pass^k`, `maj@k`, `diff pass@1`, `diff maj@k` or `diff pass@k`.
     pub metric: &'static str,
     /// The construction: `reported` (what `analyze` prints), `bootstrap`, or a method name.
     pub method: String,
@@ -85,19 +85,30 @@ pub struct CoverageResult {
     pub rows: Vec<CoverageRow>,
 }
 
-/// The metrics in row order.
-pub const METRICS: [&str; 6] = [
+/// The metrics in row order (the paired differences from index 4 on).
+pub const METRICS: [&str; 7] = [
     "pass@1",
     "pass@k",
     "pass^k",
     "maj@k",
     "diff pass@1",
     "diff maj@k",
+    "diff pass@k",
 ];
+
+/// For each paired difference of [`METRICS`] (index 4 on), the per-problem metric it is the
+/// difference of (index into the first four).
+fn differenced(m: usize) -> usize {
+    match m {
+        4 => 0,
+        5 => 3,
+        _ => 1,
+    }
+}
 
 /// Population values of [`METRICS`] by quadrature over the logit-normal. Cost: 4 tabulations of
 /// 40,002 nodes (maj@k: O(k^2) each).
-pub fn population_truth(spec: &CoverageSpec) -> [f64; 6] {
+pub fn population_truth(spec: &CoverageSpec) -> [f64; 7] {
     let k = spec.k as u32;
     let (mu, sigma, gap, a) = (spec.mu, spec.sigma, spec.gap, spec.attractor);
     let p1 = PopulationNodes::new(mu, sigma, gap, |p| p).moments();
@@ -116,6 +127,7 @@ pub fn population_truth(spec: &CoverageSpec) -> [f64; 6] {
         mk.mean_a,
         p1.mean_b - p1.mean_a,
         mk.mean_b - mk.mean_a,
+        pk.mean_b - pk.mean_a,
     ]
 }
 
@@ -198,6 +210,7 @@ fn replicate(spec: &CoverageSpec, methods: &[IntervalMethod], r: usize) -> Inter
         &a,
         &b,
         &ComparisonOptions {
+            ks: vec![1, k],
             maj_k: Some(k),
             reruns: 0,
             ..ComparisonOptions::default()
@@ -209,8 +222,13 @@ fn replicate(spec: &CoverageSpec, methods: &[IntervalMethod], r: usize) -> Inter
         cmp.as_ref()
             .and_then(|c| c.maj_at_k.as_ref().map(|d| d.ci95)),
     );
-    out[4].push(None);
-    out[5].push(None);
+    out[6].push(
+        cmp.as_ref()
+            .and_then(|c| c.pass_by_k.iter().find(|d| d.k == k).map(|d| d.ci95)),
+    );
+    for diff in &mut out[4..] {
+        diff.push(None);
+    }
     let va = per_problem(&draws[0], spec.samples, k);
     let vb = per_problem(&draws[1], spec.samples, k);
     let diff = |j: usize| -> Vec<f64> { vb[j].iter().zip(&va[j]).map(|(b, a)| b - a).collect() };
@@ -221,11 +239,18 @@ fn replicate(spec: &CoverageSpec, methods: &[IntervalMethod], r: usize) -> Inter
         va[3].clone(),
         diff(0),
         diff(3),
+        diff(1),
     ];
     for (m, v) in values.iter().enumerate() {
         let range = if m >= 4 { (-1.0, 1.0) } else { (0.0, 1.0) };
         for &method in methods {
-            out[m].push(mean_interval(v, range, method).map(|i| [i.low, i.high]));
+            // The paired score interval is one of differences in [-1, 1] only.
+            let applies = m >= 4 || method != IntervalMethod::PairedScore;
+            out[m].push(
+                applies
+                    .then(|| mean_interval(v, range, method).map(|i| [i.low, i.high]))
+                    .flatten(),
+            );
         }
     }
     out
@@ -249,6 +274,9 @@ pub fn interval_coverage(spec: &CoverageSpec, methods: &[IntervalMethod]) -> Cov
     for (m, metric) in METRICS.iter().enumerate() {
         for (j, label) in labels.iter().enumerate() {
             if j == 1 && (spec.bootstrap == 0 || m >= 4) {
+                continue;
+            }
+            if m < 4 && label == "pairedscore" {
                 continue;
             }
             let (mut covered, mut width, mut count) = (0usize, 0.0, 0usize);
@@ -285,13 +313,15 @@ const LEVEL_COVERAGE: f64 = crate::analyze::interval::LEVEL;
 /// Most data-set compositions [`exact_coverage`] enumerates per metric.
 pub const EXACT_COVERAGE_MAX_COMPOSITIONS: f64 = 5e6;
 
-/// The interval `analyze` reports for metric `m` of [`METRICS`]: [`IntervalMethod::PairedScore`]
-/// for the paired difference of maj@k, [`IntervalMethod::Wilson`] for every other.
-pub fn reported_method(m: usize) -> IntervalMethod {
-    if m == 5 {
-        IntervalMethod::PairedScore
-    } else {
-        IntervalMethod::Wilson
+/// The interval `analyze` reports for metric `m` of [`METRICS`] at `k`: for the paired
+/// differences that of [`crate::analyze::compare::paired_method`] (Wilson for pass@1, the
+/// Tango-type score interval for maj@k and pass@k at k >= 2), [`IntervalMethod::Wilson`] for
+/// every single-model metric.
+pub fn reported_method(m: usize, k: usize) -> IntervalMethod {
+    match m {
+        4 => crate::analyze::compare::paired_method(1),
+        5 | 6 => crate::analyze::compare::paired_method(k),
+        _ => IntervalMethod::Wilson,
     }
 }
 
@@ -306,8 +336,8 @@ pub fn reported_method(m: usize) -> IntervalMethod {
 /// `None` for a metric whose number of compositions C(N + V - 1, V - 1) exceeds
 /// [`EXACT_COVERAGE_MAX_COMPOSITIONS`] (e.g. maj@4 at n = 8: many values). With k = n = 4 and
 /// N <= 15 every metric is computable (at most 9 values). Time: O(compositions N) per metric.
-pub fn exact_coverage(spec: &CoverageSpec) -> [Option<f64>; 6] {
-    exact_coverage_with(spec, reported_method)
+pub fn exact_coverage(spec: &CoverageSpec) -> [Option<f64>; 7] {
+    exact_coverage_with(spec, |m| reported_method(m, spec.k))
 }
 
 /// [`exact_coverage`] for the construction `method(m)` of each metric m (e.g. `|_| Wilson` for
@@ -315,9 +345,9 @@ pub fn exact_coverage(spec: &CoverageSpec) -> [Option<f64>; 6] {
 pub fn exact_coverage_with(
     spec: &CoverageSpec,
     method: impl Fn(usize) -> IntervalMethod,
-) -> [Option<f64>; 6] {
+) -> [Option<f64>; 7] {
     let (truth, dists) = value_distributions(spec);
-    let mut out = [None; 6];
+    let mut out = [None; 7];
     for (m, slot) in out.iter_mut().enumerate() {
         let range = if m >= 4 { (-1.0, 1.0) } else { (0.0, 1.0) };
         *slot = composition_coverage(&dists[m], spec.problems, range, method(m), truth[m]);
@@ -329,7 +359,7 @@ pub fn exact_coverage_with(
 /// as sorted (value, probability) pairs: the exact tally pmf ([`paired_tally_pmf`]) mapped
 /// through `analyze`'s own per-problem estimators at `spec.k`. Time: O(20,001 T^2) for the pmf,
 /// T = (n + 1)(n + 2) / 2.
-pub fn value_distributions(spec: &CoverageSpec) -> ([f64; 6], [Vec<(f64, f64)>; 6]) {
+pub fn value_distributions(spec: &CoverageSpec) -> ([f64; 7], [Vec<(f64, f64)>; 7]) {
     let truth = population_truth(spec);
     let pmf = paired_tally_pmf(spec.mu, spec.sigma, spec.gap, spec.attractor, spec.samples);
     let scores: Vec<[f64; 4]> = pmf
@@ -354,7 +384,7 @@ pub fn value_distributions(spec: &CoverageSpec) -> ([f64; 6], [Vec<(f64, f64)>; 
                 let value = if m < 4 {
                     scores[i][m]
                 } else {
-                    let s = if m == 4 { 0 } else { 3 };
+                    let s = differenced(m);
                     scores[j][s] - scores[i][s]
                 };
                 dist.push((value, prob));
@@ -376,8 +406,8 @@ pub fn value_distributions(spec: &CoverageSpec) -> ([f64; 6], [Vec<(f64, f64)>; 
 /// over the N problems: coverage = sum over (s1, s2) of P(s1, s2) [truth in CI(s1, s2)].
 /// `None` for a metric with a value off the lattice (by more than 1e-9).
 /// Time: O(N^3 L^3 V) with V values per problem (the table has O(N^2 L^3) cells).
-pub fn exact_coverage_lattice(spec: &CoverageSpec, lattice: usize) -> [Option<f64>; 6] {
-    exact_coverage_lattice_with(spec, lattice, reported_method)
+pub fn exact_coverage_lattice(spec: &CoverageSpec, lattice: usize) -> [Option<f64>; 7] {
+    exact_coverage_lattice_with(spec, lattice, |m| reported_method(m, spec.k))
 }
 
 /// [`exact_coverage_lattice`] for the construction `method(m)` of each metric m: `Wilson` or
@@ -387,9 +417,9 @@ pub fn exact_coverage_lattice_with(
     spec: &CoverageSpec,
     lattice: usize,
     method: impl Fn(usize) -> IntervalMethod,
-) -> [Option<f64>; 6] {
+) -> [Option<f64>; 7] {
     let (truth, dists) = value_distributions(spec);
-    let mut out = [None; 6];
+    let mut out = [None; 7];
     for (m, slot) in out.iter_mut().enumerate() {
         let range = if m >= 4 { (-1, 1) } else { (0, 1) };
         *slot = match method(m) {

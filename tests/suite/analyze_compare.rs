@@ -105,7 +105,14 @@ fn comparison_csv_repeated_the_pass_at_1_sign_test_on_the_maj_at_k_row() {
         .skip(1)
         .map(|l| l.split(',').collect())
         .collect();
-    assert_eq!(cells.len(), 2, "{csv}");
+    // pass@1, pass@k at k = 2, 3, 4, maj@k at k = 1 to 4.
+    assert_eq!(cells.len(), 8, "{csv}");
+    let at = |metric: &str, k: &str| {
+        cells
+            .iter()
+            .find(|r| r[col("metric")] == metric && r[col("k")] == k)
+            .unwrap_or_else(|| panic!("{metric} at k = {k}: {csv}"))
+    };
     let test = |r: &Vec<&str>| {
         [
             r[col("sign_test_b_better")],
@@ -114,10 +121,9 @@ fn comparison_csv_repeated_the_pass_at_1_sign_test_on_the_maj_at_k_row() {
         ]
         .map(str::to_string)
     };
-    assert_eq!(test(&cells[0])[..2], ["12", "0"], "{csv}");
-    assert_eq!(test(&cells[1])[..2], ["6", "0"], "{csv}");
-    assert_eq!(cells[1][col("metric")], "maj@k");
-    assert_eq!(cells[1][col("reversal_probability")], "", "{csv}");
+    assert_eq!(test(at("pass@1", "1"))[..2], ["12", "0"], "{csv}");
+    assert_eq!(test(at("maj@k", "4"))[..2], ["6", "0"], "{csv}");
+    assert_eq!(at("maj@k", "4")[col("reversal_probability")], "", "{csv}");
 }
 
 /// `--compare` drew no figure of the comparison: it now writes comparison.png and .svg, the
@@ -135,7 +141,8 @@ fn compare_drew_no_comparison_figure() {
         "a.csv",
         "b.csv",
         "0: no difference",
-        "maj@4",
+        "maj@k (random ties); at k = 4",
+        "pass@k (unbiased); at k = 4",
     ] {
         assert!(svg.contains(text), "{text}");
     }
@@ -176,4 +183,116 @@ fn dagger_note_named_a_bound_the_table_did_not_print() {
     let u = 1.0 - 0.05f64.sqrt();
     let (s, lo, hi) = (1.0 / 3.0, 0.075, 0.851);
     assert!(((s - u * s) - lo).abs() < 5e-4 && ((s + u * (1.0 - s)) - hi).abs() < 5e-4);
+}
+
+/// The paired differences per k on a harness fixture (inspect logs of 3 and 2 epochs, 2 common
+/// problems with 2 samples each): pass@k and maj@k at every k both models have, the same rows in
+/// comparison.csv, summary.json, report.md and the figure, the terminal short (pass@1, pass@k and
+/// maj@k at the largest k, and a pointer to the CSV).
+#[test]
+fn compare_reports_paired_differences_at_every_k_on_a_harness_log() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/harness/inspect");
+    let out = dir.path().join("out");
+    let assert = evalsim()
+        .args(["analyze", "--compare", "--bootstrap", "0", "--reruns", "0"])
+        .arg(fixtures.join("epochs-eval.eval"))
+        .arg(fixtures.join("errored.eval"))
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success();
+    let stdout = String::from_utf8_lossy(&assert.get_output().stdout).into_owned();
+    let json: serde_json::Value =
+        serde_json::from_str(&read(&out.join("summary.json"))).expect("json");
+    let cmp = &json["comparison"];
+    let ks = |key: &str| -> Vec<u64> {
+        cmp[key]
+            .as_array()
+            .unwrap_or_else(|| panic!("{key}: {cmp}"))
+            .iter()
+            .map(|d| d["k"].as_u64().expect("k"))
+            .collect()
+    };
+    assert_eq!((ks("pass_by_k"), ks("maj_by_k")), (vec![1, 2], vec![1, 2]));
+    assert_eq!(cmp["pass_by_k"][0], cmp["pass_at_1"]);
+    assert_eq!(cmp["maj_by_k"][1], cmp["maj_at_k"]);
+    // maj@1 is pass@1: the same number and interval.
+    for key in ["difference", "ci95", "ci_method"] {
+        assert_eq!(cmp["maj_by_k"][0][key], cmp["pass_at_1"][key], "{key}");
+    }
+    assert_eq!(cmp["pass_by_k"][1]["ci_method"], "paired-score", "{cmp}");
+    for key in ["difference", "ci95", "ci_method", "sign_test"] {
+        assert_eq!(cmp["maj_by_k"][1][key], cmp["pass_at_1"][key], "{key}");
+    }
+    // comparison.csv: one row per metric and k, with the numbers of summary.json.
+    let csv = read(&out.join("comparison.csv"));
+    let header: Vec<&str> = csv.lines().next().expect("header").split(',').collect();
+    let col = |name: &str| header.iter().position(|h| *h == name).expect(name);
+    let rows: Vec<Vec<&str>> = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').collect())
+        .collect();
+    let keys: Vec<(&str, &str)> = rows
+        .iter()
+        .map(|r| (r[col("metric")], r[col("k")]))
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            ("pass@1", "1"),
+            ("pass@k", "2"),
+            ("maj@k", "1"),
+            ("maj@k", "2")
+        ]
+    );
+    for (row, d) in rows.iter().zip([
+        &cmp["pass_by_k"][0],
+        &cmp["pass_by_k"][1],
+        &cmp["maj_by_k"][0],
+        &cmp["maj_by_k"][1],
+    ]) {
+        let cell = |name: &str| row[col(name)].parse::<f64>().expect(name);
+        assert_eq!(
+            cell("difference"),
+            d["difference"].as_f64().expect("difference")
+        );
+        assert_eq!(cell("ci_low"), d["ci95"][0].as_f64().expect("low"));
+        assert_eq!(cell("ci_high"), d["ci95"][1].as_f64().expect("high"));
+        assert_eq!(
+            cell("sign_test_p"),
+            d["sign_test"]["p_value"].as_f64().expect("p")
+        );
+    }
+    // The terminal: pass@1, pass@2 and maj@2, and where every k is.
+    for text in [
+        "  pass@1: ",
+        "  pass@2: ",
+        "  maj@2 (random): ",
+        "every k (4 rows",
+    ] {
+        assert!(stdout.contains(text), "{text}: {stdout}");
+    }
+    assert!(!stdout.contains("maj@1 (random):"), "{stdout}");
+    let md = read(&out.join("report.md"));
+    // maj@1, and maj@2 with random ties, are pass@1: one interval (Wilson) for the three.
+    for text in [
+        "| pass@2 |",
+        "| maj@1 (random) |",
+        "| maj@2 (random) |",
+        "95% CI of the pass@1, maj@1 (random), maj@2 (random) differences: Wilson",
+        "95% CI of the pass@2 difference: Tango-type",
+    ] {
+        assert!(md.contains(text), "{text}: {md}");
+    }
+    // The figure: both series against k on a log2 axis.
+    let svg = read(&out.join("comparison.svg"));
+    for text in [
+        "k (samples per problem, log2 scale)",
+        "pass@k (unbiased); at k = 2",
+        "maj@k (random ties); at k = 2",
+    ] {
+        assert!(svg.contains(text), "{text}");
+    }
 }

@@ -3,7 +3,7 @@
 //! helpers.
 use super::text::{
     at_k, boundary_notes, clustered_diff, diff_note, harness_text, interval_labels, model_header,
-    reversal_text, shown, sign_text,
+    p_value, reversal_text, shown, sign_text,
 };
 use super::{
     ci_cell, ci_pct, input_names, interval_label, opt_pts, pts, rule_name, signed_pts,
@@ -108,14 +108,16 @@ pub fn analysis_markdown(a: &Analysis, model_files: &[String], figures: &[String
             "## Comparison: `{}` - `{}`\n\n{} common problems ({} only in `{}`, {} only in `{}`).\n\n",
             c.model_b, c.model_a, c.common_problems, c.only_a, c.model_a, c.only_b, c.model_b
         );
-        md += "| metric | A | B | B - A | paired SE | question part | sampling part | 95% CI |\n|---|---:|---:|---:|---:|---:|---:|---:|\n";
-        let mut rows = vec![("pass@1".to_string(), &c.pass_at_1)];
-        if let Some(d) = &c.maj_at_k {
-            rows.push((format!("maj@{} ({rule})", d.k), d));
-        }
+        md += "| metric | A | B | B - A | paired SE | question part | sampling part | 95% CI | sign test: B better / A better, p |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+        let name = |r: super::compare_figure::Row<'_>| super::compare_figure::row_name(r, rule);
+        let rows: Vec<(String, &crate::analyze::DiffEstimate)> =
+            super::compare_figure::shown_rows(c)
+                .into_iter()
+                .map(|r| (name(r), r.1))
+                .collect();
         for (name, d) in &rows {
             md += &format!(
-                "| {name} | {} | {} | {} | {} | {} | {} | [{}, {}]{} |\n",
+                "| {name} | {} | {} | {} | {} | {} | {} | [{}, {}]{} | {} / {}, p = {} |\n",
                 pts(d.a),
                 pts(d.b),
                 signed_pts(d.difference),
@@ -128,22 +130,44 @@ pub fn analysis_markdown(a: &Analysis, model_files: &[String], figures: &[String
                     ""
                 } else {
                     EXACT_BOUND_MARK
-                }
+                },
+                d.sign_test.b_better,
+                d.sign_test.a_better,
+                p_value(d.sign_test.p_value),
+            );
+        }
+        let all = super::compare_figure::comparison_rows(c).len();
+        if all > rows.len() {
+            md += &format!(
+                "\nRows at the k of the curves' ticks; every k ({all} rows): `comparison.csv`.\n"
             );
         }
         let note = diff_note(c, &rows);
         if !note.is_empty() {
             md += &format!("\n{note}");
         }
+        // One line per interval construction, naming the rows that use it.
+        let mut labels: Vec<(String, Vec<&str>)> = Vec::new();
         for (name, d) in &rows {
-            md += &format!(
-                "\n95% CI of the {name} difference: {}{}.\n",
+            let label = format!(
+                "{}{}",
                 interval_label(d.ci_method, d.ci_clusters),
                 clustered_diff(d)
             );
+            match labels.iter_mut().find(|(l, _)| *l == label) {
+                Some((_, names)) => names.push(name),
+                None => labels.push((label, vec![name])),
+            }
         }
-        for (name, d) in &rows {
-            md += &format!("\n{}.\n", sign_text(c, name, d));
+        for (label, names) in &labels {
+            let plural = if names.len() > 1 { "s" } else { "" };
+            md += &format!(
+                "\n95% CI of the {} difference{plural}: {label}.\n",
+                names.join(", ")
+            );
+        }
+        for r in super::compare_figure::headline_rows(c) {
+            md += &format!("\n{}.\n", sign_text(c, &name(r), r.1));
         }
         md += &format!(
             "\nProbability that a fresh rerun at the same n reverses the pass@1 order: {}. Table: `comparison.csv`.\n\n",

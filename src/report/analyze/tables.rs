@@ -116,7 +116,8 @@ pub const COMPARISON_COLUMNS: [&str; 27] = [
     "unclustered_ci_high",
 ];
 
-/// `comparison.csv`: pass@1 and maj@k differences B - A; `None` without a comparison.
+/// `comparison.csv`: the paired differences B - A, one row per metric and k (pass@1, pass@k at
+/// each k >= 2, maj@k at each k), each with its own sign test; `None` without a comparison.
 pub fn comparison_csv(a: &Analysis) -> Option<String> {
     let c = a.comparison.as_ref()?;
     let source_of = |name: &str| {
@@ -130,11 +131,13 @@ pub fn comparison_csv(a: &Analysis) -> Option<String> {
     let rule = rule_name(a.options.summary.maj_rule);
     // Each row carries its own metric's sign test; the rerun reversal probability is of the
     // pass@1 order, so only the pass@1 row has it.
-    let mut rows = vec![("pass@1", "", &c.pass_at_1, c.reversal_probability)];
-    if let Some(d) = &c.maj_at_k {
-        rows.push(("maj@k", rule, d, None));
-    }
-    for (metric, rule, d, reversal) in rows {
+    for (metric, d) in super::compare_figure::comparison_rows(c) {
+        let reversal = if metric == "pass@1" {
+            c.reversal_probability
+        } else {
+            None
+        };
+        let rule = if metric == "maj@k" { rule } else { "" };
         csv.row([
             source_of(&c.model_a),
             c.model_a.clone(),

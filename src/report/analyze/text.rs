@@ -357,10 +357,11 @@ pub fn analysis_text(a: &Analysis) -> String {
             "comparison `{}` - `{}` on {} common problems:\n",
             c.model_b, c.model_a, c.common_problems
         );
-        let mut rows = vec![("pass@1".to_string(), &c.pass_at_1)];
-        if let Some(d) = &c.maj_at_k {
-            rows.push((format!("maj@{} ({rule})", d.k), d));
-        }
+        let rows: Vec<(String, &crate::analyze::DiffEstimate)> =
+            super::compare_figure::headline_rows(c)
+                .into_iter()
+                .map(|r| (super::compare_figure::row_name(r, rule), r.1))
+                .collect();
         for (name, d) in &rows {
             t += &format!(
                 "  {name}: {} pts, 95% CI [{}, {}]{}; paired SE {} (question part {}, sampling part {}, in quadrature){}\n",
@@ -392,6 +393,12 @@ pub fn analysis_text(a: &Analysis) -> String {
             "  probability that a fresh rerun at the same n reverses the pass@1 order: {}\n",
             reversal_text(c)
         );
+        let all = super::compare_figure::comparison_rows(c).len();
+        if all > rows.len() {
+            t += &format!(
+                "  every k ({all} rows, each with its interval and sign test): comparison.csv\n"
+            );
+        }
     }
     t += &format!(
         "pts = percentage points; {}; seed {}, {} bootstrap resamples\n",

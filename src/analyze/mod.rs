@@ -25,7 +25,6 @@ use crate::model::VoteRule;
 
 pub mod analysis;
 pub mod cluster;
-pub mod cluster_coverage;
 pub mod compare;
 pub mod coverage;
 pub mod data;

@@ -8,7 +8,7 @@
 //! The fast test runs in the normal suite; the table of docs/intervals.md is the ignored test:
 //!
 //!     cargo test --release --test suite clustered_interval_coverage_full_table -- --ignored --nocapture
-use evalsim::analyze::cluster_coverage::{clustered_coverage, ClusteredSpec};
+use crate::support::cluster_coverage::{clustered_coverage, ClusteredSpec};
 use evalsim::analyze::coverage::CoverageRow;
 
 fn spec(clusters: usize, replicates: usize) -> ClusteredSpec {
@@ -29,7 +29,7 @@ fn spec(clusters: usize, replicates: usize) -> ClusteredSpec {
 fn table(rows: &[(usize, Vec<CoverageRow>)]) -> String {
     let mut t = String::from("| C | interval | pass@1 | pass@4 | maj@4 | B - A pass@1 | B - A maj@4 |\n|---|---|---:|---:|---:|---:|---:|\n");
     for (c, rs) in rows {
-        for method in evalsim::analyze::cluster_coverage::CLUSTERED_METHODS {
+        for method in crate::support::cluster_coverage::CLUSTERED_METHODS {
             t += &format!("| {c} | {method} |");
             for r in rs.iter().filter(|r| r.method == method) {
                 t += &format!(" {:.1}% ({:.3}) |", 100.0 * r.coverage, r.mean_width);

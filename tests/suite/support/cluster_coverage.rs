@@ -1,12 +1,12 @@
 //! Coverage of `analyze`'s 95% intervals on clustered data: clusters of problems, each cluster
-//! with its own logit shift ([`crate::sim::evals::EvalSampler::sample_clustered_keyed`]), run
+//! with its own logit shift ([`evalsim::sim::evals::EvalSampler::sample_clustered_keyed`]), run
 //! through `summarize_model` and `compare_models` exactly as `evalsim analyze` runs them on a
 //! file with a `cluster` column. Scored: the reported interval (CR2, Bell-McCaffrey t) and, for
 //! comparison, the interval from the question SE that treats the problems as independent.
 //!
 //! The truth is the population value by quadrature: the problems' logits are
 //! mu + u_g + sigma z_i with u_g ~ N(0, tau^2), so marginally logit-normal with SD
-//! sqrt(sigma^2 + tau^2) ([`crate::exact::plan::PopulationNodes`]); cluster sizes are drawn
+//! sqrt(sigma^2 + tau^2) ([`evalsim::exact::plan::PopulationNodes`]); cluster sizes are drawn
 //! independently of the shifts, so the mean over problems estimates it without bias.
 //!
 //! Depends on `analyze` (the estimators, as reported), `exact` (the truth) and `sim` (the data
@@ -14,13 +14,13 @@
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::coverage::CoverageRow;
-use super::{
+use evalsim::analyze::coverage::CoverageRow;
+use evalsim::analyze::{
     compare_models, ComparisonOptions, CurvePoint, ModelSamples, ProblemSamples, SummaryOptions,
 };
-use crate::exact::plan::PopulationNodes;
-use crate::model::VoteRule;
-use crate::sim::evals::{EvalSampler, ProblemTally};
+use evalsim::exact::plan::PopulationNodes;
+use evalsim::model::VoteRule;
+use evalsim::sim::evals::{EvalSampler, ProblemTally};
 
 /// Stream tag of the clustered coverage replicates.
 const CLUSTER_COVERAGE_STREAM: u64 = 0xC1C0;
@@ -63,9 +63,9 @@ pub fn clustered_truth(spec: &ClusteredSpec) -> [f64; 5] {
     let sd = spec.sigma.hypot(spec.tau);
     let (mu, gap, a) = (spec.mu, spec.gap, spec.attractor);
     let p1 = PopulationNodes::new(mu, sd, gap, |p| p).moments();
-    let pk = PopulationNodes::new(mu, sd, gap, |p| crate::exact::pass::pass_at_k(p, k)).moments();
+    let pk = PopulationNodes::new(mu, sd, gap, |p| evalsim::exact::pass::pass_at_k(p, k)).moments();
     let mk = PopulationNodes::new(mu, sd, gap, |p| {
-        crate::exact::maj::maj_at_k(p, a, k, VoteRule::Random)
+        evalsim::exact::maj::maj_at_k(p, a, k, VoteRule::Random)
     })
     .moments();
     [
@@ -122,7 +122,7 @@ fn replicate(spec: &ClusteredSpec, r: usize) -> [Pair; 5] {
         seed: spec.seed,
         ..SummaryOptions::default()
     };
-    let summary = super::summarize_model(&a, &options).ok();
+    let summary = evalsim::analyze::summarize_model(&a, &options).ok();
     let at = |curve: Option<&Vec<CurvePoint>>, kk: usize| -> Pair {
         curve
             .and_then(|c| c.iter().find(|p| p.k == kk))
@@ -138,7 +138,7 @@ fn replicate(spec: &ClusteredSpec, r: usize) -> [Pair; 5] {
         },
     )
     .ok();
-    let diff = |d: Option<&super::DiffEstimate>| -> Pair {
+    let diff = |d: Option<&evalsim::analyze::DiffEstimate>| -> Pair {
         d.map_or([None, None], |d| [Some(d.ci95), d.unclustered_ci95])
     };
     [
@@ -161,7 +161,7 @@ pub fn clustered_coverage(spec: &ClusteredSpec) -> Vec<CoverageRow> {
         .into_par_iter()
         .map(|r| replicate(spec, r))
         .collect();
-    let level = super::interval::LEVEL;
+    let level = evalsim::analyze::interval::LEVEL;
     let mut rows = Vec::new();
     for (m, metric) in CLUSTERED_METRICS.iter().enumerate() {
         for (j, method) in CLUSTERED_METHODS.iter().enumerate() {

@@ -742,7 +742,7 @@ impl Problem<'_> {
             Parameter::Sigma => Some(1),
             Parameter::Shift(k) => Some(2 + k),
             Parameter::Tau(k) => Some(2 + m + k),
-            Parameter::Omega(_) => None,
+            Parameter::Omega(k) => Some(2 + 2 * m + k),
         };
         let at: Vec<usize> = self.layout.iter().map(index).collect::<Option<_>>()?;
         let value = -(ll + self.log_prior(natural));
@@ -1063,7 +1063,7 @@ pub fn fit_joint_observed(
         spreads: (0..problem.layout.len())
             .filter(|&i| problem.is_spread(i))
             .count(),
-        newton: !data.has_runs(),
+        newton: true,
     });
     for s in &starts[..used] {
         // Newton with the analytic Hessian where it applies (pooled counts, spreads inside),

@@ -62,6 +62,8 @@ use serde::{Deserialize, Serialize};
 use super::optimise::{bfgs, hessian_from_gradient, invert_spd};
 
 mod profile;
+#[cfg(test)]
+mod runs_tests;
 use super::fit_progress::FitEvent;
 use crate::exact::joint_likelihood::{
     log_likelihood, log_likelihood_with_gradient, log_likelihood_with_hessian, JointData,

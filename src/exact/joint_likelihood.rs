@@ -14,10 +14,9 @@
 //! and ln L = sum_i ln L_i. For pooled counts both expectations are trapezoid sums placed where
 //! each integrand lives, with the inner integrals shared by the rows
 //! ([`crate::exact::joint_trapezoid`], accurate to about 1e-13 in ln L_i up to sigma 30 and
-//! tau 20). With per-run data they are *adaptive* Gauss–Hermite sums (nodes from
-//! `exact::quadrature::gauss_hermite_normal`, Liu & Pierce 1994): each integrand's log is
-//! concave, so its mode and curvature are found first (Newton) and the rule is centred and
-//! scaled there. Every product and sum is done on logs (log-sum-exp), so counts of n = 1000
+//! tau 20). With per-run data every run adds an integral over its own noise, and the three
+//! levels are trapezoid sums on one lattice per model ([`crate::exact::joint_runs`], checked
+//! against a dense brute force at the same extremes). Every product and sum is done on logs (log-sum-exp), so counts of n = 1000
 //! all right, whose binomial terms are far below the smallest double, stay exact; ln p and
 //! ln(1 - p) are -softplus(-eta) and -softplus(eta), never ln(1 - a number near 1).
 //!
@@ -30,10 +29,11 @@
 //! problem and enough problems; see the fit's diagnostics). The functions here take whatever
 //! taus they are given; fixing tau_0 is the fit's choice.
 //!
-//! # Node count (per-run data)
+//! # The quadrature argument
 //!
-//! [`DEFAULT_OUTER_NODES`] and [`DEFAULT_INNER_NODES`] Gauss–Hermite nodes; checked against a
-//! 3-D trapezoid by `run_noise_likelihood_matches_brute_force` at moderate spreads.
+//! [`JointQuadrature`] (Gauss–Hermite rules of [`DEFAULT_OUTER_NODES`] and
+//! [`DEFAULT_INNER_NODES`] nodes) is still taken by the public functions for their callers, but
+//! no path uses it: every rule is a trapezoid placed by the integrand.
 
 use rayon::prelude::*;
 

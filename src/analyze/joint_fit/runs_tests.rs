@@ -108,3 +108,75 @@ fn fit_with_runs_stopped_with_a_gradient_of_1e_5_after_hundreds_of_evaluations()
         }
     }
 }
+
+/// Two independent implementations: the per-run path (`exact::joint_runs`, lattice, curvature
+/// bounds) on an 800 x 2 code benchmark written as one run per entry with omega 0 gives the
+/// pooled path's ln L, gradient and Hessian (`exact::joint_trapezoid`, modes) to 1e-9, at the
+/// truth and with a shift_sd at 0.
+#[test]
+fn per_run_path_with_one_run_per_entry_gives_the_pooled_likelihood() {
+    use crate::exact::joint_likelihood::{log_likelihood_with_hessian, JointParams};
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(36);
+    let (shift, tau) = ([0.0, 0.8], [4.0, 2.5]);
+    let rows: Vec<Vec<Option<Count>>> = (0..800)
+        .map(|_| {
+            let z: f64 = 12.0 * rng.sample::<f64, _>(StandardNormal);
+            (0..2)
+                .map(|m| {
+                    let e: f64 = rng.sample(StandardNormal);
+                    let p = 1.0 / (1.0 + (-(z + shift[m] + tau[m] * e)).exp());
+                    let c = Binomial::new(10, p).unwrap().sample(&mut rng);
+                    Some(Count::new(c as usize, 10))
+                })
+                .collect()
+        })
+        .collect();
+    let pooled = JointData::new(2, rows.clone()).unwrap();
+    let runs = JointData::with_runs(
+        2,
+        rows.iter()
+            .map(|r| r.iter().map(|e| e.map(|c| vec![c])).collect())
+            .collect(),
+    )
+    .unwrap();
+    let quad = JointQuadrature::default();
+    for p in [
+        JointParams {
+            mu: 0.0,
+            sigma: 12.0,
+            shift: vec![0.0, 0.8],
+            tau: vec![4.0, 2.5],
+            omega: Vec::new(),
+        },
+        JointParams {
+            mu: 0.1,
+            sigma: 11.8,
+            shift: vec![0.0, 0.7],
+            tau: vec![4.4, 0.0],
+            omega: Vec::new(),
+        },
+    ] {
+        let mut q = p.clone();
+        q.omega = vec![0.0, 0.0];
+        let a = log_likelihood_with_hessian(&pooled, &p, &quad).unwrap();
+        let b = log_likelihood_with_hessian(&runs, &q, &quad).unwrap();
+        println!("pooled {:.12}, per-run {:.12}", a.0, b.0);
+        assert!((a.0 - b.0).abs() < 1e-9, "{} vs {}", a.0, b.0);
+        let flat = |g: &crate::exact::joint_likelihood::JointGradient| {
+            [vec![g.mu, g.sigma], g.shift.clone(), g.tau.clone()].concat()
+        };
+        for (x, y) in flat(&a.1).iter().zip(&flat(&b.1)) {
+            assert!((x - y).abs() < 1e-9, "gradient {x} vs {y}");
+        }
+        // the per-run Hessian has omega's rows and columns after the pooled layout's 6
+        for i in 0..6 {
+            for j in 0..6 {
+                let (x, y) = (a.2[i][j], b.2[i][j]);
+                assert!(
+                    (x - y).abs() < 1e-8 * (1.0 + x.abs()),
+                    "H[{i}][{j}] {x} vs {y}"
+                );
+            }
+        }
+    }
+}

@@ -15,7 +15,7 @@
 //! each integrand lives, with the inner integrals shared by the rows
 //! ([`crate::exact::joint_trapezoid`], accurate to about 1e-13 in ln L_i up to sigma 30 and
 //! tau 20). With per-run data every run adds an integral over its own noise, and the three
-//! levels are trapezoid sums on one lattice per model ([`crate::exact::joint_runs`], checked
+//! levels are trapezoid sums on one lattice per model (`exact::joint_runs`, checked
 //! against a dense brute force at the same extremes). Every product and sum is done on logs (log-sum-exp), so counts of n = 1000
 //! all right, whose binomial terms are far below the smallest double, stay exact; ln p and
 //! ln(1 - p) are -softplus(-eta) and -softplus(eta), never ln(1 - a number near 1).
@@ -474,12 +474,14 @@ pub fn log_likelihood(data: &JointData, params: &JointParams, _quad: &JointQuadr
     totals(data, params, Order::Value).0
 }
 
+/// One row's ln L_i, gradient and Hessian (row-major).
+type RowTerms = (f64, Vec<f64>, Vec<f64>);
+
 /// ln L, and with `order` its gradient and Hessian (row-major), each the rows' terms times
 /// their multiplicities summed in row order (the same bits for any thread count). Layout mu,
 /// sigma, shift_0.., tau_0.., and with runs omega_0...
 fn totals(data: &JointData, params: &JointParams, order: Order) -> (f64, Vec<f64>, Vec<f64>) {
-    let (terms, multiplicities): (Vec<(f64, Vec<f64>, Vec<f64>)>, Vec<f64>) = match &data.run_index
-    {
+    let (terms, multiplicities): (Vec<RowTerms>, Vec<f64>) = match &data.run_index {
         Some(index) => (
             runs_log_likelihood(index, params, order),
             index.multiplicities().collect(),

@@ -261,6 +261,7 @@ fn run_hessian_matches_differences_of_the_gradient() {
         };
         let size = h.len();
         assert_eq!(size, 8);
+        #[allow(clippy::needless_range_loop)] // j names a parameter and a column
         for j in 0..size {
             let step = 1e-4;
             let shifted = |d: f64| {

@@ -7,7 +7,7 @@
 //! finished starts; before the first finishes, the larger of its evaluations so far and
 //! [`PRIOR_START`]); one start's worth for the polish and the information; and the profile
 //! intervals times the evaluations an interval takes (the mean of the finished ones; before the
-//! first, [`PROFILE_PER_START`] starts' worth, [`PROFILE_PER_START_BFGS`] with runs, and at
+//! first, [`PROFILE_PER_START`] starts' worth, [`PROFILE_PER_START_BFGS`] for a fit by BFGS, and at
 //! least [`PROFILE_PRIOR`]). Before the fit knows how many parameters need
 //! a profile interval it assumes every spread parameter but one (`guess`).
 
@@ -23,7 +23,8 @@ pub enum FitEvent {
         starts: usize,
         /// Free spread parameters.
         spreads: usize,
-        /// Whether the fit takes Newton steps (pooled counts) rather than BFGS (runs).
+        /// Whether the fit takes Newton steps (every `fit_joint` does, with or without runs)
+        /// rather than BFGS.
         newton: bool,
     },
     /// One start has converged.
@@ -44,10 +45,10 @@ pub const AFTER_STARTS: f64 = 4.0;
 pub const PROFILE_PRIOR: f64 = 60.0;
 
 /// Evaluations of a profile interval, in starts, before one has finished (Newton's starts and
-/// profile points, pooled counts).
+/// profile points).
 pub const PROFILE_PER_START: f64 = 2.0;
 
-/// [`PROFILE_PER_START`] for a fit by BFGS (data with runs), whose profile points take more
+/// [`PROFILE_PER_START`] for a fit by BFGS, whose profile points take more
 /// evaluations against its starts.
 pub const PROFILE_PER_START_BFGS: f64 = 4.0;
 

@@ -6,7 +6,7 @@
 //! z_i ~ N(mu, sigma^2) shared by all models; model m's logit on problem i is
 //! z_i + shift_m + tau_m e_{m,i}, e ~ N(0, 1), shift_0 = 0 (the first model is the reference).
 //! The marginal log-likelihood of the binomial counts is `exact::joint_likelihood` (trapezoid
-//! rules placed where each integrand lives for pooled counts, Gauss–Hermite with runs; log space). With one model tau_0 is fixed at 0 (only sigma^2 + tau_0^2 is
+//! rules placed where each integrand lives, with runs on one lattice per model (`exact::joint_runs`); log space). With one model tau_0 is fixed at 0 (only sigma^2 + tau_0^2 is
 //! identified); with two or more every tau_m is free.
 //!
 //! # Estimation
@@ -62,6 +62,8 @@ use serde::{Deserialize, Serialize};
 use super::optimise::{bfgs, hessian_from_gradient, invert_spd};
 
 mod profile;
+#[cfg(test)]
+mod runs_tests;
 use super::fit_progress::FitEvent;
 use crate::exact::joint_likelihood::{
     log_likelihood, log_likelihood_with_gradient, log_likelihood_with_hessian, JointData,
@@ -724,14 +726,14 @@ impl Problem<'_> {
     }
 
     /// Hessian of [`Problem::objective`] in the natural parameters of the layout, from the
-    /// analytic second derivatives (`log_likelihood_with_hessian`); `None` for data with runs
-    /// or a non-finite value (the caller then differences the gradient).
+    /// analytic second derivatives (`log_likelihood_with_hessian`); `None` for a
+    /// non-finite value (the caller then differences the gradient).
     fn objective_hessian(&self, natural: &[f64]) -> Option<Vec<Vec<f64>>> {
         self.objective_newton(natural).map(|(_, _, h)| h)
     }
 
     /// [`Problem::objective`], its gradient and its Hessian in the natural parameters of the
-    /// layout, in one pass (`log_likelihood_with_hessian`); `None` for data with runs or a
+    /// layout, in one pass (`log_likelihood_with_hessian`); `None` for a
     /// non-finite value.
     fn objective_newton(&self, natural: &[f64]) -> Option<(f64, Vec<f64>, Vec<Vec<f64>>)> {
         self.counted();
@@ -742,7 +744,7 @@ impl Problem<'_> {
             Parameter::Sigma => Some(1),
             Parameter::Shift(k) => Some(2 + k),
             Parameter::Tau(k) => Some(2 + m + k),
-            Parameter::Omega(_) => None,
+            Parameter::Omega(k) => Some(2 + 2 * m + k),
         };
         let at: Vec<usize> = self.layout.iter().map(index).collect::<Option<_>>()?;
         let value = -(ll + self.log_prior(natural));
@@ -771,7 +773,7 @@ impl Problem<'_> {
     /// 1e-15 (1 + |f|) (a thousandth of the criterion [`bfgs`] uses: Newton's quadratic
     /// convergence reaches it in one more step), or when no step lowers f (the objective
     /// resolved to its quadrature noise). Where the Hessian is not positive definite the step
-    /// is damped ([`damped_inverse`]). `None` (the caller then runs BFGS) for data with runs,
+    /// is damped ([`damped_inverse`]). `None` (the caller then runs BFGS) for
     /// a non-finite value, or no convergence in 60 steps. From the moments it converges in a handful of
     /// steps, each one pass that costs about 1.25 gradient evaluations.
     fn minimise_newton(&self, start: &[f64]) -> Option<(Vec<f64>, f64)> {
@@ -965,7 +967,7 @@ fn logit_of(correct: f64, samples: f64) -> f64 {
 /// Fits the joint model (module doc). Cost: for pooled counts, a handful of Newton steps (each
 /// one pass of the likelihood with its gradient and Hessian, `exact::joint_likelihood`) per
 /// start, else a few dozen BFGS evaluations of the likelihood and its gradient; one Hessian
-/// pass (or 2 gradients per parameter, with runs) for the information; and a few warm-started
+/// pass for the information; and a few warm-started
 /// optimisations per profile interval end.
 pub fn fit_joint(data: &JointData, options: &JointFitOptions) -> JointFit {
     fit_joint_observed(data, options, &|_| {})
@@ -1063,7 +1065,7 @@ pub fn fit_joint_observed(
         spreads: (0..problem.layout.len())
             .filter(|&i| problem.is_spread(i))
             .count(),
-        newton: !data.has_runs(),
+        newton: true,
     });
     for s in &starts[..used] {
         // Newton with the analytic Hessian where it applies (pooled counts, spreads inside),

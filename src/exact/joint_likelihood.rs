@@ -14,10 +14,9 @@
 //! and ln L = sum_i ln L_i. For pooled counts both expectations are trapezoid sums placed where
 //! each integrand lives, with the inner integrals shared by the rows
 //! ([`crate::exact::joint_trapezoid`], accurate to about 1e-13 in ln L_i up to sigma 30 and
-//! tau 20). With per-run data they are *adaptive* Gauss–Hermite sums (nodes from
-//! `exact::quadrature::gauss_hermite_normal`, Liu & Pierce 1994): each integrand's log is
-//! concave, so its mode and curvature are found first (Newton) and the rule is centred and
-//! scaled there. Every product and sum is done on logs (log-sum-exp), so counts of n = 1000
+//! tau 20). With per-run data every run adds an integral over its own noise, and the three
+//! levels are trapezoid sums on one lattice per model (`exact::joint_runs`, checked
+//! against a dense brute force at the same extremes). Every product and sum is done on logs (log-sum-exp), so counts of n = 1000
 //! all right, whose binomial terms are far below the smallest double, stay exact; ln p and
 //! ln(1 - p) are -softplus(-eta) and -softplus(eta), never ln(1 - a number near 1).
 //!
@@ -30,14 +29,16 @@
 //! problem and enough problems; see the fit's diagnostics). The functions here take whatever
 //! taus they are given; fixing tau_0 is the fit's choice.
 //!
-//! # Node count (per-run data)
+//! # The quadrature argument
 //!
-//! [`DEFAULT_OUTER_NODES`] and [`DEFAULT_INNER_NODES`] Gauss–Hermite nodes; checked against a
-//! 3-D trapezoid by `run_noise_likelihood_matches_brute_force` at moderate spreads.
+//! [`JointQuadrature`] (Gauss–Hermite rules of [`DEFAULT_OUTER_NODES`] and
+//! [`DEFAULT_INNER_NODES`] nodes) is still taken by the public functions for their callers, but
+//! no path uses it: every rule is a trapezoid placed by the integrand.
 
 use rayon::prelude::*;
 
-use crate::exact::joint_trapezoid::rows_log_likelihood;
+use crate::exact::joint_runs::{runs_log_likelihood, RunIndex};
+use crate::exact::joint_trapezoid::{inner_integral, rows_log_likelihood};
 use crate::exact::quadrature::gauss_hermite_normal;
 
 /// Default outer (problem effect) Gauss–Hermite nodes; see the module doc.
@@ -124,14 +125,11 @@ pub struct JointData {
     patterns: Vec<(Vec<Option<usize>>, f64)>,
     /// Per-run counts with their ln C(n, c) (`[problem][model]`), when the data name runs
     /// ([`JointData::with_runs`]); `rows` then hold each entry's totals.
-    runs: Option<RunRows>,
-    /// With runs: the first problem of each distinct per-run row, and each problem's index
-    /// into that list (identical rows are integrated once).
-    run_distinct: (Vec<usize>, Vec<usize>),
+    runs: Option<Vec<Vec<Option<Vec<Count>>>>>,
+    /// With runs: the run counts indexed for the likelihood (identical rows, entries and run
+    /// counts integrated once).
+    run_index: Option<RunIndex>,
 }
-
-/// Per-run counts of every (problem, model) entry, each with its ln C(n, c).
-type RunRows = Vec<Vec<Option<Vec<(Count, f64)>>>>;
 
 impl JointData {
     /// Validates and indexes the rows (row i = problem i, entry m = model m).
@@ -214,7 +212,7 @@ impl JointData {
             ln_choose,
             patterns,
             runs: None,
-            run_distinct: (Vec::new(), Vec::new()),
+            run_index: None,
         })
     }
 
@@ -261,46 +259,14 @@ impl JointData {
             rows.push(out);
         }
         let mut data = JointData::new(models, rows)?;
-        let mut first: std::collections::HashMap<&Vec<Option<Vec<Count>>>, usize> =
-            std::collections::HashMap::new();
-        let (mut distinct, mut index) = (Vec::new(), Vec::with_capacity(runs.len()));
-        for (i, row) in runs.iter().enumerate() {
-            let k = *first.entry(row).or_insert_with(|| {
-                distinct.push(i);
-                distinct.len() - 1
-            });
-            index.push(k);
-        }
-        data.run_distinct = (distinct, index);
-        data.runs = Some(
-            runs.into_iter()
-                .map(|row| {
-                    row.into_iter()
-                        .map(|e| {
-                            e.map(|list| {
-                                list.into_iter()
-                                    .map(|c| (c, ln_binomial(c.samples, c.correct)))
-                                    .collect()
-                            })
-                        })
-                        .collect()
-                })
-                .collect(),
-        );
+        data.run_index = Some(RunIndex::new(models, &runs));
+        data.runs = Some(runs);
         Ok(data)
     }
 
     /// The per-run counts (`[problem][model]`), when the data were given per run.
     pub fn runs(&self) -> Option<Vec<Vec<Option<Vec<Count>>>>> {
-        self.runs.as_ref().map(|r| {
-            r.iter()
-                .map(|row| {
-                    row.iter()
-                        .map(|e| e.as_ref().map(|l| l.iter().map(|x| x.0).collect()))
-                        .collect()
-                })
-                .collect()
-        })
+        self.runs.clone()
     }
 
     /// True when the data were given per run ([`JointData::with_runs`]).
@@ -384,6 +350,7 @@ pub fn ln_binomial(n: usize, c: usize) -> f64 {
 /// ln Bin(c | n, expit(eta)) without the binomial coefficient: -c softplus(-eta) -
 /// (n - c) softplus(eta), with one exp and one ln_1p (softplus(±eta) = max(±eta, 0) + t,
 /// t = ln(1 + e^-|eta|)).
+#[cfg(test)]
 fn ln_kernel(c: Count, eta: f64) -> f64 {
     ln_kernel_q(c, eta, (-eta.abs()).exp())
 }
@@ -498,149 +465,63 @@ pub(crate) fn newton_centre(
     (e, curvature)
 }
 
-/// ln E_e[Bin(c | n, expit(eta + tau e))] for one count, by adaptive Gauss–Hermite: the
-/// integrand's log h(e) = ln Bin(c | n, expit(eta + tau e)) - e^2/2 is concave, so Newton finds
-/// its mode e0 and curvature, and the nodes are placed at e0 + s y_k with s = (-h''(e0))^(-1/2).
-///
-/// With `order` Gradient or Hessian, also its derivatives in eta and tau: the integrand's
-/// derivatives (r = c - n p and r e; second: (r^2 - n p (1 - p)) times 1, e, e^2) averaged with
-/// the rule's own normalised weights, i.e. the derivatives of the integral computed at the same
-/// nodes, and the log's second derivatives from them. The value does not depend on `order`
-/// (same operations in the same order).
-fn ln_inner_full(
-    c: Count,
-    ln_choose: f64,
-    eta: f64,
-    tau: f64,
-    quad: &JointQuadrature,
-    order: Order,
-) -> Inner {
-    let (cc, n) = (c.correct as f64, c.samples as f64);
-    if tau == 0.0 {
-        let mut out = Inner {
-            value: ln_choose + ln_kernel(c, eta),
-            ..Inner::default()
-        };
-        if order >= Order::Gradient {
-            let p = expit_from(eta, (-eta.abs()).exp());
-            out.d_eta = cc - n * p;
-            if order == Order::Hessian {
-                // at tau = 0: d2/d tau2 of ln E_e[K(eta + tau e)] is E[e^2] (r^2 - q) = r^2 - q
-                let q = n * p * (1.0 - p);
-                out.d_eta2 = -q;
-                out.d_tau2 = out.d_eta * out.d_eta - q;
-            }
-        }
-        return out;
-    }
-    let h = |e: f64| ln_kernel(c, eta + tau * e) - 0.5 * e * e;
-    let expit = |x: f64| 1.0 / (1.0 + (-x).exp());
-    // analytic start (normal approximation of the binomial in the logit), then Newton
-    let (centre, precision) = logit_approx(c);
-    let start = tau * precision * (centre - eta) / (1.0 + tau * tau * precision);
-    let (e, curvature) = newton_centre(
-        &h,
-        &|e| {
-            let p = expit(eta + tau * e);
-            (tau * (cc - n * p) - e, tau * tau * n * p * (1.0 - p) + 1.0)
-        },
-        start,
-    );
-    let s = curvature.sqrt().recip();
-    // node values once (a stack buffer for the usual rule sizes), then log-sum-exp over them
-    // (with derivatives, also each node's c - n p and n p (1 - p), from the same exp as its
-    // kernel)
-    let k = quad.inner.len();
-    let mut stack = [0.0f64; 192];
-    let mut heap = Vec::new();
-    let buffer: &mut [f64] = if 3 * k <= stack.len() {
-        &mut stack[..3 * k]
-    } else {
-        heap.resize(3 * k, 0.0);
-        &mut heap
-    };
-    let (values, rest) = buffer.split_at_mut(k);
-    let (residuals, variances) = rest.split_at_mut(k);
-    for (((v, r), q2), &(y, lw)) in values
-        .iter_mut()
-        .zip(residuals.iter_mut())
-        .zip(variances.iter_mut())
-        .zip(&quad.inner)
-    {
-        let ek = e + s * y;
-        let u = eta + tau * ek;
-        let q = (-u.abs()).exp();
-        // h(ek) = ln_kernel(c, u) - ek^2 / 2
-        let kernel = ln_kernel_q(c, u, q);
-        *v = lw + (kernel - 0.5 * ek * ek) + 0.5 * y * y;
-        if order >= Order::Gradient {
-            let p = expit_from(u, q);
-            *r = cc - n * p;
-            *q2 = n * p * (1.0 - p);
-        }
-    }
-    let max = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    if !max.is_finite() {
-        return Inner {
-            value: ln_choose + s.ln() + max,
-            ..Inner::default()
-        };
-    }
-    let (mut sum, mut a, mut b) = (0.0, 0.0, 0.0);
-    let (mut aa, mut ab, mut bb) = (0.0, 0.0, 0.0);
-    for (((v, r), q2), &(y, _)) in values
-        .iter()
-        .zip(residuals.iter())
-        .zip(variances.iter())
-        .zip(&quad.inner)
-    {
-        let w = (v - max).exp();
-        sum += w;
-        if order >= Order::Gradient {
-            let ek = e + s * y;
-            a += w * r;
-            b += w * r * ek;
-            if order == Order::Hessian {
-                let t = r * r - q2;
-                aa += w * t;
-                ab += w * t * ek;
-                bb += w * t * ek * ek;
-            }
-        }
-    }
-    let (da, db) = (a / sum, b / sum);
-    Inner {
-        value: ln_choose + s.ln() + (max + sum.ln()),
-        d_eta: da,
-        d_tau: db,
-        d_eta2: aa / sum - da * da,
-        d_eta_tau: ab / sum - da * db,
-        d_tau2: bb / sum - db * db,
-    }
-}
-
 /// ln L = sum_i ln L_i, the marginal log-likelihood of all counts (see the module doc).
 ///
 /// `params.shift` and `params.tau` must have one entry per model.
 /// Cost: O(R M (J + 40) K) for R distinct rows (module doc).
-pub fn log_likelihood(data: &JointData, params: &JointParams, quad: &JointQuadrature) -> f64 {
+pub fn log_likelihood(data: &JointData, params: &JointParams, _quad: &JointQuadrature) -> f64 {
     check_params(data, params);
-    if let Some(runs) = &data.runs {
-        // identical rows once, then summed in row order (the same bits as row by row)
-        let (distinct, index) = &data.run_distinct;
-        let terms: Vec<f64> = distinct
-            .par_iter()
-            .with_min_len(4)
-            .map(|&i| ln_row_runs(&runs[i], params, quad, None))
-            .collect();
-        return index.iter().map(|&k| terms[k]).sum();
-    }
-    // rows summed in row order: the same bits for any thread count
-    rows_log_likelihood(data, &data.patterns, params, Order::Value)
+    totals(data, params, Order::Value).0
+}
+
+/// One row's ln L_i, gradient and Hessian (row-major).
+type RowTerms = (f64, Vec<f64>, Vec<f64>);
+
+/// ln L, and with `order` its gradient and Hessian (row-major), each the rows' terms times
+/// their multiplicities summed in row order (the same bits for any thread count). Layout mu,
+/// sigma, shift_0.., tau_0.., and with runs omega_0...
+fn totals(data: &JointData, params: &JointParams, order: Order) -> (f64, Vec<f64>, Vec<f64>) {
+    let (terms, multiplicities): (Vec<RowTerms>, Vec<f64>) = match &data.run_index {
+        Some(index) => (
+            runs_log_likelihood(index, params, order),
+            index.multiplicities().collect(),
+        ),
+        None => (
+            rows_log_likelihood(data, &data.patterns, params, order),
+            data.patterns.iter().map(|p| p.1).collect(),
+        ),
+    };
+    let value = terms
         .iter()
-        .zip(&data.patterns)
-        .map(|(t, (_, mult))| mult * t.0)
-        .sum()
+        .zip(&multiplicities)
+        .map(|(t, mult)| mult * t.0)
+        .sum();
+    let (p, hp) = terms.first().map_or((0, 0), |t| (t.1.len(), t.2.len()));
+    let mut gradient = vec![0.0; p];
+    let mut hessian = vec![0.0; hp];
+    for ((_, g, h), mult) in terms.iter().zip(&multiplicities) {
+        for (t, x) in gradient.iter_mut().zip(g) {
+            *t += mult * x;
+        }
+        for (t, x) in hessian.iter_mut().zip(h) {
+            *t += mult * x;
+        }
+    }
+    (value, gradient, hessian)
+}
+
+/// The gradient of the layout of [`totals`].
+fn gradient_of(total: &[f64], m: usize) -> JointGradient {
+    JointGradient {
+        mu: total[0],
+        sigma: total[1],
+        shift: total[2..2 + m].to_vec(),
+        tau: total[2 + m..2 + 2 * m].to_vec(),
+        omega: total
+            .get(2 + 2 * m..)
+            .filter(|o| !o.is_empty())
+            .map_or_else(|| vec![0.0; m], <[f64]>::to_vec),
+    }
 }
 
 /// Gradient of ln L in the natural parameters (one entry per model in `shift` and `tau`).
@@ -670,69 +551,21 @@ pub struct JointGradient {
 pub fn log_likelihood_with_gradient(
     data: &JointData,
     params: &JointParams,
-    quad: &JointQuadrature,
+    _quad: &JointQuadrature,
 ) -> (f64, JointGradient) {
     check_params(data, params);
-    let m = data.models;
-    if let Some(runs) = &data.runs {
-        let (distinct, index) = &data.run_distinct;
-        let terms: Vec<(f64, Vec<f64>)> = distinct
-            .par_iter()
-            .with_min_len(4)
-            .map(|&i| {
-                let mut g = vec![0.0; 2 + 3 * m];
-                let v = ln_row_runs(&runs[i], params, quad, Some(&mut g));
-                (v, g)
-            })
-            .collect();
-        let value = index.iter().map(|&k| terms[k].0).sum();
-        let mut total = vec![0.0; 2 + 3 * m];
-        for (_, g) in index.iter().map(|&k| &terms[k]) {
-            for (t, x) in total.iter_mut().zip(g) {
-                *t += x;
-            }
-        }
-        return (
-            value,
-            JointGradient {
-                mu: total[0],
-                sigma: total[1],
-                shift: total[2..2 + m].to_vec(),
-                tau: total[2 + m..2 + 2 * m].to_vec(),
-                omega: total[2 + 2 * m..].to_vec(),
-            },
-        );
-    }
-    let terms = rows_log_likelihood(data, &data.patterns, params, Order::Gradient);
-    let value = terms
-        .iter()
-        .zip(&data.patterns)
-        .map(|(t, (_, mult))| mult * t.0)
-        .sum();
-    let mut total = vec![0.0; 2 + 2 * m];
-    for ((_, g, _), (_, mult)) in terms.iter().zip(&data.patterns) {
-        for (t, x) in total.iter_mut().zip(g) {
-            *t += mult * x;
-        }
-    }
-    (
-        value,
-        JointGradient {
-            mu: total[0],
-            sigma: total[1],
-            shift: total[2..2 + m].to_vec(),
-            tau: total[2 + m..].to_vec(),
-            omega: vec![0.0; m],
-        },
-    )
+    let (value, gradient, _) = totals(data, params, Order::Gradient);
+    (value, gradient_of(&gradient, data.models))
 }
 
 /// ln L (the same bits as [`log_likelihood`]), its gradient and its Hessian in the natural
-/// parameters, for data without runs (`None` for per-run data).
+/// parameters (always `Some`; the `Option` is kept for callers written when per-run data had
+/// no Hessian).
 ///
 /// The Hessian is, like the gradient, the second derivative of the integrals computed at the
-/// nodes of the value (`exact::joint_trapezoid`); its layout is mu, sigma, shift_0.., tau_0.. (P = 2 + 2M
-/// rows and columns, shift_0 and tau_0 included whether or not a fit frees them). It replaces
+/// nodes of the value (`exact::joint_trapezoid`, `exact::joint_runs`); its layout is mu, sigma,
+/// shift_0.., tau_0.., and with per-run data omega_0.. (P = 2 + 2M rows and columns, 2 + 3M
+/// with runs; shift_0 and tau_0 included whether or not a fit frees them). It replaces
 /// the fit's central differences of the gradient (2P gradient evaluations) by one pass that
 /// costs about a quarter more than the gradient's; the two agree to the differences' own
 /// truncation error (test `hessian_matches_differences_of_the_gradient`).
@@ -742,36 +575,11 @@ pub fn log_likelihood_with_hessian(
     _quad: &JointQuadrature,
 ) -> Option<(f64, JointGradient, Vec<Vec<f64>>)> {
     check_params(data, params);
-    if data.runs.is_some() {
-        return None;
-    }
-    let m = data.models;
-    let p = 2 + 2 * m;
-    let terms = rows_log_likelihood(data, &data.patterns, params, Order::Hessian);
-    let value = terms
-        .iter()
-        .zip(&data.patterns)
-        .map(|(t, (_, mult))| mult * t.0)
-        .sum();
-    let mut total = vec![0.0; p];
-    let mut hessian = vec![0.0; p * p];
-    for ((_, g, h), (_, mult)) in terms.iter().zip(&data.patterns) {
-        for (t, x) in total.iter_mut().zip(g) {
-            *t += mult * x;
-        }
-        for (t, x) in hessian.iter_mut().zip(h) {
-            *t += mult * x;
-        }
-    }
+    let (value, gradient, hessian) = totals(data, params, Order::Hessian);
+    let p = gradient.len();
     Some((
         value,
-        JointGradient {
-            mu: total[0],
-            sigma: total[1],
-            shift: total[2..2 + m].to_vec(),
-            tau: total[2 + m..].to_vec(),
-            omega: vec![0.0; m],
-        },
+        gradient_of(&gradient, data.models),
         hessian.chunks(p).map(<[f64]>::to_vec).collect(),
     ))
 }
@@ -780,14 +588,12 @@ pub fn log_likelihood_with_hessian(
 pub fn problem_log_likelihoods(
     data: &JointData,
     params: &JointParams,
-    quad: &JointQuadrature,
+    _quad: &JointQuadrature,
 ) -> Vec<f64> {
     check_params(data, params);
-    if let Some(runs) = &data.runs {
-        return runs
-            .iter()
-            .map(|row| ln_row_runs(row, params, quad, None))
-            .collect();
+    if let Some(index) = &data.run_index {
+        let terms = runs_log_likelihood(index, params, Order::Value);
+        return index.row_of().iter().map(|&r| terms[r].0).collect();
     }
     let patterns: Vec<(Vec<Option<usize>>, f64)> = data
         .rows
@@ -814,316 +620,6 @@ fn check_params(data: &JointData, params: &JointParams) {
         params.omega.is_empty() || params.omega.len() == data.models,
         "one omega per model, or none"
     );
-}
-
-/// The outer adaptive rule of one problem: centres the rule at the mode of the concave g (from
-/// the analytic `start` and peak `width`, by Newton with finite differences
-/// ([`concave_mode_from`])), evaluates
-/// `g_full(x, slots)` once per node and returns the log of the integral of e^g, that is
-/// ln(s sum_k w_k exp(g(x_k) plus y_k^2 / 2)). With `stride` > 0, `g_full` also fills `stride` derivative slots per node,
-/// and `accumulate(W_k, x_k, slots_k)` is called for each node with its normalised weight W_k
-/// (sum 1), in node order.
-fn outer_integral(
-    quad: &JointQuadrature,
-    g_full: &dyn Fn(f64, Option<&mut [f64]>) -> f64,
-    start: f64,
-    width: f64,
-    stride: usize,
-    accumulate: &mut dyn FnMut(f64, f64, &[f64]),
-) -> f64 {
-    let g = |x: f64| g_full(x, None);
-    let (x0, s) = concave_mode_from(&g, start, width);
-    // node values once, then log-sum-exp over them (the same bits as summing a recomputed
-    // iterator)
-    let mut derivs = vec![0.0; quad.outer.len() * stride];
-    let values: Vec<f64> = quad
-        .outer
-        .iter()
-        .enumerate()
-        .map(|(k, &(y, lw))| {
-            let d = (stride > 0).then(|| &mut derivs[k * stride..(k + 1) * stride]);
-            lw + g_full(x0 + s * y, d) + 0.5 * y * y
-        })
-        .collect();
-    let value = s.ln() + log_sum_exp(values.iter().copied());
-    if stride > 0 {
-        let max = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        if max.is_finite() {
-            let weights: Vec<f64> = values.iter().map(|v| (v - max).exp()).collect();
-            let total: f64 = weights.iter().sum();
-            for (k, (&w, &(y, _))) in weights.iter().zip(&quad.outer).enumerate() {
-                accumulate(w / total, x0 + s * y, &derivs[k * stride..(k + 1) * stride]);
-            }
-        }
-    }
-    value
-}
-
-/// One model's term given its logit eta = mu + sigma x + shift_m, with per-run data:
-/// ln E_e[ prod_r E_eta[ Bin(c_r | n_r, expit(eta + tau e + omega eta_r)) ] ]. Each run's
-/// integral over its eta_r is [`ln_inner_full`] (adaptive Gauss–Hermite in eta_r); with
-/// tau > 0 the product over runs is integrated over e by another adaptive rule centred at the
-/// mode of its log (concave: a sum of log-concave integrals, Prekopa) found by damped Newton
-/// with the runs' normal-approximation curvature. Returns the value and its derivatives in
-/// eta, tau and omega (each the rule's weighted average of the integrand's derivative, as in
-/// [`ln_inner_full`]).
-fn ln_model_runs(
-    runs: &[(Count, f64)],
-    eta: f64,
-    tau: f64,
-    omega: f64,
-    quad: &JointQuadrature,
-    grad: bool,
-) -> (f64, f64, f64, f64) {
-    // sum over runs at logit u: value, d/du, d/d omega
-    let runs_at = |u: f64, grad: bool| -> (f64, f64, f64) {
-        let (mut v, mut a, mut b) = (0.0, 0.0, 0.0);
-        // a run with the same count as an earlier one (of the first 32) reuses its integral:
-        // the same values, added in the same order
-        let order = if grad { Order::Gradient } else { Order::Value };
-        let mut seen = [Inner::default(); 32];
-        for (j, &(c, lc)) in runs.iter().enumerate() {
-            let earlier = if j < seen.len() {
-                runs[..j].iter().position(|r| r.0 == c)
-            } else {
-                None
-            };
-            let inner = match earlier {
-                Some(k) => seen[k],
-                None => ln_inner_full(c, lc, u, omega, quad, order),
-            };
-            if j < seen.len() {
-                seen[j] = inner;
-            }
-            v += inner.value;
-            a += inner.d_eta;
-            b += inner.d_tau;
-        }
-        (v, a, b)
-    };
-    if tau == 0.0 {
-        let (v, a, b) = runs_at(eta, grad);
-        return (v, a, 0.0, b);
-    }
-    // normal approximation of each run's integral in the logit: centre logit(p^), precision
-    // w / (1 + omega^2 w); combined, then times the N(0, 1) density of e
-    let (mut num, mut prec) = (0.0, 0.0);
-    for &(c, _) in runs {
-        let (centre, w) = logit_approx(c);
-        let w = w / (1.0 + omega * omega * w);
-        num += w * centre;
-        prec += w;
-    }
-    let centre = if prec > 0.0 { num / prec } else { eta };
-    let mut e = tau * prec * (centre - eta) / (1.0 + tau * tau * prec);
-    let h = |e: f64| runs_at(eta + tau * e, false).0 - 0.5 * e * e;
-    let curvature_at = |u: f64| -> f64 {
-        let p = 1.0 / (1.0 + (-u).exp());
-        let w: f64 = runs
-            .iter()
-            .map(|(c, _)| {
-                let w = c.samples as f64 * p * (1.0 - p);
-                w / (1.0 + omega * omega * w)
-            })
-            .sum();
-        tau * tau * w + 1.0
-    };
-    let mut curvature = curvature_at(eta + tau * e);
-    for _ in 0..60 {
-        let u = eta + tau * e;
-        let (h0, d) = {
-            let (v, a, _) = runs_at(u, true);
-            (v - 0.5 * e * e, tau * a - e)
-        };
-        curvature = curvature_at(u);
-        let mut step = d / curvature;
-        while step.abs() > 1e-15 && h(e + step) < h0 - 1e-12 * h0.abs().max(1.0) {
-            step *= 0.5;
-        }
-        e += step;
-        if step.abs() < 1e-6 * curvature.sqrt().recip() {
-            break;
-        }
-    }
-    let s = curvature.sqrt().recip();
-    let k = quad.inner.len();
-    let mut values = Vec::with_capacity(k);
-    let mut derivs = Vec::with_capacity(if grad { k } else { 0 });
-    for &(y, lw) in &quad.inner {
-        let ek = e + s * y;
-        let (v, a, b) = runs_at(eta + tau * ek, grad);
-        values.push(lw + (v - 0.5 * ek * ek) + 0.5 * y * y);
-        if grad {
-            derivs.push((a, b));
-        }
-    }
-    let max = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    if !max.is_finite() {
-        return (s.ln() + max, 0.0, 0.0, 0.0);
-    }
-    let (mut sum, mut da, mut dt, mut dw) = (0.0, 0.0, 0.0, 0.0);
-    for (j, (v, &(y, _))) in values.iter().zip(&quad.inner).enumerate() {
-        let w = (v - max).exp();
-        sum += w;
-        if grad {
-            let (a, b) = derivs[j];
-            da += w * a;
-            dt += w * a * (e + s * y);
-            dw += w * b;
-        }
-    }
-    (s.ln() + max + sum.ln(), da / sum, dt / sum, dw / sum)
-}
-
-/// ln L_i of one problem with per-run data (see [`JointData::with_runs`]), by adaptive
-/// Gauss–Hermite in the standard problem effect x ([`outer_integral`]), each model's term from [`ln_model_runs`]. With `grad`, adds the
-/// gradient (layout mu, sigma, shift_0.., tau_0.., omega_0..) to it.
-fn ln_row_runs(
-    row: &[Option<Vec<(Count, f64)>>],
-    params: &JointParams,
-    quad: &JointQuadrature,
-    grad: Option<&mut [f64]>,
-) -> f64 {
-    let models = row.len();
-    let omega = |m: usize| params.omega.get(m).copied().unwrap_or(0.0);
-    let g_full = |x: f64, mut derivs: Option<&mut [f64]>| -> f64 {
-        let mut total = -0.5 * x * x;
-        for (m, entry) in row.iter().enumerate() {
-            if let Some(runs) = entry {
-                let eta = params.mu + params.sigma * x + params.shift[m];
-                let (v, a, b, c) =
-                    ln_model_runs(runs, eta, params.tau[m], omega(m), quad, derivs.is_some());
-                if let Some(out) = derivs.as_deref_mut() {
-                    out[3 * m] = a;
-                    out[3 * m + 1] = b;
-                    out[3 * m + 2] = c;
-                }
-                total += v;
-            }
-        }
-        total
-    };
-    // analytic start: each run's normal approximation, widened by omega^2, the entry's by tau^2
-    let (mut num, mut precision) = (0.0, 1.0);
-    for (m, entry) in row.iter().enumerate() {
-        if let Some(runs) = entry {
-            let (mut cn, mut cw) = (0.0, 0.0);
-            for &(c, _) in runs {
-                let (centre, w) = logit_approx(c);
-                let w = w / (1.0 + omega(m) * omega(m) * w);
-                cn += w * centre;
-                cw += w;
-            }
-            let centre = cn / cw;
-            let tau = params.tau[m];
-            let w = cw / (1.0 + tau * tau * cw);
-            num += params.sigma * w * (centre - params.mu - params.shift[m]);
-            precision += params.sigma * params.sigma * w;
-        }
-    }
-    let stride = if grad.is_some() { 3 * models } else { 0 };
-    let mut grad = grad;
-    outer_integral(
-        quad,
-        &g_full,
-        num / precision,
-        precision.sqrt().recip(),
-        stride,
-        &mut |w, x, d| {
-            let Some(out) = grad.as_deref_mut() else {
-                return;
-            };
-            for (m, entry) in row.iter().enumerate() {
-                if entry.is_some() {
-                    let (a, b, c) = (d[3 * m], d[3 * m + 1], d[3 * m + 2]);
-                    out[0] += w * a;
-                    out[1] += w * x * a;
-                    out[2 + m] += w * a;
-                    out[2 + models + m] += w * b;
-                    out[2 + 2 * models + m] += w * c;
-                }
-            }
-        },
-    )
-}
-
-/// Mode and 1 / sqrt(-g'') of a concave function by Newton's method with finite differences
-/// from `start` (peak width about `width`); falls back to [`concave_mode`] when a step fails
-/// (curvature not negative) or 8 steps do not converge.
-fn concave_mode_from(g: &dyn Fn(f64) -> f64, start: f64, width: f64) -> (f64, f64) {
-    let mut x = start;
-    let mut d = (1e-3 * width).clamp(1e-7, 1e-3);
-    for _ in 0..8 {
-        let (gp, g0, gm) = (g(x + d), g(x), g(x - d));
-        let (d1, d2) = ((gp - gm) / (2.0 * d), (gp - 2.0 * g0 + gm) / (d * d));
-        if !(d2 < 0.0 && d2.is_finite() && d1.is_finite()) {
-            break;
-        }
-        let w = (-d2).sqrt().recip();
-        let step = -d1 / d2;
-        if step.abs() > 4.0 * w.max(width) {
-            break;
-        }
-        if step.abs() < 1e-4 * w {
-            return (x, w.min(1.0));
-        }
-        x += step;
-        d = (1e-3 * w).clamp(1e-7, 1e-3);
-    }
-    concave_mode(g)
-}
-
-/// Mode and 1 / sqrt(-g'') of a concave function whose mode lies in [-40, 40]
-/// (the -x^2/2 term keeps it there for any data).
-fn concave_mode(g: &dyn Fn(f64) -> f64) -> (f64, f64) {
-    // grid bracket: the argmax of a concave function on a grid is within one step of the mode
-    let grid: Vec<f64> = (-20..=20).map(|k| 0.5 * k as f64).collect();
-    let values: Vec<f64> = grid.iter().map(|&x| g(x)).collect();
-    let best = (0..grid.len())
-        .max_by(|&a, &b| values[a].total_cmp(&values[b]))
-        .unwrap_or(20);
-    let (mut lo, mut hi) = (
-        if best == 0 { -40.0 } else { grid[best - 1] },
-        if best + 1 == grid.len() {
-            40.0
-        } else {
-            grid[best + 1]
-        },
-    );
-    let mut x = grid[best];
-    let derivs = |x: f64, d: f64| {
-        let (gp, g0, gm) = (g(x + d), g(x), g(x - d));
-        ((gp - gm) / (2.0 * d), (gp - 2.0 * g0 + gm) / (d * d))
-    };
-    let mut d = 1e-3;
-    for _ in 0..80 {
-        let (d1, d2) = derivs(x, d);
-        if d1 > 0.0 {
-            lo = x;
-        } else {
-            hi = x;
-        }
-        let mut next = if d2 < 0.0 { x - d1 / d2 } else { f64::NAN };
-        if !(next > lo && next < hi) {
-            next = 0.5 * (lo + hi);
-        }
-        let moved = (next - x).abs();
-        x = next;
-        if d2 < 0.0 {
-            // finite-difference step a small fraction of the peak width
-            d = (1e-3 * (-d2).sqrt().recip()).clamp(1e-7, 1e-3);
-        }
-        if moved < 1e-9 || hi - lo < 1e-10 {
-            break;
-        }
-    }
-    let (_, d2) = derivs(x, d);
-    let s = if d2 < 0.0 && d2.is_finite() {
-        (-d2).sqrt().recip().min(1.0)
-    } else {
-        1.0
-    };
-    (x, s)
 }
 
 /// Gauss–Hermite nodes of the population averages below (smooth integrands).
@@ -1159,7 +655,7 @@ const RUN_COUNT_POINTS: usize = 2001;
 /// for a model whose logit is N(location, spread^2) per problem plus its own N(0, omega^2) per
 /// run (`run_sd`): the count distribution of the joint model with per-run noise. Given the
 /// problem's logit u, each run's count has P(c_r | u) = E_eta[Bin(c_r | n_run, expit(u + omega
-/// eta))] (the adaptive rule of the likelihood, `ln_inner_full`), the runs' distributions are
+/// eta))] (the likelihood's trapezoid rule, `joint_trapezoid::inner_integral`), the runs' distributions are
 /// convolved, and the result is averaged over u by a trapezoid of 2,001 points on +/-10
 /// standard units. With omega = 0 it is the binomial pooled count (test
 /// `run_count_probabilities_reduce_to_the_pooled_ones`).
@@ -1174,7 +670,6 @@ pub fn count_probabilities_runs(
     if runs == 0 || n_run == 0 {
         return vec![1.0];
     }
-    let quad = default_quadrature();
     let ln_choose: Vec<f64> = (0..=n_run).map(|c| ln_binomial(n_run, c)).collect();
     let half = 10.0;
     let h = 2.0 * half / (RUN_COUNT_POINTS - 1) as f64;
@@ -1186,16 +681,9 @@ pub fn count_probabilities_runs(
             let u = location + spread * x;
             let one: Vec<f64> = (0..=n_run)
                 .map(|c| {
-                    ln_inner_full(
-                        Count::new(c, n_run),
-                        ln_choose[c],
-                        u,
-                        omega,
-                        quad,
-                        Order::Value,
-                    )
-                    .value
-                    .exp()
+                    inner_integral(Count::new(c, n_run), ln_choose[c], u, omega, Order::Value)
+                        .value
+                        .exp()
                 })
                 .collect();
             let mut pooled = vec![1.0];
@@ -1399,11 +887,6 @@ mod tests {
                 );
             }
         }
-        // per-run data has no analytic Hessian (the fit differences the gradient)
-        let runs = JointData::with_runs(1, vec![vec![Some(vec![Count::new(1, 3)])]]).unwrap();
-        assert!(
-            log_likelihood_with_hessian(&runs, &params(0.0, 1.0, &[0.0], &[0.0]), &quad).is_none()
-        );
     }
 
     #[test]

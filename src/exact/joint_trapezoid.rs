@@ -65,7 +65,7 @@ const FLAT_KERNEL: f64 = 1e-17;
 /// here up has the integral 1.
 const FLAT_REACH: f64 = 9.5;
 /// Most nodes a walk takes on one side (a guard; about 2,000 at a spread of 60 logits).
-const MAX_NODES: i64 = 200_000;
+pub(crate) const MAX_NODES: i64 = 200_000;
 
 /// Step of the trapezoid rule in a standard normal variable v that enters the logit as
 /// `scale` v, for a peak of width `width` (module doc).
@@ -80,7 +80,7 @@ pub fn trapezoid_step(scale: f64, width: f64) -> f64 {
 }
 
 /// -ln sqrt(2 pi).
-const LN_NORMAL: f64 = -0.918_938_533_204_672_8;
+pub(crate) const LN_NORMAL: f64 = -0.918_938_533_204_672_8;
 
 /// ln E_e[C(n, c) expit(eta + tau e)^c expit(-(eta + tau e))^(n - c)], e ~ N(0, 1), and its
 /// derivatives in eta and tau (those of the integrals, the rule's weighted averages of the

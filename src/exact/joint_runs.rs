@@ -1,0 +1,693 @@
+//! The per-run likelihood of the joint model (`exact::joint_likelihood`, data with a `run`
+//! column): ln L, its gradient and its Hessian by trapezoid rules on one lattice.
+//!
+//! # The integrals
+//!
+//! Problem i contributes
+//!
+//! L_i = E_x[ prod_m E_e[ prod_r J(c_r, mu + shift_m + sigma x + tau_m e, omega_m) ] ],
+//! J(c, u, omega) = E_eta[ C(n, c) expit(u + omega eta)^c expit(-(u + omega eta))^(n - c) ],
+//!
+//! x, e and eta standard normal. J is the pooled path's inner integral with omega in tau's
+//! place ([`inner_integral`], a trapezoid rule placed where its integrand lives). The middle
+//! integral over e and the outer one over x are trapezoid sums on fixed grids x_k = k h_x and
+//! e_j = j h_e, each walked outwards from an analytic guess at its mode until the log-integrand
+//! has dropped [`DROP`] below the highest value seen (each log-integrand is concave, Prekopa, so
+//! the rest of the tail is bounded; a guess off the mode only costs nodes).
+//!
+//! # One lattice for every run integral
+//!
+//! For model m, h_e is chosen so that tau_m h_e = sigma h_x / L_m for a whole number L_m: then
+//! every logit a run integral is asked for, u = mu + shift_m + sigma x_k + tau_m e_j, is
+//! mu + shift_m + delta_m (L_m k + j) with delta_m = sigma h_x / L_m, a point of one lattice.
+//! So J is computed once per (model, distinct run count, lattice point) and shared by every run,
+//! entry, problem and outer node that needs it; each middle integral once per (model, distinct
+//! list of run counts, k) and shared by the problems with that list. On 2 models x 60 problems x
+//! 3 runs of 6 samples there are 7 distinct run counts per model. Every table entry is a pure
+//! function of its key and every sum is taken in grid order, so the result has the same bits
+//! for any thread count.
+//!
+//! # The steps
+//!
+//! Each step is [`trapezoid_step`] for the variable's scale in the logit and a lower bound on
+//! its integrand's peak width. The bound comes from the curvature: -d2/du2 ln J is at most
+//! n/4 (a binomial's information) and at most 1/omega^2 (J is a log-concave kernel smoothed
+//! by a normal of variance omega^2; the curvature of the smoothed log is 1/omega^2 minus a
+//! variance over omega^4), so the middle log-integrand has curvature at most
+//! 1 + tau^2 sum_r min(n_r/4, 1/omega^2), and each model's middle integral has -d2/d eta2 at
+//! most min(that sum, 1/tau^2), and the outer one 1 + sigma^2 times their sum over models. The
+//! widths from these bounds are never wider than the true ones, so the rule's error stays at the
+//! pooled path's (checked against a dense brute-force integral at the extremes by the tests).
+//!
+//! # Derivatives
+//!
+//! Those of the integrals, computed at the nodes of the value (as on the pooled path): with
+//! S(u) = sum_r ln J(c_r, u, omega) and its derivatives S_u, S_w (in omega), S_uu, S_uw, S_ww,
+//! the middle integral G(eta, tau, omega) = ln E_e[exp S(eta + tau e)] has, with E the rule's
+//! normalised average, A = S_u and C = S_w,
+//! G_eta = E[A], G_tau = E[e A], G_omega = E[C],
+//! G_eta,eta = E[S_uu + A^2] - E[A]^2, G_eta,tau = E[e (S_uu + A^2)] - E[A] E[e A],
+//! G_tau,tau = E[e^2 (S_uu + A^2)] - E[e A]^2, G_eta,omega = E[S_uw + A C] - E[A] E[C],
+//! G_tau,omega = E[e (S_uw + A C)] - E[e A] E[C], G_omega,omega = E[S_ww + C^2] - E[C]^2;
+//! the outer rule combines them as the pooled path combines its inner integrals.
+
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock};
+
+use rayon::prelude::*;
+
+use super::joint_likelihood::{ln_binomial, logit_approx, Count, Inner, JointParams, Order};
+use super::joint_trapezoid::{inner_integral, trapezoid_step, DROP, LN_NORMAL, MAX_NODES};
+
+/// The run counts of per-run data, indexed for the likelihood: per model the distinct run
+/// counts, the distinct lists of run counts of an entry, and the distinct rows.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct RunIndex {
+    /// Per model: distinct run counts with ln C(n, c).
+    counts: Vec<Vec<(Count, f64)>>,
+    /// Per model: distinct entries, each a list of (index into `counts`, multiplicity).
+    entries: Vec<Vec<Vec<(usize, f64)>>>,
+    /// Distinct rows: an entry index per model (`None`: the model missed the problem) and the
+    /// number of problems with that row.
+    rows: Vec<(Vec<Option<usize>>, f64)>,
+    /// The distinct row of each problem.
+    row_of: Vec<usize>,
+}
+
+impl RunIndex {
+    /// Indexes per-run counts (`[problem][model]`, validated by the caller).
+    pub(crate) fn new(models: usize, runs: &[Vec<Option<Vec<Count>>>]) -> Self {
+        let mut counts: Vec<Vec<Count>> = vec![Vec::new(); models];
+        for row in runs {
+            for (m, entry) in row.iter().enumerate() {
+                counts[m].extend(entry.iter().flatten().copied());
+            }
+        }
+        for c in &mut counts {
+            c.sort_unstable();
+            c.dedup();
+        }
+        let mut entry_ids: Vec<HashMap<Vec<(usize, usize)>, usize>> = vec![HashMap::new(); models];
+        let mut entries: Vec<Vec<Vec<(usize, f64)>>> = vec![Vec::new(); models];
+        let mut row_ids: HashMap<Vec<Option<usize>>, usize> = HashMap::new();
+        let mut rows: Vec<(Vec<Option<usize>>, f64)> = Vec::new();
+        let mut row_of = Vec::with_capacity(runs.len());
+        for row in runs {
+            let key: Vec<Option<usize>> = row
+                .iter()
+                .enumerate()
+                .map(|(m, entry)| {
+                    entry.as_ref().map(|list| {
+                        let mut grouped: Vec<(usize, usize)> = Vec::new();
+                        let mut idx: Vec<usize> = list
+                            .iter()
+                            .map(|c| counts[m].binary_search(c).unwrap_or(0))
+                            .collect();
+                        idx.sort_unstable();
+                        for i in idx {
+                            match grouped.last_mut() {
+                                Some((j, k)) if *j == i => *k += 1,
+                                _ => grouped.push((i, 1)),
+                            }
+                        }
+                        let next = entries[m].len();
+                        let id = *entry_ids[m].entry(grouped.clone()).or_insert(next);
+                        if id == next {
+                            entries[m].push(grouped.iter().map(|&(i, k)| (i, k as f64)).collect());
+                        }
+                        id
+                    })
+                })
+                .collect();
+            let next = rows.len();
+            let id = *row_ids.entry(key.clone()).or_insert(next);
+            if id == next {
+                rows.push((key, 0.0));
+            }
+            rows[id].1 += 1.0;
+            row_of.push(id);
+        }
+        RunIndex {
+            counts: counts
+                .into_iter()
+                .map(|d| {
+                    d.into_iter()
+                        .map(|c| (c, ln_binomial(c.samples, c.correct)))
+                        .collect()
+                })
+                .collect(),
+            entries,
+            rows,
+            row_of,
+        }
+    }
+
+    /// The number of problems with each distinct row, in the order of [`runs_log_likelihood`].
+    pub(crate) fn multiplicities(&self) -> impl Iterator<Item = f64> + '_ {
+        self.rows.iter().map(|r| r.1)
+    }
+
+    /// The distinct row of each problem.
+    pub(crate) fn row_of(&self) -> &[usize] {
+        &self.row_of
+    }
+}
+
+/// One model's middle integral G and its derivatives in eta, tau and omega (module doc).
+#[derive(Debug, Clone, Copy, Default)]
+struct Middle {
+    value: f64,
+    d_eta: f64,
+    d_tau: f64,
+    d_omega: f64,
+    /// eta-eta, eta-tau, tau-tau, eta-omega, tau-omega, omega-omega.
+    second: [f64; 6],
+}
+
+/// Most lattice points per side held in a dense table; points beyond go to a map.
+const DENSE_REACH: i64 = 1 << 14;
+
+/// A model's lattice: u = base + delta (L k + j), with `per_outer` = L and the middle step
+/// `h_e`; points with |L k + j| < `reach` are held in dense tables.
+struct Lattice {
+    base: f64,
+    delta: f64,
+    per_outer: i64,
+    h_e: f64,
+    reach: i64,
+}
+
+/// Lattice points per side kept dense: those of |x| and |e| up to 14 (where the normal
+/// density is below e^-98), at most [`DENSE_REACH`].
+fn dense_reach(per_outer: i64, h_x: f64, h_e: f64) -> i64 {
+    let steps = |h: f64| {
+        if h > 0.0 {
+            (14.0 / h).ceil().min(1e9) as i64
+        } else {
+            0
+        }
+    };
+    per_outer
+        .saturating_mul(steps(h_x))
+        .saturating_add(steps(h_e))
+        .clamp(1, DENSE_REACH)
+}
+
+/// The run integrals of one (model, run count), by lattice point: dense near the centre.
+struct RunTable {
+    dense: Vec<OnceLock<Inner>>,
+    far: Mutex<HashMap<i64, Inner>>,
+}
+
+/// Everything one evaluation computes on demand and shares.
+struct Tables<'a> {
+    index: &'a RunIndex,
+    params: &'a JointParams,
+    order: Order,
+    h_x: f64,
+    lattices: Vec<Lattice>,
+    runs: Vec<Vec<RunTable>>,
+    /// S of each (model, entry) by lattice point, dense within the lattice's reach.
+    sums: Vec<Vec<Vec<OnceLock<[f64; 6]>>>>,
+    /// Each (model, entry)'s middle integral by outer index k, dense for |k| < `outer_reach`.
+    middles: Vec<Vec<Vec<OnceLock<Middle>>>>,
+    outer_reach: i64,
+}
+
+impl Tables<'_> {
+    fn omega(&self, m: usize) -> f64 {
+        self.params.omega.get(m).copied().unwrap_or(0.0)
+    }
+
+    /// J of model m's run count `c` at lattice point `i`.
+    fn run(&self, m: usize, c: usize, i: i64) -> Inner {
+        let compute = || {
+            let (count, ln_choose) = self.index.counts[m][c];
+            let l = &self.lattices[m];
+            inner_integral(
+                count,
+                ln_choose,
+                l.base + l.delta * i as f64,
+                self.omega(m),
+                self.order,
+            )
+        };
+        let table = &self.runs[m][c];
+        let reach = self.lattices[m].reach;
+        if i.abs() < reach {
+            return *table.dense[(i + reach) as usize].get_or_init(compute);
+        }
+        if let Some(v) = table.far.lock().ok().and_then(|t| t.get(&i).copied()) {
+            return v;
+        }
+        let v = compute();
+        if let Ok(mut t) = table.far.lock() {
+            t.insert(i, v);
+        }
+        v
+    }
+
+    /// S(u) of entry `e` of model m at lattice point `i`: value, A, C, S_uu, S_uw, S_ww.
+    fn entry_sum(&self, m: usize, e: usize, i: i64) -> [f64; 6] {
+        let reach = self.lattices[m].reach;
+        if i.abs() < reach {
+            return *self.sums[m][e][(i + reach) as usize]
+                .get_or_init(|| self.compute_entry_sum(m, e, i));
+        }
+        self.compute_entry_sum(m, e, i)
+    }
+
+    fn compute_entry_sum(&self, m: usize, e: usize, i: i64) -> [f64; 6] {
+        let mut s = [0.0; 6];
+        for &(c, mult) in &self.index.entries[m][e] {
+            let j = self.run(m, c, i);
+            s[0] += mult * j.value;
+            s[1] += mult * j.d_eta;
+            s[2] += mult * j.d_tau;
+            s[3] += mult * j.d_eta2;
+            s[4] += mult * j.d_eta_tau;
+            s[5] += mult * j.d_tau2;
+        }
+        s
+    }
+
+    fn middle(&self, m: usize, e: usize, k: i64) -> Middle {
+        let reach = self.outer_reach;
+        if k.abs() < reach {
+            return *self.middles[m][e][(k + reach) as usize]
+                .get_or_init(|| self.compute_middle(m, e, k));
+        }
+        self.compute_middle(m, e, k)
+    }
+
+    fn compute_middle(&self, m: usize, e: usize, k: i64) -> Middle {
+        let l = &self.lattices[m];
+        let centre = l.per_outer * k;
+        let tau = self.params.tau[m];
+        if tau == 0.0 {
+            let s = self.entry_sum(m, e, centre);
+            return Middle {
+                value: s[0],
+                d_eta: s[1],
+                d_tau: 0.0,
+                d_omega: s[2],
+                second: [s[3], 0.0, s[3] + s[1] * s[1], s[4], 0.0, s[5]],
+            };
+        }
+        // analytic guess at the mode: each run's normal approximation, widened by omega^2
+        let omega = self.omega(m);
+        let (mut num, mut prec) = (0.0, 0.0);
+        for &(c, mult) in &self.index.entries[m][e] {
+            let (centre, w) = logit_approx(self.index.counts[m][c].0);
+            let w = mult * w / (1.0 + omega * omega * w);
+            num += w * centre;
+            prec += w;
+        }
+        let eta = l.base + l.delta * centre as f64;
+        let guess = if prec > 0.0 {
+            tau * prec * (num / prec - eta) / (1.0 + tau * tau * prec)
+        } else {
+            0.0
+        };
+        let j0 = (guess / l.h_e).round() as i64;
+        // one pass: the sums are kept relative to the highest value so far, rescaled when it
+        // rises (right of the guess outwards, then left)
+        let mut sums = [0.0f64; 10];
+        let mut peak = f64::NEG_INFINITY;
+        for dir in [1i64, -1] {
+            let mut j = if dir > 0 { j0 } else { j0 - 1 };
+            while (j - j0).abs() < MAX_NODES {
+                let s = self.entry_sum(m, e, centre + j);
+                let ej = j as f64 * l.h_e;
+                let v = s[0] - 0.5 * ej * ej;
+                if !v.is_finite() || v < peak - DROP {
+                    break;
+                }
+                if v > peak {
+                    let scale = (peak - v).exp();
+                    sums.iter_mut().for_each(|x| *x *= scale);
+                    peak = v;
+                }
+                let w = (v - peak).exp();
+                sums[0] += w;
+                if self.order >= Order::Gradient {
+                    let (a, c) = (s[1], s[2]);
+                    sums[1] += w * a;
+                    sums[2] += w * a * ej;
+                    sums[3] += w * c;
+                    if self.order == Order::Hessian {
+                        let t1 = s[3] + a * a;
+                        let t2 = s[4] + a * c;
+                        sums[4] += w * t1;
+                        sums[5] += w * t1 * ej;
+                        sums[6] += w * t1 * ej * ej;
+                        sums[7] += w * t2;
+                        sums[8] += w * t2 * ej;
+                        sums[9] += w * (s[5] + c * c);
+                    }
+                }
+                j += dir;
+            }
+        }
+        if !peak.is_finite() {
+            return Middle {
+                value: f64::NEG_INFINITY,
+                ..Middle::default()
+            };
+        }
+        let total = sums[0];
+        let (a, b, c) = (sums[1] / total, sums[2] / total, sums[3] / total);
+        Middle {
+            value: l.h_e.ln() + LN_NORMAL + peak + total.ln(),
+            d_eta: a,
+            d_tau: b,
+            d_omega: c,
+            second: [
+                sums[4] / total - a * a,
+                sums[5] / total - a * b,
+                sums[6] / total - b * b,
+                sums[7] / total - a * c,
+                sums[8] / total - b * c,
+                sums[9] / total - c * c,
+            ],
+        }
+    }
+}
+
+/// The peak-width part of the middle and outer steps: the width bound over this (a normal
+/// peak's trapezoid error is then 2 e^{-2 pi^2 1.5^2} = 1.0e-19 relative; the bound is below the
+/// true width, so the error is smaller still).
+const WIDTH_DIVISOR: f64 = 1.5;
+
+/// The middle and outer steps: [`trapezoid_step`]'s strip bound, and the width bound over
+/// [`WIDTH_DIVISOR`].
+fn step(scale: f64, width: f64) -> f64 {
+    trapezoid_step(scale, f64::INFINITY).min(width / WIDTH_DIVISOR)
+}
+
+/// Upper bound on -d2/du2 ln J of a run of n samples at noise omega (module doc).
+fn run_curvature(n: usize, omega: f64) -> f64 {
+    let binomial = 0.25 * n as f64;
+    if omega > 0.0 {
+        binomial.min(1.0 / (omega * omega))
+    } else {
+        binomial
+    }
+}
+
+/// Per distinct row ([`RunIndex`] order): ln L_i, and with `order` Gradient or Hessian its
+/// gradient (layout mu, sigma, shift_0.., tau_0.., omega_0..; P = 2 + 3M) and Hessian
+/// (row-major P x P).
+pub(crate) fn runs_log_likelihood(
+    index: &RunIndex,
+    params: &JointParams,
+    order: Order,
+) -> Vec<(f64, Vec<f64>, Vec<f64>)> {
+    // ln L is even in each spread: evaluate at |spread| and turn the derivatives' signs back
+    let models = index.counts.len();
+    let sign = |v: f64| if v < 0.0 { -1.0 } else { 1.0 };
+    let mut signs = vec![1.0; 2 + 3 * models];
+    signs[1] = sign(params.sigma);
+    for m in 0..models {
+        signs[2 + models + m] = sign(params.tau[m]);
+        signs[2 + 2 * models + m] = sign(params.omega.get(m).copied().unwrap_or(0.0));
+    }
+    let absolute = JointParams {
+        mu: params.mu,
+        sigma: params.sigma.abs(),
+        shift: params.shift.clone(),
+        tau: params.tau.iter().map(|t| t.abs()).collect(),
+        omega: params.omega.iter().map(|o| o.abs()).collect(),
+    };
+    let mut terms = runs_at_absolute(index, &absolute, order);
+    if signs.iter().any(|&s| s < 0.0) {
+        let p = signs.len();
+        for (_, g, h) in &mut terms {
+            for (i, v) in g.iter_mut().enumerate() {
+                *v *= signs[i];
+            }
+            for (k, v) in h.iter_mut().enumerate() {
+                *v *= signs[k / p] * signs[k % p];
+            }
+        }
+    }
+    terms
+}
+
+/// [`runs_log_likelihood`] at spreads that are all at least 0.
+fn runs_at_absolute(
+    index: &RunIndex,
+    params: &JointParams,
+    order: Order,
+) -> Vec<(f64, Vec<f64>, Vec<f64>)> {
+    let models = index.counts.len();
+    let omega = |m: usize| params.omega.get(m).copied().unwrap_or(0.0);
+    // curvature bounds: of each entry's S, and of each row's outer log-integrand
+    let entry_bound: Vec<Vec<f64>> = (0..models)
+        .map(|m| {
+            index.entries[m]
+                .iter()
+                .map(|list| {
+                    list.iter()
+                        .map(|&(c, mult)| {
+                            mult * run_curvature(index.counts[m][c].0.samples, omega(m))
+                        })
+                        .sum()
+                })
+                .collect()
+        })
+        .collect();
+    let outer_precision = index
+        .rows
+        .iter()
+        .map(|(row, _)| {
+            let mut total = 0.0;
+            for (m, e) in row.iter().enumerate() {
+                if let Some(e) = *e {
+                    let tau = params.tau[m];
+                    let b = entry_bound[m][e];
+                    total += if tau > 0.0 {
+                        b.min(1.0 / (tau * tau))
+                    } else {
+                        b
+                    };
+                }
+            }
+            1.0 + params.sigma * params.sigma * total
+        })
+        .fold(1.0f64, f64::max);
+    let h_x = step(params.sigma, outer_precision.sqrt().recip());
+    let outer_reach = dense_reach(1, h_x, 0.0);
+    let lattices: Vec<Lattice> = (0..models)
+        .map(|m| {
+            let tau = params.tau[m];
+            let base = params.mu + params.shift[m];
+            let outer = params.sigma * h_x;
+            if tau == 0.0 {
+                let per_outer = i64::from(outer > 0.0);
+                return Lattice {
+                    base,
+                    delta: if outer > 0.0 { outer } else { 1.0 },
+                    per_outer,
+                    h_e: 1.0,
+                    reach: dense_reach(per_outer, h_x, 0.0),
+                };
+            }
+            let bound = entry_bound[m].iter().copied().fold(0.0f64, f64::max);
+            let wanted = step(tau, (1.0 + tau * tau * bound).sqrt().recip());
+            if outer > 0.0 {
+                let ratio = (outer / (tau * wanted)).ceil().max(1.0);
+                // (a tau so small that L passes 2^40 only loses the sharing)
+                let per_outer = ratio.min(1.1e12) as i64;
+                let delta = outer / per_outer as f64;
+                let h_e = delta / tau;
+                Lattice {
+                    base,
+                    delta,
+                    per_outer,
+                    h_e,
+                    reach: dense_reach(per_outer, h_x, h_e),
+                }
+            } else {
+                Lattice {
+                    base,
+                    delta: tau * wanted,
+                    per_outer: 0,
+                    h_e: wanted,
+                    reach: dense_reach(0, h_x, wanted),
+                }
+            }
+        })
+        .collect();
+    let tables = Tables {
+        index,
+        params,
+        order,
+        h_x,
+        runs: index
+            .counts
+            .iter()
+            .zip(&lattices)
+            .map(|(d, l)| {
+                d.iter()
+                    .map(|_| RunTable {
+                        dense: (0..2 * l.reach).map(|_| OnceLock::new()).collect(),
+                        far: Mutex::new(HashMap::new()),
+                    })
+                    .collect()
+            })
+            .collect(),
+        sums: index
+            .entries
+            .iter()
+            .zip(&lattices)
+            .map(|(d, l)| {
+                d.iter()
+                    .map(|_| (0..2 * l.reach).map(|_| OnceLock::new()).collect())
+                    .collect()
+            })
+            .collect(),
+        middles: index
+            .entries
+            .iter()
+            .map(|d| {
+                d.iter()
+                    .map(|_| (0..2 * outer_reach).map(|_| OnceLock::new()).collect())
+                    .collect()
+            })
+            .collect(),
+        outer_reach,
+        lattices,
+    };
+    let p = 2 + 3 * models;
+    index
+        .rows
+        .par_iter()
+        .with_min_len(4)
+        .map(|(row, _)| row_log_likelihood(&tables, row, p))
+        .collect()
+}
+
+/// ln L_i of one distinct row, with its gradient and Hessian as the tables' order asks.
+fn row_log_likelihood(
+    tables: &Tables<'_>,
+    row: &[Option<usize>],
+    p: usize,
+) -> (f64, Vec<f64>, Vec<f64>) {
+    let (params, index, order, h_x) = (tables.params, tables.index, tables.order, tables.h_x);
+    let models = row.len();
+    // analytic guess at the mode: each run's normal approximation, widened by omega^2 and tau^2
+    let (mut num, mut precision) = (0.0, 1.0);
+    for (m, e) in row.iter().enumerate() {
+        if let Some(e) = *e {
+            let omega = tables.omega(m);
+            let (mut cn, mut cw) = (0.0, 0.0);
+            for &(c, mult) in &index.entries[m][e] {
+                let (centre, w) = logit_approx(index.counts[m][c].0);
+                let w = mult * w / (1.0 + omega * omega * w);
+                cn += w * centre;
+                cw += w;
+            }
+            let tau = params.tau[m];
+            let w = cw / (1.0 + tau * tau * cw);
+            num += params.sigma * w * (cn / cw - params.mu - params.shift[m]);
+            precision += params.sigma * params.sigma * w;
+        }
+    }
+    let k0 = (num / precision / h_x).round() as i64;
+    let mut right = Vec::new();
+    let mut left = Vec::new();
+    let mut peak = f64::NEG_INFINITY;
+    for (dir, out) in [(1i64, &mut right), (-1, &mut left)] {
+        let mut k = if dir > 0 { k0 } else { k0 - 1 };
+        while (k - k0).abs() < MAX_NODES {
+            let x = k as f64 * h_x;
+            let mut g = -0.5 * x * x;
+            let mut terms = Vec::with_capacity(models);
+            for (m, e) in row.iter().enumerate() {
+                let t = match e {
+                    Some(e) => tables.middle(m, *e, k),
+                    None => Middle::default(),
+                };
+                g += t.value;
+                terms.push(t);
+            }
+            if !g.is_finite() || g < peak - DROP {
+                break;
+            }
+            peak = peak.max(g);
+            out.push((x, g, terms));
+            k += dir;
+        }
+    }
+    if !peak.is_finite() {
+        return (f64::NEG_INFINITY, vec![0.0; p], vec![0.0; p * p]);
+    }
+    left.reverse();
+    left.extend(right);
+    let nodes = left;
+    let weights: Vec<f64> = nodes.iter().map(|n| (n.1 - peak).exp()).collect();
+    let total: f64 = weights.iter().sum();
+    let value = h_x.ln() + LN_NORMAL + peak + total.ln();
+    if order == Order::Value {
+        return (value, Vec::new(), Vec::new());
+    }
+    let mut grad = vec![0.0; p];
+    let mut hess = vec![0.0; if order == Order::Hessian { p * p } else { 0 }];
+    let mut node_grad = vec![0.0; p];
+    for ((x, _, terms), w) in nodes.iter().zip(&weights) {
+        let (w, x) = (w / total, *x);
+        node_grad.iter_mut().for_each(|v| *v = 0.0);
+        for (m, entry) in row.iter().enumerate() {
+            if entry.is_none() {
+                continue;
+            }
+            let s = &terms[m];
+            let (t, o) = (2 + models + m, 2 + 2 * models + m);
+            node_grad[0] += s.d_eta;
+            node_grad[1] += x * s.d_eta;
+            node_grad[2 + m] += s.d_eta;
+            node_grad[t] += s.d_tau;
+            node_grad[o] += s.d_omega;
+            if order == Order::Hessian {
+                // eta_m is linear in mu, sigma, shift_m with coefficients 1, x, 1
+                let [ee, et, tt, eo, to, oo] = s.second;
+                let lin = [(0, 1.0), (1, x), (2 + m, 1.0)];
+                for &(i, ci) in &lin {
+                    for &(j, cj) in &lin {
+                        hess[i * p + j] += w * ee * ci * cj;
+                    }
+                    hess[i * p + t] += w * et * ci;
+                    hess[t * p + i] += w * et * ci;
+                    hess[i * p + o] += w * eo * ci;
+                    hess[o * p + i] += w * eo * ci;
+                }
+                hess[t * p + t] += w * tt;
+                hess[t * p + o] += w * to;
+                hess[o * p + t] += w * to;
+                hess[o * p + o] += w * oo;
+            }
+        }
+        for (g, n) in grad.iter_mut().zip(&node_grad) {
+            *g += w * n;
+        }
+        if order == Order::Hessian {
+            for i in 0..p {
+                for j in 0..p {
+                    hess[i * p + j] += w * node_grad[i] * node_grad[j];
+                }
+            }
+        }
+    }
+    if order == Order::Hessian {
+        for i in 0..p {
+            for j in 0..p {
+                hess[i * p + j] -= grad[i] * grad[j];
+            }
+        }
+    }
+    (value, grad, hess)
+}
+
+#[cfg(test)]
+mod tests;

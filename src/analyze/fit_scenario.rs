@@ -3,10 +3,11 @@
 use super::fit::{decimals4, positive, FitOptions, FitResult, Status};
 use super::joint_fit::Parameter;
 
-/// " (95% interval LO to HI)" for a share and its SE (share -/+ 1.96 SE), each end cut to [0, 1]
+/// " (95% interval LO to HI)" for a share and its SE (share -/+ z(0.975) SE), each end cut to [0, 1]
 /// when it falls outside, and then saying so ("0.217 to 1.000, upper end cut at 1 from 1.197").
 pub(crate) fn share_interval_text(share: f64, se: f64) -> String {
-    let (lo, hi) = (share - 1.96 * se, share + 1.96 * se);
+    let z = crate::exact::normal::Z_95;
+    let (lo, hi) = (share - z * se, share + z * se);
     let mut cuts = Vec::new();
     if lo < 0.0 {
         cuts.push(format!("lower end cut at 0 from {lo:.3}"));

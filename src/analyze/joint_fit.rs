@@ -75,7 +75,7 @@ use profile::profile_interval;
 const SPREAD_ZERO: f64 = 1e-4;
 /// Half of the 95% chi-square(1) quantile: the profile drop at a 95% interval end.
 const PROFILE_DROP: f64 = 1.920_729_410_347_062;
-use crate::exact::plan::Z_95 as Z95;
+use crate::exact::normal::Z_95 as Z95;
 
 /// When the weak prior is used.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -37,7 +37,7 @@ use serde::Serialize;
 
 use crate::model::expit;
 
-pub use crate::exact::normal::Z_95;
+use crate::exact::normal::Z_95;
 
 /// Population moments of a pair of models on problems drawn from the logit-normal.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]

@@ -15,7 +15,7 @@
 //!
 //!     cargo test --release --test suite plan_fixed_coverage -- --ignored --nocapture
 use evalsim::exact::noise::{count_pmf, seed_sd};
-use evalsim::exact::plan::Z_95;
+use evalsim::exact::normal::Z_95;
 use evalsim::model::{quantile_rates, shift_rate};
 use evalsim::sim::counts::CountSampler;
 use evalsim::sim::stream::stream;

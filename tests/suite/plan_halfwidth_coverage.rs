@@ -12,7 +12,8 @@
 //! per cell; the ignored full table 20,000:
 //!
 //!     cargo test --release --test suite plan_halfwidths_full -- --ignored --nocapture
-use evalsim::exact::plan::{population_pair_moments, Z_95};
+use evalsim::exact::normal::Z_95;
+use evalsim::exact::plan::population_pair_moments;
 use evalsim::exact::tally_pmf::{count_difference_pmf, paired_tally_pmf};
 use evalsim::sim::evals::EvalSampler;
 use evalsim::sim::stream::stream;

@@ -36,8 +36,8 @@
 //!
 //! Depends on [`super::interval`] only; pure.
 use super::interval::{
-    all_equal_bound, paired_score_scaled, t_quantile_real, wilson_with_variance, IntervalMethod,
-    MeanInterval,
+    all_equal_bound, is_three_point, paired_score_scaled, t_quantile_real, wilson_with_variance,
+    IntervalMethod, MeanInterval,
 };
 
 /// Below this many clusters the clustered SE is itself uncertain, and `analyze` warns.
@@ -208,7 +208,8 @@ pub fn clustered_interval(
     if method == IntervalMethod::PairedScore && (lo, hi) == (-1.0, 1.0) {
         let n = values.len();
         let var = values.iter().map(|v| (v - m).powi(2)).sum::<f64>() / (n - 1).max(1) as f64;
-        return paired_score_scaled(n, m, var, var / var_cl, t_quantile_real(df));
+        let three_point = is_three_point(values);
+        return paired_score_scaled(n, m, var, var / var_cl, t_quantile_real(df), three_point);
     }
     wilson_with_variance(m, var_cl, df, (lo, hi))
 }

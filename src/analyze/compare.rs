@@ -71,8 +71,8 @@ pub struct DiffEstimate {
     /// 95% interval of the difference within [-1, 1]. k = 1 (pass@1, maj@1): Wilson with
     /// effective sample size and adaptive t on the differences mapped to [0, 1]; k >= 2 (pass@k
     /// and maj@k): a Tango-type score interval whose variance is re-estimated under each
-    /// hypothesised difference ([`super::interval::paired_score_from_moments`]; such differences
-    /// are mostly whole flips, Tango's setting). When every problem's difference is the same (e.g. all 0), the
+    /// hypothesised difference, never below the observed variance unless every difference is
+    /// 0 or +-1 (Tango's setting; [`super::interval::paired_score_from_moments`]). When every problem's difference is the same (e.g. all 0), the
     /// exact bound on how often a problem could differ.
     pub ci95: [f64; 2],
     /// What `ci95` rests on.

@@ -453,6 +453,8 @@ fn lattice_coverage(
         }
         units.push((u as i64, prob));
     }
+    // Every difference -1, 0 or +1: the score interval is Tango's (`is_three_point`).
+    let three_point = units.iter().all(|&(u, _)| u == 0 || u.abs() == l);
     let n = problems as i64;
     // Sum s1 in [l lo n, l hi n], sum of squares s2 in [0, l^2 max(lo^2, hi^2) n].
     let s1_min = l * lo * n;
@@ -498,7 +500,7 @@ fn lattice_coverage(
                 (l * (hi + lo) * sum - sq - n * lo * hi * l * l) as f64 / (lf * lf * w * w);
             let mean = sum as f64 / (lf * nf);
             let interval = if paired_score {
-                paired_score_from_moments(problems, mean, var)
+                paired_score_from_moments(problems, mean, var, three_point)
             } else {
                 wilson_from_moments(problems, mean, var, inside, range)
             };

@@ -28,7 +28,8 @@
 //! Bell-McCaffrey degrees of freedom ([`wilson_with_variance`], called by [`super::cluster`]).
 //!
 //! The paired difference of maj@k uses [`IntervalMethod::PairedScore`] instead, a Tango-type
-//! score interval whose variance is re-estimated under each hypothesised difference
+//! score interval whose variance is re-estimated under each hypothesised difference (and held
+//! at least at the observed variance when the differences lie inside the range)
 //! ([`paired_score_from_moments`]): the Wilson interval on [-1, 1] was liberal there when the
 //! differences are skewed (89.4% exact coverage at N = 10, gap 1 logit).
 //!
@@ -185,7 +186,8 @@ pub fn mean_interval(
         }
         IntervalMethod::PairedScore if (lo, hi) == (-1.0, 1.0) => {
             let all_equal = values.iter().all(|&v| v == values[0]);
-            return paired_score_from_moments(n, m, if all_equal { 0.0 } else { var });
+            let var = if all_equal { 0.0 } else { var };
+            return paired_score_from_moments(n, m, var, is_three_point(values));
         }
         _ => {}
     }
@@ -340,34 +342,59 @@ pub fn tango_variance(delta: f64, b: f64, c: f64, n: f64) -> f64 {
 /// distance from the mean to the end of the range).
 const SCORE_BISECTIONS: usize = 60;
 
+/// Whether every paired difference is -1, 0 or +1 (the 0/1 scores of pass@k at k = n, or of
+/// pass@1 on one sample): the case where the three-point reading of
+/// [`paired_score_from_moments`] is the data themselves and the interval is Tango's. Cost: O(N).
+pub fn is_three_point(differences: &[f64]) -> bool {
+    differences
+        .iter()
+        .all(|&d| d == 0.0 || d == 1.0 || d == -1.0)
+}
+
 /// The reported interval for a paired difference ([`IntervalMethod::PairedScore`]): a Tango-type
 /// score interval for the mean of `n` differences in [-1, 1] with mean `mean` and sample
-/// variance `var` (denominator n - 1; 0 when every difference is equal).
+/// variance `var` (denominator n - 1; 0 when every difference is equal); `three_point` says
+/// whether every difference is -1, 0 or +1 ([`is_three_point`]).
 ///
 /// It is the set of Delta with (mean - Delta)^2 <= z^2 V(Delta) / n, where V(Delta) is the
-/// variance of one difference re-estimated under the hypothesis E\[d\] = Delta: the differences
-/// are read as h e with e in {-1, 0, 1} (a discordant pair in Tango's sense, of size h), with
-/// the counts b = n (q / h^2 + mean / h) / 2 of +h and c = n (q / h^2 - mean / h) / 2 of -h that
-/// reproduce the mean and the mean square q = mean^2 + var (n - 1) / n, and
-/// V(Delta) = h^2 [`tango_variance`](Delta / h). The size is h = q / |mean|, the largest for
-/// which both counts are non-negative, within [sqrt(q), 1]: the most skewed three-point reading
-/// of the two moments. For 0/1 differences (h = 1 whenever some difference is +-1 and the other
-/// sign is absent) it is Tango's interval. At Delta = mean, V is the observed variance with
-/// denominator n. When every difference is equal the interval is the exact all-equal bound, as
-/// for [`mean_interval`]. `None` with fewer than 2 differences. Cost: O(1) (120 evaluations).
-pub fn paired_score_from_moments(n: usize, mean: f64, var: f64) -> Option<MeanInterval> {
+/// variance of one difference under the hypothesis E\[d\] = Delta. The differences are read as
+/// h e with e in {-1, 0, 1} (a discordant pair in Tango's sense, of size h), with the counts
+/// b = n (q / h^2 + mean / h) / 2 of +h and c = n (q / h^2 - mean / h) / 2 of -h that reproduce
+/// the mean and the mean square q = mean^2 + var (n - 1) / n; the restricted variance is
+/// R(Delta) = h^2 [`tango_variance`](Delta / h). The size is h = q / |mean|, the largest for which
+/// both counts are non-negative, within [sqrt(q), 1]: the most skewed three-point reading of the
+/// two moments.
+///
+/// For 0/1 differences (`three_point`) the reading is the data and V = R: Tango's interval. For
+/// differences inside the range (per-problem unbiased pass@k at k < n, maj@k) the reading is a
+/// model, and its restricted variance can fall well below the variance of the data on the side
+/// towards zero (a reading with no negative difference has R(Delta) -> 0 as Delta -> 0, while
+/// the data have negative differences); there V(Delta) = max(R(Delta), R(mean)), where
+/// R(mean) = q - mean^2 is the observed variance with denominator n (the unrestricted maximum
+/// likelihood value, as in Tango's statistic): the interval contains the Wald interval
+/// mean -/+ z sqrt(R(mean) / n) and keeps the score interval's skew where the reading asks for
+/// more. When every difference is
+/// equal the interval is the exact all-equal bound, as for [`mean_interval`]. `None` with fewer
+/// than 2 differences. Cost: O(1) (120 evaluations).
+pub fn paired_score_from_moments(
+    n: usize,
+    mean: f64,
+    var: f64,
+    three_point: bool,
+) -> Option<MeanInterval> {
     if n < 2 {
         return None;
     }
     if var <= 0.0 {
         return Some(all_equal_interval(mean, n, (-1.0, 1.0)));
     }
-    paired_score_scaled(n, mean, var, n as f64, Z)
+    paired_score_scaled(n, mean, var, n as f64, Z, three_point)
 }
 
 /// [`paired_score_from_moments`] at an effective sample size `n_eff` in place of n in the score
 /// test (n still gives the moments) and the quantile `t`: the clustered paired interval uses
-/// n_eff = N / design effect and the Bell-McCaffrey t (`analyze::cluster`). `None` with fewer than 2
+/// n_eff = N / design effect and the Bell-McCaffrey t (`analyze::cluster`), so the floor
+/// var / n_eff of the variance of the mean is the clustered variance. `None` with fewer than 2
 /// differences or a zero variance. Cost: O(1) (120 evaluations).
 pub fn paired_score_scaled(
     n: usize,
@@ -375,6 +402,7 @@ pub fn paired_score_scaled(
     var: f64,
     n_eff: f64,
     t: f64,
+    three_point: bool,
 ) -> Option<MeanInterval> {
     if n < 2 || var <= 0.0 || n_eff <= 0.0 {
         return None;
@@ -390,9 +418,15 @@ pub fn paired_score_scaled(
     let h = h.max(q.sqrt().min(1.0)).min(1.0);
     let b = (nf * (q / (h * h) + mean / h) / 2.0).max(0.0);
     let c = (nf * (q / (h * h) - mean / h) / 2.0).max(0.0);
+    // R(mean) = q - mean^2, the observed variance with denominator n.
+    let floor = if three_point {
+        0.0
+    } else {
+        var * (nf - 1.0) / nf
+    };
     let f = |delta: f64| {
         let v = h * h * tango_variance((delta / h).clamp(-1.0, 1.0), b, c, nf);
-        (mean - delta).powi(2) - t * t * v / n_eff
+        (mean - delta).powi(2) - t * t * v.max(floor) / n_eff
     };
     let end = |side: f64| {
         if f(side) <= 0.0 {

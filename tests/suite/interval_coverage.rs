@@ -14,7 +14,7 @@
 //!     cargo test --release --test suite analyze_interval_exact_coverage_grid -- --ignored --nocapture
 use evalsim::analyze::coverage::{
     exact_coverage, exact_coverage_lattice, exact_coverage_lattice_with, interval_coverage,
-    population_truth, CoverageResult, CoverageSpec, METRICS,
+    population_truth, reported_method, CoverageResult, CoverageSpec, METRICS,
 };
 use evalsim::analyze::interval::{mean_interval, IntervalMethod};
 
@@ -113,8 +113,13 @@ fn assert_reported_covers(r: &CoverageResult) {
         };
         let se = (target * (1.0 - target) / row.replicates as f64).sqrt();
         let z = (row.coverage - target) / se;
+        // The paired score interval (B - A of maj@k and pass@k, k >= 2) is conservative by
+        // construction where no exact value is computable (its variance never falls below the
+        // observed one and keeps the skew of the most skewed reading): only too low is a failure.
+        let one_sided =
+            exact[m].is_none() && reported_method(m, r.spec.k) == IntervalMethod::PairedScore;
         assert!(
-            z.abs() <= Z,
+            z >= -Z && (one_sided || z <= Z),
             "{} at N = {}, n = {}: coverage {:.1}% of {} replicates, {z:.2} binomial SEs from {:.2}% (bound {Z})",
             row.metric,
             r.spec.problems,
@@ -343,9 +348,9 @@ fn analyze_interval_exact_coverage_grid() {
 /// grid and both gaps (docs/intervals.md, "Exact coverage at every N"): pass@1, maj@4 and the
 /// paired difference of pass@1 within 94% to 96%; pass@4 and pass^4 (0/1 scores, whose coverage
 /// oscillates with the population as the binomial's does) within 92% to 98%; the paired
-/// difference of maj@4 (Tango-type score interval) within 95% to 98% at gap 0.21 (measured 95.4%
-/// to 97.4%) and 95% to 97.5% at gap 1 (measured 95.3% to 96.9%; the Wilson interval it replaced
-/// covered 91.7% to 94.7% there); the paired difference of pass@4 (0/1 scores at k = n, the same
+/// difference of maj@4 (Tango-type score interval) within 95% to 98% at gap 0.21 (measured 95.5%
+/// to 97.4%) and 95% to 97.5% at gap 1 (measured 96.4% to 97.5%; the Wilson interval covers 91.7%
+/// to 94.7% there); the paired difference of pass@4 (0/1 scores at k = n, the same
 /// score interval) within 94% to 100% (measured 95.2% to 99.8% at gap 0.21 and 94.2% to 99.7% at
 /// gap 1, the high values where nearly every problem is solved at k = 4 by both models).
 #[test]
@@ -505,4 +510,29 @@ fn analyze_paired_difference_coverage_below_k_equals_n() {
         }
     }
     assert!(lowest >= 0.89, "B - A pass@4 covers {:.1}%", 100.0 * lowest);
+}
+
+/// The paired score interval under-covered B - A of pass@4 and of maj@4 at N x n = 100 x 8, gap
+/// 0.21 logits (93.9% and 91.9% of 4,000 data sets): per-problem differences inside (-1, 1) read
+/// as the most skewed three-point law have a restricted variance far below the observed one on
+/// the side towards zero. With the variance held at least at the observed one both cover at least
+/// 95% - 2.5 binomial SEs of 4,000 data sets (0.34 points: 94.14%; measured 96.0% and 96.0%).
+#[test]
+fn paired_score_interval_under_covered_pass_at_k_differences_at_100_problems() {
+    let replicates = 4000;
+    let r = interval_coverage(&spec(100, 8, replicates, 0), &[]);
+    let se = (0.95f64 * 0.05 / replicates as f64).sqrt();
+    for metric in ["diff pass@k", "diff maj@k"] {
+        let row = r
+            .rows
+            .iter()
+            .find(|row| row.metric == metric && row.method == "reported")
+            .expect("scored");
+        assert!(
+            row.coverage >= 0.95 - 2.5 * se,
+            "{metric} at 100 x 8: coverage {:.2}% of {replicates} data sets, below {:.2}%",
+            100.0 * row.coverage,
+            100.0 * (0.95 - 2.5 * se)
+        );
+    }
 }

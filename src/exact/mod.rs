@@ -17,6 +17,7 @@ pub mod maj;
 pub mod modes;
 pub mod noise;
 pub mod normal;
+pub mod outcome;
 pub mod pass;
 pub mod plan;
 pub mod quadrature;

@@ -47,8 +47,11 @@
 //! win + loss = 1 to 1e-12. Time: a few thousand evaluations of F per value (O(1) in k).
 
 use crate::exact::normal::cdf_and_sf;
+use crate::exact::pass::mean;
 use crate::exact::quadrature::{AdaptiveSimpson, CompositeSimpson, NormalQuadrature};
 pub use crate::model::{Fallback, ThresholdVerifier};
+use crate::model::{Grader, Verifier};
+use rayon::prelude::*;
 
 /// The correct rate a verifier selects from when a share `unparsed` of samples has no
 /// extractable answer: (1 - u) p. Whether the pick is correct depends only on each sample's
@@ -181,6 +184,37 @@ pub fn score_ceiling(p: f64, separation: f64) -> f64 {
     } else {
         1.0
     }
+}
+
+/// (best@k, 1 - best@k) of every problem, exact and true (before grading). Score verifiers
+/// integrate per problem, in parallel. Time: O(N) for a threshold verifier, N adaptive
+/// quadratures for a score verifier.
+pub fn best_pairs(rates: &[f64], verifier: &Verifier, k: u32) -> Vec<(f64, f64)> {
+    match *verifier {
+        Verifier::Threshold(v) => rates
+            .iter()
+            .map(|&p| best_at_k_threshold(p, &v, k))
+            .collect(),
+        Verifier::Score { separation } => rates
+            .par_iter()
+            .map(|&p| best_at_k_score(p, separation, k))
+            .collect(),
+    }
+}
+
+/// The large-k limit of best@k on the benchmark (mean over problems), as graded. Time: O(N).
+pub fn best_ceiling(rates: &[f64], verifier: &Verifier, grader: Option<Grader>) -> f64 {
+    let per: Vec<f64> = rates
+        .iter()
+        .map(|&p| {
+            let c = match verifier {
+                Verifier::Threshold(v) => threshold_ceiling(p, v),
+                Verifier::Score { separation } => score_ceiling(p, *separation),
+            };
+            grader.map_or(c, |g| g.selected((c, 1.0 - c)).0)
+        })
+        .collect();
+    mean(&per)
 }
 
 #[cfg(test)]

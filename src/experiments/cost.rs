@@ -9,7 +9,6 @@ use serde::Serialize;
 
 use super::budget::{budget_model, inputs, sim_means, trace_cell, BudgetModel, ModelInputs};
 use super::check::{Untested, RATIO_MAX_RELATIVE_SE};
-use super::selection::best_pairs;
 use super::{Check, Estimate, Progress};
 use crate::exact::budget::{
     capped_mode_shares, capped_vote_rates, graded_accuracy_and_miss, graded_token_sampling_moments,
@@ -17,7 +16,7 @@ use crate::exact::budget::{
 };
 use crate::exact::modes::Extraction;
 use crate::exact::pass::{bernoulli_mean_se_with, mean};
-use crate::exact::verifier::selectable_rate;
+use crate::exact::verifier::{best_pairs, selectable_rate};
 use crate::model::VoteRule;
 use crate::scenario::Scenario;
 use crate::sim::modes::grade_picks;

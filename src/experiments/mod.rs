@@ -15,7 +15,6 @@ pub mod cost;
 pub mod noise;
 pub mod plan;
 pub mod points;
-pub mod selection;
 pub mod shard_check;
 pub mod sweep;
 pub mod votes;

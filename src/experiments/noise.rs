@@ -334,8 +334,9 @@ pub fn seed_variance(
     }
 }
 
-/// Stream tag of reruns under per-run noise (the rerun-by-rerun sampler of [`simulate_reruns`]).
-const RUN_NOISE_STREAM: u64 = 0x0072_756e_7364; // "runsd"
+/// Reruns under per-run noise (the rerun-by-rerun sampler of [`simulate_reruns`]) use the
+/// per-run noise stream tag of the outcome sampler.
+use crate::sim::outcome::RUN_NOISE_STREAM;
 
 /// The exact count pmf over 0..=n N of one rerun under per-run noise omega: the convolution of
 /// the problems' logit-normal binomial pmfs.

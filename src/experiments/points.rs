@@ -6,34 +6,7 @@ use serde::Serialize;
 use super::Estimate;
 use crate::model::{Grader, Verifier, VoteRule};
 
-/// Which metric a point is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub enum Metric {
-    /// At least one of k samples right.
-    #[serde(rename = "pass@k")]
-    PassAtK,
-    /// All k samples right.
-    #[serde(rename = "pass^k")]
-    PassHatK,
-    /// Majority vote of k samples right.
-    #[serde(rename = "maj@k")]
-    MajAtK,
-    /// The verifier's pick of k samples right (models with a `[model.verifier]`).
-    #[serde(rename = "best@k")]
-    BestAtK,
-}
-
-impl Metric {
-    /// The name used in tables and legends.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Metric::PassAtK => "pass@k",
-            Metric::PassHatK => "pass^k",
-            Metric::MajAtK => "maj@k",
-            Metric::BestAtK => "best@k",
-        }
-    }
-}
+pub use crate::exact::outcome::Metric;
 
 /// One series of a vote experiment: a model at one attractor share.
 #[derive(Debug, Clone, Serialize)]

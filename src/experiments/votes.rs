@@ -5,22 +5,14 @@ use serde::Serialize;
 
 pub(crate) use super::points::{modes_label, short};
 pub use super::points::{Metric, Series, VotePoint};
-use super::selection::{self, Selector};
 use super::{Check, Estimate, Progress};
-use crate::exact::maj::{attractor_threshold, maj_at_k_all_with_loss, maj_ceiling};
-use crate::exact::modes::{
-    graded_rate, maj_at_k_modes, maj_ceiling_modes, winning_threshold, Extraction,
-};
 use crate::exact::noise::vote_seed_sd;
-use crate::exact::pass::{
-    bernoulli_mean_se_with, mean, pass_at_k, pass_at_k_complement, pass_hat_k,
-    pass_hat_k_complement,
-};
-use crate::exact::run_corr;
-use crate::model::{Grader, Model, Verifier, VoteRule};
+use crate::exact::outcome::OutcomeModel;
+use crate::exact::pass::{bernoulli_mean_se_with, mean};
+use crate::model::{Grader, Model, VoteRule};
 use crate::scenario::{Scenario, SweepAxis};
-use crate::sim::run_corr::{simulate_problem, RunProblem};
-use crate::sim::votes::{simulate, ModeAnswers, VoteCell, VoteCounts};
+use crate::sim;
+use crate::sim::outcome::OutcomeSeries;
 
 /// Result of `curves` or `attractor-sweep`.
 #[derive(Debug, Clone, Serialize)]
@@ -92,19 +84,11 @@ impl VoteCurves {
 struct SeriesSpec {
     model: String,
     rates: Vec<f64>,
-    attractor: f64,
-    rule: VoteRule,
-    /// Per-run noise omega: 0 uses the independent-sample closed forms and sampler.
-    run_sd: f64,
-    /// Several attractors or extraction failures: the exact values of [`crate::exact::modes`]
-    /// and the literal sampler. `None` for the canonical model (today's code path).
-    modes: Option<ModeAnswers>,
-    verifier: Option<Verifier>,
-    grader: Option<Grader>,
+    outcome: OutcomeModel,
 }
 
 impl SeriesSpec {
-    /// A model's series with `attractors` (its own, or a swept vector) and its extraction.
+    /// A model's series with `attractors` (its own, or a swept vector) and its `split` share.
     fn of(
         model: &Model,
         rates: Vec<f64>,
@@ -112,24 +96,13 @@ impl SeriesSpec {
         split: f64,
         rule: VoteRule,
     ) -> Self {
-        let extraction = Extraction {
-            unparsed: model.unparsed,
-            split,
-        };
-        let canonical = attractors.len() <= 1 && extraction == Extraction::default();
+        let mut outcome = OutcomeModel::of(model, rule);
+        outcome.attractors = attractors;
+        outcome.extraction.split = split;
         SeriesSpec {
             model: model.name.clone(),
             rates,
-            attractor: attractors.first().copied().unwrap_or(0.0),
-            rule,
-            modes: (!canonical).then_some(ModeAnswers {
-                attractors,
-                extraction,
-                per_problem: None,
-            }),
-            verifier: model.verifier,
-            grader: model.grader,
-            run_sd: model.run_sd,
+            outcome,
         }
     }
 }
@@ -203,12 +176,12 @@ pub fn attractor_sweep(
             } else {
                 m.grader
             };
-            SeriesSpec {
-                verifier: None,
-                grader,
-                run_sd: 0.0,
-                ..SeriesSpec::of(m, rates.clone(), vector, split, rule.unwrap_or(m.vote_rule))
-            }
+            let mut spec =
+                SeriesSpec::of(m, rates.clone(), vector, split, rule.unwrap_or(m.vote_rule));
+            spec.outcome.verifier = None;
+            spec.outcome.grader = grader;
+            spec.outcome.run_sd = 0.0;
+            spec
         })
         .collect();
     let mut out = build(
@@ -221,11 +194,14 @@ pub fn attractor_sweep(
         &[Metric::PassAtK, Metric::MajAtK],
         progress,
     );
-    out.axis =
-        (axis != SweepAxis::Share(0) || specs.iter().any(|s| s.modes.is_some())).then_some(axis);
+    out.axis = (axis != SweepAxis::Share(0) || specs.iter().any(|s| !s.outcome.is_canonical()))
+        .then_some(axis);
     out
 }
 
+/// Every point of every series: each metric's exact value from the series' outcome model and its
+/// simulated value from the outcome sampler, as graded (with the true value beside it when the
+/// model has a grader). Points are in (series, k, metric) order, best@k last.
 #[allow(clippy::too_many_arguments)]
 fn build(
     seed: u64,
@@ -237,176 +213,56 @@ fn build(
     metrics: &[Metric],
     progress: Progress,
 ) -> VoteCurves {
-    // Series without per-run noise share the vote sampler (their cells in the same order as
-    // before run_sd existed); series with it are simulated run by run.
-    let cells: Vec<VoteCell> = specs
+    let inputs: Vec<OutcomeSeries> = specs
         .iter()
-        .filter(|s| s.run_sd == 0.0)
-        .flat_map(|s| {
-            ks.iter().map(move |&k| VoteCell {
-                k,
-                p: s.rates.clone(),
-                alpha: vec![s.attractor; s.rates.len()],
-                rule: s.rule,
-                modes: s.modes.clone(),
-            })
+        .map(|s| OutcomeSeries {
+            outcome: &s.outcome,
+            rates: &s.rates,
         })
         .collect();
-    let counts = simulate(seed, &[key], &cells, votes, progress);
+    let tallies = sim::outcome::simulate(seed, key, &inputs, ks, votes, progress);
     let mut points = Vec::new();
-    let mut independent = 0;
     for (si, s) in specs.iter().enumerate() {
-        if s.run_sd > 0.0 {
-            points.extend(run_noise_points(
-                seed, key, si, s, ks, votes, metrics, progress,
-            ));
-            continue;
-        }
-        let base = independent;
-        independent += 1;
+        let o = &s.outcome;
+        let trials = votes as f64 * s.rates.len() as f64;
         for (ki, &k) in ks.iter().enumerate() {
-            let cell_counts = &counts[base * ks.len() + ki];
-            for &metric in metrics {
-                // Each per-problem probability with its complement, computed directly.
-                let graded: Vec<f64> = match &s.modes {
-                    None => s.rates.clone(),
-                    Some(md) => s
-                        .rates
-                        .iter()
-                        .map(|&p| graded_rate(p, md.extraction))
-                        .collect(),
-                };
-                let pairs: Vec<(f64, f64)> = match metric {
-                    Metric::MajAtK if s.modes.is_some() => {
-                        let md = s.modes.as_ref().expect("modes");
-                        s.rates
-                            .iter()
-                            .map(|&p| maj_at_k_modes(p, &md.attractors, md.extraction, k, s.rule))
-                            .collect()
-                    }
-                    Metric::PassAtK => graded
-                        .iter()
-                        .map(|&p| (pass_at_k(p, k), pass_at_k_complement(p, k)))
-                        .collect(),
-                    Metric::PassHatK => graded
-                        .iter()
-                        .map(|&p| (pass_hat_k(p, k), pass_hat_k_complement(p, k)))
-                        .collect(),
-                    Metric::MajAtK => maj_at_k_all_with_loss(&s.rates, s.attractor, k, s.rule),
-                    Metric::BestAtK => unreachable!("best@k points come from `selection`"),
-                };
+            let tally = &tallies[si][ki];
+            let estimate = |pairs: Vec<(f64, f64)>, metric: Metric, graded: bool| {
                 let (exact, complement): (Vec<f64>, Vec<f64>) = pairs.into_iter().unzip();
-                let hits = |c: &VoteCounts| match metric {
-                    Metric::PassAtK => c.any_correct,
-                    Metric::PassHatK => c.all_correct,
-                    Metric::MajAtK => c.wins,
-                    Metric::BestAtK => 0,
-                };
-                let total: u64 = cell_counts.iter().map(hits).sum();
-                let sim = total as f64 / (votes as f64 * s.rates.len() as f64);
+                let hits: u64 = tally.iter().map(|t| t.hits(metric, graded)).sum();
+                (
+                    Estimate::new(
+                        mean(&exact),
+                        hits as f64 / trials,
+                        bernoulli_mean_se_with(&exact, &complement, votes),
+                    )
+                    .counting(1.0 / trials),
+                    // Each problem's outcome in one run is one Bernoulli(q_i), for every metric.
+                    vote_seed_sd(&exact, &complement),
+                )
+            };
+            for metric in o.metrics(metrics) {
+                let graded = o.grader.is_some();
+                let (est, seed_sd) = estimate(o.graded(&s.rates, metric, k), metric, graded);
+                let truth = o
+                    .grader
+                    .map(|_| estimate(o.value(&s.rates, metric, k), metric, false).0);
                 points.push(VotePoint {
                     series: si,
                     k,
                     metric,
-                    estimate: Estimate::new(
-                        mean(&exact),
-                        sim,
-                        bernoulli_mean_se_with(&exact, &complement, votes),
-                    )
-                    .counting(1.0 / (votes as f64 * s.rates.len() as f64)),
-                    // Each problem's outcome in one run is one Bernoulli(q_i), for every metric.
-                    seed_sd: vote_seed_sd(&exact, &complement),
-                    truth: None,
+                    estimate: est,
+                    seed_sd,
+                    truth,
                 });
             }
         }
     }
-    let mut series: Vec<Series> = specs
+    let series = specs
         .iter()
-        .map(|s| match &s.modes {
-            None if s.run_sd > 0.0 => {
-                let means: Vec<f64> = s
-                    .rates
-                    .iter()
-                    .map(|&p| run_corr::run_moments(p, s.run_sd).mean)
-                    .collect();
-                Series {
-                    model: s.model.clone(),
-                    attractor: s.attractor,
-                    vote_rule: s.rule,
-                    pass_at_1: mean(&means),
-                    threshold: attractor_threshold(s.attractor),
-                    ceiling: run_corr::maj_ceiling_run(&s.rates, s.attractor, s.run_sd),
-                    run_sd: s.run_sd,
-                    attractors: Vec::new(),
-                    unparsed: 0.0,
-                    split: 0.0,
-                    verifier: None,
-                    best_ceiling: None,
-                    best_leads: None,
-                    grader: None,
-                }
-            }
-            None => Series {
-                model: s.model.clone(),
-                attractor: s.attractor,
-                vote_rule: s.rule,
-                pass_at_1: mean(&s.rates),
-                threshold: attractor_threshold(s.attractor),
-                ceiling: maj_ceiling(&s.rates, s.attractor),
-                run_sd: 0.0,
-                attractors: Vec::new(),
-                unparsed: 0.0,
-                split: 0.0,
-                verifier: None,
-                best_ceiling: None,
-                best_leads: None,
-                grader: None,
-            },
-            Some(md) => Series {
-                model: s.model.clone(),
-                attractor: s.attractor,
-                vote_rule: s.rule,
-                pass_at_1: s
-                    .rates
-                    .iter()
-                    .map(|&p| graded_rate(p, md.extraction))
-                    .sum::<f64>()
-                    / s.rates.len() as f64,
-                threshold: winning_threshold(&md.attractors, md.extraction.split),
-                ceiling: maj_ceiling_modes(
-                    &s.rates,
-                    &md.attractors,
-                    md.extraction,
-                    VoteRule::Random,
-                ),
-                run_sd: 0.0,
-                attractors: if md.attractors.len() > 1 {
-                    md.attractors.clone()
-                } else {
-                    Vec::new()
-                },
-                unparsed: md.extraction.unparsed,
-                split: md.extraction.split,
-                verifier: None,
-                best_ceiling: None,
-                best_leads: None,
-                grader: None,
-            },
-        })
+        .enumerate()
+        .map(|(si, s)| summary(si, s, &points))
         .collect();
-    let selectors: Vec<Selector> = specs
-        .iter()
-        .map(|s| Selector {
-            rates: &s.rates,
-            attractor: s.attractor,
-            rule: s.rule,
-            verifier: s.verifier,
-            grader: s.grader,
-            modes: s.modes.as_ref(),
-        })
-        .collect();
-    selection::apply(seed, key, &selectors, ks, votes, &mut series, &mut points);
     VoteCurves {
         axis: None,
         experiment: name.to_string(),
@@ -418,81 +274,41 @@ fn build(
     }
 }
 
-/// The points of one series with per-run noise: exact per-problem values from
-/// [`run_corr`], simulated run by run ([`simulate_problem`], one eta per run and problem) on
-/// streams keyed (key, `RUN_NOISE_STREAM`, series, k, problem).
-#[allow(clippy::too_many_arguments)]
-fn run_noise_points(
-    seed: u64,
-    key: u64,
-    si: usize,
-    s: &SeriesSpec,
-    ks: &[u32],
-    votes: u64,
-    metrics: &[Metric],
-    progress: Progress,
-) -> Vec<VotePoint> {
-    let mut points = Vec::new();
-    let draws = votes as f64 * s.rates.len() as f64;
-    for &k in ks {
-        let tallies: Vec<_> = s
-            .rates
+/// A series' summary from its outcome model; best@k's leads over maj@k read from its points.
+fn summary(si: usize, s: &SeriesSpec, points: &[VotePoint]) -> Series {
+    let o = &s.outcome;
+    let exact = |k: u32, metric: Metric| {
+        points
             .iter()
-            .enumerate()
-            .map(|(i, &p)| {
-                let problem = RunProblem {
-                    p,
-                    attractor: s.attractor,
-                    omega: s.run_sd,
-                    k,
-                    rule: s.rule,
-                };
-                let path = [key, RUN_NOISE_STREAM, si as u64, u64::from(k), i as u64];
-                let t = simulate_problem(seed, &path, &problem, votes);
-                progress(votes);
-                t
-            })
-            .collect();
-        for &metric in metrics {
-            let pairs: Vec<(f64, f64)> = s
-                .rates
-                .iter()
-                .map(|&p| match metric {
-                    Metric::PassAtK => run_corr::pass_at_k_run(p, s.run_sd, k),
-                    Metric::PassHatK => run_corr::pass_hat_k_run(p, s.run_sd, k),
-                    Metric::MajAtK => run_corr::maj_at_k_run(p, s.attractor, s.run_sd, k, s.rule),
-                    Metric::BestAtK => unreachable!("best@k points come from `selection`"),
-                })
-                .collect();
-            let (exact, complement): (Vec<f64>, Vec<f64>) = pairs.into_iter().unzip();
-            let total: u64 = tallies
-                .iter()
-                .map(|t| match metric {
-                    Metric::PassAtK => t.any_correct,
-                    Metric::PassHatK => t.all_correct,
-                    Metric::MajAtK => t.vote_wins,
-                    Metric::BestAtK => 0,
-                })
-                .sum();
-            points.push(VotePoint {
-                series: si,
-                k,
-                metric,
-                estimate: Estimate::new(
-                    mean(&exact),
-                    total as f64 / draws,
-                    bernoulli_mean_se_with(&exact, &complement, votes),
-                )
-                .counting(1.0 / draws),
-                // One run of k samples per problem: each problem's outcome is one
-                // Bernoulli(q_i) with q_i already averaged over the run's eta.
-                seed_sd: vote_seed_sd(&exact, &complement),
-                truth: None,
-            });
-        }
+            .find(|q| q.series == si && q.k == k && q.metric == metric)
+            .map(|q| q.estimate.exact)
+    };
+    let leads = o.verifier.map(|_| {
+        points
+            .iter()
+            .filter(|pt| pt.series == si && pt.metric == Metric::BestAtK)
+            .filter(|pt| exact(pt.k, Metric::MajAtK).is_some_and(|m| pt.estimate.exact > m))
+            .map(|pt| pt.k)
+            .collect()
+    });
+    Series {
+        model: s.model.clone(),
+        attractor: o.attractor(),
+        vote_rule: o.rule,
+        pass_at_1: o.pass_at_1(&s.rates),
+        threshold: o.threshold(),
+        ceiling: o.ceiling(&s.rates),
+        run_sd: o.run_sd,
+        attractors: if o.attractors.len() > 1 {
+            o.attractors.clone()
+        } else {
+            Vec::new()
+        },
+        unparsed: o.extraction.unparsed,
+        split: o.extraction.split,
+        verifier: o.verifier,
+        best_ceiling: o.best_ceiling(&s.rates),
+        best_leads: leads,
+        grader: o.grader,
     }
-    points
 }
-
-/// Stream tag of the run-by-run simulation of series with per-run noise.
-const RUN_NOISE_STREAM: u64 = 0x0072_756e_7364; // "runsd"

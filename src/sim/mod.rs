@@ -12,6 +12,7 @@ pub mod contamination;
 pub mod counts;
 pub mod evals;
 pub mod modes;
+pub mod outcome;
 pub mod plan;
 pub mod reruns;
 pub mod run_corr;

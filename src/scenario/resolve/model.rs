@@ -1,6 +1,8 @@
 //! Models: `[[model]]` with its `[model.tokens]`, `[model.verifier]` and `[model.grader]`,
 //! and the benchmark's contamination keys that name models.
 use super::*;
+use crate::exact::modes::Extraction;
+use crate::exact::outcome::OutcomeModel;
 
 impl Resolver<'_> {
     pub(super) fn model(
@@ -85,31 +87,6 @@ impl Resolver<'_> {
                 Some(x)
             }
         };
-        // Per-run noise is integrated for the canonical answer model only (one attractor, every
-        // answer parsed, no verifier, a perfect grader); on top of a shift_sd it is the noise
-        // of each run around the model's own per-problem rate.
-        if let Some(v) = m.run_sd.as_ref().filter(|_| run_sd > 0.0) {
-            let other = if attractors.len() > 1 {
-                Some("a list of attractor shares")
-            } else if unparsed != 0.0 {
-                Some("unparsed")
-            } else if split != 0.0 {
-                Some("split")
-            } else if m.verifier.is_some() {
-                Some("[model.verifier]")
-            } else if m.grader.is_some() {
-                Some("[model.grader]")
-            } else {
-                None
-            };
-            if let Some(other) = other {
-                return Err(self.err(
-                    v.span(),
-                    &key("run_sd"),
-                    format!("cannot be combined with {other} in one model yet: per-run noise is integrated for one attractor share, every answer parsed, no verifier and a perfect grader; give this model run_sd = 0 or drop {other}"),
-                ));
-            }
-        }
         let verifier = match m.verifier {
             Some(v) => {
                 let vs = v.span();
@@ -121,6 +98,22 @@ impl Resolver<'_> {
             Some(g) => Some(self.grader(g.into_inner(), idx)?),
             None => None,
         };
+        // The outcome model says which features per-run noise combines with.
+        let outcome = OutcomeModel {
+            attractors: attractors.clone(),
+            extraction: Extraction { unparsed, split },
+            run_sd,
+            rule: VoteRule::Random,
+            grader,
+            verifier,
+        };
+        if let (Some(other), Some(v)) = (outcome.unsupported(), m.run_sd.as_ref()) {
+            return Err(self.err(
+                v.span(),
+                &key("run_sd"),
+                format!("cannot be combined with {other} in one model yet: per-run noise is integrated for one attractor share, every answer parsed, no verifier and a perfect grader; give this model run_sd = 0 or drop {other}"),
+            ));
+        }
         Ok(Model {
             name: name.into_inner(),
             source,

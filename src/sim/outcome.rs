@@ -1,0 +1,200 @@
+//! The sampler of the outcome model ([`crate::exact::outcome`]): votes of k samples of one model
+//! on every problem, counted for every metric, true and as graded.
+//!
+//! One entry point for every model; which sampler draws a series is decided here, once, by what
+//! its outcome model holds:
+//! - independent samples: [`super::votes::simulate`] (one alias draw per vote for one
+//!   attractor, the samples drawn literally for several attractors or answer extraction), the
+//!   series' cells on streams (key, cell, problem, batch) numbered over the series without
+//!   per-run noise;
+//! - per-run noise: [`super::run_corr::simulate_problem`], one eta per run and problem, on
+//!   streams (key, [`RUN_NOISE_STREAM`], series, k, problem, batch);
+//! - a verifier or a grader: in addition, [`super::selection::simulate_selection`] draws each
+//!   vote's samples one by one, selects and grades them, on streams (key, "selection", cell,
+//!   problem) numbered over those series.
+//!
+//! Counts are integer sums over parallel batches, so they are identical for any thread count.
+use super::run_corr::{simulate_problem, RunProblem};
+use super::selection::{simulate_selection, SelectionCell, SelectionCounts};
+use super::stream::name_id;
+use super::votes::{simulate as simulate_votes, ModeAnswers, VoteCell, VoteCounts};
+use crate::exact::outcome::{Metric, OutcomeModel};
+
+/// Stream tag of the run-by-run simulation of models with per-run noise.
+pub const RUN_NOISE_STREAM: u64 = 0x0072_756e_7364; // "runsd"
+
+/// One series to simulate: a model's outcome model on the benchmark's rates.
+#[derive(Debug, Clone, Copy)]
+pub struct OutcomeSeries<'a> {
+    /// What one sample can be.
+    pub outcome: &'a OutcomeModel,
+    /// Per-problem solve rates.
+    pub rates: &'a [f64],
+}
+
+/// Counts of one (series, k, problem) over its votes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Tally {
+    /// Votes with at least one correct sample.
+    pub any_correct: u64,
+    /// Votes with every sample correct.
+    pub all_correct: u64,
+    /// Votes the correct answer won.
+    pub wins: u64,
+    /// The verifier's picks that were correct.
+    pub best_true: u64,
+    /// As graded (drawn only with a grader): votes with a sample graded correct, with every
+    /// sample graded correct, majority picks graded correct; best-of-k picks graded correct
+    /// (drawn with a verifier, equal to `best_true` without a grader).
+    pub any_graded: u64,
+    /// See `any_graded`.
+    pub all_graded: u64,
+    /// See `any_graded`.
+    pub maj_graded: u64,
+    /// See `any_graded`.
+    pub best_graded: u64,
+}
+
+impl Tally {
+    /// Votes in which `metric` was a hit: as graded when `graded`, else the true hits.
+    pub fn hits(&self, metric: Metric, graded: bool) -> u64 {
+        match (metric, graded) {
+            (Metric::PassAtK, false) => self.any_correct,
+            (Metric::PassHatK, false) => self.all_correct,
+            (Metric::MajAtK, false) => self.wins,
+            (Metric::BestAtK, false) => self.best_true,
+            (Metric::PassAtK, true) => self.any_graded,
+            (Metric::PassHatK, true) => self.all_graded,
+            (Metric::MajAtK, true) => self.maj_graded,
+            (Metric::BestAtK, true) => self.best_graded,
+        }
+    }
+
+    fn votes(&mut self, c: &VoteCounts) {
+        self.any_correct = c.any_correct;
+        self.all_correct = c.all_correct;
+        self.wins = c.wins;
+    }
+
+    fn selection(&mut self, c: &SelectionCounts) {
+        self.any_graded = c.any_graded;
+        self.all_graded = c.all_graded;
+        self.maj_graded = c.maj_graded;
+        self.best_true = c.best_true;
+        self.best_graded = c.best_graded;
+    }
+}
+
+/// Simulates `votes` votes of k samples on every problem of every series at every k. Returns
+/// the tallies indexed [series][k][problem]. `progress` is called with votes done (the vote and
+/// run-noise samplers report; the selection sampler does not). After an interruption
+/// ([`crate::interrupt::requested`]) some counts stay zero and must be discarded.
+///
+/// # Panics
+///
+/// If a series' outcome model is [`OutcomeModel::unsupported`].
+pub fn simulate(
+    seed: u64,
+    key: u64,
+    series: &[OutcomeSeries],
+    ks: &[u32],
+    votes: u64,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Vec<Vec<Vec<Tally>>> {
+    assert!(
+        series.iter().all(|s| s.outcome.unsupported().is_none()),
+        "unsupported outcome model"
+    );
+    let mut out: Vec<Vec<Vec<Tally>>> = series
+        .iter()
+        .map(|s| vec![vec![Tally::default(); s.rates.len()]; ks.len()])
+        .collect();
+    // Independent samples: one vote cell per (series, k).
+    let independent: Vec<usize> = (0..series.len())
+        .filter(|&si| series[si].outcome.run_sd == 0.0)
+        .collect();
+    let cells: Vec<VoteCell> = independent
+        .iter()
+        .flat_map(|&si| {
+            let s = series[si];
+            ks.iter().map(move |&k| VoteCell {
+                k,
+                p: s.rates.to_vec(),
+                alpha: vec![s.outcome.attractor(); s.rates.len()],
+                rule: s.outcome.rule,
+                modes: (!s.outcome.is_canonical()).then(|| ModeAnswers {
+                    attractors: s.outcome.attractors.clone(),
+                    extraction: s.outcome.extraction,
+                    per_problem: None,
+                }),
+            })
+        })
+        .collect();
+    let counts = simulate_votes(seed, &[key], &cells, votes, progress);
+    for (j, &si) in independent.iter().enumerate() {
+        for ki in 0..ks.len() {
+            for (t, c) in out[si][ki].iter_mut().zip(&counts[j * ks.len() + ki]) {
+                t.votes(c);
+            }
+        }
+    }
+    // Per-run noise: run by run, one eta per run and problem.
+    for (si, s) in series.iter().enumerate() {
+        let omega = s.outcome.run_sd;
+        if omega == 0.0 {
+            continue;
+        }
+        for (ki, &k) in ks.iter().enumerate() {
+            for (i, &p) in s.rates.iter().enumerate() {
+                let problem = RunProblem {
+                    p,
+                    attractor: s.outcome.attractor(),
+                    omega,
+                    k,
+                    rule: s.outcome.rule,
+                };
+                let path = [key, RUN_NOISE_STREAM, si as u64, u64::from(k), i as u64];
+                let r = simulate_problem(seed, &path, &problem, votes);
+                progress(votes);
+                let t = &mut out[si][ki][i];
+                t.any_correct = r.any_correct;
+                t.all_correct = r.all_correct;
+                t.wins = r.vote_wins;
+            }
+        }
+    }
+    // Selection and grading, drawn sample by sample.
+    let selected: Vec<usize> = (0..series.len())
+        .filter(|&si| series[si].outcome.verifier.is_some() || series[si].outcome.grader.is_some())
+        .collect();
+    let cells: Vec<SelectionCell> = selected
+        .iter()
+        .flat_map(|&si| {
+            let s = series[si];
+            ks.iter().map(move |&k| SelectionCell {
+                p: s.rates.to_vec(),
+                k,
+                attractor: s.outcome.attractor(),
+                rule: s.outcome.rule,
+                verifier: s.outcome.verifier,
+                grader: s.outcome.grader,
+                modes: (!s.outcome.is_canonical()).then(|| ModeAnswers {
+                    attractors: s.outcome.attractors.clone(),
+                    extraction: s.outcome.extraction,
+                    per_problem: None,
+                }),
+            })
+        })
+        .collect();
+    if !cells.is_empty() {
+        let counts = simulate_selection(seed, &[key, name_id("selection")], &cells, votes);
+        for (j, &si) in selected.iter().enumerate() {
+            for ki in 0..ks.len() {
+                for (t, c) in out[si][ki].iter_mut().zip(&counts[j * ks.len() + ki]) {
+                    t.selection(c);
+                }
+            }
+        }
+    }
+    out
+}

@@ -15,42 +15,56 @@
 //! [`OutcomeModel::unsupported`], which the scenario layer calls to refuse it.
 //!
 //! May depend on: `model` and the closed forms of this module's siblings.
+use rayon::prelude::*;
 use serde::Serialize;
 
 use super::grader::SampleGrading;
 use super::maj::{attractor_threshold, maj_at_k_all_with_loss, maj_ceiling};
-use super::modes::{graded_rate, maj_at_k_modes, maj_ceiling_modes, winning_threshold, Extraction};
+use super::modes::{
+    graded_rate, maj_at_k_modes, maj_ceiling_modes, winning_threshold, AnswerShares, Extraction,
+};
 use super::pass::{mean, pass_at_k, pass_at_k_complement, pass_hat_k, pass_hat_k_complement};
 use super::run_corr;
+use super::submit::{submit_at_k, submit_best};
 use super::verifier::{best_ceiling, best_pairs, selectable_rate};
 use crate::model::{Grader, Model, Verifier, VoteRule};
 
 /// Which metric of k samples.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Metric {
     /// At least one of k samples right.
-    #[serde(rename = "pass@k")]
     PassAtK,
     /// All k samples right.
-    #[serde(rename = "pass^k")]
     PassHatK,
     /// Majority vote of k samples right.
-    #[serde(rename = "maj@k")]
     MajAtK,
     /// The verifier's pick of k samples right (models with a `[model.verifier]`).
-    #[serde(rename = "best@k")]
     BestAtK,
+    /// n@k: one of the n largest answer clusters of k samples right ([`crate::exact::submit`]).
+    SubmitAtK(u32),
+    /// n@k by the verifier: one of the n samples it ranks first right (models with a
+    /// `[model.verifier]`; n = 1 is best@k).
+    VerifiedAtK(u32),
 }
 
 impl Metric {
-    /// The name used in tables and legends.
-    pub fn as_str(self) -> &'static str {
+    /// The name used in tables, checks and legends: `pass@k`, `pass^k`, `maj@k`, `best@k`, or
+    /// `3@k` for n@k with n = 3.
+    pub fn name(self) -> String {
         match self {
-            Metric::PassAtK => "pass@k",
-            Metric::PassHatK => "pass^k",
-            Metric::MajAtK => "maj@k",
-            Metric::BestAtK => "best@k",
+            Metric::PassAtK => "pass@k".into(),
+            Metric::PassHatK => "pass^k".into(),
+            Metric::MajAtK => "maj@k".into(),
+            Metric::BestAtK => "best@k".into(),
+            Metric::SubmitAtK(n) => format!("{n}@k"),
+            Metric::VerifiedAtK(n) => format!("{n}@k by verifier"),
         }
+    }
+}
+
+impl Serialize for Metric {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.name())
     }
 }
 
@@ -121,13 +135,15 @@ impl OutcomeModel {
         }
     }
 
-    /// The metrics this model has among `asked`, in that order, followed by best@k when it has a
-    /// verifier and best@k was not asked for.
+    /// The metrics this model has among `asked`, in that order (best@k and n@k by verifier only
+    /// with a verifier), followed by best@k when it has a verifier and best@k was not asked for.
     pub fn metrics(&self, asked: &[Metric]) -> Vec<Metric> {
         let mut out: Vec<Metric> = asked
             .iter()
             .copied()
-            .filter(|&m| m != Metric::BestAtK || self.verifier.is_some())
+            .filter(|&m| {
+                !matches!(m, Metric::BestAtK | Metric::VerifiedAtK(_)) || self.verifier.is_some()
+            })
             .collect();
         if self.verifier.is_some() && !out.contains(&Metric::BestAtK) {
             out.push(Metric::BestAtK);
@@ -179,6 +195,48 @@ impl OutcomeModel {
                 let verifier = self.verifier.as_ref().expect("best@k needs a verifier");
                 best_pairs(&self.selectable(rates), verifier, k)
             }
+            Metric::SubmitAtK(n) => self.submitted(rates, k, n, None),
+            Metric::VerifiedAtK(n) => self.verified(rates, k, n, None),
+        }
+    }
+
+    /// n@k by the verifier of every problem ([`submit_best`]) on the selectable rates, in
+    /// parallel over problems.
+    fn verified(&self, rates: &[f64], k: u32, n: u32, grader: Option<Grader>) -> Vec<(f64, f64)> {
+        let verifier = self
+            .verifier
+            .as_ref()
+            .expect("n@k by verifier needs a verifier");
+        self.selectable(rates)
+            .par_iter()
+            .map(|&p| submit_best(p, verifier, k, n, grader))
+            .collect()
+    }
+
+    /// n@k of every problem by enumeration ([`submit_at_k`]), in parallel over problems.
+    fn submitted(&self, rates: &[f64], k: u32, n: u32, grader: Option<Grader>) -> Vec<(f64, f64)> {
+        assert!(
+            self.refuses(Metric::SubmitAtK(n)).is_none(),
+            "unsupported n@k"
+        );
+        rates
+            .par_iter()
+            .map(|&p| submit_at_k(&self.shares(p), k, n, grader))
+            .collect()
+    }
+
+    /// The per-sample answer shares on a problem with rate p.
+    pub fn shares(&self, p: f64) -> AnswerShares {
+        AnswerShares::new(p, &self.attractors, self.extraction)
+    }
+
+    /// The model feature that keeps `metric` from being computed for this model, if any: n@k
+    /// is enumerated for at most one repeated wrong answer and independent samples.
+    pub fn refuses(&self, metric: Metric) -> Option<&'static str> {
+        match metric {
+            Metric::SubmitAtK(_) if self.attractors.len() > 1 => Some("a list of attractor shares"),
+            Metric::SubmitAtK(_) if self.run_sd > 0.0 => Some("run_sd"),
+            _ => None,
         }
     }
 
@@ -220,6 +278,8 @@ impl OutcomeModel {
                     (pass_hat_k(r, k), pass_hat_k_complement(r, k))
                 })
                 .collect(),
+            Metric::SubmitAtK(n) => self.submitted(rates, k, n, Some(g)),
+            Metric::VerifiedAtK(n) => self.verified(rates, k, n, Some(g)),
             Metric::MajAtK | Metric::BestAtK => self
                 .value(rates, metric, k)
                 .into_iter()

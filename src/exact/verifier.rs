@@ -166,7 +166,7 @@ pub fn best_at_k_score(p: f64, separation: f64, k: u32) -> (f64, f64) {
 
 /// E\[f(Z)\] to about 1e-13 of its own size: [`AdaptiveSimpson`] on f divided by a coarse
 /// composite-Simpson estimate (0 when that estimate underflows to 0).
-fn relative_expectation(f: impl Fn(f64) -> f64) -> f64 {
+pub(crate) fn relative_expectation(f: impl Fn(f64) -> f64) -> f64 {
     let coarse = CompositeSimpson::new(2_000).expect(&f);
     if coarse <= 0.0 || !coarse.is_finite() {
         return coarse.max(0.0);

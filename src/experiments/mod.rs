@@ -196,10 +196,19 @@ pub fn run(scenario: &Scenario, index: usize, progress: Progress) -> ExperimentR
         ExperimentSpec::Curves {
             models,
             k,
+            submissions,
             votes,
             vote_rule,
         } => ExperimentResult::Curves(votes::curves(
-            scenario, &exp.name, key, models, k, *votes, *vote_rule, progress,
+            scenario,
+            &exp.name,
+            key,
+            models,
+            k,
+            submissions,
+            *votes,
+            *vote_rule,
+            progress,
         )),
         ExperimentSpec::AttractorSweep {
             model,

@@ -60,14 +60,14 @@ impl VoteCurves {
                 }
                 let graded = pt.truth.map(|truth| Check {
                     experiment: self.experiment.clone(),
-                    quantity: format!("{} true", pt.metric.as_str()),
+                    quantity: format!("{} true", pt.metric.name()),
                     cell: cell.clone(),
                     estimate: truth,
                 });
                 let quantity = if pt.truth.is_some() {
-                    format!("{} graded", pt.metric.as_str())
+                    format!("{} graded", pt.metric.name())
                 } else {
-                    pt.metric.as_str().to_string()
+                    pt.metric.name()
                 };
                 std::iter::once(Check {
                     experiment: self.experiment.clone(),
@@ -115,6 +115,7 @@ pub fn curves(
     key: u64,
     models: &[usize],
     ks: &[u32],
+    submissions: &[u32],
     votes: u64,
     rule: Option<VoteRule>,
     progress: Progress,
@@ -133,6 +134,11 @@ pub fn curves(
             )
         })
         .collect();
+    let metrics: Vec<Metric> = [Metric::PassAtK, Metric::PassHatK, Metric::MajAtK]
+        .into_iter()
+        .chain(submissions.iter().map(|&n| Metric::SubmitAtK(n)))
+        .chain(submissions.iter().map(|&n| Metric::VerifiedAtK(n)))
+        .collect();
     build(
         scenario.seed,
         name,
@@ -140,7 +146,7 @@ pub fn curves(
         &specs,
         ks,
         votes,
-        &[Metric::PassAtK, Metric::PassHatK, Metric::MajAtK],
+        &metrics,
         progress,
     )
 }
@@ -220,7 +226,14 @@ fn build(
             rates: &s.rates,
         })
         .collect();
-    let tallies = sim::outcome::simulate(seed, key, &inputs, ks, votes, progress);
+    let submissions: Vec<u32> = metrics
+        .iter()
+        .filter_map(|m| match m {
+            Metric::SubmitAtK(n) => Some(*n),
+            _ => None,
+        })
+        .collect();
+    let tallies = sim::outcome::simulate(seed, key, &inputs, ks, &submissions, votes, progress);
     let mut points = Vec::new();
     for (si, s) in specs.iter().enumerate() {
         let o = &s.outcome;

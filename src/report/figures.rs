@@ -7,7 +7,7 @@ use crate::experiments::cost::{CostTable, Strategy as CostStrategy};
 use crate::experiments::noise::{HeadToHead, SeedVariance, VoteSpread};
 use crate::experiments::votes::{Metric, VoteCurves};
 use crate::experiments::{Estimate, ExperimentResult, RunOutput};
-use crate::model::Verifier;
+use crate::model::{Verifier, VoteRule};
 use crate::scenario::SweepAxis;
 
 /// Percent of a fraction, for axes in percent.
@@ -702,11 +702,67 @@ fn curves_figure(run: &RunOutput, r: &VoteCurves) -> Figure {
                 });
                 exact_and_simulated(
                     &mut p,
-                    Some(metric.as_str().to_string()),
+                    Some(metric.name()),
                     None,
                     color,
                     &series_points(r, si, metric),
                 );
+            }
+            // n@k between maj@k and pass@k: exact lines and simulated dots, no bands. 1@k is
+            // maj@k under random ties and would hide its line; the table keeps it.
+            let submitted: Vec<Metric> = r
+                .points
+                .iter()
+                .filter(|q| q.series == si && q.k == r.k[0])
+                .map(|q| q.metric)
+                .filter(|m| match m {
+                    Metric::SubmitAtK(1) => s.vote_rule != VoteRule::Random,
+                    Metric::SubmitAtK(_) => true,
+                    _ => false,
+                })
+                .collect();
+            // The verifier's n picks, dashed in the colour of the same n by clusters; 1 pick is
+            // best@k.
+            let verified: Vec<Metric> = r
+                .points
+                .iter()
+                .filter(|q| q.series == si && q.k == r.k[0])
+                .map(|q| q.metric)
+                .filter(|m| matches!(m, Metric::VerifiedAtK(n) if *n > 1))
+                .collect();
+            for (j, metric) in submitted.into_iter().enumerate() {
+                let label = match metric {
+                    Metric::SubmitAtK(1) => "1@k (the largest answer cluster submitted)".into(),
+                    Metric::SubmitAtK(n) => {
+                        format!("{n}@k (the {n} largest answer clusters submitted)")
+                    }
+                    _ => metric.name(),
+                };
+                exact_and_simulated(
+                    &mut p,
+                    Some(label),
+                    None,
+                    [6, 4, 7, 5][j % 4],
+                    &series_points(r, si, metric),
+                );
+            }
+            for (j, metric) in verified.into_iter().enumerate() {
+                let Metric::VerifiedAtK(n) = metric else {
+                    continue;
+                };
+                let (line, dots) = exact_and_dots(&series_points(r, si, metric));
+                let color = [6, 4, 7, 5][j % 4];
+                p.lines.push(Line {
+                    label: Some(format!("{n}@k by verifier (its {n} top-ranked samples)")),
+                    color,
+                    dashed: true,
+                    points: line,
+                });
+                p.markers.push(Markers {
+                    label: None,
+                    color,
+                    points: dots,
+                });
             }
             let ceiling = format!(
                 "maj@k large-k limit {:.1}% (p > {:.3})",
@@ -737,7 +793,7 @@ fn curves_figure(run: &RunOutput, r: &VoteCurves) -> Figure {
                         .filter_map(|q| q.truth.map(|t| (f64::from(q.k), pct(t.exact))))
                         .collect();
                     p.lines.push(Line {
-                        label: Some(format!("{} true (perfect grader)", metric.as_str())),
+                        label: Some(format!("{} true (perfect grader)", metric.name())),
                         color: if color == 0 { 5 } else { 7 },
                         dashed: true,
                         points,

@@ -20,6 +20,7 @@ use crate::experiments::cost::CostTable;
 use crate::experiments::noise::{HeadToHead, SeedVariance, VoteSpread};
 use crate::experiments::votes::{Metric, VoteCurves};
 use crate::experiments::{ExperimentResult, RunOutput};
+use crate::model::VoteRule;
 use crate::scenario::SweepAxis;
 
 /// Headline numbers of a run.
@@ -249,7 +250,20 @@ fn curves(v: &VoteCurves, rows: &mut Rows) {
             },
             None => rows.push(format!("{tag} pass@1"), Unit::Percent, s.pass_at_1, None),
         }
-        for metric in [Metric::PassAtK, Metric::MajAtK, Metric::BestAtK] {
+        // n@k between maj@k and best@k; 1@k under random ties is maj@k itself.
+        let submitted = v.points.iter().filter_map(|p| match p.metric {
+            Metric::SubmitAtK(n) if p.series == si && p.k == kmax => {
+                (n > 1 || s.vote_rule != VoteRule::Random).then_some(p.metric)
+            }
+            Metric::VerifiedAtK(n) if p.series == si && p.k == kmax => (n > 1).then_some(p.metric),
+            _ => None,
+        });
+        let metrics: Vec<Metric> = [Metric::PassAtK, Metric::MajAtK]
+            .into_iter()
+            .chain(submitted)
+            .chain([Metric::BestAtK])
+            .collect();
+        for metric in metrics {
             for p in v
                 .points
                 .iter()
@@ -259,7 +273,7 @@ fn curves(v: &VoteCurves, rows: &mut Rows) {
                 rows.push(
                     format!(
                         "{tag} {}{graded}",
-                        metric.as_str().replace('k', &kmax.to_string())
+                        metric.name().replace('k', &kmax.to_string())
                     ),
                     Unit::Percent,
                     p.estimate.exact,
@@ -283,7 +297,7 @@ fn attractor_sweep(v: &VoteCurves, rows: &mut Rows) {
     } else {
         Metric::MajAtK
     };
-    let name = metric.as_str().replace('k', &kmax.to_string());
+    let name = metric.name().replace('k', &kmax.to_string());
     let mut collapse = None;
     for (si, s) in v.series.iter().enumerate() {
         let setting = match v.axis {

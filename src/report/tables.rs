@@ -367,7 +367,7 @@ fn vote_csv(run: &RunOutput, r: &VoteCurves) -> String {
                 attractor,
                 s.vote_rule.as_str().to_string(),
                 p.k.to_string(),
-                p.metric.as_str().to_string(),
+                p.metric.name(),
             ],
             &p.estimate,
             extra,

@@ -222,6 +222,7 @@ pub struct RawExperiment {
     pub models: Option<Spanned<Vec<String>>>,
     pub model: Option<Spanned<String>>,
     pub k: Option<Spanned<Vec<u64>>>,
+    pub submissions: Option<Spanned<Vec<u64>>>,
     pub votes: Option<Spanned<u64>>,
     pub vote_rule: Option<Spanned<VoteRule>>,
     pub attractor: Option<Spanned<Vec<f64>>>,

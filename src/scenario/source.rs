@@ -23,6 +23,10 @@ pub const NAMED: &[(&str, &str)] = &[
         "extraction",
         include_str!("../../scenarios/extraction.toml"),
     ),
+    (
+        "submissions",
+        include_str!("../../scenarios/submissions.toml"),
+    ),
 ];
 
 impl Scenario {

@@ -47,6 +47,9 @@ pub enum ExperimentSpec {
     Curves {
         models: Vec<usize>,
         k: Vec<u32>,
+        /// The n of each n@k series (empty: none).
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        submissions: Vec<u32>,
         votes: u64,
         vote_rule: Option<VoteRule>,
     },

@@ -19,6 +19,7 @@ pub mod run_corr;
 pub mod se;
 pub mod selection;
 pub mod stream;
+pub mod submit;
 pub mod synth;
 pub mod traces;
 pub mod votes;

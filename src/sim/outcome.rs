@@ -16,9 +16,12 @@
 //! Counts are integer sums over parallel batches, so they are identical for any thread count.
 use super::run_corr::{simulate_problem, RunProblem};
 use super::selection::{simulate_selection, SelectionCell, SelectionCounts};
-use super::stream::name_id;
+use super::stream::{name_id, stream};
+use super::submit::{submit_hits, verified_hits};
 use super::votes::{simulate as simulate_votes, ModeAnswers, VoteCell, VoteCounts};
 use crate::exact::outcome::{Metric, OutcomeModel};
+use crate::exact::verifier::selectable_rate;
+use rayon::prelude::*;
 
 /// Stream tag of the run-by-run simulation of models with per-run noise.
 pub const RUN_NOISE_STREAM: u64 = 0x0072_756e_7364; // "runsd"
@@ -33,7 +36,7 @@ pub struct OutcomeSeries<'a> {
 }
 
 /// Counts of one (series, k, problem) over its votes.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Tally {
     /// Votes with at least one correct sample.
     pub any_correct: u64,
@@ -53,6 +56,10 @@ pub struct Tally {
     pub maj_graded: u64,
     /// See `any_graded`.
     pub best_graded: u64,
+    /// n@k per submission count n: (n, true hits, hits as graded).
+    pub submitted: Vec<(u32, u64, u64)>,
+    /// n@k by the verifier per n, as `submitted` (drawn with a verifier).
+    pub verified: Vec<(u32, u64, u64)>,
 }
 
 impl Tally {
@@ -67,6 +74,8 @@ impl Tally {
             (Metric::PassHatK, true) => self.all_graded,
             (Metric::MajAtK, true) => self.maj_graded,
             (Metric::BestAtK, true) => self.best_graded,
+            (Metric::SubmitAtK(n), _) => pick(&self.submitted, n, graded),
+            (Metric::VerifiedAtK(n), _) => pick(&self.verified, n, graded),
         }
     }
 
@@ -85,6 +94,13 @@ impl Tally {
     }
 }
 
+/// The hits of n in a list of (n, true hits, graded hits).
+fn pick(list: &[(u32, u64, u64)], n: u32, graded: bool) -> u64 {
+    list.iter()
+        .find(|s| s.0 == n)
+        .map_or(0, |s| if graded { s.2 } else { s.1 })
+}
+
 /// Simulates `votes` votes of k samples on every problem of every series at every k. Returns
 /// the tallies indexed [series][k][problem]. `progress` is called with votes done (the vote and
 /// run-noise samplers report; the selection sampler does not). After an interruption
@@ -98,12 +114,20 @@ pub fn simulate(
     key: u64,
     series: &[OutcomeSeries],
     ks: &[u32],
+    submissions: &[u32],
     votes: u64,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Vec<Vec<Vec<Tally>>> {
     assert!(
         series.iter().all(|s| s.outcome.unsupported().is_none()),
         "unsupported outcome model"
+    );
+    assert!(
+        submissions.is_empty()
+            || series
+                .iter()
+                .all(|s| s.outcome.refuses(Metric::SubmitAtK(1)).is_none()),
+        "n@k of an outcome model that refuses it"
     );
     let mut out: Vec<Vec<Vec<Tally>>> = series
         .iter()
@@ -194,6 +218,52 @@ pub fn simulate(
                     t.selection(c);
                 }
             }
+        }
+    }
+    // n@k: each vote's samples drawn as answers and clustered, on streams (key, "submit",
+    // series, k, problem); every n of one vote shares its samples.
+    if !submissions.is_empty() {
+        let cells: Vec<(usize, usize, usize)> = (0..series.len())
+            .flat_map(|si| {
+                (0..ks.len())
+                    .flat_map(move |ki| (0..series[si].rates.len()).map(move |i| (si, ki, i)))
+            })
+            .collect();
+        type Hits = Vec<(u64, u64)>;
+        let hits: Vec<(Hits, Option<Hits>)> = cells
+            .par_iter()
+            .map(|&(si, ki, i)| {
+                if crate::interrupt::requested() {
+                    return (vec![(0, 0); submissions.len()], None);
+                }
+                let s = series[si];
+                let k = ks[ki];
+                let path = [key, name_id("submit"), si as u64, u64::from(k), i as u64];
+                let mut rng = stream(seed, &path);
+                let shares = s.outcome.shares(s.rates[i]);
+                let grader = s.outcome.grader;
+                let clusters = submit_hits(&shares, k, submissions, grader, votes, &mut rng);
+                // The verifier's picks on their own stream: it sees correct or wrong only.
+                let verified = s.outcome.verifier.map(|v| {
+                    let path = [key, name_id("verified"), si as u64, u64::from(k), i as u64];
+                    let mut rng = stream(seed, &path);
+                    let p = selectable_rate(s.rates[i], s.outcome.extraction.unparsed);
+                    verified_hits(p, &v, k, submissions, grader, votes, &mut rng)
+                });
+                (clusters, verified)
+            })
+            .collect();
+        let label = |h: Vec<(u64, u64)>| -> Vec<(u32, u64, u64)> {
+            submissions
+                .iter()
+                .zip(h)
+                .map(|(&n, (t, g))| (n, t, g))
+                .collect()
+        };
+        for (&(si, ki, i), (clusters, verified)) in cells.iter().zip(hits) {
+            let t = &mut out[si][ki][i];
+            t.submitted = label(clusters);
+            t.verified = verified.map(label).unwrap_or_default();
         }
     }
     out

@@ -83,6 +83,7 @@ fn curves_maj_band_matches_brute_force_enumeration() {
             1,
             &[0],
             &[1, 2, 3, 4],
+            &[],
             50,
             Some(rule),
             &|_| {},
@@ -163,7 +164,7 @@ votes = 50
 "#;
     let s = Scenario::from_toml(toml, "spread", "spread.toml").expect("scenario");
     let ks = [1, 3, 8, 16];
-    let r = curves(&s, "curves", 1, &[0], &ks, 50, None, &|_| {});
+    let r = curves(&s, "curves", 1, &[0], &ks, &[], 50, None, &|_| {});
     // Independent reruns: one vote of k samples per problem each, their score's sample SD.
     let spread = vote_spread(&s, "spread", 2, 0, &ks, 20_000, None, &|_| {});
     for row in &spread.rows {

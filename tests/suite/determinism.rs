@@ -39,7 +39,7 @@ fn run(scenario: &str, threads: &str, out: &Path) {
 
 #[test]
 fn csv_and_json_are_identical_for_1_2_4_threads_and_across_runs() {
-    for scenario in ["note", "concentrated", "verifier"] {
+    for scenario in ["note", "concentrated", "verifier", "submissions"] {
         let dir = tempfile::tempdir().expect("tempdir");
         // One repeated run (of the cheapest scenario) checks across runs; each scenario runs
         // on 1, 2 and 4 threads.
@@ -53,7 +53,11 @@ fn csv_and_json_are_identical_for_1_2_4_threads_and_across_runs() {
         }
         let reference = tables(&dir.path().join("t1"));
         // `verifier` has one experiment: its table, checks, results and summary.
-        let least = if scenario == "verifier" { 4 } else { 5 };
+        let least = if matches!(scenario, "verifier" | "submissions") {
+            4
+        } else {
+            5
+        };
         assert!(
             reference.len() >= least,
             "{scenario}: {} tables",

@@ -30,7 +30,12 @@ fn brute_force_sd(rates: &[f64], k: u32, metric: Metric) -> f64 {
             let hit = match metric {
                 Metric::PassAtK => right > 0,
                 Metric::PassHatK => right == k,
-                Metric::MajAtK | Metric::BestAtK => unreachable!("not enumerated"),
+                Metric::MajAtK
+                | Metric::BestAtK
+                | Metric::SubmitAtK(_)
+                | Metric::VerifiedAtK(_) => {
+                    unreachable!("not enumerated")
+                }
             };
             score += f64::from(u8::from(hit)) / rates.len() as f64;
         }
@@ -54,7 +59,7 @@ k = [1, 2, 3]
 votes = 100
 "#;
     let s = Scenario::from_toml(toml, "band", "band.toml").expect("scenario");
-    let r = curves(&s, "curves", 1, &[0], &[1, 2, 3], 100, None, &|_| {});
+    let r = curves(&s, "curves", 1, &[0], &[1, 2, 3], &[], 100, None, &|_| {});
     assert_eq!(r.problems, 3);
     let rates = [0.15, 0.5, 0.8];
     let mut checked = 0;
@@ -69,7 +74,7 @@ votes = 100
         assert!(
             (p.seed_sd - truth).abs() <= 1e-12 * truth,
             "{} k = {}: band {} vs brute force {truth}",
-            p.metric.as_str(),
+            p.metric.name(),
             p.k,
             p.seed_sd
         );

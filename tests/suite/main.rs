@@ -43,6 +43,7 @@ mod report_terminal;
 mod run_noise;
 mod scenario_props;
 mod shift_sd;
+mod submissions;
 mod support;
 mod synth;
 mod verifier;

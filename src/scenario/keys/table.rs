@@ -460,6 +460,16 @@ pub const KEYS: &[Key] = &[
     },
     Key {
         table: Table::Experiment,
+        name: "submissions",
+        valid: "a list of whole numbers, 1 to 1024, increasing",
+        default: "[] (no n@k points)",
+        doc: "n of n@k: the n largest answer clusters of k samples are submitted",
+        kinds: &[Curves],
+        present: set!(submissions),
+        ..BASE
+    },
+    Key {
+        table: Table::Experiment,
         name: "k",
         valid: "a list of whole numbers, 1 to 1024, increasing",
         default: "[16]",

@@ -1,6 +1,7 @@
 //! Experiments: `[[experiment]]` resolved kind by kind, the keys every kind shares, and the
 //! refusal of a model key a kind does not honour.
 use super::*;
+use crate::exact::outcome::{Metric, OutcomeModel};
 
 impl Resolver<'_> {
     /// Refuses a model that sets a key this experiment does not honour (the key table's kinds
@@ -372,19 +373,57 @@ impl ExpCtx<'_> {
         let models = self.model_list()?;
         let k = self.ints(&self.e.k, "k", MAX_K, Some(&DEFAULT_K))?;
         let votes = self.count(&self.e.votes, "votes", 4000)?;
+        let submissions = self.submissions(&models, &k)?;
         // Answer modes, verifiers and graders are simulated sample by sample: O(k) draws per
-        // vote and pass (a grader two: the graded samples and the graded vote).
+        // vote and pass (a grader two: the graded samples and the graded vote); n@k one more.
         let passes = models
             .iter()
-            .map(|&m| literal_passes(&self.models[m]))
+            .map(|&m| literal_passes(&self.models[m]) + u64::from(!submissions.is_empty()))
             .sum();
         self.literal_samples(passes, &k, ("votes", votes))?;
         Ok(ExperimentSpec::Curves {
             models,
             k,
+            submissions,
             votes,
             vote_rule: self.vote_rule(),
         })
+    }
+
+    /// The n of n@k, refused for a model whose outcome model cannot enumerate it and bounded by
+    /// the enumeration's work: sum over k of the compositions of k samples ((k + 1)(k + 2) / 2,
+    /// or (k + 1)(k + 2)(k + 3) / 6 with a `split` share) x problems x n values, at most
+    /// [`MAX_SUBMIT_TERMS`].
+    fn submissions(&self, models: &[usize], ks: &[u32]) -> Res<Vec<u32>> {
+        let list = self.ints(&self.e.submissions, "submissions", MAX_K, Some(&[]))?;
+        let Some(v) = &self.e.submissions else {
+            return Ok(list);
+        };
+        for &m in models {
+            let model = &self.models[m];
+            let outcome = OutcomeModel::of(model, model.vote_rule);
+            if let Some(what) = outcome.refuses(Metric::SubmitAtK(1)) {
+                return Err(self.r.err(v.span(), &self.key("submissions"), format!("model `{}` has {what}: n@k is enumerated for one attractor share (a number) and independent samples (run_sd = 0); list only such models in this curves experiment, or drop `submissions`", model.name)));
+            }
+            let per_problem: u64 = ks
+                .iter()
+                .map(|&k| {
+                    let k = u64::from(k);
+                    if model.split > 0.0 {
+                        (k + 1) * (k + 2) * (k + 3) / 6
+                    } else {
+                        (k + 1) * (k + 2) / 2
+                    }
+                })
+                .sum();
+            let terms = per_problem
+                .saturating_mul(self.bench.problems as u64)
+                .saturating_mul(list.len() as u64);
+            if terms > MAX_SUBMIT_TERMS {
+                return Err(self.r.err(v.span(), &self.key("submissions"), format!("n@k of model `{}` enumerates {terms} compositions of k samples (sum over k of {}, x {} problems x {} n values): at most {MAX_SUBMIT_TERMS}; lower the largest k{} or list fewer n", model.name, if model.split > 0.0 { "(k+1)(k+2)(k+3)/6 with split" } else { "(k+1)(k+2)/2" }, self.bench.problems, list.len(), if model.split > 0.0 { " (split makes it cubic in k)" } else { "" })));
+            }
+        }
+        Ok(list)
     }
 
     pub(super) fn attractor_sweep(&self) -> Res<ExperimentSpec> {
@@ -840,6 +879,10 @@ impl ExpCtx<'_> {
 /// shares, `unparsed` or `split` (the vote drawn answer by answer), 1 for a verifier (its k
 /// samples), 2 for a grader (the graded samples and the graded vote). 0 for the canonical model,
 /// whose votes cost O(1).
+/// Most compositions the exact n@k of one model in one curves experiment may enumerate (about
+/// 10 s on one core).
+pub(crate) const MAX_SUBMIT_TERMS: u64 = 500_000_000;
+
 fn literal_passes(m: &Model) -> u64 {
     u64::from(m.answer_modes_key().is_some())
         + u64::from(m.verifier.is_some())

@@ -229,7 +229,8 @@ pub struct Work {
     /// [`super::MAX_TOTAL_VOTES`] bounds.
     pub draws: u64,
     /// Progress units the experiment reports as it runs: votes or traces for the per-problem
-    /// kinds, reruns for the noise kinds and the plan.
+    /// kinds, reruns for the noise kinds, and for the plan its reruns weighted by their cost
+    /// ([`Plan::rerun_cost`]).
     pub ticks: u64,
 }
 
@@ -279,7 +280,7 @@ impl ExperimentSpec {
             }
             ExperimentSpec::Plan { plan, .. } => Work {
                 draws: plan.simulated_draws(),
-                ticks: plan.planned_reruns(),
+                ticks: plan.planned_cost(),
             },
             ExperimentSpec::Contamination {
                 n,
@@ -584,16 +585,44 @@ impl Plan {
             .collect()
     }
 
-    /// Paired reruns the simulation will run (checked cells, and checked minimum detectable
-    /// gaps, x reruns over the designs), for progress.
-    pub fn planned_reruns(&self) -> u64 {
+    /// The simulation's progress units: every checked cell's and checked minimum detectable
+    /// gap's reruns, each weighted by [`Plan::rerun_cost`], so that the progress bar moves at
+    /// one speed through cheap and costly cells.
+    pub fn planned_cost(&self) -> u64 {
         Design::ALL
             .iter()
-            .map(|&d| {
-                (self.checked_cells(d).len() + self.detectable_checked(d).len()) as u64
-                    * self.reruns
+            .flat_map(|&d| {
+                self.checked_cells(d)
+                    .into_iter()
+                    .map(|(_, big_n, n)| (big_n, n))
+                    .chain(self.detectable_checked(d))
+                    .map(move |(big_n, n)| self.rerun_cost(d, big_n, n))
             })
-            .sum()
+            .fold(0u64, |acc, c| {
+                acc.saturating_add(c.saturating_mul(self.reruns))
+            })
+    }
+
+    /// The measured time of one paired rerun of a cell on one thread, in nanoseconds (about
+    /// ±30%; docs/performance.md, "Progress weights"): per problem and model, a fixed-design
+    /// count from its alias table costs about 3 ns and a vote from its joint table 12 ns; a
+    /// population draw (a normal, e^x and the count or vote drawn literally) 48 ns plus 1.1 ns
+    /// a sample; a graded count drawn stage by stage 40 ns plus 2 ns a sample; a vote drawn
+    /// sample by sample 14 ns a sample.
+    pub fn rerun_cost(&self, design: Design, big_n: usize, n: u32) -> u64 {
+        let n = f64::from(n);
+        let graded = self.answers.changes(self.metric);
+        let per_draw = match (design, self.metric, graded) {
+            (Design::Fixed, Metric::Pass1, false) => 3.0,
+            (Design::Fixed, Metric::Maj { .. }, false) => 12.0,
+            (Design::Fixed, Metric::Pass1, true) => 40.0 + 2.0 * n,
+            (Design::Fixed, Metric::Maj { .. }, true) => 20.0 + 14.0 * n,
+            (_, Metric::Pass1, false) => 48.0 + 1.1 * n,
+            (_, Metric::Maj { .. }, false) => 55.0 + 1.1 * n,
+            (_, Metric::Pass1, true) => 60.0 + 2.0 * n,
+            (_, Metric::Maj { .. }, true) => 100.0 + 14.0 * n,
+        };
+        (2.0 * big_n as f64 * per_draw).ceil() as u64
     }
 
     /// Per-problem draws the simulation will make: one count or vote per problem per model per

@@ -87,6 +87,10 @@ pub(super) struct PlanArgs {
     /// all, none, or a number spread over the grid
     #[arg(long, default_value = "4")]
     pub(super) check_population: String,
+    /// Simulated paired reruns per checked cell of the population designs [default: the
+    /// smaller of --simulate-reruns and 3,000]
+    #[arg(long)]
+    pub(super) population_reruns: Option<u64>,
     /// Skip the PNG and SVG figures
     #[arg(long)]
     pub(super) no_figures: bool,
@@ -106,7 +110,8 @@ fn at<T>(x: T) -> Option<Spanned<T>> {
 
 /// Each plan flag and the key of the raw scenario it fills (the longest keys first, so that
 /// `target_halfwidth` is not read as part of another).
-const PLAN_FLAGS: [(&str, &str); 16] = [
+const PLAN_FLAGS: [(&str, &str); 17] = [
+    ("population_reruns", "--population-reruns"),
     ("target_loss_or_tie", "--target-loss-or-tie"),
     ("target_power", "--target-power"),
     ("check_population", "--check-population"),
@@ -187,6 +192,7 @@ impl PlanArgs {
             reruns: at(self.simulate_reruns),
             check_cells: at(cells("check-cells", &self.check_cells)?),
             check_population: at(cells("check-population", &self.check_population)?),
+            population_reruns: self.population_reruns.map(|v| Spanned::new(0..0, v)),
             shift_sd: self.shift_sd.map(|v| Spanned::new(0..0, v)),
             target_power: self.target_power.map(|v| Spanned::new(0..0, v)),
             ..RawExperiment::default()

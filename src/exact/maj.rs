@@ -314,6 +314,22 @@ pub fn maj_ceiling(rates: &[f64], attractor: f64) -> f64 {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+
+    #[test]
+    fn cached_win_tables_give_the_bits_of_maj_at_k_all_with_loss() {
+        let rates = [0.0, 1e-9, 0.2, 0.5, 0.77, 1.0 - 1e-12, 1.0];
+        for rule in [VoteRule::Random, VoteRule::Strict, VoteRule::Absolute] {
+            // Shares and sizes alternate so the per-thread table changes between calls.
+            for (a, k) in [(0.5, 9), (0.3, 9), (0.5, 64), (0.5, 9), (1.0, 1)] {
+                let all = maj_at_k_all_with_loss(&rates, a, k, rule);
+                for (&p, &(w, l)) in rates.iter().zip(&all) {
+                    let (cw, cl) = maj_at_k_with_loss(p, a, k, rule);
+                    assert_eq!((cw.to_bits(), cl.to_bits()), (w.to_bits(), l.to_bits()));
+                    assert_eq!(maj_at_k(p, a, k, rule).to_bits(), w.to_bits());
+                }
+            }
+        }
+    }
     use crate::exact::pass::pass_at_k;
 
     /// The spec's literal formula: enumerate (C, A), M = max(C, A, [S > 0]), T tied answers.

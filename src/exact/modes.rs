@@ -964,6 +964,73 @@ pub fn maj_ceiling_modes(
 
 #[cfg(test)]
 pub(crate) mod tests {
+    #[test]
+    fn reused_buffers_give_the_bits_of_fresh_ones() {
+        let cases: Vec<(f64, Vec<f64>, Extraction, u32)> = vec![
+            (
+                0.3,
+                vec![0.3, 0.2],
+                Extraction {
+                    unparsed: 0.0,
+                    split: 0.1,
+                },
+                7,
+            ),
+            (0.6, vec![0.5, 0.1, 0.1], Extraction::default(), 64),
+            (
+                0.05,
+                vec![0.4, 0.4],
+                Extraction {
+                    unparsed: 0.2,
+                    split: 0.0,
+                },
+                3,
+            ),
+            (
+                0.45,
+                vec![0.2; 4],
+                Extraction {
+                    unparsed: 0.1,
+                    split: 0.3,
+                },
+                200,
+            ),
+            (
+                0.3,
+                vec![0.3, 0.2],
+                Extraction {
+                    unparsed: 0.0,
+                    split: 0.1,
+                },
+                7,
+            ),
+        ];
+        let value = |(p, a, e, k): &(f64, Vec<f64>, Extraction, u32)| {
+            let rules = [VoteRule::Random, VoteRule::Strict, VoteRule::Absolute];
+            rules.map(|r| maj_at_k_modes(*p, a, *e, *k, r))
+        };
+        // This thread's buffers after every case, against a fresh thread per case.
+        let reused: Vec<_> = cases.iter().chain(cases.iter().rev()).map(value).collect();
+        let fresh: Vec<_> = cases
+            .iter()
+            .chain(cases.iter().rev())
+            .map(|c| {
+                let c = c.clone();
+                std::thread::spawn(move || value(&c))
+                    .join()
+                    .expect("thread")
+            })
+            .collect();
+        for (a, b) in reused.iter().zip(&fresh) {
+            for (x, y) in a.iter().zip(b) {
+                assert_eq!(
+                    (x.0.to_bits(), x.1.to_bits()),
+                    (y.0.to_bits(), y.1.to_bits())
+                );
+            }
+        }
+    }
+
     use super::*;
     use crate::exact::maj::{maj_at_k_all_with_loss, maj_ceiling};
 

@@ -606,14 +606,14 @@ pub fn simulate_plan(
         }) else {
             continue;
         };
-        draws += 2 * big_n as u64 * spec.reruns;
+        draws += 2 * big_n as u64 * spec.reruns_of(design);
         let nodes = table(spec, &exact.tables, gap, n);
         c.sim = Some(sim_check(spec, nodes, c, tally));
     }
     for (&i, &tally) in wanted.iter().zip(&tallies[grid..]) {
         let d = &mut result.detectable[i];
         if let (Some(c), Some(nodes)) = (d.cell.as_mut(), exact.detectable[i].as_ref()) {
-            draws += 2 * c.problems as u64 * spec.reruns;
+            draws += 2 * c.problems as u64 * spec.reruns_of(c.design);
             c.sim = Some(sim_check(spec, nodes, c, tally));
         }
     }
@@ -627,27 +627,28 @@ pub fn simulate_plan(
 
 /// The simulated check of one cell from its tally, against the cell's exact values.
 fn sim_check(spec: &Plan, nodes: &PopulationNodes, c: &PlanCell, tally: Tally) -> SimCheck {
-    let r = spec.reruns as f64;
+    let reruns = spec.reruns_of(c.design);
+    let r = reruns as f64;
     let scale = f64::from(spec.metric.trials(c.samples)) * c.problems as f64;
     let (var_d, mu4_d) = exact_count_moments(spec, nodes, c);
     let est = |p: f64, hits: u64| {
         Estimate::new(p, hits as f64 / r, (p * (1.0 - p) / r).sqrt()).counting(1.0 / r)
     };
-    let rr = spec.reruns as i128;
-    let sim_var = if spec.reruns > 1 {
+    let rr = reruns as i128;
+    let sim_var = if reruns > 1 {
         (rr * tally.sum_sq - tally.sum * tally.sum) as f64 / (r * (r - 1.0))
     } else {
         0.0
     };
     SimCheck {
-        reruns: spec.reruns,
+        reruns,
         loss: est(c.loss, tally.loss),
         loss_or_tie: est(c.loss_or_tie, tally.loss + tally.tie),
         gap: Estimate::new(c.gap, tally.sum as f64 / r / scale, c.se / r.sqrt()),
         sd: Estimate::new(
             c.se,
             sim_var.max(0.0).sqrt() / scale,
-            sd_standard_error(var_d, mu4_d, spec.reruns) / scale,
+            sd_standard_error(var_d, mu4_d, reruns) / scale,
         ),
     }
 }
@@ -731,6 +732,7 @@ mod tests {
     fn spec(reruns: u64) -> Plan {
         Plan {
             check_population: CheckCells::All,
+            population_reruns: reruns,
             ..base(reruns).pass1()
         }
     }
@@ -772,6 +774,7 @@ mod tests {
                 rule: VoteRule::Random,
             },
             check_population: CheckCells::All,
+            population_reruns: reruns,
             answers: PlanAnswers::default(),
         }
     }
@@ -872,6 +875,23 @@ mod tests {
             pool.install(|| serde_json::to_string(&run_plan(&s, "plan", &|_| {}).0).expect("json"))
         };
         assert_eq!(run(1), run(3));
+    }
+
+    #[test]
+    fn progress_counts_the_planned_cost_of_every_design() {
+        let s = spec(3_000);
+        let done = std::sync::atomic::AtomicU64::new(0);
+        let tick = |n: u64| {
+            done.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
+        };
+        let r = run_plan(&s, "plan", &tick).0;
+        assert!(r.draws > 0);
+        let (done, planned) = (done.into_inner(), s.planned_cost());
+        // Each group of fixed cells reports batches at its mean cost, rounded down.
+        assert!(
+            done <= planned && done as f64 >= 0.999 * planned as f64,
+            "{done} of {planned}"
+        );
     }
 
     #[test]

@@ -151,7 +151,7 @@ fn run_cell(
     draw: impl Fn(&mut Rng, &mut Rng) -> (u64, u64) + Sync,
 ) -> Tally {
     let prefix = stream_prefix(spec, design, cell);
-    let tasks: Vec<(u64, u64)> = batches(spec.reruns).collect();
+    let tasks: Vec<(u64, u64)> = batches(spec.reruns_of(design)).collect();
     run_merged(
         &tasks,
         Tally::default(),

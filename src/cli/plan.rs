@@ -8,7 +8,7 @@ use clap::Args;
 use super::{
     bad_input, internal, progress_bar, worker_pool, CommonArgs, Failure, EXIT_CHECK_FAILED, EXIT_OK,
 };
-use crate::experiments::plan::{run_plan, Plan};
+use crate::experiments::plan::{exact_plan, simulate_plan, Plan, PlanResult, PlanTiming};
 use crate::experiments::Z_BOUND;
 use crate::model::VoteRule;
 use crate::report;
@@ -87,6 +87,10 @@ pub(super) struct PlanArgs {
     /// all, none, or a number spread over the grid
     #[arg(long, default_value = "4")]
     pub(super) check_population: String,
+    /// Simulated paired reruns per checked cell of the population designs [default: the
+    /// smaller of --simulate-reruns and 3,000]
+    #[arg(long)]
+    pub(super) population_reruns: Option<u64>,
     /// Skip the PNG and SVG figures
     #[arg(long)]
     pub(super) no_figures: bool,
@@ -106,7 +110,8 @@ fn at<T>(x: T) -> Option<Spanned<T>> {
 
 /// Each plan flag and the key of the raw scenario it fills (the longest keys first, so that
 /// `target_halfwidth` is not read as part of another).
-const PLAN_FLAGS: [(&str, &str); 16] = [
+const PLAN_FLAGS: [(&str, &str); 17] = [
+    ("population_reruns", "--population-reruns"),
     ("target_loss_or_tie", "--target-loss-or-tie"),
     ("target_power", "--target-power"),
     ("check_population", "--check-population"),
@@ -187,6 +192,7 @@ impl PlanArgs {
             reruns: at(self.simulate_reruns),
             check_cells: at(cells("check-cells", &self.check_cells)?),
             check_population: at(cells("check-population", &self.check_population)?),
+            population_reruns: self.population_reruns.map(|v| Spanned::new(0..0, v)),
             shift_sd: self.shift_sd.map(|v| Spanned::new(0..0, v)),
             target_power: self.target_power.map(|v| Spanned::new(0..0, v)),
             ..RawExperiment::default()
@@ -263,15 +269,24 @@ fn plan_flag_error(e: ScenarioError) -> Failure {
 
 pub(super) fn plan(a: &PlanArgs) -> Result<u8, Failure> {
     let c = &a.common;
-    let (result, timing) = compute(a)?;
+    // The folder is locked first, so the answer shown before the simulation is never followed
+    // by a refusal to write it.
+    let out = c.out.clone().unwrap_or_else(|| PathBuf::from("out/plan"));
+    let out_dir = report::OutputDir::lock(&out).map_err(bad_input)?;
+    let show = |r: &PlanResult| {
+        if c.quiet {
+            Ok(())
+        } else {
+            super::say(&report::planning::paragraph(r))
+        }
+    };
+    let (result, timing) = compute_showing(a, show)?;
     let artifacts =
         report::planning::render_plan(&result, None, !a.no_figures).map_err(internal)?;
-    let out = c.out.clone().unwrap_or_else(|| PathBuf::from("out/plan"));
-    report::write_artifacts(&out, &artifacts).map_err(bad_input)?;
+    out_dir.write(&artifacts).map_err(bad_input)?;
     let checks = result.checks();
     let failed: Vec<_> = checks.iter().filter(|c| !c.passed()).collect();
     if !c.quiet {
-        super::say(&report::planning::paragraph(&result))?;
         let sim_s = timing.simulated_s.max(1e-9);
         let simulated = if result.draws == 0 {
             "simulated: nothing (no reruns asked for)".to_string()
@@ -307,22 +322,25 @@ pub(super) fn plan(a: &PlanArgs) -> Result<u8, Failure> {
 }
 
 /// The plan the flags ask for, computed (and simulated) on the worker pool of `--threads`.
-pub(super) fn compute(
+pub(super) fn compute(a: &PlanArgs) -> Result<(PlanResult, PlanTiming), Failure> {
+    compute_showing(a, |_| Ok(()))
+}
+
+/// [`compute`], handing the exact result (every answer, no simulated check yet) to `show`
+/// before the simulation starts under its progress bar.
+fn compute_showing(
     a: &PlanArgs,
-) -> Result<
-    (
-        crate::experiments::plan::PlanResult,
-        crate::experiments::plan::PlanTiming,
-    ),
-    Failure,
-> {
+    show: impl FnOnce(&PlanResult) -> Result<(), Failure>,
+) -> Result<(PlanResult, PlanTiming), Failure> {
     let c = &a.common;
     let spec = a.spec()?;
     let pool = worker_pool(c.threads)?;
-    let pb = progress_bar(spec.planned_reruns(), c.quiet);
-    pb.set_message("plan");
+    let (mut result, exact) = pool.install(|| exact_plan(&spec, "plan"));
+    show(&result)?;
+    let pb = progress_bar(spec.planned_cost(), c.quiet);
+    pb.set_message("plan: simulated checks");
     let tick = |n: u64| pb.inc(n);
-    let out = pool.install(|| run_plan(&spec, "plan", &tick));
+    let timing = pool.install(|| simulate_plan(&spec, &mut result, exact, &tick));
     pb.finish_and_clear();
-    Ok(out)
+    Ok((result, timing))
 }

@@ -69,15 +69,24 @@ pub fn binomial_pmf_with(n: u32, p: f64, lnf: &[f64]) -> Vec<f64> {
 /// the mode underflow to 0 where their true value is below 1e-308. Summing ln(j!) instead, as
 /// earlier versions did, lost 5e-12 relative at n = 1,024. Time: O(n).
 pub fn binomial_pmf(n: u32, p: f64) -> Vec<f64> {
+    let mut v = Vec::new();
+    binomial_pmf_into(n, p, &mut v);
+    v
+}
+
+/// [`binomial_pmf`] written into `v` (resized to n + 1 entries), bit for bit: for loops that
+/// need one pmf after another without allocating each. Time: O(n).
+pub fn binomial_pmf_into(n: u32, p: f64, v: &mut Vec<f64>) {
     let n_us = n as usize;
-    let mut v = vec![0.0; n_us + 1];
+    v.clear();
+    v.resize(n_us + 1, 0.0);
     if p <= 0.0 {
         v[0] = 1.0;
-        return v;
+        return;
     }
     if p >= 1.0 {
         v[n_us] = 1.0;
-        return v;
+        return;
     }
     let odds = p / (1.0 - p);
     let mode = (((n as f64 + 1.0) * p).floor() as usize).min(n_us);
@@ -96,7 +105,6 @@ pub fn binomial_pmf(n: u32, p: f64) -> Vec<f64> {
     }
     let total: f64 = v.iter().sum();
     v.iter_mut().for_each(|x| *x /= total);
-    v
 }
 
 /// W(c) for c = 0..=k: the probability that the correct answer wins a vote of k samples given
@@ -236,8 +244,48 @@ pub fn maj_at_k_pq(p: f64, q: f64, k: u32, rule: VoteRule) -> f64 {
 /// maj@k of one problem with correct rate p and attractor share a: one problem of
 /// [`maj_at_k_all`], bit for bit (the same W(c) and pmf). Time: O(k^2).
 pub fn maj_at_k(p: f64, attractor: f64, k: u32, rule: VoteRule) -> f64 {
-    let w = conditional_win(k, attractor, rule);
-    win_given_counts(&binomial_pmf(k, p), &w)
+    maj_at_k_with_loss(p, attractor, k, rule).0
+}
+
+/// (maj@k, 1 - maj@k) of one problem with correct rate `rate` and attractor share `attractor`:
+/// one problem of [`maj_at_k_all_with_loss`], bit for bit. The conditional tables of the last
+/// (k, share, rule) are kept per thread and the pmf is written into a per-thread buffer, so a
+/// population table of 20,001 rates with one share computes W(c) once and allocates nothing
+/// per rate. Time: O(k^2) for a new (k, share, rule), else O(k).
+pub fn maj_at_k_with_loss(rate: f64, attractor: f64, k: u32, rule: VoteRule) -> (f64, f64) {
+    thread_local! {
+        static LAST: std::cell::RefCell<WinTableCache> =
+            std::cell::RefCell::new(WinTableCache::default());
+    }
+    LAST.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut c) => c.maj(rate, attractor, k, rule),
+        // Not reachable (nothing here calls back into it); a fresh cache is still correct.
+        Err(_) => WinTableCache::default().maj(rate, attractor, k, rule),
+    })
+}
+
+/// The conditional win and loss tables of one (k, share, rule) and a pmf buffer.
+#[derive(Debug, Default)]
+struct WinTableCache {
+    key: Option<(u32, u64, VoteRule)>,
+    win: Vec<f64>,
+    loss: Vec<f64>,
+    pmf: Vec<f64>,
+}
+
+impl WinTableCache {
+    fn maj(&mut self, rate: f64, attractor: f64, k: u32, rule: VoteRule) -> (f64, f64) {
+        let key = (k, attractor.to_bits(), rule);
+        if self.key != Some(key) {
+            (self.win, self.loss) = conditional_win_loss(k, attractor, rule);
+            self.key = Some(key);
+        }
+        binomial_pmf_into(k, rate, &mut self.pmf);
+        (
+            win_given_counts(&self.pmf, &self.win),
+            win_given_counts(&self.pmf, &self.loss),
+        )
+    }
 }
 
 /// sum_c P(C = c) W(c), clamped to [0, 1]: maj@k from the pmf of the correct count and the
@@ -266,6 +314,22 @@ pub fn maj_ceiling(rates: &[f64], attractor: f64) -> f64 {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+
+    #[test]
+    fn cached_win_tables_give_the_bits_of_maj_at_k_all_with_loss() {
+        let rates = [0.0, 1e-9, 0.2, 0.5, 0.77, 1.0 - 1e-12, 1.0];
+        for rule in [VoteRule::Random, VoteRule::Strict, VoteRule::Absolute] {
+            // Shares and sizes alternate so the per-thread table changes between calls.
+            for (a, k) in [(0.5, 9), (0.3, 9), (0.5, 64), (0.5, 9), (1.0, 1)] {
+                let all = maj_at_k_all_with_loss(&rates, a, k, rule);
+                for (&p, &(w, l)) in rates.iter().zip(&all) {
+                    let (cw, cl) = maj_at_k_with_loss(p, a, k, rule);
+                    assert_eq!((cw.to_bits(), cl.to_bits()), (w.to_bits(), l.to_bits()));
+                    assert_eq!(maj_at_k(p, a, k, rule).to_bits(), w.to_bits());
+                }
+            }
+        }
+    }
     use crate::exact::pass::pass_at_k;
 
     /// The spec's literal formula: enumerate (C, A), M = max(C, A, [S > 0]), T tied answers.

@@ -99,7 +99,7 @@
 //! numbers are reproduced bit for bit; the recurrence agrees with it to about 1e-14 relative
 //! (test `recurrence_reproduces_one_attractor_maj`).
 
-use crate::exact::maj::{binomial_pmf, conditional_win_loss, win_given_counts};
+use crate::exact::maj::{binomial_pmf, binomial_pmf_into, maj_at_k_with_loss};
 use crate::model::VoteRule;
 
 /// Relative accuracy of the pruned sum over leader counts (see `shares_win_loss`): the counts
@@ -193,9 +193,7 @@ pub fn maj_at_k_modes(
                 ((1.0 - u) * a * (1.0 - p) / not_correct).clamp(0.0, 1.0),
             )
         };
-        let (w, l) = conditional_win_loss(k, alpha, rule);
-        let pmf = binomial_pmf(k, rate);
-        return (win_given_counts(&pmf, &w), win_given_counts(&pmf, &l));
+        return maj_at_k_with_loss(rate, alpha, k, rule);
     }
     maj_at_k_shares(&AnswerShares::new(p, attractors, extraction), k, rule)
 }
@@ -265,13 +263,62 @@ enum Method {
     Windowed,
 }
 
-/// [`maj_at_k_shares`] by `method` (all three agree to 1e-15 relative on the win and the loss).
+/// Buffers of [`shares_win_loss`], kept per thread: a population table calls it 20,001 times per
+/// model with the same k, and at small k allocating the rows and states cost more than the
+/// programme itself. Reusing them changes no arithmetic (every buffer is cleared or resized to
+/// zeros before use), so results are bit for bit those of fresh buffers.
+#[derive(Default)]
+struct Scratch {
+    rest: Vec<f64>,
+    attractor_rows: Vec<Rows>,
+    partner_alt: Rows,
+    partner_main: Rows,
+    dp: Programme,
+    runs: Vec<(f64, usize, bool)>,
+    left: Vec<f64>,
+    pmf: Vec<f64>,
+    row: Vec<f64>,
+    next: Vec<f64>,
+}
+
+/// [`maj_at_k_shares`] by `method` (all three agree to 1e-15 relative on the win and the loss),
+/// in this thread's [`Scratch`].
 fn shares_win_loss(shares: &AnswerShares, k: u32, rule: VoteRule, method: Method) -> (f64, f64) {
+    thread_local! {
+        static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch::default());
+    }
+    SCRATCH.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut s) => shares_win_loss_in(&mut s, shares, k, rule, method),
+        // Not reachable (nothing here calls back into it); fresh buffers are still correct.
+        Err(_) => shares_win_loss_in(&mut Scratch::default(), shares, k, rule, method),
+    })
+}
+
+fn shares_win_loss_in(
+    s: &mut Scratch,
+    shares: &AnswerShares,
+    k: u32,
+    rule: VoteRule,
+    method: Method,
+) -> (f64, f64) {
     assert!(k >= 1, "a vote needs at least one sample");
+    let Scratch {
+        rest,
+        attractor_rows,
+        partner_alt,
+        partner_main,
+        dp,
+        runs,
+        left,
+        pmf,
+        row,
+        next,
+    } = s;
     let k_us = k as usize;
     let pi = &shares.attractors;
     // Mass of attractors j.. plus the one-offs, each from its own terms.
-    let mut rest = vec![shares.one_off.max(0.0); pi.len() + 1];
+    rest.clear();
+    rest.resize(pi.len() + 1, shares.one_off.max(0.0));
     for j in (0..pi.len()).rev() {
         rest[j] = rest[j + 1] + pi[j].max(0.0);
     }
@@ -283,42 +330,43 @@ fn shares_win_loss(shares: &AnswerShares, k: u32, rule: VoteRule, method: Method
             (0.0, 1.0)
         }
     };
-    let attractor_rows: Vec<Rows> = pi
-        .iter()
-        .zip(&rest)
-        .map(|(&share, &total)| {
-            let (b, nb) = stage(share.max(0.0), total);
-            Rows::pascal(k_us, b, nb)
-        })
-        .collect();
+    attractor_rows.resize_with(pi.len(), Rows::default);
+    for ((rows, &share), &total) in attractor_rows.iter_mut().zip(pi).zip(rest.iter()) {
+        let (b, nb) = stage(share.max(0.0), total);
+        rows.fill(k_us, b, nb, row, next);
+    }
+    let attractor_rows = &attractor_rows[..pi.len()];
     let main = shares.correct.max(0.0);
     let alt = shares.alternate.max(0.0);
     let (b_alt, nb_alt) = stage(alt, alt + rest[0]);
-    let partner_alt = Rows::pascal(k_us, b_alt, nb_alt);
+    partner_alt.fill(k_us, b_alt, nb_alt, row, next);
     if rule == VoteRule::Absolute {
-        return absolute(k_us, main, alt, &partner_alt);
+        return absolute(k_us, main, alt, partner_alt);
     }
     let mut acc = (Sum::default(), Sum::default());
-    let mut dp = Programme::new(k_us, pi.len());
+    dp.reset(k_us, pi.len());
     // The leader counts c that need the programme, from both passes: (P(C = c), c, pass 2).
-    let mut runs: Vec<(f64, usize, bool)> = Vec::new();
-    dp.pass(main, &partner_alt, true, &mut acc, &mut runs, false);
-    let partner_main = (alt > 0.0).then(|| {
+    runs.clear();
+    dp.pass(main, partner_alt, true, &mut acc, runs, false, pmf);
+    let has_main = alt > 0.0;
+    if has_main {
         let (b_main, nb_main) = stage(main, main + rest[0]);
-        Rows::pascal(k_us, b_main, nb_main)
-    });
-    if let Some(partner_main) = &partner_main {
-        dp.pass(alt, partner_main, false, &mut acc, &mut runs, true);
+        partner_main.fill(k_us, b_main, nb_main, row, next);
+        dp.pass(alt, partner_main, false, &mut acc, runs, true, pmf);
     }
+    let (partner_alt, partner_main) = (&*partner_alt, &*partner_main);
     // Largest P(C = c) first. Every c adds exactly its P(C = c) to win + loss (both sums of
     // positive terms), so the counts not yet run can change the win or the loss by at most
     // the sum of their P(C = c), `left` (summed smallest first). Once that is below PRUNE of
     // the smaller of the win and loss gathered so far (which only grow), the rest is skipped:
     // each result keeps a relative error below PRUNE.
     runs.sort_by(|a, b| b.0.total_cmp(&a.0));
-    let partner_of = |second: bool| match (second, &partner_main) {
-        (true, Some(pm)) => (pm, false),
-        _ => (&partner_alt, true),
+    let partner_of = |second: bool| {
+        if second && has_main {
+            (partner_main, false)
+        } else {
+            (partner_alt, true)
+        }
     };
     if method == Method::Windowed {
         // The leader counts decided without the programme are exact; the windowed runs add
@@ -327,7 +375,7 @@ fn shares_win_loss(shares: &AnswerShares, k: u32, rule: VoteRule, method: Method
         loop {
             let mut run_acc = acc;
             let mut dropped = 0.0;
-            for &(w0, c, second) in &runs {
+            for &(w0, c, second) in runs.iter() {
                 if w0 < tau {
                     dropped += w0;
                     continue;
@@ -338,7 +386,7 @@ fn shares_win_loss(shares: &AnswerShares, k: u32, rule: VoteRule, method: Method
                     w0,
                     partner,
                     ties,
-                    &attractor_rows,
+                    attractor_rows,
                     rule,
                     &mut run_acc,
                     tau,
@@ -362,7 +410,8 @@ fn shares_win_loss(shares: &AnswerShares, k: u32, rule: VoteRule, method: Method
             }
         }
     }
-    let mut left = vec![0.0; runs.len() + 1];
+    left.clear();
+    left.resize(runs.len() + 1, 0.0);
     for i in (0..runs.len()).rev() {
         left[i] = left[i + 1] + runs[i].0;
     }
@@ -371,7 +420,7 @@ fn shares_win_loss(shares: &AnswerShares, k: u32, rule: VoteRule, method: Method
             break;
         }
         let (partner, ties) = partner_of(second);
-        dp.run(c, w0, partner, ties, &attractor_rows, rule, &mut acc);
+        dp.run(c, w0, partner, ties, attractor_rows, rule, &mut acc);
     }
     (acc.0.value().clamp(0.0, 1.0), acc.1.value().clamp(0.0, 1.0))
 }
@@ -428,6 +477,7 @@ impl Sum {
 }
 
 /// Binomial rows Bin(n, b) for n = 0..=k, each kept on the entries above [`TINY`].
+#[derive(Default)]
 struct Rows {
     /// Row n is `data[start[n]..start[n + 1]]`, holding entries lo[n]..
     start: Vec<usize>,
@@ -440,15 +490,25 @@ struct Rows {
 impl Rows {
     /// By the Pascal recurrence row_{n+1}[j] = nb row_n[j] + b row_n[j - 1], nb = 1 - b given
     /// from its own terms, each row renormalised. Time: O(k^2) at most.
-    fn pascal(k: usize, b: f64, nb: f64) -> Rows {
-        let mut start = vec![0usize];
-        let mut lo_v = Vec::with_capacity(k + 1);
-        let mut data = Vec::new();
-        let mut row = vec![0.0; k + 2];
-        let mut next = vec![0.0; k + 2];
+    /// Written into `self` (its buffers reused), with `row` and `next` as the rolling rows.
+    fn fill(&mut self, k: usize, b: f64, nb: f64, row: &mut Vec<f64>, next: &mut Vec<f64>) {
+        let Rows {
+            start,
+            lo: lo_v,
+            mode,
+            data,
+        } = self;
+        start.clear();
+        start.push(0);
+        lo_v.clear();
+        mode.clear();
+        data.clear();
+        row.clear();
+        row.resize(k + 2, 0.0);
+        next.clear();
+        next.resize(k + 2, 0.0);
         row[0] = 1.0;
         let (mut lo, mut hi) = (0usize, 0usize);
-        let mut mode = Vec::with_capacity(k + 1);
         for n in 0..=k {
             lo_v.push(lo);
             let top = (lo..=hi).fold(lo, |m, j| if row[j] > row[m] { j } else { m });
@@ -462,7 +522,7 @@ impl Rows {
             for j in lo + 1..=hi + 1 {
                 next[j] = nb * row[j] + b * row[j - 1];
             }
-            std::mem::swap(&mut row, &mut next);
+            std::mem::swap(row, next);
             next[lo..=hi + 1].fill(0.0);
             hi += 1;
             while lo < hi && row[lo] < TINY {
@@ -477,12 +537,6 @@ impl Rows {
             // k = 1,024): every row is renormalised to sum 1.
             let total: f64 = row[lo..=hi].iter().sum();
             row[lo..=hi].iter_mut().for_each(|x| *x /= total);
-        }
-        Rows {
-            start,
-            lo: lo_v,
-            mode,
-            data,
         }
     }
 
@@ -511,6 +565,7 @@ impl Rows {
 /// The states of the forward programme: one layer per (good answers level with the leader,
 /// 1 or 2; attractors level with it, 0..=m), each a vector over the samples still unassigned,
 /// with its active range.
+#[derive(Default)]
 struct Programme {
     m: usize,
     cur: Vec<Vec<f64>>,
@@ -531,6 +586,21 @@ impl Programme {
         }
     }
 
+    /// Ready for a vote of k samples with m attractors: all states zero, no active range (the
+    /// buffers kept when k and m are those of the last vote).
+    fn reset(&mut self, k: usize, m: usize) {
+        let layers = 2 * (m + 1);
+        if self.m != m || self.cur.len() != layers || self.cur[0].len() != k + 1 {
+            *self = Programme::new(k, m);
+            return;
+        }
+        for v in self.cur.iter_mut().chain(self.next.iter_mut()) {
+            v.fill(0.0);
+        }
+        self.cur_range.fill(None);
+        self.next_range.fill(None);
+    }
+
     #[inline]
     fn layer(&self, good: usize, level: usize) -> usize {
         (good - 1) * (self.m + 1) + level
@@ -547,7 +617,9 @@ impl Programme {
     /// One pass with the leader's share `leader` and the partner form's rows, over the
     /// configurations where the leader is ahead of the partner (or level with it when
     /// `partner_ties`): adds to `acc` = (win, loss) the leader counts decided without the
-    /// programme (c = 0, 2c > k) and lists the others in `runs` as (P(C = c), c, `second`).
+    /// programme (c = 0, 2c > k) and lists the others in `runs` as (P(C = c), c, `second`);
+    /// `pmf` is the buffer of the leader's count pmf.
+    #[allow(clippy::too_many_arguments)]
     fn pass(
         &mut self,
         leader: f64,
@@ -556,9 +628,10 @@ impl Programme {
         acc: &mut (Sum, Sum),
         runs: &mut Vec<(f64, usize, bool)>,
         second: bool,
+        pmf: &mut Vec<f64>,
     ) {
         let k = self.cur[0].len() - 1;
-        let pmf = binomial_pmf(k as u32, leader);
+        binomial_pmf_into(k as u32, leader, pmf);
         for (c, &w0) in pmf.iter().enumerate() {
             if w0 == 0.0 {
                 continue;
@@ -891,6 +964,73 @@ pub fn maj_ceiling_modes(
 
 #[cfg(test)]
 pub(crate) mod tests {
+    #[test]
+    fn reused_buffers_give_the_bits_of_fresh_ones() {
+        let cases: Vec<(f64, Vec<f64>, Extraction, u32)> = vec![
+            (
+                0.3,
+                vec![0.3, 0.2],
+                Extraction {
+                    unparsed: 0.0,
+                    split: 0.1,
+                },
+                7,
+            ),
+            (0.6, vec![0.5, 0.1, 0.1], Extraction::default(), 64),
+            (
+                0.05,
+                vec![0.4, 0.4],
+                Extraction {
+                    unparsed: 0.2,
+                    split: 0.0,
+                },
+                3,
+            ),
+            (
+                0.45,
+                vec![0.2; 4],
+                Extraction {
+                    unparsed: 0.1,
+                    split: 0.3,
+                },
+                200,
+            ),
+            (
+                0.3,
+                vec![0.3, 0.2],
+                Extraction {
+                    unparsed: 0.0,
+                    split: 0.1,
+                },
+                7,
+            ),
+        ];
+        let value = |(p, a, e, k): &(f64, Vec<f64>, Extraction, u32)| {
+            let rules = [VoteRule::Random, VoteRule::Strict, VoteRule::Absolute];
+            rules.map(|r| maj_at_k_modes(*p, a, *e, *k, r))
+        };
+        // This thread's buffers after every case, against a fresh thread per case.
+        let reused: Vec<_> = cases.iter().chain(cases.iter().rev()).map(value).collect();
+        let fresh: Vec<_> = cases
+            .iter()
+            .chain(cases.iter().rev())
+            .map(|c| {
+                let c = c.clone();
+                std::thread::spawn(move || value(&c))
+                    .join()
+                    .expect("thread")
+            })
+            .collect();
+        for (a, b) in reused.iter().zip(&fresh) {
+            for (x, y) in a.iter().zip(b) {
+                assert_eq!(
+                    (x.0.to_bits(), x.1.to_bits()),
+                    (y.0.to_bits(), y.1.to_bits())
+                );
+            }
+        }
+    }
+
     use super::*;
     use crate::exact::maj::{maj_at_k_all_with_loss, maj_ceiling};
 

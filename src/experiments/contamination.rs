@@ -4,6 +4,7 @@
 //!
 //! Depends on `scenario`, `model`, `exact` and `sim`; computes no closed form itself (those are
 //! in [`crate::exact::contamination`]).
+use rayon::prelude::*;
 use serde::Serialize;
 
 use super::{Check, Estimate, Progress};
@@ -164,10 +165,16 @@ pub fn contamination(
         progress(reruns);
         pairs
     };
-    let mut rows = Vec::new();
-    let cells: Vec<f64> = std::iter::once(0.0).chain(shares.iter().copied()).collect();
-    for (si, &c) in cells.iter().enumerate() {
-        for &mf in fresh {
+    // Every (share, fresh size) cell and every share's plan is computed on its own (its own
+    // streams), so they run in parallel and are collected in order.
+    let cells: Vec<(usize, f64, u32)> = std::iter::once(0.0)
+        .chain(shares.iter().copied())
+        .enumerate()
+        .flat_map(|(si, c)| fresh.iter().map(move |&mf| (si, c, mf)))
+        .collect();
+    let rows = cells
+        .par_iter()
+        .map(|&(si, c, mf)| {
             let mf = mf as usize;
             let model = at(c);
             let d = detection(&model, big_n, mf, alpha);
@@ -184,7 +191,7 @@ pub fn contamination(
             } else {
                 (d.power, d.miss)
             };
-            rows.push(GapRow {
+            GapRow {
                 share: c,
                 fresh: mf,
                 gap: Estimate::new(
@@ -197,11 +204,11 @@ pub fn contamination(
                 false_alarm: d.false_alarm,
                 power: flag_rate(&pairs, big_n, mf, d.threshold, p, q),
                 normal_power: normal_power(&model, big_n, mf, alpha),
-            });
-        }
-    }
+            }
+        })
+        .collect();
     let plan = shares
-        .iter()
+        .par_iter()
         .enumerate()
         .map(|(si, &c)| {
             let model = at(c);

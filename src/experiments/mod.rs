@@ -166,7 +166,8 @@ pub fn draw_cost_ns(spec: &ExperimentSpec) -> u64 {
         ExperimentSpec::HeadToHead { .. } => 250,
         ExperimentSpec::Budget { .. } => 40,
         ExperimentSpec::Cost { .. } => 25,
-        ExperimentSpec::Plan { .. } => 56_000,
+        // Already in nanoseconds ([`crate::scenario::spec::Plan::rerun_cost`]).
+        ExperimentSpec::Plan { .. } => 1,
         ExperimentSpec::Contamination { .. } => 2_000,
     }
 }

@@ -34,9 +34,9 @@ use crate::exact::maj::{maj_at_k_all, maj_at_k_pq};
 use crate::exact::modes::Extraction;
 use crate::exact::noise::sd_standard_error;
 use crate::exact::plan::{
-    detect_power, fixed_cell, fixed_count_moments, fixed_gap_se, fixed_pair_logit_correlation,
-    fixed_pair_rates_with, graded_pass1, graded_vote, pair_logit_correlation, population_cell,
-    population_gap_se, smallest_gap_with_power, sum_moments, PopulationNodes,
+    fixed_cell, fixed_count_moments, fixed_pair_logit_correlation, fixed_pair_rates_with,
+    graded_pass1, graded_vote, pair_logit_correlation, population_cell, sum_moments,
+    PopulationNodes,
 };
 pub use crate::scenario::spec::{
     CheckCells, Design, Metric, ModelShiftSd, Plan, PlanAnswers, PlanSpec,
@@ -44,6 +44,11 @@ pub use crate::scenario::spec::{
 use crate::sim::counts::PairTally as Tally;
 pub use crate::sim::plan::simulate;
 use crate::sim::plan::simulate_chosen;
+
+mod detect;
+use detect::detectable_exact;
+#[cfg(test)]
+use detect::power_at;
 
 /// Largest N t (count trials per model per rerun: N n for pass@1, N for maj@k) for which the
 /// exact convolution is used; the normal approximation (with continuity correction) beyond.
@@ -323,15 +328,31 @@ fn population_tables(spec: &Plan) -> Vec<Vec<PopulationNodes>> {
 /// The population table of one (gap, samples): f = p for pass@1, maj@k(p) for maj@k; over
 /// both models' deviations ([`PlanSpec::deviation_sds`]).
 fn population_nodes(spec: &Plan, gap: f64, samples: u32) -> PopulationNodes {
-    let taus = spec.deviation_sds();
-    match spec.metric {
-        Metric::Pass1 if !spec.answers.changes(spec.metric) => {
-            PopulationNodes::with_deviations(spec.mu, spec.sigma, gap, taus, |p| p)
-        }
-        _ => PopulationNodes::with_deviations(spec.mu, spec.sigma, gap, taus, |p| {
-            score(spec, p, samples)
-        }),
-    }
+    population_nodes_given_a(spec, gap, samples, None)
+}
+
+/// [`population_nodes`] with A's column when already computed by [`population_a_column`].
+fn population_nodes_given_a(
+    spec: &Plan,
+    gap: f64,
+    samples: u32,
+    fa: Option<Vec<f64>>,
+) -> PopulationNodes {
+    let (mu, sigma, taus) = (spec.mu, spec.sigma, spec.deviation_sds());
+    let f = node_score(spec, samples);
+    PopulationNodes::with_deviations_given_a(mu, sigma, gap, taus, fa, f)
+}
+
+/// A's column of every population table of `samples` (it does not depend on the gap).
+fn population_a_column(spec: &Plan, samples: u32) -> Vec<f64> {
+    let f = node_score(spec, samples);
+    PopulationNodes::a_column(spec.mu, spec.sigma, spec.deviation_sds(), f)
+}
+
+/// f of a population node: p itself for the canonical pass@1, else [`score`].
+fn node_score(spec: &Plan, samples: u32) -> impl Fn(f64) -> f64 + Sync + '_ {
+    let plain = spec.metric == Metric::Pass1 && !spec.answers.changes(spec.metric);
+    move |p| if plain { p } else { score(spec, p, samples) }
 }
 
 fn table<'a>(
@@ -457,23 +478,6 @@ fn exact_cell(
     }
 }
 
-/// The power of one (design, N, n) at a logit gap (the exact gap and SE, then
-/// [`crate::exact::plan::detect_power`]). Time: O(N) fixed; a population table otherwise.
-fn power_at(spec: &Plan, design: Design, big_n: usize, n: u32, gap: f64) -> f64 {
-    let t = spec.metric.trials(n);
-    let (diff, se) = match design {
-        Design::Fixed => {
-            let (fa, fb) = fixed_scores(spec, big_n, n, gap);
-            fixed_gap_se(&fa, &fb, t)
-        }
-        _ => {
-            let m = population_nodes(spec, gap, n).moments();
-            population_gap_se(&m, t, big_n, design == Design::PopulationPaired)
-        }
-    };
-    detect_power(diff, se)
-}
-
 /// The powers the minimum detectable gap is computed for: 80%, then the user's target.
 fn detect_powers(spec: &Plan) -> Vec<f64> {
     let mut p = vec![DETECT_POWER];
@@ -481,45 +485,6 @@ fn detect_powers(spec: &Plan) -> Vec<f64> {
         p.push(t);
     }
     p
-}
-
-/// The minimum detectable gap of every (design, N, n, power) by root-finding on the exact
-/// power ([`smallest_gap_with_power`]), with its exact cell and population table (for the
-/// simulated check). In parallel over the roots.
-fn detectable_exact(spec: &Plan) -> Vec<(Detectable, Option<PopulationNodes>)> {
-    let mut keys = Vec::new();
-    for design in Design::ALL {
-        for &big_n in &spec.problems {
-            for &n in &spec.samples {
-                for &power in &detect_powers(spec) {
-                    keys.push((design, big_n, n, power));
-                }
-            }
-        }
-    }
-    keys.par_iter()
-        .map(|&(design, big_n, n, power)| {
-            let root = smallest_gap_with_power(power, |g| power_at(spec, design, big_n, n, g));
-            let (cell, nodes) = match root {
-                Some(g) => {
-                    let nodes = population_nodes(spec, g, n);
-                    let cell = exact_cell(spec, (design, g, big_n, n), &nodes, None);
-                    (Some(cell), Some(nodes))
-                }
-                None => (None, None),
-            };
-            (
-                Detectable {
-                    design,
-                    problems: big_n,
-                    samples: n,
-                    power,
-                    cell,
-                },
-                nodes,
-            )
-        })
-        .collect()
 }
 
 /// Variance and fourth central moment of the count difference D = T_B - T_A of one cell;
@@ -543,71 +508,28 @@ fn exact_count_moments(spec: &Plan, nodes: &PopulationNodes, c: &PlanCell) -> (f
 /// output files (`plan` from the command line); the random streams do not depend on it, so a
 /// scenario's plan and `evalsim plan` with the same inputs and seed give the same numbers.
 pub fn run_plan(spec: &Plan, experiment: &str, progress: Progress) -> (PlanResult, PlanTiming) {
+    let (mut result, exact) = exact_plan(spec, experiment);
+    let timing = simulate_plan(spec, &mut result, exact, progress);
+    (result, timing)
+}
+
+/// What the simulated checks of a plan need from its exact part besides the result: the
+/// population tables of the grid and of each minimum detectable gap, and the time it took.
+pub struct ExactTables {
+    tables: Vec<Vec<PopulationNodes>>,
+    detectable: Vec<Option<PopulationNodes>>,
+    exact_s: f64,
+}
+
+/// The exact part of [`run_plan`]: every cell, the answers and the minimum detectable gaps,
+/// with no simulated check yet (each cell's `sim` is None and `draws` 0), so the answer can be
+/// shown before the simulation runs.
+pub fn exact_plan(spec: &Plan, experiment: &str) -> (PlanResult, ExactTables) {
     let t0 = Instant::now();
     let tables = population_tables(spec);
-    let chosen: Vec<(Design, (f64, usize, u32))> = Design::ALL
-        .iter()
-        .flat_map(|&d| spec.checked_cells(d).into_iter().map(move |c| (d, c)))
-        .collect();
-    // The grid's simulation needs no exact value, so both run at once on the same threads; each
-    // side is timed on its own. The checks at the minimum detectable gaps need the gaps first.
-    let ((mut cells, mut detectable, exact_s), (tallies, grid_sim_s)) = rayon::join(
-        || {
-            let cells = exact_cells_with(spec, &tables);
-            let detectable = detectable_exact(spec);
-            (cells, detectable, t0.elapsed().as_secs_f64())
-        },
-        || {
-            let t = Instant::now();
-            let tallies = simulate_chosen(spec, &chosen, progress);
-            (tallies, t.elapsed().as_secs_f64())
-        },
-    );
-    let mut draws = 0u64;
-    for (&(design, (gap, big_n, n)), tally) in chosen.iter().zip(tallies) {
-        let Some(c) = cells.iter_mut().find(|c| {
-            c.design == design && c.gap_logits == gap && c.problems == big_n && c.samples == n
-        }) else {
-            continue;
-        };
-        draws += 2 * big_n as u64 * spec.reruns;
-        let nodes = table(spec, &tables, gap, n);
-        c.sim = Some(sim_check(spec, nodes, c, tally));
-    }
-    // The simulated checks at the minimum detectable gaps (80% power) of the checked (N, n).
-    let t_sim = Instant::now();
-    let wanted: Vec<usize> = (0..detectable.len())
-        .filter(|&i| {
-            let (d, _) = &detectable[i];
-            d.power == DETECT_POWER
-                && d.cell.is_some()
-                && spec
-                    .detectable_checked(d.design)
-                    .contains(&(d.problems, d.samples))
-        })
-        .collect();
-    let chosen_mdg: Vec<(Design, (f64, usize, u32))> = wanted
-        .iter()
-        .filter_map(|&i| {
-            let d = &detectable[i].0;
-            d.cell
-                .as_ref()
-                .map(|c| (d.design, (c.gap_logits, d.problems, d.samples)))
-        })
-        .collect();
-    let mdg_tallies = if chosen_mdg.is_empty() {
-        Vec::new()
-    } else {
-        simulate_chosen(spec, &chosen_mdg, progress)
-    };
-    for (&i, tally) in wanted.iter().zip(mdg_tallies) {
-        let (d, nodes) = &mut detectable[i];
-        if let (Some(c), Some(nodes)) = (d.cell.as_mut(), nodes.as_ref()) {
-            draws += 2 * c.problems as u64 * spec.reruns;
-            c.sim = Some(sim_check(spec, nodes, c, tally));
-        }
-    }
-    let sim_s = grid_sim_s + t_sim.elapsed().as_secs_f64();
+    let cells = exact_cells_with(spec, &tables);
+    let (detectable, nodes): (Vec<Detectable>, Vec<Option<PopulationNodes>>) =
+        detectable_exact(spec).into_iter().unzip();
     let answers = answers(spec, &cells);
     let logit_correlation = (
         spec.problems
@@ -631,41 +553,102 @@ pub fn run_plan(spec: &Plan, experiment: &str, progress: Progress) -> (PlanResul
         spec: spec.clone(),
         cells,
         answers,
-        detectable: detectable.into_iter().map(|(d, _)| d).collect(),
+        detectable,
         logit_correlation,
-        draws,
+        draws: 0,
     };
-    let timing = PlanTiming {
+    let exact = ExactTables {
+        tables,
+        detectable: nodes,
+        exact_s: t0.elapsed().as_secs_f64(),
+    };
+    (result, exact)
+}
+
+/// The simulated part of [`run_plan`]: the checked cells of the grid and the checks at the
+/// minimum detectable gaps (80% power) of the checked (N, n), as one list of cells, written
+/// into `result`'s cells, with the time of both parts. Progress is reported in the units of
+/// [`Plan::rerun_cost`].
+pub fn simulate_plan(
+    spec: &Plan,
+    result: &mut PlanResult,
+    exact: ExactTables,
+    progress: Progress,
+) -> PlanTiming {
+    let t = Instant::now();
+    let mut chosen: Vec<(Design, (f64, usize, u32))> = Design::ALL
+        .iter()
+        .flat_map(|&d| spec.checked_cells(d).into_iter().map(move |c| (d, c)))
+        .collect();
+    let grid = chosen.len();
+    let wanted: Vec<usize> = (0..result.detectable.len())
+        .filter(|&i| {
+            let d = &result.detectable[i];
+            d.power == DETECT_POWER
+                && d.cell.is_some()
+                && exact.detectable[i].is_some()
+                && spec
+                    .detectable_checked(d.design)
+                    .contains(&(d.problems, d.samples))
+        })
+        .collect();
+    chosen.extend(wanted.iter().filter_map(|&i| {
+        let d = &result.detectable[i];
+        d.cell
+            .as_ref()
+            .map(|c| (d.design, (c.gap_logits, d.problems, d.samples)))
+    }));
+    let tallies = simulate_chosen(spec, &chosen, progress);
+    let mut draws = 0u64;
+    for (&(design, (gap, big_n, n)), &tally) in chosen.iter().zip(&tallies).take(grid) {
+        let Some(c) = result.cells.iter_mut().find(|c| {
+            c.design == design && c.gap_logits == gap && c.problems == big_n && c.samples == n
+        }) else {
+            continue;
+        };
+        draws += 2 * big_n as u64 * spec.reruns_of(design);
+        let nodes = table(spec, &exact.tables, gap, n);
+        c.sim = Some(sim_check(spec, nodes, c, tally));
+    }
+    for (&i, &tally) in wanted.iter().zip(&tallies[grid..]) {
+        let d = &mut result.detectable[i];
+        if let (Some(c), Some(nodes)) = (d.cell.as_mut(), exact.detectable[i].as_ref()) {
+            draws += 2 * c.problems as u64 * spec.reruns_of(c.design);
+            c.sim = Some(sim_check(spec, nodes, c, tally));
+        }
+    }
+    result.draws = draws;
+    PlanTiming {
         exact_cells: result.cells.len(),
-        exact_s,
-        simulated_s: sim_s,
-    };
-    (result, timing)
+        exact_s: exact.exact_s,
+        simulated_s: t.elapsed().as_secs_f64(),
+    }
 }
 
 /// The simulated check of one cell from its tally, against the cell's exact values.
 fn sim_check(spec: &Plan, nodes: &PopulationNodes, c: &PlanCell, tally: Tally) -> SimCheck {
-    let r = spec.reruns as f64;
+    let reruns = spec.reruns_of(c.design);
+    let r = reruns as f64;
     let scale = f64::from(spec.metric.trials(c.samples)) * c.problems as f64;
     let (var_d, mu4_d) = exact_count_moments(spec, nodes, c);
     let est = |p: f64, hits: u64| {
         Estimate::new(p, hits as f64 / r, (p * (1.0 - p) / r).sqrt()).counting(1.0 / r)
     };
-    let rr = spec.reruns as i128;
-    let sim_var = if spec.reruns > 1 {
+    let rr = reruns as i128;
+    let sim_var = if reruns > 1 {
         (rr * tally.sum_sq - tally.sum * tally.sum) as f64 / (r * (r - 1.0))
     } else {
         0.0
     };
     SimCheck {
-        reruns: spec.reruns,
+        reruns,
         loss: est(c.loss, tally.loss),
         loss_or_tie: est(c.loss_or_tie, tally.loss + tally.tie),
         gap: Estimate::new(c.gap, tally.sum as f64 / r / scale, c.se / r.sqrt()),
         sd: Estimate::new(
             c.se,
             sim_var.max(0.0).sqrt() / scale,
-            sd_standard_error(var_d, mu4_d, spec.reruns) / scale,
+            sd_standard_error(var_d, mu4_d, reruns) / scale,
         ),
     }
 }
@@ -749,6 +732,7 @@ mod tests {
     fn spec(reruns: u64) -> Plan {
         Plan {
             check_population: CheckCells::All,
+            population_reruns: reruns,
             ..base(reruns).pass1()
         }
     }
@@ -790,6 +774,7 @@ mod tests {
                 rule: VoteRule::Random,
             },
             check_population: CheckCells::All,
+            population_reruns: reruns,
             answers: PlanAnswers::default(),
         }
     }
@@ -890,6 +875,23 @@ mod tests {
             pool.install(|| serde_json::to_string(&run_plan(&s, "plan", &|_| {}).0).expect("json"))
         };
         assert_eq!(run(1), run(3));
+    }
+
+    #[test]
+    fn progress_counts_the_planned_cost_of_every_design() {
+        let s = spec(3_000);
+        let done = std::sync::atomic::AtomicU64::new(0);
+        let tick = |n: u64| {
+            done.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
+        };
+        let r = run_plan(&s, "plan", &tick).0;
+        assert!(r.draws > 0);
+        let (done, planned) = (done.into_inner(), s.planned_cost());
+        // Each group of fixed cells reports batches at its mean cost, rounded down.
+        assert!(
+            done <= planned && done as f64 >= 0.999 * planned as f64,
+            "{done} of {planned}"
+        );
     }
 
     #[test]

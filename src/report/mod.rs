@@ -7,6 +7,7 @@ pub mod leaderboard_plot;
 pub mod markdown;
 pub mod planning;
 pub mod plot;
+mod raster;
 pub mod summary;
 pub mod sweep;
 pub mod tables;

@@ -8,6 +8,8 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::FontStyle;
 
+pub use super::raster::rasterise;
+
 /// CSS font list written into SVG text, so viewers without DejaVu fall back gracefully.
 pub const FONT: &str = "DejaVu Sans, Helvetica, Arial, sans-serif";
 
@@ -284,55 +286,6 @@ pub fn render_both(fig: &Figure) -> Result<(Vec<u8>, String), PlotError> {
     let (svg, size) = svg_and_size(fig)?;
     let png = rasterise(&svg, size, png_scale()).map_err(|e| err(fig, e))?;
     Ok((png, svg))
-}
-
-fn font_db() -> std::sync::Arc<resvg::usvg::fontdb::Database> {
-    static DB: std::sync::OnceLock<std::sync::Arc<resvg::usvg::fontdb::Database>> =
-        std::sync::OnceLock::new();
-    DB.get_or_init(|| {
-        let mut db = resvg::usvg::fontdb::Database::new();
-        db.load_font_data(dejavu::sans::regular().to_vec());
-        db.load_font_data(dejavu::sans::bold().to_vec());
-        db.set_sans_serif_family("DejaVu Sans");
-        std::sync::Arc::new(db)
-    })
-    .clone()
-}
-
-/// Rasterises an SVG document of `size` pixels at `scale` (2.0: twice the pixels) to PNG.
-///
-/// # Errors
-/// The parser's or the encoder's reason.
-pub fn rasterise(svg: &str, size: (u32, u32), scale: f32) -> Result<Vec<u8>, String> {
-    use resvg::{tiny_skia, usvg};
-    let opt = usvg::Options {
-        font_family: "DejaVu Sans".into(),
-        fontdb: font_db(),
-        ..usvg::Options::default()
-    };
-    let tree = usvg::Tree::from_str(svg, &opt).map_err(|e| e.to_string())?;
-    let w = ((size.0 as f32) * scale).round().max(1.0) as u32;
-    let h = ((size.1 as f32) * scale).round().max(1.0) as u32;
-    let mut pixmap =
-        tiny_skia::Pixmap::new(w, h).ok_or_else(|| format!("cannot allocate {w}x{h} pixels"))?;
-    pixmap.fill(tiny_skia::Color::WHITE);
-    resvg::render(
-        &tree,
-        tiny_skia::Transform::from_scale(scale, scale),
-        &mut pixmap.as_mut(),
-    );
-    // Opaque RGB: the figure has a white background.
-    let rgb: Vec<u8> = pixmap
-        .data()
-        .chunks_exact(4)
-        .flat_map(|px| [px[0], px[1], px[2]])
-        .collect();
-    let mut png = Vec::new();
-    use image::ImageEncoder;
-    image::codecs::png::PngEncoder::new(&mut png)
-        .write_image(&rgb, w, h, image::ColorType::Rgb8)
-        .map_err(|e| e.to_string())?;
-    Ok(png)
 }
 
 /// Renders the figure to an SVG document.

@@ -243,6 +243,7 @@ pub struct RawExperiment {
     pub target_halfwidth: Option<Spanned<f64>>,
     pub check_cells: Option<Spanned<RawCheckCells>>,
     pub check_population: Option<Spanned<RawCheckCells>>,
+    pub population_reruns: Option<Spanned<u64>>,
     pub fresh: Option<Spanned<Vec<u64>>>,
     pub shares: Option<Spanned<Vec<f64>>>,
     pub alpha: Option<Spanned<f64>>,

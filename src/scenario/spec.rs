@@ -232,7 +232,8 @@ pub struct Work {
     /// [`super::MAX_TOTAL_VOTES`] bounds.
     pub draws: u64,
     /// Progress units the experiment reports as it runs: votes or traces for the per-problem
-    /// kinds, reruns for the noise kinds and the plan.
+    /// kinds, reruns for the noise kinds, and for the plan its reruns weighted by their cost
+    /// ([`Plan::rerun_cost`]).
     pub ticks: u64,
 }
 
@@ -282,7 +283,7 @@ impl ExperimentSpec {
             }
             ExperimentSpec::Plan { plan, .. } => Work {
                 draws: plan.simulated_draws(),
-                ticks: plan.planned_reruns(),
+                ticks: plan.planned_cost(),
             },
             ExperimentSpec::Contamination {
                 n,
@@ -338,6 +339,16 @@ impl Design {
         }
     }
 }
+
+/// The default reruns of a population-design check (at most the plan's `reruns`). The checks
+/// there are of the mean and SD of B - A, whose exact values are integrated to 1e-12, so a
+/// check looks for a wrong formula, not for rounding: R reruns see a bias of
+/// (4.5 + 0.84) / sqrt(R) of the cell's SE in the mean (a tenth at R = 2,852) and of about
+/// 5.34 / sqrt(2 R) in the SD (6.9% at 3,000) with 80% power at |z| <= 4.5. A population
+/// rerun redraws every problem (a normal, e^x and a literal count or vote per problem and
+/// model, 15 to 40 times the cost of a fixed-design count), so this size, not the fixed
+/// design's 20,000, is what the default plan's time is made of (docs/plan.md).
+pub const DEFAULT_POPULATION_RERUNS: u64 = 3_000;
 
 /// The score being planned for.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -457,6 +468,11 @@ pub struct Plan {
     /// Which cells to simulate in each population design (problems redrawn every rerun, about
     /// ten times the cost of a fixed-design rerun).
     pub check_population: CheckCells,
+    /// Simulated paired reruns per checked cell of the population designs (`reruns` is the
+    /// fixed design's): at most [`DEFAULT_POPULATION_RERUNS`] unless the scenario asks for
+    /// more. Not serialised: each simulated cell records its own reruns.
+    #[serde(skip)]
+    pub population_reruns: u64,
     /// How both models' answers are extracted, voted and graded (model A's keys; B is a model of
     /// the same kind). The default (the canonical model) is left out of the JSON.
     #[serde(flatten)]
@@ -547,15 +563,25 @@ impl PlanSpec {
             spec: self,
             metric: Metric::Pass1,
             check_population: CheckCells::None,
+            population_reruns: 0,
             answers: PlanAnswers::default(),
         }
     }
 }
 
 impl Plan {
+    /// Simulated paired reruns of a checked cell of `design`: `reruns` for the fixed design,
+    /// `population_reruns` for the population designs.
+    pub fn reruns_of(&self, design: Design) -> u64 {
+        match design {
+            Design::Fixed => self.reruns,
+            _ => self.population_reruns,
+        }
+    }
+
     /// The (gap, N, n) cells the simulation checks in `design`, in grid order.
     pub fn checked_cells(&self, design: Design) -> Vec<(f64, usize, u32)> {
-        if self.reruns == 0 {
+        if self.reruns_of(design) == 0 {
             return Vec::new();
         }
         let mut grid = Vec::new();
@@ -587,23 +613,53 @@ impl Plan {
             .collect()
     }
 
-    /// Paired reruns the simulation will run (checked cells, and checked minimum detectable
-    /// gaps, x reruns over the designs), for progress.
-    pub fn planned_reruns(&self) -> u64 {
+    /// The simulation's progress units: every checked cell's and checked minimum detectable
+    /// gap's reruns, each weighted by [`Plan::rerun_cost`], so that the progress bar moves at
+    /// one speed through cheap and costly cells.
+    pub fn planned_cost(&self) -> u64 {
         Design::ALL
             .iter()
-            .map(|&d| {
-                (self.checked_cells(d).len() + self.detectable_checked(d).len()) as u64
-                    * self.reruns
+            .flat_map(|&d| {
+                self.checked_cells(d)
+                    .into_iter()
+                    .map(|(_, big_n, n)| (big_n, n))
+                    .chain(self.detectable_checked(d))
+                    .map(move |(big_n, n)| {
+                        self.rerun_cost(d, big_n, n)
+                            .saturating_mul(self.reruns_of(d))
+                    })
             })
-            .sum()
+            .fold(0u64, u64::saturating_add)
+    }
+
+    /// The measured time of one paired rerun of a cell on one thread, in nanoseconds (about
+    /// ±30%; docs/performance.md, "Progress weights"): per problem and model, a fixed-design
+    /// count from its alias table costs about 1.5 ns (the pair is one draw of their difference)
+    /// and a vote from its joint table 12 ns; a
+    /// population draw (a normal, e^x and the count or vote drawn literally) 48 ns plus 1.1 ns
+    /// a sample; a graded count drawn stage by stage 40 ns plus 2 ns a sample; a vote drawn
+    /// sample by sample 14 ns a sample.
+    pub fn rerun_cost(&self, design: Design, big_n: usize, n: u32) -> u64 {
+        let n = f64::from(n);
+        let graded = self.answers.changes(self.metric);
+        let per_draw = match (design, self.metric, graded) {
+            (Design::Fixed, Metric::Pass1, false) => 1.5,
+            (Design::Fixed, Metric::Maj { .. }, false) => 12.0,
+            (Design::Fixed, Metric::Pass1, true) => 40.0 + 2.0 * n,
+            (Design::Fixed, Metric::Maj { .. }, true) => 20.0 + 14.0 * n,
+            (_, Metric::Pass1, false) => 48.0 + 1.1 * n,
+            (_, Metric::Maj { .. }, false) => 55.0 + 1.1 * n,
+            (_, Metric::Pass1, true) => 60.0 + 2.0 * n,
+            (_, Metric::Maj { .. }, true) => 100.0 + 14.0 * n,
+        };
+        (2.0 * big_n as f64 * per_draw).ceil() as u64
     }
 
     /// Per-problem draws the simulation will make: one count or vote per problem per model per
     /// rerun, over every checked cell and design. Bounded by the caller (the scenario loader and
     /// the CLI refuse more than [`super::MAX_TOTAL_VOTES`]).
     pub fn simulated_draws(&self) -> u64 {
-        let per_rerun: u64 = Design::ALL
+        Design::ALL
             .iter()
             .flat_map(|&d| {
                 self.checked_cells(d)
@@ -614,10 +670,9 @@ impl Plan {
                             .into_iter()
                             .map(|(big_n, _)| big_n),
                     )
+                    .map(move |big_n| (2 * big_n as u64).saturating_mul(self.reruns_of(d)))
             })
-            .map(|big_n| 2 * big_n as u64)
-            .sum();
-        per_rerun.saturating_mul(self.reruns)
+            .fold(0u64, u64::saturating_add)
     }
 }
 

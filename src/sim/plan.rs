@@ -19,7 +19,8 @@ use crate::exact::plan::fixed_pair_rates_with;
 use crate::model::{expit, VoteRule};
 use crate::scenario::spec::{Design, Metric, Plan, PlanSpec};
 
-/// Where the simulation reports progress: called with the number of reruns just done.
+/// Where the simulation reports progress: called with the reruns just done, each weighted by
+/// its cell's [`Plan::rerun_cost`].
 pub type Progress<'a> = &'a (dyn Fn(u64) + Sync);
 
 /// Largest number of alias-table entries (N (n + 1) or N (k + 1)) a fixed-design simulated cell
@@ -150,7 +151,7 @@ fn run_cell(
     draw: impl Fn(&mut Rng, &mut Rng) -> (u64, u64) + Sync,
 ) -> Tally {
     let prefix = stream_prefix(spec, design, cell);
-    let tasks: Vec<(u64, u64)> = batches(spec.reruns).collect();
+    let tasks: Vec<(u64, u64)> = batches(spec.reruns_of(design)).collect();
     run_merged(
         &tasks,
         Tally::default(),
@@ -293,6 +294,16 @@ pub fn simulate_chosen(
         if crate::interrupt::requested() {
             return out;
         }
+        // The group's cells run interleaved: each batch is reported at the group's mean cost.
+        let cost = group
+            .iter()
+            .map(|&i| {
+                let (_, big_n, n) = chosen[i].1;
+                spec.rerun_cost(Design::Fixed, big_n, n)
+            })
+            .sum::<u64>()
+            / group.len().max(1) as u64;
+        let weighted = |r: u64| progress(r.saturating_mul(cost));
         let samplers: Vec<PairSampler> = group
             .par_iter()
             .map(|&i| fixed_samplers(spec, chosen[i].1))
@@ -305,7 +316,7 @@ pub fn simulate_chosen(
             keys.iter().map(|k| k.as_slice()).zip(&samplers).collect();
         for (&i, t) in group
             .iter()
-            .zip(pair_tallies(spec.seed, &cells, spec.reruns, progress))
+            .zip(pair_tallies(spec.seed, &cells, spec.reruns, &weighted))
         {
             out[i] = t;
         }
@@ -317,7 +328,8 @@ pub fn simulate_chosen(
         if crate::interrupt::requested() {
             break;
         }
-        out[i] = simulate_cell(spec, design, cell, progress);
+        let cost = spec.rerun_cost(design, cell.1, cell.2);
+        out[i] = simulate_cell(spec, design, cell, &|r| progress(r.saturating_mul(cost)));
     }
     out
 }

@@ -636,6 +636,17 @@ pub const KEYS: &[Key] = &[
     },
     Key {
         table: Table::Experiment,
+        name: "population_reruns",
+        valid: "a whole number, 0 to 100000000",
+        default: "the smaller of reruns and 3000",
+        doc: "simulated reruns per checked cell of the population designs (each redraws every problem)",
+        sweep: Sweep::Experiment(Field::Whole(|e| &mut e.population_reruns)),
+        kinds: &[Plan],
+        present: set!(population_reruns),
+        ..BASE
+    },
+    Key {
+        table: Table::Experiment,
         name: "reruns",
         valid: "a whole number, 1 to 100000000",
         default: "4000",

@@ -158,7 +158,7 @@ impl Resolver<'_> {
             )?,
             ExperimentSpec::Plan { plan, .. } if too_many => {
                 let at = e.reruns.as_ref().map_or(span, |v| v.span());
-                return Err(self.err(at, &key("reruns"), format!("the checked cells (check_cells, and check_population in both population designs) x 2 models x their problems x {} reruns = {total} simulated draws: at most {MAX_TOTAL_VOTES} per experiment; lower `reruns`, `check_cells` or `check_population`", plan.reruns)));
+                return Err(self.err(at, &key("reruns"), format!("the checked cells (check_cells, and check_population in both population designs) x 2 models x their problems x {} reruns ({} in the population designs) = {total} simulated draws: at most {MAX_TOTAL_VOTES} per experiment; lower `reruns`, `population_reruns`, `check_cells` or `check_population`", plan.reruns, plan.population_reruns)));
             }
             ExperimentSpec::Plan { .. } => {}
             _ if too_many => {

@@ -15,7 +15,7 @@ use super::raw::{
 };
 use super::spec::{
     CheckCells, Experiment, ExperimentSpec, Metric, ModelShiftSd, Plan, PlanAnswers, PlanSpec,
-    Scenario, SweepAxis,
+    Scenario, SweepAxis, DEFAULT_POPULATION_RERUNS,
 };
 use super::{
     DEFAULT_K, MAX_COUNT_SUPPORT, MAX_DRAWS, MAX_EXPERIMENT_NAME, MAX_GRID, MAX_K, MAX_LIST,
@@ -351,6 +351,23 @@ mod plan_block_tests {
     }
 
     #[test]
+    fn population_reruns_default_to_the_smaller_of_reruns_and_3000_and_can_be_set() {
+        let reruns_of = |extra: &str| {
+            let s = load(&format!("gap_logits = [0.2]\n{extra}")).expect("valid");
+            let ExperimentSpec::Plan { plan, .. } = &s.experiments[0].spec else {
+                panic!("not a plan");
+            };
+            (plan.reruns, plan.population_reruns)
+        };
+        assert_eq!(reruns_of(""), (20_000, 3_000));
+        assert_eq!(reruns_of("reruns = 1000\n"), (1_000, 1_000));
+        assert_eq!(reruns_of("reruns = 0\n"), (0, 0));
+        assert_eq!(reruns_of("population_reruns = 20000\n"), (20_000, 20_000));
+        let err = load("gap_logits = [0.2]\npopulation_reruns = 100000000000\n").unwrap_err();
+        assert!(err.to_string().contains("population_reruns"), "{err}");
+    }
+
+    #[test]
     fn a_plan_block_resolves_with_defaults_and_model_a() {
         let s =
             load("model = \"b\"\nmetric = \"maj\"\ngap_points = [3]\nk = [1, 9]\n").expect("valid");
@@ -377,6 +394,7 @@ mod plan_block_tests {
             (plan.reruns, plan.target_loss_or_tie, plan.target_halfwidth),
             (20_000, 0.05, 0.02)
         );
+        assert_eq!(plan.population_reruns, DEFAULT_POPULATION_RERUNS);
         // 3 points of pass@1 converted to logits on A's population.
         let m = crate::exact::plan::population_pair_moments(0.25, 2.0, plan.gaps[0]);
         assert!((m.mean_b - m.mean_a - 0.03).abs() < 1e-9);

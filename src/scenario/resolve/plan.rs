@@ -243,6 +243,20 @@ impl ExpCtx<'_> {
             }
             Some(v) => *v.get_ref(),
         };
+        let population_reruns = match &e.population_reruns {
+            None => reruns.min(DEFAULT_POPULATION_RERUNS),
+            Some(v) if *v.get_ref() > MAX_DRAWS => {
+                return Err(self.r.err(
+                    v.span(),
+                    &key("population_reruns"),
+                    format!(
+                        "must be between 0 (no population-design simulation) and {MAX_DRAWS}, got {}",
+                        v.get_ref()
+                    ),
+                ));
+            }
+            Some(v) => *v.get_ref(),
+        };
         Ok(Plan {
             spec: PlanSpec {
                 mu,
@@ -265,6 +279,7 @@ impl ExpCtx<'_> {
                 "check_population",
                 CheckCells::Count(4),
             )?,
+            population_reruns,
             answers: PlanAnswers::of(model),
         })
     }

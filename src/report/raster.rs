@@ -1,0 +1,88 @@
+//! SVG to PNG: every figure's SVG document rasterised by resvg with the embedded DejaVu Sans and
+//! encoded as an opaque RGB PNG. Free of statistics and of layout (that is [`super::plot`]).
+//!
+//! Each worker thread keeps its pixel buffers from one figure to the next: a figure's pixmap is
+//! megabytes, and a fresh allocation of that size is a fresh mapping whose every page faults
+//! when first written. The buffers are overwritten in full before use (the pixmap filled
+//! white, the RGB rows written pixel by pixel), so the PNG bytes do not depend on what they
+//! held.
+use std::cell::RefCell;
+use std::sync::{Arc, OnceLock};
+
+use resvg::usvg::fontdb::Database;
+use resvg::{tiny_skia, usvg};
+
+/// The fonts of every figure: the embedded DejaVu Sans, regular and bold, loaded once.
+fn font_db() -> Arc<Database> {
+    static DB: OnceLock<Arc<Database>> = OnceLock::new();
+    DB.get_or_init(|| {
+        let mut db = Database::new();
+        db.load_font_data(dejavu::sans::regular().to_vec());
+        db.load_font_data(dejavu::sans::bold().to_vec());
+        db.set_sans_serif_family("DejaVu Sans");
+        Arc::new(db)
+    })
+    .clone()
+}
+
+/// A thread's pixel buffers: the RGBA pixmap and the RGB rows handed to the encoder.
+#[derive(Default)]
+struct Buffers {
+    rgba: Vec<u8>,
+    rgb: Vec<u8>,
+}
+
+thread_local! {
+    static BUFFERS: RefCell<Buffers> = RefCell::new(Buffers::default());
+}
+
+/// Rasterises an SVG document of `size` pixels at `scale` (2.0: twice the pixels) to PNG.
+///
+/// # Errors
+/// The parser's or the encoder's reason.
+pub fn rasterise(svg: &str, size: (u32, u32), scale: f32) -> Result<Vec<u8>, String> {
+    let opt = usvg::Options {
+        font_family: "DejaVu Sans".into(),
+        fontdb: font_db(),
+        ..usvg::Options::default()
+    };
+    let tree = usvg::Tree::from_str(svg, &opt).map_err(|e| e.to_string())?;
+    let w = ((size.0 as f32) * scale).round().max(1.0) as u32;
+    let h = ((size.1 as f32) * scale).round().max(1.0) as u32;
+    BUFFERS.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut b) => draw(&tree, (w, h), scale, &mut b),
+        // Not reachable (nothing here calls back into it); fresh buffers give the same bytes.
+        Err(_) => draw(&tree, (w, h), scale, &mut Buffers::default()),
+    })
+}
+
+/// Draws `tree` into `b`'s pixmap of w x h pixels and encodes it.
+fn draw(
+    tree: &usvg::Tree,
+    (w, h): (u32, u32),
+    scale: f32,
+    b: &mut Buffers,
+) -> Result<Vec<u8>, String> {
+    let no_room = || format!("cannot allocate {w}x{h} pixels");
+    let pixels = (w as usize).checked_mul(h as usize).ok_or_else(no_room)?;
+    b.rgba.resize(pixels.checked_mul(4).ok_or_else(no_room)?, 0);
+    let mut pixmap =
+        tiny_skia::PixmapMut::from_bytes(&mut b.rgba[..pixels * 4], w, h).ok_or_else(no_room)?;
+    pixmap.fill(tiny_skia::Color::WHITE);
+    resvg::render(
+        tree,
+        tiny_skia::Transform::from_scale(scale, scale),
+        &mut pixmap,
+    );
+    // Opaque RGB: the figure has a white background.
+    b.rgb.resize(pixels * 3, 0);
+    for (out, px) in b.rgb.chunks_exact_mut(3).zip(b.rgba.chunks_exact(4)) {
+        out.copy_from_slice(&px[..3]);
+    }
+    let mut png = Vec::new();
+    use image::ImageEncoder;
+    image::codecs::png::PngEncoder::new(&mut png)
+        .write_image(&b.rgb[..pixels * 3], w, h, image::ColorType::Rgb8)
+        .map_err(|e| e.to_string())?;
+    Ok(png)
+}

@@ -23,6 +23,7 @@ pub const NAMED: &[(&str, &str)] = &[
         "extraction",
         include_str!("../../scenarios/extraction.toml"),
     ),
+    ("judge", include_str!("../../scenarios/judge.toml")),
 ];
 
 impl Scenario {

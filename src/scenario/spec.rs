@@ -121,6 +121,30 @@ pub enum ExperimentSpec {
         /// Simulated reruns per cell.
         reruns: u64,
     },
+    /// A pairwise judge comparing model b's answers with model a's; the answer lengths come from
+    /// the models' trace lengths.
+    Judge {
+        /// Model A.
+        a: usize,
+        /// Model B.
+        b: usize,
+        /// The model whose family the judge belongs to (a or b), if either.
+        judge_family: Option<usize>,
+        /// Mean quality difference B - A over questions (logits).
+        gap: f64,
+        /// SD of the quality difference over questions (logits).
+        spread: f64,
+        /// The judge's logit for the answer in position 1.
+        position_bias: f64,
+        /// The judge's logit per unit of log-length difference (position 1 minus 2).
+        verbosity: f64,
+        /// The judge's logit for its own family's answer.
+        self_preference: f64,
+        /// Questions per rerun N.
+        comparisons: u32,
+        /// Simulated reruns of N questions.
+        reruns: u64,
+    },
 }
 
 /// What the values of an `attractor-sweep` set on its model.
@@ -185,6 +209,7 @@ impl ExperimentSpec {
             ExperimentSpec::Cost { .. } => ExperimentKind::Cost,
             ExperimentSpec::Plan { .. } => ExperimentKind::Plan,
             ExperimentSpec::Contamination { .. } => ExperimentKind::Contamination,
+            ExperimentSpec::Judge { .. } => ExperimentKind::Judge,
         }
     }
 }
@@ -216,7 +241,9 @@ impl ExperimentSpec {
             | ExperimentSpec::VoteSpread { model, .. }
             | ExperimentSpec::Plan { model, .. }
             | ExperimentSpec::Contamination { model, .. } => vec![*model],
-            ExperimentSpec::HeadToHead { a, b, .. } => vec![*a, *b],
+            ExperimentSpec::HeadToHead { a, b, .. } | ExperimentSpec::Judge { a, b, .. } => {
+                vec![*a, *b]
+            }
         }
     }
 }
@@ -302,6 +329,18 @@ impl ExperimentSpec {
                     ticks: cells.saturating_mul(*reruns),
                 }
             }
+            // Each question draws 3 normals and 11 uniforms or coins (the protocols' judgments
+            // and orders, the decomposition's judgments); the benchmark's problems play no part.
+            ExperimentSpec::Judge {
+                comparisons,
+                reruns,
+                ..
+            } => Work {
+                draws: reruns
+                    .saturating_mul(u64::from(*comparisons))
+                    .saturating_mul(14),
+                ticks: reruns.saturating_mul(u64::from(*comparisons)),
+            },
         }
     }
 }

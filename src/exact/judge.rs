@@ -346,11 +346,12 @@ pub struct RateRange {
     pub sd: f64,
 }
 
-/// The 95% range of the reported rate of `comparisons` questions under `score`. Each tail is
-/// summed from its own end. Time: O(N^2) (the pmf).
-pub fn rate_range(score: &Score, comparisons: usize) -> RateRange {
-    let pmf = total_pmf(score, comparisons);
+/// The 95% range of the reported rate of N questions under `score`, from the pmf of their total
+/// (`pmf` = [`total_pmf`]`(score, N)`, over 0..=2N). Each tail is summed from its own end.
+/// Time: O(N).
+pub fn rate_range(score: &Score, pmf: &[f64]) -> RateRange {
     let top = pmf.len() - 1;
+    let comparisons = top / 2;
     let scale = 1.0 / top as f64;
     let tail = 0.025;
     // Lower end: first t whose cumulative mass reaches the tail.
@@ -599,8 +600,8 @@ pub(crate) mod tests {
         for p in Protocol::ALL {
             let s = j.score(p);
             let n = 150;
-            let r = rate_range(&s, n);
             let pmf = total_pmf(&s, n);
+            let r = rate_range(&s, &pmf);
             let top = (2 * n) as f64;
             let (lo, hi) = (
                 (r.low * top).round() as usize,

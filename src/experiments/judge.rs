@@ -11,7 +11,8 @@ use serde::Serialize;
 
 use super::{Check, Estimate, Progress};
 use crate::exact::judge::{
-    comparisons_for_power, rate_range, Component, Judge, LogLength, Protocol, RateRange, Score,
+    comparisons_for_power, rate_range, total_pmf, Component, Judge, LogLength, Protocol, RateRange,
+    Score,
 };
 use crate::scenario::Scenario;
 use crate::sim::judge::simulate_judge;
@@ -34,6 +35,11 @@ pub struct ProtocolRow {
     pub null_rate: f64,
     /// The central 95% range of the reported rate over N comparisons (exact), its tails and SD.
     pub range: RateRange,
+    /// The exact distribution of the reported rate: P(total = t) for t = 0..=2N half points
+    /// (rate t / 2N; a single judgment puts mass on even t only).
+    pub distribution: Vec<f64>,
+    /// Simulated reruns with each total, t = 0..=2N.
+    pub histogram: Vec<u64>,
     /// Share of simulated reruns whose rate is below the range, against its exact value.
     pub below: Estimate,
     /// Share of simulated reruns whose rate is above the range, against its exact value.
@@ -197,7 +203,8 @@ pub fn judge(
         .enumerate()
         .map(|(i, &protocol)| {
             let s = judge.score(protocol);
-            let range = rate_range(&s, n);
+            let pmf = total_pmf(&s, n);
+            let range = rate_range(&s, &pmf);
             let totals = &tally.totals[i];
             let top = (2 * n) as f64;
             let sum: u64 = totals.iter().enumerate().map(|(t, &c)| t as u64 * c).sum();
@@ -222,6 +229,8 @@ pub fn judge(
                 bias: s.mean() - true_score.mean(),
                 null_rate: null.score(protocol).mean(),
                 range,
+                distribution: pmf,
+                histogram: totals.clone(),
                 below: share(below, reruns, range.below, 1.0 - range.below),
                 above: share(above, reruns, range.above, 1.0 - range.above),
                 wins_both: both.then(|| share(win, questions, s.win, s.lose + s.split)),

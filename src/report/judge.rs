@@ -3,7 +3,7 @@
 //! fixed-order rate comes from). Formatting only: every number is in the result.
 use super::plot::{Band, Bars, Figure, Line, Markers, Note, Panel};
 use super::summary::Unit;
-use super::tables::{estimate_row, header};
+use super::tables::{estimate_row, header, Csv};
 use crate::exact::judge::Protocol;
 use crate::experiments::judge::JudgeResult;
 use crate::experiments::{num, Estimate, RunOutput};
@@ -166,6 +166,44 @@ pub(super) fn judge_csv(run: &RunOutput, r: &JudgeResult) -> String {
     csv.finish()
 }
 
+/// One row per (protocol, attainable total): the exact probability of the reported rate and
+/// the share of simulated reruns that reported it.
+pub(super) fn distribution_csv(run: &RunOutput, r: &JudgeResult) -> String {
+    let mut csv = Csv::new(&[
+        "scenario",
+        "seed",
+        "experiment",
+        "protocol",
+        "total_half_points",
+        "rate",
+        "exact",
+        "sim",
+        "reruns",
+    ]);
+    let top = 2 * r.comparisons as usize;
+    for p in &r.protocols {
+        let step = if p.protocol == Protocol::BothOrders {
+            1
+        } else {
+            2
+        };
+        for t in (0..=top).step_by(step) {
+            csv.row([
+                run.scenario.clone(),
+                run.seed.to_string(),
+                r.experiment.clone(),
+                p.protocol.as_str().to_string(),
+                t.to_string(),
+                num(t as f64 / top as f64),
+                num(p.distribution[t]),
+                num(p.histogram[t] as f64 / r.reruns as f64),
+                r.reruns.to_string(),
+            ]);
+        }
+    }
+    csv.finish()
+}
+
 /// The Markdown section: the setting, one row per protocol, the decomposition.
 pub(super) fn judge_md(r: &JudgeResult) -> String {
     let j = &r.judge;
@@ -242,7 +280,7 @@ pub(super) fn judge_headline(
 }
 
 /// The caption under the figure.
-pub(super) const CAPTION: &str = "Left: B's win rate as each protocol reports it (bars exact, whiskers the central 95% range of the rate over N comparisons, dots simulated with 95% CIs) against the true win probability (dashed). Right: the rate with B always shown first built up term by term: quality, then verbosity, self-preference and position.";
+pub(super) const CAPTION: &str = "Left: B's win rate as each protocol reports it (bars exact, whiskers the central 95% range of the rate over N comparisons, dots simulated with 95% CIs) against the true win probability (dashed). Middle: the rate with B always shown first built up term by term: quality, then verbosity, self-preference and position. Right: the exact distribution of each protocol's reported rate over N comparisons, against the true win probability.";
 
 /// Two panels: the reported rate per protocol against the true one, and the decomposition of
 /// the fixed-order rate.
@@ -389,8 +427,69 @@ pub(super) fn judge_figure(run: &RunOutput, r: &JudgeResult) -> Figure {
             "{}: what a pairwise judge reports · scenario {} · seed {}",
             r.experiment, run.scenario, run.seed
         ),
-        panels: vec![left, right],
-        columns: 2,
-        size: (1700, 720),
+        panels: vec![left, right, distribution_panel(r)],
+        columns: 3,
+        size: (2400, 720),
     }
+}
+
+/// Line colours of the protocols in the distribution panel: blue, vermillion, green, pink and
+/// black, none two alike (the palette's orange is too near its vermillion).
+const DISTRIBUTION_COLORS: [usize; 5] = [0, 1, 2, 3, 6];
+
+/// The exact distribution of each protocol's reported rate over N comparisons, as probability
+/// per percentage point (a single judgment's rate moves in steps of 1/N, both orders' in steps
+/// of 1/2N), with the true win probability as a vertical line.
+fn distribution_panel(r: &JudgeResult) -> Panel {
+    let mut p = Panel::new(
+        format!(
+            "the reported rate over N = {} comparisons: its exact distribution per protocol",
+            r.comparisons
+        ),
+        "reported win rate of B (%)",
+        "probability per percentage point (%)",
+    );
+    let top = 2 * r.comparisons as usize;
+    let (mut lo, mut hi, mut peak) = (100.0f64, 0.0f64, 0.0f64);
+    for (i, row) in r.protocols.iter().enumerate() {
+        let step = if row.protocol == Protocol::BothOrders {
+            1
+        } else {
+            2
+        };
+        // Mass per point of rate: P(t) over the step in percent, (100 step / 2N).
+        let per_point = top as f64 / (100.0 * step as f64);
+        let points: Vec<(f64, f64)> = (0..=top)
+            .step_by(step)
+            .map(|t| {
+                (
+                    100.0 * t as f64 / top as f64,
+                    100.0 * row.distribution[t] * per_point,
+                )
+            })
+            .collect();
+        // The axis spans where any protocol has mass above 0.1% of its peak.
+        let mode = points.iter().map(|q| q.1).fold(0.0, f64::max);
+        for &(x, y) in &points {
+            if y > 1e-3 * mode {
+                lo = lo.min(x);
+                hi = hi.max(x);
+            }
+        }
+        peak = peak.max(mode);
+        p.lines.push(Line {
+            label: Some(label(row.protocol).to_string()),
+            color: DISTRIBUTION_COLORS[i % DISTRIBUTION_COLORS.len()],
+            dashed: false,
+            points,
+        });
+    }
+    p.x_range = (lo, hi);
+    p.y_range = (0.0, peak * 1.3);
+    p.vlines.push((
+        100.0 * r.true_win.exact,
+        7,
+        Some(format!("true win probability {}", pct(r.true_win.exact, 1))),
+    ));
+    p
 }

@@ -73,10 +73,16 @@ pub fn experiment_tables(run: &RunOutput, result: &ExperimentResult) -> Vec<(Str
                 contamination_plan_csv(run, r),
             ),
         ],
-        ExperimentResult::Judge(r) => vec![(
-            format!("{}.csv", r.experiment),
-            super::judge::judge_csv(run, r),
-        )],
+        ExperimentResult::Judge(r) => vec![
+            (
+                format!("{}.csv", r.experiment),
+                super::judge::judge_csv(run, r),
+            ),
+            (
+                format!("{}-distribution.csv", r.experiment),
+                super::judge::distribution_csv(run, r),
+            ),
+        ],
     }
 }
 

@@ -168,8 +168,7 @@ impl ExperimentKind {
             | ExperimentKind::AttractorSweep
             | ExperimentKind::VoteSpread
             | ExperimentKind::HeadToHead
-            | ExperimentKind::Cost
-            | ExperimentKind::Judge => &[("", TABLE_AND_FIGURE)],
+            | ExperimentKind::Cost => &[("", TABLE_AND_FIGURE)],
             ExperimentKind::SeedVariance => {
                 &[("", &["csv"]), ("-histograms", FIGURE), ("-sd", FIGURE)]
             }
@@ -185,6 +184,7 @@ impl ExperimentKind {
                 ("-heatmap", FIGURE),
             ],
             ExperimentKind::Contamination => &[("", TABLE_AND_FIGURE), ("-plan", &["csv"])],
+            ExperimentKind::Judge => &[("", TABLE_AND_FIGURE), ("-distribution", &["csv"])],
         }
     }
 

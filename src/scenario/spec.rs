@@ -147,6 +147,10 @@ pub enum ExperimentSpec {
     },
 }
 
+/// Draws per simulated question of a `judge` experiment: 3 normals (quality, two lengths) and 11
+/// uniforms or coins (every protocol's judgments and orders, the decomposition's judgments).
+pub const JUDGE_DRAWS_PER_QUESTION: u64 = 14;
+
 /// What the values of an `attractor-sweep` set on its model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -329,8 +333,7 @@ impl ExperimentSpec {
                     ticks: cells.saturating_mul(*reruns),
                 }
             }
-            // Each question draws 3 normals and 11 uniforms or coins (the protocols' judgments
-            // and orders, the decomposition's judgments); the benchmark's problems play no part.
+            // The benchmark's problems play no part: N questions per rerun.
             ExperimentSpec::Judge {
                 comparisons,
                 reruns,
@@ -338,7 +341,7 @@ impl ExperimentSpec {
             } => Work {
                 draws: reruns
                     .saturating_mul(u64::from(*comparisons))
-                    .saturating_mul(14),
+                    .saturating_mul(JUDGE_DRAWS_PER_QUESTION),
                 ticks: reruns.saturating_mul(u64::from(*comparisons)),
             },
         }

@@ -11,13 +11,14 @@ use evalsim::scenario::Scenario;
 
 use super::common::{evalsim, read, succeeds};
 
-const SHIPPED: [&str; 6] = [
+const SHIPPED: [&str; 7] = [
     "note",
     "concentrated",
     "contamination",
     "modes",
     "verifier",
     "extraction",
+    "judge",
 ];
 
 /// A shipped scenario with every simulation size cut to 100 (the figures are the same kind).

@@ -136,8 +136,19 @@ fn run_judge_writes_its_table_figure_and_report_section() {
             .count(),
         4
     );
+    // Every attainable total: 201 of a single judgment (even half points) for four protocols,
+    // 401 for both orders; the exact column sums to 1 per protocol.
+    let dist = read(&out.join("judge-distribution.csv"));
+    assert_eq!(dist.lines().count(), 1 + 4 * 201 + 401);
+    let total: f64 = dist
+        .lines()
+        .skip(1)
+        .filter(|l| l.contains(",both-orders,"))
+        .map(|l| l.split(',').nth(6).unwrap().parse::<f64>().unwrap())
+        .sum();
+    assert!((total - 1.0).abs() < 1e-12, "{total}");
     let img = image::open(out.join("judge.png")).expect("decodes");
-    assert!(img.width() >= 1700 && img.height() >= 720);
+    assert!(img.width() >= 2400 && img.height() >= 720);
     let md = read(&out.join("report.md"));
     assert!(md.contains("## judge") && md.contains("| B always first |"));
 }

@@ -65,8 +65,7 @@ impl Resolver<'_> {
     ) -> Res<Experiment> {
         let problems = bench.problems;
         let key = |k: &str| format!("experiment[{idx}].{k}");
-        let kinds =
-            "curves, attractor-sweep, seed-variance, vote-spread, head-to-head, budget, cost, plan, contamination, judge";
+        let kinds = ExperimentKind::ALL.map(ExperimentKind::as_str).join(", ");
         let kind = e.kind.as_ref().ok_or_else(|| {
             self.err(
                 span.clone(),

@@ -1,6 +1,7 @@
 //! A `judge` experiment: two models, a judge's biases, and the questions compared.
 use super::experiment::ExpCtx;
 use super::*;
+use crate::scenario::spec::JUDGE_DRAWS_PER_QUESTION;
 
 /// Most questions a `judge` experiment compares per rerun: the exact distribution of the
 /// reported total is built by an O(N^2) recurrence per protocol.
@@ -10,10 +11,6 @@ pub const MAX_COMPARISONS: u64 = 10_000;
 /// in logits: beyond 10 logits a judgment is all but certain, and the quadrature's range
 /// (|z| <= 38) covers every integrand with room to spare.
 pub const MAX_JUDGE_LOGIT: f64 = 10.0;
-
-/// Draws per simulated question (3 normals, 11 uniforms and coins): see
-/// [`ExperimentSpec::work`].
-const DRAWS_PER_QUESTION: u64 = 14;
 
 impl ExpCtx<'_> {
     /// A number of logits of key `k` in [lo, 10], or `default`.
@@ -163,14 +160,14 @@ impl ExpCtx<'_> {
         let reruns = self.count(&self.e.reruns, "reruns", 4000)?;
         let draws = reruns
             .saturating_mul(comparisons)
-            .saturating_mul(DRAWS_PER_QUESTION);
+            .saturating_mul(JUDGE_DRAWS_PER_QUESTION);
         if draws > MAX_TOTAL_VOTES {
             let at = self
                 .e
                 .reruns
                 .as_ref()
                 .map_or(self.span.clone(), Spanned::span);
-            return Err(self.r.err(at, &self.key("reruns"), format!("{reruns} reruns x {comparisons} comparisons x {DRAWS_PER_QUESTION} draws per question = {draws} simulated draws: at most {MAX_TOTAL_VOTES} per experiment; lower `reruns` or `comparisons`")));
+            return Err(self.r.err(at, &self.key("reruns"), format!("{reruns} reruns x {comparisons} comparisons x {JUDGE_DRAWS_PER_QUESTION} draws per question = {draws} simulated draws: at most {MAX_TOTAL_VOTES} per experiment; lower `reruns` or `comparisons`")));
         }
         Ok(ExperimentSpec::Judge {
             a: ai,

@@ -13,6 +13,7 @@ pub mod grader;
 pub mod joint_likelihood;
 mod joint_runs;
 pub mod joint_trapezoid;
+pub mod judge;
 pub mod maj;
 pub mod modes;
 pub mod noise;

@@ -12,7 +12,7 @@
 //! | [`CompositeSimpson`] | 20,001 fixed over \|z\| <= 12 | O(h^4) with h = 0.0012: below 1e-12 absolute for expit(mu + sigma z) with sigma up to ~100; the cut tails weigh 2 Φ(-12) ~ 4e-33 | [`crate::exact::plan`] |
 //! | [`AdaptiveSimpson`] | adaptive, half-unit panels + a break | 1e-13 absolute target over \|z\| <= 12 (Richardson-corrected panels, depth cap 30) | [`crate::exact::noise::random_placement_moments`] |
 //! | [`GaussHermite`] | m (48 by default) | exact for polynomials of degree 2m - 1; smooth integrands converge geometrically, steep ones (large sigma) need more nodes | `analyze::fit`; with 192 nodes, [`crate::exact::run_corr`] at omega <= 2, k <= 4 |
-//! | [`AdaptiveKronrod`] | 7/15-point panels, globally adaptive over \|z\| <= 38 | summed Kronrod-minus-Gauss differences within 1e-13 of the whole (absolute), at most 4,096 panels | [`crate::exact::run_corr`] elsewhere, contamination count pmfs |
+//! | [`AdaptiveKronrod`] | 7/15-point panels, globally adaptive over \|z\| <= 38 | summed Kronrod-minus-Gauss differences within 1e-13 of the whole (absolute), at most 4,096 panels | [`crate::exact::run_corr`] elsewhere, contamination count pmfs, [`crate::exact::judge`] (at 1e-14) |
 //!
 //! - The planner tabulates an expensive per-problem score (maj@k of a rate costs O(k^2)) once per
 //!   node and takes many moments as weighted sums over the same nodes

@@ -12,6 +12,7 @@ pub mod budget;
 pub mod check;
 pub mod contamination;
 pub mod cost;
+pub mod judge;
 pub mod noise;
 pub mod plan;
 pub mod points;
@@ -70,6 +71,8 @@ pub enum ExperimentResult {
     Plan(Box<plan::PlanResult>),
     /// Public-minus-fresh gap of a contaminated model and the fresh set that detects it.
     Contamination(contamination::ContaminationResult),
+    /// What each judging protocol reports against the true win probability.
+    Judge(Box<judge::JudgeResult>),
 }
 
 impl ExperimentResult {
@@ -84,6 +87,7 @@ impl ExperimentResult {
             ExperimentResult::Cost(r) => &r.experiment,
             ExperimentResult::Plan(r) => &r.experiment,
             ExperimentResult::Contamination(r) => &r.experiment,
+            ExperimentResult::Judge(r) => &r.experiment,
         }
     }
 
@@ -98,6 +102,7 @@ impl ExperimentResult {
             ExperimentResult::Cost(r) => r.checks(),
             ExperimentResult::Plan(r) => r.checks(),
             ExperimentResult::Contamination(r) => r.checks(),
+            ExperimentResult::Judge(r) => r.checks(),
         }
     }
 }
@@ -169,6 +174,7 @@ pub fn draw_cost_ns(spec: &ExperimentSpec) -> u64 {
         // Already in nanoseconds ([`crate::scenario::spec::Plan::rerun_cost`]).
         ExperimentSpec::Plan { .. } => 1,
         ExperimentSpec::Contamination { .. } => 2_000,
+        ExperimentSpec::Judge { .. } => 150,
     }
 }
 
@@ -287,5 +293,36 @@ pub fn run(scenario: &Scenario, index: usize, progress: Progress) -> ExperimentR
             *reruns,
             progress,
         )),
+        ExperimentSpec::Judge {
+            a,
+            b,
+            judge_family,
+            gap,
+            spread,
+            position_bias,
+            verbosity,
+            self_preference,
+            comparisons,
+            reruns,
+        } => {
+            let j = judge::judge_of(
+                scenario,
+                (*a, *b),
+                *judge_family,
+                (*gap, *spread),
+                (*position_bias, *verbosity, *self_preference),
+            );
+            ExperimentResult::Judge(Box::new(judge::judge(
+                scenario,
+                &exp.name,
+                key,
+                (*a, *b),
+                *judge_family,
+                j,
+                *comparisons,
+                *reruns,
+                progress,
+            )))
+        }
     }
 }

@@ -271,7 +271,8 @@ pub fn quantity_names(sweep: &Sweep, index: usize) -> Result<Vec<(String, String
             E::SeedVariance { reruns, .. }
             | E::VoteSpread { reruns, .. }
             | E::HeadToHead { reruns, .. }
-            | E::Contamination { reruns, .. } => *reruns = (*reruns).min(PROBE_DRAWS),
+            | E::Contamination { reruns, .. }
+            | E::Judge { reruns, .. } => *reruns = (*reruns).min(PROBE_DRAWS),
             E::Budget { traces, .. } => *traces = (*traces).min(PROBE_DRAWS),
             E::Cost { votes, traces, .. } => {
                 *votes = (*votes).min(PROBE_DRAWS);

@@ -50,6 +50,9 @@ pub fn experiment_figures(run: &RunOutput, result: &ExperimentResult) -> Vec<(St
         ExperimentResult::Contamination(r) => {
             vec![(r.experiment.clone(), contamination_figure(run, r))]
         }
+        ExperimentResult::Judge(r) => {
+            vec![(r.experiment.clone(), super::judge::judge_figure(run, r))]
+        }
     }
 }
 

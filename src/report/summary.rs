@@ -12,6 +12,7 @@
 //!   budgets;
 //! - cost: the Pareto frontier in order of tokens per correct answer;
 //! - contamination: the smallest fresh set per share, and its power;
+//! - judge: the true win rate of B and the rate each protocol reports;
 //! - plan: the cheapest design that meets each target.
 use serde::Serialize;
 
@@ -119,6 +120,9 @@ pub fn summary(run: &RunOutput) -> Summary {
             ExperimentResult::HeadToHead(v) => head_to_head(v, &mut rows),
             ExperimentResult::Budget(b) => budget(b, &mut rows),
             ExperimentResult::Cost(c) => cost(c, &mut rows),
+            ExperimentResult::Judge(j) => {
+                super::judge::judge_headline(j, &mut |n, u, e, s| rows.push(n, u, e, s))
+            }
             ExperimentResult::Contamination(c) => {
                 for p in &c.plan {
                     match (p.fresh, p.power) {

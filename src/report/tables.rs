@@ -73,6 +73,16 @@ pub fn experiment_tables(run: &RunOutput, result: &ExperimentResult) -> Vec<(Str
                 contamination_plan_csv(run, r),
             ),
         ],
+        ExperimentResult::Judge(r) => vec![
+            (
+                format!("{}.csv", r.experiment),
+                super::judge::judge_csv(run, r),
+            ),
+            (
+                format!("{}-distribution.csv", r.experiment),
+                super::judge::distribution_csv(run, r),
+            ),
+        ],
     }
 }
 
@@ -433,7 +443,7 @@ fn estimate_fields(e: &Estimate) -> [String; 6] {
 
 /// A row of a table made by [`header`]: scenario, seed, experiment, the `lead` fields, the
 /// estimate's six fields, then the `tail` fields.
-fn estimate_row(
+pub(super) fn estimate_row(
     run: &RunOutput,
     experiment: &str,
     lead: impl IntoIterator<Item = String>,
@@ -451,7 +461,7 @@ fn estimate_row(
     v
 }
 
-fn header(lead: &[&str], tail: &[&str]) -> Csv {
+pub(super) fn header(lead: &[&str], tail: &[&str]) -> Csv {
     let cols: Vec<&str> = ["scenario", "seed", "experiment"]
         .iter()
         .chain(lead)

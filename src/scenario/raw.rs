@@ -122,11 +122,14 @@ pub enum ExperimentKind {
     Plan,
     /// Public-minus-fresh gap of a contaminated model, and the fresh set that detects it.
     Contamination,
+    /// A pairwise judge with position, verbosity and self-preference bias: what each judging
+    /// protocol reports against the true win probability.
+    Judge,
 }
 
 impl ExperimentKind {
     /// Every kind, in the order the docs list them.
-    pub const ALL: [ExperimentKind; 9] = [
+    pub const ALL: [ExperimentKind; 10] = [
         ExperimentKind::Curves,
         ExperimentKind::AttractorSweep,
         ExperimentKind::SeedVariance,
@@ -136,6 +139,7 @@ impl ExperimentKind {
         ExperimentKind::Cost,
         ExperimentKind::Plan,
         ExperimentKind::Contamination,
+        ExperimentKind::Judge,
     ];
 
     /// The name used in scenario files.
@@ -150,6 +154,7 @@ impl ExperimentKind {
             ExperimentKind::Cost => "cost",
             ExperimentKind::Plan => "plan",
             ExperimentKind::Contamination => "contamination",
+            ExperimentKind::Judge => "judge",
         }
     }
 
@@ -179,6 +184,7 @@ impl ExperimentKind {
                 ("-heatmap", FIGURE),
             ],
             ExperimentKind::Contamination => &[("", TABLE_AND_FIGURE), ("-plan", &["csv"])],
+            ExperimentKind::Judge => &[("", TABLE_AND_FIGURE), ("-distribution", &["csv"])],
         }
     }
 
@@ -254,4 +260,18 @@ pub struct RawExperiment {
     pub grader_fpr: Option<Spanned<Vec<f64>>>,
     pub shift_sd: Option<Spanned<f64>>,
     pub target_power: Option<Spanned<f64>>,
+    /// `judge`: the model whose family the judge belongs to (a or b).
+    pub judge_family: Option<Spanned<String>>,
+    /// `judge`: mean quality difference B - A in logits.
+    pub gap: Option<Spanned<f64>>,
+    /// `judge`: SD of the quality difference over questions.
+    pub spread: Option<Spanned<f64>>,
+    /// `judge`: the judge's logit for the answer shown first.
+    pub position_bias: Option<Spanned<f64>>,
+    /// `judge`: the judge's logit per unit of log-length difference.
+    pub verbosity: Option<Spanned<f64>>,
+    /// `judge`: the judge's logit for its own family's answer.
+    pub self_preference: Option<Spanned<f64>>,
+    /// `judge`: questions compared per rerun.
+    pub comparisons: Option<Spanned<u64>>,
 }

@@ -27,6 +27,7 @@ pub const NAMED: &[(&str, &str)] = &[
         "submissions",
         include_str!("../../scenarios/submissions.toml"),
     ),
+    ("judge", include_str!("../../scenarios/judge.toml")),
 ];
 
 impl Scenario {

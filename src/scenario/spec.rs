@@ -124,7 +124,35 @@ pub enum ExperimentSpec {
         /// Simulated reruns per cell.
         reruns: u64,
     },
+    /// A pairwise judge comparing model b's answers with model a's; the answer lengths come from
+    /// the models' trace lengths.
+    Judge {
+        /// Model A.
+        a: usize,
+        /// Model B.
+        b: usize,
+        /// The model whose family the judge belongs to (a or b), if either.
+        judge_family: Option<usize>,
+        /// Mean quality difference B - A over questions (logits).
+        gap: f64,
+        /// SD of the quality difference over questions (logits).
+        spread: f64,
+        /// The judge's logit for the answer in position 1.
+        position_bias: f64,
+        /// The judge's logit per unit of log-length difference (position 1 minus 2).
+        verbosity: f64,
+        /// The judge's logit for its own family's answer.
+        self_preference: f64,
+        /// Questions per rerun N.
+        comparisons: u32,
+        /// Simulated reruns of N questions.
+        reruns: u64,
+    },
 }
+
+/// Draws per simulated question of a `judge` experiment: 3 normals (quality, two lengths) and 11
+/// uniforms or coins (every protocol's judgments and orders, the decomposition's judgments).
+pub const JUDGE_DRAWS_PER_QUESTION: u64 = 14;
 
 /// What the values of an `attractor-sweep` set on its model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -188,6 +216,7 @@ impl ExperimentSpec {
             ExperimentSpec::Cost { .. } => ExperimentKind::Cost,
             ExperimentSpec::Plan { .. } => ExperimentKind::Plan,
             ExperimentSpec::Contamination { .. } => ExperimentKind::Contamination,
+            ExperimentSpec::Judge { .. } => ExperimentKind::Judge,
         }
     }
 }
@@ -219,7 +248,9 @@ impl ExperimentSpec {
             | ExperimentSpec::VoteSpread { model, .. }
             | ExperimentSpec::Plan { model, .. }
             | ExperimentSpec::Contamination { model, .. } => vec![*model],
-            ExperimentSpec::HeadToHead { a, b, .. } => vec![*a, *b],
+            ExperimentSpec::HeadToHead { a, b, .. } | ExperimentSpec::Judge { a, b, .. } => {
+                vec![*a, *b]
+            }
         }
     }
 }
@@ -306,6 +337,17 @@ impl ExperimentSpec {
                     ticks: cells.saturating_mul(*reruns),
                 }
             }
+            // The benchmark's problems play no part: N questions per rerun.
+            ExperimentSpec::Judge {
+                comparisons,
+                reruns,
+                ..
+            } => Work {
+                draws: reruns
+                    .saturating_mul(u64::from(*comparisons))
+                    .saturating_mul(JUDGE_DRAWS_PER_QUESTION),
+                ticks: reruns.saturating_mul(u64::from(*comparisons)),
+            },
         }
     }
 }

@@ -11,6 +11,7 @@ pub mod bootstrap;
 pub mod contamination;
 pub mod counts;
 pub mod evals;
+pub mod judge;
 pub mod modes;
 pub mod outcome;
 pub mod plan;

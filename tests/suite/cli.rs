@@ -75,13 +75,14 @@ fn init_prints_a_template_that_loads_and_passes_check() {
         "budget",
         "cost",
         "plan",
+        "judge",
     ] {
         assert!(
             text.contains(&format!("kind = \"{kind}\"")),
             "no {kind} experiment"
         );
     }
-    assert_eq!(scenario.experiments.len(), 8);
+    assert_eq!(scenario.experiments.len(), 9);
     let dir = tempfile::tempdir().expect("tempdir");
     let file = write_file(dir.path(), "mine.toml", &text);
     evalsim()

@@ -11,7 +11,7 @@ use evalsim::scenario::Scenario;
 
 use super::common::{evalsim, read, succeeds};
 
-const SHIPPED: [&str; 7] = [
+const SHIPPED: [&str; 8] = [
     "note",
     "concentrated",
     "contamination",
@@ -19,6 +19,7 @@ const SHIPPED: [&str; 7] = [
     "verifier",
     "extraction",
     "submissions",
+    "judge",
 ];
 
 /// A shipped scenario with every simulation size cut to 100 (the figures are the same kind).

@@ -28,6 +28,7 @@ mod hostile_merge;
 mod hostile_readers;
 mod interrupt;
 mod interval_coverage;
+mod judge;
 mod keys_md;
 mod leaderboard_cli;
 mod leaderboard_coverage;

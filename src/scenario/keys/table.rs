@@ -3,7 +3,8 @@ use super::{block, Field, Key, Sweep, Table};
 use crate::scenario::raw::{ExperimentKind, RawExperiment};
 
 use ExperimentKind::{
-    AttractorSweep, Budget, Contamination, Cost, Curves, HeadToHead, Plan, SeedVariance, VoteSpread,
+    AttractorSweep, Budget, Contamination, Cost, Curves, HeadToHead, Judge, Plan, SeedVariance,
+    VoteSpread,
 };
 
 /// The span of experiment field `$f` when the file sets it.
@@ -289,7 +290,7 @@ pub const KEYS: &[Key] = &[
     Key {
         table: Table::Experiment,
         name: "kind",
-        valid: "\"curves\", \"attractor-sweep\", \"seed-variance\", \"vote-spread\", \"head-to-head\", \"budget\", \"cost\", \"plan\", \"contamination\"",
+        valid: "\"curves\", \"attractor-sweep\", \"seed-variance\", \"vote-spread\", \"head-to-head\", \"budget\", \"cost\", \"plan\", \"contamination\", \"judge\"",
         doc: "what the experiment computes",
         ..BASE
     },
@@ -341,11 +342,105 @@ pub const KEYS: &[Key] = &[
     },
     Key {
         table: Table::Experiment,
+        name: "a",
+        valid: "a model name",
+        doc: "model A, the baseline of the comparison",
+        kinds: &[Judge],
+        present: set!(a),
+        ..BASE
+    },
+    Key {
+        table: Table::Experiment,
         name: "b",
         valid: "a model name other than a",
         doc: "the stronger model",
         kinds: &[HeadToHead],
         present: set!(b),
+        ..BASE
+    },
+    Key {
+        table: Table::Experiment,
+        name: "b",
+        valid: "a model name other than a",
+        doc: "model B, whose win rate over A is reported (shown first by the fixed order)",
+        kinds: &[Judge],
+        present: set!(b),
+        ..BASE
+    },
+    Key {
+        table: Table::Experiment,
+        name: "gap",
+        valid: "a number of logits in [-10, 10]",
+        default: "B's shift minus A's shift",
+        doc: "mean quality difference q_B - q_A over questions",
+        sweep: Sweep::Experiment(Field::Real(|e| &mut e.gap)),
+        kinds: &[Judge],
+        present: set!(gap),
+        ..BASE
+    },
+    Key {
+        table: Table::Experiment,
+        name: "spread",
+        valid: "a number of logits in [0, 10]",
+        default: "sqrt(shift_sd_A^2 + shift_sd_B^2)",
+        doc: "SD of the quality difference over questions",
+        sweep: Sweep::Experiment(Field::Real(|e| &mut e.spread)),
+        kinds: &[Judge],
+        present: set!(spread),
+        ..BASE
+    },
+    Key {
+        table: Table::Experiment,
+        name: "position_bias",
+        valid: "a number of logits in [-10, 10]",
+        default: "0",
+        doc: "the judge's extra logit for the answer shown first",
+        sweep: Sweep::Experiment(Field::Real(|e| &mut e.position_bias)),
+        kinds: &[Judge],
+        present: set!(position_bias),
+        ..BASE
+    },
+    Key {
+        table: Table::Experiment,
+        name: "verbosity",
+        valid: "a number of logits in [-10, 10]; nonzero needs [model.tokens] in a and b",
+        default: "0",
+        doc: "the judge's logit per unit of ln(length shown first / length shown second)",
+        sweep: Sweep::Experiment(Field::Real(|e| &mut e.verbosity)),
+        kinds: &[Judge],
+        present: set!(verbosity),
+        ..BASE
+    },
+    Key {
+        table: Table::Experiment,
+        name: "self_preference",
+        valid: "a number of logits in [-10, 10]; nonzero needs judge_family",
+        default: "0",
+        doc: "the judge's extra logit for an answer of its own family",
+        sweep: Sweep::Experiment(Field::Real(|e| &mut e.self_preference)),
+        kinds: &[Judge],
+        present: set!(self_preference),
+        ..BASE
+    },
+    Key {
+        table: Table::Experiment,
+        name: "judge_family",
+        valid: "the name of model a or b",
+        default: "none (the judge belongs to neither)",
+        doc: "the model whose family the judge belongs to",
+        kinds: &[Judge],
+        present: set!(judge_family),
+        ..BASE
+    },
+    Key {
+        table: Table::Experiment,
+        name: "comparisons",
+        valid: "a whole number, 1 to 10000",
+        default: "the benchmark's problems",
+        doc: "questions N compared per rerun (each protocol's reported rate is over N)",
+        sweep: Sweep::Experiment(Field::Whole(|e| &mut e.comparisons)),
+        kinds: &[Judge],
+        present: set!(comparisons),
         ..BASE
     },
     Key {
@@ -653,6 +748,17 @@ pub const KEYS: &[Key] = &[
         doc: "simulated public and fresh sets per point",
         sweep: Sweep::Experiment(Field::Whole(|e| &mut e.reruns)),
         kinds: &[Contamination],
+        present: set!(reruns),
+        ..BASE
+    },
+    Key {
+        table: Table::Experiment,
+        name: "reruns",
+        valid: "a whole number, 1 to 100000000",
+        default: "4000",
+        doc: "simulated reruns of the N comparisons",
+        sweep: Sweep::Experiment(Field::Whole(|e| &mut e.reruns)),
+        kinds: &[Judge],
         present: set!(reruns),
         ..BASE
     },

@@ -66,8 +66,7 @@ impl Resolver<'_> {
     ) -> Res<Experiment> {
         let problems = bench.problems;
         let key = |k: &str| format!("experiment[{idx}].{k}");
-        let kinds =
-            "curves, attractor-sweep, seed-variance, vote-spread, head-to-head, budget, cost, plan, contamination";
+        let kinds = ExperimentKind::ALL.map(ExperimentKind::as_str).join(", ");
         let kind = e.kind.as_ref().ok_or_else(|| {
             self.err(
                 span.clone(),
@@ -127,6 +126,7 @@ impl Resolver<'_> {
             ExperimentKind::Cost => c.cost()?,
             ExperimentKind::Plan => c.plan_spec()?,
             ExperimentKind::Contamination => c.contamination()?,
+            ExperimentKind::Judge => c.judge()?,
         };
         self.supported(&spec, (models, bench), span.clone(), &refs, idx)?;
         // Bound the simulated draws (votes, reruns or traces times the problems they cover), which

@@ -93,6 +93,7 @@ struct Resolver<'a> {
 type Res<T> = Result<T, ScenarioError>;
 
 mod experiment;
+mod judge;
 mod model;
 mod plan;
 

@@ -40,7 +40,7 @@ use super::summary::{check_k, summarize_model, CurvePoint, SummaryOptions};
 use super::{AnalyzeError, Result};
 use crate::exact::joint_likelihood::{
     count_probabilities, count_probabilities_runs, population_maj_at_k, population_pass_at_k,
-    Count, JointData, DEFAULT_INNER_NODES, DEFAULT_OUTER_NODES,
+    Count, JointData,
 };
 pub use crate::exact::quadrature::gauss_hermite_normal;
 
@@ -51,10 +51,6 @@ pub const FALLBACK_SIGMA: f64 = 2.0;
 /// Options of [`fit_models`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FitOptions {
-    /// Gauss–Hermite nodes of the problem-effect integral.
-    pub outer_nodes: usize,
-    /// Gauss–Hermite nodes of the per-model disagreement integral.
-    pub inner_nodes: usize,
     /// k values of the scenario's `curves` experiment.
     pub curve_k: Vec<usize>,
     /// Votes per problem of the scenario's `curves` experiment.
@@ -66,8 +62,6 @@ pub struct FitOptions {
 impl Default for FitOptions {
     fn default() -> Self {
         FitOptions {
-            outer_nodes: DEFAULT_OUTER_NODES,
-            inner_nodes: DEFAULT_INNER_NODES,
             curve_k: vec![1, 2, 4, 8, 16, 32, 64],
             votes: 4000,
             seed: 1,
@@ -420,19 +414,6 @@ pub fn fit_models_observed(
             });
         }
     }
-    let max = crate::exact::quadrature::MAX_GAUSS_HERMITE_NODES;
-    for (name, v) in [
-        ("outer_nodes", options.outer_nodes),
-        ("inner_nodes", options.inner_nodes),
-    ] {
-        if !(2..=max).contains(&v) {
-            return Err(AnalyzeError::BadOption {
-                option: name.to_string(),
-                value: v.to_string(),
-                expected: format!("2 to {max}"),
-            });
-        }
-    }
     let (data, ids) = joint_data(models, source)?;
     let diagnoses: Vec<Diagnosis> = diagnose(&data);
     // Refuse every flagged parameter: hold it at its fallback.
@@ -451,8 +432,6 @@ pub fn fit_models_observed(
     let joint = super::joint_fit::fit_joint_observed(
         &data,
         &JointFitOptions {
-            outer_nodes: options.outer_nodes,
-            inner_nodes: options.inner_nodes,
             fixed: fixed.clone(),
             ..JointFitOptions::default()
         },

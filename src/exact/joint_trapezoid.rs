@@ -351,7 +351,8 @@ impl NormalRule {
     pub(crate) fn on_lattice(spread: f64, n_max: usize, delta: f64) -> Option<Self> {
         let wanted = inner_step(spread, n_max);
         let per_inner = (spread * wanted / delta).floor();
-        (per_inner >= 1.0 && per_inner < 1e9)
+        (1.0..1e9)
+            .contains(&per_inner)
             .then(|| NormalRule::new(per_inner as i64, per_inner * delta / spread))
     }
 
@@ -373,8 +374,8 @@ fn inner_step(spread: f64, n_max: usize) -> f64 {
     trapezoid_step(spread, f64::INFINITY).min(width / BOUND_DIVISOR)
 }
 
-/// [`inner_integral`] of `kernel`'s count at the logit of lattice point `at` (spread `spread`
-/// > 0) by `rule` on the lattice, walked out from the analytic guess at its mode; the nodes
+/// [`inner_integral`] of `kernel`'s count at the logit of lattice point `at`, for a positive
+/// spread `spread`, by `rule` on the lattice, walked out from the analytic guess at its mode; the nodes
 /// summed as products e^{kernel} e^{-v^2/2} of the tables. `None` when the log-integrand's peak
 /// is below [`PRODUCT_FLOOR`] or the integral is flat ([`flat_integral`]): the caller then
 /// takes [`inner_integral`].

@@ -239,8 +239,8 @@ fn match_brute_force(cases: &[JointParams], rows: &[Vec<Option<Vec<Count>>>]) {
     for p in cases {
         let p = p.clone();
         for row in rows {
-            let (got, got_g) = one_row(&row, &p);
-            let (want, wg) = brute_force(&row, &p);
+            let (got, got_g) = one_row(row, &p);
+            let (want, wg) = brute_force(row, &p);
             let dg = got_g
                 .iter()
                 .zip(&wg)

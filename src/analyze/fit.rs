@@ -1254,6 +1254,39 @@ mod tests {
         crate::scenario::Scenario::from_toml(&fit.scenario_toml, "f", "f.toml").expect("loads");
     }
 
+    /// Three models on 60 problems of 16 samples at moderate rates (sigma 1, shift_sd 0.4; few
+    /// all-or-none problems): a weak shift_sd is warned of, and the warning used to blame the
+    /// all-or-none problems ("0 of 60 problems are all right or all wrong ... so the
+    /// likelihood is flat in it") where there were almost none.
+    #[test]
+    fn a_barely_identified_shift_sd_was_blamed_on_all_or_none_problems_there_were_none_of() {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(33);
+        let mut models = vec![Vec::new(), Vec::new(), Vec::new()];
+        for _ in 0..60 {
+            let z: f64 = StandardNormal.sample(&mut rng);
+            for (m, out) in models.iter_mut().enumerate() {
+                let e: f64 = StandardNormal.sample(&mut rng);
+                let p = expit(z - 0.3 * m as f64 + 0.4 * e);
+                out.push((Binomial::new(16, p).unwrap().sample(&mut rng) as usize, 16));
+            }
+        }
+        let samples: Vec<ModelSamples> = models
+            .iter()
+            .enumerate()
+            .map(|(m, counts)| ModelSamples::from_counts(&format!("m{m}"), counts))
+            .collect();
+        let refs: Vec<&ModelSamples> = samples.iter().collect();
+        let fit = fit_models(&refs, "moderate.jsonl", &FitOptions::default()).unwrap();
+        let text = crate::report::analyze::fit_warnings(&fit);
+        println!("{text}");
+        assert!(text.contains("is barely identified"), "{text}");
+        assert!(
+            text.contains("the data constrain it only loosely"),
+            "{text}"
+        );
+        assert!(!text.contains("all right or all wrong"), "{text}");
+    }
+
     #[test]
     fn fit_on_constant_token_counts_wrote_a_token_sigma_of_0_its_scenario_refused() {
         let mut a = simulate(40, 8, 0.2, 1.5, 0.5, 21);

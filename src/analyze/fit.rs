@@ -1261,7 +1261,7 @@ mod tests {
     #[test]
     fn a_barely_identified_shift_sd_was_blamed_on_all_or_none_problems_there_were_none_of() {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(33);
-        let mut models = vec![Vec::new(), Vec::new(), Vec::new()];
+        let mut models = [Vec::new(), Vec::new(), Vec::new()];
         for _ in 0..60 {
             let z: f64 = StandardNormal.sample(&mut rng);
             for (m, out) in models.iter_mut().enumerate() {

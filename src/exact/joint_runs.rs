@@ -17,12 +17,16 @@
 //!
 //! # One lattice for every run integral
 //!
-//! For model m, h_e is chosen so that tau_m h_e = sigma h_x / L_m for a whole number L_m: then
-//! every logit a run integral is asked for, u = mu + shift_m + sigma x_k + tau_m e_j, is
-//! mu + shift_m + delta_m (L_m k + j) with delta_m = sigma h_x / L_m, a point of one lattice.
-//! So J is computed once per (model, distinct run count, lattice point) and shared by every run,
-//! entry, problem and outer node that needs it; each middle integral once per (model, distinct
-//! list of run counts, k) and shared by the problems with that list. On 2 models x 60 problems x
+//! For model m, h_e is chosen so that sigma h_x = L_m delta_m and tau_m h_e = M_m delta_m for
+//! whole numbers L_m, M_m: then every logit a run integral is asked for,
+//! u = mu + shift_m + sigma x_k + tau_m e_j, is mu + shift_m + delta_m (L_m k + M_m j), a point
+//! of one lattice. So J is computed once per (model, distinct run count, lattice point) and
+//! shared by every run, entry, problem and outer node that needs it; each middle integral once
+//! per (model, distinct list of run counts, k) and shared by the problems with that list. J's
+//! own nodes lie on the same lattice when omega_m times its step can be a whole number of
+//! lattice steps ([`lattice_integral`]: each run count's kernel once per lattice point, a node a
+//! product of two table entries), and a middle node is e^S (cached per lattice point) times the
+//! normal density, in log space only when the peak is below `PRODUCT_FLOOR`. On 2 models x 60 problems x
 //! 3 runs of 6 samples there are 7 distinct run counts per model. Every table entry is a pure
 //! function of its key and every sum is taken in grid order, so the result has the same bits
 //! for any thread count.

@@ -24,20 +24,34 @@
 //! u = a + scale v, d = pi / (2 scale) (at most `STRIP_MAX`) and
 //! h = 2 pi d / (`ALIAS_LOG` + d^2 / 2) the aliasing error is below about 1e-14 relative; a
 //! sharp peak (intermediate counts at large n) also needs h below its width, so h is at most
-//! the peak width 1 / sqrt(-g''(mode)) over `WIDTH_DIVISOR` (a normal peak's trapezoid error
-//! is then 2 e^{-2 pi^2 6.25}). Both choices are checked against a brute-force integral at the
-//! extremes by the tests.
+//! the peak width over a divisor: for `inner_integral`, which walks from the mode found by
+//! damped Newton, 1 / sqrt(-g''(mode)) over `WIDTH_DIVISOR` (a normal peak's trapezoid error is
+//! then 2 e^{-2 pi^2 6.25}); for the rules of the likelihood, which walk from an analytic
+//! guess at the mode (concavity makes a guess off the mode cost only nodes), a lower bound on
+//! the width from an upper bound on the curvature (a count's inner log-integral curves by at
+//! most min(n/4, 1/tau^2) in its logit) over `BOUND_DIVISOR`. Both choices are checked against
+//! a brute-force integral at the extremes by the tests.
 //!
 //! # Sharing across problems
 //!
 //! The inner integral F_m(c, eta) = ln E_e[Bin(c | n, expit(eta + tau_m e))] depends on the
-//! problem only through (c, n) and the outer node. The outer grid is one grid x_k = k h for
-//! every problem (h the smallest step any problem needs), so eta_{m,k} = mu + shift_m + sigma x_k
+//! problem only through (c, n) and the outer node. The outer grid is one grid x_k = k h_x for
+//! every problem (h_x the smallest step any row needs), so eta_{m,k} = mu + shift_m + sigma x_k
 //! is the same for all problems and each (model, count, k) inner integral is computed once, in
 //! a table shared by the rows. On all-or-none data of 800 problems two models have 22 distinct
-//! counts, so the cost is that of 22 one-dimensional tables, not 800 double integrals. Each
-//! table entry is a pure function of its key, so the values, and the sums taken in grid order
-//! per row, have the same bits for any thread count.
+//! counts, so the cost is that of 22 one-dimensional tables, not 800 double integrals.
+//!
+//! # One lattice per model
+//!
+//! The inner nodes e_j = j h_e are chosen so that sigma h_x = L delta and tau_m h_e = M delta
+//! for whole numbers L, M (at most `MAX_PER_OUTER` points per outer step; else each inner
+//! integral is its own walk): every logit an inner rule needs is a point base + delta i of one
+//! lattice (`LogitLattice`), so ln p and ln(1 - p) are computed once per point, each count's
+//! kernel once per (count, point) (`CountKernel`), and a node costs two table reads and a
+//! product e^{kernel} e^{-e^2/2} (`lattice_integral`; in log space, by `inner_integral`,
+//! when the log-integrand's peak is below `PRODUCT_FLOOR`). Each table entry is a pure function
+//! of its key, so the values, and the sums taken in grid order per row, have the same bits for
+//! any thread count.
 
 use std::collections::HashMap;
 use std::sync::Mutex;

@@ -40,7 +40,7 @@ use super::summary::{check_k, summarize_model, CurvePoint, SummaryOptions};
 use super::{AnalyzeError, Result};
 use crate::exact::joint_likelihood::{
     count_probabilities, count_probabilities_runs, population_maj_at_k, population_pass_at_k,
-    Count, JointData, DEFAULT_INNER_NODES, DEFAULT_OUTER_NODES,
+    Count, JointData,
 };
 pub use crate::exact::quadrature::gauss_hermite_normal;
 
@@ -51,10 +51,6 @@ pub const FALLBACK_SIGMA: f64 = 2.0;
 /// Options of [`fit_models`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FitOptions {
-    /// Gauss–Hermite nodes of the problem-effect integral.
-    pub outer_nodes: usize,
-    /// Gauss–Hermite nodes of the per-model disagreement integral.
-    pub inner_nodes: usize,
     /// k values of the scenario's `curves` experiment.
     pub curve_k: Vec<usize>,
     /// Votes per problem of the scenario's `curves` experiment.
@@ -66,8 +62,6 @@ pub struct FitOptions {
 impl Default for FitOptions {
     fn default() -> Self {
         FitOptions {
-            outer_nodes: DEFAULT_OUTER_NODES,
-            inner_nodes: DEFAULT_INNER_NODES,
             curve_k: vec![1, 2, 4, 8, 16, 32, 64],
             votes: 4000,
             seed: 1,
@@ -420,19 +414,6 @@ pub fn fit_models_observed(
             });
         }
     }
-    let max = crate::exact::quadrature::MAX_GAUSS_HERMITE_NODES;
-    for (name, v) in [
-        ("outer_nodes", options.outer_nodes),
-        ("inner_nodes", options.inner_nodes),
-    ] {
-        if !(2..=max).contains(&v) {
-            return Err(AnalyzeError::BadOption {
-                option: name.to_string(),
-                value: v.to_string(),
-                expected: format!("2 to {max}"),
-            });
-        }
-    }
     let (data, ids) = joint_data(models, source)?;
     let diagnoses: Vec<Diagnosis> = diagnose(&data);
     // Refuse every flagged parameter: hold it at its fallback.
@@ -451,8 +432,6 @@ pub fn fit_models_observed(
     let joint = super::joint_fit::fit_joint_observed(
         &data,
         &JointFitOptions {
-            outer_nodes: options.outer_nodes,
-            inner_nodes: options.inner_nodes,
             fixed: fixed.clone(),
             ..JointFitOptions::default()
         },
@@ -1273,6 +1252,39 @@ mod tests {
         assert!(!text.contains("optimiser stopped"), "{text}");
         assert!(fit.scenario_toml.contains("# WARNING: "));
         crate::scenario::Scenario::from_toml(&fit.scenario_toml, "f", "f.toml").expect("loads");
+    }
+
+    /// Three models on 60 problems of 16 samples at moderate rates (sigma 1, shift_sd 0.4; few
+    /// all-or-none problems): a weak shift_sd is warned of, and the warning used to blame the
+    /// all-or-none problems ("0 of 60 problems are all right or all wrong ... so the
+    /// likelihood is flat in it") where there were almost none.
+    #[test]
+    fn a_barely_identified_shift_sd_was_blamed_on_all_or_none_problems_there_were_none_of() {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(33);
+        let mut models = [Vec::new(), Vec::new(), Vec::new()];
+        for _ in 0..60 {
+            let z: f64 = StandardNormal.sample(&mut rng);
+            for (m, out) in models.iter_mut().enumerate() {
+                let e: f64 = StandardNormal.sample(&mut rng);
+                let p = expit(z - 0.3 * m as f64 + 0.4 * e);
+                out.push((Binomial::new(16, p).unwrap().sample(&mut rng) as usize, 16));
+            }
+        }
+        let samples: Vec<ModelSamples> = models
+            .iter()
+            .enumerate()
+            .map(|(m, counts)| ModelSamples::from_counts(&format!("m{m}"), counts))
+            .collect();
+        let refs: Vec<&ModelSamples> = samples.iter().collect();
+        let fit = fit_models(&refs, "moderate.jsonl", &FitOptions::default()).unwrap();
+        let text = crate::report::analyze::fit_warnings(&fit);
+        println!("{text}");
+        assert!(text.contains("is barely identified"), "{text}");
+        assert!(
+            text.contains("the data constrain it only loosely"),
+            "{text}"
+        );
+        assert!(!text.contains("all right or all wrong"), "{text}");
     }
 
     #[test]

@@ -127,10 +127,18 @@ pub(crate) fn fit_warnings(result: &FitResult, joint: &JointFit, data: &JointDat
             continue;
         }
         let end = |v: Option<f64>, open: &str| v.map_or(open.to_string(), |v| format!("{v:.3}"));
+        // the reason: all-or-none problems only where they are most of the data
+        let why = if mostly {
+            format!(
+                "{all_or_none} of {} problems are all right or all wrong for every model, so the likelihood is flat in it",
+                data.problems()
+            )
+        } else {
+            "the data constrain it only loosely (more problems, or more samples per problem, would narrow it)".to_string()
+        };
         out.push(format!(
-            "{} is barely identified: {all_or_none} of {} problems are all right or all wrong for every model, so the likelihood is flat in it: estimate {:.3}, 95% {} interval {} to {} logits. The scenario takes {key} = {:.4} as if it were known, and so does its plan: the problems and samples the plan finds for a gap change with {key}, so run the plan again with {key} at the interval's ends before relying on it",
+            "{} is barely identified: {why}: estimate {:.3}, 95% {} interval {} to {} logits. The scenario takes {key} = {:.4} as if it were known, and so does its plan: the problems and samples the plan finds for a gap change with {key}, so run the plan again with {key} at the interval's ends before relying on it",
             q.label,
-            data.problems(),
             q.value,
             q.interval.map_or("profile", |k| match k {
                 super::joint_fit::IntervalKind::Wald => "Wald",

@@ -7,8 +7,7 @@
 //! finished starts; before the first finishes, the larger of its evaluations so far and
 //! [`PRIOR_START`]); one start's worth for the polish and the information; and the profile
 //! intervals times the evaluations an interval takes (the mean of the finished ones; before the
-//! first, [`PROFILE_PER_START`] starts' worth, [`PROFILE_PER_START_BFGS`] for a fit by BFGS, and at
-//! least [`PROFILE_PRIOR`]). Before the fit knows how many parameters need
+//! first, [`PROFILE_PER_START`] starts' worth, and at least [`PROFILE_PRIOR`]). Before the fit knows how many parameters need
 //! a profile interval it assumes every spread parameter but one (`guess`).
 
 /// What a fit tells its observer.
@@ -23,9 +22,6 @@ pub enum FitEvent {
         starts: usize,
         /// Free spread parameters.
         spreads: usize,
-        /// Whether the fit takes Newton steps (every `fit_joint` does, with or without runs)
-        /// rather than BFGS.
-        newton: bool,
     },
     /// One start has converged.
     StartDone,
@@ -42,15 +38,11 @@ pub const PRIOR_START: f64 = 6.0;
 pub const AFTER_STARTS: f64 = 4.0;
 
 /// Fewest evaluations assumed for a profile interval before one has finished.
-pub const PROFILE_PRIOR: f64 = 60.0;
+pub const PROFILE_PRIOR: f64 = 30.0;
 
 /// Evaluations of a profile interval, in starts, before one has finished (Newton's starts and
 /// profile points).
 pub const PROFILE_PER_START: f64 = 2.0;
-
-/// [`PROFILE_PER_START`] for a fit by BFGS, whose profile points take more
-/// evaluations against its starts.
-pub const PROFILE_PER_START_BFGS: f64 = 4.0;
 
 /// Work done and predicted total of a fit, in evaluations (see the module docs). Shared by
 /// reference across threads (the fit runs on a worker pool).
@@ -71,8 +63,6 @@ struct State {
     at_profile_done: usize,
     /// Profile intervals assumed before the fit says how many.
     guess: usize,
-    /// Evaluations of a profile interval, in starts, before one has finished.
-    profile_per_start: f64,
 }
 
 impl FitEta {
@@ -90,18 +80,9 @@ impl FitEta {
         let n = s.evaluations;
         match e {
             FitEvent::Evaluation => s.evaluations = n + 1,
-            FitEvent::Starts {
-                starts,
-                spreads,
-                newton,
-            } => {
+            FitEvent::Starts { starts, spreads } => {
                 s.starts = starts.max(1);
                 s.guess = spreads.saturating_sub(1);
-                s.profile_per_start = if newton {
-                    PROFILE_PER_START
-                } else {
-                    PROFILE_PER_START_BFGS
-                };
             }
             FitEvent::StartDone => {
                 s.starts_done += 1;
@@ -142,13 +123,13 @@ impl State {
             } else {
                 n
             };
-            let guess = self.guess as f64 * (self.profile_per_start * per_start).max(PROFILE_PRIOR);
+            let guess = self.guess as f64 * (PROFILE_PER_START * per_start).max(PROFILE_PRIOR);
             return (in_starts + AFTER_STARTS + guess).max(n);
         };
         let per_profile = if self.profiles_done > 0 {
             (self.at_profile_done - self.at_profiles) as f64 / self.profiles_done as f64
         } else {
-            (self.profile_per_start * per_start).max(PROFILE_PRIOR)
+            (PROFILE_PER_START * per_start).max(PROFILE_PRIOR)
         };
         let current = n - self.at_profile_done as f64;
         let left = profiles.saturating_sub(self.profiles_done) as f64;

@@ -67,7 +67,7 @@ mod runs_tests;
 use super::fit_progress::FitEvent;
 use crate::exact::joint_likelihood::{
     log_likelihood, log_likelihood_with_gradient, log_likelihood_with_hessian, JointData,
-    JointGradient, JointParams, JointQuadrature, DEFAULT_INNER_NODES, DEFAULT_OUTER_NODES,
+    JointGradient, JointParams,
 };
 use profile::profile_interval;
 
@@ -115,11 +115,6 @@ impl Default for Prior {
 /// Options of [`fit_joint`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct JointFitOptions {
-    /// Gauss–Hermite nodes of the problem-effect integral (per-run data; pooled counts use
-    /// the trapezoid rules of `exact::joint_trapezoid`).
-    pub outer_nodes: usize,
-    /// Gauss–Hermite nodes of the per-model disagreement integral.
-    pub inner_nodes: usize,
     /// When to use the prior.
     pub prior_mode: PriorMode,
     /// The prior.
@@ -132,8 +127,6 @@ pub struct JointFitOptions {
 impl Default for JointFitOptions {
     fn default() -> Self {
         JointFitOptions {
-            outer_nodes: DEFAULT_OUTER_NODES,
-            inner_nodes: DEFAULT_INNER_NODES,
             prior_mode: PriorMode::Auto,
             prior: Prior::default(),
             fixed: Vec::new(),
@@ -606,7 +599,6 @@ fn moment_spreads(data: &JointData) -> (f64, Vec<f64>) {
 /// The free parameters and the objective (negative penalised log-likelihood).
 struct Problem<'a> {
     data: &'a JointData,
-    quad: JointQuadrature,
     prior: Option<Prior>,
     layout: Vec<Parameter>,
     /// Parameters held fixed (not in `layout`).
@@ -681,8 +673,7 @@ impl Problem<'_> {
     /// -(ln L + ln prior) at natural parameters.
     fn objective(&self, natural: &[f64]) -> f64 {
         self.counted();
-        let v = -(log_likelihood(self.data, &self.params(natural), &self.quad)
-            + self.log_prior(natural));
+        let v = -(log_likelihood(self.data, &self.params(natural)) + self.log_prior(natural));
         if v.is_nan() {
             f64::INFINITY
         } else {
@@ -715,7 +706,7 @@ impl Problem<'_> {
     /// [`Problem::objective`] and its gradient in the natural parameters.
     fn objective_grad(&self, natural: &[f64]) -> (f64, Vec<f64>) {
         self.counted();
-        let (ll, g) = log_likelihood_with_gradient(self.data, &self.params(natural), &self.quad);
+        let (ll, g) = log_likelihood_with_gradient(self.data, &self.params(natural));
         let v = -(ll + self.log_prior(natural));
         let grad = self.objective_gradient(natural, &g);
         if v.is_nan() || grad.iter().any(|x| !x.is_finite()) {
@@ -737,7 +728,7 @@ impl Problem<'_> {
     /// non-finite value.
     fn objective_newton(&self, natural: &[f64]) -> Option<(f64, Vec<f64>, Vec<Vec<f64>>)> {
         self.counted();
-        let (ll, g, h) = log_likelihood_with_hessian(self.data, &self.params(natural), &self.quad)?;
+        let (ll, g, h) = log_likelihood_with_hessian(self.data, &self.params(natural))?;
         let m = self.data.models();
         let index = |par: &Parameter| match *par {
             Parameter::Mu => Some(0),
@@ -999,7 +990,6 @@ pub fn fit_joint_observed(
     layout.retain(|p| !is_fixed(*p));
     let problem = Problem {
         data,
-        quad: JointQuadrature::new(options.outer_nodes, options.inner_nodes),
         prior: regularised.then_some(options.prior),
         layout,
         fixed: options.fixed.clone(),
@@ -1065,7 +1055,6 @@ pub fn fit_joint_observed(
         spreads: (0..problem.layout.len())
             .filter(|&i| problem.is_spread(i))
             .count(),
-        newton: true,
     });
     for s in &starts[..used] {
         // Newton with the analytic Hessian where it applies (pooled counts, spreads inside),
@@ -1154,6 +1143,14 @@ pub fn fit_joint_observed(
         })
         .collect();
     progress(FitEvent::Profiles(wald.iter().filter(|w| !**w).count()));
+    // how the other parameters move with parameter i along its profile, to first order:
+    // Cov[., i] / Var[i] (the profile points' warm starts; none without a covariance)
+    let slope = |i: usize| -> Vec<f64> {
+        covariance.as_ref().filter(|c| c[i][i] > 0.0).map_or_else(
+            || vec![0.0; natural.len()],
+            |c| c.iter().map(|row| row[i] / c[i][i]).collect(),
+        )
+    };
     let estimates: Vec<Estimate> = (0..natural.len())
         .map(|i| {
             let (value, se, wald_ok) = (natural[i], ses[i], wald[i]);
@@ -1166,7 +1163,7 @@ pub fn fit_joint_observed(
                 )
             } else {
                 let (lo, hi, capped) =
-                    profile_interval(&problem, &best, &natural, i, opt_value, se);
+                    profile_interval(&problem, &best, &natural, i, opt_value, se, &slope(i));
                 progress(FitEvent::ProfileDone);
                 let kind = if capped {
                     IntervalKind::ProfileCapped
@@ -1187,7 +1184,7 @@ pub fn fit_joint_observed(
         })
         .collect();
     let params = problem.params(&natural);
-    let log_likelihood = log_likelihood(data, &params, &problem.quad);
+    let log_likelihood = log_likelihood(data, &params);
     JointFit {
         models,
         problems: data.problems(),
@@ -1311,7 +1308,6 @@ mod tests {
     #[ignore]
     fn joint_fit_speed_3x500x64() {
         let data = simulate(5, 500, 64, 0.2, 1.5, &[0.0, -0.4, 0.3], &[0.5, 0.8, 0.6]);
-        let quad = JointQuadrature::default();
         let p = JointParams {
             mu: 0.2,
             sigma: 1.5,
@@ -1322,17 +1318,17 @@ mod tests {
         let t = std::time::Instant::now();
         let reps = 20;
         for _ in 0..reps {
-            std::hint::black_box(log_likelihood(&data, &p, &quad));
+            std::hint::black_box(log_likelihood(&data, &p));
         }
         let per_eval = t.elapsed().as_secs_f64() / reps as f64;
         let t = std::time::Instant::now();
         for _ in 0..reps {
-            std::hint::black_box(log_likelihood_with_gradient(&data, &p, &quad));
+            std::hint::black_box(log_likelihood_with_gradient(&data, &p));
         }
         let per_grad = t.elapsed().as_secs_f64() / reps as f64;
         let t = std::time::Instant::now();
         for _ in 0..reps {
-            std::hint::black_box(log_likelihood_with_hessian(&data, &p, &quad));
+            std::hint::black_box(log_likelihood_with_hessian(&data, &p));
         }
         let per_hess = t.elapsed().as_secs_f64() / reps as f64;
         println!(
@@ -1371,7 +1367,6 @@ mod tests {
     /// to 1.7 on such data. Prints each fit's time (not asserted: measured with farm-bench).
     #[test]
     fn fit_of_all_or_none_code_benchmarks_stopped_with_a_gradient_near_one() {
-        let quad = JointQuadrature::default();
         for (seed, problems, sigma, shift, tau) in [
             (36u64, 800usize, 12.0, vec![0.0, 0.8], vec![4.0, 2.5]),
             (37, 400, 10.0, vec![0.0, -1.5, -4.0], vec![6.0, 3.0, 2.0]),
@@ -1402,11 +1397,11 @@ mod tests {
                 omega: Vec::new(),
             };
             let clock = std::time::Instant::now();
-            let _ = log_likelihood(&data, &at, &quad);
+            let _ = log_likelihood(&data, &at);
             let value = clock.elapsed().as_secs_f64();
-            let _ = log_likelihood_with_gradient(&data, &at, &quad);
+            let _ = log_likelihood_with_gradient(&data, &at);
             let gradient = clock.elapsed().as_secs_f64() - value;
-            let _ = log_likelihood_with_hessian(&data, &at, &quad);
+            let _ = log_likelihood_with_hessian(&data, &at);
             let hessian = clock.elapsed().as_secs_f64() - value - gradient;
             println!("one evaluation: value {value:.3} s, gradient {gradient:.3} s, Hessian {hessian:.3} s");
             assert!(!fit.regularised, "{:?}", fit.diagnoses);
@@ -1422,7 +1417,7 @@ mod tests {
                 omega: Vec::new(),
             };
             let f = |x: &[f64]| -> (f64, Vec<f64>) {
-                let (v, g) = log_likelihood_with_gradient(&data, &unpack(x), &quad);
+                let (v, g) = log_likelihood_with_gradient(&data, &unpack(x));
                 let mut d = vec![-g.mu, -g.sigma * x[1].signum()];
                 d.extend(g.shift[1..].iter().map(|v| -v));
                 d.extend(g.tau.iter().zip(&x[1 + m..]).map(|(v, t)| -v * t.signum()));
@@ -1476,7 +1471,6 @@ mod tests {
         assert!(fit.diagnoses.is_empty() && !fit.regularised);
         let problem = Problem {
             data: &data,
-            quad: JointQuadrature::default(),
             prior: None,
             layout: fit.estimates.iter().map(|e| e.parameter).collect(),
             fixed: Vec::new(),
@@ -1509,7 +1503,6 @@ mod tests {
         let data = simulate(11, 100, 16, 0.3, 1.2, &[0.0, -0.5, 0.4], &[0.6, 0.9, 0.4]);
         let problem = Problem {
             data: &data,
-            quad: JointQuadrature::default(),
             prior: None,
             layout: vec![
                 Parameter::Mu,

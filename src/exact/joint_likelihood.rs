@@ -28,23 +28,13 @@
 //! each model's variance, so every tau_m, tau_0 included, is identified (given n >= 2 samples per
 //! problem and enough problems; see the fit's diagnostics). The functions here take whatever
 //! taus they are given; fixing tau_0 is the fit's choice.
-//!
-//! # The quadrature argument
-//!
-//! [`JointQuadrature`] (Gauss–Hermite rules of [`DEFAULT_OUTER_NODES`] and
-//! [`DEFAULT_INNER_NODES`] nodes) is still taken by the public functions for their callers, but
-//! no path uses it: every rule is a trapezoid placed by the integrand.
 
 use rayon::prelude::*;
 
+use crate::exact::joint_moments::RowTerms;
 use crate::exact::joint_runs::{runs_log_likelihood, RunIndex};
 use crate::exact::joint_trapezoid::{inner_integral, rows_log_likelihood};
 use crate::exact::quadrature::gauss_hermite_normal;
-
-/// Default outer (problem effect) Gauss–Hermite nodes; see the module doc.
-pub const DEFAULT_OUTER_NODES: usize = 32;
-/// Default inner (per-model disagreement) Gauss–Hermite nodes; see the module doc.
-pub const DEFAULT_INNER_NODES: usize = 24;
 
 /// Correct answers of one model on one problem.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -307,35 +297,6 @@ pub struct JointParams {
     pub omega: Vec<f64>,
 }
 
-/// Gauss–Hermite rules of the two integrals, with log weights.
-#[derive(Debug, Clone, PartialEq)]
-pub struct JointQuadrature {
-    outer: Vec<(f64, f64)>,
-    inner: Vec<(f64, f64)>,
-}
-
-impl Default for JointQuadrature {
-    fn default() -> Self {
-        JointQuadrature::new(DEFAULT_OUTER_NODES, DEFAULT_INNER_NODES)
-    }
-}
-
-impl JointQuadrature {
-    /// Rules with `outer` nodes for z and `inner` nodes for e (each at least 1).
-    pub fn new(outer: usize, inner: usize) -> Self {
-        let log_rule = |m: usize| -> Vec<(f64, f64)> {
-            gauss_hermite_normal(m.max(1))
-                .into_iter()
-                .map(|(x, w)| (x, w.ln()))
-                .collect()
-        };
-        JointQuadrature {
-            outer: log_rule(outer),
-            inner: log_rule(inner),
-        }
-    }
-}
-
 /// ln C(n, c), exact summation of logs for small n, statrs' ln Gamma otherwise.
 pub fn ln_binomial(n: usize, c: usize) -> f64 {
     let c = c.min(n - c);
@@ -469,13 +430,10 @@ pub(crate) fn newton_centre(
 ///
 /// `params.shift` and `params.tau` must have one entry per model.
 /// Cost: O(R M (J + 40) K) for R distinct rows (module doc).
-pub fn log_likelihood(data: &JointData, params: &JointParams, _quad: &JointQuadrature) -> f64 {
+pub fn log_likelihood(data: &JointData, params: &JointParams) -> f64 {
     check_params(data, params);
     totals(data, params, Order::Value).0
 }
-
-/// One row's ln L_i, gradient and Hessian (row-major).
-type RowTerms = (f64, Vec<f64>, Vec<f64>);
 
 /// ln L, and with `order` its gradient and Hessian (row-major), each the rows' terms times
 /// their multiplicities summed in row order (the same bits for any thread count). Layout mu,
@@ -551,7 +509,6 @@ pub struct JointGradient {
 pub fn log_likelihood_with_gradient(
     data: &JointData,
     params: &JointParams,
-    _quad: &JointQuadrature,
 ) -> (f64, JointGradient) {
     check_params(data, params);
     let (value, gradient, _) = totals(data, params, Order::Gradient);
@@ -572,7 +529,6 @@ pub fn log_likelihood_with_gradient(
 pub fn log_likelihood_with_hessian(
     data: &JointData,
     params: &JointParams,
-    _quad: &JointQuadrature,
 ) -> Option<(f64, JointGradient, Vec<Vec<f64>>)> {
     check_params(data, params);
     let (value, gradient, hessian) = totals(data, params, Order::Hessian);
@@ -585,11 +541,7 @@ pub fn log_likelihood_with_hessian(
 }
 
 /// ln L_i of every problem, in the order of the rows.
-pub fn problem_log_likelihoods(
-    data: &JointData,
-    params: &JointParams,
-    _quad: &JointQuadrature,
-) -> Vec<f64> {
+pub fn problem_log_likelihoods(data: &JointData, params: &JointParams) -> Vec<f64> {
     check_params(data, params);
     if let Some(index) = &data.run_index {
         let terms = runs_log_likelihood(index, params, Order::Value);
@@ -642,7 +594,7 @@ pub fn count_probabilities(location: f64, spread: f64, n: usize) -> Vec<f64> {
         tau: vec![0.0],
         omega: Vec::new(),
     };
-    problem_log_likelihoods(&data, &p, default_quadrature())
+    problem_log_likelihoods(&data, &p)
         .into_iter()
         .map(f64::exp)
         .collect()
@@ -712,12 +664,6 @@ pub fn count_probabilities_runs(
         }
     }
     out
-}
-
-/// The default rules, built once (the figures ask for them per count and per k).
-fn default_quadrature() -> &'static JointQuadrature {
-    static RULES: std::sync::OnceLock<JointQuadrature> = std::sync::OnceLock::new();
-    RULES.get_or_init(JointQuadrature::default)
 }
 
 /// The 96-node rule of the population averages, built once.
@@ -819,9 +765,8 @@ mod tests {
     #[test]
     fn gradient_matches_finite_differences() {
         let (rows, p) = small_case();
-        let quad = JointQuadrature::default();
         let data = JointData::new(3, rows).unwrap();
-        let (_, g) = log_likelihood_with_gradient(&data, &p, &quad);
+        let (_, g) = log_likelihood_with_gradient(&data, &p);
         let analytic: Vec<f64> = [g.mu, g.sigma]
             .into_iter()
             .chain(g.shift.iter().copied())
@@ -835,7 +780,7 @@ mod tests {
                 k if k < 5 => q.shift[k - 2] += d,
                 k => q.tau[k - 5] += d,
             }
-            log_likelihood(&data, &q, &quad)
+            log_likelihood(&data, &q)
         };
         let h = 1e-5;
         for (k, &a) in analytic.iter().enumerate() {
@@ -849,10 +794,9 @@ mod tests {
     #[allow(clippy::needless_range_loop)]
     fn hessian_matches_differences_of_the_gradient() {
         let (rows, p) = small_case();
-        let quad = JointQuadrature::default();
         let data = JointData::new(3, rows).unwrap();
-        let (v, g, h) = log_likelihood_with_hessian(&data, &p, &quad).unwrap();
-        let (v1, g1) = log_likelihood_with_gradient(&data, &p, &quad);
+        let (v, g, h) = log_likelihood_with_hessian(&data, &p).unwrap();
+        let (v1, g1) = log_likelihood_with_gradient(&data, &p);
         assert_eq!(v.to_bits(), v1.to_bits());
         assert_eq!(g, g1);
         let flat = |g: &JointGradient| -> Vec<f64> {
@@ -870,7 +814,7 @@ mod tests {
                 k if k < 5 => q.shift[k - 2] += d,
                 k => q.tau[k - 5] += d,
             }
-            flat(&log_likelihood_with_gradient(&data, &q, &quad).1)
+            flat(&log_likelihood_with_gradient(&data, &q).1)
         };
         // tau[1] = 0: the differences straddle the tau = 0 branch, which the analytic value
         // at 0 must continue
@@ -918,15 +862,14 @@ mod tests {
         ];
         let data = JointData::new(3, rows.clone()).unwrap();
         let p = params(0.4, 1.3, &[0.0, -0.5, 0.9], &[0.7, 0.0, 1.6]);
-        let quad = JointQuadrature::default();
-        let per_problem = problem_log_likelihoods(&data, &p, &quad);
+        let per_problem = problem_log_likelihoods(&data, &p);
         let mut total = 0.0;
         for (row, &got) in rows.iter().zip(&per_problem) {
             let want = brute_force(row, &p, 12.0, 1200);
             assert!((got - want).abs() < 1e-6 * want.abs(), "{got} vs {want}");
             total += want;
         }
-        let got = log_likelihood(&data, &p, &quad);
+        let got = log_likelihood(&data, &p);
         assert!((got - total).abs() < 1e-6 * total.abs());
     }
 
@@ -934,7 +877,6 @@ mod tests {
     fn likelihood_of_one_problem_sums_to_one_over_counts() {
         // sum_c L(c | n) = 1 for one model and one problem: a check independent of the brute force.
         let p = params(-0.8, 2.0, &[0.0, 0.3], &[0.5, 1.1]);
-        let quad = JointQuadrature::default();
         for model in 0..2 {
             let total: f64 = (0..=6)
                 .map(|k| {
@@ -946,7 +888,7 @@ mod tests {
                     row2[other] = c(1, 1);
                     let d1 = JointData::new(2, vec![row]).unwrap();
                     let d2 = JointData::new(2, vec![row2]).unwrap();
-                    log_likelihood(&d1, &p, &quad).exp() + log_likelihood(&d2, &p, &quad).exp()
+                    log_likelihood(&d1, &p).exp() + log_likelihood(&d2, &p).exp()
                 })
                 .sum();
             assert!((total - 1.0).abs() < 1e-6, "{total}");
@@ -964,14 +906,10 @@ mod tests {
         )
         .unwrap();
         let p = params(0.0, 3.0, &[0.0, -1.0], &[0.5, 0.5]);
-        let ll = log_likelihood(&data, &p, &JointQuadrature::default());
+        let ll = log_likelihood(&data, &p);
         assert!(ll.is_finite() && ll < 0.0, "{ll}");
         let rows = data.rows().to_vec();
-        for (row, got) in rows.iter().zip(problem_log_likelihoods(
-            &data,
-            &p,
-            &JointQuadrature::default(),
-        )) {
+        for (row, got) in rows.iter().zip(problem_log_likelihoods(&data, &p)) {
             let want = brute_force(row, &p, 12.0, 2400);
             assert!((got - want).abs() < 1e-6 * want.abs(), "{got} vs {want}");
         }
@@ -1038,8 +976,7 @@ mod tests {
         assert_eq!(data.rows()[0][0], Some(c(3, 6)));
         let mut p = params(0.2, 1.3, &[0.0, -0.4], &[0.0, 0.7]);
         p.omega = vec![0.8, 1.1];
-        let quad = JointQuadrature::default();
-        let got = problem_log_likelihoods(&data, &p, &quad);
+        let got = problem_log_likelihoods(&data, &p);
         for (i, row) in rows.iter().enumerate() {
             let want = brute_force_runs(row, &p);
             println!(
@@ -1052,19 +989,18 @@ mod tests {
                 got[i]
             );
         }
-        let total = log_likelihood(&data, &p, &quad);
-        let (with_grad, _) = log_likelihood_with_gradient(&data, &p, &quad);
+        let total = log_likelihood(&data, &p);
+        let (with_grad, _) = log_likelihood_with_gradient(&data, &p);
         assert_eq!(total.to_bits(), with_grad.to_bits());
         assert!((total - got.iter().sum::<f64>()).abs() < 1e-12 * total.abs());
         // omega = 0, tau = 0: one problem's runs are independent binomials at one rate
         let single = JointData::with_runs(1, vec![vec![Some(vec![c(1, 3), c(2, 3)])]]).unwrap();
         let mut p0 = params(0.2, 1.3, &[0.0], &[0.0]);
         p0.omega = vec![0.0];
-        let got0 = log_likelihood(&single, &p0, &quad);
+        let got0 = log_likelihood(&single, &p0);
         let plain = log_likelihood(
             &JointData::new(1, vec![vec![Some(c(3, 6))]]).unwrap(),
             &params(0.2, 1.3, &[0.0], &[0.0]),
-            &quad,
         );
         let correction = 2.0 * ln_binomial(3, 1) - ln_binomial(6, 3);
         assert!(
@@ -1085,14 +1021,13 @@ mod tests {
         let data = JointData::with_runs(2, rows).unwrap();
         let mut p = params(0.3, 1.1, &[0.0, 0.4], &[0.5, 0.9]);
         p.omega = vec![0.7, 1.2];
-        let quad = JointQuadrature::default();
-        let (_, g) = log_likelihood_with_gradient(&data, &p, &quad);
+        let (_, g) = log_likelihood_with_gradient(&data, &p);
         let h = 1e-5;
         let central = |get: &dyn Fn(&mut JointParams) -> &mut f64| {
             let (mut up, mut down) = (p.clone(), p.clone());
             *get(&mut up) += h;
             *get(&mut down) -= h;
-            (log_likelihood(&data, &up, &quad) - log_likelihood(&data, &down, &quad)) / (2.0 * h)
+            (log_likelihood(&data, &up) - log_likelihood(&data, &down)) / (2.0 * h)
         };
         let pairs: Vec<(&str, f64, f64)> = vec![
             ("mu", g.mu, central(&|q| &mut q.mu)),

@@ -17,12 +17,16 @@
 //!
 //! # One lattice for every run integral
 //!
-//! For model m, h_e is chosen so that tau_m h_e = sigma h_x / L_m for a whole number L_m: then
-//! every logit a run integral is asked for, u = mu + shift_m + sigma x_k + tau_m e_j, is
-//! mu + shift_m + delta_m (L_m k + j) with delta_m = sigma h_x / L_m, a point of one lattice.
-//! So J is computed once per (model, distinct run count, lattice point) and shared by every run,
-//! entry, problem and outer node that needs it; each middle integral once per (model, distinct
-//! list of run counts, k) and shared by the problems with that list. On 2 models x 60 problems x
+//! For model m, h_e is chosen so that sigma h_x = L_m delta_m and tau_m h_e = M_m delta_m for
+//! whole numbers L_m, M_m: then every logit a run integral is asked for,
+//! u = mu + shift_m + sigma x_k + tau_m e_j, is mu + shift_m + delta_m (L_m k + M_m j), a point
+//! of one lattice. So J is computed once per (model, distinct run count, lattice point) and
+//! shared by every run, entry, problem and outer node that needs it; each middle integral once
+//! per (model, distinct list of run counts, k) and shared by the problems with that list. J's
+//! own nodes lie on the same lattice when omega_m times its step can be a whole number of
+//! lattice steps ([`lattice_integral`]: each run count's kernel once per lattice point, a node a
+//! product of two table entries), and a middle node is e^S (cached per lattice point) times the
+//! normal density, in log space only when the peak is below `PRODUCT_FLOOR`. On 2 models x 60 problems x
 //! 3 runs of 6 samples there are 7 distinct run counts per model. Every table entry is a pure
 //! function of its key and every sum is taken in grid order, so the result has the same bits
 //! for any thread count.
@@ -52,12 +56,16 @@
 //! the outer rule combines them as the pooled path combines its inner integrals.
 
 use std::collections::HashMap;
-use std::sync::{Mutex, OnceLock};
+use std::sync::Mutex;
 
 use rayon::prelude::*;
 
 use super::joint_likelihood::{ln_binomial, logit_approx, Count, Inner, JointParams, Order};
-use super::joint_trapezoid::{inner_integral, trapezoid_step, DROP, LN_NORMAL, MAX_NODES};
+use super::joint_moments::{at_absolute_spreads, LazyTable, NodeMoments, RowTerms};
+use super::joint_trapezoid::{
+    inner_integral, lattice_integral, trapezoid_step, CountKernel, LogitLattice, NormalRule, DROP,
+    LN_NORMAL, MAX_NODES, PRODUCT_FLOOR,
+};
 
 /// The run counts of per-run data, indexed for the likelihood: per model the distinct run
 /// counts, the distinct lists of run counts of an entry, and the distinct rows.
@@ -167,19 +175,27 @@ struct Middle {
 /// Most lattice points per side held in a dense table; points beyond go to a map.
 const DENSE_REACH: i64 = 1 << 14;
 
-/// A model's lattice: u = base + delta (L k + j), with `per_outer` = L and the middle step
-/// `h_e`; points with |L k + j| < `reach` are held in dense tables.
+/// A model's lattice: u = base + delta (L k + M j), with `per_outer` = L, `per_inner` = M and
+/// the middle step `h_e`; points with |L k + M j| < `reach` are held in tables.
 struct Lattice {
     base: f64,
     delta: f64,
     per_outer: i64,
+    per_inner: i64,
     h_e: f64,
     reach: i64,
+    /// The points' logits, with ln p, ln(1 - p) and p.
+    logits: LogitLattice,
+    /// The rule of the run integrals in eta on the lattice (`None`: omega = 0, or a step below
+    /// one lattice step, when each run integral is its own walk).
+    run_rule: Option<NormalRule>,
+    /// The middle rule's e^{-e_j^2/2}.
+    middle_rule: NormalRule,
 }
 
 /// Lattice points per side kept dense: those of |x| and |e| up to 14 (where the normal
 /// density is below e^-98), at most [`DENSE_REACH`].
-fn dense_reach(per_outer: i64, h_x: f64, h_e: f64) -> i64 {
+fn dense_reach(per_outer: i64, h_x: f64, per_inner: i64, h_e: f64) -> i64 {
     let steps = |h: f64| {
         if h > 0.0 {
             (14.0 / h).ceil().min(1e9) as i64
@@ -189,13 +205,15 @@ fn dense_reach(per_outer: i64, h_x: f64, h_e: f64) -> i64 {
     };
     per_outer
         .saturating_mul(steps(h_x))
-        .saturating_add(steps(h_e))
+        .saturating_add(per_inner.saturating_mul(steps(h_e)))
         .clamp(1, DENSE_REACH)
 }
 
 /// The run integrals of one (model, run count), by lattice point: dense near the centre.
 struct RunTable {
-    dense: Vec<OnceLock<Inner>>,
+    /// The run count's kernel on the lattice (with a `run_rule`).
+    kernel: Option<CountKernel>,
+    dense: LazyTable<Inner>,
     far: Mutex<HashMap<i64, Inner>>,
 }
 
@@ -207,11 +225,11 @@ struct Tables<'a> {
     h_x: f64,
     lattices: Vec<Lattice>,
     runs: Vec<Vec<RunTable>>,
-    /// S of each (model, entry) by lattice point, dense within the lattice's reach.
-    sums: Vec<Vec<Vec<OnceLock<[f64; 6]>>>>,
+    /// S of each (model, entry) by lattice point (value, A, C, S_uu, S_uw, S_ww, e^S), dense
+    /// within the lattice's reach.
+    sums: Vec<Vec<LazyTable<[f64; 7]>>>,
     /// Each (model, entry)'s middle integral by outer index k, dense for |k| < `outer_reach`.
-    middles: Vec<Vec<Vec<OnceLock<Middle>>>>,
-    outer_reach: i64,
+    middles: Vec<Vec<LazyTable<Middle>>>,
 }
 
 impl Tables<'_> {
@@ -221,21 +239,23 @@ impl Tables<'_> {
 
     /// J of model m's run count `c` at lattice point `i`.
     fn run(&self, m: usize, c: usize, i: i64) -> Inner {
+        let table = &self.runs[m][c];
         let compute = || {
             let (count, ln_choose) = self.index.counts[m][c];
             let l = &self.lattices[m];
-            inner_integral(
-                count,
-                ln_choose,
-                l.base + l.delta * i as f64,
-                self.omega(m),
-                self.order,
-            )
+            let omega = self.omega(m);
+            let on_lattice = match (&l.run_rule, &table.kernel) {
+                (Some(rule), Some(kernel)) => {
+                    lattice_integral(kernel, ln_choose, &l.logits, rule, i, omega, self.order)
+                }
+                _ => None,
+            };
+            on_lattice.unwrap_or_else(|| {
+                inner_integral(count, ln_choose, l.logits.logit(i), omega, self.order)
+            })
         };
-        let table = &self.runs[m][c];
-        let reach = self.lattices[m].reach;
-        if i.abs() < reach {
-            return *table.dense[(i + reach) as usize].get_or_init(compute);
+        if table.dense.holds(i) {
+            return table.dense.get(i, compute);
         }
         if let Some(v) = table.far.lock().ok().and_then(|t| t.get(&i).copied()) {
             return v;
@@ -248,17 +268,12 @@ impl Tables<'_> {
     }
 
     /// S(u) of entry `e` of model m at lattice point `i`: value, A, C, S_uu, S_uw, S_ww.
-    fn entry_sum(&self, m: usize, e: usize, i: i64) -> [f64; 6] {
-        let reach = self.lattices[m].reach;
-        if i.abs() < reach {
-            return *self.sums[m][e][(i + reach) as usize]
-                .get_or_init(|| self.compute_entry_sum(m, e, i));
-        }
-        self.compute_entry_sum(m, e, i)
+    fn entry_sum(&self, m: usize, e: usize, i: i64) -> [f64; 7] {
+        self.sums[m][e].get(i, || self.compute_entry_sum(m, e, i))
     }
 
-    fn compute_entry_sum(&self, m: usize, e: usize, i: i64) -> [f64; 6] {
-        let mut s = [0.0; 6];
+    fn compute_entry_sum(&self, m: usize, e: usize, i: i64) -> [f64; 7] {
+        let mut s = [0.0; 7];
         for &(c, mult) in &self.index.entries[m][e] {
             let j = self.run(m, c, i);
             s[0] += mult * j.value;
@@ -268,16 +283,12 @@ impl Tables<'_> {
             s[4] += mult * j.d_eta_tau;
             s[5] += mult * j.d_tau2;
         }
+        s[6] = s[0].exp();
         s
     }
 
     fn middle(&self, m: usize, e: usize, k: i64) -> Middle {
-        let reach = self.outer_reach;
-        if k.abs() < reach {
-            return *self.middles[m][e][(k + reach) as usize]
-                .get_or_init(|| self.compute_middle(m, e, k));
-        }
-        self.compute_middle(m, e, k)
+        self.middles[m][e].get(k, || self.compute_middle(m, e, k))
     }
 
     fn compute_middle(&self, m: usize, e: usize, k: i64) -> Middle {
@@ -310,44 +321,59 @@ impl Tables<'_> {
             0.0
         };
         let j0 = (guess / l.h_e).round() as i64;
-        // one pass: the sums are kept relative to the highest value so far, rescaled when it
-        // rises (right of the guess outwards, then left)
-        let mut sums = [0.0f64; 10];
-        let mut peak = f64::NEG_INFINITY;
-        for dir in [1i64, -1] {
-            let mut j = if dir > 0 { j0 } else { j0 - 1 };
-            while (j - j0).abs() < MAX_NODES {
-                let s = self.entry_sum(m, e, centre + j);
-                let ej = j as f64 * l.h_e;
-                let v = s[0] - 0.5 * ej * ej;
-                if !v.is_finite() || v < peak - DROP {
-                    break;
-                }
-                if v > peak {
-                    let scale = (peak - v).exp();
-                    sums.iter_mut().for_each(|x| *x *= scale);
-                    peak = v;
-                }
-                let w = (v - peak).exp();
-                sums[0] += w;
-                if self.order >= Order::Gradient {
-                    let (a, c) = (s[1], s[2]);
-                    sums[1] += w * a;
-                    sums[2] += w * a * ej;
-                    sums[3] += w * c;
-                    if self.order == Order::Hessian {
-                        let t1 = s[3] + a * a;
-                        let t2 = s[4] + a * c;
-                        sums[4] += w * t1;
-                        sums[5] += w * t1 * ej;
-                        sums[6] += w * t1 * ej * ej;
-                        sums[7] += w * t2;
-                        sums[8] += w * t2 * ej;
-                        sums[9] += w * (s[5] + c * c);
+        // one pass: the nodes summed as products e^S e^{-e^2/2} of the tables while the peak
+        // stays above PRODUCT_FLOOR; else again, relative to the highest value so far,
+        // rescaled when it rises (right of the guess outwards, then left)
+        let walk = |product: bool| -> ([f64; 10], f64) {
+            let mut sums = [0.0f64; 10];
+            let mut peak = f64::NEG_INFINITY;
+            for dir in [1i64, -1] {
+                let mut j = if dir > 0 { j0 } else { j0 - 1 };
+                while (j - j0).abs() < MAX_NODES {
+                    let s = self.entry_sum(m, e, centre + l.per_inner * j);
+                    let ej = j as f64 * l.h_e;
+                    let v = s[0] - 0.5 * ej * ej;
+                    if !v.is_finite() || v < peak - DROP {
+                        break;
                     }
+                    let w = if product {
+                        peak = peak.max(v);
+                        s[6] * l.middle_rule.gauss(j)
+                    } else {
+                        if v > peak {
+                            let scale = (peak - v).exp();
+                            sums.iter_mut().for_each(|x| *x *= scale);
+                            peak = v;
+                        }
+                        (v - peak).exp()
+                    };
+                    sums[0] += w;
+                    if self.order >= Order::Gradient {
+                        let (a, c) = (s[1], s[2]);
+                        sums[1] += w * a;
+                        sums[2] += w * a * ej;
+                        sums[3] += w * c;
+                        if self.order == Order::Hessian {
+                            let t1 = s[3] + a * a;
+                            let t2 = s[4] + a * c;
+                            sums[4] += w * t1;
+                            sums[5] += w * t1 * ej;
+                            sums[6] += w * t1 * ej * ej;
+                            sums[7] += w * t2;
+                            sums[8] += w * t2 * ej;
+                            sums[9] += w * (s[5] + c * c);
+                        }
+                    }
+                    j += dir;
                 }
-                j += dir;
             }
+            (sums, peak)
+        };
+        let (mut sums, mut peak) = walk(true);
+        let mut offset = 0.0;
+        if !(peak >= PRODUCT_FLOOR && sums[0] > 0.0 && sums[0].is_finite()) {
+            (sums, peak) = walk(false);
+            offset = peak;
         }
         if !peak.is_finite() {
             return Middle {
@@ -358,7 +384,7 @@ impl Tables<'_> {
         let total = sums[0];
         let (a, b, c) = (sums[1] / total, sums[2] / total, sums[3] / total);
         Middle {
-            value: l.h_e.ln() + LN_NORMAL + peak + total.ln(),
+            value: l.h_e.ln() + LN_NORMAL + offset + total.ln(),
             d_eta: a,
             d_tau: b,
             d_omega: c,
@@ -402,44 +428,20 @@ pub(crate) fn runs_log_likelihood(
     index: &RunIndex,
     params: &JointParams,
     order: Order,
-) -> Vec<(f64, Vec<f64>, Vec<f64>)> {
+) -> Vec<RowTerms> {
     // ln L is even in each spread: evaluate at |spread| and turn the derivatives' signs back
     let models = index.counts.len();
-    let sign = |v: f64| if v < 0.0 { -1.0 } else { 1.0 };
-    let mut signs = vec![1.0; 2 + 3 * models];
-    signs[1] = sign(params.sigma);
-    for m in 0..models {
-        signs[2 + models + m] = sign(params.tau[m]);
-        signs[2 + 2 * models + m] = sign(params.omega.get(m).copied().unwrap_or(0.0));
-    }
-    let absolute = JointParams {
-        mu: params.mu,
-        sigma: params.sigma.abs(),
-        shift: params.shift.clone(),
-        tau: params.tau.iter().map(|t| t.abs()).collect(),
-        omega: params.omega.iter().map(|o| o.abs()).collect(),
+    let params = JointParams {
+        omega: (0..models)
+            .map(|m| params.omega.get(m).copied().unwrap_or(0.0))
+            .collect(),
+        ..params.clone()
     };
-    let mut terms = runs_at_absolute(index, &absolute, order);
-    if signs.iter().any(|&s| s < 0.0) {
-        let p = signs.len();
-        for (_, g, h) in &mut terms {
-            for (i, v) in g.iter_mut().enumerate() {
-                *v *= signs[i];
-            }
-            for (k, v) in h.iter_mut().enumerate() {
-                *v *= signs[k / p] * signs[k % p];
-            }
-        }
-    }
-    terms
+    at_absolute_spreads(&params, |p| runs_at_absolute(index, p, order))
 }
 
 /// [`runs_log_likelihood`] at spreads that are all at least 0.
-fn runs_at_absolute(
-    index: &RunIndex,
-    params: &JointParams,
-    order: Order,
-) -> Vec<(f64, Vec<f64>, Vec<f64>)> {
+fn runs_at_absolute(index: &RunIndex, params: &JointParams, order: Order) -> Vec<RowTerms> {
     let models = index.counts.len();
     let omega = |m: usize| params.omega.get(m).copied().unwrap_or(0.0);
     // curvature bounds: of each entry's S, and of each row's outer log-integrand
@@ -477,45 +479,56 @@ fn runs_at_absolute(
         })
         .fold(1.0f64, f64::max);
     let h_x = step(params.sigma, outer_precision.sqrt().recip());
-    let outer_reach = dense_reach(1, h_x, 0.0);
+    let outer_reach = dense_reach(1, h_x, 1, 0.0);
     let lattices: Vec<Lattice> = (0..models)
         .map(|m| {
             let tau = params.tau[m];
             let base = params.mu + params.shift[m];
             let outer = params.sigma * h_x;
-            if tau == 0.0 {
+            let (delta, per_outer, per_inner, h_e) = if tau == 0.0 {
                 let per_outer = i64::from(outer > 0.0);
-                return Lattice {
-                    base,
-                    delta: if outer > 0.0 { outer } else { 1.0 },
-                    per_outer,
-                    h_e: 1.0,
-                    reach: dense_reach(per_outer, h_x, 0.0),
-                };
-            }
-            let bound = entry_bound[m].iter().copied().fold(0.0f64, f64::max);
-            let wanted = step(tau, (1.0 + tau * tau * bound).sqrt().recip());
-            if outer > 0.0 {
-                let ratio = (outer / (tau * wanted)).ceil().max(1.0);
-                // (a tau so small that L passes 2^40 only loses the sharing)
-                let per_outer = ratio.min(1.1e12) as i64;
-                let delta = outer / per_outer as f64;
-                let h_e = delta / tau;
-                Lattice {
-                    base,
-                    delta,
-                    per_outer,
-                    h_e,
-                    reach: dense_reach(per_outer, h_x, h_e),
-                }
+                (if outer > 0.0 { outer } else { 1.0 }, per_outer, 1, 1.0)
             } else {
-                Lattice {
-                    base,
-                    delta: tau * wanted,
-                    per_outer: 0,
-                    h_e: wanted,
-                    reach: dense_reach(0, h_x, wanted),
+                let bound = entry_bound[m].iter().copied().fold(0.0f64, f64::max);
+                let wanted = step(tau, (1.0 + tau * tau * bound).sqrt().recip());
+                if outer >= tau * wanted {
+                    let ratio = (outer / (tau * wanted)).ceil().max(1.0);
+                    // (a tau so small that L passes 2^40 only loses the sharing)
+                    let per_outer = ratio.min(1.1e12) as i64;
+                    let delta = outer / per_outer as f64;
+                    (delta, per_outer, 1, delta / tau)
+                } else if outer > 0.0 {
+                    // a middle step of several lattice steps
+                    let per_inner = ((tau * wanted / outer).floor() as i64).max(1);
+                    (outer, 1, per_inner, per_inner as f64 * outer / tau)
+                } else {
+                    (tau * wanted, 0, 1, wanted)
                 }
+            };
+            let reach = dense_reach(
+                per_outer,
+                h_x,
+                per_inner,
+                if tau == 0.0 { 0.0 } else { h_e },
+            );
+            let n_max = index.counts[m]
+                .iter()
+                .map(|c| c.0.samples)
+                .max()
+                .unwrap_or(1);
+            let omega = omega(m);
+            Lattice {
+                base,
+                delta,
+                per_outer,
+                per_inner,
+                h_e,
+                reach,
+                logits: LogitLattice::new(base, delta, reach),
+                run_rule: (omega > 0.0)
+                    .then(|| NormalRule::on_lattice(omega, n_max, delta))
+                    .flatten(),
+                middle_rule: NormalRule::new(1, h_e),
             }
         })
         .collect();
@@ -530,8 +543,9 @@ fn runs_at_absolute(
             .zip(&lattices)
             .map(|(d, l)| {
                 d.iter()
-                    .map(|_| RunTable {
-                        dense: (0..2 * l.reach).map(|_| OnceLock::new()).collect(),
+                    .map(|&(c, _)| RunTable {
+                        kernel: l.run_rule.as_ref().map(|_| CountKernel::new(c, &l.logits)),
+                        dense: LazyTable::new(l.reach),
                         far: Mutex::new(HashMap::new()),
                     })
                     .collect()
@@ -541,22 +555,13 @@ fn runs_at_absolute(
             .entries
             .iter()
             .zip(&lattices)
-            .map(|(d, l)| {
-                d.iter()
-                    .map(|_| (0..2 * l.reach).map(|_| OnceLock::new()).collect())
-                    .collect()
-            })
+            .map(|(d, l)| d.iter().map(|_| LazyTable::new(l.reach)).collect())
             .collect(),
         middles: index
             .entries
             .iter()
-            .map(|d| {
-                d.iter()
-                    .map(|_| (0..2 * outer_reach).map(|_| OnceLock::new()).collect())
-                    .collect()
-            })
+            .map(|d| d.iter().map(|_| LazyTable::new(outer_reach)).collect())
             .collect(),
-        outer_reach,
         lattices,
     };
     let p = 2 + 3 * models;
@@ -569,11 +574,7 @@ fn runs_at_absolute(
 }
 
 /// ln L_i of one distinct row, with its gradient and Hessian as the tables' order asks.
-fn row_log_likelihood(
-    tables: &Tables<'_>,
-    row: &[Option<usize>],
-    p: usize,
-) -> (f64, Vec<f64>, Vec<f64>) {
+fn row_log_likelihood(tables: &Tables<'_>, row: &[Option<usize>], p: usize) -> RowTerms {
     let (params, index, order, h_x) = (tables.params, tables.index, tables.order, tables.h_x);
     let models = row.len();
     // analytic guess at the mode: each run's normal approximation, widened by omega^2 and tau^2
@@ -632,60 +633,28 @@ fn row_log_likelihood(
     if order == Order::Value {
         return (value, Vec::new(), Vec::new());
     }
-    let mut grad = vec![0.0; p];
-    let mut hess = vec![0.0; if order == Order::Hessian { p * p } else { 0 }];
-    let mut node_grad = vec![0.0; p];
+    let mut moments = NodeMoments::new(p, order == Order::Hessian);
     for ((x, _, terms), w) in nodes.iter().zip(&weights) {
         let (w, x) = (w / total, *x);
-        node_grad.iter_mut().for_each(|v| *v = 0.0);
+        moments.start();
         for (m, entry) in row.iter().enumerate() {
             if entry.is_none() {
                 continue;
             }
             let s = &terms[m];
-            let (t, o) = (2 + models + m, 2 + 2 * models + m);
-            node_grad[0] += s.d_eta;
-            node_grad[1] += x * s.d_eta;
-            node_grad[2 + m] += s.d_eta;
-            node_grad[t] += s.d_tau;
-            node_grad[o] += s.d_omega;
-            if order == Order::Hessian {
-                // eta_m is linear in mu, sigma, shift_m with coefficients 1, x, 1
-                let [ee, et, tt, eo, to, oo] = s.second;
-                let lin = [(0, 1.0), (1, x), (2 + m, 1.0)];
-                for &(i, ci) in &lin {
-                    for &(j, cj) in &lin {
-                        hess[i * p + j] += w * ee * ci * cj;
-                    }
-                    hess[i * p + t] += w * et * ci;
-                    hess[t * p + i] += w * et * ci;
-                    hess[i * p + o] += w * eo * ci;
-                    hess[o * p + i] += w * eo * ci;
-                }
-                hess[t * p + t] += w * tt;
-                hess[t * p + o] += w * to;
-                hess[o * p + t] += w * to;
-                hess[o * p + o] += w * oo;
-            }
+            let [ee, et, tt, eo, to, oo] = s.second;
+            moments.add_model(
+                w,
+                x,
+                2 + m,
+                &[2 + models + m, 2 + 2 * models + m],
+                &[s.d_eta, s.d_tau, s.d_omega],
+                &[ee, et, eo, et, tt, to, eo, to, oo],
+            );
         }
-        for (g, n) in grad.iter_mut().zip(&node_grad) {
-            *g += w * n;
-        }
-        if order == Order::Hessian {
-            for i in 0..p {
-                for j in 0..p {
-                    hess[i * p + j] += w * node_grad[i] * node_grad[j];
-                }
-            }
-        }
+        moments.end(w);
     }
-    if order == Order::Hessian {
-        for i in 0..p {
-            for j in 0..p {
-                hess[i * p + j] -= grad[i] * grad[j];
-            }
-        }
-    }
+    let (grad, hess) = moments.finish();
     (value, grad, hess)
 }
 

@@ -24,20 +24,34 @@
 //! u = a + scale v, d = pi / (2 scale) (at most `STRIP_MAX`) and
 //! h = 2 pi d / (`ALIAS_LOG` + d^2 / 2) the aliasing error is below about 1e-14 relative; a
 //! sharp peak (intermediate counts at large n) also needs h below its width, so h is at most
-//! the peak width 1 / sqrt(-g''(mode)) over `WIDTH_DIVISOR` (a normal peak's trapezoid error
-//! is then 2 e^{-2 pi^2 6.25}). Both choices are checked against a brute-force integral at the
-//! extremes by the tests.
+//! the peak width over a divisor: for `inner_integral`, which walks from the mode found by
+//! damped Newton, 1 / sqrt(-g''(mode)) over `WIDTH_DIVISOR` (a normal peak's trapezoid error is
+//! then 2 e^{-2 pi^2 6.25}); for the rules of the likelihood, which walk from an analytic
+//! guess at the mode (concavity makes a guess off the mode cost only nodes), a lower bound on
+//! the width from an upper bound on the curvature (a count's inner log-integral curves by at
+//! most min(n/4, 1/tau^2) in its logit) over `BOUND_DIVISOR`. Both choices are checked against
+//! a brute-force integral at the extremes by the tests.
 //!
 //! # Sharing across problems
 //!
 //! The inner integral F_m(c, eta) = ln E_e[Bin(c | n, expit(eta + tau_m e))] depends on the
-//! problem only through (c, n) and the outer node. The outer grid is one grid x_k = k h for
-//! every problem (h the smallest step any problem needs), so eta_{m,k} = mu + shift_m + sigma x_k
+//! problem only through (c, n) and the outer node. The outer grid is one grid x_k = k h_x for
+//! every problem (h_x the smallest step any row needs), so eta_{m,k} = mu + shift_m + sigma x_k
 //! is the same for all problems and each (model, count, k) inner integral is computed once, in
 //! a table shared by the rows. On all-or-none data of 800 problems two models have 22 distinct
-//! counts, so the cost is that of 22 one-dimensional tables, not 800 double integrals. Each
-//! table entry is a pure function of its key, so the values, and the sums taken in grid order
-//! per row, have the same bits for any thread count.
+//! counts, so the cost is that of 22 one-dimensional tables, not 800 double integrals.
+//!
+//! # One lattice per model
+//!
+//! The inner nodes e_j = j h_e are chosen so that sigma h_x = L delta and tau_m h_e = M delta
+//! for whole numbers L, M (at most `MAX_PER_OUTER` points per outer step; else each inner
+//! integral is its own walk): every logit an inner rule needs is a point base + delta i of one
+//! lattice (`LogitLattice`), so ln p and ln(1 - p) are computed once per point, each count's
+//! kernel once per (count, point) (`CountKernel`), and a node costs two table reads and a
+//! product e^{kernel} e^{-e^2/2} (`lattice_integral`; in log space, by `inner_integral`,
+//! when the log-integrand's peak is below `PRODUCT_FLOOR`). Each table entry is a pure function
+//! of its key, so the values, and the sums taken in grid order per row, have the same bits for
+//! any thread count.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -45,9 +59,10 @@ use std::sync::Mutex;
 use rayon::prelude::*;
 
 use super::joint_likelihood::{
-    expit_from, ln_kernel_q, logit_approx, newton_centre, Count, Inner, JointData, JointParams,
-    Order,
+    expit_from, ln_1p_unit, ln_kernel_q, logit_approx, newton_centre, Count, Inner, JointData,
+    JointParams, Order,
 };
+use super::joint_moments::{at_absolute_spreads, LazyTable, NodeMoments, RowTerms};
 
 /// A walk stops when the log-integrand is this far below its peak (e^-34 = 1.7e-15 relative, times the nodes past it).
 pub const DROP: f64 = 34.0;
@@ -82,6 +97,21 @@ pub fn trapezoid_step(scale: f64, width: f64) -> f64 {
 /// -ln sqrt(2 pi).
 pub(crate) const LN_NORMAL: f64 = -0.918_938_533_204_672_8;
 
+/// All right (or all wrong) and the kernel 1 to double precision from 9.5 SDs of e below
+/// (above) on: the inner integral is 1 within 1e-17 and its derivatives 0.
+fn flat_integral(c: Count, eta: f64, tau: f64) -> bool {
+    let all_right = c.correct == c.samples;
+    if !(all_right || c.correct == 0) {
+        return false;
+    }
+    let far = if all_right {
+        eta - FLAT_REACH * tau
+    } else {
+        eta + FLAT_REACH * tau
+    };
+    ln_kernel_q(c, far, (-far.abs()).exp()) > -FLAT_KERNEL
+}
+
 /// ln E_e[C(n, c) expit(eta + tau e)^c expit(-(eta + tau e))^(n - c)], e ~ N(0, 1), and its
 /// derivatives in eta and tau (those of the integrals, the rule's weighted averages of the
 /// integrand's derivatives: r = c - n p and r e; second: (r^2 - n p (1 - p)) times 1, e, e^2),
@@ -109,22 +139,13 @@ pub(crate) fn inner_integral(c: Count, ln_choose: f64, eta: f64, tau: f64, order
         }
         return out;
     }
-    // all right (or all wrong) and the kernel 1 to double precision from 9.5 SDs below (above)
-    // on: the integral is 1 within 1e-17 and its derivatives 0
-    let all_right = c.correct == c.samples;
-    if all_right || c.correct == 0 {
-        let far = if all_right {
-            eta - FLAT_REACH * tau
-        } else {
-            eta + FLAT_REACH * tau
+    if flat_integral(c, eta, tau) {
+        return Inner {
+            value: ln_choose,
+            ..Inner::default()
         };
-        if kernel(far).0 > -FLAT_KERNEL {
-            return Inner {
-                value: ln_choose,
-                ..Inner::default()
-            };
-        }
     }
+    let all_right = c.correct == c.samples;
     // the side on which the kernel rises to 1: there, once it is 1 to double precision, a node
     // needs only the normal density
     let flat_side = if all_right {
@@ -208,8 +229,273 @@ pub(crate) fn inner_integral(c: Count, ln_choose: f64, eta: f64, tau: f64, order
     }
 }
 
-/// The inner integrals of one evaluation, computed on demand and shared by the rows: one
-/// table per (model, distinct count), keyed by the outer grid index.
+/// Largest number of lattice points per outer step for which a model's inner integrals are
+/// taken on its lattice; beyond (a shift_sd far below sigma times the outer step), each inner
+/// integral is its own trapezoid walk ([`inner_integral`]).
+const MAX_PER_OUTER: i64 = 16;
+/// An inner integral's nodes are summed as products e^{kernel} e^{-e^2/2} of the lattice's
+/// tables while its log-integrand's peak is above this (every factor and product of a node
+/// within [`DROP`] of the peak is then a normal double); below, [`inner_integral`] sums it.
+pub(crate) const PRODUCT_FLOOR: f64 = -600.0;
+/// Most lattice points (and outer nodes) per side held in dense tables; points beyond are
+/// computed when asked.
+const DENSE_REACH: i64 = 1 << 14;
+/// Dense tables cover the standard normal variables up to this many SDs (the normal density is
+/// below e^-72 there).
+const TABLE_SDS: f64 = 12.0;
+/// The width bound of the outer and inner steps over this (a normal peak's trapezoid error is
+/// then 2 e^{-2 pi^2 1.5^2} = 1e-19 relative; the bound is below the true width).
+const BOUND_DIVISOR: f64 = 1.5;
+
+/// Upper bound on -d2/d eta2 of a count's inner log-integral: a binomial's information n/4,
+/// and 1/tau^2 (a log-concave kernel smoothed by a normal of variance tau^2).
+fn inner_curvature(n: usize, tau: f64) -> f64 {
+    let binomial = 0.25 * n as f64;
+    if tau > 0.0 {
+        binomial.min(1.0 / (tau * tau))
+    } else {
+        binomial
+    }
+}
+
+/// Table size for a variable of step `h` up to [`TABLE_SDS`].
+fn sds_in_steps(h: f64) -> i64 {
+    if h > 0.0 {
+        (TABLE_SDS / h).ceil().min(1e9) as i64
+    } else {
+        0
+    }
+}
+
+/// Logits on a lattice u_i = base + delta i, with ln p, ln(1 - p) and p computed once per
+/// point (dense for |i| < reach, computed when asked beyond), shared by every count and node
+/// that needs them.
+pub(crate) struct LogitLattice {
+    base: f64,
+    delta: f64,
+    reach: i64,
+    points: LazyTable<[f64; 3]>,
+}
+
+impl LogitLattice {
+    pub(crate) fn new(base: f64, delta: f64, reach: i64) -> Self {
+        LogitLattice {
+            base,
+            delta,
+            reach,
+            points: LazyTable::new(reach),
+        }
+    }
+
+    /// The logit of point i.
+    pub(crate) fn logit(&self, i: i64) -> f64 {
+        self.base + self.delta * i as f64
+    }
+
+    fn point(&self, i: i64) -> [f64; 3] {
+        let compute = || {
+            let u = self.logit(i);
+            let q = (-u.abs()).exp();
+            let t = ln_1p_unit(q);
+            [-((-u).max(0.0) + t), -(u.max(0.0) + t), expit_from(u, q)]
+        };
+        self.points.get(i, compute)
+    }
+}
+
+/// One count's binomial kernel on a [`LogitLattice`]: its log (without the binomial
+/// coefficient), itself and p, by point.
+pub(crate) struct CountKernel {
+    count: Count,
+    values: LazyTable<[f64; 3]>,
+}
+
+impl CountKernel {
+    pub(crate) fn new(count: Count, lattice: &LogitLattice) -> Self {
+        CountKernel {
+            count,
+            values: LazyTable::new(lattice.reach),
+        }
+    }
+
+    fn at(&self, lattice: &LogitLattice, i: i64) -> [f64; 3] {
+        let compute = || {
+            let c = self.count;
+            let [ln_p, ln_q, p] = lattice.point(i);
+            let mut k = 0.0;
+            if c.correct > 0 {
+                k += c.correct as f64 * ln_p;
+            }
+            if c.samples > c.correct {
+                k += (c.samples - c.correct) as f64 * ln_q;
+            }
+            [k, k.exp(), p]
+        };
+        self.values.get(i, compute)
+    }
+}
+
+/// A trapezoid rule in a standard normal variable v whose spread moves the logit by
+/// `per_inner` lattice points per node: node j is v_j = j h at lattice offset per_inner j.
+pub(crate) struct NormalRule {
+    pub(crate) per_inner: i64,
+    pub(crate) h: f64,
+    /// e^{-v_j^2/2} for |j| below its length.
+    gauss: Vec<f64>,
+}
+
+impl NormalRule {
+    pub(crate) fn new(per_inner: i64, h: f64) -> Self {
+        let gauss = (0..=sds_in_steps(h).min(DENSE_REACH))
+            .map(|j| {
+                let e = j as f64 * h;
+                (-0.5 * e * e).exp()
+            })
+            .collect();
+        NormalRule {
+            per_inner,
+            h,
+            gauss,
+        }
+    }
+
+    /// The rule for a spread `spread` > 0 on a lattice of step `delta`, for counts of at most
+    /// `n_max` samples: the largest node step at most the strip and width bounds that is a whole
+    /// number of lattice steps; `None` when even one lattice step is too wide.
+    pub(crate) fn on_lattice(spread: f64, n_max: usize, delta: f64) -> Option<Self> {
+        let wanted = inner_step(spread, n_max);
+        let per_inner = (spread * wanted / delta).floor();
+        (1.0..1e9)
+            .contains(&per_inner)
+            .then(|| NormalRule::new(per_inner as i64, per_inner * delta / spread))
+    }
+
+    pub(crate) fn gauss(&self, j: i64) -> f64 {
+        match self.gauss.get(j.unsigned_abs() as usize) {
+            Some(&g) => g,
+            None => {
+                let e = j as f64 * self.h;
+                (-0.5 * e * e).exp()
+            }
+        }
+    }
+}
+
+/// The largest step of an inner rule in e for disagreement `spread` > 0 and counts of at most
+/// `n_max` samples: the strip bound, and the width bound over [`BOUND_DIVISOR`].
+fn inner_step(spread: f64, n_max: usize) -> f64 {
+    let width = (1.0 + spread * spread * 0.25 * n_max as f64).sqrt().recip();
+    trapezoid_step(spread, f64::INFINITY).min(width / BOUND_DIVISOR)
+}
+
+/// [`inner_integral`] of `kernel`'s count at the logit of lattice point `at`, for a positive
+/// spread `spread`, by `rule` on the lattice, walked out from the analytic guess at its mode; the nodes
+/// summed as products e^{kernel} e^{-v^2/2} of the tables. `None` when the log-integrand's peak
+/// is below [`PRODUCT_FLOOR`] or the integral is flat ([`flat_integral`]): the caller then
+/// takes [`inner_integral`].
+pub(crate) fn lattice_integral(
+    kernel: &CountKernel,
+    ln_choose: f64,
+    lattice: &LogitLattice,
+    rule: &NormalRule,
+    at: i64,
+    spread: f64,
+    order: Order,
+) -> Option<Inner> {
+    let c = kernel.count;
+    let eta = lattice.logit(at);
+    if flat_integral(c, eta, spread) {
+        return None;
+    }
+    let (cc, n) = (c.correct as f64, c.samples as f64);
+    let (centre, precision) = logit_approx(c);
+    let guess = spread * precision * (centre - eta) / (1.0 + spread * spread * precision);
+    let j0 = (guess / rule.h).round() as i64;
+    let mut peak = f64::NEG_INFINITY;
+    let mut sums = [0.0f64; 6];
+    for dir in [1i64, -1] {
+        let mut j = if dir > 0 { j0 } else { j0 - 1 };
+        while (j - j0).abs() < MAX_NODES {
+            let [ln_k, k, p] = kernel.at(lattice, at + rule.per_inner * j);
+            let e = j as f64 * rule.h;
+            let v = ln_k - 0.5 * e * e;
+            if !v.is_finite() || v < peak - DROP {
+                break;
+            }
+            peak = peak.max(v);
+            let w = k * rule.gauss(j);
+            sums[0] += w;
+            if order >= Order::Gradient {
+                let r = cc - n * p;
+                sums[1] += w * r;
+                sums[2] += w * r * e;
+                if order == Order::Hessian {
+                    let t = r * r - n * p * (1.0 - p);
+                    sums[3] += w * t;
+                    sums[4] += w * t * e;
+                    sums[5] += w * t * e * e;
+                }
+            }
+            j += dir;
+        }
+    }
+    let total = sums[0];
+    if !(peak >= PRODUCT_FLOOR && total > 0.0 && total.is_finite()) {
+        return None;
+    }
+    let (da, db) = (sums[1] / total, sums[2] / total);
+    Some(Inner {
+        value: ln_choose + rule.h.ln() + LN_NORMAL + total.ln(),
+        d_eta: da,
+        d_tau: db,
+        d_eta2: sums[3] / total - da * da,
+        d_eta_tau: sums[4] / total - da * db,
+        d_tau2: sums[5] / total - db * db,
+    })
+}
+
+/// One model's lattice on the pooled path: outer node k (x_k = k h_x) and inner node j meet
+/// at point per_outer k + per_inner j, so that each count's kernel is computed once per
+/// lattice point and shared by every outer node.
+struct Lattice {
+    logits: LogitLattice,
+    per_outer: i64,
+    rule: NormalRule,
+}
+
+impl Lattice {
+    /// The lattice of a model with logit base `base`, disagreement `tau` > 0 and largest
+    /// count size `n_max`, for outer steps of `outer` = sigma h_x in the logit (module doc);
+    /// `None` when it would need more than [`MAX_PER_OUTER`] points per outer step.
+    fn new(base: f64, tau: f64, n_max: usize, outer: f64, h_x: f64) -> Option<Lattice> {
+        let inner = tau * inner_step(tau, n_max);
+        let (per_outer, per_inner, delta) = if outer <= 0.0 {
+            (0, 1, inner)
+        } else if outer >= inner {
+            let ratio = (outer / inner).ceil();
+            if ratio > MAX_PER_OUTER as f64 {
+                return None;
+            }
+            (ratio as i64, 1, outer / ratio)
+        } else {
+            (1, ((inner / outer).floor() as i64).max(1), outer)
+        };
+        let rule = NormalRule::new(per_inner, per_inner as f64 * delta / tau);
+        let reach = per_outer
+            .saturating_mul(sds_in_steps(h_x))
+            .saturating_add(per_inner.saturating_mul(sds_in_steps(rule.h)))
+            .clamp(1, DENSE_REACH);
+        Some(Lattice {
+            logits: LogitLattice::new(base, delta, reach),
+            per_outer,
+            rule,
+        })
+    }
+}
+
+/// Everything one evaluation of the pooled likelihood computes on demand and shares: per
+/// model its lattice, per (model, distinct count) the log kernel, the kernel and p by
+/// lattice point, and the inner integrals by outer index k.
 struct Tables<'a> {
     data: &'a JointData,
     params: &'a JointParams,
@@ -217,87 +503,50 @@ struct Tables<'a> {
     step: f64,
     /// First table of each model (tables of model m are `first[m] + distinct index`).
     first: Vec<usize>,
-    tables: Vec<Mutex<HashMap<i64, Inner>>>,
+    lattices: Vec<Option<Lattice>>,
+    kernels: Vec<Option<CountKernel>>,
+    inners: Vec<LazyTable<Inner>>,
+    far: Vec<Mutex<HashMap<i64, Inner>>>,
 }
 
 impl Tables<'_> {
     fn get(&self, m: usize, d: usize, k: i64) -> Inner {
-        let slot = &self.tables[self.first[m] + d];
-        if let Some(v) = slot.lock().ok().and_then(|t| t.get(&k).copied()) {
+        let slot = self.first[m] + d;
+        if self.inners[slot].holds(k) {
+            return self.inners[slot].get(k, || self.compute(m, d, k));
+        }
+        if let Some(v) = self.far[slot].lock().ok().and_then(|t| t.get(&k).copied()) {
             return v;
         }
-        let x = k as f64 * self.step;
-        let eta = self.params.mu + self.params.sigma * x + self.params.shift[m];
-        let v = inner_integral(
-            self.data.distinct[m][d],
-            self.data.ln_choose[m][d],
-            eta,
-            self.params.tau[m],
-            self.order,
-        );
-        if let Ok(mut t) = slot.lock() {
+        let v = self.compute(m, d, k);
+        if let Ok(mut t) = self.far[slot].lock() {
             t.insert(k, v);
         }
         v
     }
-}
 
-/// g(x) = sum_m F_m - x^2/2 of one row, evaluated directly (not on the grid).
-fn row_value(data: &JointData, pattern: &[Option<usize>], p: &JointParams, x: f64) -> f64 {
-    let mut g = -0.5 * x * x;
-    for (m, d) in pattern.iter().enumerate() {
-        if let Some(d) = *d {
-            let eta = p.mu + p.sigma * x + p.shift[m];
-            g += inner_integral(
-                data.distinct[m][d],
-                data.ln_choose[m][d],
-                eta,
-                p.tau[m],
-                Order::Value,
-            )
-            .value;
-        }
+    fn compute(&self, m: usize, d: usize, k: i64) -> Inner {
+        let x = k as f64 * self.step;
+        let eta = self.params.mu + self.params.sigma * x + self.params.shift[m];
+        let (c, ln_choose, tau) = (
+            self.data.distinct[m][d],
+            self.data.ln_choose[m][d],
+            self.params.tau[m],
+        );
+        let on_lattice = match (&self.lattices[m], &self.kernels[self.first[m] + d]) {
+            (Some(l), Some(kernel)) => lattice_integral(
+                kernel,
+                ln_choose,
+                &l.logits,
+                &l.rule,
+                l.per_outer * k,
+                tau,
+                self.order,
+            ),
+            _ => None,
+        };
+        on_lattice.unwrap_or_else(|| inner_integral(c, ln_choose, eta, tau, self.order))
     }
-    g
-}
-
-/// Mode of one row's outer log-integrand and 1 / sqrt(-g'') there (damped Newton from the
-/// normal approximation of each count, widened by tau_m^2).
-fn row_mode(data: &JointData, pattern: &[Option<usize>], p: &JointParams) -> (f64, f64) {
-    let (mut num, mut precision) = (0.0, 1.0);
-    for (m, d) in pattern.iter().enumerate() {
-        if let Some(d) = d {
-            let (centre, w) = logit_approx(data.distinct[m][*d]);
-            let tau = p.tau[m];
-            let w = w / (1.0 + tau * tau * w);
-            num += p.sigma * w * (centre - p.mu - p.shift[m]);
-            precision += p.sigma * p.sigma * w;
-        }
-    }
-    let slopes = |x: f64| -> (f64, f64) {
-        let (mut d1, mut d2) = (-x, 1.0);
-        for (m, d) in pattern.iter().enumerate() {
-            if let Some(d) = *d {
-                let eta = p.mu + p.sigma * x + p.shift[m];
-                let inner = inner_integral(
-                    data.distinct[m][d],
-                    data.ln_choose[m][d],
-                    eta,
-                    p.tau[m],
-                    Order::Hessian,
-                );
-                d1 += p.sigma * inner.d_eta;
-                d2 -= p.sigma * p.sigma * inner.d_eta2;
-            }
-        }
-        (d1, d2.max(1.0))
-    };
-    let (x0, curvature) = newton_centre(
-        &|x| row_value(data, pattern, p, x),
-        &slopes,
-        num / precision,
-    );
-    (x0, curvature.sqrt().recip())
 }
 
 /// Per-row ln L_i (times nothing), and with `order` Gradient or Hessian the row's gradient
@@ -308,132 +557,171 @@ pub(crate) fn rows_log_likelihood(
     patterns: &[(Vec<Option<usize>>, f64)],
     params: &JointParams,
     order: Order,
-) -> Vec<(f64, Vec<f64>, Vec<f64>)> {
+) -> Vec<RowTerms> {
+    at_absolute_spreads(params, |p| rows_at_absolute(data, patterns, p, order))
+}
+
+/// [`rows_log_likelihood`] at spreads that are all at least 0.
+fn rows_at_absolute(
+    data: &JointData,
+    patterns: &[(Vec<Option<usize>>, f64)],
+    params: &JointParams,
+    order: Order,
+) -> Vec<RowTerms> {
     let models = data.models();
-    // each row's mode and width, then one outer step for all
-    let modes: Vec<(f64, f64)> = patterns
-        .par_iter()
-        .with_min_len(8)
-        .map(|(pattern, _)| row_mode(data, pattern, params))
+    // the outer step: the strip bound, and the narrowest row's width bound (each count's
+    // inner log-integral curves by at most inner_curvature in eta)
+    let curvature: Vec<Vec<f64>> = (0..models)
+        .map(|m| {
+            data.distinct[m]
+                .iter()
+                .map(|c| inner_curvature(c.samples, params.tau[m]))
+                .collect()
+        })
         .collect();
-    let narrowest = modes.iter().map(|m| m.1).fold(1.0f64, f64::min);
-    let step = trapezoid_step(params.sigma, narrowest);
+    let precision = patterns
+        .iter()
+        .map(|(pattern, _)| {
+            let sum: f64 = pattern
+                .iter()
+                .enumerate()
+                .filter_map(|(m, d)| d.map(|d| curvature[m][d]))
+                .sum();
+            1.0 + params.sigma * params.sigma * sum
+        })
+        .fold(1.0f64, f64::max);
+    let step =
+        trapezoid_step(params.sigma, f64::INFINITY).min(precision.sqrt().recip() / BOUND_DIVISOR);
     let mut first = Vec::with_capacity(models);
     let mut count = 0;
     for m in 0..models {
         first.push(count);
         count += data.distinct[m].len();
     }
+    let lattices: Vec<Option<Lattice>> = (0..models)
+        .map(|m| {
+            let tau = params.tau[m];
+            let n_max = data.distinct[m].iter().map(|c| c.samples).max()?;
+            if tau > 0.0 {
+                let base = params.mu + params.shift[m];
+                Lattice::new(base, tau, n_max, params.sigma * step, step)
+            } else {
+                None
+            }
+        })
+        .collect();
+    let kernels = (0..models)
+        .flat_map(|m| {
+            let lattice = lattices[m].as_ref();
+            data.distinct[m]
+                .iter()
+                .map(move |&c| lattice.map(|l| CountKernel::new(c, &l.logits)))
+        })
+        .collect();
+    let outer_reach = (sds_in_steps(step) + 1).min(DENSE_REACH);
     let tables = Tables {
         data,
         params,
         order,
         step,
         first,
-        tables: (0..count).map(|_| Mutex::new(HashMap::new())).collect(),
+        lattices,
+        kernels,
+        inners: (0..count).map(|_| LazyTable::new(outer_reach)).collect(),
+        far: (0..count).map(|_| Mutex::new(HashMap::new())).collect(),
     };
     let p = 2 + 2 * models;
     patterns
         .par_iter()
-        .zip(&modes)
         .with_min_len(4)
-        .map(|((pattern, _), &(x0, _))| {
-            let node = |k: i64| -> (f64, Vec<Inner>) {
-                let x = k as f64 * step;
-                let mut g = -0.5 * x * x;
-                let mut inners = Vec::with_capacity(models);
-                for (m, d) in pattern.iter().enumerate() {
-                    let inner = match d {
-                        Some(d) => {
-                            let v = tables.get(m, *d, k);
-                            g += v.value;
-                            v
-                        }
-                        None => Inner::default(),
-                    };
-                    inners.push(inner);
-                }
-                (g, inners)
-            };
-            let k0 = (x0 / step).round() as i64;
-            let mut right = Vec::new();
-            let mut left = Vec::new();
-            let mut peak = f64::NEG_INFINITY;
-            for (dir, out) in [(1i64, &mut right), (-1, &mut left)] {
-                let mut k = if dir > 0 { k0 } else { k0 - 1 };
-                while (k - k0).abs() < MAX_NODES {
-                    let (g, inners) = node(k);
-                    if !g.is_finite() || g < peak - DROP {
-                        break;
-                    }
-                    peak = peak.max(g);
-                    out.push((k, g, inners));
-                    k += dir;
-                }
-            }
-            left.reverse();
-            left.extend(right);
-            let nodes = left;
-            if !peak.is_finite() {
-                return (f64::NEG_INFINITY, vec![0.0; p], vec![0.0; p * p]);
-            }
-            let weights: Vec<f64> = nodes.iter().map(|n| (n.1 - peak).exp()).collect();
-            let total: f64 = weights.iter().sum();
-            let value = step.ln() + LN_NORMAL + peak + total.ln();
-            if order == Order::Value {
-                return (value, Vec::new(), Vec::new());
-            }
-            let mut grad = vec![0.0; p];
-            let mut hess = vec![0.0; if order == Order::Hessian { p * p } else { 0 }];
-            let mut node_grad = vec![0.0; p];
-            for ((k, _, inners), w) in nodes.iter().zip(&weights) {
-                let w = w / total;
-                let x = *k as f64 * step;
-                node_grad.iter_mut().for_each(|v| *v = 0.0);
-                for (m, entry) in pattern.iter().enumerate() {
-                    if entry.is_none() {
-                        continue;
-                    }
-                    let s = &inners[m];
-                    node_grad[0] += s.d_eta;
-                    node_grad[1] += x * s.d_eta;
-                    node_grad[2 + m] += s.d_eta;
-                    node_grad[2 + models + m] += s.d_tau;
-                    if order == Order::Hessian {
-                        // eta_m is linear in mu, sigma, shift_m with coefficients 1, x, 1
-                        let lin = [(0, 1.0), (1, x), (2 + m, 1.0)];
-                        let t = 2 + models + m;
-                        for &(i, ci) in &lin {
-                            for &(j, cj) in &lin {
-                                hess[i * p + j] += w * s.d_eta2 * ci * cj;
-                            }
-                            hess[i * p + t] += w * s.d_eta_tau * ci;
-                            hess[t * p + i] += w * s.d_eta_tau * ci;
-                        }
-                        hess[t * p + t] += w * s.d_tau2;
-                    }
-                }
-                for (g, n) in grad.iter_mut().zip(&node_grad) {
-                    *g += w * n;
-                }
-                if order == Order::Hessian {
-                    for i in 0..p {
-                        for j in 0..p {
-                            hess[i * p + j] += w * node_grad[i] * node_grad[j];
-                        }
-                    }
-                }
-            }
-            if order == Order::Hessian {
-                for i in 0..p {
-                    for j in 0..p {
-                        hess[i * p + j] -= grad[i] * grad[j];
-                    }
-                }
-            }
-            (value, grad, hess)
-        })
+        .map(|(pattern, _)| row_log_likelihood(&tables, pattern, p))
         .collect()
+}
+
+/// ln L_i of one distinct row, with its gradient and Hessian as the tables' order asks: the
+/// outer rule walked out from an analytic guess at the mode (each count's normal
+/// approximation, widened by tau_m^2).
+fn row_log_likelihood(tables: &Tables<'_>, pattern: &[Option<usize>], p: usize) -> RowTerms {
+    let (params, data, step, order) = (tables.params, tables.data, tables.step, tables.order);
+    let models = pattern.len();
+    let (mut num, mut precision) = (0.0, 1.0);
+    for (m, d) in pattern.iter().enumerate() {
+        if let Some(d) = d {
+            let (centre, w) = logit_approx(data.distinct[m][*d]);
+            let tau = params.tau[m];
+            let w = w / (1.0 + tau * tau * w);
+            num += params.sigma * w * (centre - params.mu - params.shift[m]);
+            precision += params.sigma * params.sigma * w;
+        }
+    }
+    let k0 = (num / precision / step).round() as i64;
+    // per node: k, g, and the present models' inner integrals in `inners`
+    let mut nodes: Vec<(i64, f64)> = Vec::new();
+    let mut inners: Vec<Inner> = Vec::new();
+    let mut peak = f64::NEG_INFINITY;
+    let mut right = 0;
+    for dir in [1i64, -1] {
+        let mut k = if dir > 0 { k0 } else { k0 - 1 };
+        while (k - k0).abs() < MAX_NODES {
+            let x = k as f64 * step;
+            let mut g = -0.5 * x * x;
+            for (m, d) in pattern.iter().enumerate() {
+                if let Some(d) = d {
+                    let v = tables.get(m, *d, k);
+                    g += v.value;
+                    inners.push(v);
+                }
+            }
+            if !g.is_finite() || g < peak - DROP {
+                let present = pattern.iter().flatten().count();
+                inners.truncate(inners.len() - present);
+                break;
+            }
+            peak = peak.max(g);
+            nodes.push((k, g));
+            k += dir;
+        }
+        if dir > 0 {
+            right = nodes.len();
+        }
+    }
+    if !peak.is_finite() {
+        return (f64::NEG_INFINITY, vec![0.0; p], vec![0.0; p * p]);
+    }
+    let present = pattern.iter().flatten().count();
+    // ascending k: the left side reversed, then the right side
+    let ordered: Vec<usize> = (right..nodes.len()).rev().chain(0..right).collect();
+    let weights: Vec<f64> = ordered.iter().map(|&n| (nodes[n].1 - peak).exp()).collect();
+    let total: f64 = weights.iter().sum();
+    let value = step.ln() + LN_NORMAL + peak + total.ln();
+    if order == Order::Value {
+        return (value, Vec::new(), Vec::new());
+    }
+    let mut moments = NodeMoments::new(p, order == Order::Hessian);
+    for (&n, w) in ordered.iter().zip(&weights) {
+        let w = w / total;
+        let x = nodes[n].0 as f64 * step;
+        moments.start();
+        let terms = &inners[n * present..(n + 1) * present];
+        let mut t = terms.iter();
+        for (m, d) in pattern.iter().enumerate() {
+            if d.is_none() {
+                continue;
+            }
+            let s = t.next().copied().unwrap_or_default();
+            moments.add_model(
+                w,
+                x,
+                2 + m,
+                &[2 + models + m],
+                &[s.d_eta, s.d_tau],
+                &[s.d_eta2, s.d_eta_tau, s.d_eta_tau, s.d_tau2],
+            );
+        }
+        moments.end(w);
+    }
+    let (grad, hess) = moments.finish();
+    (value, grad, hess)
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@ pub mod budget;
 pub mod contamination;
 pub mod grader;
 pub mod joint_likelihood;
+mod joint_moments;
 mod joint_runs;
 pub mod joint_trapezoid;
 pub mod judge;

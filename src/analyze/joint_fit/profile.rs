@@ -18,7 +18,10 @@ const PROFILE_BFGS_ITERATIONS: usize = 100;
 /// r(v) = sqrt(2 (l_hat - max_rest l(v, rest))) reaches 1.96. r is close to linear in v
 /// (|v - v_hat| / SE for a quadratic log-likelihood), so the end is bracketed by extrapolating
 /// r linearly from the Wald guess and then found by Illinois regula falsi to |r - 1.96| < 1e-4;
-/// each profile point is a BFGS run warm-started from the previous point's other parameters.
+/// each profile point is a Newton run (BFGS where Newton does not apply) warm-started from the
+/// previous point's other parameters moved along `slope` (d rest / d v at the estimate,
+/// Cov[rest, i] / Var[i]; zeros when there is no covariance), which leaves it a second-order
+/// error from the point's optimum.
 pub(super) fn profile_interval(
     problem: &Problem<'_>,
     best_internal: &[f64],
@@ -26,6 +29,7 @@ pub(super) fn profile_interval(
     i: usize,
     opt_value: f64,
     se: Option<f64>,
+    slope: &[f64],
 ) -> (Option<f64>, Option<f64>, bool) {
     let value = natural[i];
     let target = (2.0 * PROFILE_DROP).sqrt();
@@ -39,10 +43,19 @@ pub(super) fn profile_interval(
             return limit;
         }
         let mut warm = best_internal.to_vec();
+        let mut warm_at = value;
         let start = problem.evaluations.get();
         let spent = || problem.evaluations.get() - start >= PROFILE_BUDGET;
         let mut r = |v: f64| -> f64 {
             let left = PROFILE_BUDGET.saturating_sub(problem.evaluations.get() - start);
+            for (j, x) in warm.iter_mut().enumerate() {
+                let moved = *x + (v - warm_at) * slope[j];
+                // a spread is not moved through its bound 0
+                if j != i && moved.is_finite() && (!problem.is_spread(j) || moved > 0.0) {
+                    *x = moved;
+                }
+            }
+            warm_at = v;
             let (x, obj) = problem
                 .minimise_newton_at(&warm, Some((i, v)))
                 .unwrap_or_else(|| {

@@ -74,7 +74,6 @@ fn fit_with_runs_stopped_with_a_gradient_of_1e_5_after_hundreds_of_evaluations()
         // a second optimiser: BFGS from a start away from the estimate
         let problem = Problem {
             data: &data,
-            quad: JointQuadrature::default(),
             prior: None,
             layout: fit.estimates.iter().map(|e| e.parameter).collect(),
             fixed: Vec::new(),
@@ -139,7 +138,6 @@ fn per_run_path_with_one_run_per_entry_gives_the_pooled_likelihood() {
             .collect(),
     )
     .unwrap();
-    let quad = JointQuadrature::default();
     for p in [
         JointParams {
             mu: 0.0,
@@ -158,8 +156,8 @@ fn per_run_path_with_one_run_per_entry_gives_the_pooled_likelihood() {
     ] {
         let mut q = p.clone();
         q.omega = vec![0.0, 0.0];
-        let a = log_likelihood_with_hessian(&pooled, &p, &quad).unwrap();
-        let b = log_likelihood_with_hessian(&runs, &q, &quad).unwrap();
+        let a = log_likelihood_with_hessian(&pooled, &p).unwrap();
+        let b = log_likelihood_with_hessian(&runs, &q).unwrap();
         println!("pooled {:.12}, per-run {:.12}", a.0, b.0);
         assert!((a.0 - b.0).abs() < 1e-9, "{} vs {}", a.0, b.0);
         let flat = |g: &crate::exact::joint_likelihood::JointGradient| {

@@ -2,7 +2,7 @@ use rayon::prelude::*;
 
 use crate::exact::joint_likelihood::{
     log_likelihood, log_likelihood_with_gradient, log_likelihood_with_hessian,
-    problem_log_likelihoods, Count, JointData, JointParams, JointQuadrature,
+    problem_log_likelihoods, Count, JointData, JointParams,
 };
 
 /// ln(expit(u)) without cancellation.
@@ -184,10 +184,9 @@ fn rows() -> Vec<Vec<Option<Vec<Count>>>> {
 /// ln L_i and its gradient (flat layout) of one row; a row a model missed is evaluated
 /// beside a helper row, whose own terms are then taken off.
 fn one_row(row: &[Option<Vec<Count>>], p: &JointParams) -> (f64, Vec<f64>) {
-    let quad = JointQuadrature::default();
     let eval = |rows: Vec<Vec<Option<Vec<Count>>>>| {
         let data = JointData::with_runs(row.len(), rows).unwrap();
-        let (v, g) = log_likelihood_with_gradient(&data, p, &quad);
+        let (v, g) = log_likelihood_with_gradient(&data, p);
         (v, [vec![g.mu, g.sigma], g.shift, g.tau, g.omega].concat())
     };
     if row.iter().all(Option::is_some) {
@@ -214,13 +213,34 @@ fn cases() -> Vec<JointParams> {
 
 /// The per-run ln L_i and its gradient against the brute force above, at the extremes a fit
 /// may visit, to 1e-8 absolute (the pooled path's accuracy is about 1e-13; so is this one's).
+/// Every case (about a minute; run it with
+/// `cargo test --release --lib run_likelihood_and_gradient_match_a_dense_brute_force_at_the_extremes -- --ignored`);
+/// the suite runs [`run_likelihood_and_gradient_match_a_dense_brute_force_where_code_benchmarks_live`].
 #[test]
+#[ignore = "a minute of brute force; the suite runs the code-benchmark cases"]
 fn run_likelihood_and_gradient_match_a_dense_brute_force_at_the_extremes() {
+    match_brute_force(&cases(), &rows());
+}
+
+/// [`run_likelihood_and_gradient_match_a_dense_brute_force_at_the_extremes`] where its brute
+/// force is quick: the all-or-none rows at sigma 14 with shift_sd 7 and 2 and run_sd 3 and 0.5
+/// (code benchmarks), and every row at moderate spreads and at a shift_sd of 0.05 beside one
+/// of 4.
+#[test]
+fn run_likelihood_and_gradient_match_a_dense_brute_force_where_code_benchmarks_live() {
+    let all = cases();
+    match_brute_force(&all[..1], &rows()[..4]);
+    match_brute_force(&[all[2].clone(), all[4].clone()], &rows());
+}
+
+/// Every row given at every parameter set given, against [`brute_force`], to 1e-8.
+fn match_brute_force(cases: &[JointParams], rows: &[Vec<Option<Vec<Count>>>]) {
     let (mut worst_value, mut worst_gradient) = (0.0f64, 0.0f64);
-    for p in cases() {
-        for row in rows() {
-            let (got, got_g) = one_row(&row, &p);
-            let (want, wg) = brute_force(&row, &p);
+    for p in cases {
+        let p = p.clone();
+        for row in rows {
+            let (got, got_g) = one_row(row, &p);
+            let (want, wg) = brute_force(row, &p);
             let dg = got_g
                 .iter()
                 .zip(&wg)
@@ -251,12 +271,11 @@ fn run_likelihood_and_gradient_match_a_dense_brute_force_at_the_extremes() {
 fn run_hessian_matches_differences_of_the_gradient() {
     let rows = rows();
     let data = JointData::with_runs(2, rows).unwrap();
-    let quad = JointQuadrature::default();
     for p in [&cases()[0], &cases()[1], &cases()[2]] {
-        let (value, _, h) = log_likelihood_with_hessian(&data, p, &quad).unwrap();
-        assert_eq!(value.to_bits(), log_likelihood(&data, p, &quad).to_bits());
+        let (value, _, h) = log_likelihood_with_hessian(&data, p).unwrap();
+        assert_eq!(value.to_bits(), log_likelihood(&data, p).to_bits());
         let flat = |q: &JointParams| -> Vec<f64> {
-            let g = log_likelihood_with_gradient(&data, q, &quad).1;
+            let g = log_likelihood_with_gradient(&data, q).1;
             [vec![g.mu, g.sigma], g.shift, g.tau, g.omega].concat()
         };
         let size = h.len();
@@ -296,17 +315,16 @@ fn run_tables_give_the_per_problem_sum_for_any_thread_count() {
     let mut all = rows();
     all.extend(rows());
     let data = JointData::with_runs(2, all.clone()).unwrap();
-    let quad = JointQuadrature::default();
     let p = &cases()[0];
-    let total = log_likelihood(&data, p, &quad);
+    let total = log_likelihood(&data, p);
     let single = rayon::ThreadPoolBuilder::new()
         .num_threads(1)
         .build()
         .unwrap()
-        .install(|| log_likelihood(&data, p, &quad));
+        .install(|| log_likelihood(&data, p));
     assert_eq!(total.to_bits(), single.to_bits());
     let per: Vec<f64> = all.iter().map(|r| one_row(r, p).0).collect();
-    let by_problem = problem_log_likelihoods(&data, p, &quad);
+    let by_problem = problem_log_likelihoods(&data, p);
     for (a, b) in per.iter().zip(&by_problem) {
         assert!((a - b).abs() < 1e-11, "{a} vs {b}");
     }

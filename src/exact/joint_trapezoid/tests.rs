@@ -1,7 +1,7 @@
 use super::*;
 use crate::exact::joint_likelihood::{
     log_likelihood, log_likelihood_with_gradient, log_likelihood_with_hessian,
-    problem_log_likelihoods, JointQuadrature,
+    problem_log_likelihoods,
 };
 
 /// ln(expit(u)) without cancellation.
@@ -167,15 +167,14 @@ fn data_of(row: &[Option<(usize, usize)>]) -> JointData {
 /// its step.
 #[test]
 fn likelihood_and_gradient_match_brute_force_where_code_benchmarks_live() {
-    let quad = JointQuadrature::default();
     let cases = extreme_cases();
     let results: Vec<(f64, f64, f64)> = cases
         .par_iter()
         .map(|(name, row, p)| {
             let data = data_of(row);
             let (want, want_g) = brute_force(row, p, 0.01);
-            let (got, g) = log_likelihood_with_gradient(&data, p, &quad);
-            assert_eq!(got.to_bits(), log_likelihood(&data, p, &quad).to_bits());
+            let (got, g) = log_likelihood_with_gradient(&data, p);
+            assert_eq!(got.to_bits(), log_likelihood(&data, p).to_bits());
             let flat: Vec<f64> = [g.mu, g.sigma]
                 .into_iter()
                 .chain(g.shift.iter().copied())
@@ -221,10 +220,9 @@ fn hessian_matches_differences_of_the_gradient_at_large_spreads() {
     ];
     let data = JointData::new(2, rows).unwrap();
     let p = params(-0.7, 13.0, &[0.0, 1.2], &[6.5, 2.5]);
-    let quad = JointQuadrature::default();
-    let (_, _, h) = log_likelihood_with_hessian(&data, &p, &quad).unwrap();
+    let (_, _, h) = log_likelihood_with_hessian(&data, &p).unwrap();
     let flat = |q: &JointParams| -> Vec<f64> {
-        let g = log_likelihood_with_gradient(&data, q, &quad).1;
+        let g = log_likelihood_with_gradient(&data, q).1;
         [g.mu, g.sigma]
             .into_iter()
             .chain(g.shift)
@@ -273,20 +271,19 @@ fn shared_tables_give_the_per_problem_sum_for_any_thread_count() {
     }
     let data = JointData::new(2, rows).unwrap();
     let p = params(0.2, 12.0, &[0.0, -0.5], &[4.0, 3.0]);
-    let quad = JointQuadrature::default();
-    let total = log_likelihood(&data, &p, &quad);
-    let per: f64 = problem_log_likelihoods(&data, &p, &quad).iter().sum();
+    let total = log_likelihood(&data, &p);
+    let per: f64 = problem_log_likelihoods(&data, &p).iter().sum();
     assert!((total - per).abs() < 1e-9, "{total} vs {per}");
     let one = rayon::ThreadPoolBuilder::new()
         .num_threads(1)
         .build()
         .unwrap()
-        .install(|| log_likelihood_with_gradient(&data, &p, &quad));
+        .install(|| log_likelihood_with_gradient(&data, &p));
     let many = rayon::ThreadPoolBuilder::new()
         .num_threads(3)
         .build()
         .unwrap()
-        .install(|| log_likelihood_with_gradient(&data, &p, &quad));
+        .install(|| log_likelihood_with_gradient(&data, &p));
     assert_eq!(one.0.to_bits(), many.0.to_bits());
     assert_eq!(one.1, many.1);
 }
@@ -324,12 +321,11 @@ fn code_benchmark_log_likelihood_was_off_by_a_whole_unit() {
         *distinct.entry(key).or_default() += 1.0;
     }
     let data = JointData::new(2, rows).unwrap();
-    let quad = JointQuadrature::default();
     for p in [
         params(0.0, 12.0, &[0.0, 0.8], &[4.0, 2.5]),
         params(1.0, 14.0, &[0.0, 0.5], &[7.0, 2.0]),
     ] {
-        let got = log_likelihood(&data, &p, &quad);
+        let got = log_likelihood(&data, &p);
         let keys: Vec<(&Vec<(usize, usize)>, &f64)> = distinct.iter().collect();
         let want: f64 = keys
             .par_iter()

@@ -150,12 +150,12 @@ pub struct Score {
 }
 
 impl Score {
-    /// E[score]: B's reported win rate, P(1) + P(1/2) / 2.
+    /// E\[score\]: B's reported win rate, P(1) + P(1/2) / 2.
     pub fn mean(&self) -> f64 {
         self.win + 0.5 * self.split
     }
 
-    /// 1 - E[score], as P(0) + P(1/2) / 2.
+    /// 1 - E\[score\], as P(0) + P(1/2) / 2.
     pub fn mean_complement(&self) -> f64 {
         self.lose + 0.5 * self.split
     }

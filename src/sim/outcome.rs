@@ -102,7 +102,7 @@ fn pick(list: &[(u32, u64, u64)], n: u32, graded: bool) -> u64 {
 }
 
 /// Simulates `votes` votes of k samples on every problem of every series at every k. Returns
-/// the tallies indexed [series][k][problem]. `progress` is called with votes done (the vote and
+/// the tallies indexed `[series][k][problem]`. `progress` is called with votes done (the vote and
 /// run-noise samplers report; the selection sampler does not). After an interruption
 /// ([`crate::interrupt::requested`]) some counts stay zero and must be discarded.
 ///

@@ -662,32 +662,36 @@ impl ExpCtx<'_> {
         })
     }
 
-    pub(super) fn head_to_head(&self) -> Res<ExperimentSpec> {
-        let a = self.e.a.as_ref().ok_or_else(|| {
-            self.r.err(
-                self.span.clone(),
-                &self.key("a"),
-                "missing key `a` (the name of the baseline model)",
-            )
-        })?;
-        let b = self.e.b.as_ref().ok_or_else(|| {
-            self.r.err(
-                self.span.clone(),
-                &self.key("b"),
-                "missing key `b` (the name of the challenger model)",
-            )
-        })?;
+    /// The two models of a pairwise experiment, `a` (described as `roles.0`) and `b`
+    /// (`roles.1`): both required, both listed models, and different (`needs` says why).
+    pub(super) fn model_pair(&self, roles: (&str, &str), needs: &str) -> Res<(usize, usize)> {
+        let get = |k: &str, role: &str| {
+            let v = if k == "a" { &self.e.a } else { &self.e.b };
+            v.as_ref().ok_or_else(|| {
+                self.r.err(
+                    self.span.clone(),
+                    &self.key(k),
+                    format!("missing key `{k}` (the name of the {role})"),
+                )
+            })
+        };
+        let (a, b) = (get("a", roles.0)?, get("b", roles.1)?);
         let (ai, bi) = (self.model_ref(a, "a")?, self.model_ref(b, "b")?);
         if ai == bi {
             return Err(self.r.err(
                 b.span(),
                 &self.key("b"),
-                format!(
-                    "`a` and `b` are both `{}`: a head-to-head needs two different models",
-                    b.get_ref()
-                ),
+                format!("`a` and `b` are both `{}`: {needs}", b.get_ref()),
             ));
         }
+        Ok((ai, bi))
+    }
+
+    pub(super) fn head_to_head(&self) -> Res<ExperimentSpec> {
+        let (ai, bi) = self.model_pair(
+            ("baseline model", "challenger model"),
+            "a head-to-head needs two different models",
+        )?;
         Ok(ExperimentSpec::HeadToHead {
             a: ai,
             b: bi,

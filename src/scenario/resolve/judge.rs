@@ -38,26 +38,8 @@ impl ExpCtx<'_> {
     }
 
     pub(super) fn judge(&self) -> Res<ExperimentSpec> {
-        let missing = |k: &str| {
-            self.r.err(
-                self.span.clone(),
-                &self.key(k),
-                format!("missing key `{k}` (the name of a model)"),
-            )
-        };
-        let a = self.e.a.as_ref().ok_or_else(|| missing("a"))?;
-        let b = self.e.b.as_ref().ok_or_else(|| missing("b"))?;
-        let (ai, bi) = (self.model_ref(a, "a")?, self.model_ref(b, "b")?);
-        if ai == bi {
-            return Err(self.r.err(
-                b.span(),
-                &self.key("b"),
-                format!(
-                    "`a` and `b` are both `{}`: a judge compares two different models",
-                    b.get_ref()
-                ),
-            ));
-        }
+        let (ai, bi) =
+            self.model_pair(("model", "model"), "a judge compares two different models")?;
         let (ma, mb) = (&self.models[ai], &self.models[bi]);
         let gap = match self.judge_logit(
             &self.e.gap,

@@ -139,7 +139,6 @@ fn note_budget(c: &mut Criterion) {
     });
     // The simulated part alone, as the peer's sections time it: the traces of (f) at 9 budgets
     // and the votes of (g); evalsim's exact values, checks, crossovers and figure data excluded.
-    let bench = s.benchmark.rates();
     let difficulty = s.benchmark.difficulty();
     let cells: Vec<TraceCell> = s
         .models
@@ -148,7 +147,7 @@ fn note_budget(c: &mut Criterion) {
             let lengths = m.tokens.expect("tokens");
             TraceCell {
                 problems: m
-                    .rates_on(&bench)
+                    .rates_on(&s.benchmark)
                     .iter()
                     .zip(&difficulty)
                     .map(|(&p, &d)| TraceProblem {
@@ -166,7 +165,7 @@ fn note_budget(c: &mut Criterion) {
         .models
         .iter()
         .flat_map(|m| {
-            let rates = m.rates_on(&bench);
+            let rates = m.rates_on(&s.benchmark);
             [8u32, 32].map(|k| VoteCell {
                 k,
                 p: rates.clone(),
@@ -252,8 +251,10 @@ fn note_noise(c: &mut Criterion) {
     }
     // The simulated part alone: the same samplers, draws, streams and histograms as the
     // experiments (sampler set-up included), no exact values.
-    let bench = s.benchmark.rates();
-    let (ra, rb) = (s.models[0].rates_on(&bench), s.models[1].rates_on(&bench));
+    let (ra, rb) = (
+        s.models[0].rates_on(&s.benchmark),
+        s.models[1].rates_on(&s.benchmark),
+    );
     let ns = [1u32, 4, 16, 64];
     let keys: Vec<[u64; 2]> = ns.iter().map(|&n| [1, u64::from(n)]).collect();
     let samplers = |rates: &[f64]| -> Vec<CountSampler> {

@@ -87,6 +87,24 @@ impl Benchmark {
         }
     }
 
+    /// Which problems the contaminated models memorised: M = round(c N) of the N problems
+    /// (c = `contaminated`; none when c = 0), the same M for every contaminated model (the
+    /// leaked problems), chosen in a pseudo-random order that depends only on the problem's
+    /// index. With quantile placement the problems run from hardest to easiest, so the
+    /// memorised ones spread over the whole range of difficulty, as a leak that does not depend
+    /// on difficulty would. The choice does not depend on the seed, the thread count or the
+    /// models. Time: O(N log N).
+    pub fn memorised(&self) -> Vec<bool> {
+        let count = (self.contaminated * self.problems as f64).round() as usize;
+        let mut order: Vec<usize> = (0..self.problems).collect();
+        order.sort_by_key(|&i| (mix64(CONTAMINATION_DOMAIN ^ mix64(i as u64)), i));
+        let mut memorised = vec![false; self.problems];
+        for &i in order.iter().take(count) {
+            memorised[i] = true;
+        }
+        memorised
+    }
+
     /// Difficulty d_i = 1 - p_i of each problem, from the benchmark's own rates.
     pub fn difficulty(&self) -> Vec<f64> {
         self.rates().iter().map(|p| 1.0 - p).collect()
@@ -222,32 +240,68 @@ fn at_most_one(v: &[f64]) -> bool {
 }
 
 impl Model {
-    /// The model's per-problem rates on the fixed benchmark given the benchmark's rates:
-    /// expit(logit(p_i) + shift + tau e_i) with the fixed deviations e_i of
-    /// [`problem_deviations`] (tau = 0 is the plain shift, the same code path as before
-    /// `shift_sd` existed); rates of 0 or 1 stay. Time: O(N log N) with tau > 0, else O(N).
-    pub fn rates_on(&self, benchmark_rates: &[f64]) -> Vec<f64> {
-        match &self.source {
+    /// The model's per-problem rates on the fixed benchmark: expit(logit(p_i) + shift + tau e_i)
+    /// with the fixed deviations e_i of [`problem_deviations`] (tau = 0 is the plain shift);
+    /// rates of 0 or 1 stay. A contaminated model (one with a `memorized_rate` r) solves the
+    /// problems [`Benchmark::memorised`] marks at r instead. Time: O(N log N) with tau > 0 or
+    /// contamination, else O(N).
+    pub fn rates_on(&self, benchmark: &Benchmark) -> Vec<f64> {
+        let bench = benchmark.rates();
+        let rates = match &self.source {
             RateSource::Shift(s) if self.shift_sd > 0.0 => {
-                let e = problem_deviations(&self.name, benchmark_rates.len());
-                benchmark_rates
+                let e = problem_deviations(&self.name, bench.len());
+                bench
                     .iter()
                     .zip(e)
                     .map(|(&p, e)| shift_rate(p, *s + self.shift_sd * e))
                     .collect()
             }
-            RateSource::Shift(s) => benchmark_rates.iter().map(|&p| shift_rate(p, *s)).collect(),
+            RateSource::Shift(s) => bench.iter().map(|&p| shift_rate(p, *s)).collect(),
             RateSource::Rates(r) => r.clone(),
-        }
+        };
+        self.memorise(benchmark, rates)
     }
 
-    /// The model's rates with its constant shift alone (tau taken as 0): the centre its
-    /// per-problem deviations move each rate from. Time: O(N).
-    pub fn constant_shift_rates_on(&self, benchmark_rates: &[f64]) -> Vec<f64> {
-        match &self.source {
-            RateSource::Shift(s) => benchmark_rates.iter().map(|&p| shift_rate(p, *s)).collect(),
+    /// The model's rates with its constant shift alone (tau taken as 0; memorised problems at
+    /// `memorized_rate`): the centre its per-problem deviations move each rate from. Time: O(N).
+    pub fn constant_shift_rates_on(&self, benchmark: &Benchmark) -> Vec<f64> {
+        let rates = match &self.source {
+            RateSource::Shift(s) => benchmark
+                .rates()
+                .iter()
+                .map(|&p| shift_rate(p, *s))
+                .collect(),
             RateSource::Rates(r) => r.clone(),
+        };
+        self.memorise(benchmark, rates)
+    }
+
+    /// The SD of each problem's own logit deviation: `shift_sd` on every problem except the
+    /// memorised ones, whose rate is `memorized_rate` exactly. Time: O(N) (O(N log N) with
+    /// contamination).
+    pub fn deviation_sds_on(&self, benchmark: &Benchmark) -> Vec<f64> {
+        let mut taus = vec![self.shift_sd; benchmark.problems];
+        if self.memorized_rate.is_some() {
+            for (tau, memorised) in taus.iter_mut().zip(benchmark.memorised()) {
+                if memorised {
+                    *tau = 0.0;
+                }
+            }
         }
+        taus
+    }
+
+    /// The rates with the memorised problems' replaced by `memorized_rate` (a model without one
+    /// is not contaminated: the rates unchanged).
+    fn memorise(&self, benchmark: &Benchmark, mut rates: Vec<f64>) -> Vec<f64> {
+        if let Some(r) = self.memorized_rate {
+            for (p, memorised) in rates.iter_mut().zip(benchmark.memorised()) {
+                if memorised {
+                    *p = r;
+                }
+            }
+        }
+        rates
     }
 
     /// The first key of the answer-mode extensions this model sets away from the canonical
@@ -314,6 +368,9 @@ pub fn problem_deviations(name: &str, problems: usize) -> Vec<f64> {
 
 /// Separates the deviation hash from any other use of the same name hash ("shift_sd" in ASCII).
 const DEVIATION_DOMAIN: u64 = 0x7368_6966_745f_7364;
+
+/// Separates the memorised-problem order from the deviation hash ("memorise" in ASCII).
+const CONTAMINATION_DOMAIN: u64 = 0x6d65_6d6f_7269_7365;
 
 /// The splitmix64 finaliser: a bijective 64-bit mix.
 fn mix64(mut z: u64) -> u64 {
@@ -473,10 +530,20 @@ mod tests {
 
     #[test]
     fn tau_zero_rates_are_the_plain_shift_bit_for_bit() {
+        let benchmark = Benchmark {
+            problems: 30,
+            difficulty: Difficulty::LogitNormal {
+                mu: 0.2,
+                sigma: 2.2,
+                placement: Placement::Quantiles,
+            },
+            contaminated: 0.0,
+            contaminated_models: Vec::new(),
+        };
         let bench = quantile_rates(0.2, 2.2, 30);
         let plain: Vec<f64> = bench.iter().map(|&p| shift_rate(p, -0.7)).collect();
-        assert_eq!(model("m", -0.7, 0.0).rates_on(&bench), plain);
-        let moved = model("m", -0.7, 1.0).rates_on(&bench);
+        assert_eq!(model("m", -0.7, 0.0).rates_on(&benchmark), plain);
+        let moved = model("m", -0.7, 1.0).rates_on(&benchmark);
         assert_ne!(moved, plain);
         // logit(p_i') = logit(p_i) + shift + tau e_i, problem by problem.
         let e = problem_deviations("m", 30);

@@ -48,7 +48,7 @@ fuzz_target!(|data: &[u8]| {
         };
         for &m in &models {
             let model = &scenario.models[m];
-            let rates = model.rates_on(&bench);
+            let rates = model.rates_on(&scenario.benchmark);
             assert_eq!(rates.len(), n);
             for &k in ks {
                 if n * k as usize > CHEAP {

@@ -328,59 +328,79 @@ pub fn random_placement_moments(mu: f64, sigma: f64) -> (f64, f64, f64) {
     (mean_p, mean_pq, var_p)
 }
 
-/// Question-sampling SE with random placement: the SD of the mean of N problems redrawn from the
-/// logit-normal population, sqrt(Var(p) / N). The samples' binomial noise is left out (it is
-/// [`random_placement_sd`]'s other term).
-pub fn random_placement_question_se(mu: f64, sigma: f64, n_problems: usize) -> f64 {
-    assert!(n_problems >= 1, "a benchmark needs at least one problem");
-    let (_, _, var_p) = random_placement_moments(mu, sigma);
-    (var_p / n_problems as f64).sqrt()
+/// The moments of one problem's rate p over the population a redrawn benchmark samples from:
+/// E\[p\], E[1 - p] (integrated directly, not as 1 - E\[p\]), E[p (1 - p)] and Var(p).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PopulationMoments {
+    /// E\[p\].
+    pub mean_p: f64,
+    /// E[1 - p].
+    pub mean_q: f64,
+    /// E[p (1 - p)].
+    pub mean_pq: f64,
+    /// Var(p).
+    pub var_p: f64,
 }
 
-/// Total SD of the score when the N problems are redrawn every rerun (random placement):
-/// sqrt(E[p (1 - p)] / (n N) + Var(p) / N), seed noise plus question-sampling noise.
-///
-/// Time: O(1), see [`random_placement_moments`].
-///
-/// # Panics
-///
-/// If `n` or `n_problems` is 0, or as [`random_placement_moments`].
-pub fn random_placement_sd(mu: f64, sigma: f64, n: u32, n_problems: usize) -> f64 {
-    check_samples(n);
-    assert!(n_problems >= 1, "a benchmark needs at least one problem");
-    let (_, mean_pq, var_p) = random_placement_moments(mu, sigma);
-    let problems = n_problems as f64;
-    (mean_pq / (f64::from(n) * problems) + var_p / problems).sqrt()
+impl PopulationMoments {
+    /// p = expit(mu + sigma Z), Z ~ N(0, 1) ([`random_placement_moments`], twice: E[1 - p] is
+    /// E\[p\] of the mirrored population).
+    pub fn logit_normal(mu: f64, sigma: f64) -> PopulationMoments {
+        let (mean_p, mean_pq, var_p) = random_placement_moments(mu, sigma);
+        let (mean_q, _, _) = random_placement_moments(-mu, sigma);
+        PopulationMoments {
+            mean_p,
+            mean_q,
+            mean_pq,
+            var_p,
+        }
+    }
+
+    /// The mixture in which each drawn problem is memorised with probability c and then solved
+    /// at rate r: E\[p\] = c r + (1 - c) E\[p\], likewise E[1 - p] and E[p (1 - p)], and
+    /// Var(p) = (1 - c) Var(p) + c (1 - c) (r - E\[p\])^2 (within plus between the two parts;
+    /// a memorised rate does not vary). Every term is non-negative. c = 0 returns `self`.
+    pub fn memorised(self, c: f64, r: f64) -> PopulationMoments {
+        if c == 0.0 {
+            return self;
+        }
+        let rest = 1.0 - c;
+        PopulationMoments {
+            mean_p: c * r + rest * self.mean_p,
+            mean_q: c * (1.0 - r) + rest * self.mean_q,
+            mean_pq: c * r * (1.0 - r) + rest * self.mean_pq,
+            var_p: rest * self.var_p + c * rest * (r - self.mean_p).powi(2),
+        }
+    }
 }
 
-/// Random placement with the samples graded ([`SampleGrading`]: unparsed answers and a noisy
-/// grader): (mean score, total SD, question-sampling SE) of the graded score. The graded rate
+/// Random placement, the samples graded ([`SampleGrading`]: unparsed answers and a noisy
+/// grader; the identity for neither): (mean score, total SD, question-sampling SE) of the score
+/// of N problems redrawn from the population every rerun, n samples each. The graded rate
 /// p~ = a + b p is affine in p, so E[p~] = a + b E\[p\], Var(p~) = b^2 Var(p) and
-/// E[p~ (1 - p~)] comes from E\[p\], E[1 - p] (integrated directly) and E[p (1 - p)]
-/// ([`SampleGrading::mean_pq`]); the SD is [`random_placement_sd`]'s formula with those.
+/// E[p~ (1 - p~)] comes from E\[p\], E[1 - p] and E[p (1 - p)] ([`SampleGrading::mean_pq`]);
+/// the total SD is sqrt(E[p~ (1 - p~)] / (n N) + Var(p~) / N), seed noise plus question noise,
+/// and the question-sampling SE sqrt(Var(p~) / N) (the floor more samples cannot lower).
 ///
-/// Time: O(1), two calls of [`random_placement_moments`].
+/// Time: O(1).
 ///
 /// # Panics
 ///
-/// As [`random_placement_sd`].
+/// If `n` or `n_problems` is 0.
 pub fn graded_random_placement(
-    mu: f64,
-    sigma: f64,
+    population: &PopulationMoments,
     n: u32,
     n_problems: usize,
     grading: &SampleGrading,
 ) -> (f64, f64, f64) {
     check_samples(n);
     assert!(n_problems >= 1, "a benchmark needs at least one problem");
-    let (mean_p, mean_pq, var_p) = random_placement_moments(mu, sigma);
-    let (mean_q, _, _) = random_placement_moments(-mu, sigma);
     let (a, b, _) = grading.affine();
     let problems = n_problems as f64;
-    let var = b * b * var_p;
-    let pq = grading.mean_pq(mean_p, mean_q, mean_pq);
+    let var = b * b * population.var_p;
+    let pq = grading.mean_pq(population.mean_p, population.mean_q, population.mean_pq);
     (
-        a + b * mean_p,
+        a + b * population.mean_p,
         (pq / (f64::from(n) * problems) + var / problems).sqrt(),
         (var / problems).sqrt(),
     )
@@ -998,12 +1018,43 @@ pub(crate) mod tests {
         assert_eq!(random_placement_moments(mu, 0.0), (p, p * q, 0.0));
     }
 
+    /// Random placement without grading or memorised problems.
+    fn plain_random_placement(mu: f64, sigma: f64, n: u32, problems: usize) -> (f64, f64, f64) {
+        let identity = crate::exact::grader::SampleGrading {
+            unparsed: 0.0,
+            grader: None,
+        };
+        let population = PopulationMoments::logit_normal(mu, sigma);
+        graded_random_placement(&population, n, problems, &identity)
+    }
+
+    /// A memorised share: the mixture's moments against the same integrals taken over the
+    /// mixture directly (a point mass at r with weight c, the population with weight 1 - c).
+    #[test]
+    fn memorised_population_moments_match_the_mixture_integrals() {
+        use crate::exact::shift::tests::trapezoid;
+        let (mu, sigma) = (0.3, 1.9);
+        for (c, r) in [(0.2, 0.98), (0.5, 0.1), (1.0, 0.7), (0.0, 0.9)] {
+            let got = PopulationMoments::logit_normal(mu, sigma).memorised(c, r);
+            let p = |z: f64| expit(mu + sigma * z);
+            let mean = c * r + (1.0 - c) * trapezoid(p);
+            let second = c * r * r + (1.0 - c) * trapezoid(|z| p(z) * p(z));
+            let pq = c * r * (1.0 - r) + (1.0 - c) * trapezoid(|z| p(z) * expit(-mu - sigma * z));
+            assert_close(got.mean_p, mean, 1e-10);
+            assert_close(got.mean_q, 1.0 - mean, 1e-10);
+            assert_close(got.mean_pq, pq, 1e-10);
+            assert_close(got.var_p, second - mean * mean, 1e-10);
+        }
+        let none = PopulationMoments::logit_normal(mu, sigma);
+        assert_eq!(none.memorised(0.0, 0.98), none);
+    }
+
     #[test]
     fn random_placement_sd_without_spread_is_the_seed_sd() {
         let (mu, n, n_problems) = (0.4, 8, 50);
         let rates = vec![expit(mu); n_problems];
         assert_close(
-            random_placement_sd(mu, 0.0, n, n_problems),
+            plain_random_placement(mu, 0.0, n, n_problems).1,
             seed_sd(&rates, n),
             IDENTITY,
         );
@@ -1013,7 +1064,7 @@ pub(crate) mod tests {
     fn random_placement_sd_adds_question_noise_to_seed_noise() {
         let (mu, sigma, n, n_problems) = (0.2, 2.2, 4, 30);
         let (_, mean_pq, var_p) = random_placement_moments(mu, sigma);
-        let total = random_placement_sd(mu, sigma, n, n_problems);
+        let total = plain_random_placement(mu, sigma, n, n_problems).1;
         let seed_part = (mean_pq / 120.0).sqrt();
         let question_part = (var_p / 30.0).sqrt();
         assert_close(
@@ -1041,7 +1092,7 @@ pub(crate) mod tests {
         }
         let direct = ((m2 - m1 * m1) / 30.0).sqrt();
         assert_close(
-            random_placement_question_se(mu, sigma, n_problems),
+            plain_random_placement(mu, sigma, 1, n_problems).2,
             direct,
             1e-9,
         );
@@ -1072,7 +1123,8 @@ pub(crate) mod tests {
             let var = trapezoid(|z| (g(z).0 - mean).powi(2));
             let pq = trapezoid(|z| g(z).0 * g(z).1);
             let sd = (pq / (f64::from(n) * problems as f64) + var / problems as f64).sqrt();
-            let (m, s, q) = graded_random_placement(mu, sigma, n, problems, &grading);
+            let population = PopulationMoments::logit_normal(mu, sigma);
+            let (m, s, q) = graded_random_placement(&population, n, problems, &grading);
             assert!((m - mean).abs() < 1e-10, "{m} {mean}");
             assert!((s - sd).abs() < 1e-10 * sd, "{s} {sd}");
             assert!((q - (var / problems as f64).sqrt()).abs() < 1e-10 * q);

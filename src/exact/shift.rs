@@ -62,17 +62,23 @@ pub fn deviation_moments(q: f64, tau: f64) -> DeviationMoments {
 ///
 /// Over problems drawn from a population, Var(p) = Var(E[p | z]) + E[Var(p | z)]; the sample
 /// variance of the m_i and the mean of the v_i are unbiased for the two parts, so the square of
-/// this SE is unbiased for Var(p) / N. tau = 0 is [`question_se`] of the rates, bit for bit.
+/// this SE is unbiased for Var(p) / N. Every tau_i = 0 (one per problem; 0 where a rate does
+/// not deviate) is [`question_se`] of the rates, bit for bit.
 ///
 /// Time: O(N) expectations.
 ///
 /// # Panics
 /// As [`question_se`] and [`deviation_moments`].
-pub fn question_se_with_deviation(rates: &[f64], tau: f64) -> f64 {
-    if tau == 0.0 {
+pub fn question_se_with_deviation(rates: &[f64], taus: &[f64]) -> f64 {
+    assert_eq!(rates.len(), taus.len(), "one deviation SD per problem");
+    if taus.iter().all(|&tau| tau == 0.0) {
         return question_se(rates);
     }
-    let moments: Vec<DeviationMoments> = rates.iter().map(|&q| deviation_moments(q, tau)).collect();
+    let moments: Vec<DeviationMoments> = rates
+        .iter()
+        .zip(taus)
+        .map(|(&q, &tau)| deviation_moments(q, tau))
+        .collect();
     question_se_of(&moments)
 }
 
@@ -222,10 +228,13 @@ pub(crate) mod tests {
         assert_eq!((m.mean, m.var), (0.3, 0.0));
         assert_eq!(deviation_moments(1.0, 2.0).var, 0.0);
         let rates = [0.1, 0.5, 0.8];
-        assert_eq!(question_se_with_deviation(&rates, 0.0), question_se(&rates));
+        assert_eq!(
+            question_se_with_deviation(&rates, &vec![0.0; rates.len()]),
+            question_se(&rates)
+        );
         // Two problems of equal rate differ only through e: the SE is sqrt(Var_e(p) / 2).
         let v = deviation_moments(0.5, 1.0).var;
-        let se = question_se_with_deviation(&[0.5, 0.5], 1.0);
+        let se = question_se_with_deviation(&[0.5, 0.5], &[1.0, 1.0]);
         assert!(
             (se - (v / 2.0).sqrt()).abs() < 1e-15 && v > 0.01,
             "{se} {v}"

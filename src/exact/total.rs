@@ -24,25 +24,31 @@ pub fn total_se(rates: &[f64], n: u32) -> f64 {
     question_se(rates).hypot(seed_sd(rates, n))
 }
 
-/// Total SE of the score of a model with per-problem disagreement tau (`shift_sd`), from its N
-/// constant-shift rates q_i: sqrt(Q^2 + mean_i E_e[p_i (1 - p_i)] / (n N)), with Q the
+/// Total SE of the score of a model with per-problem disagreement tau_i (`shift_sd`; 0 on a
+/// problem whose rate does not deviate, such as a memorised one), from its N constant-shift
+/// rates q_i: sqrt(Q^2 + mean_i E_e[p_i (1 - p_i)] / (n N)), with Q the
 /// question-sampling SE of [`crate::exact::shift::question_se_with_deviation`]. Each new
 /// problem brings a fresh deviation e, so both parts integrate over e per problem (adaptive
 /// quadrature, about 1e-13 absolute per expectation).
 ///
 /// Its square is unbiased for the score variance over fresh benchmarks (each problem with a
-/// fresh e) and fresh seeds. tau = 0 is [`total_se`] of the rates, bit for bit.
+/// fresh e) and fresh seeds. Every tau_i = 0 is [`total_se`] of the rates, bit for bit.
 ///
 /// Time: O(N) expectations.
 ///
 /// # Panics
-/// As [`total_se`], or if tau is negative or not finite.
-pub fn total_se_with_deviation(rates: &[f64], tau: f64, n: u32) -> f64 {
-    if tau == 0.0 {
+/// As [`total_se`], if a tau_i is negative or not finite, or if the lengths differ.
+pub fn total_se_with_deviation(rates: &[f64], taus: &[f64], n: u32) -> f64 {
+    assert_eq!(rates.len(), taus.len(), "one deviation SD per problem");
+    if taus.iter().all(|&tau| tau == 0.0) {
         return total_se(rates, n);
     }
     assert!(n > 0, "samples per problem must be at least 1");
-    let moments: Vec<DeviationMoments> = rates.iter().map(|&q| deviation_moments(q, tau)).collect();
+    let moments: Vec<DeviationMoments> = rates
+        .iter()
+        .zip(taus)
+        .map(|(&q, &tau)| deviation_moments(q, tau))
+        .collect();
     let problems = rates.len() as f64;
     let seed_var =
         moments.iter().map(|m| m.mean_pq).sum::<f64>() / (f64::from(n) * problems * problems);
@@ -50,10 +56,11 @@ pub fn total_se_with_deviation(rates: &[f64], tau: f64, n: u32) -> f64 {
 }
 
 /// (total SE, question-sampling SE) of the graded score ([`SampleGrading`]) of a model with
-/// per-problem disagreement tau, from its constant-shift rates q_i: [`total_se_with_deviation`]
+/// per-problem disagreement tau_i, from its constant-shift rates q_i: [`total_se_with_deviation`]
 /// and [`crate::exact::shift::question_se_with_deviation`] with each problem's moments mapped
 /// through the affine graded rate p~ = a + b p (mean a + b E\[p\], variance b^2 Var(p),
-/// E[p~ (1 - p~)] by [`SampleGrading::mean_pq`]). tau = 0 uses the graded rates themselves.
+/// E[p~ (1 - p~)] by [`SampleGrading::mean_pq`]). Every tau_i = 0 uses the graded rates
+/// themselves.
 ///
 /// Time: O(N) expectations.
 ///
@@ -61,11 +68,12 @@ pub fn total_se_with_deviation(rates: &[f64], tau: f64, n: u32) -> f64 {
 /// As [`total_se_with_deviation`].
 pub fn graded_total_se_with_deviation(
     rates: &[f64],
-    tau: f64,
+    taus: &[f64],
     n: u32,
     grading: &SampleGrading,
 ) -> (f64, f64) {
-    if tau == 0.0 {
+    assert_eq!(rates.len(), taus.len(), "one deviation SD per problem");
+    if taus.iter().all(|&tau| tau == 0.0) {
         let graded: Vec<f64> = rates.iter().map(|&p| grading.rate(p, 1.0 - p).0).collect();
         return (total_se(&graded, n), question_se(&graded));
     }
@@ -73,7 +81,8 @@ pub fn graded_total_se_with_deviation(
     let (a, b, _) = grading.affine();
     let moments: Vec<DeviationMoments> = rates
         .iter()
-        .map(|&q| {
+        .zip(taus)
+        .map(|(&q, &tau)| {
             let m = deviation_moments(q, tau);
             DeviationMoments {
                 mean: a + b * m.mean,
@@ -176,7 +185,7 @@ mod tests {
             for (problems, n) in [(2usize, 1u32), (3, 2), (2, 4)] {
                 let truth = (e2 - e1 * e1 + (e1 - e2) / f64::from(n)) / problems as f64;
                 let mean_sq = mean_over_benchmarks(&population, problems, |r| {
-                    total_se_with_deviation(r, tau, n).powi(2)
+                    total_se_with_deviation(r, &vec![tau; r.len()], n).powi(2)
                 });
                 assert!(
                     (mean_sq - truth).abs() <= 1e-9 * truth,
@@ -189,7 +198,10 @@ mod tests {
     #[test]
     fn tau_zero_is_total_se_bit_for_bit() {
         let rates = [0.1, 0.35, 0.9, 1.0];
-        assert_eq!(total_se_with_deviation(&rates, 0.0, 3), total_se(&rates, 3));
+        assert_eq!(
+            total_se_with_deviation(&rates, &[0.0; 4], 3),
+            total_se(&rates, 3)
+        );
     }
 
     /// Graded rates with disagreement: the same brute force as the ungraded test, on the
@@ -230,14 +242,14 @@ mod tests {
         let within = vars.iter().sum::<f64>() / k / k;
         let question = (between + within).sqrt();
         let total = (between + within + pqs.iter().sum::<f64>() / (f64::from(n) * k * k)).sqrt();
-        let (t, qse) = graded_total_se_with_deviation(&rates, tau, n, &grading);
+        let (t, qse) = graded_total_se_with_deviation(&rates, &vec![tau; rates.len()], n, &grading);
         assert!((t - total).abs() < 1e-10 * total, "{t} {total}");
         assert!(
             (qse - question).abs() < 1e-10 * question,
             "{qse} {question}"
         );
         // tau = 0: the graded rates themselves.
-        let (t0, q0) = graded_total_se_with_deviation(&rates, 0.0, n, &grading);
+        let (t0, q0) = graded_total_se_with_deviation(&rates, &vec![0.0; rates.len()], n, &grading);
         let g: Vec<f64> = rates.iter().map(|&p| grading.rate(p, 1.0 - p).0).collect();
         assert!(t0 == total_se(&g, n) && q0 == question_se(&g));
     }

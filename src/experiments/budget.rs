@@ -206,7 +206,6 @@ pub(super) struct ModelInputs {
 }
 
 pub(super) fn inputs(scenario: &Scenario, models: &[usize]) -> Vec<ModelInputs> {
-    let bench = scenario.benchmark.rates();
     models
         .iter()
         .filter_map(|&m| {
@@ -214,7 +213,7 @@ pub(super) fn inputs(scenario: &Scenario, models: &[usize]) -> Vec<ModelInputs> 
             // Validation guarantees the tokens block for budget and cost models.
             model.tokens.map(|lengths| ModelInputs {
                 name: model.name.clone(),
-                rates: model.rates_on(&bench),
+                rates: model.rates_on(&scenario.benchmark),
                 attractor: model.attractor,
                 rule: model.vote_rule,
                 lengths,

@@ -14,9 +14,8 @@ use crate::exact::maj::maj_at_k_all_with_loss;
 use crate::exact::modes::{graded_rate, maj_at_k_modes, Extraction};
 use crate::exact::noise::graded_random_placement;
 use crate::exact::noise::{
-    binomial_sum_moments, count_cdf, count_pmf, head_to_head as exact_h2h,
-    random_placement_moments, random_placement_question_se, random_placement_sd, score_quantile,
-    seed_sd, vote_seed_sd,
+    binomial_sum_moments, count_cdf, count_pmf, head_to_head as exact_h2h, question_se,
+    score_quantile, seed_sd, vote_seed_sd, PopulationMoments,
 };
 use crate::exact::noise::{count_pmf_of, head_to_head_of, pmf_central_moments, HeadToHeadOdds};
 use crate::exact::pass::mean;
@@ -208,7 +207,7 @@ pub fn seed_variance(
         crate::model::RateSource::Shift(s) => (mu + s, sigma),
         _ => (mu, sigma),
     };
-    let true_rates = m.rates_on(&scenario.benchmark.rates());
+    let true_rates = m.rates_on(&scenario.benchmark);
     // Unparsed answers and a noisy grader: every exact quantity below is that of the graded
     // rates p~; fixed problems draw Bin(n, p~), a random placement stage by stage.
     let grading = SampleGrading::of(m);
@@ -220,9 +219,18 @@ pub fn seed_variance(
         (true_rates.clone(), complements)
     };
     // The constant-shift rates: the centres the population quantities integrate e around.
-    let centres = m.constant_shift_rates_on(&scenario.benchmark.rates());
+    let centres = m.constant_shift_rates_on(&scenario.benchmark);
+    let taus = m.deviation_sds_on(&scenario.benchmark);
     let problems = rates.len();
-    let population = random_placement_moments(mu, sigma);
+    // A contaminated model on a redrawn benchmark: each drawn problem is memorised with
+    // probability c (`benchmark.contaminated`) and then solved at `memorized_rate`.
+    let memorised = m
+        .memorized_rate
+        .map(|r| (scenario.benchmark.contaminated, r));
+    let population = match memorised {
+        Some((c, r)) => PopulationMoments::logit_normal(mu, sigma).memorised(c, r),
+        None => PopulationMoments::logit_normal(mu, sigma),
+    };
     let samplers: Vec<CountSampler> = ns
         .iter()
         .map(|&n| {
@@ -233,6 +241,7 @@ pub fn seed_variance(
                     sigma,
                     n,
                     grading,
+                    memorised,
                 }
             } else {
                 // Graded or not, a problem's count is Bin(n, rate): with unparsed answers or a
@@ -254,12 +263,8 @@ pub fn seed_variance(
             let scale = f64::from(n) * problems as f64;
             let (sim_mean, sim_sd, sim_m4) = score_stats(&hist, scale);
             let (exact_mean, exact_sd, sd_se, mean_se) = if random {
-                let (mean_score, sd) = if staged {
-                    let (m, sd, _) = graded_random_placement(mu, sigma, n, problems, &grading);
-                    (m, sd)
-                } else {
-                    (population.0, random_placement_sd(mu, sigma, n, problems))
-                };
+                let (mean_score, sd, _) =
+                    graded_random_placement(&population, n, problems, &grading);
                 // The fourth moment is estimated from the simulation itself (no closed form).
                 (
                     mean_score,
@@ -296,9 +301,9 @@ pub fn seed_variance(
                 total_se: if random {
                     exact_sd
                 } else if staged {
-                    graded_total_se_with_deviation(&centres, m.shift_sd, n, &grading).0
+                    graded_total_se_with_deviation(&centres, &taus, n, &grading).0
                 } else {
-                    total_se_with_deviation(&centres, m.shift_sd, n)
+                    total_se_with_deviation(&centres, &taus, n)
                 },
                 exact_interval,
                 sim_interval,
@@ -310,10 +315,9 @@ pub fn seed_variance(
         })
         .collect();
     let question = match (random, staged) {
-        (true, false) => random_placement_question_se(mu, sigma, problems),
-        (true, true) => graded_random_placement(mu, sigma, 1, problems, &grading).2,
-        (false, false) => question_se_with_deviation(&centres, m.shift_sd),
-        (false, true) => graded_total_se_with_deviation(&centres, m.shift_sd, 1, &grading).1,
+        (true, _) => graded_random_placement(&population, 1, problems, &grading).2,
+        (false, false) => question_se_with_deviation(&centres, &taus),
+        (false, true) => graded_total_se_with_deviation(&centres, &taus, 1, &grading).1,
     };
     SeedVariance {
         experiment: name.into(),
@@ -359,14 +363,14 @@ fn seed_variance_run(
 ) -> SeedVariance {
     let m = &scenario.models[model];
     let omega = m.run_sd;
-    let rates = m.rates_on(&scenario.benchmark.rates());
+    let rates = m.rates_on(&scenario.benchmark);
     let problems = rates.len();
     let exact_mean = rates
         .iter()
         .map(|&p| run_moments(p, omega).mean)
         .sum::<f64>()
         / problems as f64;
-    let question = question_se_with_deviation(&rates, 0.0);
+    let question = question_se(&rates);
     let rows = ns
         .iter()
         .map(|&n| {
@@ -549,7 +553,7 @@ pub fn vote_spread(
 ) -> VoteSpread {
     let m = &scenario.models[model];
     let rule = rule.unwrap_or(m.vote_rule);
-    let true_rates = m.rates_on(&scenario.benchmark.rates());
+    let true_rates = m.rates_on(&scenario.benchmark);
     // Several attractors or answer extraction: maj@k by the mode recurrence, the average of the
     // graded rate (1 - u) p, each vote drawn sample by sample.
     let extraction = Extraction {
@@ -771,8 +775,8 @@ pub fn run_head_to_head(
     // pass@1 sees the parsed rate (1 - unparsed) p; attractors and split cannot change it.
     let (ma, mb) = (&scenario.models[a], &scenario.models[b]);
     let (ta, tb) = (
-        ma.graded(ma.rates_on(&bench)),
-        mb.graded(mb.rates_on(&bench)),
+        ma.graded(ma.rates_on(&scenario.benchmark)),
+        mb.graded(mb.rates_on(&scenario.benchmark)),
     );
     // A noisy grader turns each sample into a Bernoulli of its graded rate, independently (an
     // unparsed sample has no answer and is never graded correct).
@@ -782,7 +786,7 @@ pub fn run_head_to_head(
             Some(_) => {
                 let grading = SampleGrading::of(model);
                 model
-                    .rates_on(&bench)
+                    .rates_on(&scenario.benchmark)
                     .iter()
                     .map(|&p| grading.rate(p, 1.0 - p).0)
                     .collect()
@@ -885,13 +889,15 @@ fn disagreement(
             Difficulty::Rates { .. } => None,
         };
         let (ca, cb) = (
-            ma.constant_shift_rates_on(bench),
-            mb.constant_shift_rates_on(bench),
+            ma.constant_shift_rates_on(&scenario.benchmark),
+            mb.constant_shift_rates_on(&scenario.benchmark),
         );
         Disagreement {
             tau_a: ma.shift_sd,
             tau_b: mb.shift_sd,
+            // Memorised problems leave the logit-normal: no implied population correlation.
             population_correlation: sigma
+                .filter(|_| ma.memorized_rate.is_none() && mb.memorized_rate.is_none())
                 .and_then(|s| logit_correlation(s, ma.shift_sd, mb.shift_sd)),
             realised_correlation: realised_logit_correlation(ra, rb),
             difference_sd: per_problem_difference_sd(ra, rb),

@@ -1022,7 +1022,17 @@ mod tests {
             verifier: None,
             grader: None,
         };
-        let want = model.rates_on(&quantile_rates(0.2, 2.2, 30));
+        let bench = crate::model::Benchmark {
+            problems: 30,
+            difficulty: crate::model::Difficulty::LogitNormal {
+                mu: 0.2,
+                sigma: 2.2,
+                placement: crate::model::Placement::Quantiles,
+            },
+            contaminated: 0.0,
+            contaminated_models: Vec::new(),
+        };
+        let want = model.rates_on(&bench);
         for (x, y) in ra.iter().zip(&want) {
             assert!((x - y).abs() < 1e-15, "{x} vs {y}");
         }

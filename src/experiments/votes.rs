@@ -120,14 +120,13 @@ pub fn curves(
     rule: Option<VoteRule>,
     progress: Progress,
 ) -> VoteCurves {
-    let bench = scenario.benchmark.rates();
     let specs: Vec<SeriesSpec> = models
         .iter()
         .map(|&m| {
             let model = &scenario.models[m];
             SeriesSpec::of(
                 model,
-                model.rates_on(&bench),
+                model.rates_on(&scenario.benchmark),
                 model.attractors.clone(),
                 model.split,
                 rule.unwrap_or(model.vote_rule),
@@ -167,7 +166,7 @@ pub fn attractor_sweep(
     progress: Progress,
 ) -> VoteCurves {
     let m = &scenario.models[model];
-    let rates = m.rates_on(&scenario.benchmark.rates());
+    let rates = m.rates_on(&scenario.benchmark);
     let specs: Vec<SeriesSpec> = attractors
         .iter()
         .map(|&x| {

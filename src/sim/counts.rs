@@ -48,6 +48,9 @@ pub enum CountSampler {
         n: u32,
         /// How each sample is parsed and graded (the identity draws exactly as before).
         grading: SampleGrading,
+        /// (c, r): each drawn problem is memorised with probability c and then solved at rate
+        /// r (a contaminated model); `None` draws exactly as without it.
+        memorised: Option<(f64, f64)>,
     },
     /// Samples parsed and graded ([`SampleGrading`]: unparsed answers, a noisy grader), drawn
     /// stage by stage per problem ([`staged_count`]) rather than from the graded rate (the
@@ -107,17 +110,21 @@ impl CountSampler {
                 sigma,
                 n,
                 grading,
-            } if grading.is_identity() => random_placement_total(rng, *problems, *mu, *sigma, *n),
+                memorised,
+            } if grading.is_identity() => {
+                random_placement_total(rng, *problems, (*mu, *sigma, *memorised), *n)
+            }
             CountSampler::Population {
                 problems,
                 mu,
                 sigma,
                 n,
                 grading,
+                memorised,
             } => (0..*problems)
                 .map(|_| {
-                    let z: f64 = StandardNormal.sample(rng);
-                    staged_count(rng, expit(mu + sigma * z), *n, grading)
+                    let p = population_rate(rng, *mu, *sigma, *memorised);
+                    staged_count(rng, p, *n, grading)
                 })
                 .sum(),
             CountSampler::Staged { rates, n, grading } => rates
@@ -403,19 +410,36 @@ fn lanes(seed: u64, key: &[u64], batch: u64) -> (Rng, Rng) {
     (r0, stream(seed, &k))
 }
 
-/// One rerun's total count when the problems are redrawn: p_i = expit(mu + sigma z_i) with
-/// z_i ~ N(0, 1), then c_i ~ Bin(n, p_i).
+/// One drawn problem's rate: expit(mu + sigma z), z ~ N(0, 1); with `memorised` = (c, r), first
+/// a 53-bit uniform u, and r when u < c (no normal drawn then). Without it the stream is used
+/// exactly as before contamination existed.
+#[inline]
+fn population_rate<R: RngCore>(
+    rng: &mut R,
+    mu: f64,
+    sigma: f64,
+    memorised: Option<(f64, f64)>,
+) -> f64 {
+    if let Some((c, r)) = memorised {
+        if ((rng.next_u64() >> 11) as f64) < c * TWO_53 {
+            return r;
+        }
+    }
+    let z: f64 = StandardNormal.sample(rng);
+    expit(mu + sigma * z)
+}
+
+/// One rerun's total count when the problems are redrawn: p_i from [`population_rate`] (a
+/// logit-normal draw, or the memorised rate), then c_i ~ Bin(n, p_i).
 pub fn random_placement_total<R: RngCore>(
     rng: &mut R,
     problems: usize,
-    mu: f64,
-    sigma: f64,
+    (mu, sigma, memorised): (f64, f64, Option<(f64, f64)>),
     n: u32,
 ) -> u64 {
     (0..problems)
         .map(|_| {
-            let z: f64 = StandardNormal.sample(rng);
-            let p = expit(mu + sigma * z);
+            let p = population_rate(rng, mu, sigma, memorised);
             if n == 1 {
                 u64::from(((rng.next_u64() >> 11) as f64) < p * TWO_53)
             } else {

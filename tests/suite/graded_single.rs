@@ -74,7 +74,7 @@ fn seed_variance_of_graded_samples_is_exact_and_every_check_passes() {
             let s = scenario(&text);
             let m = &s.models[0];
             let graded: Vec<f64> = m
-                .rates_on(&s.benchmark.rates())
+                .rates_on(&s.benchmark)
                 .iter()
                 .map(|&p| {
                     let parsed = 1.0 - m.unparsed;
@@ -112,7 +112,7 @@ fn budget_grades_kept_answers_and_every_check_passes() {
         let b = budget_result(&out);
         let s = scenario(&text);
         let m = &s.models[0];
-        let rates = m.rates_on(&s.benchmark.rates());
+        let rates = m.rates_on(&s.benchmark);
         // Without a cap the graded accuracy is graded pass@1.
         let graded: f64 = rates
             .iter()
@@ -150,7 +150,7 @@ fn budget_grades_kept_answers_and_every_check_passes() {
             }
         }
         // The second model is ungraded: its accuracy is the plain closed form, bit for bit.
-        let n_rates = s.models[1].rates_on(&s.benchmark.rates());
+        let n_rates = s.models[1].rates_on(&s.benchmark);
         let lengths = s.models[1].tokens.expect("tokens");
         let acc = accuracy_at_budget(&n_rates, &s.benchmark.difficulty(), &lengths, 2000.0);
         assert_eq!(
@@ -285,7 +285,7 @@ fn a_grader_composes_with_answer_modes_in_curves_sweeps_and_head_to_head() {
     let out = run(&text);
     assert!(failed(&out).is_empty(), "{:?}", failed(&out));
     let s = scenario(&text);
-    let rates = s.models[0].rates_on(&s.benchmark.rates());
+    let rates = s.models[0].rates_on(&s.benchmark);
     let graded: f64 = rates
         .iter()
         .map(|&p| 0.9 * (p * 0.88 + (1.0 - p) * 0.08))

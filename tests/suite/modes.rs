@@ -116,7 +116,7 @@ fn unparsed_scales_pass_at_1_and_several_attractors_run_in_curves_and_sweeps() {
     assert!(failed.is_empty(), "{failed:?}");
     let c = curves(&out, "curves");
     let s = Scenario::from_toml(&text, "t", "t.toml").expect("ok");
-    let rates = s.models[0].rates_on(&s.benchmark.rates());
+    let rates = s.models[0].rates_on(&s.benchmark);
     let graded: f64 = rates.iter().map(|p| 0.8 * p).sum::<f64>() / rates.len() as f64;
     assert!((c.series[0].pass_at_1 - graded).abs() < 1e-15);
     assert!((exact(&c, 0, 1, Metric::PassAtK) - graded).abs() < 1e-15);

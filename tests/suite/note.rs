@@ -13,8 +13,7 @@ fn note() -> Scenario {
 
 fn rates() -> Vec<f64> {
     let s = note();
-    let r = s.benchmark.rates();
-    s.models[0].rates_on(&r)
+    s.models[0].rates_on(&s.benchmark)
 }
 
 fn pct1(x: f64) -> String {

@@ -87,7 +87,7 @@ votes = 3000
     let out = run_all(&s, &|_| {});
     assert!(failed(&out).is_empty(), "{:?}", failed(&out));
     let c = curves(&out);
-    let rates = s.models[0].rates_on(&s.benchmark.rates());
+    let rates = s.models[0].rates_on(&s.benchmark);
     let ext = evalsim::exact::modes::Extraction {
         unparsed: 0.1,
         split: 0.25,

@@ -41,7 +41,7 @@ fn shipped_verifier_scenario_passes_every_check_and_tells_its_story() {
     let Some(Verifier::Threshold(v)) = checked.verifier else {
         panic!("threshold")
     };
-    let rates = s.models[0].rates_on(&s.benchmark.rates());
+    let rates = s.models[0].rates_on(&s.benchmark);
     let want = mean(
         &rates
             .iter()
@@ -76,7 +76,7 @@ fn threshold_best_at_k_equals_the_closed_form_mean_and_grading_maps_it() {
     let ExperimentResult::Curves(c) = &out.results[0] else {
         panic!()
     };
-    let rates = s.models[0].rates_on(&s.benchmark.rates());
+    let rates = s.models[0].rates_on(&s.benchmark);
     let v = ThresholdVerifier {
         tpr: 0.8,
         fpr: 0.2,
@@ -134,7 +134,7 @@ fn score_verifier_and_cost_best_of_k_pass_their_checks() {
         panic!()
     };
     let s = Scenario::from_toml(&src, "t", "t.toml").unwrap();
-    let rates = s.models[0].rates_on(&s.benchmark.rates());
+    let rates = s.models[0].rates_on(&s.benchmark);
     let phi = evalsim::exact::normal::cdf(1.2 / 2f64.sqrt());
     let want = mean(
         &rates
@@ -207,7 +207,7 @@ fn grader_fpr_sweep_grades_each_series_with_its_rate() {
     let ExperimentResult::AttractorSweep(r) = &out.results[0] else {
         panic!("a sweep")
     };
-    let rates = s.models[0].rates_on(&s.benchmark.rates());
+    let rates = s.models[0].rates_on(&s.benchmark);
     let fprs = [0.0, 0.02, 0.1];
     for k in [1u32, 8, 64] {
         let mut last = -1.0;
@@ -268,7 +268,7 @@ fn verifier_composes_with_several_attractors_unparsed_split_and_a_grader() {
         let out = run(src);
         assert!(failed(&out).is_empty(), "{:?}", failed(&out));
         let s = Scenario::from_toml(src, "t", "t.toml").unwrap();
-        let rates = s.models[0].rates_on(&s.benchmark.rates());
+        let rates = s.models[0].rates_on(&s.benchmark);
         let ExperimentResult::Curves(c) = &out.results[0] else {
             panic!("curves first")
         };

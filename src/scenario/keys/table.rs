@@ -192,6 +192,16 @@ pub const KEYS: &[Key] = &[
         default: "required for a model in contaminated_models",
         doc: "solve rate on memorised problems",
         sweep: Sweep::Model(Field::Real(|m| &mut m.memorized_rate)),
+        kinds: &[
+            Curves,
+            AttractorSweep,
+            SeedVariance,
+            VoteSpread,
+            HeadToHead,
+            Budget,
+            Cost,
+            Contamination,
+        ],
         ..BASE
     },
     // [model.tokens]

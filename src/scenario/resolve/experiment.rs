@@ -5,7 +5,7 @@ use crate::exact::outcome::{Metric, OutcomeModel};
 
 impl Resolver<'_> {
     /// Refuses a model that sets a key this experiment does not honour (the key table's kinds
-    /// of each model key: `run_sd`, `shift_sd`), or whose contamination it does not model. The
+    /// of each model key: `run_sd`, `shift_sd`, and `memorized_rate` for a contaminated model). The
     /// error points at the experiment's reference to the model (`refs`, the spans of `model`,
     /// `models`, `a` and `b`) and names the kinds that honour the key.
     pub(super) fn supported(
@@ -18,29 +18,40 @@ impl Resolver<'_> {
     ) -> Res<()> {
         let kind = spec.kind();
         let name = kind.as_str();
-        for i in spec.models() {
+        for (j, i) in spec.models().into_iter().enumerate() {
             let m = &models[i];
+            // A pair's second model is `b`: point at the key that names this model.
+            let names: &[&str] = match j {
+                0 => &["model", "models", "a"],
+                1 => &["models", "b"],
+                _ => &["models"],
+            };
             let (key, at) = refs
                 .iter()
-                .find(|(k, _)| ["model", "models", "a", "b"].contains(k))
+                .find(|(k, _)| names.contains(k))
                 .map_or((format!("experiment[{idx}]"), span.clone()), |(k, s)| {
                     (format!("experiment[{idx}].{k}"), s.clone())
                 });
-            let contaminated = bench.contaminated_models.contains(&i);
-            if contaminated && kind != ExperimentKind::Contamination {
-                return Err(self.err(at, &key, format!("model `{}` is in benchmark.contaminated_models: only a `contamination` experiment models its memorised problems; use a model without contamination in this {name} experiment", m.name)));
+            let honoured_by = |entry: &keys::Key| {
+                let by: Vec<&str> = entry.kinds.iter().map(|k| k.as_str()).collect();
+                match by.split_last() {
+                    Some((last, [])) => last.to_string(),
+                    Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+                    None => String::new(),
+                }
+            };
+            // Memorised problems: the key table's kinds of `memorized_rate`.
+            let memorised = keys::find(Table::Model, "memorized_rate", None)
+                .filter(|_| bench.contaminated_models.contains(&i));
+            if let Some(entry) = memorised.filter(|e| !e.for_kind(kind)) {
+                return Err(self.err(at, &key, format!("model `{}` is in benchmark.contaminated_models, and a {name} experiment does not model memorised problems (a plan sizes benchmarks drawn afresh, a judge compares answers to open-ended questions; memorised problems are modelled by {}); use a model without contamination here", m.name, honoured_by(entry))));
             }
             for (k, value) in [("run_sd", m.run_sd), ("shift_sd", m.shift_sd)] {
                 let Some(entry) = keys::find(Table::Model, k, None) else {
                     continue;
                 };
                 if value > 0.0 && !entry.for_kind(kind) {
-                    let by: Vec<&str> = entry.kinds.iter().map(|k| k.as_str()).collect();
-                    let by = match by.split_last() {
-                        Some((last, [])) => last.to_string(),
-                        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
-                        None => String::new(),
-                    };
+                    let by = honoured_by(entry);
                     return Err(self.err(at, &key, format!("model `{}` has {k} = {value}, which a {name} experiment does not honour ({k} is honoured by {by}); use a model with {k} = 0 here", m.name)));
                 }
             }

@@ -200,16 +200,28 @@ pub fn sweep_figures_of(s: &SweepOutput, plot: Option<&[String]>) -> Vec<(String
         // panel shows; what changes only between series fills the rest.
         let along_x = |j: usize| series.iter().any(|l| changes_among(j, Some(l)));
         let changes = |j: usize| changes_among(j, None);
-        let quantity_of = |j: usize| -> &str {
-            per_cell
-                .iter()
-                .find_map(|c| c.get(j))
-                .map_or("", |ch| ch.quantity.as_str())
+        // A quantity's own name may change with the cell (n@k under a sweep of
+        // `submissions`: 2@k, 3@k, ...): see [`cell_quantity`].
+        let quantity_of = |j: usize| -> String {
+            let mut names: Vec<&str> = Vec::new();
+            for ch in per_cell.iter().filter_map(|c| c.get(j)) {
+                if !names.contains(&ch.quantity.as_str()) {
+                    names.push(&ch.quantity);
+                }
+            }
+            cell_quantity(&names)
         };
         let wanted = |j: &usize| {
             plot.is_none_or(|names| {
                 let q = quantity_of(*j);
-                names.iter().any(|n| n == q || *n == format!("{exp}:{q}"))
+                let each: Vec<String> = per_cell
+                    .iter()
+                    .filter_map(|c| c.get(*j))
+                    .map(|ch| ch.quantity.clone())
+                    .chain([q])
+                    .collect();
+                each.iter()
+                    .any(|q| names.iter().any(|n| n == q || *n == format!("{exp}:{q}")))
             })
         };
         let (moving, flat): (Vec<usize>, Vec<usize>) =
@@ -224,7 +236,7 @@ pub fn sweep_figures_of(s: &SweepOutput, plot: Option<&[String]>) -> Vec<(String
         }
         let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
         for &j in &candidates {
-            let q = quantity_of(j).to_string();
+            let q = quantity_of(j);
             if !groups.iter().any(|(g, _)| *g == q) {
                 groups.push((q, Vec::new()));
             }
@@ -256,7 +268,7 @@ pub fn sweep_figures_of(s: &SweepOutput, plot: Option<&[String]>) -> Vec<(String
             let of_q = |v: &[usize]| -> Vec<usize> {
                 v.iter()
                     .copied()
-                    .filter(|&j| quantity_of(j) == q.as_str())
+                    .filter(|&j| quantity_of(j) == *q)
                     .collect()
             };
             let lines = (MAX_LINES / series.len().max(1)).max(1);
@@ -426,6 +438,27 @@ pub fn sweep_figures_of(s: &SweepOutput, plot: Option<&[String]>) -> Vec<(String
         ));
     }
     out
+}
+
+/// The name of the j-th quantity of an experiment across the cells, from its names in cell order:
+/// the one name when the cells agree; `n@k` when they differ only in a leading whole number
+/// (a sweep of `submissions`: `2@k`, `3@k`, ...; `2@k by verifier` gives `n@k by verifier`);
+/// otherwise every name joined by " / ".
+fn cell_quantity(names: &[&str]) -> String {
+    if let [one] = names {
+        return (*one).to_string();
+    }
+    let split = |q: &str| {
+        let digits = q.bytes().take_while(u8::is_ascii_digit).count();
+        (digits > 0).then(|| q[digits..].to_string())
+    };
+    let rests: Vec<Option<String>> = names.iter().map(|q| split(q)).collect();
+    match rests.first() {
+        Some(Some(rest)) if rests.iter().all(|r| r.as_deref() == Some(rest.as_str())) => {
+            format!("n{rest}")
+        }
+        _ => names.join(" / "),
+    }
 }
 
 /// At most `lines` of the checks `js`, chosen as a grid: each check's cell words of the form
@@ -639,6 +672,17 @@ pub fn render_shard(s: &SweepOutput) -> Result<Artifact, ReportError> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_swept_submissions_named_its_panel_after_the_first_cell() {
+        assert_eq!(cell_quantity(&["maj@k"]), "maj@k");
+        assert_eq!(cell_quantity(&["2@k", "3@k", "10@k"]), "n@k");
+        assert_eq!(
+            cell_quantity(&["2@k by verifier", "5@k by verifier"]),
+            "n@k by verifier"
+        );
+        assert_eq!(cell_quantity(&["2@k", "maj@k"]), "2@k / maj@k");
+    }
+
     use super::grid_pick;
 
     /// `attractor-sweep`'s checks `a=A k=K` for 5 shares and 7 k, in the order they are stored.

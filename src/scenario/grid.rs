@@ -7,7 +7,9 @@
 //! their types come from the key table ([`super::keys::KEYS`], a key with a [`Sweep`] other
 //! than `No`): whole-number fields ([`Field::Whole`], `u64`) are set exactly up to `u64::MAX`
 //! and refuse fractional or negative values; real fields ([`Field::Real`], `f64`) take any
-//! finite number and the validator checks its range. Making a key sweepable is its `sweep`
+//! finite number and the validator checks its range; a whole-number list ([`Field::WholeList`],
+//! `submissions`) takes whole numbers, each cell's list being that one number. Making a key
+//! sweepable is its `sweep`
 //! entry in that table.
 use std::fmt;
 
@@ -400,6 +402,7 @@ fn put<T>(block: &mut T, field: &Field<T>, value: Value) -> bool {
         (Field::Whole(f), Value::Whole(v)) => keep(f(block), v),
         (Field::Real(f), Value::Real(v)) => keep(f(block), v),
         (Field::Number(f), Value::Real(v)) => keep(f(block), toml::Value::Float(v)),
+        (Field::WholeList(f), Value::Whole(v)) => keep(f(block), vec![v]),
         _ => return false,
     }
     true
@@ -417,7 +420,7 @@ pub fn is_whole(raw: &RawScenario, path: &str) -> Result<bool, GridError> {
         })
     };
     fn w<T>(f: &Field<T>) -> bool {
-        matches!(f, Field::Whole(_))
+        matches!(f, Field::Whole(_) | Field::WholeList(_))
     }
     whole(if let Some(k) = path.strip_prefix("benchmark.") {
         lookup::<RawBenchmark>(k).map(w)

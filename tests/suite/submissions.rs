@@ -181,3 +181,38 @@ votes = 3000
         }
     }
 }
+
+/// `sweep --set experiment.curves.submissions=2,3,5` gives each cell one n; every cell goes
+/// through the file's validator (0 is refused there, naming the key).
+#[test]
+fn submissions_was_not_sweepable() {
+    use evalsim::scenario::grid::{is_whole, numeric_paths, set, Value};
+    use evalsim::scenario::resolve::parse;
+    use evalsim::scenario::spec::ExperimentSpec;
+    let src = evalsim::scenario::NAMED
+        .iter()
+        .find(|(n, _)| *n == "submissions")
+        .expect("built in")
+        .1;
+    let raw = parse(src, "submissions.toml").expect("parses");
+    let path = "experiment.curves.submissions";
+    assert!(numeric_paths(&raw).iter().any(|p| p == path));
+    assert_eq!(is_whole(&raw, path).ok(), Some(true));
+    let cell = |n: u64| {
+        let mut r = raw.clone();
+        set(&mut r, path, Value::Whole(n)).expect("set");
+        Scenario::from_raw(r, src, "submissions", "submissions.toml")
+    };
+    let s = cell(3).expect("valid");
+    let ExperimentSpec::Curves { submissions, .. } = &s.experiments[0].spec else {
+        panic!("curves")
+    };
+    assert_eq!(submissions, &vec![3]);
+    let e = cell(0).expect_err("n = 0 submits nothing");
+    assert!(e.to_string().contains("submissions"), "{e}");
+    // Each cell's n@k is the exact n@k of that n.
+    let out = run_all(&cell(5).expect("valid"), &|_| {});
+    let c = curves(&out);
+    assert!(failed(&out).is_empty(), "{:?}", failed(&out));
+    assert!(exact(c, 1, 64, Metric::SubmitAtK(5)) >= exact(c, 1, 64, Metric::MajAtK));
+}

@@ -102,6 +102,9 @@ pub enum Field<T> {
     /// A real number stored where the file may also give a list (`attractor`): the swept value
     /// replaces the list with that one number.
     Number(fn(&mut T) -> &mut Option<Spanned<toml::Value>>),
+    /// A list of whole numbers (`submissions`): the swept value replaces the list with that one
+    /// number, so each cell has one entry.
+    WholeList(fn(&mut T) -> &mut Option<Spanned<Vec<u64>>>),
 }
 
 /// Whether and how `sweep --set` may vary a key.

@@ -569,6 +569,7 @@ pub const KEYS: &[Key] = &[
         valid: "a list of whole numbers, 1 to 1024, increasing",
         default: "[] (no n@k points)",
         doc: "n of n@k: the n largest answer clusters of k samples are submitted",
+        sweep: Sweep::Experiment(Field::WholeList(|e| &mut e.submissions)),
         kinds: &[Curves],
         present: set!(submissions),
         ..BASE

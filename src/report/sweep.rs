@@ -672,6 +672,8 @@ pub fn render_shard(s: &SweepOutput) -> Result<Artifact, ReportError> {
 
 #[cfg(test)]
 mod tests {
+    use super::{cell_quantity, grid_pick};
+
     #[test]
     fn a_swept_submissions_named_its_panel_after_the_first_cell() {
         assert_eq!(cell_quantity(&["maj@k"]), "maj@k");
@@ -682,8 +684,6 @@ mod tests {
         );
         assert_eq!(cell_quantity(&["2@k", "maj@k"]), "2@k / maj@k");
     }
-
-    use super::grid_pick;
 
     /// `attractor-sweep`'s checks `a=A k=K` for 5 shares and 7 k, in the order they are stored.
     fn words() -> Vec<Vec<String>> {

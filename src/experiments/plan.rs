@@ -1021,6 +1021,7 @@ mod tests {
             shift_sd: 1.0,
             verifier: None,
             grader: None,
+            confidence: None,
         };
         let want = model.rates_on(&quantile_rates(0.2, 2.2, 30));
         for (x, y) in ra.iter().zip(&want) {

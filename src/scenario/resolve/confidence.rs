@@ -42,7 +42,7 @@ impl ExpCtx<'_> {
                 let msg = if m.confidence.is_none() {
                     format!("model `{}` has no [model.confidence] block (separation, attractor), which a confidence experiment needs; add one or leave the model out of `models`", m.name)
                 } else {
-                    format!("model `{}` has {what}: the confidence-filtered vote is computed for one attractor share (a number), every answer parsed in one form (unparsed = split = 0), independent samples (run_sd = 0) and a perfect grader; leave the model out of `models` or drop {what}", m.name)
+                    format!("model `{}` has {what}: the confidence-filtered vote is computed for one attractor share (a number), every answer parsed in one form (unparsed = split = 0), independent samples (run_sd = 0) and a perfect grader; list only such models in `models`", m.name)
                 };
                 return Err(self.r.err(at, &self.key("models"), msg));
             }

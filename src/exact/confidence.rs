@@ -110,7 +110,10 @@ pub fn threshold_maj(
     let (wa, ww) = (a * sa, (1.0 - a) * sw);
     let a_kept = if wa + ww > 0.0 { wa / (wa + ww) } else { 0.0 };
     let kept: Vec<(f64, f64)> = rates.iter().map(|&p| kept_share(p, a, c, t)).collect();
-    let pmfs: Vec<Vec<f64>> = kept.iter().map(|&(r, s)| binomial_pmf_pq(k, r, s)).collect();
+    let pmfs: Vec<Vec<f64>> = kept
+        .iter()
+        .map(|&(r, s)| binomial_pmf_pq(k, r, s))
+        .collect();
     let renormalised: Vec<f64> = rates
         .iter()
         .zip(&kept)
@@ -196,7 +199,8 @@ pub(crate) fn boundary_integral(
             big_s += pi[x] * s;
         }
         // phi(z - mu) / phi(z) for each class: the integral is E[. / phi(Z)] over Z ~ N(0, 1).
-        let ratio: [f64; 3] = std::array::from_fn(|x| pi[x] * (mu[x] * z - 0.5 * mu[x] * mu[x]).exp());
+        let ratio: [f64; 3] =
+            std::array::from_fn(|x| pi[x] * (mu[x] * z - 0.5 * mu[x] * mu[x]).exp());
         let ln_pow = |x: f64, n: usize| if n == 0 { 0.0 } else { n as f64 * x.ln() };
         let ln_front = ln_count + ln_pow(big_f, k_us - m_us) + ln_pow(big_s, m_us - 1);
         let largest = ratio.iter().fold(0.0f64, |x, &y| x.max(y));
@@ -216,7 +220,11 @@ pub(crate) fn boundary_integral(
                 continue;
             }
             let cc = cc as u32;
-            let pmf_a = binomial_pmf_pq(n - cc, alpha, if wrong > 0.0 { surv[2] / wrong } else { 1.0 });
+            let pmf_a = binomial_pmf_pq(
+                n - cc,
+                alpha,
+                if wrong > 0.0 { surv[2] / wrong } else { 1.0 },
+            );
             for (aa, &pa) in pmf_a.iter().enumerate() {
                 let w = pc * pa;
                 if w == 0.0 {
@@ -286,7 +294,14 @@ mod tests {
 
     /// Threshold filter by brute force: every sample is one of 6 (class, kept) outcomes; the
     /// 6^k sequences are enumerated and each voted literally.
-    fn threshold_brute(p: f64, a: f64, c: Confidence, t: f64, k: u32, rule: VoteRule) -> (f64, f64) {
+    fn threshold_brute(
+        p: f64,
+        a: f64,
+        c: Confidence,
+        t: f64,
+        k: u32,
+        rule: VoteRule,
+    ) -> (f64, f64) {
         let pi = classes(p, a);
         let mu = means(c);
         let mut probs = [0.0; 6];
@@ -315,8 +330,14 @@ mod tests {
     #[test]
     fn threshold_filter_matches_brute_force_enumeration() {
         let confs = [
-            Confidence { separation: 1.5, attractor: 0.0 },
-            Confidence { separation: 1.0, attractor: 2.5 },
+            Confidence {
+                separation: 1.5,
+                attractor: 0.0,
+            },
+            Confidence {
+                separation: 1.0,
+                attractor: 2.5,
+            },
         ];
         let rates = [0.05, 0.35, 0.6, 0.97];
         for rule in RULES {
@@ -326,8 +347,14 @@ mod tests {
                         let exact = threshold_maj(&rates, 0.4, c, t, k, rule);
                         for (&p, &(w, l)) in rates.iter().zip(&exact) {
                             let (bw, bl) = threshold_brute(p, 0.4, c, t, k, rule);
-                            assert!(rel(w, bw) < 1e-12, "{rule:?} {c:?} t={t} k={k} p={p}: {w} {bw}");
-                            assert!(rel(l, bl) < 1e-12, "{rule:?} {c:?} t={t} k={k} p={p}: {l} {bl}");
+                            assert!(
+                                rel(w, bw) < 1e-12,
+                                "{rule:?} {c:?} t={t} k={k} p={p}: {w} {bw}"
+                            );
+                            assert!(
+                                rel(l, bl) < 1e-12,
+                                "{rule:?} {c:?} t={t} k={k} p={p}: {l} {bl}"
+                            );
                         }
                     }
                 }
@@ -337,14 +364,20 @@ mod tests {
 
     #[test]
     fn a_threshold_below_every_confidence_is_maj_at_k() {
-        let c = Confidence { separation: 2.0, attractor: 1.0 };
+        let c = Confidence {
+            separation: 2.0,
+            attractor: 1.0,
+        };
         let rates = [0.1, 0.5, 0.9];
         for rule in RULES {
             for k in [1, 4, 16, 33] {
                 let exact = threshold_maj(&rates, 0.3, c, -50.0, k, rule);
                 for (&p, &(w, l)) in rates.iter().zip(&exact) {
                     let (mw, ml) = maj_at_k_with_loss(p, 0.3, k, rule);
-                    assert!(rel(w, mw) < 1e-13 && rel(l, ml) < 1e-13, "{rule:?} k={k} p={p}");
+                    assert!(
+                        rel(w, mw) < 1e-13 && rel(l, ml) < 1e-13,
+                        "{rule:?} k={k} p={p}"
+                    );
                 }
             }
         }
@@ -352,7 +385,10 @@ mod tests {
 
     #[test]
     fn the_boundary_integral_at_m_equals_k_is_maj_at_k() {
-        let c = Confidence { separation: 1.2, attractor: 2.0 };
+        let c = Confidence {
+            separation: 1.2,
+            attractor: 2.0,
+        };
         for rule in RULES {
             for k in [2, 5, 16] {
                 for p in [0.02, 0.3, 0.7, 0.99] {
@@ -388,9 +424,18 @@ mod tests {
         // confident than the other, P(Z_c > Z_X) = Phi((mu_c - mu_X) / sqrt 2).
         let a = 0.4;
         for c in [
-            Confidence { separation: 1.5, attractor: 0.0 },
-            Confidence { separation: 0.5, attractor: 2.5 },
-            Confidence { separation: -1.0, attractor: 3.0 },
+            Confidence {
+                separation: 1.5,
+                attractor: 0.0,
+            },
+            Confidence {
+                separation: 0.5,
+                attractor: 2.5,
+            },
+            Confidence {
+                separation: -1.0,
+                attractor: 3.0,
+            },
         ] {
             for p in [0.1, 0.5, 0.9] {
                 let [pc, pa, pw] = classes(p, a);
@@ -422,7 +467,10 @@ mod tests {
 
     #[test]
     fn kept_share_and_its_complement_sum_to_one() {
-        let c = Confidence { separation: 2.0, attractor: -1.0 };
+        let c = Confidence {
+            separation: 2.0,
+            attractor: -1.0,
+        };
         for p in [0.0, 0.3, 1.0] {
             for t in [-3.0, 0.0, 4.0, 30.0] {
                 let (r, s) = kept_share(p, 0.5, c, t);

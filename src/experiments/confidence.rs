@@ -87,7 +87,12 @@ impl ConfidenceCurves {
                 s.vote_rule.as_str(),
                 pt.k
             );
-            out.push(Check::new(&self.experiment, "filtered maj@k", &cell, pt.estimate));
+            out.push(Check::new(
+                &self.experiment,
+                "filtered maj@k",
+                &cell,
+                pt.estimate,
+            ));
             if let Some(kept) = pt.kept {
                 out.push(Check::new(&self.experiment, "kept share", &cell, kept));
             }

@@ -59,7 +59,8 @@ pub(super) fn confidence_csv(run: &RunOutput, r: &ConfidenceCurves) -> String {
     for pt in &r.points {
         let s = &r.series[pt.series];
         let [kind, parameter] = filter_fields(pt.filter);
-        let rows = std::iter::once(("filtered maj@k", &pt.estimate)).chain(pt.kept.as_ref().map(|k| ("kept share", k)));
+        let rows = std::iter::once(("filtered maj@k", &pt.estimate))
+            .chain(pt.kept.as_ref().map(|k| ("kept share", k)));
         for (quantity, e) in rows {
             csv.row(estimate_row(
                 run,
@@ -140,13 +141,13 @@ pub(super) fn confidence_headline(
                 plain.estimate.exact,
                 Some(plain.estimate.sim),
             );
-            let best = pts
-                .iter()
-                .filter(|p| p.filter.is_some())
-                .fold(None::<&&ConfidencePoint>, |b, p| match b {
+            let best = pts.iter().filter(|p| p.filter.is_some()).fold(
+                None::<&&ConfidencePoint>,
+                |b, p| match b {
                     Some(b) if b.estimate.exact >= p.estimate.exact => Some(b),
                     _ => Some(p),
-                });
+                },
+            );
             if let Some(b) = best {
                 push(
                     format!(
@@ -247,7 +248,10 @@ pub(super) fn confidence_figure(run: &RunOutput, r: &ConfidenceCurves) -> Figure
             series(true, 0, "most confident share");
             series(false, 1, "confidence above t");
             p.lines.push(Line {
-                label: Some(format!("unfiltered maj@{k} {}", pct(plain.estimate.exact, 1))),
+                label: Some(format!(
+                    "unfiltered maj@{k} {}",
+                    pct(plain.estimate.exact, 1)
+                )),
                 color: 7,
                 dashed: true,
                 points: vec![(0.0, plain_y), (100.0, plain_y)],

@@ -124,7 +124,9 @@ pub fn summary(run: &RunOutput) -> Summary {
             ExperimentResult::Judge(j) => {
                 super::judge::judge_headline(j, &mut |n, u, e, s| rows.push(n, u, e, s))
             }
-            ExperimentResult::Confidence(c) => super::confidence::confidence_headline(c, &mut |n, u, e, s| rows.push(n, u, e, s)),
+            ExperimentResult::Confidence(c) => {
+                super::confidence::confidence_headline(c, &mut |n, u, e, s| rows.push(n, u, e, s))
+            }
             ExperimentResult::Contamination(c) => {
                 for p in &c.plan {
                     match (p.fresh, p.power) {

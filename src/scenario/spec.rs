@@ -363,7 +363,10 @@ impl ExperimentSpec {
                 let ksum: u64 = k.iter().map(|&x| u64::from(x)).sum();
                 let m = models.len() as u64;
                 Work {
-                    draws: m.saturating_mul(ksum).saturating_mul(*votes).saturating_mul(p),
+                    draws: m
+                        .saturating_mul(ksum)
+                        .saturating_mul(*votes)
+                        .saturating_mul(p),
                     ticks: (2 * m * k.len() as u64)
                         .saturating_mul(*votes)
                         .saturating_mul(p),

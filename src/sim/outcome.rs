@@ -82,7 +82,9 @@ impl Tally {
             (Metric::BestAtK, true) => self.best_graded,
             (Metric::SubmitAtK(n), _) => pick(&self.submitted, n, graded),
             (Metric::VerifiedAtK(n), _) => pick(&self.verified, n, graded),
-            (Metric::FilteredMajAtK(f), _) => self.filtered.iter().find(|x| x.0 == f).map_or(0, |x| x.1),
+            (Metric::FilteredMajAtK(f), _) => {
+                self.filtered.iter().find(|x| x.0 == f).map_or(0, |x| x.1)
+            }
         }
     }
 
@@ -324,7 +326,13 @@ fn filtered(
             }
             let s = series[si];
             let k = ks[ki];
-            let path = [key, name_id("confidence"), si as u64, u64::from(k), i as u64];
+            let path = [
+                key,
+                name_id("confidence"),
+                si as u64,
+                u64::from(k),
+                i as u64,
+            ];
             let mut rng = stream(seed, &path);
             let c = s.outcome.confidence.expect("checked by refuses");
             let h = filtered_hits(

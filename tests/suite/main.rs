@@ -11,6 +11,7 @@ mod clamped_output;
 mod cli;
 mod cluster_coverage;
 mod common;
+mod confidence;
 mod curves_band;
 mod determinism;
 mod docs_commands;

@@ -38,7 +38,9 @@ impl ExpCtx<'_> {
         for &i in &models {
             let m = &self.models[i];
             let outcome = OutcomeModel::of(m, m.vote_rule);
-            if let Some(what) = outcome.refuses(OutcomeMetric::FilteredMajAtK(Filter::TopShare(1.0))) {
+            if let Some(what) =
+                outcome.refuses(OutcomeMetric::FilteredMajAtK(Filter::TopShare(1.0)))
+            {
                 let msg = if m.confidence.is_none() {
                     format!("model `{}` has no [model.confidence] block (separation, attractor), which a confidence experiment needs; add one or leave the model out of `models`", m.name)
                 } else {

@@ -161,9 +161,17 @@ impl Resolver<'_> {
             self.err(span, &key("separation"), "missing key `separation`: the mean confidence of a correct sample, in SDs above a one-off wrong answer's (e.g. 1.5)")
         })?;
         Ok(Confidence {
-            separation: sd(separation, "separation", "the mean confidence of a correct sample; a one-off wrong answer's is N(0, 1)")?,
+            separation: sd(
+                separation,
+                "separation",
+                "the mean confidence of a correct sample; a one-off wrong answer's is N(0, 1)",
+            )?,
             attractor: match &c.attractor {
-                Some(a) => sd(a, "attractor", "the mean confidence of the repeated attractor answer")?,
+                Some(a) => sd(
+                    a,
+                    "attractor",
+                    "the mean confidence of the repeated attractor answer",
+                )?,
                 None => 0.0,
             },
         })

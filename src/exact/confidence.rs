@@ -456,6 +456,36 @@ mod tests {
     }
 
     #[test]
+    fn the_boundary_integral_and_its_complement_sum_to_one_at_unequal_means() {
+        // A check of the quadrature where no closed form exists: win + loss integrates the
+        // density of the boundary confidence, whose mass is 1.
+        for c in [
+            Confidence {
+                separation: 3.0,
+                attractor: -2.0,
+            },
+            Confidence {
+                separation: -1.0,
+                attractor: 6.0,
+            },
+            Confidence {
+                separation: 10.0,
+                attractor: 10.0,
+            },
+        ] {
+            for (m, k) in [(1, 64), (5, 64), (40, 64), (3, 16)] {
+                for p in [1e-6, 0.3, 0.999] {
+                    let (w, l) = top_share_maj(p, 0.5, c, m, k, VoteRule::Random);
+                    assert!(
+                        (w + l - 1.0).abs() < 1e-12,
+                        "{c:?} m={m} k={k} p={p}: {w} + {l}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
     fn top_count_rounds_up_but_not_a_product_that_is_whole() {
         assert_eq!(top_count(0.3, 10), 3);
         assert_eq!(top_count(0.25, 16), 4);

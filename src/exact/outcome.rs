@@ -511,6 +511,35 @@ mod tests {
     }
 
     #[test]
+    fn a_top_share_of_one_is_maj_at_k_bit_for_bit_and_filters_are_refused_outside_the_canonical_model(
+    ) {
+        let o = OutcomeModel {
+            confidence: Some(Confidence {
+                separation: 1.0,
+                attractor: 2.0,
+            }),
+            ..canonical()
+        };
+        let rates = [0.05, 0.5, 0.95];
+        let top = Metric::FilteredMajAtK(Filter::TopShare(1.0));
+        for k in [1, 7, 16] {
+            assert_eq!(o.value(&rates, top, k), o.value(&rates, Metric::MajAtK, k));
+        }
+        assert_eq!(canonical().refuses(top), Some("no [model.confidence]"));
+        let graded = OutcomeModel {
+            grader: Some(Grader { fpr: 0.1, fnr: 0.0 }),
+            ..o.clone()
+        };
+        assert_eq!(graded.refuses(top), Some("[model.grader]"));
+        let several = OutcomeModel {
+            attractors: vec![0.2, 0.1],
+            ..o.clone()
+        };
+        assert_eq!(several.refuses(top), Some("a list of attractor shares"));
+        assert_eq!(o.refuses(top), None);
+    }
+
+    #[test]
     fn best_at_k_is_listed_once_and_only_with_a_verifier() {
         let asked = [Metric::PassAtK, Metric::MajAtK];
         assert_eq!(canonical().metrics(&asked), asked.to_vec());

@@ -204,7 +204,9 @@ pub(crate) fn boundary_integral(
         let ln_pow = |x: f64, n: usize| if n == 0 { 0.0 } else { n as f64 * x.ln() };
         let ln_front = ln_count + ln_pow(big_f, k_us - m_us) + ln_pow(big_s, m_us - 1);
         let largest = ratio.iter().fold(0.0f64, |x, &y| x.max(y));
-        if !(ln_front + largest.ln() > -700.0) {
+        // Negligible (or NaN from an empty tail): the floor of the rule is 1e-300.
+        let ln_size = ln_front + largest.ln();
+        if ln_size.is_nan() || ln_size <= -700.0 {
             return;
         }
         let front = ln_front.exp();
@@ -276,7 +278,7 @@ mod tests {
         if at > 0 {
             sizes.push(at);
         }
-        sizes.extend(std::iter::repeat(1).take(w as usize));
+        sizes.extend(std::iter::repeat_n(1, w as usize));
         let top = *sizes.iter().max().unwrap();
         let tied = sizes.iter().filter(|&&s| s == top).count() as f64;
         if c < top {
@@ -316,7 +318,7 @@ mod tests {
                 let o = (x % 6) as usize;
                 x /= 6;
                 pr *= probs[o];
-                if o % 2 == 0 {
+                if o.is_multiple_of(2) {
                     counts[o / 2] += 1;
                 }
             }

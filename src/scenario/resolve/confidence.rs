@@ -64,8 +64,22 @@ impl ExpCtx<'_> {
             |x| x.is_finite() && x.abs() <= MAX_THRESHOLD,
             |x| format!("{x} is out of range: every threshold must be a number of SDs in [-{MAX_THRESHOLD}, {MAX_THRESHOLD}] (samples with a confidence above it vote)"),
         )?;
-        let votes = self.count(&self.e.votes, "votes", 2000)?;
-        self.literal_samples(models.len() as u64, &k, ("votes", votes))?;
+        let votes = self.count(&self.e.votes, "votes", 4000)?;
+        // Every vote draws its k samples one by one, each with its confidence.
+        let ksum: u64 = k.iter().map(|&x| u64::from(x)).sum();
+        let problems = self.bench.problems as u64;
+        let draws = (models.len() as u64)
+            .saturating_mul(ksum)
+            .saturating_mul(votes)
+            .saturating_mul(problems);
+        if draws > MAX_TOTAL_VOTES {
+            let at = self
+                .e
+                .votes
+                .as_ref()
+                .map_or(self.span.clone(), Spanned::span);
+            return Err(self.r.err(at, &self.key("votes"), format!("{} model(s) x (sum of k = {ksum}) x {votes} votes x {problems} problems = {draws} simulated samples (each drawn with its confidence): at most {MAX_TOTAL_VOTES} per experiment; lower `votes` or the largest k", models.len())));
+        }
         Ok(ExperimentSpec::Confidence {
             models,
             k,

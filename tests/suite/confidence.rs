@@ -72,7 +72,7 @@ fn shipped_confidence_scenario_passes_every_check_and_tells_its_story() {
 }
 
 /// Settings away from the shipped ones (strict and absolute votes, a negative separation, an
-/// attractor share of 0, another k) agree with the simulation at several seeds.
+/// attractor share of 0, small k and the largest k) agree with the simulation at several seeds.
 #[test]
 fn confidence_checks_pass_across_seeds_rules_and_settings() {
     let base = read(std::path::Path::new("scenarios/confidence.toml"))
@@ -83,6 +83,7 @@ fn confidence_checks_pass_across_seeds_rules_and_settings() {
         ("k = [16]", "k = [16]\nvote_rule = \"absolute\""),
         ("separation = 1.0", "separation = -1.0"),
         ("k = [16]", "k = [1, 5]"),
+        ("k = [16]", "k = [64]"),
         (
             "attractor = 0.5\n\n[model.confidence]\nseparation = 1.5",
             "attractor = 0.0\n\n[model.confidence]\nseparation = 1.5",

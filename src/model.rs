@@ -233,6 +233,9 @@ pub struct Model {
     /// The grader's error rates, when grading is noisy (`None`: a perfect grader).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub grader: Option<Grader>,
+    /// Each sample's confidence, when the scenario gives `[model.confidence]`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub confidence: Option<Confidence>,
 }
 
 fn at_most_one(v: &[f64]) -> bool {
@@ -461,6 +464,17 @@ impl Verifier {
     }
 }
 
+/// The confidence each sample carries (confidence-filtered voting, `exact::confidence`): a
+/// correct sample's confidence is N(separation, 1), the repeated attractor answer's
+/// N(attractor, 1), a one-off wrong answer's N(0, 1).
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
+pub struct Confidence {
+    /// Mean confidence of a correct sample, in SDs above a one-off wrong one.
+    pub separation: f64,
+    /// Mean confidence of the attractor answer (above `separation`: a confident attractor).
+    pub attractor: f64,
+}
+
 /// A grader's error rates, each in [0, 1] (closed forms in `exact::grader`).
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
 pub struct Grader {
@@ -509,6 +523,7 @@ mod tests {
             grader: None,
             run_sd: 0.0,
             memorized_rate: None,
+            confidence: None,
         }
     }
 

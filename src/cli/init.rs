@@ -44,6 +44,7 @@ fn comment_keys(template: &str) -> String {
                 "model.tokens" => Table::Tokens,
                 "model.verifier" => Table::Verifier,
                 "model.grader" => Table::Grader,
+                "model.confidence" => Table::Confidence,
                 "experiment" => Table::Experiment,
                 _ => table,
             };
@@ -106,6 +107,7 @@ mod tests {
             Table::Tokens,
             Table::Verifier,
             Table::Grader,
+            Table::Confidence,
         ] {
             for key in keys::of_table(table) {
                 let shown = text.lines().any(|l| {

@@ -77,6 +77,20 @@ pub fn binomial_pmf(n: u32, p: f64) -> Vec<f64> {
 /// [`binomial_pmf`] written into `v` (resized to n + 1 entries), bit for bit: for loops that
 /// need one pmf after another without allocating each. Time: O(n).
 pub fn binomial_pmf_into(n: u32, p: f64, v: &mut Vec<f64>) {
+    binomial_pmf_pq_into(n, p, 1.0 - p, v);
+}
+
+/// The pmf of Bin(n, p) given p and its complement q = 1 - p computed by the caller from their
+/// own terms: [`binomial_pmf`] with the odds p / q, so a p within 1e-10 of 1 keeps the relative
+/// accuracy of q. With q = 1 - p it is [`binomial_pmf`] bit for bit. Time: O(n).
+pub fn binomial_pmf_pq(n: u32, p: f64, q: f64) -> Vec<f64> {
+    let mut v = Vec::new();
+    binomial_pmf_pq_into(n, p, q, &mut v);
+    v
+}
+
+/// [`binomial_pmf_pq`] written into `v` (resized to n + 1 entries). Time: O(n).
+pub fn binomial_pmf_pq_into(n: u32, p: f64, q: f64, v: &mut Vec<f64>) {
     let n_us = n as usize;
     v.clear();
     v.resize(n_us + 1, 0.0);
@@ -84,11 +98,11 @@ pub fn binomial_pmf_into(n: u32, p: f64, v: &mut Vec<f64>) {
         v[0] = 1.0;
         return;
     }
-    if p >= 1.0 {
+    if q <= 0.0 {
         v[n_us] = 1.0;
         return;
     }
-    let odds = p / (1.0 - p);
+    let odds = p / q;
     let mode = (((n as f64 + 1.0) * p).floor() as usize).min(n_us);
     v[mode] = 1.0;
     for j in mode..n_us {

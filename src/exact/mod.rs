@@ -8,6 +8,7 @@
 //! May depend on: `model` (parameter types, expit) and nothing else of evalsim.
 
 pub mod budget;
+pub mod confidence;
 pub mod contamination;
 pub mod grader;
 pub mod joint_likelihood;

@@ -12,12 +12,14 @@
 //! Why it exists: experiments ask an outcome model for a metric and never branch on which
 //! features a model uses. The one combination that is not computed (per-run noise with anything
 //! but the one-attractor, fully parsed, perfectly graded model without a verifier) is named by
-//! [`OutcomeModel::unsupported`], which the scenario layer calls to refuse it.
+//! [`OutcomeModel::unsupported`], which the scenario layer calls to refuse it; what keeps one
+//! metric from a model (n@k, the confidence-filtered vote) by [`OutcomeModel::refuses`].
 //!
 //! May depend on: `model` and the closed forms of this module's siblings.
 use rayon::prelude::*;
 use serde::Serialize;
 
+use super::confidence::{threshold_maj, top_count, top_share_maj, Filter};
 use super::grader::SampleGrading;
 use super::maj::{attractor_threshold, maj_at_k_all_with_loss, maj_ceiling};
 use super::modes::{
@@ -27,10 +29,10 @@ use super::pass::{mean, pass_at_k, pass_at_k_complement, pass_hat_k, pass_hat_k_
 use super::run_corr;
 use super::submit::{submit_at_k, submit_best};
 use super::verifier::{best_ceiling, best_pairs, selectable_rate};
-use crate::model::{Grader, Model, Verifier, VoteRule};
+use crate::model::{Confidence, Grader, Model, Verifier, VoteRule};
 
 /// Which metric of k samples.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Metric {
     /// At least one of k samples right.
     PassAtK,
@@ -45,6 +47,9 @@ pub enum Metric {
     /// n@k by the verifier: one of the n samples it ranks first right (models with a
     /// `[model.verifier]`; n = 1 is best@k).
     VerifiedAtK(u32),
+    /// maj@k among the samples a confidence filter keeps (models with a `[model.confidence]`;
+    /// [`crate::exact::confidence`]).
+    FilteredMajAtK(Filter),
 }
 
 impl Metric {
@@ -58,6 +63,7 @@ impl Metric {
             Metric::BestAtK => "best@k".into(),
             Metric::SubmitAtK(n) => format!("{n}@k"),
             Metric::VerifiedAtK(n) => format!("{n}@k by verifier"),
+            Metric::FilteredMajAtK(f) => format!("maj@k {}", f.name()),
         }
     }
 }
@@ -85,6 +91,8 @@ pub struct OutcomeModel {
     pub grader: Option<Grader>,
     /// The best-of-k selector, if any.
     pub verifier: Option<Verifier>,
+    /// Each sample's confidence, if the model has one (confidence-filtered votes).
+    pub confidence: Option<Confidence>,
 }
 
 impl OutcomeModel {
@@ -100,6 +108,7 @@ impl OutcomeModel {
             rule,
             grader: model.grader,
             verifier: model.verifier,
+            confidence: model.confidence,
         }
     }
 
@@ -158,8 +167,8 @@ impl OutcomeModel {
     ///
     /// # Panics
     ///
-    /// If k = 0, for best@k of a model without a verifier, or for a combination
-    /// [`OutcomeModel::unsupported`] names.
+    /// If k = 0, for best@k of a model without a verifier, for a combination
+    /// [`OutcomeModel::unsupported`] names, or for a metric [`OutcomeModel::refuses`].
     pub fn value(&self, rates: &[f64], metric: Metric, k: u32) -> Vec<(f64, f64)> {
         assert!(self.unsupported().is_none(), "unsupported outcome model");
         let omega = self.run_sd;
@@ -197,7 +206,44 @@ impl OutcomeModel {
             }
             Metric::SubmitAtK(n) => self.submitted(rates, k, n, None),
             Metric::VerifiedAtK(n) => self.verified(rates, k, n, None),
+            Metric::FilteredMajAtK(f) => self.filtered(rates, f, k),
         }
+    }
+
+    /// Confidence-filtered maj@k of every problem: the threshold filter's sum over the kept
+    /// count ([`threshold_maj`]), the top-share filter's integral ([`top_share_maj`], in
+    /// parallel over problems).
+    fn filtered(&self, rates: &[f64], filter: Filter, k: u32) -> Vec<(f64, f64)> {
+        assert!(
+            self.refuses(Metric::FilteredMajAtK(filter)).is_none(),
+            "unsupported filtered maj@k"
+        );
+        let c = self.confidence.expect("checked by refuses");
+        let a = self.attractor();
+        match filter {
+            Filter::Threshold(t) => threshold_maj(rates, a, c, t, k, self.rule),
+            Filter::TopShare(s) => {
+                let m = top_count(s, k);
+                rates
+                    .par_iter()
+                    .map(|&p| top_share_maj(p, a, c, m, k, self.rule))
+                    .collect()
+            }
+        }
+    }
+
+    /// Each problem's (r, 1 - r): the chance that one sample passes the confidence threshold t
+    /// ([`crate::exact::confidence::kept_share`]), for a model with a confidence.
+    ///
+    /// # Panics
+    ///
+    /// Without a `[model.confidence]`.
+    pub fn kept_share(&self, rates: &[f64], t: f64) -> Vec<(f64, f64)> {
+        let c = self.confidence.expect("kept share needs a confidence");
+        rates
+            .iter()
+            .map(|&p| super::confidence::kept_share(p, self.attractor(), c, t))
+            .collect()
     }
 
     /// n@k by the verifier of every problem ([`submit_best`]) on the selectable rates, in
@@ -231,11 +277,21 @@ impl OutcomeModel {
     }
 
     /// The model feature that keeps `metric` from being computed for this model, if any: n@k
-    /// is enumerated for at most one repeated wrong answer and independent samples.
+    /// is enumerated for at most one repeated wrong answer and independent samples; a
+    /// confidence-filtered vote needs a confidence and is computed for the canonical model
+    /// (one attractor share, every answer parsed in one form, independent samples, a perfect
+    /// grader).
     pub fn refuses(&self, metric: Metric) -> Option<&'static str> {
+        let filtered = matches!(metric, Metric::FilteredMajAtK(_));
         match metric {
-            Metric::SubmitAtK(_) if self.attractors.len() > 1 => Some("a list of attractor shares"),
-            Metric::SubmitAtK(_) if self.run_sd > 0.0 => Some("run_sd"),
+            Metric::SubmitAtK(_) | Metric::FilteredMajAtK(_) if self.attractors.len() > 1 => {
+                Some("a list of attractor shares")
+            }
+            Metric::SubmitAtK(_) | Metric::FilteredMajAtK(_) if self.run_sd > 0.0 => Some("run_sd"),
+            _ if filtered && self.confidence.is_none() => Some("no [model.confidence]"),
+            _ if filtered && self.extraction.unparsed != 0.0 => Some("unparsed"),
+            _ if filtered && self.extraction.split != 0.0 => Some("split"),
+            _ if filtered && self.grader.is_some() => Some("[model.grader]"),
             _ => None,
         }
     }
@@ -280,6 +336,8 @@ impl OutcomeModel {
                 .collect(),
             Metric::SubmitAtK(n) => self.submitted(rates, k, n, Some(g)),
             Metric::VerifiedAtK(n) => self.verified(rates, k, n, Some(g)),
+            // Refused with a grader: this panics as `value` documents.
+            Metric::FilteredMajAtK(_) => self.value(rates, metric, k),
             Metric::MajAtK | Metric::BestAtK => self
                 .value(rates, metric, k)
                 .into_iter()
@@ -357,6 +415,7 @@ mod tests {
             rule: VoteRule::Random,
             grader: None,
             verifier: None,
+            confidence: None,
         }
     }
 
@@ -449,6 +508,35 @@ mod tests {
             };
             assert_eq!(independent.unsupported(), None);
         }
+    }
+
+    #[test]
+    fn a_top_share_of_one_is_maj_at_k_bit_for_bit_and_filters_are_refused_outside_the_canonical_model(
+    ) {
+        let o = OutcomeModel {
+            confidence: Some(Confidence {
+                separation: 1.0,
+                attractor: 2.0,
+            }),
+            ..canonical()
+        };
+        let rates = [0.05, 0.5, 0.95];
+        let top = Metric::FilteredMajAtK(Filter::TopShare(1.0));
+        for k in [1, 7, 16] {
+            assert_eq!(o.value(&rates, top, k), o.value(&rates, Metric::MajAtK, k));
+        }
+        assert_eq!(canonical().refuses(top), Some("no [model.confidence]"));
+        let graded = OutcomeModel {
+            grader: Some(Grader { fpr: 0.1, fnr: 0.0 }),
+            ..o.clone()
+        };
+        assert_eq!(graded.refuses(top), Some("[model.grader]"));
+        let several = OutcomeModel {
+            attractors: vec![0.2, 0.1],
+            ..o.clone()
+        };
+        assert_eq!(several.refuses(top), Some("a list of attractor shares"));
+        assert_eq!(o.refuses(top), None);
     }
 
     #[test]

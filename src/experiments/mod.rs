@@ -10,6 +10,7 @@
 //! on `analyze`, whose intervals it scores.
 pub mod budget;
 pub mod check;
+pub mod confidence;
 pub mod contamination;
 pub mod cost;
 pub mod judge;
@@ -73,6 +74,8 @@ pub enum ExperimentResult {
     Contamination(contamination::ContaminationResult),
     /// What each judging protocol reports against the true win probability.
     Judge(Box<judge::JudgeResult>),
+    /// Confidence-filtered maj@k against the kept share.
+    Confidence(confidence::ConfidenceCurves),
 }
 
 impl ExperimentResult {
@@ -88,6 +91,7 @@ impl ExperimentResult {
             ExperimentResult::Plan(r) => &r.experiment,
             ExperimentResult::Contamination(r) => &r.experiment,
             ExperimentResult::Judge(r) => &r.experiment,
+            ExperimentResult::Confidence(r) => &r.experiment,
         }
     }
 
@@ -103,6 +107,7 @@ impl ExperimentResult {
             ExperimentResult::Plan(r) => r.checks(),
             ExperimentResult::Contamination(r) => r.checks(),
             ExperimentResult::Judge(r) => r.checks(),
+            ExperimentResult::Confidence(r) => r.checks(),
         }
     }
 }
@@ -175,6 +180,8 @@ pub fn draw_cost_ns(spec: &ExperimentSpec) -> u64 {
         ExperimentSpec::Plan { .. } => 1,
         ExperimentSpec::Contamination { .. } => 2_000,
         ExperimentSpec::Judge { .. } => 150,
+        // Per vote of k = 16 samples with their confidences, all filters scored.
+        ExperimentSpec::Confidence { .. } => 600,
     }
 }
 
@@ -324,5 +331,23 @@ pub fn run(scenario: &Scenario, index: usize, progress: Progress) -> ExperimentR
                 progress,
             )))
         }
+        ExperimentSpec::Confidence {
+            models,
+            k,
+            shares,
+            thresholds,
+            votes,
+            vote_rule,
+        } => ExperimentResult::Confidence(confidence::confidence(
+            scenario,
+            &exp.name,
+            key,
+            models,
+            k,
+            (shares, thresholds),
+            *votes,
+            *vote_rule,
+            progress,
+        )),
     }
 }

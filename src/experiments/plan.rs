@@ -1021,6 +1021,7 @@ mod tests {
             shift_sd: 1.0,
             verifier: None,
             grader: None,
+            confidence: None,
         };
         let bench = crate::model::Benchmark {
             problems: 30,

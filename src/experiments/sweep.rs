@@ -265,7 +265,9 @@ pub fn quantity_names(sweep: &Sweep, index: usize) -> Result<Vec<(String, String
     let mut scenario = sweep.cells[index].1.clone();
     for exp in &mut scenario.experiments {
         match &mut exp.spec {
-            E::Curves { votes, .. } | E::AttractorSweep { votes, .. } => {
+            E::Curves { votes, .. }
+            | E::AttractorSweep { votes, .. }
+            | E::Confidence { votes, .. } => {
                 *votes = (*votes).min(PROBE_DRAWS);
             }
             E::SeedVariance { reruns, .. }

@@ -232,7 +232,8 @@ fn build(
             _ => None,
         })
         .collect();
-    let tallies = sim::outcome::simulate(seed, key, &inputs, ks, &submissions, votes, progress);
+    let tallies =
+        sim::outcome::simulate(seed, key, &inputs, ks, &submissions, &[], votes, progress);
     let mut points = Vec::new();
     for (si, s) in specs.iter().enumerate() {
         let o = &s.outcome;

@@ -53,6 +53,10 @@ pub fn experiment_figures(run: &RunOutput, result: &ExperimentResult) -> Vec<(St
         ExperimentResult::Judge(r) => {
             vec![(r.experiment.clone(), super::judge::judge_figure(run, r))]
         }
+        ExperimentResult::Confidence(r) => vec![(
+            r.experiment.clone(),
+            super::confidence::confidence_figure(run, r),
+        )],
     }
 }
 

@@ -160,6 +160,7 @@ pub fn caption(r: &ExperimentResult, file: &str) -> &'static str {
         (ExperimentResult::Plan(_), "-heatmap") => "Each cell of the grid coloured by the planned quantity; outlined cells meet the target.",
         (ExperimentResult::Plan(_), _) => "How often the better model scores at or below the worse one in one rerun, against the number of problems N.",
         (ExperimentResult::Judge(_), _) => super::judge::CAPTION,
+        (ExperimentResult::Confidence(_), _) => super::confidence::CAPTION,
         (ExperimentResult::Contamination(_), _) => "Power of the public-minus-fresh test (flag when the public score exceeds the fresh one by more than the threshold that keeps false alarms at alpha) against the fresh set size, for each contaminated share; vertical lines mark each share's smallest fresh set reaching the target power.",
     }
 }
@@ -201,6 +202,7 @@ pub fn report(run: &RunOutput, figures: &[(String, String)]) -> String {
             ExperimentResult::Plan(p) => md += &plan_md(p),
             ExperimentResult::Contamination(c) => md += &contamination_md(c),
             ExperimentResult::Judge(j) => md += &super::judge::judge_md(j),
+            ExperimentResult::Confidence(c) => md += &super::confidence::confidence_md(c),
         }
         md += &format!("Table: `{name}.csv`.\n\n");
     }

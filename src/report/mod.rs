@@ -2,6 +2,7 @@
 //! [`write_artifacts`] is the one place that writes files, each atomically (temp file + rename).
 //! Nothing here computes a statistic.
 pub mod analyze;
+mod confidence;
 pub mod figures;
 mod judge;
 pub mod leaderboard_plot;

@@ -13,6 +13,7 @@
 //! - cost: the Pareto frontier in order of tokens per correct answer;
 //! - contamination: the smallest fresh set per share, and its power;
 //! - judge: the true win rate of B and the rate each protocol reports;
+//! - confidence: each model's unfiltered maj@k and its best filter's;
 //! - plan: the cheapest design that meets each target.
 use serde::Serialize;
 
@@ -122,6 +123,9 @@ pub fn summary(run: &RunOutput) -> Summary {
             ExperimentResult::Cost(c) => cost(c, &mut rows),
             ExperimentResult::Judge(j) => {
                 super::judge::judge_headline(j, &mut |n, u, e, s| rows.push(n, u, e, s))
+            }
+            ExperimentResult::Confidence(c) => {
+                super::confidence::confidence_headline(c, &mut |n, u, e, s| rows.push(n, u, e, s))
             }
             ExperimentResult::Contamination(c) => {
                 for p in &c.plan {

@@ -73,6 +73,10 @@ pub fn experiment_tables(run: &RunOutput, result: &ExperimentResult) -> Vec<(Str
                 contamination_plan_csv(run, r),
             ),
         ],
+        ExperimentResult::Confidence(r) => vec![(
+            format!("{}.csv", r.experiment),
+            super::confidence::confidence_csv(run, r),
+        )],
         ExperimentResult::Judge(r) => vec![
             (
                 format!("{}.csv", r.experiment),

@@ -234,7 +234,8 @@ fn unknown_key_message(msg: &str, key: &str) -> Option<String> {
         .map(|k| format!("`{}`", k.name))
         .collect();
     if table == Table::Model {
-        valid.extend(["tokens", "verifier", "grader"].map(|b| format!("[model.{b}]")));
+        valid
+            .extend(["tokens", "verifier", "grader", "confidence"].map(|b| format!("[model.{b}]")));
     }
     let mut out = format!("unknown key `{unknown}` in {}", table.header());
     if let Some(near) = keys::nearest(table, unknown) {

@@ -57,6 +57,7 @@ pub struct RawModel {
     pub shift_sd: Option<Spanned<f64>>,
     pub verifier: Option<Spanned<RawVerifier>>,
     pub grader: Option<Spanned<RawGrader>>,
+    pub confidence: Option<Spanned<RawConfidence>>,
 }
 
 /// `[model.verifier]`: the union of both kinds' keys (no internally tagged enum, so TOML errors
@@ -77,6 +78,14 @@ pub struct RawVerifier {
 pub struct RawGrader {
     pub fpr: Option<Spanned<f64>>,
     pub fnr: Option<Spanned<f64>>,
+}
+
+/// `[model.confidence]`: each sample's confidence for confidence-filtered voting.
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawConfidence {
+    pub separation: Option<Spanned<f64>>,
+    pub attractor: Option<Spanned<f64>>,
 }
 
 /// `[model.tokens]`: the trace-length block.
@@ -125,11 +134,13 @@ pub enum ExperimentKind {
     /// A pairwise judge with position, verbosity and self-preference bias: what each judging
     /// protocol reports against the true win probability.
     Judge,
+    /// Confidence-filtered majority vote against the kept share of the k samples.
+    Confidence,
 }
 
 impl ExperimentKind {
     /// Every kind, in the order the docs list them.
-    pub const ALL: [ExperimentKind; 10] = [
+    pub const ALL: [ExperimentKind; 11] = [
         ExperimentKind::Curves,
         ExperimentKind::AttractorSweep,
         ExperimentKind::SeedVariance,
@@ -140,6 +151,7 @@ impl ExperimentKind {
         ExperimentKind::Plan,
         ExperimentKind::Contamination,
         ExperimentKind::Judge,
+        ExperimentKind::Confidence,
     ];
 
     /// The name used in scenario files.
@@ -155,6 +167,7 @@ impl ExperimentKind {
             ExperimentKind::Plan => "plan",
             ExperimentKind::Contamination => "contamination",
             ExperimentKind::Judge => "judge",
+            ExperimentKind::Confidence => "confidence",
         }
     }
 
@@ -185,6 +198,7 @@ impl ExperimentKind {
             ],
             ExperimentKind::Contamination => &[("", TABLE_AND_FIGURE), ("-plan", &["csv"])],
             ExperimentKind::Judge => &[("", TABLE_AND_FIGURE), ("-distribution", &["csv"])],
+            ExperimentKind::Confidence => &[("", TABLE_AND_FIGURE)],
         }
     }
 
@@ -274,4 +288,6 @@ pub struct RawExperiment {
     pub self_preference: Option<Spanned<f64>>,
     /// `judge`: questions compared per rerun.
     pub comparisons: Option<Spanned<u64>>,
+    /// `confidence`: the confidence thresholds of the threshold filter.
+    pub thresholds: Option<Spanned<Vec<f64>>>,
 }

@@ -28,6 +28,10 @@ pub const NAMED: &[(&str, &str)] = &[
         include_str!("../../scenarios/submissions.toml"),
     ),
     ("judge", include_str!("../../scenarios/judge.toml")),
+    (
+        "confidence",
+        include_str!("../../scenarios/confidence.toml"),
+    ),
 ];
 
 impl Scenario {

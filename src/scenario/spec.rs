@@ -148,6 +148,21 @@ pub enum ExperimentSpec {
         /// Simulated reruns of N questions.
         reruns: u64,
     },
+    /// Confidence-filtered maj@k against the kept share: every filter of every model at every k.
+    Confidence {
+        /// Models, by index (each with a confidence).
+        models: Vec<usize>,
+        /// Samples per vote before filtering.
+        k: Vec<u32>,
+        /// Kept shares of the top-share filter.
+        shares: Vec<f64>,
+        /// Confidence thresholds of the threshold filter.
+        thresholds: Vec<f64>,
+        /// Simulated votes per problem per (model, k).
+        votes: u64,
+        /// Vote rule override.
+        vote_rule: Option<VoteRule>,
+    },
 }
 
 /// Draws per simulated question of a `judge` experiment: 3 normals (quality, two lengths) and 11
@@ -217,6 +232,7 @@ impl ExperimentSpec {
             ExperimentSpec::Plan { .. } => ExperimentKind::Plan,
             ExperimentSpec::Contamination { .. } => ExperimentKind::Contamination,
             ExperimentSpec::Judge { .. } => ExperimentKind::Judge,
+            ExperimentSpec::Confidence { .. } => ExperimentKind::Confidence,
         }
     }
 }
@@ -242,7 +258,8 @@ impl ExperimentSpec {
         match self {
             ExperimentSpec::Curves { models, .. }
             | ExperimentSpec::Budget { models, .. }
-            | ExperimentSpec::Cost { models, .. } => models.clone(),
+            | ExperimentSpec::Cost { models, .. }
+            | ExperimentSpec::Confidence { models, .. } => models.clone(),
             ExperimentSpec::AttractorSweep { model, .. }
             | ExperimentSpec::SeedVariance { model, .. }
             | ExperimentSpec::VoteSpread { model, .. }
@@ -335,6 +352,24 @@ impl ExperimentSpec {
                         .saturating_mul(u64::from(*n))
                         .saturating_mul(p + largest),
                     ticks: cells.saturating_mul(*reruns),
+                }
+            }
+            // Every vote draws its k samples one by one (each with its confidence); every
+            // filter scores the same samples. Progress: the unfiltered votes, then the
+            // filtered ones.
+            ExperimentSpec::Confidence {
+                models, k, votes, ..
+            } => {
+                let ksum: u64 = k.iter().map(|&x| u64::from(x)).sum();
+                let m = models.len() as u64;
+                Work {
+                    draws: m
+                        .saturating_mul(ksum)
+                        .saturating_mul(*votes)
+                        .saturating_mul(p),
+                    ticks: (2 * m * k.len() as u64)
+                        .saturating_mul(*votes)
+                        .saturating_mul(p),
                 }
             }
             // The benchmark's problems play no part: N questions per rerun.

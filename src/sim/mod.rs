@@ -8,6 +8,7 @@
 //! forms in tests) and `interrupt` (to stop between batches).
 pub mod alias;
 pub mod bootstrap;
+pub mod confidence;
 pub mod contamination;
 pub mod counts;
 pub mod evals;

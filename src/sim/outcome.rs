@@ -11,14 +11,18 @@
 //!   streams (key, [`RUN_NOISE_STREAM`], series, k, problem, batch);
 //! - a verifier or a grader: in addition, [`super::selection::simulate_selection`] draws each
 //!   vote's samples one by one, selects and grades them, on streams (key, "selection", cell,
-//!   problem) numbered over those series.
+//!   problem) numbered over those series;
+//! - confidence filters: in addition, [`super::confidence::filtered_hits`] draws each vote's
+//!   samples with their confidences, on streams (key, "confidence", series, k, problem).
 //!
 //! Counts are integer sums over parallel batches, so they are identical for any thread count.
+use super::confidence::filtered_hits;
 use super::run_corr::{simulate_problem, RunProblem};
 use super::selection::{simulate_selection, SelectionCell, SelectionCounts};
 use super::stream::{name_id, stream};
 use super::submit::{submit_hits, verified_hits};
 use super::votes::{simulate as simulate_votes, ModeAnswers, VoteCell, VoteCounts};
+use crate::exact::confidence::Filter;
 use crate::exact::outcome::{Metric, OutcomeModel};
 use crate::exact::verifier::selectable_rate;
 use rayon::prelude::*;
@@ -36,7 +40,7 @@ pub struct OutcomeSeries<'a> {
 }
 
 /// Counts of one (series, k, problem) over its votes.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Tally {
     /// Votes with at least one correct sample.
     pub any_correct: u64,
@@ -60,6 +64,8 @@ pub struct Tally {
     pub submitted: Vec<(u32, u64, u64)>,
     /// n@k by the verifier per n, as `submitted` (drawn with a verifier).
     pub verified: Vec<(u32, u64, u64)>,
+    /// Confidence-filtered maj@k per filter: (filter, votes won, samples kept over all votes).
+    pub filtered: Vec<(Filter, u64, u64)>,
 }
 
 impl Tally {
@@ -76,7 +82,18 @@ impl Tally {
             (Metric::BestAtK, true) => self.best_graded,
             (Metric::SubmitAtK(n), _) => pick(&self.submitted, n, graded),
             (Metric::VerifiedAtK(n), _) => pick(&self.verified, n, graded),
+            (Metric::FilteredMajAtK(f), _) => {
+                self.filtered.iter().find(|x| x.0 == f).map_or(0, |x| x.1)
+            }
         }
+    }
+
+    /// Samples a confidence filter kept over all votes (0 for a filter not drawn).
+    pub fn kept(&self, filter: Filter) -> u64 {
+        self.filtered
+            .iter()
+            .find(|x| x.0 == filter)
+            .map_or(0, |x| x.2)
     }
 
     fn votes(&mut self, c: &VoteCounts) {
@@ -101,20 +118,24 @@ fn pick(list: &[(u32, u64, u64)], n: u32, graded: bool) -> u64 {
         .map_or(0, |s| if graded { s.2 } else { s.1 })
 }
 
-/// Simulates `votes` votes of k samples on every problem of every series at every k. Returns
+/// Simulates `votes` votes of k samples on every problem of every series at every k, with the
+/// n@k of `submissions` and the confidence-filtered votes of `filters`. Returns
 /// the tallies indexed `[series][k][problem]`. `progress` is called with votes done (the vote and
 /// run-noise samplers report; the selection sampler does not). After an interruption
 /// ([`crate::interrupt::requested`]) some counts stay zero and must be discarded.
 ///
 /// # Panics
 ///
-/// If a series' outcome model is [`OutcomeModel::unsupported`].
+/// If a series' outcome model is [`OutcomeModel::unsupported`], or refuses n@k or the
+/// filtered vote that is asked for.
+#[allow(clippy::too_many_arguments)]
 pub fn simulate(
     seed: u64,
     key: u64,
     series: &[OutcomeSeries],
     ks: &[u32],
     submissions: &[u32],
+    filters: &[Filter],
     votes: u64,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Vec<Vec<Vec<Tally>>> {
@@ -128,6 +149,12 @@ pub fn simulate(
                 .iter()
                 .all(|s| s.outcome.refuses(Metric::SubmitAtK(1)).is_none()),
         "n@k of an outcome model that refuses it"
+    );
+    assert!(
+        filters.iter().all(|&f| series
+            .iter()
+            .all(|s| s.outcome.refuses(Metric::FilteredMajAtK(f)).is_none())),
+        "a filtered vote of an outcome model that refuses it"
     );
     let mut out: Vec<Vec<Vec<Tally>>> = series
         .iter()
@@ -266,5 +293,67 @@ pub fn simulate(
             t.verified = verified.map(label).unwrap_or_default();
         }
     }
+    if !filters.is_empty() {
+        filtered(seed, key, series, ks, filters, votes, progress, &mut out);
+    }
     out
+}
+
+/// The confidence-filtered votes of every (series, k, problem), each on its own stream
+/// (key, "confidence", series, k, problem); every filter of one vote scores the same samples.
+/// Reports `votes` to `progress` per (series, k, problem).
+#[allow(clippy::too_many_arguments)]
+fn filtered(
+    seed: u64,
+    key: u64,
+    series: &[OutcomeSeries],
+    ks: &[u32],
+    filters: &[Filter],
+    votes: u64,
+    progress: &(dyn Fn(u64) + Sync),
+    out: &mut [Vec<Vec<Tally>>],
+) {
+    let cells: Vec<(usize, usize, usize)> = (0..series.len())
+        .flat_map(|si| {
+            (0..ks.len()).flat_map(move |ki| (0..series[si].rates.len()).map(move |i| (si, ki, i)))
+        })
+        .collect();
+    let hits: Vec<Vec<(u64, u64)>> = cells
+        .par_iter()
+        .map(|&(si, ki, i)| {
+            if crate::interrupt::requested() {
+                return vec![(0, 0); filters.len()];
+            }
+            let s = series[si];
+            let k = ks[ki];
+            let path = [
+                key,
+                name_id("confidence"),
+                si as u64,
+                u64::from(k),
+                i as u64,
+            ];
+            let mut rng = stream(seed, &path);
+            let c = s.outcome.confidence.expect("checked by refuses");
+            let h = filtered_hits(
+                s.rates[i],
+                s.outcome.attractor(),
+                c,
+                k,
+                filters,
+                s.outcome.rule,
+                votes,
+                &mut rng,
+            );
+            progress(votes);
+            h
+        })
+        .collect();
+    for (&(si, ki, i), h) in cells.iter().zip(hits) {
+        out[si][ki][i].filtered = filters
+            .iter()
+            .zip(h)
+            .map(|(&f, (won, kept))| (f, won, kept))
+            .collect();
+    }
 }

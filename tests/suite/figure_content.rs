@@ -33,7 +33,8 @@ fn brute_force_sd(rates: &[f64], k: u32, metric: Metric) -> f64 {
                 Metric::MajAtK
                 | Metric::BestAtK
                 | Metric::SubmitAtK(_)
-                | Metric::VerifiedAtK(_) => {
+                | Metric::VerifiedAtK(_)
+                | Metric::FilteredMajAtK(_) => {
                     unreachable!("not enumerated")
                 }
             };

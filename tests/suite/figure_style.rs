@@ -11,7 +11,7 @@ use evalsim::scenario::Scenario;
 
 use super::common::{evalsim, read, succeeds};
 
-const SHIPPED: [&str; 8] = [
+const SHIPPED: [&str; 9] = [
     "note",
     "concentrated",
     "contamination",
@@ -20,6 +20,7 @@ const SHIPPED: [&str; 8] = [
     "extraction",
     "submissions",
     "judge",
+    "confidence",
 ];
 
 /// A shipped scenario with every simulation size cut to 100 (the figures are the same kind).

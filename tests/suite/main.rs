@@ -11,6 +11,7 @@ mod clamped_output;
 mod cli;
 mod cluster_coverage;
 mod common;
+mod confidence;
 mod contaminated;
 mod curves_band;
 mod determinism;

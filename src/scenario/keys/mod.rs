@@ -32,19 +32,22 @@ pub enum Table {
     Verifier,
     /// `[model.grader]`.
     Grader,
+    /// `[model.confidence]`.
+    Confidence,
     /// An `[[experiment]]`.
     Experiment,
 }
 
 impl Table {
     /// Every table, in file order.
-    pub const ALL: [Table; 7] = [
+    pub const ALL: [Table; 8] = [
         Table::Top,
         Table::Benchmark,
         Table::Model,
         Table::Tokens,
         Table::Verifier,
         Table::Grader,
+        Table::Confidence,
         Table::Experiment,
     ];
 
@@ -57,6 +60,7 @@ impl Table {
             Table::Tokens => "[model.tokens]",
             Table::Verifier => "[model.verifier]",
             Table::Grader => "[model.grader]",
+            Table::Confidence => "[model.confidence]",
             Table::Experiment => "[[experiment]]",
         }
     }
@@ -74,6 +78,7 @@ impl Table {
             ["model", "tokens", _] => Table::Tokens,
             ["model", "verifier", _] => Table::Verifier,
             ["model", "grader", _] => Table::Grader,
+            ["model", "confidence", _] => Table::Confidence,
             ["model", _] => Table::Model,
             ["experiment", _] => Table::Experiment,
             _ => return None,
@@ -87,6 +92,7 @@ impl Table {
             Table::Tokens => "tokens.",
             Table::Verifier => "verifier.",
             Table::Grader => "grader.",
+            Table::Confidence => "confidence.",
             _ => "",
         }
     }

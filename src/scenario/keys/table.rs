@@ -3,8 +3,8 @@ use super::{block, Field, Key, Sweep, Table};
 use crate::scenario::raw::{ExperimentKind, RawExperiment};
 
 use ExperimentKind::{
-    AttractorSweep, Budget, Contamination, Cost, Curves, HeadToHead, Judge, Plan, SeedVariance,
-    VoteSpread,
+    AttractorSweep, Budget, Confidence, Contamination, Cost, Curves, HeadToHead, Judge, Plan,
+    SeedVariance, VoteSpread,
 };
 
 /// The span of experiment field `$f` when the file sets it.
@@ -201,6 +201,7 @@ pub const KEYS: &[Key] = &[
             Budget,
             Cost,
             Contamination,
+            Confidence,
         ],
         ..BASE
     },
@@ -296,11 +297,29 @@ pub const KEYS: &[Key] = &[
         sweep: Sweep::Model(Field::Real(|m| &mut block(&mut m.grader).fnr)),
         ..BASE
     },
+    // [model.confidence]
+    Key {
+        table: Table::Confidence,
+        name: "separation",
+        valid: "a number of SDs in [-10, 10]",
+        doc: "a correct sample's confidence is N(separation, 1), a one-off wrong answer's N(0, 1)",
+        sweep: Sweep::Model(Field::Real(|m| &mut block(&mut m.confidence).separation)),
+        ..BASE
+    },
+    Key {
+        table: Table::Confidence,
+        name: "attractor",
+        valid: "a number of SDs in [-10, 10]",
+        default: "0",
+        doc: "the repeated attractor answer's confidence is N(attractor, 1)",
+        sweep: Sweep::Model(Field::Real(|m| &mut block(&mut m.confidence).attractor)),
+        ..BASE
+    },
     // [[experiment]]
     Key {
         table: Table::Experiment,
         name: "kind",
-        valid: "\"curves\", \"attractor-sweep\", \"seed-variance\", \"vote-spread\", \"head-to-head\", \"budget\", \"cost\", \"plan\", \"contamination\", \"judge\"",
+        valid: "\"curves\", \"attractor-sweep\", \"seed-variance\", \"vote-spread\", \"head-to-head\", \"budget\", \"cost\", \"plan\", \"contamination\", \"judge\", \"confidence\"",
         doc: "what the experiment computes",
         ..BASE
     },
@@ -317,8 +336,8 @@ pub const KEYS: &[Key] = &[
         name: "models",
         valid: "a list of model names",
         default: "every model",
-        doc: "the models it covers (budget and cost: each needs [model.tokens])",
-        kinds: &[Curves, Budget, Cost],
+        doc: "the models it covers (budget and cost: each needs [model.tokens]; confidence: [model.confidence])",
+        kinds: &[Curves, Budget, Cost, Confidence],
         present: set!(models),
         ..BASE
     },
@@ -565,6 +584,16 @@ pub const KEYS: &[Key] = &[
     },
     Key {
         table: Table::Experiment,
+        name: "k",
+        valid: "a list of whole numbers, 1 to 64, increasing",
+        default: "[16]",
+        doc: "samples per vote before filtering",
+        kinds: &[Confidence],
+        present: set!(k),
+        ..BASE
+    },
+    Key {
+        table: Table::Experiment,
         name: "submissions",
         valid: "a list of whole numbers, 1 to 1024, increasing",
         default: "[] (no n@k points)",
@@ -646,6 +675,26 @@ pub const KEYS: &[Key] = &[
     },
     Key {
         table: Table::Experiment,
+        name: "shares",
+        valid: "a list of shares in (0, 1], increasing",
+        default: "[0.125, 0.25, 0.5, 0.75, 1]",
+        doc: "kept shares of the top-share filter: the ceil(share k) most confident samples vote",
+        kinds: &[Confidence],
+        present: set!(shares),
+        ..BASE
+    },
+    Key {
+        table: Table::Experiment,
+        name: "thresholds",
+        valid: "a list of numbers in [-10, 10], increasing",
+        default: "[0, 0.5, 1, 1.5, 2]",
+        doc: "confidence thresholds of the threshold filter: the samples above t vote",
+        kinds: &[Confidence],
+        present: set!(thresholds),
+        ..BASE
+    },
+    Key {
+        table: Table::Experiment,
         name: "budgets",
         valid: "2 to 256 finite token caps > 0, increasing, at most 1e150",
         doc: "the token budgets of the accuracy curve",
@@ -660,7 +709,7 @@ pub const KEYS: &[Key] = &[
         default: "4000",
         doc: "simulated votes per problem per point",
         sweep: Sweep::Experiment(Field::Whole(|e| &mut e.votes)),
-        kinds: &[Curves, AttractorSweep, Cost],
+        kinds: &[Curves, AttractorSweep, Cost, Confidence],
         present: set!(votes),
         ..BASE
     },
@@ -703,7 +752,7 @@ pub const KEYS: &[Key] = &[
         valid: "\"random\", \"strict\", \"absolute\"",
         default: "each model's own",
         doc: "overrides the models' vote rules",
-        kinds: &[Curves, AttractorSweep, VoteSpread, Cost, Plan],
+        kinds: &[Curves, AttractorSweep, VoteSpread, Cost, Plan, Confidence],
         present: set!(vote_rule),
         ..BASE
     },

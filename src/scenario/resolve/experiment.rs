@@ -138,6 +138,7 @@ impl Resolver<'_> {
             ExperimentKind::Plan => c.plan_spec()?,
             ExperimentKind::Contamination => c.contamination()?,
             ExperimentKind::Judge => c.judge()?,
+            ExperimentKind::Confidence => c.confidence()?,
         };
         self.supported(&spec, (models, bench), span.clone(), &refs, idx)?;
         // Bound the simulated draws (votes, reruns or traces times the problems they cover), which

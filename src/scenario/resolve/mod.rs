@@ -10,8 +10,8 @@ use toml::Spanned;
 use super::error::{Locator, ScenarioError};
 use super::keys::{self, Table};
 use super::raw::{
-    ExperimentKind, RawBenchmark, RawExperiment, RawGrader, RawModel, RawScenario, RawTokens,
-    RawVerifier, SweepVary,
+    ExperimentKind, RawBenchmark, RawConfidence, RawExperiment, RawGrader, RawModel, RawScenario,
+    RawTokens, RawVerifier, SweepVary,
 };
 use super::spec::{
     CheckCells, Experiment, ExperimentSpec, Metric, ModelShiftSd, Plan, PlanAnswers, PlanSpec,
@@ -31,8 +31,8 @@ const MAX_CONTAMINATION_SUPPORT: u64 = 40_000;
 use crate::exact::plan::MAX_PLAN_SHIFT_SD;
 use crate::exact::run_corr::MAX_OMEGA;
 use crate::model::{
-    Benchmark, Difficulty, Fallback, Grader, Model, Placement, RateSource, ThresholdVerifier,
-    TraceLengths, Verifier, VerifierKind, VoteRule,
+    Benchmark, Confidence, Difficulty, Fallback, Grader, Model, Placement, RateSource,
+    ThresholdVerifier, TraceLengths, Verifier, VerifierKind, VoteRule,
 };
 
 /// Largest |separation| of a score verifier: beyond it a correct sample outscores every wrong one
@@ -92,6 +92,7 @@ struct Resolver<'a> {
 
 type Res<T> = Result<T, ScenarioError>;
 
+mod confidence;
 mod experiment;
 mod judge;
 mod model;

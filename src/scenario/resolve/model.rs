@@ -98,6 +98,13 @@ impl Resolver<'_> {
             Some(g) => Some(self.grader(g.into_inner(), idx)?),
             None => None,
         };
+        let confidence = match m.confidence {
+            Some(c) => {
+                let cs = c.span();
+                Some(self.confidence(c.into_inner(), cs, idx)?)
+            }
+            None => None,
+        };
         // The outcome model says which features per-run noise combines with.
         let outcome = OutcomeModel {
             attractors: attractors.clone(),
@@ -106,6 +113,7 @@ impl Resolver<'_> {
             rule: VoteRule::Random,
             grader,
             verifier,
+            confidence: None,
         };
         if let (Some(other), Some(v)) = (outcome.unsupported(), m.run_sd.as_ref()) {
             return Err(self.err(
@@ -128,6 +136,44 @@ impl Resolver<'_> {
             shift_sd,
             verifier,
             grader,
+            confidence,
+        })
+    }
+
+    /// `[model.confidence]`: `separation` (required) and `attractor` (default 0), each a number
+    /// of SDs in [-[`MAX_SEPARATION`], [`MAX_SEPARATION`]].
+    pub(super) fn confidence(
+        &self,
+        c: RawConfidence,
+        span: Range<usize>,
+        idx: usize,
+    ) -> Res<Confidence> {
+        let key = |k: &str| format!("model[{idx}].confidence.{k}");
+        let sd = |v: &Spanned<f64>, k: &str, what: &str| -> Res<f64> {
+            let x = *v.get_ref();
+            if x.is_finite() && x.abs() <= MAX_SEPARATION {
+                Ok(x)
+            } else {
+                Err(self.err(v.span(), &key(k), format!("must be a number of SDs between -{MAX_SEPARATION} and {MAX_SEPARATION} ({what}), got {x}")))
+            }
+        };
+        let separation = c.separation.as_ref().ok_or_else(|| {
+            self.err(span, &key("separation"), "missing key `separation`: the mean confidence of a correct sample, in SDs above a one-off wrong answer's (e.g. 1.5)")
+        })?;
+        Ok(Confidence {
+            separation: sd(
+                separation,
+                "separation",
+                "the mean confidence of a correct sample; a one-off wrong answer's is N(0, 1)",
+            )?,
+            attractor: match &c.attractor {
+                Some(a) => sd(
+                    a,
+                    "attractor",
+                    "the mean confidence of the repeated attractor answer",
+                )?,
+                None => 0.0,
+            },
         })
     }
 

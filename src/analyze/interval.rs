@@ -292,7 +292,7 @@ fn wilson_unit(p: f64, v: f64, t: f64) -> (f64, f64) {
 /// exactly 0 when every score is equal) and, on the unit scale v = (score - lo) / (hi - lo),
 /// `inside` = sum_i v_i (1 - v_i) (0 when every score is at an end of the range). The interval
 /// depends on the scores only through these, so the exact coverage can sum over them instead of
-/// over every data set (`analyze::coverage::exact_coverage_lattice`). Agrees with
+/// over every data set (the test suite's `exact_coverage_lattice`). Agrees with
 /// [`mean_interval`] up to rounding of the statistics (tested against it by enumeration).
 /// `None` with fewer than 2 scores. Cost: O(1).
 pub fn wilson_from_moments(

@@ -26,7 +26,6 @@ use crate::model::VoteRule;
 pub mod analysis;
 pub mod cluster;
 pub mod compare;
-pub mod coverage;
 pub mod data;
 pub mod detect;
 pub mod estimators;

@@ -26,7 +26,6 @@ pub mod quadrature;
 pub mod run_corr;
 pub mod shift;
 pub mod submit;
-pub mod tally_pmf;
 pub mod total;
 pub mod verifier;
 

@@ -10,7 +10,6 @@ pub mod alias;
 pub mod bootstrap;
 pub mod contamination;
 pub mod counts;
-pub mod evals;
 pub mod judge;
 pub mod modes;
 pub mod outcome;

@@ -3,6 +3,7 @@
 //! Nothing here computes a statistic.
 pub mod analyze;
 pub mod figures;
+mod format;
 mod judge;
 pub mod leaderboard_plot;
 pub mod markdown;

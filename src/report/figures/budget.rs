@@ -1,6 +1,6 @@
 //! The budget and cost figures: scores and lengths against the token budget, cost per strategy.
 
-use super::{fit_pct_y, one_panel, pct, pct_top, title};
+use super::{fit_pct_y, one_panel, pct_top, percent, title};
 use crate::experiments::budget::{BudgetCurves, BudgetMetric};
 use crate::experiments::cost::{CostTable, Strategy as CostStrategy};
 use crate::experiments::RunOutput;
@@ -65,7 +65,7 @@ pub(super) fn budget_figure(run: &RunOutput, r: &BudgetCurves) -> Figure {
                 (
                     &mut acc,
                     &c.accuracy,
-                    format!("pass@1 {:.1}%", pct(m.pass_at_1)),
+                    format!("pass@1 {:.1}%", percent(m.pass_at_1)),
                 ),
                 (&mut cut, &c.truncation_rate, "exact".to_string()),
             ] {
@@ -77,7 +77,7 @@ pub(super) fn budget_figure(run: &RunOutput, r: &BudgetCurves) -> Figure {
                         .budget_tokens
                         .iter()
                         .zip(ys.iter())
-                        .map(|(&b, &y)| (b, pct(y)))
+                        .map(|(&b, &y)| (b, percent(y)))
                         .collect(),
                 });
             }
@@ -95,7 +95,12 @@ pub(super) fn budget_figure(run: &RunOutput, r: &BudgetCurves) -> Figure {
                     .filter(|p| p.model == mi && p.metric == metric)
                     .map(|p| {
                         let e = p.estimate;
-                        (p.budget_tokens, pct(e.sim), pct(e.ci_low), pct(e.ci_high))
+                        (
+                            p.budget_tokens,
+                            percent(e.sim),
+                            percent(e.ci_low),
+                            percent(e.ci_high),
+                        )
                     })
                     .collect(),
             });
@@ -160,7 +165,7 @@ pub(super) fn lengths_figure(run: &RunOutput, r: &BudgetCurves) -> Figure {
             p.x_range = (lo, hi);
             // Ticks at the budgets, so each dashed budget line sits on a labelled tick.
             p.x_ticks = Some(r.budgets.clone());
-            p.y_range = (0.0, 1.08 * pct(top));
+            p.y_range = (0.0, 1.08 * percent(top));
             for (sim, exact, color, what) in [
                 (&h.correct_sim, &h.correct_exact, 2usize, "correct"),
                 (&h.wrong_sim, &h.wrong_exact, 1, "wrong"),
@@ -172,7 +177,7 @@ pub(super) fn lengths_figure(run: &RunOutput, r: &BudgetCurves) -> Figure {
                         .edges_tokens
                         .windows(2)
                         .zip(sim.iter())
-                        .map(|(w, &y)| (w[0], w[1], pct(y)))
+                        .map(|(w, &y)| (w[0], w[1], percent(y)))
                         .collect(),
                 });
                 p.lines.push(Line {
@@ -183,7 +188,7 @@ pub(super) fn lengths_figure(run: &RunOutput, r: &BudgetCurves) -> Figure {
                         .edges_tokens
                         .windows(2)
                         .zip(exact.iter())
-                        .map(|(w, &y)| ((w[0] * w[1]).sqrt(), pct(y)))
+                        .map(|(w, &y)| ((w[0] * w[1]).sqrt(), percent(y)))
                         .collect(),
                 });
             }
@@ -278,7 +283,7 @@ pub(super) fn cost_figure(run: &RunOutput, r: &CostTable) -> Figure {
         points: finite
             .iter()
             .filter(|s| s.frontier)
-            .map(|s| (x_exact(s), pct(s.accuracy.exact)))
+            .map(|s| (x_exact(s), percent(s.accuracy.exact)))
             .collect(),
     });
     for (mi, m) in r.models.iter().enumerate() {
@@ -302,7 +307,12 @@ pub(super) fn cost_figure(run: &RunOutput, r: &CostTable) -> Figure {
                 .filter(|s| s.model == m.model)
                 .map(|s| {
                     let a = s.accuracy;
-                    (x_sim(s), pct(a.sim), pct(a.ci_low), pct(a.ci_high))
+                    (
+                        x_sim(s),
+                        percent(a.sim),
+                        percent(a.ci_low),
+                        percent(a.ci_high),
+                    )
                 })
                 .collect(),
         });
@@ -311,7 +321,7 @@ pub(super) fn cost_figure(run: &RunOutput, r: &CostTable) -> Figure {
     fit_pct_y(&mut p);
     for s in &finite {
         p.notes.push(Note {
-            at: (x_sim(s), pct(s.accuracy.sim)),
+            at: (x_sim(s), percent(s.accuracy.sim)),
             text: format!(
                 "{} k={}{}{}",
                 s.model,

@@ -1,6 +1,6 @@
 //! The contamination experiment's figure: power of the public-minus-fresh test.
 
-use super::{exact_and_simulated, k_axis, level, one_panel, pct};
+use super::{exact_and_simulated, k_axis, level, one_panel, percent};
 use crate::experiments::contamination::ContaminationResult;
 use crate::experiments::{Estimate, RunOutput};
 use crate::report::plot::{Figure, Panel};
@@ -15,9 +15,9 @@ pub(super) fn contamination_figure(run: &RunOutput, r: &ContaminationResult) -> 
             r.model,
             r.public_problems,
             r.n,
-            pct(r.memorized_rate),
-            pct(r.fresh_pass_at_1),
-            pct(r.alpha)
+            percent(r.memorized_rate),
+            percent(r.fresh_pass_at_1),
+            percent(r.alpha)
         ),
         "fresh problems M (log2 scale)",
         "P(flag contamination) (%)",
@@ -29,8 +29,8 @@ pub(super) fn contamination_figure(run: &RunOutput, r: &ContaminationResult) -> 
         v
     };
     k_axis(&mut p, &fresh);
-    let target = format!("target power {:.0}%", pct(r.target_power));
-    level(&mut p, Some(target), 7, pct(r.target_power));
+    let target = format!("target power {:.0}%", percent(r.target_power));
+    level(&mut p, Some(target), 7, percent(r.target_power));
     let shares: Vec<f64> = std::iter::once(0.0)
         .chain(r.shares.iter().copied())
         .collect();
@@ -44,7 +44,7 @@ pub(super) fn contamination_figure(run: &RunOutput, r: &ContaminationResult) -> 
         let label = if c == 0.0 {
             "no contamination (false alarm)".to_string()
         } else {
-            format!("{:.0}% contaminated", pct(c))
+            format!("{:.0}% contaminated", percent(c))
         };
         exact_and_simulated(&mut p, Some(label), None, i, &points);
     }
@@ -52,7 +52,7 @@ pub(super) fn contamination_figure(run: &RunOutput, r: &ContaminationResult) -> 
         .plan
         .iter()
         .filter(|plan| plan.fresh.is_none())
-        .map(|plan| format!("{:.0}%", pct(plan.share)))
+        .map(|plan| format!("{:.0}%", percent(plan.share)))
         .collect();
     let beyond: Vec<String> = r
         .plan
@@ -60,7 +60,8 @@ pub(super) fn contamination_figure(run: &RunOutput, r: &ContaminationResult) -> 
         .filter_map(|plan| {
             let m = plan.fresh?;
             let (lo, hi) = p.x_range;
-            ((m as f64) <= lo || (m as f64) >= hi).then(|| format!("{:.0}%: {m}", pct(plan.share)))
+            ((m as f64) <= lo || (m as f64) >= hi)
+                .then(|| format!("{:.0}%: {m}", percent(plan.share)))
         })
         .collect();
     if !beyond.is_empty() {
@@ -71,7 +72,7 @@ pub(super) fn contamination_figure(run: &RunOutput, r: &ContaminationResult) -> 
             "; {} contaminated: no fresh set up to {} reaches {:.0}% power",
             missing.join(", "),
             r.max_fresh,
-            pct(r.target_power)
+            percent(r.target_power)
         );
     }
     for (i, plan) in r.plan.iter().enumerate() {
@@ -81,7 +82,10 @@ pub(super) fn contamination_figure(run: &RunOutput, r: &ContaminationResult) -> 
                 p.vlines.push((
                     m as f64,
                     i + 1,
-                    Some(format!("{:.0}%: smallest fresh set {m}", pct(plan.share))),
+                    Some(format!(
+                        "{:.0}%: smallest fresh set {m}",
+                        percent(plan.share)
+                    )),
                 ));
             }
         }

@@ -1,8 +1,8 @@
 //! The figures of vote curves: curves against k and the one-panel sweeps (attractor, split, grader).
 
 use super::{
-    exact_and_dots, exact_and_simulated, fit_pct_y, k_axis, level, one_panel, padded_range, pct,
-    title,
+    exact_and_dots, exact_and_simulated, fit_pct_y, k_axis, level, one_panel, padded_range,
+    percent, title,
 };
 use crate::experiments::votes::{Metric, VoteCurves};
 use crate::experiments::{Estimate, RunOutput};
@@ -50,10 +50,10 @@ pub(super) fn curves_figure(run: &RunOutput, r: &VoteCurves) -> Figure {
             let pass1 = match graded_pass1 {
                 Some(g) => format!(
                     "pass@1 {:.1}% graded, {:.1}% true",
-                    pct(g),
-                    pct(s.pass_at_1)
+                    percent(g),
+                    percent(s.pass_at_1)
                 ),
-                None => format!("pass@1 {:.1}%", pct(s.pass_at_1)),
+                None => format!("pass@1 {:.1}%", percent(s.pass_at_1)),
             };
             let mut heading = format!(
                 "model {} ({answers}, {} ties, {pass1})",
@@ -90,7 +90,7 @@ pub(super) fn curves_figure(run: &RunOutput, r: &VoteCurves) -> Figure {
                         .iter()
                         .filter(|q| q.series == si && q.metric == metric)
                         .map(|q| {
-                            let (e, sd) = (pct(q.estimate.exact), pct(q.seed_sd));
+                            let (e, sd) = (percent(q.estimate.exact), percent(q.seed_sd));
                             (f64::from(q.k), e - sd, e + sd)
                         })
                         .collect(),
@@ -161,14 +161,14 @@ pub(super) fn curves_figure(run: &RunOutput, r: &VoteCurves) -> Figure {
             }
             let ceiling = format!(
                 "maj@k large-k limit {:.1}% (p > {:.3})",
-                pct(s.ceiling),
+                percent(s.ceiling),
                 s.threshold
             );
-            level(&mut p, Some(ceiling), 2, pct(s.ceiling));
+            level(&mut p, Some(ceiling), 2, percent(s.ceiling));
             if let Some(c) = s.best_ceiling {
                 let label = format!(
                     "best@k ceiling {:.1}% ({})",
-                    pct(c),
+                    percent(c),
                     match s.verifier {
                         Some(Verifier::Threshold(_)) => {
                             "the verifier's precision: mean of alpha/(alpha+beta)"
@@ -176,7 +176,7 @@ pub(super) fn curves_figure(run: &RunOutput, r: &VoteCurves) -> Figure {
                         _ => "reward model: a correct sample tops the rest as k grows",
                     }
                 );
-                level(&mut p, Some(label), 3, pct(c));
+                level(&mut p, Some(label), 3, percent(c));
             }
             if s.grader.is_some() {
                 // The true values beside the graded ones: how much the grader inflates them.
@@ -185,7 +185,7 @@ pub(super) fn curves_figure(run: &RunOutput, r: &VoteCurves) -> Figure {
                         .points
                         .iter()
                         .filter(|q| q.series == si && q.metric == metric)
-                        .filter_map(|q| q.truth.map(|t| (f64::from(q.k), pct(t.exact))))
+                        .filter_map(|q| q.truth.map(|t| (f64::from(q.k), percent(t.exact))))
                         .collect();
                     p.lines.push(Line {
                         label: Some(format!("{} true (perfect grader)", metric.name())),
@@ -253,7 +253,7 @@ fn maj_overtake_panel(r: &VoteCurves) -> Panel {
     );
     k_axis(&mut p, &r.k);
     for (si, s) in r.series.iter().enumerate() {
-        let label = format!("{}: maj@k (pass@1 {:.1}%)", s.model, pct(s.pass_at_1));
+        let label = format!("{}: maj@k (pass@1 {:.1}%)", s.model, percent(s.pass_at_1));
         let points = series_points(r, si, Metric::MajAtK);
         exact_and_simulated(&mut p, Some(label), None, si % 8, &points);
     }
@@ -275,7 +275,7 @@ fn run_sd_panel(r: &VoteCurves) -> Panel {
             "{}: run_sd {}, pass@1 {:.1}%",
             s.model,
             s.run_sd,
-            pct(s.pass_at_1)
+            percent(s.pass_at_1)
         );
         let points = series_points(r, si, Metric::PassAtK);
         exact_and_simulated(&mut p, Some(label), None, si % 8, &points);
@@ -287,7 +287,7 @@ fn run_sd_panel(r: &VoteCurves) -> Panel {
 pub(super) fn sweep_figure(run: &RunOutput, r: &VoteCurves) -> Figure {
     let s0 = &r.series[0];
     let mut p = Panel::new(
-        format!("model {} ({} ties, pass@1 {:.1}%); lines exact, dots simulated (95% CI), dashed: large-k limit of maj@k", s0.model, s0.vote_rule.as_str(), pct(s0.pass_at_1)),
+        format!("model {} ({} ties, pass@1 {:.1}%); lines exact, dots simulated (95% CI), dashed: large-k limit of maj@k", s0.model, s0.vote_rule.as_str(), percent(s0.pass_at_1)),
         "k (samples per problem, log2 scale)",
         "benchmark score (%)",
     );
@@ -305,18 +305,18 @@ pub(super) fn sweep_figure(run: &RunOutput, r: &VoteCurves) -> Figure {
             format!(
                 "maj@k, {} (large-k limit {:.1}%)",
                 s.modes_label(),
-                pct(s.ceiling)
+                percent(s.ceiling)
             )
         } else {
             format!(
                 "maj@k, a = {} (large-k limit {:.1}%)",
                 s.attractor,
-                pct(s.ceiling)
+                percent(s.ceiling)
             )
         };
         let points = series_points(r, si, Metric::MajAtK);
         exact_and_simulated(&mut p, Some(label), None, color, &points);
-        level(&mut p, None, color, pct(s.ceiling));
+        level(&mut p, None, color, percent(s.ceiling));
     }
     one_panel_sweep(
         run,
@@ -365,7 +365,7 @@ pub(super) fn split_figure(run: &RunOutput, r: &VoteCurves) -> Figure {
         points: r
             .series
             .iter()
-            .map(|s| (s.split, pct(s.pass_at_1)))
+            .map(|s| (s.split, percent(s.pass_at_1)))
             .collect(),
     });
     p.lines.push(Line {
@@ -373,7 +373,7 @@ pub(super) fn split_figure(run: &RunOutput, r: &VoteCurves) -> Figure {
         color: 0,
         dashed: true,
         points: (0..r.series.len())
-            .filter_map(|si| at(si, kmax, Metric::PassAtK).map(|e| (xs[si], pct(e.exact))))
+            .filter_map(|si| at(si, kmax, Metric::PassAtK).map(|e| (xs[si], percent(e.exact))))
             .collect(),
     });
     for (ki, &k) in r.k.iter().filter(|&&k| k > 1).enumerate() {
@@ -405,14 +405,14 @@ pub(super) fn grader_figure(run: &RunOutput, r: &VoteCurves) -> Figure {
         format!(
             "model {} (true pass@1 {:.1}%, grader fnr {}); solid: graded (exact; dots simulated, 95% CI), dashed: true, same colour",
             s0.model,
-            pct(s0.pass_at_1),
+            percent(s0.pass_at_1),
             fnr
         ),
         "grader false-positive rate (share of wrong samples graded correct, %)",
         "graded pass@k (%)",
     );
     let (lo, hi) = padded_range(&xs, 0.01);
-    p.x_range = (pct(lo), pct(hi));
+    p.x_range = (percent(lo), percent(hi));
     let at = |si: usize, k: u32| {
         r.points
             .iter()
@@ -423,13 +423,18 @@ pub(super) fn grader_figure(run: &RunOutput, r: &VoteCurves) -> Figure {
     for &(ki, k) in &ks {
         let color = palette[ki % palette.len()];
         let pts: Vec<(f64, Estimate)> = (0..r.series.len())
-            .filter_map(|si| at(si, k).map(|q| (pct(xs[si]), q.estimate)))
+            .filter_map(|si| at(si, k).map(|q| (percent(xs[si]), q.estimate)))
             .collect();
         exact_and_simulated(&mut p, Some(format!("graded pass@{k}")), None, color, &pts);
         // The truth does not depend on the grader: one value, drawn across in the same colour,
         // so the gap to the solid line is the inflation at that k.
         if let Some(t) = at(0, k).and_then(|q| q.truth) {
-            level(&mut p, Some(format!("true pass@{k}")), color, pct(t.exact));
+            level(
+                &mut p,
+                Some(format!("true pass@{k}")),
+                color,
+                percent(t.exact),
+            );
         }
     }
     one_panel_sweep(

@@ -14,9 +14,8 @@ use contamination::contamination_figure;
 use curves::{curves_figure, grader_figure, split_figure, sweep_figure};
 use noise::{h2h_figure, seed_histograms, seed_sd_figure, spread_figure};
 
-/// Percent of a fraction, for axes in percent.
-/// A fraction in percent (points).
-pub(super) fn pct(x: f64) -> f64 {
+/// A fraction in percent (points), for axes in percent.
+pub(super) fn percent(x: f64) -> f64 {
     100.0 * x
 }
 
@@ -103,10 +102,10 @@ pub(super) fn row_series<T, const N: usize>(
 /// Splits (x, estimate) points into the exact values (x, y) and the simulated dots with their
 /// 95% CIs (x, y, low, high), in percent.
 pub(super) fn exact_and_dots(points: &[(f64, Estimate)]) -> (XY, XYBars) {
-    let line = points.iter().map(|(x, e)| (*x, pct(e.exact))).collect();
+    let line = points.iter().map(|(x, e)| (*x, percent(e.exact))).collect();
     let dots = points
         .iter()
-        .map(|(x, e)| (*x, pct(e.sim), pct(e.ci_low), pct(e.ci_high)))
+        .map(|(x, e)| (*x, percent(e.sim), percent(e.ci_low), percent(e.ci_high)))
         .collect();
     (line, dots)
 }
@@ -145,7 +144,7 @@ pub(super) fn one_panel(run: &RunOutput, what: &str, p: Panel, size: (u32, u32))
 
 /// Top of a percent axis: the largest value plus a 5% margin, rounded up to 5 points, at most 100.
 pub(super) fn pct_top(max_fraction: f64) -> f64 {
-    ((pct(max_fraction) * 1.05 / 5.0).ceil() * 5.0).clamp(5.0, 100.0)
+    ((percent(max_fraction) * 1.05 / 5.0).ceil() * 5.0).clamp(5.0, 100.0)
 }
 
 pub(super) fn k_axis(p: &mut Panel, ks: &[u32]) {

@@ -1,6 +1,6 @@
 //! The figures of the noise experiments: seed variance, vote spread and head-to-head.
 
-use super::{exact_and_simulated, k_axis, level, one_panel, pct, row_series, title};
+use super::{exact_and_simulated, k_axis, level, one_panel, percent, row_series, title};
 use crate::experiments::noise::{HeadToHead, SeedVariance, VoteSpread};
 use crate::experiments::{Estimate, RunOutput};
 use crate::report::plot::{grid_columns, Bars, Figure, Line, Markers, Panel, Scale};
@@ -10,7 +10,11 @@ pub(super) fn seed_histograms(run: &RunOutput, r: &SeedVariance) -> Figure {
     let (xlo, xhi) = r
         .rows
         .iter()
-        .flat_map(|row| row.histogram.iter().flat_map(|&(a, b, _)| [pct(a), pct(b)]))
+        .flat_map(|row| {
+            row.histogram
+                .iter()
+                .flat_map(|&(a, b, _)| [percent(a), percent(b)])
+        })
         .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
             (lo.min(v), hi.max(v))
         });
@@ -22,8 +26,8 @@ pub(super) fn seed_histograms(run: &RunOutput, r: &SeedVariance) -> Figure {
                 format!(
                     "n = {}: SD exact {:.2}, simulated {:.2} points",
                     row.n,
-                    pct(row.sd.exact),
-                    pct(row.sd.sim)
+                    percent(row.sd.exact),
+                    percent(row.sd.sim)
                 ),
                 "benchmark score (%)",
                 "density (per point)",
@@ -31,7 +35,7 @@ pub(super) fn seed_histograms(run: &RunOutput, r: &SeedVariance) -> Figure {
             let bars: Vec<(f64, f64, f64)> = row
                 .histogram
                 .iter()
-                .map(|&(a, b, d)| (pct(a), pct(b), d / 100.0))
+                .map(|&(a, b, d)| (percent(a), percent(b), d / 100.0))
                 .collect();
             let ymax = bars
                 .iter()
@@ -54,13 +58,13 @@ pub(super) fn seed_histograms(run: &RunOutput, r: &SeedVariance) -> Figure {
                 points: row
                     .normal_curve
                     .iter()
-                    .map(|&(x, d)| (pct(x), d / 100.0))
+                    .map(|&(x, d)| (percent(x), d / 100.0))
                     .collect(),
             });
             // The central 95% as dashed lines up to the data's top only, leaving the headroom
             // above free for the legend (a full-height line would cross it in a narrow panel).
             let top = ymax * 1.08;
-            for (i, x) in [pct(row.sim_interval.0), pct(row.sim_interval.1)]
+            for (i, x) in [percent(row.sim_interval.0), percent(row.sim_interval.1)]
                 .into_iter()
                 .enumerate()
             {
@@ -68,8 +72,8 @@ pub(super) fn seed_histograms(run: &RunOutput, r: &SeedVariance) -> Figure {
                     label: (i == 0).then(|| {
                         format!(
                             "central 95%: {:.1} to {:.1}",
-                            pct(row.sim_interval.0),
-                            pct(row.sim_interval.1)
+                            percent(row.sim_interval.0),
+                            percent(row.sim_interval.1)
                         )
                     }),
                     color: 2,
@@ -111,12 +115,12 @@ pub(super) fn seed_sd_figure(run: &RunOutput, r: &SeedVariance) -> Figure {
             "model {} (run_sd {}): seed SD levels off at the run-noise floor {:.2} points, not 0",
             r.model,
             r.run_sd,
-            pct(floor)
+            percent(floor)
         ),
         None => format!(
             "model {}: seed SD falls as 1/sqrt(n); the total SE levels off at the question-sampling SE {:.2} points",
             r.model,
-            pct(r.question_se)
+            percent(r.question_se)
         ),
     };
     let mut p = Panel::new(
@@ -132,14 +136,14 @@ pub(super) fn seed_sd_figure(run: &RunOutput, r: &SeedVariance) -> Figure {
         .iter()
         .flat_map(|x| {
             [
-                pct(x.sd.exact),
-                pct(x.sd.ci_low.max(x.sd.sim * 0.5)),
-                pct(x.total_se),
-                pct(x.independent_sd.unwrap_or(x.sd.exact)),
+                percent(x.sd.exact),
+                percent(x.sd.ci_low.max(x.sd.sim * 0.5)),
+                percent(x.total_se),
+                percent(x.independent_sd.unwrap_or(x.sd.exact)),
             ]
         })
-        .chain([pct(r.question_se)])
-        .chain(r.run_floor.map(pct))
+        .chain([percent(r.question_se)])
+        .chain(r.run_floor.map(percent))
         .collect();
     let (lo, hi) = all
         .iter()
@@ -160,11 +164,11 @@ pub(super) fn seed_sd_figure(run: &RunOutput, r: &SeedVariance) -> Figure {
         points: r
             .rows
             .iter()
-            .map(|x| (f64::from(x.n), pct(x.total_se)))
+            .map(|x| (f64::from(x.n), percent(x.total_se)))
             .collect(),
     });
-    let question = format!("question-sampling SE {:.2}", pct(r.question_se));
-    level(&mut p, Some(question), 1, pct(r.question_se));
+    let question = format!("question-sampling SE {:.2}", percent(r.question_se));
+    level(&mut p, Some(question), 1, percent(r.question_se));
     if r.run_floor.is_some() {
         p.lines.push(Line {
             label: Some("exact seed SD of independent samples (run_sd 0, same rates)".into()),
@@ -173,16 +177,16 @@ pub(super) fn seed_sd_figure(run: &RunOutput, r: &SeedVariance) -> Figure {
             points: r
                 .rows
                 .iter()
-                .filter_map(|x| x.independent_sd.map(|sd| (f64::from(x.n), pct(sd))))
+                .filter_map(|x| x.independent_sd.map(|sd| (f64::from(x.n), percent(sd))))
                 .collect(),
         });
     }
     if let Some(floor) = r.run_floor {
         let label = format!(
             "run-noise floor {:.2} (limit of the seed SD as n grows; more runs lower it)",
-            pct(floor)
+            percent(floor)
         );
-        level(&mut p, Some(label), 3, pct(floor));
+        level(&mut p, Some(label), 3, percent(floor));
     }
     let what = format!("{}: seed SD against samples per problem", r.experiment);
     one_panel(run, &what, p, (1000, 640))
@@ -206,7 +210,7 @@ pub(super) fn spread_figure(run: &RunOutput, r: &VoteSpread) -> Figure {
         .iter()
         .flat_map(|x| [x.maj_sd.ci_high, x.avg_sd.ci_high, x.maj_sd.exact])
         .fold(0.0, f64::max);
-    p.y_range = (0.0, pct(hi) * 1.08);
+    p.y_range = (0.0, percent(hi) * 1.08);
     row_series(
         &mut p,
         &r.rows,
@@ -233,14 +237,14 @@ pub(super) fn spread_figure(run: &RunOutput, r: &VoteSpread) -> Figure {
 }
 
 pub(super) fn h2h_figure(run: &RunOutput, r: &HeadToHead) -> Figure {
-    let gap = pct(r.pass_at_1_b - r.pass_at_1_a);
+    let gap = percent(r.pass_at_1_b - r.pass_at_1_a);
     let mut p = Panel::new(
         format!(
             "B = {} (pass@1 {:.1}%) against A = {} ({:.1}%): true gap {gap:+.1} points",
             r.b,
-            pct(r.pass_at_1_b),
+            percent(r.pass_at_1_b),
             r.a,
-            pct(r.pass_at_1_a)
+            percent(r.pass_at_1_a)
         ),
         "n (samples per problem per model, log2 scale)",
         "probability (%)",
@@ -258,7 +262,7 @@ pub(super) fn h2h_figure(run: &RunOutput, r: &HeadToHead) -> Figure {
         .iter()
         .flat_map(|x| [x.loss_or_tie.exact, x.loss_or_tie.ci_high, x.loss.ci_high])
         .fold(hi, f64::max);
-    p.y_range = (0.0, (pct(hi) * 1.08).clamp(6.0, 100.0));
+    p.y_range = (0.0, (percent(hi) * 1.08).clamp(6.0, 100.0));
     level(&mut p, Some("5% reference".into()), 7, 5.0);
     // "The better model" only when B is better: at a gap of 0 or below, B losing is no upset.
     let better = r.pass_at_1_b > r.pass_at_1_a;
@@ -307,8 +311,8 @@ fn disagreement_panel(r: &HeadToHead, d: &crate::experiments::noise::Disagreemen
     let mut p = Panel::new(
         format!(
             "Per-problem difference B - A: SD {:.1} points across problems (constant shifts alone: {:.1}); logit correlation {} population, {} this benchmark",
-            pct(d.difference_sd),
-            pct(d.difference_sd_constant_shift),
+            percent(d.difference_sd),
+            percent(d.difference_sd_constant_shift),
             corr(d.population_correlation),
             corr(d.realised_correlation)
         ),
@@ -318,7 +322,7 @@ fn disagreement_panel(r: &HeadToHead, d: &crate::experiments::noise::Disagreemen
     let mut pts: Vec<(f64, f64, f64)> = d
         .per_problem
         .iter()
-        .map(|&(x, y, c)| (pct(x), pct(y), pct(c)))
+        .map(|&(x, y, c)| (percent(x), percent(y), percent(c)))
         .collect();
     pts.sort_by(|a, b| a.0.total_cmp(&b.0));
     let (lo, hi) = pts.iter().fold((0.0f64, 0.0f64), |(lo, hi), &(_, y, c)| {

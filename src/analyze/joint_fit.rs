@@ -6,7 +6,7 @@
 //! z_i ~ N(mu, sigma^2) shared by all models; model m's logit on problem i is
 //! z_i + shift_m + tau_m e_{m,i}, e ~ N(0, 1), shift_0 = 0 (the first model is the reference).
 //! The marginal log-likelihood of the binomial counts is `exact::joint_likelihood` (trapezoid
-//! rules placed where each integrand lives, with runs on one lattice per model (`exact::joint_runs`); log space). With one model tau_0 is fixed at 0 (only sigma^2 + tau_0^2 is
+//! rules placed where each integrand lives, with runs on one lattice per model (`exact::joint_likelihood::runs`); log space). With one model tau_0 is fixed at 0 (only sigma^2 + tau_0^2 is
 //! identified); with two or more every tau_m is free.
 //!
 //! # Estimation

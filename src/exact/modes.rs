@@ -101,7 +101,7 @@
 //! numbers are reproduced bit for bit; the recurrence agrees with it to about 1e-14 relative
 //! (test `recurrence_reproduces_one_attractor_maj`).
 
-use crate::exact::maj::{binomial_pmf, binomial_pmf_into, maj_at_k_with_loss};
+use crate::exact::maj::{binomial_pmf, binomial_pmf_into, maj_at_k_with_loss, TINY};
 use crate::model::VoteRule;
 
 #[cfg(any(test, feature = "reference-algorithms"))]
@@ -111,10 +111,6 @@ pub mod reference;
 /// Relative accuracy of the pruned sum over leader counts (see `shares_win_loss`): the counts
 /// skipped change the win and the loss by less than this fraction of each.
 const PRUNE: f64 = 1e-15;
-
-/// Entries below this are dropped from binomial rows and from the programme's states (as in
-/// [`crate::exact::maj`]): each dropped term changes a win or loss by less than 1e-300 absolute.
-const TINY: f64 = 1e-300;
 
 /// First drop threshold of the windowed programme: a state or a (state, binomial entry) pair
 /// whose probability is below it is dropped and its mass (or a bound on it) counted.

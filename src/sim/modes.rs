@@ -10,6 +10,7 @@ use rand::RngCore;
 use rand_distr::{Distribution, StandardNormal};
 
 use super::alias::AliasTable;
+use super::stream::unit;
 use crate::exact::grader::Grader;
 use crate::exact::modes::Extraction;
 use crate::exact::verifier::{Fallback, ThresholdVerifier};
@@ -17,12 +18,6 @@ use crate::model::VoteRule;
 
 /// Most attractors a [`ModeVoteSampler`] takes.
 pub const MAX_ATTRACTORS: usize = 30;
-
-/// A uniform double in [0, 1) from one u64 (53 bits).
-#[inline]
-fn unit<R: RngCore + ?Sized>(rng: &mut R) -> f64 {
-    (rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
-}
 
 /// A uniform index in 0..n (n >= 1) from one u64.
 #[inline]

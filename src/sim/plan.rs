@@ -9,7 +9,7 @@ use rayon::prelude::*;
 
 use super::counts::{pair_tallies, staged_count, CountSampler, PairSampler, PairTally as Tally};
 use super::modes::{GradedVoteSampler, ModeVoteSampler};
-use super::stream::{name_id, stream, Rng};
+use super::stream::{name_id, stream, Rng, TWO_53};
 use super::votes::{self, AttractorTables, VoteSampler};
 use super::{batches, run_merged};
 use crate::exact::grader::SampleGrading;
@@ -26,9 +26,6 @@ pub type Progress<'a> = &'a (dyn Fn(u64) + Sync);
 /// Largest number of alias-table entries (N (n + 1) or N (k + 1)) a fixed-design simulated cell
 /// may build per model (about 200 MB); larger cells draw each count with BTPE instead.
 const TABLE_ENTRIES: u64 = 1 << 24;
-
-/// 2^53 as f64: a 53-bit uniform below p 2^53 is a success with probability p.
-const TWO_53: f64 = 9_007_199_254_740_992.0;
 
 /// Largest t for which [`binomial`] counts t Bernoulli trials one by one.
 const BERNOULLI_MAX_T: u32 = 16;

@@ -3,7 +3,8 @@
 //! the previous algorithm (`maj_at_k_modes_previous`) in the same run, for the ratio. Two rates:
 //! just above the winning threshold (win and loss both interior) and 0.1 above it (a loss of
 //! order 1e-8, where the windows must reach further into the tails). Run with
-//! `cargo bench --bench modes` (`-- k1024_m4` for the headline case alone).
+//! `cargo bench --bench modes --features reference-algorithms` (`-- k1024_m4` for the headline
+//! case alone); the feature compiles the previous algorithm, which the library leaves out.
 //!
 //! Group `mode_votes`: simulation cost per vote, the literal sampler of several attractors
 //! (`sim/modes.rs`, one word per sample) against the canonical one-attractor sampler (a joint
@@ -12,9 +13,8 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use evalsim::exact::modes::{
-    maj_at_k_modes, maj_at_k_modes_previous, winning_threshold, Extraction,
-};
+use evalsim::exact::modes::reference::maj_at_k_modes_previous;
+use evalsim::exact::modes::{maj_at_k_modes, winning_threshold, Extraction};
 use evalsim::model::VoteRule;
 use evalsim::sim::votes::{self, ModeAnswers, VoteCell};
 

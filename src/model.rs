@@ -72,9 +72,9 @@ pub struct Benchmark {
 }
 
 /// Whether a serialised number is 0 (serde's `skip_serializing_if` for keys whose 0 is the
-/// default and is left out of the JSON).
-pub(crate) fn is_zero(x: &f64) -> bool {
-    *x == 0.0
+/// default and is left out of the JSON), for any number type.
+pub(crate) fn is_zero<T: Default + PartialEq>(x: &T) -> bool {
+    *x == T::default()
 }
 
 impl Benchmark {

@@ -127,12 +127,12 @@ pub struct ProblemSamples {
     pub scores: Vec<f64>,
     /// Samples whose answer field was present but held no extractable answer (absent, null,
     /// empty or blank): graded as the harness graded them, each its own answer in a vote.
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(default, skip_serializing_if = "crate::model::is_zero")]
     pub unparsed: usize,
     /// Samples whose written answer differs from the first written form of the same normalised
     /// answer in this problem ("0.5" after "1/2", "1,000" after "1000"): the votes the
     /// normaliser merged into an answer written differently. 0 without normalisation.
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(default, skip_serializing_if = "crate::model::is_zero")]
     pub merged: usize,
     /// Per-run counts, in first-seen run order, when the input names runs (a `run` field);
     /// empty otherwise. Their n and c sum to the problem's.
@@ -176,10 +176,6 @@ pub struct RunCount {
     pub n: usize,
     /// Correct samples c in this run.
     pub correct: usize,
-}
-
-fn is_zero(x: &usize) -> bool {
-    *x == 0
 }
 
 /// A hash of a written answer (SipHash with fixed keys: the same in every run).

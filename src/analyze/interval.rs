@@ -38,11 +38,10 @@
 use serde::{Deserialize, Serialize};
 use statrs::distribution::{Beta, ContinuousCDF, StudentsT};
 
+use crate::exact::normal::Z_95;
+
 /// Two-sided level of every interval here.
 pub const LEVEL: f64 = 0.95;
-
-/// The 97.5% standard normal quantile.
-const Z: f64 = crate::exact::normal::Z_95;
 
 /// How an interval is built.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
@@ -112,13 +111,13 @@ pub fn t_quantile(df: usize) -> f64 {
 /// `binary_scores_at_n_10_get_no_t_correction`).
 pub fn t_quantile_real(df: f64) -> f64 {
     if df > 1e4 {
-        let (z, d) = (Z, df);
+        let (z, d) = (Z_95, df);
         let z3 = z * z * z;
         return z
             + (z3 + z) / (4.0 * d)
             + (5.0 * z3 * z * z + 16.0 * z3 + 3.0 * z) / (96.0 * d * d);
     }
-    StudentsT::new(0.0, 1.0, df).map_or(Z, |t| t.inverse_cdf(0.5 + LEVEL / 2.0))
+    StudentsT::new(0.0, 1.0, df).map_or(Z_95, |t| t.inverse_cdf(0.5 + LEVEL / 2.0))
 }
 
 /// Degrees of freedom of the t quantile of [`IntervalMethod::Wilson`] for `n` scores on the
@@ -179,7 +178,7 @@ pub fn mean_interval(
         basis: IntervalBasis::Spread,
     };
     match method {
-        IntervalMethod::Wald => return Some(spread(m - Z * se, m + Z * se)),
+        IntervalMethod::Wald => return Some(spread(m - Z_95 * se, m + Z_95 * se)),
         IntervalMethod::WaldT => {
             let t = t_quantile(n - 1);
             return Some(spread((m - t * se).max(lo), (m + t * se).min(hi)));
@@ -200,7 +199,7 @@ pub fn mean_interval(
     let v = var / n as f64 / (width * width);
     let n_eff = p * (1.0 - p) / v;
     let t = match method {
-        IntervalMethod::WilsonZ => Z,
+        IntervalMethod::WilsonZ => Z_95,
         IntervalMethod::Wilson | IntervalMethod::PairedScore => {
             let unit: Vec<f64> = values
                 .iter()
@@ -212,7 +211,7 @@ pub fn mean_interval(
     };
     let (a, b) = match method {
         IntervalMethod::KornGraubard => {
-            let n_df = n_eff * (Z / t).powi(2);
+            let n_df = n_eff * (Z_95 / t).powi(2);
             let x = p * n_df;
             let low = Beta::new(x, n_df - x + 1.0).map_or(0.0, |d| d.inverse_cdf(0.025));
             let high = Beta::new(x + 1.0, n_df - x).map_or(1.0, |d| d.inverse_cdf(0.975));
@@ -292,7 +291,7 @@ fn wilson_unit(p: f64, v: f64, t: f64) -> (f64, f64) {
 /// exactly 0 when every score is equal) and, on the unit scale v = (score - lo) / (hi - lo),
 /// `inside` = sum_i v_i (1 - v_i) (0 when every score is at an end of the range). The interval
 /// depends on the scores only through these, so the exact coverage can sum over them instead of
-/// over every data set (`analyze::coverage::exact_coverage_lattice`). Agrees with
+/// over every data set (the test suite's `exact_coverage_lattice`). Agrees with
 /// [`mean_interval`] up to rounding of the statistics (tested against it by enumeration).
 /// `None` with fewer than 2 scores. Cost: O(1).
 pub fn wilson_from_moments(
@@ -388,7 +387,7 @@ pub fn paired_score_from_moments(
     if var <= 0.0 {
         return Some(all_equal_interval(mean, n, (-1.0, 1.0)));
     }
-    paired_score_scaled(n, mean, var, n as f64, Z, three_point)
+    paired_score_scaled(n, mean, var, n as f64, Z_95, three_point)
 }
 
 /// [`paired_score_from_moments`] at an effective sample size `n_eff` in place of n in the score
@@ -540,7 +539,7 @@ mod tests {
         b.extend([0.0, 0.0, 0.0, 0.0, 1e-9]);
         let df = wilson_degrees_of_freedom(&b);
         assert!(df > 1e8 && df.is_finite());
-        assert!((t_quantile_real(df) - Z).abs() < 1e-7);
+        assert!((t_quantile_real(df) - Z_95).abs() < 1e-7);
     }
 
     #[test]

@@ -6,7 +6,7 @@
 //! z_i ~ N(mu, sigma^2) shared by all models; model m's logit on problem i is
 //! z_i + shift_m + tau_m e_{m,i}, e ~ N(0, 1), shift_0 = 0 (the first model is the reference).
 //! The marginal log-likelihood of the binomial counts is `exact::joint_likelihood` (trapezoid
-//! rules placed where each integrand lives, with runs on one lattice per model (`exact::joint_runs`); log space). With one model tau_0 is fixed at 0 (only sigma^2 + tau_0^2 is
+//! rules placed where each integrand lives, with runs on one lattice per model (`exact::joint_likelihood::runs`); log space). With one model tau_0 is fixed at 0 (only sigma^2 + tau_0^2 is
 //! identified); with two or more every tau_m is free.
 //!
 //! # Estimation
@@ -75,7 +75,7 @@ use profile::profile_interval;
 const SPREAD_ZERO: f64 = 1e-4;
 /// Half of the 95% chi-square(1) quantile: the profile drop at a 95% interval end.
 const PROFILE_DROP: f64 = 1.920_729_410_347_062;
-use crate::exact::normal::Z_95 as Z95;
+use crate::exact::normal::Z_95;
 
 /// When the weak prior is used.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -252,7 +252,7 @@ pub enum IntervalKind {
 
 /// One estimated parameter.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Estimate {
+pub struct ParamEstimate {
     /// Which parameter.
     pub parameter: Parameter,
     /// Estimate (natural scale; 0 at the sigma/tau boundary).
@@ -287,7 +287,7 @@ pub struct JointFit {
     /// omega (`run_sd`) per model: 0 for data without runs.
     pub omega: Vec<f64>,
     /// Every free parameter: mu, sigma, shift[1..], tau[..], omega[..] (per-run data).
-    pub estimates: Vec<Estimate>,
+    pub estimates: Vec<ParamEstimate>,
     /// Covariance of the free natural parameters (inverse observed information), in the order
     /// of `estimates` (`None` if not positive definite); a spread estimated at its bound 0 is
     /// held there, its row and column 0 and the others' covariance conditional on it.
@@ -320,7 +320,7 @@ pub const MIN_SHARED_PROBLEMS: usize = 5;
 
 impl JointFit {
     /// The estimate of one parameter.
-    pub fn estimate(&self, p: Parameter) -> Option<&Estimate> {
+    pub fn estimate(&self, p: Parameter) -> Option<&ParamEstimate> {
         self.estimates.iter().find(|e| e.parameter == p)
     }
 
@@ -1137,7 +1137,7 @@ pub fn fit_joint_observed(
         .map(|i| match ses[i] {
             Some(se) => {
                 let value = natural[i];
-                !problem.is_spread(i) || (value - Z95 * se > 0.0 && se <= WEAK_RELATIVE_SE * value)
+                !problem.is_spread(i) || (value - Z_95 * se > 0.0 && se <= WEAK_RELATIVE_SE * value)
             }
             None => false,
         })
@@ -1151,14 +1151,14 @@ pub fn fit_joint_observed(
             |c| c.iter().map(|row| row[i] / c[i][i]).collect(),
         )
     };
-    let estimates: Vec<Estimate> = (0..natural.len())
+    let estimates: Vec<ParamEstimate> = (0..natural.len())
         .map(|i| {
             let (value, se, wald_ok) = (natural[i], ses[i], wald[i]);
             let (lower, upper, interval) = if wald_ok {
                 let se = se.unwrap_or(0.0);
                 (
-                    Some(value - Z95 * se),
-                    Some(value + Z95 * se),
+                    Some(value - Z_95 * se),
+                    Some(value + Z_95 * se),
                     IntervalKind::Wald,
                 )
             } else {
@@ -1172,7 +1172,7 @@ pub fn fit_joint_observed(
                 };
                 (lo, hi, kind)
             };
-            Estimate {
+            ParamEstimate {
                 parameter: problem.layout[i],
                 value,
                 se,

@@ -18,7 +18,7 @@ use crate::model::VoteRule;
 /// 1 - maj@k by at most k^2 * 1e-300 in absolute terms: both keep their relative accuracy down
 /// to 1e-300 (a loss probability of 4e-28 is computed, not lost), while the rows still shrink
 /// to about 75 standard deviations of Bin(k, a).
-const TINY: f64 = 1e-300;
+pub(crate) const TINY: f64 = 1e-300;
 
 /// ln(j!) for j = 0..=n. Time: O(n).
 pub fn ln_factorials(n: u32) -> Vec<f64> {

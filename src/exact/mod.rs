@@ -12,9 +12,6 @@ pub mod confidence;
 pub mod contamination;
 pub mod grader;
 pub mod joint_likelihood;
-mod joint_moments;
-mod joint_runs;
-pub mod joint_trapezoid;
 pub mod judge;
 pub mod maj;
 pub mod modes;
@@ -27,7 +24,6 @@ pub mod quadrature;
 pub mod run_corr;
 pub mod shift;
 pub mod submit;
-pub mod tally_pmf;
 pub mod total;
 pub mod verifier;
 

@@ -67,8 +67,8 @@
 //! tau lowered in proportion (aiming 100 times below the bound), and below 1e-280 the
 //! programme keeps everything. The first tau is 1e-25. A tiny win or loss (1e-40, 1e-200)
 //! therefore costs a second or third run at a smaller tau, never accuracy (test
-//! `windowed_programme_matches_the_previous_algorithm_to_1e_12`, against
-//! [`maj_at_k_modes_previous`] on wins and losses down to below 1e-100).
+//! `windowed_programme_matches_the_previous_algorithm_to_1e_12`, against the previous
+//! algorithm on wins and losses down to below 1e-100).
 //!
 //! With every count Bin(., .) concentrated within z standard deviations (z = sqrt(2 ln(1/tau)),
 //! about 11 at tau = 1e-25), a window holds O(z sqrt(k)) leader counts, states and row entries,
@@ -78,11 +78,12 @@
 //! falls, z grows as sqrt(2 ln(1 / min(win, loss))) and the windows widen back to the full
 //! ranges (the worst case stays O(m k^3 / 12)).
 //!
-//! The previous algorithm ([`maj_at_k_modes_previous`], kept as the reference) runs the leader
-//! counts largest P(C = c) first over every state and entry above 1e-300, and stops once the
-//! counts not yet run sum below 1e-15 of the smaller of win and loss
-//! (test `pruned_sum_matches_every_leader_count_to_1e_12` against the full sum,
-//! [`maj_at_k_modes_unpruned`]).
+//! The previous algorithm (`reference::maj_at_k_modes_previous`, compiled only for the tests and
+//! with the `reference-algorithms` feature for the benchmark) runs the leader counts largest
+//! P(C = c) first over every state and entry above 1e-300, and stops once the counts not yet run
+//! sum below 1e-15 of the smaller of win and loss (test
+//! `pruned_sum_matches_every_leader_count_to_1e_12` against the full sum,
+//! `reference::maj_at_k_modes_unpruned`).
 //!
 //! Binomial rows of every stage are built once per call by the Pascal recurrence (each step a
 //! convex combination, stable) and trimmed of entries below 1e-300 like [`crate::exact::maj`].
@@ -92,23 +93,24 @@
 //! row length, (k - c) c), times the number of tie layers that carry mass (2 (m + 1) at most,
 //! fewer in practice: level attractors need c (t + 1) <= k); O((m + 1) k^2) to build the rows,
 //! O((m + 1) k^2 / 2) floats of memory. `split` doubles the time (two passes). The benchmark
-//! `cargo bench --bench modes` measures it against the previous algorithm in the same run (see
-//! docs/model-extensions.md). `Absolute` is O(k) (O(k^2) with `split`).
+//! `cargo bench --bench modes --features reference-algorithms` measures it against the previous
+//! algorithm in the same run (see docs/model-extensions.md). `Absolute` is O(k) (O(k^2) with
+//! `split`).
 //!
 //! With m <= 1 and s = 0, [`maj_at_k_modes`] calls [`crate::exact::maj`] itself, so today's
 //! numbers are reproduced bit for bit; the recurrence agrees with it to about 1e-14 relative
 //! (test `recurrence_reproduces_one_attractor_maj`).
 
-use crate::exact::maj::{binomial_pmf, binomial_pmf_into, maj_at_k_with_loss};
+use crate::exact::maj::{binomial_pmf, binomial_pmf_into, maj_at_k_with_loss, TINY};
 use crate::model::VoteRule;
+
+#[cfg(any(test, feature = "reference-algorithms"))]
+#[doc(hidden)]
+pub mod reference;
 
 /// Relative accuracy of the pruned sum over leader counts (see `shares_win_loss`): the counts
 /// skipped change the win and the loss by less than this fraction of each.
 const PRUNE: f64 = 1e-15;
-
-/// Entries below this are dropped from binomial rows and from the programme's states (as in
-/// [`crate::exact::maj`]): each dropped term changes a win or loss by less than 1e-300 absolute.
-const TINY: f64 = 1e-300;
 
 /// First drop threshold of the windowed programme: a state or a (state, binomial entry) pair
 /// whose probability is below it is dropped and its mass (or a bound on it) counted.
@@ -198,27 +200,6 @@ pub fn maj_at_k_modes(
     maj_at_k_shares(&AnswerShares::new(p, attractors, extraction), k, rule)
 }
 
-/// [`maj_at_k_modes`] with the programme run for every leader count (no pruning): the reference
-/// for tests and the benchmark's baseline. Time: see the module doc.
-///
-/// # Panics
-///
-/// If k = 0.
-pub fn maj_at_k_modes_unpruned(
-    p: f64,
-    attractors: &[f64],
-    extraction: Extraction,
-    k: u32,
-    rule: VoteRule,
-) -> (f64, f64) {
-    shares_win_loss(
-        &AnswerShares::new(p, attractors, extraction),
-        k,
-        rule,
-        Method::Full,
-    )
-}
-
 /// (maj@k, 1 - maj@k) for any per-sample answer distribution, by the recurrence of the module
 /// doc (whatever m, with or without split). Time: see the module doc.
 ///
@@ -226,41 +207,7 @@ pub fn maj_at_k_modes_unpruned(
 ///
 /// If k = 0.
 pub fn maj_at_k_shares(shares: &AnswerShares, k: u32, rule: VoteRule) -> (f64, f64) {
-    shares_win_loss(shares, k, rule, Method::Windowed)
-}
-
-/// [`maj_at_k_modes`] by the previous algorithm: every state and every binomial entry above
-/// 1e-300 of the leader counts kept by the pruned sum over leader counts, without the windows
-/// of the module doc. Kept as the reference the windowed programme is tested against (1e-12
-/// relative) and for the benchmark's ratio in the same run. Time: O(m k^3 / 12).
-///
-/// # Panics
-///
-/// If k = 0.
-pub fn maj_at_k_modes_previous(
-    p: f64,
-    attractors: &[f64],
-    extraction: Extraction,
-    k: u32,
-    rule: VoteRule,
-) -> (f64, f64) {
-    shares_win_loss(
-        &AnswerShares::new(p, attractors, extraction),
-        k,
-        rule,
-        Method::Pruned,
-    )
-}
-
-/// How [`shares_win_loss`] runs the programme.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Method {
-    /// Every leader count, every state and entry above 1e-300 (the reference).
-    Full,
-    /// The previous algorithm: leader counts largest first, stopped by the bound on the rest.
-    Pruned,
-    /// Mass-windowed states and rows with the dropped mass bounded (the default).
-    Windowed,
+    shares_win_loss(shares, k, rule)
 }
 
 /// Buffers of [`shares_win_loss`], kept per thread: a population table calls it 20,001 times per
@@ -275,32 +222,33 @@ struct Scratch {
     partner_main: Rows,
     dp: Programme,
     runs: Vec<(f64, usize, bool)>,
-    left: Vec<f64>,
     pmf: Vec<f64>,
     row: Vec<f64>,
     next: Vec<f64>,
 }
 
-/// [`maj_at_k_shares`] by `method` (all three agree to 1e-15 relative on the win and the loss),
-/// in this thread's [`Scratch`].
-fn shares_win_loss(shares: &AnswerShares, k: u32, rule: VoteRule, method: Method) -> (f64, f64) {
+/// [`maj_at_k_shares`] in this thread's [`Scratch`].
+fn shares_win_loss(shares: &AnswerShares, k: u32, rule: VoteRule) -> (f64, f64) {
     thread_local! {
         static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch::default());
     }
     SCRATCH.with(|cell| match cell.try_borrow_mut() {
-        Ok(mut s) => shares_win_loss_in(&mut s, shares, k, rule, method),
+        Ok(mut s) => shares_win_loss_in(&mut s, shares, k, rule),
         // Not reachable (nothing here calls back into it); fresh buffers are still correct.
-        Err(_) => shares_win_loss_in(&mut Scratch::default(), shares, k, rule, method),
+        Err(_) => shares_win_loss_in(&mut Scratch::default(), shares, k, rule),
     })
 }
 
-fn shares_win_loss_in(
+/// The programme's inputs, in `s`: the binomial rows of every stage, the leader counts that need
+/// the programme (in `s.runs`, largest P(C = c) first) and the win and loss of the counts decided
+/// without it, with whether a second pass (split) was run. `Err` holds the finished (win, loss)
+/// of `Absolute`, which needs no programme.
+fn prepare(
     s: &mut Scratch,
     shares: &AnswerShares,
     k: u32,
     rule: VoteRule,
-    method: Method,
-) -> (f64, f64) {
+) -> Result<((Sum, Sum), bool), (f64, f64)> {
     assert!(k >= 1, "a vote needs at least one sample");
     let Scratch {
         rest,
@@ -309,10 +257,10 @@ fn shares_win_loss_in(
         partner_main,
         dp,
         runs,
-        left,
         pmf,
         row,
         next,
+        ..
     } = s;
     let k_us = k as usize;
     let pi = &shares.attractors;
@@ -335,13 +283,12 @@ fn shares_win_loss_in(
         let (b, nb) = stage(share.max(0.0), total);
         rows.fill(k_us, b, nb, row, next);
     }
-    let attractor_rows = &attractor_rows[..pi.len()];
     let main = shares.correct.max(0.0);
     let alt = shares.alternate.max(0.0);
     let (b_alt, nb_alt) = stage(alt, alt + rest[0]);
     partner_alt.fill(k_us, b_alt, nb_alt, row, next);
     if rule == VoteRule::Absolute {
-        return absolute(k_us, main, alt, partner_alt);
+        return Err(absolute(k_us, main, alt, partner_alt));
     }
     let mut acc = (Sum::default(), Sum::default());
     dp.reset(k_us, pi.len());
@@ -354,75 +301,83 @@ fn shares_win_loss_in(
         partner_main.fill(k_us, b_main, nb_main, row, next);
         dp.pass(alt, partner_main, false, &mut acc, runs, true, pmf);
     }
-    let (partner_alt, partner_main) = (&*partner_alt, &*partner_main);
     // Largest P(C = c) first. Every c adds exactly its P(C = c) to win + loss (both sums of
     // positive terms), so the counts not yet run can change the win or the loss by at most
-    // the sum of their P(C = c), `left` (summed smallest first). Once that is below PRUNE of
-    // the smaller of the win and loss gathered so far (which only grow), the rest is skipped:
-    // each result keeps a relative error below PRUNE.
+    // the sum of their P(C = c).
     runs.sort_by(|a, b| b.0.total_cmp(&a.0));
-    let partner_of = |second: bool| {
-        if second && has_main {
-            (partner_main, false)
-        } else {
-            (partner_alt, true)
-        }
+    Ok((acc, has_main))
+}
+
+/// The partner form's rows of a leader count of pass 2 (`second`) or pass 1, and whether a tie
+/// with the partner shares the win (pass 1 only).
+fn partner_of<'a>(alt: &'a Rows, main: &'a Rows, second: bool, has_main: bool) -> (&'a Rows, bool) {
+    if second && has_main {
+        (main, false)
+    } else {
+        (alt, true)
+    }
+}
+
+/// The windowed programme of the module doc: the leader counts decided without the programme
+/// are exact; the windowed runs add to a copy, redone with a smaller threshold until the dropped
+/// mass is below [`PRUNE`] of the smaller of the win and the loss.
+fn shares_win_loss_in(
+    s: &mut Scratch,
+    shares: &AnswerShares,
+    k: u32,
+    rule: VoteRule,
+) -> (f64, f64) {
+    let (acc, has_main) = match prepare(s, shares, k, rule) {
+        Ok(prepared) => prepared,
+        Err(absolute) => return absolute,
     };
-    if method == Method::Windowed {
-        // The leader counts decided without the programme are exact; the windowed runs add
-        // to a copy, redone with a smaller threshold until the dropped mass is small enough.
-        let mut tau = TAU0;
-        loop {
-            let mut run_acc = acc;
-            let mut dropped = 0.0;
-            for &(w0, c, second) in runs.iter() {
-                if w0 < tau {
-                    dropped += w0;
-                    continue;
-                }
-                let (partner, ties) = partner_of(second);
-                dp.run_windowed(
-                    c,
-                    w0,
-                    partner,
-                    ties,
-                    attractor_rows,
-                    rule,
-                    &mut run_acc,
-                    tau,
-                    &mut dropped,
-                );
+    let Scratch {
+        attractor_rows,
+        partner_alt,
+        partner_main,
+        dp,
+        runs,
+        ..
+    } = s;
+    let partner_of = |second: bool| partner_of(partner_alt, partner_main, second, has_main);
+    let mut tau = TAU0;
+    loop {
+        let mut run_acc = acc;
+        let mut dropped = 0.0;
+        for &(w0, c, second) in runs.iter() {
+            if w0 < tau {
+                dropped += w0;
+                continue;
             }
-            let (w, l) = (run_acc.0.value(), run_acc.1.value());
-            let small = w.min(l);
-            if dropped <= PRUNE * small || tau == 0.0 {
-                return (w.clamp(0.0, 1.0), l.clamp(0.0, 1.0));
-            }
-            // The dropped mass grows about linearly in the threshold: aim 100 times below the
-            // bound; with nothing gathered on one side, jump far down; near 1e-300 run in full.
-            tau = if small > 0.0 {
-                (tau * 1e-2 * PRUNE * small / dropped).min(tau * 1e-3)
-            } else {
-                tau * 1e-40
-            };
-            if tau < TAU_FLOOR {
-                tau = 0.0;
-            }
+            let (partner, ties) = partner_of(second);
+            dp.run_windowed(
+                c,
+                w0,
+                partner,
+                ties,
+                attractor_rows,
+                rule,
+                &mut run_acc,
+                tau,
+                &mut dropped,
+            );
+        }
+        let (w, l) = (run_acc.0.value(), run_acc.1.value());
+        let small = w.min(l);
+        if dropped <= PRUNE * small || tau == 0.0 {
+            return (w.clamp(0.0, 1.0), l.clamp(0.0, 1.0));
+        }
+        // The dropped mass grows about linearly in the threshold: aim 100 times below the
+        // bound; with nothing gathered on one side, jump far down; near 1e-300 run in full.
+        tau = if small > 0.0 {
+            (tau * 1e-2 * PRUNE * small / dropped).min(tau * 1e-3)
+        } else {
+            tau * 1e-40
+        };
+        if tau < TAU_FLOOR {
+            tau = 0.0;
         }
     }
-    left.clear();
-    left.resize(runs.len() + 1, 0.0);
-    for i in (0..runs.len()).rev() {
-        left[i] = left[i + 1] + runs[i].0;
-    }
-    for (i, &(w0, c, second)) in runs.iter().enumerate() {
-        if method == Method::Pruned && left[i] <= PRUNE * acc.0.value().min(acc.1.value()) {
-            break;
-        }
-        let (partner, ties) = partner_of(second);
-        dp.run(c, w0, partner, ties, attractor_rows, rule, &mut acc);
-    }
-    (acc.0.value().clamp(0.0, 1.0), acc.1.value().clamp(0.0, 1.0))
 }
 
 /// `Absolute`: win when one form alone has more than k / 2 votes (the events are disjoint);
@@ -659,9 +614,9 @@ impl Programme {
     /// is used. Each dropped state adds its probability to `dropped`, each dropped entry tau (a
     /// bound on w times the entry): every dropped term would have added its probability to the
     /// win or the loss, so the true win and loss each lie between the gathered value and that
-    /// value plus `dropped`. With `tau` = 0 this is [`Programme::run`] (up to the order of the
-    /// additions). The upper tail above c is summed over the window only (the rest is dropped
-    /// and counted like any other entry).
+    /// value plus `dropped`. With `tau` = 0 this is the full programme of the `reference`
+    /// module (up to the order of the additions). The upper tail above c is summed over the
+    /// window only (the rest is dropped and counted like any other entry).
     #[allow(clippy::too_many_arguments)]
     fn run_windowed(
         &mut self,
@@ -768,99 +723,6 @@ impl Programme {
                         if v[hi] >= TINY {
                             *dropped += v[hi];
                         }
-                        v[hi] = 0.0;
-                        hi -= 1;
-                    }
-                    *r = Some((lo, hi));
-                }
-            }
-        }
-        self.score(c, rule, acc);
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn run(
-        &mut self,
-        c: usize,
-        w0: f64,
-        partner: &Rows,
-        partner_ties: bool,
-        attractors: &[Rows],
-        rule: VoteRule,
-        acc: &mut (Sum, Sum),
-    ) {
-        let k = self.cur[0].len() - 1;
-        let n0 = k - c;
-        for (v, r) in self.cur.iter_mut().zip(self.cur_range.iter_mut()) {
-            if let Some((lo, hi)) = r.take() {
-                v[lo..=hi].fill(0.0);
-            }
-        }
-        // The partner form.
-        let (plo, prow) = partner.row(n0);
-        let (l1, l2) = (self.layer(1, 0), self.layer(2, 0));
-        for (i, &x) in prow.iter().enumerate() {
-            let v = plo + i;
-            if v < c {
-                Self::add(&mut self.cur[l1], &mut self.cur_range[l1], n0 - v, w0 * x);
-            } else if v == c && partner_ties {
-                Self::add(&mut self.cur[l2], &mut self.cur_range[l2], n0 - v, w0 * x);
-            }
-        }
-        // The attractors, one stage each.
-        for (j, rows) in attractors.iter().enumerate() {
-            for (v, r) in self.next.iter_mut().zip(self.next_range.iter_mut()) {
-                if let Some((lo, hi)) = r.take() {
-                    v[lo..=hi].fill(0.0);
-                }
-            }
-            for good in 1..=2 {
-                for level in 0..=j.min(self.m) {
-                    let li = self.layer(good, level);
-                    let Some((lo, hi)) = self.cur_range[li] else {
-                        continue;
-                    };
-                    let up = self.layer(good, level + 1);
-                    for n in lo..=hi {
-                        let w = self.cur[li][n];
-                        if w < TINY {
-                            continue;
-                        }
-                        let (rlo, row) = rows.row(n);
-                        let rhi = rlo + row.len() - 1;
-                        // Counts a < c stay at this level.
-                        if rlo < c {
-                            let top = rhi.min(c - 1);
-                            let dst = &mut self.next[li][n - top..=n - rlo];
-                            for (d, &x) in dst.iter_mut().rev().zip(&row[..=top - rlo]) {
-                                *d += w * x;
-                            }
-                            let r = &mut self.next_range[li];
-                            *r = Some(match *r {
-                                None => (n - top, n - rlo),
-                                Some((a, b)) => (a.min(n - top), b.max(n - rlo)),
-                            });
-                        }
-                        if (rlo..=rhi).contains(&c) {
-                            let x = w * row[c - rlo];
-                            Self::add(&mut self.next[up], &mut self.next_range[up], n - c, x);
-                        }
-                        if rhi > c {
-                            let from = (c + 1).max(rlo) - rlo;
-                            acc.1.add(w * row[from..].iter().sum::<f64>());
-                        }
-                    }
-                }
-            }
-            std::mem::swap(&mut self.cur, &mut self.next);
-            std::mem::swap(&mut self.cur_range, &mut self.next_range);
-            for (v, r) in self.cur.iter_mut().zip(self.cur_range.iter_mut()) {
-                if let Some((mut lo, mut hi)) = *r {
-                    while lo < hi && v[lo] < TINY {
-                        v[lo] = 0.0;
-                        lo += 1;
-                    }
-                    while hi > lo && v[hi] < TINY {
                         v[hi] = 0.0;
                         hi -= 1;
                     }
@@ -1169,7 +1031,7 @@ pub(crate) mod tests {
                     assert!((l - bl).abs() < 1e-13, "{what}: loss {l} vs {bl}");
                     let (dw, dl) = maj_at_k_modes(*p, a, *ex, k as u32, rule);
                     assert!((dw - bw).abs() < 1e-13 && (dl - bl).abs() < 1e-13, "{what}");
-                    let (ow, ol) = maj_at_k_modes_previous(*p, a, *ex, k as u32, rule);
+                    let (ow, ol) = reference::maj_at_k_modes_previous(*p, a, *ex, k as u32, rule);
                     assert!((ow - bw).abs() < 1e-13 && (ol - bl).abs() < 1e-13, "{what}");
                 }
             }
@@ -1209,10 +1071,11 @@ pub(crate) mod tests {
             let p = (winning_threshold(a, ex.split) + offset).clamp(0.0, 1.0);
             for rule in [VoteRule::Random, VoteRule::Strict] {
                 let sh = AnswerShares::new(p, a, *ex);
-                let full = shares_win_loss(&sh, *k, rule, Method::Full);
-                for method in [Method::Pruned, Method::Windowed] {
-                    let fast = shares_win_loss(&sh, *k, rule, method);
-                    let what = format!("{method:?} {rule:?} k={k} a={a:?} p={p} {ex:?}");
+                let full = reference::win_loss(&sh, *k, rule, false);
+                let pruned = reference::win_loss(&sh, *k, rule, true);
+                let windowed = maj_at_k_shares(&sh, *k, rule);
+                for (method, fast) in [("pruned", pruned), ("windowed", windowed)] {
+                    let what = format!("{method} {rule:?} k={k} a={a:?} p={p} {ex:?}");
                     for (x, y) in [(fast.0, full.0), (fast.1, full.1)] {
                         let err = rel(x, y);
                         worst = worst.max(err);
@@ -1258,7 +1121,7 @@ pub(crate) mod tests {
                 let p = (t + offset).clamp(0.0, 1.0);
                 for rule in RULES {
                     let new = maj_at_k_modes(p, a, *ex, *k, rule);
-                    let old = maj_at_k_modes_previous(p, a, *ex, *k, rule);
+                    let old = reference::maj_at_k_modes_previous(p, a, *ex, *k, rule);
                     let what = format!("{rule:?} k={k} a={a:?} p={p} {ex:?}");
                     for (x, y) in [(new.0, old.0), (new.1, old.1)] {
                         if y < 1e-100 {

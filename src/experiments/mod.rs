@@ -17,7 +17,6 @@ pub mod judge;
 pub mod noise;
 pub mod plan;
 pub mod points;
-pub mod shard_check;
 pub mod sweep;
 pub mod votes;
 

@@ -12,7 +12,7 @@
 //! exact values come from `exact::plan`; this module builds the grid and pairs them with the
 //! simulation.
 //!
-//! The score is a [`Metric`]: pass@1 averaged over n samples per problem, or maj@k (one majority
+//! The score is a [`PlanMetric`]: pass@1 averaged over n samples per problem, or maj@k (one majority
 //! vote of k samples per problem, so the grid's second axis is k). Either way a problem's
 //! contribution to a rerun is a count c ~ Bin(t, f) given its solve rate p, with (t, f) = (n, p)
 //! for pass@1 and (1, maj@k(p)) for maj@k, and every exact formula is written in (t, f).
@@ -39,7 +39,7 @@ use crate::exact::plan::{
     PopulationNodes,
 };
 pub use crate::scenario::spec::{
-    CheckCells, Design, Metric, ModelShiftSd, Plan, PlanAnswers, PlanSpec,
+    CheckCells, Design, ModelShiftSd, Plan, PlanAnswers, PlanMetric, PlanSpec,
 };
 use crate::sim::counts::PairTally as Tally;
 pub use crate::sim::plan::simulate;
@@ -187,7 +187,7 @@ impl PlanResult {
                 c.design.as_str(),
                 self.spec.metric.label(),
                 c.problems,
-                if matches!(self.spec.metric, Metric::Pass1) {
+                if matches!(self.spec.metric, PlanMetric::Pass1) {
                     "n"
                 } else {
                     "k"
@@ -215,12 +215,12 @@ impl PlanResult {
 fn score(spec: &Plan, p: f64, samples: u32) -> f64 {
     let a = &spec.answers;
     match spec.metric {
-        Metric::Pass1 if !a.changes(spec.metric) => p,
-        Metric::Pass1 => graded_pass1(p, a.unparsed, a.grader),
-        Metric::Maj { attractor, rule } if a.is_canonical() => {
+        PlanMetric::Pass1 if !a.changes(spec.metric) => p,
+        PlanMetric::Pass1 => graded_pass1(p, a.unparsed, a.grader),
+        PlanMetric::Maj { attractor, rule } if a.is_canonical() => {
             maj_at_k_pq(p, attractor * (1.0 - p), samples, rule)
         }
-        Metric::Maj { rule, .. } => graded_vote(
+        PlanMetric::Maj { rule, .. } => graded_vote(
             p,
             &vote_shares(spec),
             extraction(a),
@@ -236,8 +236,8 @@ fn score(spec: &Plan, p: f64, samples: u32) -> f64 {
 /// votes for maj@k. What the plan shows as the true gap beside the graded one.
 fn true_score(spec: &Plan, p: f64, samples: u32) -> f64 {
     match spec.metric {
-        Metric::Pass1 => p,
-        Metric::Maj { rule, .. } => graded_vote(
+        PlanMetric::Pass1 => p,
+        PlanMetric::Maj { rule, .. } => graded_vote(
             p,
             &vote_shares(spec),
             Extraction::default(),
@@ -252,8 +252,8 @@ fn true_score(spec: &Plan, p: f64, samples: u32) -> f64 {
 fn vote_shares(spec: &Plan) -> Vec<f64> {
     match spec.metric {
         _ if !spec.answers.attractors.is_empty() => spec.answers.attractors.clone(),
-        Metric::Maj { attractor, .. } => vec![attractor],
-        Metric::Pass1 => Vec::new(),
+        PlanMetric::Maj { attractor, .. } => vec![attractor],
+        PlanMetric::Pass1 => Vec::new(),
     }
 }
 
@@ -271,8 +271,8 @@ fn scores(spec: &Plan, rates: &[f64], samples: u32) -> Vec<f64> {
         _ if spec.answers.changes(spec.metric) => {
             rates.iter().map(|&p| score(spec, p, samples)).collect()
         }
-        Metric::Pass1 => rates.to_vec(),
-        Metric::Maj { attractor, rule } => maj_at_k_all(rates, attractor, samples, rule),
+        PlanMetric::Pass1 => rates.to_vec(),
+        PlanMetric::Maj { attractor, rule } => maj_at_k_all(rates, attractor, samples, rule),
     }
 }
 
@@ -315,8 +315,8 @@ fn population_tables(spec: &Plan) -> Vec<Vec<PopulationNodes>> {
     spec.gaps
         .iter()
         .map(|&gap| match spec.metric {
-            Metric::Pass1 => vec![population_nodes(spec, gap, 1)],
-            Metric::Maj { .. } => spec
+            PlanMetric::Pass1 => vec![population_nodes(spec, gap, 1)],
+            PlanMetric::Maj { .. } => spec
                 .samples
                 .iter()
                 .map(|&k| population_nodes(spec, gap, k))
@@ -351,7 +351,7 @@ fn population_a_column(spec: &Plan, samples: u32) -> Vec<f64> {
 
 /// f of a population node: p itself for the canonical pass@1, else [`score`].
 fn node_score(spec: &Plan, samples: u32) -> impl Fn(f64) -> f64 + Sync + '_ {
-    let plain = spec.metric == Metric::Pass1 && !spec.answers.changes(spec.metric);
+    let plain = spec.metric == PlanMetric::Pass1 && !spec.answers.changes(spec.metric);
     move |p| if plain { p } else { score(spec, p, samples) }
 }
 
@@ -363,8 +363,8 @@ fn table<'a>(
 ) -> &'a PopulationNodes {
     let gi = spec.gaps.iter().position(|&g| g == gap).unwrap_or(0);
     let si = match spec.metric {
-        Metric::Pass1 => 0,
-        Metric::Maj { .. } => spec.samples.iter().position(|&s| s == samples).unwrap_or(0),
+        PlanMetric::Pass1 => 0,
+        PlanMetric::Maj { .. } => spec.samples.iter().position(|&s| s == samples).unwrap_or(0),
     };
     &tables[gi][si]
 }
@@ -769,7 +769,7 @@ mod tests {
                 samples,
                 ..base(reruns)
             },
-            metric: Metric::Maj {
+            metric: PlanMetric::Maj {
                 attractor: 0.5,
                 rule: VoteRule::Random,
             },
@@ -1083,7 +1083,7 @@ mod tests {
         // or wrong, then graded; all 5^8 outcomes enumerated.
         let (u, fpr, fnr) = (0.1, 0.2, 0.15);
         let mut s = maj_grid(0, vec![2], vec![2]);
-        s.metric = Metric::Pass1;
+        s.metric = PlanMetric::Pass1;
         s.answers = PlanAnswers {
             unparsed: u,
             grader: Some(crate::model::Grader { fpr, fnr }),

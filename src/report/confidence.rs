@@ -8,10 +8,7 @@ use crate::exact::confidence::Filter;
 use crate::experiments::confidence::{ConfidenceCurves, ConfidencePoint};
 use crate::experiments::{num, Estimate, RunOutput};
 
-/// A fraction in percent, `decimals` places, keeping digits rounding would hide.
-fn pct(x: f64, decimals: usize) -> String {
-    format!("{}%", super::keep_digits(100.0 * x, decimals))
-}
+use super::format::pct;
 
 /// `exact (sim ± se)` in percent.
 fn cell(e: &Estimate) -> String {

@@ -1,17 +1,13 @@
 //! The outputs of a `judge` experiment: its CSV table, its Markdown section, its headline rows
 //! and its figure (reported win rate per protocol against the true one, and where the
 //! fixed-order rate comes from). Formatting only: every number is in the result.
+use super::format::pct;
 use super::plot::{Band, Bars, Figure, Line, Markers, Note, Panel};
 use super::summary::Unit;
 use super::tables::{estimate_row, header, Csv};
 use crate::exact::judge::Protocol;
 use crate::experiments::judge::JudgeResult;
 use crate::experiments::{num, Estimate, RunOutput};
-
-/// A fraction in percent, `decimals` places, keeping digits rounding would hide.
-fn pct(x: f64, decimals: usize) -> String {
-    format!("{}%", super::keep_digits(100.0 * x, decimals))
-}
 
 /// A difference of fractions in signed points.
 fn signed_pts(x: f64) -> String {

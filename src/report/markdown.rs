@@ -6,12 +6,7 @@ use crate::experiments::noise::{HeadToHead, SeedVariance, VoteSpread};
 use crate::experiments::votes::{Metric, VoteCurves};
 use crate::experiments::Estimate;
 use crate::experiments::{num, ExperimentResult, RunOutput};
-
-/// A share in percent to two decimals, keeping the digits rounding would hide (see
-/// [`super::keep_digits`]): "0.0015%", not "0.00%"; "99.9962%", not "100.00%".
-fn pct(x: f64) -> String {
-    format!("{}%", super::keep_digits(100.0 * x, 2))
-}
+use crate::report::format::pct;
 
 pub use super::summary::{
     headline_rows, headline_text, headline_value, summary, Headline, Summary, Unit,
@@ -34,8 +29,8 @@ fn budget_cell(b: &BudgetCurves, mi: usize, budget: f64, metric: BudgetMetric) -
             }
             _ => format!(
                 "{} ({} ± {})",
-                pct(e.exact),
-                pct(e.sim),
+                pct(e.exact, 2),
+                pct(e.sim, 2),
                 super::keep_digits(100.0 * e.se, 2)
             ),
         }
@@ -66,7 +61,7 @@ fn budget_md(b: &BudgetCurves) -> String {
         for x in &c.crossings {
             md += &format!(
                 "`{}` and `{}` cross at **{:.0} tokens** (accuracy {}): `{}` leads below, `{}` above. {gaps}\n\n",
-                c.model_a, c.model_b, x.budget_tokens, pct(x.accuracy), x.leader_below, x.leader_above
+                c.model_a, c.model_b, x.budget_tokens, pct(x.accuracy, 2), x.leader_below, x.leader_above
             );
         }
     }
@@ -120,8 +115,8 @@ fn cost_md(c: &CostTable) -> String {
             s.model,
             s.k,
             if s.best_of_k { " (best-of-k)" } else { "" },
-            pct(a.exact),
-            pct(a.sim),
+            pct(a.exact, 2),
+            pct(a.sim, 2),
             super::keep_digits(100.0 * a.se, 2),
             tokens(t.exact),
             tokens(t.sim),
@@ -216,12 +211,12 @@ fn cell(v: &VoteCurves, si: usize, k: u32, m: Metric) -> String {
         .map_or("".into(), |p| {
             let graded = format!(
                 "{} ({} ± {})",
-                pct(p.estimate.exact),
-                pct(p.estimate.sim),
+                pct(p.estimate.exact, 2),
+                pct(p.estimate.sim, 2),
                 super::keep_digits(100.0 * p.estimate.se, 2)
             );
             match p.truth {
-                Some(t) => format!("{graded}; true {}", pct(t.exact)),
+                Some(t) => format!("{graded}; true {}", pct(t.exact, 2)),
                 None => graded,
             }
         })
@@ -259,12 +254,12 @@ fn curves_md(v: &VoteCurves) -> String {
         md += &if s.attractors.is_empty() && s.unparsed == 0.0 && s.split == 0.0 {
             format!(
                 "Model `{}`: pass@1 {}, attractor share a = {}, vote rule `{}`; maj@k tends to {} (the share of problems with p > a/(1+a) = {:.3}).\n\n",
-                s.model, pct(s.pass_at_1), s.attractor, s.vote_rule.as_str(), pct(s.ceiling), s.threshold
+                s.model, pct(s.pass_at_1, 2), s.attractor, s.vote_rule.as_str(), pct(s.ceiling, 2), s.threshold
             )
         } else {
             format!(
                 "Model `{}`: graded pass@1 {}, answers {}, vote rule `{}`; maj@k tends to {} (the share of problems with p max(s, 1 - s) > a_j (1 - p) for every attractor j, i.e. p > {:.3}).\n\n",
-                s.model, pct(s.pass_at_1), s.modes_label(), s.vote_rule.as_str(), pct(s.ceiling), s.threshold
+                s.model, pct(s.pass_at_1, 2), s.modes_label(), s.vote_rule.as_str(), pct(s.ceiling, 2), s.threshold
             )
         };
         if let Some(g) = &s.grader {
@@ -286,7 +281,7 @@ fn curves_md(v: &VoteCurves) -> String {
             md += &format!(
                 "Verifier {}: best@k tends to {}; {lead}.\n\n",
                 verifier.describe(),
-                pct(c)
+                pct(c, 2)
             );
         }
         if best {
@@ -331,7 +326,7 @@ fn sweep_md(v: &VoteCurves) -> String {
             "| {} | {:.3} | {} | {} |\n",
             s.attractor,
             s.threshold,
-            pct(s.ceiling),
+            pct(s.ceiling, 2),
             cell(v, si, kmax, Metric::MajAtK)
         );
     }
@@ -382,10 +377,10 @@ fn sweep_axis_md(v: &VoteCurves) -> String {
         md += &format!(
             "| {} | {} | {} | {:.3} | {} | {} |\n",
             s.modes_label(),
-            pct(s.pass_at_1),
+            pct(s.pass_at_1, 2),
             cell(v, si, kmax, Metric::PassAtK),
             s.threshold,
-            pct(s.ceiling),
+            pct(s.ceiling, 2),
             cell(v, si, kmax, Metric::MajAtK)
         );
     }
@@ -456,7 +451,7 @@ fn spread_md(v: &VoteSpread) -> String {
 fn h2h_md(v: &HeadToHead) -> String {
     let mut md = format!(
         "`{}` (pass@1 {}) against `{}` (pass@1 {}): a true gap of {:+.2} points. Each rerun scores both models on independent seeds; {} reruns per n. Probabilities in percent.\n\n",
-        v.b, pct(v.pass_at_1_b), v.a, pct(v.pass_at_1_a), 100.0 * (v.pass_at_1_b - v.pass_at_1_a), v.reruns
+        v.b, pct(v.pass_at_1_b, 2), v.a, pct(v.pass_at_1_a, 2), 100.0 * (v.pass_at_1_b - v.pass_at_1_a), v.reruns
     );
     if let Some(d) = &v.disagreement {
         md += &disagreement_md(v, d);
@@ -479,23 +474,23 @@ fn contamination_md(c: &crate::experiments::contamination::ContaminationResult) 
     let mut md = format!(
         "`{}` solves memorised public problems at {} and fresh ones at pass@1 {}; {} public problems, n = {}, test at {} false alarm, target power {}; {} reruns per cell. Gaps in points, probabilities in percent.\n\n",
         c.model,
-        pct(c.memorized_rate),
-        pct(c.fresh_pass_at_1),
+        pct(c.memorized_rate, 2),
+        pct(c.fresh_pass_at_1, 2),
         c.public_problems,
         c.n,
-        pct(c.alpha),
-        pct(c.target_power),
+        pct(c.alpha, 2),
+        pct(c.target_power, 2),
         c.reruns
     );
     md += "| share | fresh M | mean gap | gap SD | threshold | P(flag) |\n|---:|---:|---:|---:|---:|---:|\n";
     for r in &c.rows {
         md += &format!(
             "| {} | {} | {} | {} | {} | {} |\n",
-            pct(r.share),
+            pct(r.share, 2),
             r.fresh,
             pts(&r.gap),
-            pct(r.gap_sd),
-            pct(r.threshold_gap),
+            pct(r.gap_sd, 2),
+            pct(r.threshold_gap, 2),
             pts(&r.power)
         );
     }
@@ -511,8 +506,8 @@ fn contamination_md(c: &crate::experiments::contamination::ContaminationResult) 
         };
         md += &format!(
             "| {} | {} | {m} | {fa} | {pw} |\n",
-            pct(r.share),
-            pct(r.expected_gap)
+            pct(r.share, 2),
+            pct(r.expected_gap, 2)
         );
     }
     md += &format!("\nPlan table: `{}-plan.csv`.\n\n", c.experiment);

@@ -4,6 +4,7 @@
 pub mod analyze;
 mod confidence;
 pub mod figures;
+mod format;
 mod judge;
 pub mod leaderboard_plot;
 pub mod markdown;

@@ -166,8 +166,8 @@ pub fn summary(run: &RunOutput) -> Summary {
             }
             ExperimentResult::Plan(p) => {
                 let per_problem = match p.spec.metric {
-                    crate::scenario::spec::Metric::Pass1 => "n",
-                    crate::scenario::spec::Metric::Maj { .. } => "k",
+                    crate::scenario::spec::PlanMetric::Pass1 => "n",
+                    crate::scenario::spec::PlanMetric::Maj { .. } => "k",
                 };
                 for a in &p.answers {
                     let (what, unit) = if a.target == "loss_or_tie" {

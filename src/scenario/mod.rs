@@ -21,8 +21,8 @@ pub use raw::ExperimentKind;
 pub use resolve::DEFAULT_SEED;
 pub use source::{read_source, ScenarioSource, NAMED};
 pub use spec::{
-    CheckCells, Design, Experiment, ExperimentSpec, Metric, Plan, PlanSpec, Scenario, SweepAxis,
-    Work,
+    CheckCells, Design, Experiment, ExperimentSpec, Plan, PlanMetric, PlanSpec, Scenario,
+    SweepAxis, Work,
 };
 
 /// Largest benchmark a scenario may ask for.

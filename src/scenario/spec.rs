@@ -430,7 +430,7 @@ pub const DEFAULT_POPULATION_RERUNS: u64 = 3_000;
 /// The score being planned for.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Metric {
+pub enum PlanMetric {
     /// pass@1 averaged over the n samples of each problem.
     Pass1,
     /// maj@k: the share of problems whose majority vote of k samples is correct (one vote per
@@ -443,20 +443,20 @@ pub enum Metric {
     },
 }
 
-impl Metric {
+impl PlanMetric {
     /// The name used in tables: `pass@1` or `maj@k`.
     pub fn label(self) -> &'static str {
         match self {
-            Metric::Pass1 => "pass@1",
-            Metric::Maj { .. } => "maj@k",
+            PlanMetric::Pass1 => "pass@1",
+            PlanMetric::Maj { .. } => "maj@k",
         }
     }
 
     /// Trials t per problem per rerun for `samples` (n or k): n for pass@1, 1 vote for maj@k.
     pub fn trials(self, samples: u32) -> u32 {
         match self {
-            Metric::Pass1 => samples,
-            Metric::Maj { .. } => 1,
+            PlanMetric::Pass1 => samples,
+            PlanMetric::Maj { .. } => 1,
         }
     }
 }
@@ -541,7 +541,7 @@ pub struct Plan {
     #[serde(flatten)]
     pub spec: PlanSpec,
     /// The score.
-    pub metric: Metric,
+    pub metric: PlanMetric,
     /// Which cells to simulate in each population design (problems redrawn every rerun, about
     /// ten times the cost of a fixed-design rerun).
     pub check_population: CheckCells,
@@ -599,10 +599,10 @@ impl PlanAnswers {
 
     /// True when the harness's numbers differ from the true ones under `metric`: pass@1 sees
     /// `unparsed` and the grader; maj@k sees every key.
-    pub fn changes(&self, metric: Metric) -> bool {
+    pub fn changes(&self, metric: PlanMetric) -> bool {
         match metric {
-            Metric::Pass1 => self.unparsed != 0.0 || self.grader.is_some(),
-            Metric::Maj { .. } => !self.is_canonical(),
+            PlanMetric::Pass1 => self.unparsed != 0.0 || self.grader.is_some(),
+            PlanMetric::Maj { .. } => !self.is_canonical(),
         }
     }
 }
@@ -638,7 +638,7 @@ impl PlanSpec {
     pub fn pass1(self) -> Plan {
         Plan {
             spec: self,
-            metric: Metric::Pass1,
+            metric: PlanMetric::Pass1,
             check_population: CheckCells::None,
             population_reruns: 0,
             answers: PlanAnswers::default(),
@@ -720,14 +720,14 @@ impl Plan {
         let n = f64::from(n);
         let graded = self.answers.changes(self.metric);
         let per_draw = match (design, self.metric, graded) {
-            (Design::Fixed, Metric::Pass1, false) => 1.5,
-            (Design::Fixed, Metric::Maj { .. }, false) => 12.0,
-            (Design::Fixed, Metric::Pass1, true) => 40.0 + 2.0 * n,
-            (Design::Fixed, Metric::Maj { .. }, true) => 20.0 + 14.0 * n,
-            (_, Metric::Pass1, false) => 48.0 + 1.1 * n,
-            (_, Metric::Maj { .. }, false) => 55.0 + 1.1 * n,
-            (_, Metric::Pass1, true) => 60.0 + 2.0 * n,
-            (_, Metric::Maj { .. }, true) => 100.0 + 14.0 * n,
+            (Design::Fixed, PlanMetric::Pass1, false) => 1.5,
+            (Design::Fixed, PlanMetric::Maj { .. }, false) => 12.0,
+            (Design::Fixed, PlanMetric::Pass1, true) => 40.0 + 2.0 * n,
+            (Design::Fixed, PlanMetric::Maj { .. }, true) => 20.0 + 14.0 * n,
+            (_, PlanMetric::Pass1, false) => 48.0 + 1.1 * n,
+            (_, PlanMetric::Maj { .. }, false) => 55.0 + 1.1 * n,
+            (_, PlanMetric::Pass1, true) => 60.0 + 2.0 * n,
+            (_, PlanMetric::Maj { .. }, true) => 100.0 + 14.0 * n,
         };
         (2.0 * big_n as f64 * per_draw).ceil() as u64
     }

@@ -7,7 +7,7 @@ use rand::RngCore;
 use rand_distr::{Binomial, Distribution, StandardNormal};
 
 use super::alias::{sample_packed, AliasTable};
-use super::stream::{stream, Rng};
+use super::stream::{stream, Rng, TWO_53};
 use super::{batches, batches_of, run_merged};
 use crate::exact::grader::SampleGrading;
 use crate::exact::maj::{binomial_pmf_with, ln_factorials};
@@ -16,9 +16,6 @@ use crate::model::expit;
 /// Largest n for which per-problem alias tables are built; above it each count is drawn with
 /// rand_distr's BTPE binomial.
 const ALIAS_MAX_N: u32 = 4096;
-
-/// 2^53 as f64: thresholds compare the top 53 bits of a word, so p = 1 always succeeds.
-const TWO_53: f64 = 9_007_199_254_740_992.0;
 
 /// Draws T = sum_i Bin(n, p_i) for a fixed set of rates: one u64 per problem.
 #[derive(Debug, Clone)]

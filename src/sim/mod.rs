@@ -11,7 +11,6 @@ pub mod bootstrap;
 pub mod confidence;
 pub mod contamination;
 pub mod counts;
-pub mod evals;
 pub mod judge;
 pub mod modes;
 pub mod outcome;

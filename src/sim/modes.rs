@@ -10,6 +10,7 @@ use rand::RngCore;
 use rand_distr::{Distribution, StandardNormal};
 
 use super::alias::AliasTable;
+use super::stream::{index, unit};
 use crate::exact::grader::Grader;
 use crate::exact::modes::Extraction;
 use crate::exact::verifier::{Fallback, ThresholdVerifier};
@@ -17,18 +18,6 @@ use crate::model::VoteRule;
 
 /// Most attractors a [`ModeVoteSampler`] takes.
 pub const MAX_ATTRACTORS: usize = 30;
-
-/// A uniform double in [0, 1) from one u64 (53 bits).
-#[inline]
-fn unit<R: RngCore + ?Sized>(rng: &mut R) -> f64 {
-    (rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
-}
-
-/// A uniform index in 0..n (n >= 1) from one u64.
-#[inline]
-fn index<R: RngCore + ?Sized>(rng: &mut R, n: u64) -> u64 {
-    ((u128::from(rng.next_u64()) * u128::from(n)) >> 64) as u64
-}
 
 /// One simulated vote: whether it was won, and the graded outcomes of its samples.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -106,7 +95,7 @@ impl ModeVoteSampler {
             + if top == 1 { u64::from(singles) } else { 0 };
         let tied = good_at_top + bad_at_top;
         let win = match self.rule {
-            VoteRule::Random => index(rng, tied) < good_at_top,
+            VoteRule::Random => (index(rng, tied as usize) as u64) < good_at_top,
             VoteRule::Strict => tied == 1 && good_at_top == 1,
             VoteRule::Absolute => 2 * counts[0] > self.k || 2 * counts[1] > self.k,
         };
@@ -189,11 +178,11 @@ fn threshold_pick<R: RngCore + ?Sized>(
         let rate = if correct { verifier.tpr } else { verifier.fpr };
         if unit(rng) < rate {
             accepted += 1;
-            if index(rng, accepted) == 0 {
+            if index(rng, accepted as usize) == 0 {
                 pick_accepted = correct;
             }
         }
-        if verifier.fallback == Fallback::Random && index(rng, i + 1) == 0 {
+        if verifier.fallback == Fallback::Random && index(rng, (i + 1) as usize) == 0 {
             pick_any = correct;
         }
     }

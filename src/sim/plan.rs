@@ -9,7 +9,7 @@ use rayon::prelude::*;
 
 use super::counts::{pair_tallies, staged_count, CountSampler, PairSampler, PairTally as Tally};
 use super::modes::{GradedVoteSampler, ModeVoteSampler};
-use super::stream::{name_id, stream, Rng};
+use super::stream::{name_id, stream, Rng, TWO_53};
 use super::votes::{self, AttractorTables, VoteSampler};
 use super::{batches, run_merged};
 use crate::exact::grader::SampleGrading;
@@ -17,7 +17,7 @@ use crate::exact::maj::ln_factorials;
 use crate::exact::modes::Extraction;
 use crate::exact::plan::fixed_pair_rates_with;
 use crate::model::{expit, VoteRule};
-use crate::scenario::spec::{Design, Metric, Plan, PlanSpec};
+use crate::scenario::spec::{Design, Plan, PlanMetric, PlanSpec};
 
 /// Where the simulation reports progress: called with the reruns just done, each weighted by
 /// its cell's [`Plan::rerun_cost`].
@@ -26,9 +26,6 @@ pub type Progress<'a> = &'a (dyn Fn(u64) + Sync);
 /// Largest number of alias-table entries (N (n + 1) or N (k + 1)) a fixed-design simulated cell
 /// may build per model (about 200 MB); larger cells draw each count with BTPE instead.
 const TABLE_ENTRIES: u64 = 1 << 24;
-
-/// 2^53 as f64: a 53-bit uniform below p 2^53 is a success with probability p.
-const TWO_53: f64 = 9_007_199_254_740_992.0;
 
 /// Largest t for which [`binomial`] counts t Bernoulli trials one by one.
 const BERNOULLI_MAX_T: u32 = 16;
@@ -178,7 +175,7 @@ fn run_cell(
 /// when the tables would exceed `TABLE_ENTRIES`.
 fn fixed_samplers(spec: &Plan, (gap, big_n, n): (f64, usize, u32)) -> PairSampler {
     let (ra, rb) = fixed_rates(spec, gap, big_n);
-    if spec.answers.changes(Metric::Pass1) {
+    if spec.answers.changes(PlanMetric::Pass1) {
         // Every sample parsed, solved and graded stage by stage (the exact side uses the graded
         // rate p~, which these draws never see).
         let grading = grading(spec);
@@ -222,8 +219,8 @@ impl ModeVoter {
         let a = &spec.answers;
         let shares = match spec.metric {
             _ if !a.attractors.is_empty() => a.attractors.clone(),
-            Metric::Maj { attractor, .. } => vec![attractor],
-            Metric::Pass1 => Vec::new(),
+            PlanMetric::Maj { attractor, .. } => vec![attractor],
+            PlanMetric::Pass1 => Vec::new(),
         };
         let extraction = Extraction {
             unparsed: a.unparsed,
@@ -272,7 +269,7 @@ pub fn simulate_chosen(
     progress: Progress,
 ) -> Vec<Tally> {
     let mut out = vec![Tally::default(); chosen.len()];
-    let together = |d: Design| d == Design::Fixed && spec.metric == Metric::Pass1;
+    let together = |d: Design| d == Design::Fixed && spec.metric == PlanMetric::Pass1;
     // (Graded pass@1 cells run together too: their samplers draw stage by stage.)
     let fixed: Vec<usize> = (0..chosen.len())
         .filter(|&i| together(chosen[i].0))
@@ -345,12 +342,12 @@ fn simulate_cell(
     let (mu, sigma) = (spec.mu, spec.sigma);
     let big = big_n as u64 * (u64::from(n) + 1) > TABLE_ENTRIES;
     match (design, spec.metric) {
-        (Design::Fixed, Metric::Pass1) => {
+        (Design::Fixed, PlanMetric::Pass1) => {
             let sampler = fixed_samplers(spec, cell);
             let key = stream_prefix(spec, design, cell);
             pair_tallies(spec.seed, &[(&key, &sampler)], spec.reruns, progress)[0]
         }
-        (Design::Fixed, Metric::Maj { rule, .. }) if spec.answers.changes(spec.metric) => {
+        (Design::Fixed, PlanMetric::Maj { rule, .. }) if spec.answers.changes(spec.metric) => {
             let (ra, rb) = fixed_rates(spec, gap, big_n);
             let voters = |r: &[f64]| -> Vec<ModeVoter> {
                 r.iter()
@@ -364,7 +361,7 @@ fn simulate_cell(
                 (total(&va, a), total(&vb, b))
             })
         }
-        (Design::Fixed, Metric::Maj { attractor, rule }) => {
+        (Design::Fixed, PlanMetric::Maj { attractor, rule }) => {
             let (ra, rb) = fixed_rates(spec, gap, big_n);
             if big {
                 let voter = LiteralVoter::new(n, attractor, rule);
@@ -400,7 +397,7 @@ fn simulate_cell(
             // each otherwise; then the problem's score (its count, or its vote) drawn literally.
             let literal = !spec.answers.changes(metric);
             let voter = match metric {
-                Metric::Maj { attractor, rule } if literal => {
+                PlanMetric::Maj { attractor, rule } if literal => {
                     Some(LiteralVoter::new(n, attractor, rule))
                 }
                 _ => None,
@@ -409,9 +406,9 @@ fn simulate_cell(
             // Graded: a pass@1 count drawn stage by stage, or a vote drawn label by label.
             let score = |p: f64, rng: &mut Rng| match (&voter, metric) {
                 (Some(v), _) => v.vote(p, rng),
-                (None, Metric::Pass1) if literal => u64::from(binomial(n, p, rng)),
-                (None, Metric::Pass1) => staged_count(rng, p, n, &grading),
-                (None, Metric::Maj { rule, .. }) => ModeVoter::new(spec, p, n, rule).win(rng),
+                (None, PlanMetric::Pass1) if literal => u64::from(binomial(n, p, rng)),
+                (None, PlanMetric::Pass1) => staged_count(rng, p, n, &grading),
+                (None, PlanMetric::Maj { rule, .. }) => ModeVoter::new(spec, p, n, rule).win(rng),
             };
             let paired = design == Design::PopulationPaired;
             let (tau_a, tau) = spec.deviation_sds();
@@ -470,10 +467,10 @@ pub fn simulate(
 
 /// Extra stream-key words of a metric (none for pass@1, so its fixed-design streams are
 /// unchanged).
-fn metric_key(metric: Metric) -> Vec<u64> {
+fn metric_key(metric: PlanMetric) -> Vec<u64> {
     match metric {
-        Metric::Pass1 => Vec::new(),
-        Metric::Maj { attractor, rule } => {
+        PlanMetric::Pass1 => Vec::new(),
+        PlanMetric::Maj { attractor, rule } => {
             vec![name_id("maj"), attractor.to_bits(), name_id(rule.as_str())]
         }
     }

@@ -27,6 +27,23 @@ pub fn stream(seed: u64, key: &[u64]) -> Rng {
     Rng::seed_from_u64(stream_id(seed, key))
 }
 
+/// 2^53 as f64: a 53-bit uniform word below p 2^53 is a success with probability p, and p = 1
+/// always succeeds.
+pub(crate) const TWO_53: f64 = 9_007_199_254_740_992.0;
+
+/// A uniform double in [0, 1) from one u64 (its top 53 bits).
+#[inline]
+pub(crate) fn unit<R: rand::RngCore + ?Sized>(rng: &mut R) -> f64 {
+    (rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+}
+
+/// A uniform index in 0..n (n >= 1) from one u64 (Lemire's multiply-shift, without rejection:
+/// a bias below n / 2^64).
+#[inline]
+pub(crate) fn index<R: rand::RngCore + ?Sized>(rng: &mut R, n: usize) -> usize {
+    ((u128::from(rng.next_u64()) * n as u128) >> 64) as usize
+}
+
 /// Uniform draws in [0, 1) from the stream at `key` under `seed`, one per call (the tie-breaks
 /// of `analyze`'s first-k vote).
 pub fn uniforms(seed: u64, key: &[u64]) -> impl FnMut() -> f64 {

@@ -7,18 +7,9 @@
 use rand::RngCore;
 use rand_distr::{Distribution, StandardNormal};
 
+use super::stream::{index, unit};
 use crate::exact::modes::AnswerShares;
 use crate::model::{Fallback, Grader, Verifier};
-
-/// A uniform double in [0, 1) from one u64 (53 bits).
-fn unit<R: RngCore + ?Sized>(rng: &mut R) -> f64 {
-    (rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
-}
-
-/// A uniform index in 0..n (n >= 1) from one u64.
-fn index<R: RngCore + ?Sized>(rng: &mut R, n: usize) -> usize {
-    ((u128::from(rng.next_u64()) * n as u128) >> 64) as usize
-}
 
 /// Hits of `votes` votes of k samples for every n of `submissions`: (true hits, hits as graded)
 /// per n, in order. Without a grader the graded hits are the true ones.

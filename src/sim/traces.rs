@@ -15,7 +15,8 @@ use std::sync::LazyLock;
 use rand::RngCore;
 use rand_distr::{Distribution, StandardNormal};
 
-use super::{batches, run_ordered_fold, stream::stream};
+use super::stream::{stream, TWO_53};
+use super::{batches, run_ordered_fold};
 use crate::exact::grader::SampleGrading;
 
 /// One problem of a trace cell.
@@ -170,9 +171,6 @@ impl ProblemTraces {
         }
     }
 }
-
-/// 2^53 as f64.
-const TWO_53: f64 = 9_007_199_254_740_992.0;
 
 /// e^x without a call into libm, for the trace lengths (a quarter of a trace's cost went to
 /// `f64::exp`). Writes x = (64 k + j) ln 2 / 64 + r with |r| <= ln 2 / 128, so that

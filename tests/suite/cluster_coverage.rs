@@ -9,7 +9,7 @@
 //!
 //!     cargo test --release --test suite clustered_interval_coverage_full_table -- --ignored --nocapture
 use crate::support::cluster_coverage::{clustered_coverage, ClusteredSpec};
-use evalsim::analyze::coverage::CoverageRow;
+use crate::support::coverage::CoverageRow;
 
 fn spec(clusters: usize, replicates: usize) -> ClusteredSpec {
     ClusteredSpec {

@@ -12,7 +12,7 @@
 //! N = 30 in the suite, and the ignored grid over 11 populations, gaps 0.21 and 1, N = 10 to 100:
 //!
 //!     cargo test --release --test suite analyze_interval_exact_coverage_grid -- --ignored --nocapture
-use evalsim::analyze::coverage::{
+use crate::support::coverage::{
     exact_coverage, exact_coverage_lattice, exact_coverage_lattice_with, interval_coverage,
     population_truth, reported_method, CoverageResult, CoverageSpec, METRICS,
 };

@@ -12,15 +12,15 @@
 //! per cell; the ignored full table 20,000:
 //!
 //!     cargo test --release --test suite plan_halfwidths_full -- --ignored --nocapture
+use crate::support::evals::EvalSampler;
+use crate::support::tally_pmf::{count_difference_pmf, paired_tally_pmf};
 use evalsim::exact::normal::Z_95;
 use evalsim::exact::plan::population_pair_moments;
-use evalsim::exact::tally_pmf::{count_difference_pmf, paired_tally_pmf};
-use evalsim::sim::evals::EvalSampler;
 use evalsim::sim::stream::stream;
 
 const Z: f64 = 3.5;
 
-fn score(tallies: &[evalsim::sim::evals::ProblemTally], n: usize) -> f64 {
+fn score(tallies: &[crate::support::evals::ProblemTally], n: usize) -> f64 {
     tallies.iter().map(|t| t.correct as f64).sum::<f64>() / (n * tallies.len()) as f64
 }
 

@@ -1,7 +1,7 @@
 //! Profile-likelihood intervals of the joint fit (see the parent module and docs/fit.md,
 //! "Intervals"): each end a bracketed Illinois search on the signed root of the likelihood
 //! ratio, each point a warm-started optimisation over the other parameters, within a budget.
-use super::{Problem, PROFILE_DROP, Z95};
+use super::{Problem, PROFILE_DROP, Z_95};
 
 /// A profile end further than this from the estimate is reported unbounded.
 const PROFILE_REACH: f64 = 60.0;
@@ -33,7 +33,7 @@ pub(super) fn profile_interval(
 ) -> (Option<f64>, Option<f64>, bool) {
     let value = natural[i];
     let target = (2.0 * PROFILE_DROP).sqrt();
-    let first = Z95 * se.unwrap_or(0.5).clamp(0.05, 5.0);
+    let first = Z_95 * se.unwrap_or(0.5).clamp(0.05, 5.0);
     let capped = std::cell::Cell::new(false);
     problem.profile_capped.set(false);
     let side = |dir: f64, limit: Option<f64>| -> Option<f64> {

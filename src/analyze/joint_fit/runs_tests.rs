@@ -108,9 +108,9 @@ fn fit_with_runs_stopped_with_a_gradient_of_1e_5_after_hundreds_of_evaluations()
     }
 }
 
-/// Two independent implementations: the per-run path (`exact::joint_runs`, lattice, curvature
+/// Two independent implementations: the per-run path (`exact::joint_likelihood::runs`, lattice, curvature
 /// bounds) on an 800 x 2 code benchmark written as one run per entry with omega 0 gives the
-/// pooled path's ln L, gradient and Hessian (`exact::joint_trapezoid`, modes) to 1e-9, at the
+/// pooled path's ln L, gradient and Hessian (`exact::joint_likelihood::trapezoid`, modes) to 1e-9, at the
 /// truth and with a shift_sd at 0.
 #[test]
 fn per_run_path_with_one_run_per_entry_gives_the_pooled_likelihood() {

@@ -3,10 +3,11 @@
 //! (layout, never statistics); depends on [`crate::analyze`]'s result types and
 //! [`crate::report::plot`].
 
-use super::{curves, input_names, pct};
+use super::{curves, input_names};
 use crate::analyze::interval::IntervalBasis;
 use crate::analyze::joint_fit::Parameter;
 use crate::analyze::{Analysis, CurvePoint, FitResult};
+use crate::report::format::pct;
 use crate::report::plot::{grid_columns, Band, Bars, Figure, Line, Markers, Panel, Scale};
 
 /// The x ticks of a curve against k: a tick at every computed k when there are at most 12 of
@@ -79,7 +80,7 @@ pub fn curves_figure(a: &Analysis) -> Figure {
                     } else {
                         "pass@1"
                     },
-                    pct(s.pass_at_1)
+                    pct(s.pass_at_1, 1)
                 ),
                 "k (samples per problem, log2 scale)",
                 "benchmark score (%)",

@@ -79,10 +79,6 @@ fn opt(x: Option<f64>) -> String {
 
 // Scores, SEs and interval ends to one decimal, keeping the digits rounding would hide
 // ("0.040", not "0.0"; "99.96", not "100.0"): see `crate::report::keep_digits`.
-fn pct(x: f64) -> String {
-    format!("{}%", crate::report::keep_digits(100.0 * x, 1))
-}
-
 fn pts(x: f64) -> String {
     crate::report::keep_digits(100.0 * x, 1)
 }

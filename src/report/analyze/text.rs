@@ -2,12 +2,12 @@
 //! comparison, with notes on one-sided intervals. Formats finished results only; depends on
 //! [`crate::analyze`]'s result types.
 use super::{
-    ci_cell, ci_pct, curves, interval_label, opt_pts, pct, pts, rule_name, signed_pts,
-    EXACT_BOUND_MARK,
+    ci_cell, ci_pct, curves, interval_label, opt_pts, pts, rule_name, signed_pts, EXACT_BOUND_MARK,
 };
 use crate::analyze::interval::{IntervalBasis, IntervalMethod};
 use crate::analyze::summary::BINARY_ONLY;
 use crate::analyze::{Analysis, Comparison, CurvePoint, ModelAnalysis};
+use crate::report::format::pct;
 
 /// The one note of a table whose marked intervals ([`EXACT_BOUND_MARK`]) rest on the exact
 /// bound, naming the bound it prints: after `units` independent units (problems, or clusters)
@@ -48,7 +48,7 @@ pub(super) fn bound_note(marked: &[String], units: usize, unit_word: &str, diff:
     format!(
         "{EXACT_BOUND_MARK} {}. With no spread to build it from, the interval is {range} around the common {x}, with u = 1 - 0.05^(1/N) = {} for N = {units} {unit_word} ({ends}); {why}\n",
         marked.join("; "),
-        pct(u),
+        pct(u, 1),
     )
 }
 
@@ -170,7 +170,7 @@ pub(super) fn model_header(m: &ModelAnalysis) -> String {
     };
     t += &format!(
         "  {label} {}: question SE {} pts, sampling SE {} pts{}, 95% CI {}{} (bootstrap {})\n",
-        pct(s.pass_at_1),
+        pct(s.pass_at_1, 1),
         opt_pts(p1.question_se),
         opt_pts(p1.sampling_se),
         p1.clustered_se
@@ -191,11 +191,11 @@ pub(super) fn model_header(m: &ModelAnalysis) -> String {
     if let Some(a) = &s.answers {
         t += &format!(
             "  answers: {} unparsed ({} of {} samples had no extractable answer); the normaliser merged {} samples ({}) into an answer written differently\n",
-            pct(a.unparsed_share),
+            pct(a.unparsed_share, 1),
             a.unparsed,
             s.samples,
             a.merged,
-            pct(a.merged_share),
+            pct(a.merged_share, 1),
         );
     }
     if let Some(tok) = &s.tokens {
@@ -206,7 +206,7 @@ pub(super) fn model_header(m: &ModelAnalysis) -> String {
                 .map_or("-".to_string(), |v| format!("{v:.0}")),
             match (tok.cap_tokens, tok.truncation_rate) {
                 (Some(cap), Some(r)) =>
-                    format!(", {} of samples at or above the cap {cap}", pct(r)),
+                    format!(", {} of samples at or above the cap {cap}", pct(r, 1)),
                 _ => String::new(),
             }
         );

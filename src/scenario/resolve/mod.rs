@@ -14,7 +14,7 @@ use super::raw::{
     RawTokens, RawVerifier, SweepVary,
 };
 use super::spec::{
-    CheckCells, Experiment, ExperimentSpec, Metric, ModelShiftSd, Plan, PlanAnswers, PlanSpec,
+    CheckCells, Experiment, ExperimentSpec, ModelShiftSd, Plan, PlanAnswers, PlanMetric, PlanSpec,
     Scenario, SweepAxis, DEFAULT_POPULATION_RERUNS,
 };
 use super::{
@@ -381,7 +381,7 @@ mod plan_block_tests {
         assert_eq!(plan.mu, 0.25);
         assert_eq!(
             plan.metric,
-            Metric::Maj {
+            PlanMetric::Maj {
                 attractor: 0.3,
                 rule: VoteRule::Absolute
             }

@@ -104,13 +104,13 @@ impl ExpCtx<'_> {
                         return Err(self.r.err(at, &key(k), format!("`{k}` applies only with metric = \"maj\" (with metric = \"pass1\" the grid's second axis is `samples`)")));
                     }
                 }
-                Metric::Pass1
+                PlanMetric::Pass1
             }
             RawMetric::Maj => {
                 if let Some(s) = &e.samples {
                     return Err(self.r.err(s.span(), &key("samples"), "with metric = \"maj\" the grid's second axis is `k`, the samples per vote (one vote per problem per rerun): give `k` instead of `samples`"));
                 }
-                Metric::Maj {
+                PlanMetric::Maj {
                     attractor: model.attractor,
                     rule: e
                         .vote_rule
@@ -193,8 +193,8 @@ impl ExpCtx<'_> {
         let modes = model.attractors.len() > 1 || model.split != 0.0;
         let max_k = if modes { MAX_PLAN_MODES_K } else { MAX_K };
         let samples = match metric {
-            Metric::Pass1 => self.ints(&e.samples, "samples", 4096, Some(&[1, 4, 16, 64]))?,
-            Metric::Maj { .. } => {
+            PlanMetric::Pass1 => self.ints(&e.samples, "samples", 4096, Some(&[1, 4, 16, 64]))?,
+            PlanMetric::Maj { .. } => {
                 let ks = self.ints(&e.k, "k", MAX_K, None)?;
                 if let (Some(i), Some(v)) =
                     (ks.iter().position(|&k| u64::from(k) > max_k), e.k.as_ref())

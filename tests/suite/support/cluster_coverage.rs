@@ -1,5 +1,5 @@
 //! Coverage of `analyze`'s 95% intervals on clustered data: clusters of problems, each cluster
-//! with its own logit shift ([`evalsim::sim::evals::EvalSampler::sample_clustered_keyed`]), run
+//! with its own logit shift ([`crate::support::evals::EvalSampler::sample_clustered_keyed`]), run
 //! through `summarize_model` and `compare_models` exactly as `evalsim analyze` runs them on a
 //! file with a `cluster` column. Scored: the reported interval (CR2, Bell-McCaffrey t) and, for
 //! comparison, the interval from the question SE that treats the problems as independent.
@@ -14,13 +14,13 @@
 use rayon::prelude::*;
 use serde::Serialize;
 
-use evalsim::analyze::coverage::CoverageRow;
+use crate::support::coverage::CoverageRow;
+use crate::support::evals::{EvalSampler, ProblemTally};
 use evalsim::analyze::{
     compare_models, ComparisonOptions, CurvePoint, ModelSamples, ProblemSamples, SummaryOptions,
 };
 use evalsim::exact::plan::PopulationNodes;
 use evalsim::model::VoteRule;
-use evalsim::sim::evals::{EvalSampler, ProblemTally};
 
 /// Stream tag of the clustered coverage replicates.
 const CLUSTER_COVERAGE_STREAM: u64 = 0xC1C0;

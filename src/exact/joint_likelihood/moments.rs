@@ -1,5 +1,5 @@
 //! What the two outer rules of the joint likelihood share: the gradient and Hessian of the log
-//! of a weighted node sum (`exact::joint_trapezoid` for pooled counts, `exact::joint_runs` for
+//! of a weighted node sum (`exact::joint_likelihood::trapezoid` for pooled counts, `exact::joint_likelihood::runs` for
 //! per-run data), and the evaluation at spreads of either sign.
 //!
 //! # The moments of a weighted node sum
@@ -15,7 +15,7 @@
 
 use std::sync::OnceLock;
 
-use super::joint_likelihood::JointParams;
+use super::JointParams;
 
 /// Accumulates the gradient and Hessian of ln of a weighted node sum (module doc), node by
 /// node, in the layout mu, sigma, shift_0.., then the spreads.

@@ -13,9 +13,9 @@
 //! paired differences) takes finitely many values, so the distribution of a whole data set of N
 //! problems is multinomial and the coverage of an interval built from it is a finite sum
 //! (`analyze::coverage::exact_coverage`).
-use crate::exact::maj::binomial_pmf;
-use crate::exact::quadrature::CompositeSimpson;
-use crate::model::expit;
+use evalsim::exact::maj::binomial_pmf;
+use evalsim::exact::quadrature::CompositeSimpson;
+use evalsim::model::expit;
 
 /// Joint pmf of the tallies of models A and B on one problem drawn from the population.
 #[derive(Debug, Clone, PartialEq)]
@@ -146,7 +146,7 @@ mod tests {
         let total: f64 = pmf.joint.iter().sum();
         assert!((total - 1.0).abs() < 1e-13, "{total}");
         // E[c / n] for A and B equals E[p] by quadrature.
-        let m = crate::exact::plan::population_pair_moments(0.2, 2.2, 0.21);
+        let m = evalsim::exact::plan::population_pair_moments(0.2, 2.2, 0.21);
         let (mut ea, mut eb) = (0.0, 0.0);
         for i in 0..t {
             for k in 0..t {

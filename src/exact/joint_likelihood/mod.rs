@@ -13,9 +13,9 @@
 //!
 //! and ln L = sum_i ln L_i. For pooled counts both expectations are trapezoid sums placed where
 //! each integrand lives, with the inner integrals shared by the rows
-//! ([`crate::exact::joint_trapezoid`], accurate to about 1e-13 in ln L_i up to sigma 30 and
+//! ([`trapezoid`], accurate to about 1e-13 in ln L_i up to sigma 30 and
 //! tau 20). With per-run data every run adds an integral over its own noise, and the three
-//! levels are trapezoid sums on one lattice per model (`exact::joint_runs`, checked
+//! levels are trapezoid sums on one lattice per model (`exact::joint_likelihood::runs`, checked
 //! against a dense brute force at the same extremes). Every product and sum is done on logs (log-sum-exp), so counts of n = 1000
 //! all right, whose binomial terms are far below the smallest double, stay exact; ln p and
 //! ln(1 - p) are -softplus(-eta) and -softplus(eta), never ln(1 - a number near 1).
@@ -31,10 +31,14 @@
 
 use rayon::prelude::*;
 
-use crate::exact::joint_moments::RowTerms;
-use crate::exact::joint_runs::{runs_log_likelihood, RunIndex};
-use crate::exact::joint_trapezoid::{inner_integral, rows_log_likelihood};
+mod moments;
+mod runs;
+pub mod trapezoid;
+
 use crate::exact::quadrature::gauss_hermite_normal;
+use moments::RowTerms;
+use runs::{runs_log_likelihood, RunIndex};
+use trapezoid::{inner_integral, rows_log_likelihood};
 
 /// Correct answers of one model on one problem.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -520,7 +524,7 @@ pub fn log_likelihood_with_gradient(
 /// no Hessian).
 ///
 /// The Hessian is, like the gradient, the second derivative of the integrals computed at the
-/// nodes of the value (`exact::joint_trapezoid`, `exact::joint_runs`); its layout is mu, sigma,
+/// nodes of the value (`exact::joint_likelihood::trapezoid`, `exact::joint_likelihood::runs`); its layout is mu, sigma,
 /// shift_0.., tau_0.., and with per-run data omega_0.. (P = 2 + 2M rows and columns, 2 + 3M
 /// with runs; shift_0 and tau_0 included whether or not a fit frees them). It replaces
 /// the fit's central differences of the gradient (2P gradient evaluations) by one pass that
@@ -607,7 +611,7 @@ const RUN_COUNT_POINTS: usize = 2001;
 /// for a model whose logit is N(location, spread^2) per problem plus its own N(0, omega^2) per
 /// run (`run_sd`): the count distribution of the joint model with per-run noise. Given the
 /// problem's logit u, each run's count has P(c_r | u) = E_eta[Bin(c_r | n_run, expit(u + omega
-/// eta))] (the likelihood's trapezoid rule, `joint_trapezoid::inner_integral`), the runs' distributions are
+/// eta))] (the likelihood's trapezoid rule, `trapezoid::inner_integral`), the runs' distributions are
 /// convolved, and the result is averaged over u by a trapezoid of 2,001 points on +/-10
 /// standard units. With omega = 0 it is the binomial pooled count (test
 /// `run_count_probabilities_reduce_to_the_pooled_ones`).

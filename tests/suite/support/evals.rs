@@ -12,7 +12,7 @@
 use rand::{Rng, RngCore};
 use rand_distr::{Distribution, StandardNormal};
 
-use crate::model::expit;
+use evalsim::model::expit;
 
 /// The tallies of one problem for one model: what `analyze` keeps of n sampled answers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,7 +58,7 @@ impl EvalSampler {
     /// One data set on its own stream, keyed by (`seed`, `key`): the same data set for any
     /// thread count and replicate order. `result[model][problem]`. Cost: as [`Self::sample`].
     pub fn sample_keyed(&self, problems: usize, seed: u64, key: &[u64]) -> Vec<Vec<ProblemTally>> {
-        let mut rng = crate::sim::stream::stream(seed, key);
+        let mut rng = evalsim::sim::stream::stream(seed, key);
         self.sample(problems, &mut rng)
     }
 
@@ -90,7 +90,7 @@ impl EvalSampler {
         seed: u64,
         key: &[u64],
     ) -> (Vec<Vec<ProblemTally>>, Vec<usize>) {
-        let mut rng = crate::sim::stream::stream(seed, key);
+        let mut rng = evalsim::sim::stream::stream(seed, key);
         let mut out = vec![Vec::new(); self.shifts.len()];
         let mut of = Vec::new();
         for g in 0..clusters {
@@ -136,7 +136,7 @@ impl EvalSampler {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::stream::stream;
+    use evalsim::sim::stream::stream;
 
     #[test]
     fn tallies_add_up_and_models_share_problems() {
@@ -171,7 +171,7 @@ mod tests {
         let problems = 20_000;
         let draws = s.sample(problems, &mut stream(5, &[2]));
         let share = draws[0].iter().map(|t| t.correct as f64).sum::<f64>() / (4 * problems) as f64;
-        let m = crate::exact::plan::population_pair_moments(0.2, 2.2, 0.0);
+        let m = evalsim::exact::plan::population_pair_moments(0.2, 2.2, 0.0);
         let se = (m.var_a / problems as f64 + m.mean_pq_a / (4 * problems) as f64).sqrt();
         assert!(
             ((share - m.mean_a) / se).abs() < 5.0,

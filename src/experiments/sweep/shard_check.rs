@@ -6,11 +6,11 @@
 //! file, the line and column, the key and what would be valid.
 //!
 //! Why here: a tampered or damaged shard must not become a table of wrong numbers with exit 0;
-//! the pass rule itself stays in [`super::check`]. Depends on `sweep` (the stored types) and
-//! `sim::stream` (cell seeds).
-use super::check::Untested;
-use super::sweep::{Manifest, StoredCheck, SweepCell, SweepOutput};
-use super::Estimate;
+//! the pass rule itself stays in [`crate::experiments::check`]. Depends on its parent `sweep`
+//! (the stored types) and `sim::stream` (cell seeds).
+use super::{Manifest, StoredCheck, SweepCell, SweepOutput};
+use crate::experiments::check::Untested;
+use crate::experiments::Estimate;
 use crate::scenario::grid::MAX_CELLS;
 use crate::sim::stream::{name_id, stream_id};
 

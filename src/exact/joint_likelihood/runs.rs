@@ -60,12 +60,12 @@ use std::sync::Mutex;
 
 use rayon::prelude::*;
 
-use super::joint_likelihood::{ln_binomial, logit_approx, Count, Inner, JointParams, Order};
-use super::joint_moments::{at_absolute_spreads, LazyTable, NodeMoments, RowTerms};
-use super::joint_trapezoid::{
+use super::moments::{at_absolute_spreads, LazyTable, NodeMoments, RowTerms};
+use super::trapezoid::{
     inner_integral, lattice_integral, trapezoid_step, CountKernel, LogitLattice, NormalRule, DROP,
     LN_NORMAL, MAX_NODES, PRODUCT_FLOOR,
 };
+use super::{ln_binomial, logit_approx, Count, Inner, JointParams, Order};
 
 /// The run counts of per-run data, indexed for the likelihood: per model the distinct run
 /// counts, the distinct lists of run counts of an entry, and the distinct rows.

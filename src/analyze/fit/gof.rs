@@ -1,5 +1,5 @@
 //! Goodness of fit of `evalsim fit`: per model, the observed number of problems with c = 0..n
-//! correct against the number the fitted model expects ([`super::fit::CountHistogram`]),
+//! correct against the number the fitted model expects ([`super::CountHistogram`]),
 //! summarised by Pearson's chi-square with sparse bins pooled.
 //!
 //! Bins: adjacent counts are pooled from c = 0 upwards until a bin expects at least
@@ -15,8 +15,8 @@
 //! A p-value below [`POOR_FIT_P`] makes the fit "poor" and gets a warning.
 use serde::{Deserialize, Serialize};
 
-use super::fit::{CountHistogram, FitResult, Status};
-use super::joint_fit::Parameter;
+use super::{CountHistogram, FitResult, Status};
+use crate::analyze::joint_fit::Parameter;
 
 /// Smallest expected number of problems in a pooled bin.
 pub const MIN_EXPECTED: f64 = 5.0;

@@ -1,6 +1,6 @@
 //! Coverage of `analyze`'s 95% intervals: data sets drawn from the workbench's own model
-//! ([`crate::sim::evals`]), the population value of every metric by quadrature
-//! ([`crate::exact::plan::PopulationNodes`]), and the share of data sets whose interval holds it.
+//! ([`super::evals`]), the population value of every metric by quadrature
+//! ([`evalsim::exact::plan::PopulationNodes`]), and the share of data sets whose interval holds it.
 //!
 //! One replicate draws N problems from the logit-normal population and n answers per problem for
 //! two models (B is A shifted by `gap` logits, on the same problems), runs the summary and the
@@ -15,17 +15,17 @@
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::analyze::interval::{
+use super::evals::{EvalSampler, ProblemTally};
+use super::tally_pmf::paired_tally_pmf;
+use evalsim::analyze::interval::{
     mean_interval, paired_score_from_moments, wilson_from_moments, IntervalMethod,
 };
-use crate::analyze::{
+use evalsim::analyze::{
     compare_models, maj_at_k_exact, pass_at_k_curve, pass_hat_k_curve, summarize_model,
     ComparisonOptions, ModelSamples, ProblemSamples, SummaryOptions,
 };
-use crate::exact::plan::PopulationNodes;
-use crate::exact::tally_pmf::paired_tally_pmf;
-use crate::model::VoteRule;
-use crate::sim::evals::{EvalSampler, ProblemTally};
+use evalsim::exact::plan::PopulationNodes;
+use evalsim::model::VoteRule;
 
 /// Stream tag of the coverage replicates.
 const COVERAGE_STREAM: u64 = 0xC0FE;
@@ -113,11 +113,11 @@ pub fn population_truth(spec: &CoverageSpec) -> [f64; 7] {
     let (mu, sigma, gap, a) = (spec.mu, spec.sigma, spec.gap, spec.attractor);
     let p1 = PopulationNodes::new(mu, sigma, gap, |p| p).moments();
     let pk =
-        PopulationNodes::new(mu, sigma, gap, |p| crate::exact::pass::pass_at_k(p, k)).moments();
+        PopulationNodes::new(mu, sigma, gap, |p| evalsim::exact::pass::pass_at_k(p, k)).moments();
     let hk =
-        PopulationNodes::new(mu, sigma, gap, |p| crate::exact::pass::pass_hat_k(p, k)).moments();
+        PopulationNodes::new(mu, sigma, gap, |p| evalsim::exact::pass::pass_hat_k(p, k)).moments();
     let mk = PopulationNodes::new(mu, sigma, gap, |p| {
-        crate::exact::maj::maj_at_k(p, a, k, VoteRule::Random)
+        evalsim::exact::maj::maj_at_k(p, a, k, VoteRule::Random)
     })
     .moments();
     [
@@ -193,7 +193,7 @@ fn replicate(spec: &CoverageSpec, methods: &[IntervalMethod], r: usize) -> Inter
     };
     let mut out: Intervals = vec![Vec::new(); METRICS.len()];
     let summary = summarize_model(&a, &options).ok();
-    let at = |curve: Option<&Vec<crate::analyze::CurvePoint>>, kk: usize| {
+    let at = |curve: Option<&Vec<evalsim::analyze::CurvePoint>>, kk: usize| {
         curve.and_then(|c| c.iter().find(|p| p.k == kk)).cloned()
     };
     let points = [
@@ -308,19 +308,19 @@ pub fn interval_coverage(spec: &CoverageSpec, methods: &[IntervalMethod]) -> Cov
 }
 
 /// The nominal coverage.
-const LEVEL_COVERAGE: f64 = crate::analyze::interval::LEVEL;
+const LEVEL_COVERAGE: f64 = evalsim::analyze::interval::LEVEL;
 
 /// Most data-set compositions [`exact_coverage`] enumerates per metric.
 pub const EXACT_COVERAGE_MAX_COMPOSITIONS: f64 = 5e6;
 
 /// The interval `analyze` reports for metric `m` of [`METRICS`] at `k`: for the paired
-/// differences that of [`crate::analyze::compare::paired_method`] (Wilson for pass@1, the
+/// differences that of [`evalsim::analyze::compare::paired_method`] (Wilson for pass@1, the
 /// Tango-type score interval for maj@k and pass@k at k >= 2), [`IntervalMethod::Wilson`] for
 /// every single-model metric.
 pub fn reported_method(m: usize, k: usize) -> IntervalMethod {
     match m {
-        4 => crate::analyze::compare::paired_method(1),
-        5 | 6 => crate::analyze::compare::paired_method(k),
+        4 => evalsim::analyze::compare::paired_method(1),
+        5 | 6 => evalsim::analyze::compare::paired_method(k),
         _ => IntervalMethod::Wilson,
     }
 }

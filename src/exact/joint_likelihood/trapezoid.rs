@@ -58,11 +58,11 @@ use std::sync::Mutex;
 
 use rayon::prelude::*;
 
-use super::joint_likelihood::{
+use super::moments::{at_absolute_spreads, LazyTable, NodeMoments, RowTerms};
+use super::{
     expit_from, ln_1p_unit, ln_kernel_q, logit_approx, newton_centre, Count, Inner, JointData,
     JointParams, Order,
 };
-use super::joint_moments::{at_absolute_spreads, LazyTable, NodeMoments, RowTerms};
 
 /// A walk stops when the log-integrand is this far below its peak (e^-34 = 1.7e-15 relative, times the nodes past it).
 pub const DROP: f64 = 34.0;

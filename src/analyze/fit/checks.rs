@@ -3,9 +3,9 @@
 //! left out because it would rest on a fallback), the token block's written sigma, and the
 //! trace-length fit.
 
-use super::data::ModelSamples;
-use super::fit::{golden_max, positive, FitResult, Status, TraceFit};
-use super::joint_fit::{JointFit, Parameter, GRADIENT_TOLERANCE};
+use super::{golden_max, positive, FitResult, Status, TraceFit};
+use crate::analyze::data::ModelSamples;
+use crate::analyze::joint_fit::{JointFit, Parameter, GRADIENT_TOLERANCE};
 use crate::exact::joint_likelihood::JointData;
 
 /// The `tokens.sigma` written when the fitted one is 0 (a scenario needs sigma > 0).
@@ -141,9 +141,9 @@ pub(crate) fn fit_warnings(result: &FitResult, joint: &JointFit, data: &JointDat
             q.label,
             q.value,
             q.interval.map_or("profile", |k| match k {
-                super::joint_fit::IntervalKind::Wald => "Wald",
-                super::joint_fit::IntervalKind::Profile => "profile",
-                super::joint_fit::IntervalKind::ProfileCapped => "profile (search capped)",
+                crate::analyze::joint_fit::IntervalKind::Wald => "Wald",
+                crate::analyze::joint_fit::IntervalKind::Profile => "profile",
+                crate::analyze::joint_fit::IntervalKind::ProfileCapped => "profile (search capped)",
             }),
             end(q.lower, "no lower end"),
             end(q.upper, "no upper end within 60"),
@@ -154,14 +154,14 @@ pub(crate) fn fit_warnings(result: &FitResult, joint: &JointFit, data: &JointDat
         out.push(format!(
             "no answers for `{}` in the input: its attractor share, on which maj@k rests, cannot be estimated. The scenario makes no maj@k claim for it: instead of curves at an assumed share it sweeps the share over {:?} (attractor-sweep); attractor 0, the most optimistic share, would send maj@k to 100% on every problem it ever solves",
             m.name,
-            super::fit_scenario::ATTRACTOR_SWEEP
+            super::ATTRACTOR_SWEEP
         ));
     }
     out.extend(
         result
             .goodness
             .iter()
-            .filter_map(|g| super::fit_gof::poor_fit_warning(result, g)),
+            .filter_map(|g| super::gof::poor_fit_warning(result, g)),
     );
     out
 }

@@ -33,8 +33,6 @@
 use serde::{Deserialize, Serialize};
 
 use super::data::ModelSamples;
-/// The fit's quadrature rule lives with the others in [`crate::exact::quadrature`].
-pub use super::fit_checks::fit_traces;
 use super::joint_fit::{diagnose, Diagnosis, IntervalKind, JointFit, JointFitOptions, Parameter};
 use super::summary::{check_k, summarize_model, CurvePoint, SummaryOptions};
 use super::{AnalyzeError, Result};
@@ -42,7 +40,17 @@ use crate::exact::joint_likelihood::{
     count_probabilities, count_probabilities_runs, population_maj_at_k, population_pass_at_k,
     Count, JointData,
 };
+
+pub mod checks;
+pub mod gof;
+mod scenario;
+
+/// The fit's quadrature rule lives with the others in [`crate::exact::quadrature`].
 pub use crate::exact::quadrature::gauss_hermite_normal;
+pub use checks::fit_traces;
+
+/// The attractor shares of the `attractor-sweep` written for a model without answers.
+pub(crate) const ATTRACTOR_SWEEP: [f64; 5] = [0.0, 0.25, 0.5, 0.75, 0.9];
 
 /// sigma written to the scenario when the data do not identify it: a middle value on the
 /// logit scale (rates from 2% to 98% two SDs out around mu = 0), NOT a measurement.
@@ -256,7 +264,7 @@ pub struct FitResult {
     pub warnings: Vec<String>,
     /// Per model, the chi-square goodness of fit of its count histogram.
     #[serde(default)]
-    pub goodness: Vec<super::fit_gof::GoodnessOfFit>,
+    pub goodness: Vec<gof::GoodnessOfFit>,
     /// Scenario TOML reproducing the fit.
     pub scenario_toml: String,
 }
@@ -526,16 +534,15 @@ pub fn fit_models_observed(
         scenario_toml: String::new(),
     };
     result.goodness = (0..models.len())
-        .map(|m| super::fit_gof::goodness_of_fit(&result, m))
+        .map(|m| gof::goodness_of_fit(&result, m))
         .collect();
-    result.warnings = super::fit_checks::fit_warnings(&result, &joint, &data);
-    result.scenario_toml = super::fit_scenario::scenario_toml(&result, options).map_err(|e| {
-        AnalyzeError::BadOption {
+    result.warnings = checks::fit_warnings(&result, &joint, &data);
+    result.scenario_toml =
+        scenario::scenario_toml(&result, options).map_err(|e| AnalyzeError::BadOption {
             option: "fit".to_string(),
             value: format!("the fitted scenario ({e})"),
             expected: "values TOML can hold".to_string(),
-        }
-    })?;
+        })?;
     Ok(result)
 }
 
@@ -804,15 +811,15 @@ mod tests {
     #[test]
     fn a_share_interval_cut_at_0_or_1_says_it_was_cut() {
         assert_eq!(
-            super::super::fit_scenario::share_interval_text(0.5, 0.1),
+            super::scenario::share_interval_text(0.5, 0.1),
             " (95% interval 0.304 to 0.696)"
         );
         assert_eq!(
-            super::super::fit_scenario::share_interval_text(0.707, 0.25),
+            super::scenario::share_interval_text(0.707, 0.25),
             " (95% interval 0.217 to 1.000, upper end cut at 1 from 1.197)"
         );
         assert_eq!(
-            super::super::fit_scenario::share_interval_text(0.05, 0.05),
+            super::scenario::share_interval_text(0.05, 0.05),
             " (95% interval 0.000 to 0.148, lower end cut at 0 from -0.048)"
         );
     }
@@ -1299,7 +1306,7 @@ mod tests {
         let value: toml::Value = toml::from_str(&fit.scenario_toml).unwrap();
         assert_eq!(
             value["model"][0]["tokens"]["sigma"].as_float(),
-            Some(crate::analyze::fit_checks::TOKEN_SIGMA_FLOOR)
+            Some(crate::analyze::fit::checks::TOKEN_SIGMA_FLOOR)
         );
         assert!(
             fit.scenario_toml.contains("# tokens.sigma is fitted at "),

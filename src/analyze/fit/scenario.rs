@@ -1,7 +1,7 @@
 //! The scenario `evalsim fit` writes: the serde types that read scenario files, filled from a
 //! [`FitResult`], with the estimates' intervals, refusals and warnings as comments.
-use super::fit::{decimals4, positive, FitOptions, FitResult, Status};
-use super::joint_fit::Parameter;
+use super::{decimals4, positive, FitOptions, FitResult, Status, ATTRACTOR_SWEEP};
+use crate::analyze::joint_fit::Parameter;
 
 /// " (95% interval LO to HI)" for a share and its SE (share -/+ z(0.975) SE), each end cut to [0, 1]
 /// when it falls outside, and then saying so ("0.217 to 1.000, upper end cut at 1 from 1.197").
@@ -38,9 +38,6 @@ fn comment_lines(lines: &[String]) -> String {
         .collect()
 }
 
-/// The attractor shares of the `attractor-sweep` written for a model without answers.
-pub(crate) const ATTRACTOR_SWEEP: [f64; 5] = [0.0, 0.25, 0.5, 0.75, 0.9];
-
 /// The experiments that use a model's copy without run_sd.
 const TWIN_USERS: &str = "plan, budget, cost, attractor-sweep";
 
@@ -62,7 +59,7 @@ pub(crate) fn without_run_sd(name: &str) -> String {
 /// (L0 e^(-2 sigma_L)) to the median wrong trace on the hardest two log-SDs up
 /// (L0 (1 + g) w e^(2 sigma_L)), each rounded to 2 significant digits; `None` when fewer than
 /// 2 distinct budgets remain.
-pub(crate) fn token_budgets(traces: &[&super::fit::TraceFit]) -> Option<Vec<f64>> {
+pub(crate) fn token_budgets(traces: &[&super::TraceFit]) -> Option<Vec<f64>> {
     let lo = traces
         .iter()
         .map(|t| t.median_tokens * (-2.0 * t.sigma).exp())
@@ -262,7 +259,7 @@ pub(crate) fn scenario_toml(
             ));
             continue;
         }
-        if let Some(blocked) = super::fit_checks::plan_blocker(fit, lo, hi) {
+        if let Some(blocked) = super::checks::plan_blocker(fit, lo, hi) {
             plan_notes.push(blocked);
             continue;
         }
@@ -303,7 +300,7 @@ pub(crate) fn scenario_toml(
     let with_tokens: Vec<usize> = (0..names.len())
         .filter(|&m| fit.models[m].traces.is_some())
         .collect();
-    let traces: Vec<&super::fit::TraceFit> = with_tokens
+    let traces: Vec<&super::TraceFit> = with_tokens
         .iter()
         .filter_map(|&m| fit.models[m].traces.as_ref())
         .collect();
@@ -377,7 +374,7 @@ pub(crate) fn scenario_toml(
                                     median_tokens: at(positive(t.median_tokens)),
                                     hard_growth: at(decimals4(t.hard_growth)),
                                     wrong_factor: at(positive(t.wrong_factor)),
-                                    sigma: at(super::fit_checks::token_sigma(t.sigma)),
+                                    sigma: at(super::checks::token_sigma(t.sigma)),
                                 },
                             )
                         }),
@@ -454,11 +451,7 @@ pub(crate) fn scenario_toml(
                     .to_string(),
             );
         }
-        lines.extend(
-            mf.traces
-                .as_ref()
-                .and_then(super::fit_checks::token_sigma_note),
-        );
+        lines.extend(mf.traces.as_ref().and_then(super::checks::token_sigma_note));
         match &mf.attractor {
             Some(a) => lines.push(format!(
                 "attractor share of `{}`: {:.3}{} from {} wrong answers",

@@ -10,13 +10,14 @@
 use serde::{Deserialize, Serialize};
 
 use super::check::Untested;
-use super::shard_check;
 use super::{num, run_all, Check, Estimate, Progress};
 use crate::scenario::grid::{self, Axis, GridError, SetArg, Value, MAX_CELLS};
 use crate::scenario::resolve::parse;
 use crate::scenario::DEFAULT_SEED;
 use crate::scenario::{Scenario, ScenarioError, ScenarioSource};
 use crate::sim::stream::{name_id, stream_id};
+
+pub mod shard_check;
 
 /// What identifies a sweep: shards of one sweep must agree on all of it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -287,3 +287,25 @@ fn plan_figures_joined_discrete_designs_with_lines_that_read_as_results() {
         }
     }
 }
+
+/// The shipped contamination scenario's `public-board`: P(memoriser < independent) is about
+/// 0.02% at n = 4, so sim -/+ 1.96 SE reached below 0 and the dot's interval was drawn as cut
+/// at the frame (a triangle and a legend entry for a value inside the axis).
+#[test]
+fn a_head_to_head_probability_near_zero_was_drawn_cut_at_the_frame() {
+    let s = Scenario::load("contamination").expect("built in");
+    let run = run_all(&s, &|_| {});
+    let (_, fig) = run
+        .results
+        .iter()
+        .flat_map(|r| experiment_figures(&run, r))
+        .find(|(stem, _)| stem == "public-board")
+        .expect("the public-board figure");
+    let bars = fig.panels[0].markers.iter().flat_map(|m| &m.points);
+    let mut near_zero = 0;
+    for &(_, y, lo, hi) in bars {
+        assert!((0.0..=100.0).contains(&lo) && lo <= y && y <= hi && hi <= 100.0);
+        near_zero += usize::from(lo == 0.0);
+    }
+    assert!(near_zero >= 2, "the scenario no longer has rates near 0");
+}

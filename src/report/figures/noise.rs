@@ -286,6 +286,13 @@ pub(super) fn h2h_figure(run: &RunOutput, r: &HeadToHead) -> Figure {
             ("P(B <= A): below or tied", 0, |x| x.loss_or_tie),
         ],
     );
+    // A probability's interval ends at 0 and 100%: sim -/+ 1.96 SE of a rate near 0 would
+    // otherwise be drawn as cut at the frame.
+    for m in &mut p.markers {
+        for point in &mut m.points {
+            (point.2, point.3) = (point.2.max(0.0), point.3.min(100.0));
+        }
+    }
     let mut panels = vec![p];
     let mut size = (1100, 600);
     if let Some(d) = &r.disagreement {

@@ -426,7 +426,7 @@ fn population_rate<R: RngCore>(
     expit(mu + sigma * z)
 }
 
-/// One rerun's total count when the problems are redrawn: p_i from [`population_rate`] (a
+/// One rerun's total count when the problems are redrawn: p_i from `population_rate` (a
 /// logit-normal draw, or the memorised rate), then c_i ~ Bin(n, p_i).
 pub fn random_placement_total<R: RngCore>(
     rng: &mut R,

@@ -1,9 +1,9 @@
 //! The outputs of a `confidence` experiment: its CSV table, its Markdown section, its headline
 //! rows and its figure (filtered maj@k against the kept share, one panel per model and k).
 //! Formatting only: every number is in the result.
+use super::csv::{estimate_row, header};
+use super::format::Unit;
 use super::plot::{Figure, Line, Markers, Note, Panel};
-use super::summary::Unit;
-use super::tables::{estimate_row, header};
 use crate::exact::confidence::Filter;
 use crate::experiments::confidence::{ConfidenceCurves, ConfidencePoint};
 use crate::experiments::{num, Estimate, RunOutput};

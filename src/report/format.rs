@@ -1,7 +1,26 @@
 //! Number formatting shared by the reports.
+use serde::Serialize;
 
 /// A fraction `x` in percent with a `%` sign, to `decimals` places, keeping the digits rounding
 /// would hide (see [`super::keep_digits`]): "0.0015%", not "0.00%"; "99.9962%", not "100.00%".
 pub(crate) fn pct(x: f64, decimals: usize) -> String {
     format!("{}%", super::keep_digits(100.0 * x, decimals))
+}
+
+/// What a headline number measures, which decides how it is printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Unit {
+    /// A score or probability (a fraction), printed in percent.
+    Percent,
+    /// An SD, SE or gap of scores (a fraction), printed in percentage points.
+    Points,
+    /// Tokens, printed as a whole number.
+    Tokens,
+    /// A count (problems, k), printed as a whole number.
+    Count,
+    /// A ratio of two SDs, printed with two decimals and "x".
+    Ratio,
+    /// A correlation or another plain number, printed with three decimals.
+    Plain,
 }

@@ -1,10 +1,10 @@
 //! The outputs of a `judge` experiment: its CSV table, its Markdown section, its headline rows
 //! and its figure (reported win rate per protocol against the true one, and where the
 //! fixed-order rate comes from). Formatting only: every number is in the result.
+use super::csv::{estimate_row, header, Csv};
 use super::format::pct;
+use super::format::Unit;
 use super::plot::{Band, Bars, Figure, Line, Markers, Note, Panel};
-use super::summary::Unit;
-use super::tables::{estimate_row, header, Csv};
 use crate::exact::judge::Protocol;
 use crate::experiments::judge::JudgeResult;
 use crate::experiments::{num, Estimate, RunOutput};

@@ -3,6 +3,7 @@
 //! Nothing here computes a statistic.
 pub mod analyze;
 mod confidence;
+mod csv;
 pub mod figures;
 mod format;
 mod judge;

@@ -49,23 +49,7 @@ pub struct Summary {
     pub headline: Vec<Headline>,
 }
 
-/// What a headline number measures, which decides how it is printed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Unit {
-    /// A score or probability (a fraction), printed in percent.
-    Percent,
-    /// An SD, SE or gap of scores (a fraction), printed in percentage points.
-    Points,
-    /// Tokens, printed as a whole number.
-    Tokens,
-    /// A count (problems, k), printed as a whole number.
-    Count,
-    /// A ratio of two SDs, printed with two decimals and "x".
-    Ratio,
-    /// A correlation or another plain number, printed with three decimals.
-    Plain,
-}
+pub use super::format::Unit;
 
 /// One headline number.
 #[derive(Debug, Clone, Serialize)]

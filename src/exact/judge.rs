@@ -1,8 +1,8 @@
 //! A pairwise LLM judge: two models A and B answer the same open-ended question, a judge sees
 //! both answers (one in position 1, one in position 2) and prefers one. What each judging
 //! protocol reports as B's win rate, against the true (quality-only) win probability; the exact
-//! distribution of the reported rate over N comparisons, its 95% range, and the comparisons a
-//! protocol needs to detect a difference at 80% power.
+//! distribution of the reported rate over N comparisons and its 95% range (the comparisons a
+//! protocol needs for 80% power are [`super::sign_test`]'s).
 //!
 //! The model (docs/judge.md has every formula):
 //!
@@ -18,10 +18,9 @@
 //! s = f_B - f_A. Every probability is therefore E[g(X)] of one normal X: a one-dimensional
 //! integral computed by [`AdaptiveKronrod`], each small complement from its own integrand.
 //!
-//! Depends on [`crate::model::expit`], [`super::quadrature`] and [`super::normal`] only.
+//! Depends on [`crate::model::expit`] and [`super::quadrature`] only.
 use serde::Serialize;
 
-use super::normal::{Z_80, Z_95};
 use super::quadrature::AdaptiveKronrod;
 use crate::model::expit;
 
@@ -382,19 +381,6 @@ pub fn rate_range(score: &Score, pmf: &[f64]) -> RateRange {
     }
 }
 
-/// Questions a protocol needs for its two-sided 5% test of "win rate = 1/2" to reject with 80%
-/// power: ceil(((z_0.975 + z_0.8) sd / |m - 1/2|)^2), with m the protocol's mean score and sd
-/// the SD of one question's score (the Wald test, normal approximation; the other tail's
-/// rejections are left out). None when m = 1/2 (no sample size detects it).
-pub fn comparisons_for_power(score: &Score) -> Option<f64> {
-    let effect = 0.5 * (score.mean_complement() - score.mean()).abs();
-    if effect == 0.0 {
-        return None;
-    }
-    let n = ((Z_95 + Z_80) * score.variance().sqrt() / effect).powi(2);
-    Some(n.ceil().max(1.0))
-}
-
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
@@ -613,26 +599,5 @@ pub(crate) mod tests {
             // One step further in would pass the tail.
             assert!(r.below + pmf[lo] >= 0.025 && r.above + pmf[hi] >= 0.025);
         }
-    }
-
-    #[test]
-    fn comparisons_for_power_reaches_eighty_percent_in_the_normal_approximation() {
-        let s = Score {
-            lose: 0.45,
-            split: 0.0,
-            win: 0.55,
-        };
-        let n = comparisons_for_power(&s).expect("a difference");
-        // (1.95996 + 0.84162)^2 * 0.2475 / 0.0025 = 777.04.
-        assert_eq!(n, 778.0);
-        let power =
-            |n: f64| crate::exact::normal::cdf(0.05 * n.sqrt() / s.variance().sqrt() - Z_95);
-        assert!(power(n) >= 0.8 && power(n - 1.0) < 0.8);
-        let even = Score {
-            lose: 0.5,
-            split: 0.0,
-            win: 0.5,
-        };
-        assert_eq!(comparisons_for_power(&even), None);
     }
 }

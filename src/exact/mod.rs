@@ -23,6 +23,7 @@ pub mod plan;
 pub mod quadrature;
 pub mod run_corr;
 pub mod shift;
+pub mod sign_test;
 pub mod submit;
 pub mod total;
 pub mod verifier;

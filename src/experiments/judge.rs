@@ -1,9 +1,10 @@
 //! `judge`: a pairwise judge with position, verbosity and self-preference bias. For every
 //! protocol (fixed order either way, both orders averaged, random order, length-controlled):
 //! the reported win rate of B against the true one, the exact distribution of the reported rate
-//! over N comparisons and its 95% range, and the comparisons needed to detect a difference at
-//! 80% power; and the decomposition of the fixed-order rate into quality, verbosity,
-//! self-preference and position. Each exact value is paired with a literal simulation.
+//! over N comparisons and its 95% range, and the comparisons the exact sign test needs to
+//! detect a difference at 80% power (checked by simulated tests); and the decomposition of the
+//! fixed-order rate into quality, verbosity, self-preference and position. Each exact value is
+//! paired with a simulation.
 //!
 //! Depends on `scenario`, `model`, `exact` and `sim`; computes no closed form itself (those are
 //! in [`crate::exact::judge`]).
@@ -11,11 +12,11 @@ use serde::Serialize;
 
 use super::{Check, Estimate, Progress};
 use crate::exact::judge::{
-    comparisons_for_power, rate_range, total_pmf, Component, Judge, LogLength, Protocol, RateRange,
-    Score,
+    rate_range, total_pmf, Component, Judge, LogLength, Protocol, RateRange, Score,
 };
+use crate::exact::sign_test::{questions_for_power, SampleSize};
 use crate::scenario::Scenario;
-use crate::sim::judge::simulate_judge;
+use crate::sim::judge::{simulate_judge, simulate_sign_test, POWER_STREAM};
 
 /// One protocol: what it reports, exactly and simulated.
 #[derive(Debug, Clone, Serialize)]
@@ -50,11 +51,14 @@ pub struct ProtocolRow {
     /// Both orders: share of questions B loses twice, exact and simulated.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub loses_both: Option<Estimate>,
-    /// Questions for 80% power of the two-sided 5% test of a 50% win rate (normal
-    /// approximation); None when the protocol reports exactly 50%.
-    pub comparisons_80: Option<f64>,
+    /// Questions for 80% power of the exact two-sided 5% sign test of a 50% win rate.
+    pub comparisons_80: SampleSize,
     /// Judge calls for that power (questions x calls per question).
-    pub judge_calls_80: Option<f64>,
+    pub judge_calls_80: Option<u64>,
+    /// Share of simulated sign tests on that many questions that reject, against the exact
+    /// power.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub power_80: Option<Estimate>,
 }
 
 /// One step of the decomposition of the fixed-order (B first) rate.
@@ -66,9 +70,13 @@ pub struct ComponentRow {
     pub rate: Estimate,
     /// Exact change from the previous step (from 50% for the quality step).
     pub increment: f64,
-    /// Questions for 80% power of this judge's test of a 50% win rate (the quality step's is
-    /// what an unbiased judge needs to detect the true difference); None at exactly 50%.
-    pub comparisons_80: Option<f64>,
+    /// Questions for 80% power of this judge's sign test of a 50% win rate (the quality
+    /// step's is what an unbiased judge needs to detect the true difference).
+    pub comparisons_80: SampleSize,
+    /// Share of simulated sign tests on that many questions that reject, against the exact
+    /// power.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub power_80: Option<Estimate>,
 }
 
 /// Result of `judge`.
@@ -99,7 +107,8 @@ pub struct JudgeResult {
 
 impl JudgeResult {
     /// Checks: every protocol's win rate and the two tails of its 95% range; both orders' shares
-    /// of double wins and double losses; every decomposition step.
+    /// of double wins and double losses; every decomposition step; the power of every sign test
+    /// at its sample size.
     pub fn checks(&self) -> Vec<Check> {
         let mut out = Vec::new();
         let cell = |what: &str| format!("a={} b={} {what} N={}", self.a, self.b, self.comparisons);
@@ -129,10 +138,18 @@ impl JudgeResult {
                     e,
                 ));
             }
+            if let (Some(e), Some(n)) = (r.power_80, r.comparisons_80.questions()) {
+                let c = format!("a={} b={} {} N={n}", self.a, self.b, r.protocol.as_str());
+                out.push(Check::new(&self.experiment, "power at N_80", &c, e));
+            }
         }
         for r in &self.components {
             let c = cell(r.step.as_str());
             out.push(Check::new(&self.experiment, "decomposition", &c, r.rate));
+            if let (Some(e), Some(n)) = (r.power_80, r.comparisons_80.questions()) {
+                let c = format!("a={} b={} {} N={n}", self.a, self.b, r.step.as_str());
+                out.push(Check::new(&self.experiment, "power at N_80", &c, e));
+            }
         }
         out
     }
@@ -142,6 +159,36 @@ impl JudgeResult {
 fn share(hits: u64, trials: u64, p: f64, q: f64) -> Estimate {
     let r = trials as f64;
     Estimate::new(p, hits as f64 / r, (p * q / r).sqrt()).counting(1.0 / r)
+}
+
+/// The questions a score law's sign test needs for 80% power, and the share of `reruns`
+/// simulated tests on that many questions that reject (stream `[key, POWER_STREAM, row]`).
+fn sample_size(
+    scenario: &Scenario,
+    key: u64,
+    row: u64,
+    s: &Score,
+    reruns: u64,
+) -> (SampleSize, Option<Estimate>) {
+    let size = questions_for_power(s.lose, s.split, s.win);
+    let check = match size {
+        SampleSize::Questions {
+            questions,
+            power,
+            miss,
+        } => {
+            let hits = simulate_sign_test(
+                scenario.seed,
+                &[key, POWER_STREAM, row],
+                s,
+                questions,
+                reruns,
+            );
+            Some(share(hits, reruns, power, miss))
+        }
+        _ => None,
+    };
+    (size, check)
 }
 
 /// The judge of experiment fields: its laws of quality and length from the two models.
@@ -215,7 +262,7 @@ pub fn judge(
             let [lose, _, win] = tally.scores[i];
             let both = protocol == Protocol::BothOrders;
             let calls = protocol.calls();
-            let n80 = comparisons_for_power(&s);
+            let (n80, power_80) = sample_size(scenario, key, i as u64, &s, reruns);
             ProtocolRow {
                 protocol,
                 calls_per_question: calls,
@@ -236,7 +283,8 @@ pub fn judge(
                 wins_both: both.then(|| share(win, questions, s.win, s.lose + s.split)),
                 loses_both: both.then(|| share(lose, questions, s.lose, s.win + s.split)),
                 comparisons_80: n80,
-                judge_calls_80: n80.map(|q| q * f64::from(calls)),
+                judge_calls_80: n80.questions().map(|q| q * u64::from(calls)),
+                power_80,
             }
         })
         .collect();
@@ -246,11 +294,14 @@ pub fn judge(
         .enumerate()
         .map(|(i, &step)| {
             let s = judge.component(step);
+            let row = (Protocol::ALL.len() + i) as u64;
+            let (comparisons_80, power_80) = sample_size(scenario, key, row, &s, reruns);
             let row = ComponentRow {
                 step,
                 rate: share(tally.components[i], questions, s.win, s.lose),
                 increment: s.win - previous,
-                comparisons_80: comparisons_for_power(&s),
+                comparisons_80,
+                power_80,
             };
             previous = s.win;
             row

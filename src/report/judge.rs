@@ -6,6 +6,7 @@ use super::format::pct;
 use super::format::Unit;
 use super::plot::{Band, Bars, Figure, Line, Markers, Note, Panel};
 use crate::exact::judge::Protocol;
+use crate::exact::sign_test::SampleSize;
 use crate::experiments::judge::JudgeResult;
 use crate::experiments::{num, Estimate, RunOutput};
 
@@ -41,8 +42,12 @@ fn label(p: Protocol) -> &'static str {
 }
 
 /// Questions as a whole number, or "never" when no sample size detects a 50% rate.
-fn count(x: Option<f64>) -> String {
-    x.map_or("never (reports 50%)".into(), |n| format!("{n:.0}"))
+fn count(x: &SampleSize) -> String {
+    match x {
+        SampleSize::Questions { questions, .. } => questions.to_string(),
+        SampleSize::Beyond { limit } => format!("more than {limit}"),
+        SampleSize::Never => "never (reports 50%)".into(),
+    }
 }
 
 /// One row per (protocol or decomposition step, quantity), with the judge's parameters and
@@ -99,7 +104,7 @@ pub(super) fn judge_csv(run: &RunOutput, r: &JudgeResult) -> String {
             q.to_string(),
         ]
     };
-    let opt = |x: Option<f64>| x.map_or(String::new(), num);
+    let opt = |x: Option<u64>| x.map_or(String::new(), |n| n.to_string());
     for p in &r.protocols {
         let mut tail = vec![
             r.comparisons.to_string(),
@@ -115,7 +120,7 @@ pub(super) fn judge_csv(run: &RunOutput, r: &JudgeResult) -> String {
             num(p.score.lose),
             num(p.score.split),
             num(p.score.win),
-            opt(p.comparisons_80),
+            opt(p.comparisons_80.questions()),
             opt(p.judge_calls_80),
             String::new(),
         ];
@@ -128,6 +133,7 @@ pub(super) fn judge_csv(run: &RunOutput, r: &JudgeResult) -> String {
         ];
         rows.extend(p.wins_both.map(|e| ("p_wins_both", e)));
         rows.extend(p.loses_both.map(|e| ("p_loses_both", e)));
+        rows.extend(p.power_80.map(|e| ("power_at_comparisons_80", e)));
         for (q, e) in rows {
             csv.row(estimate_row(
                 run,
@@ -146,18 +152,22 @@ pub(super) fn judge_csv(run: &RunOutput, r: &JudgeResult) -> String {
         ];
         tail.extend(std::iter::repeat_n(String::new(), 10));
         tail.extend([
-            opt(c.comparisons_80),
-            opt(c.comparisons_80),
+            opt(c.comparisons_80.questions()),
+            opt(c.comparisons_80.questions()),
             num(c.increment),
         ]);
         tail.extend(params());
-        csv.row(estimate_row(
-            run,
-            &r.experiment,
-            lead("decomposition", c.step.as_str(), "win_rate"),
-            &c.rate,
-            tail,
-        ));
+        let mut rows = vec![("win_rate", c.rate)];
+        rows.extend(c.power_80.map(|e| ("power_at_comparisons_80", e)));
+        for (q, e) in rows {
+            csv.row(estimate_row(
+                run,
+                &r.experiment,
+                lead("decomposition", c.step.as_str(), q),
+                &e,
+                tail.clone(),
+            ));
+        }
     }
     csv.finish()
 }
@@ -224,7 +234,7 @@ pub(super) fn judge_md(r: &JudgeResult) -> String {
         j.length_sd(),
         num(j.self_preference),
         cell(&r.true_win),
-        count(r.components.first().and_then(|c| c.comparisons_80)),
+        r.components.first().map_or(String::new(), |c| count(&c.comparisons_80)),
     );
     md += "| protocol | reported win rate of B | minus true | at gap 0 | 95% range over N | questions for 80% power | judge calls |\n|---|---:|---:|---:|---:|---:|---:|\n";
     for p in &r.protocols {
@@ -236,12 +246,11 @@ pub(super) fn judge_md(r: &JudgeResult) -> String {
             pct(p.null_rate, 1),
             pct(p.range.low, 1),
             pct(p.range.high, 1),
-            count(p.comparisons_80),
-            p.judge_calls_80
-                .map_or(String::new(), |c| format!("{c:.0}")),
+            count(&p.comparisons_80),
+            p.judge_calls_80.map_or(String::new(), |c| c.to_string()),
         );
     }
-    md += "\n\"at gap 0\" is what the protocol reports when B is no better than A on average (same judge, same lengths): a protocol whose value there is not 50% detects its bias, not quality. Power is that of the two-sided 5% test of a 50% win rate.\n\n";
+    md += "\n\"at gap 0\" is what the protocol reports when B is no better than A on average (same judge, same lengths): a protocol whose value there is not 50% detects its bias, not quality. Power is that of the exact two-sided 5% sign test of a 50% win rate (split questions dropped), the smallest number of questions at which it reaches 80%.\n\n";
     md += "Where the rate of B shown first comes from (each step adds one term to the judge, B first):\n\n| step | win rate of B | change |\n|---|---:|---:|\n";
     for c in &r.components {
         md += &format!(

@@ -11,11 +11,13 @@
 //! Streams: batch b of reruns uses `stream(seed, [key..., b])`, and batches are folded in
 //! order, so results are identical for any thread count.
 use rand::{Rng as _, RngCore};
-use rand_distr::{Distribution, StandardNormal};
+use rand_distr::{Binomial, Distribution, StandardNormal};
+use std::collections::HashMap;
 
 use super::stream::stream;
 use super::{batches, run_ordered_fold};
-use crate::exact::judge::{Component, Judge, Protocol};
+use crate::exact::judge::{Component, Judge, Protocol, Score};
+use crate::exact::sign_test::critical;
 use crate::model::expit;
 
 /// What a run of reruns of N questions produced.
@@ -199,6 +201,46 @@ pub fn simulate_judge(
     tally
 }
 
+/// The key element that sets the sign-test streams of an experiment apart from its judgment
+/// batches: `[key, POWER_STREAM, row]`.
+pub const POWER_STREAM: u64 = 0x5349_474E_5445_5354;
+
+/// Simulates `reruns` runs of the two-sided sign test on `questions` questions whose scores
+/// follow `score`, and returns how many reject "B wins half". Each rerun draws the decided
+/// questions M ~ Bin(N, P_0 + P_1) and B's wins among them W ~ Bin(M, P_1 / (P_0 + P_1)) (the
+/// question scores themselves are checked by [`simulate_judge`]), and rejects when W >= u(M) or
+/// W <= M - u(M), with u(M) from [`critical`]. One stream, `stream(seed, key)`. Time: O(reruns)
+/// draws, plus O(sqrt(M)) per distinct M for its critical count.
+pub fn simulate_sign_test(
+    seed: u64,
+    key: &[u64],
+    score: &Score,
+    questions: u64,
+    reruns: u64,
+) -> u64 {
+    let mut rng = stream(seed, key);
+    let decided = score.win + score.lose;
+    let pi = score.win / decided;
+    let mut upper: HashMap<u64, u64> = HashMap::new();
+    let mut rejected = 0;
+    for _ in 0..reruns {
+        // Probabilities are in [0, 1], where Binomial::new cannot fail.
+        let m = if score.split == 0.0 {
+            questions
+        } else {
+            Binomial::new(questions, decided).map_or(0, |b| b.sample(&mut rng))
+        };
+        let w = Binomial::new(m, pi).map_or(0, |b| b.sample(&mut rng));
+        let u = *upper
+            .entry(m)
+            .or_insert_with(|| critical(m as usize).upper as u64);
+        if w >= u || w + u <= m {
+            rejected += 1;
+        }
+    }
+    rejected
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -245,5 +287,36 @@ mod tests {
         let b = simulate_judge(5, &[1], &j, 7, 9_000);
         assert_eq!(a, b);
         assert_eq!(a.totals[0].iter().sum::<u64>(), 9_000);
+    }
+
+    #[test]
+    fn simulated_sign_tests_reject_as_often_as_the_exact_power_says() {
+        use crate::exact::sign_test::power;
+        let reruns = 20_000u64;
+        for (i, s) in [
+            Score {
+                lose: 0.4,
+                split: 0.0,
+                win: 0.6,
+            },
+            Score {
+                lose: 0.25,
+                split: 0.45,
+                win: 0.3,
+            },
+        ]
+        .iter()
+        .enumerate()
+        {
+            for n in [9u64, 120, 700] {
+                let hits = simulate_sign_test(11, &[i as u64, n], s, n, reruns);
+                let (p, miss) = power(s.lose, s.split, s.win, n as usize);
+                let z = count_z(hits, reruns, p, miss);
+                assert!(
+                    z.abs() <= 4.5,
+                    "{s:?} N = {n}: {hits} of {reruns}, power {p}, z {z}"
+                );
+            }
+        }
     }
 }

@@ -66,10 +66,10 @@ fn shipped_judge_scenario_passes_every_check_and_tells_its_story() {
     assert!((both - coin).abs() < 1e-12);
     assert!(r.true_win.exact < lc && lc < coin && coin < fixed);
     let b_first = &r.protocols[0];
-    assert!(b_first.comparisons_80.unwrap() < 100.0);
+    assert!(b_first.comparisons_80.questions().unwrap() < 100);
     assert!(b_first.null_rate > 0.67);
     // Averaging halves the per-question variance's order noise: fewer questions than random.
-    let q = |p: usize| r.protocols[p].comparisons_80.unwrap();
+    let q = |p: usize| r.protocols[p].comparisons_80.questions().unwrap();
     assert!(q(2) < q(3), "both orders {} against random {}", q(2), q(3));
 }
 
@@ -129,12 +129,14 @@ fn run_judge_writes_its_table_figure_and_report_section() {
     );
     let csv = read(&out.join("judge.csv"));
     assert!(csv.starts_with("scenario,seed,experiment,a,b,section,name,quantity,exact,"));
-    assert_eq!(csv.lines().filter(|l| l.contains(",protocol,")).count(), 17);
+    // Per protocol: win rate, the two tails of the range and the power at N_80; both orders
+    // adds its double wins and double losses. Per step: its rate and its power at N_80.
+    assert_eq!(csv.lines().filter(|l| l.contains(",protocol,")).count(), 22);
     assert_eq!(
         csv.lines()
             .filter(|l| l.contains(",decomposition,"))
             .count(),
-        4
+        8
     );
     // Every attainable total: 201 of a single judgment (even half points) for four protocols,
     // 401 for both orders; the exact column sums to 1 per protocol.
@@ -178,4 +180,43 @@ fn sweep_varies_the_judges_position_bias() {
         "{}",
         &csv[..csv.len().min(400)]
     );
+}
+
+/// The questions for 80% power were the Wald normal approximation (53 for the shipped fixed
+/// order, whose exact two-sided sign test has 78% power there): they are now the smallest N at
+/// which the exact test reaches 80%, and each is checked by simulated tests.
+#[test]
+fn judge_questions_for_power_were_a_normal_approximation() {
+    use evalsim::exact::sign_test::{power, SampleSize};
+    let s = Scenario::load("judge").expect("built-in");
+    let (out, r) = judge_of(&s);
+    for p in &r.protocols {
+        let SampleSize::Questions {
+            questions,
+            power: at,
+            miss,
+        } = p.comparisons_80
+        else {
+            panic!("{:?}: a size", p.protocol)
+        };
+        let n = questions as usize;
+        let sc = &p.score;
+        assert!(at >= 0.8 && (at + miss - 1.0).abs() < 1e-12);
+        assert!(
+            power(sc.lose, sc.split, sc.win, n - 1).0 < 0.8,
+            "{:?}",
+            p.protocol
+        );
+        assert!(p.power_80.is_some());
+    }
+    let b_first = r.protocols[0].comparisons_80.questions().unwrap();
+    assert_eq!(b_first, 63);
+    let sc = &r.protocols[0].score;
+    assert!(power(sc.lose, sc.split, sc.win, 53).0 < 0.8);
+    let powers = out
+        .checks()
+        .into_iter()
+        .filter(|c| c.quantity == "power at N_80")
+        .count();
+    assert_eq!(powers, Protocol::ALL.len() + Component::ALL.len());
 }

@@ -719,6 +719,9 @@ pub struct HeadToHead {
     /// (absent, the result is what it was before `shift_sd` existed).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub disagreement: Option<Disagreement>,
+    /// B is one of the benchmark's contaminated models: part of its lead is memorised problems.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub b_memorises: bool,
 }
 
 /// Per-problem disagreement of the two models of a head-to-head.
@@ -839,6 +842,7 @@ pub fn run_head_to_head(
         reruns,
         rows,
         disagreement,
+        b_memorises: scenario.benchmark.contaminated_models.contains(&b),
     }
 }
 
@@ -957,6 +961,7 @@ fn head_to_head_run(
         reruns,
         rows,
         disagreement: None,
+        b_memorises: scenario.benchmark.contaminated_models.contains(&b),
     }
 }
 

@@ -8,7 +8,7 @@ use crate::exact::confidence::Filter;
 use crate::experiments::confidence::{ConfidenceCurves, ConfidencePoint};
 use crate::experiments::{num, Estimate, RunOutput};
 
-use super::format::pct;
+use super::format::{pct, signed_pts};
 
 /// `exact (sim ± se)` in percent.
 fn cell(e: &Estimate) -> String {
@@ -18,16 +18,6 @@ fn cell(e: &Estimate) -> String {
         super::keep_digits(100.0 * e.sim, 2),
         super::keep_digits(100.0 * e.se, 2)
     )
-}
-
-/// A difference of fractions in signed points.
-fn signed_pts(x: f64) -> String {
-    let t = super::keep_digits(100.0 * x.abs(), 2);
-    if x < 0.0 {
-        format!("-{t}")
-    } else {
-        format!("+{t}")
-    }
 }
 
 /// The filter's kind and parameter as two table fields.
@@ -108,7 +98,7 @@ pub(super) fn confidence_md(r: &ConfidenceCurves) -> String {
                     ConfidenceCurves::filter_name(pt.filter),
                     pct(pt.kept_share, 1),
                     cell(&pt.estimate),
-                    signed_pts(pt.gain)
+                    signed_pts(pt.gain, 2)
                 );
             }
             md += "\n";

@@ -7,6 +7,17 @@ pub(crate) fn pct(x: f64, decimals: usize) -> String {
     format!("{}%", super::keep_digits(100.0 * x, decimals))
 }
 
+/// A difference of fractions `x` in signed percentage points ("+5.2", "-0.03"), to `decimals`
+/// places, keeping the digits rounding would hide (see [`super::keep_digits`]).
+pub(crate) fn signed_pts(x: f64, decimals: usize) -> String {
+    let t = super::keep_digits(100.0 * x.abs(), decimals);
+    if x < 0.0 {
+        format!("-{t}")
+    } else {
+        format!("+{t}")
+    }
+}
+
 /// What a headline number measures, which decides how it is printed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]

@@ -2,23 +2,13 @@
 //! and its figure (reported win rate per protocol against the true one, and where the
 //! fixed-order rate comes from). Formatting only: every number is in the result.
 use super::csv::{estimate_row, header, Csv};
-use super::format::pct;
 use super::format::Unit;
+use super::format::{pct, signed_pts};
 use super::plot::{Band, Bars, Figure, Line, Markers, Note, Panel};
 use crate::exact::judge::Protocol;
 use crate::exact::sign_test::SampleSize;
 use crate::experiments::judge::JudgeResult;
 use crate::experiments::{num, Estimate, RunOutput};
-
-/// A difference of fractions in signed points.
-fn signed_pts(x: f64) -> String {
-    let t = super::keep_digits(100.0 * x.abs(), 1);
-    if x < 0.0 {
-        format!("-{t}")
-    } else {
-        format!("+{t}")
-    }
-}
 
 /// `exact (sim ± se)` in percent.
 fn cell(e: &Estimate) -> String {
@@ -242,7 +232,7 @@ pub(super) fn judge_md(r: &JudgeResult) -> String {
             "| {} | {} | {} pts | {} | {} to {} | {} | {} |\n",
             label(p.protocol),
             cell(&p.win_rate),
-            signed_pts(p.bias),
+            signed_pts(p.bias, 1),
             pct(p.null_rate, 1),
             pct(p.range.low, 1),
             pct(p.range.high, 1),
@@ -257,7 +247,7 @@ pub(super) fn judge_md(r: &JudgeResult) -> String {
             "| {} | {} | {} pts |\n",
             c.step.as_str(),
             cell(&c.rate),
-            signed_pts(c.increment)
+            signed_pts(c.increment, 1)
         );
     }
     md + "\n"
@@ -396,7 +386,7 @@ pub(super) fn judge_figure(run: &RunOutput, r: &JudgeResult) -> Figure {
         });
         right.notes.push(Note {
             at: (x, b),
-            text: format!("{} pts", signed_pts(c.increment)),
+            text: format!("{} pts", signed_pts(c.increment, 1)),
         });
         lo = lo.min(a.min(b)).min(pc(c.rate.ci_low));
         hi = hi.max(a.max(b)).max(pc(c.rate.ci_high));

@@ -17,7 +17,7 @@ use crate::exact::verifier::{Fallback, ThresholdVerifier};
 use crate::model::VoteRule;
 
 /// Most attractors a [`ModeVoteSampler`] takes.
-pub const MAX_ATTRACTORS: usize = 30;
+pub const SAMPLER_MAX_ATTRACTORS: usize = 30;
 
 /// One simulated vote: whether it was won, and the graded outcomes of its samples.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -46,7 +46,7 @@ pub struct ModeVoteSampler {
 impl ModeVoteSampler {
     /// # Panics
     ///
-    /// If k = 0 or there are more than [`MAX_ATTRACTORS`] attractors.
+    /// If k = 0 or there are more than [`SAMPLER_MAX_ATTRACTORS`] attractors.
     pub fn new(
         p: f64,
         attractors: &[f64],
@@ -54,7 +54,7 @@ impl ModeVoteSampler {
         k: u32,
         rule: VoteRule,
     ) -> ModeVoteSampler {
-        assert!(k >= 1 && attractors.len() <= MAX_ATTRACTORS);
+        assert!(k >= 1 && attractors.len() <= SAMPLER_MAX_ATTRACTORS);
         let (u, s) = (extraction.unparsed, extraction.split);
         let parsed = 1.0 - u;
         let mut probs = vec![parsed * p * (1.0 - s), parsed * p * s];
@@ -71,7 +71,7 @@ impl ModeVoteSampler {
 
     /// Draws one vote. Cost: k + 1 u64 at most.
     pub fn sample<R: RngCore + ?Sized>(&self, rng: &mut R) -> ModeVote {
-        let mut counts = [0u32; MAX_ATTRACTORS + 2];
+        let mut counts = [0u32; SAMPLER_MAX_ATTRACTORS + 2];
         let mut singles = 0u32;
         let mut unparsed = 0u32;
         for _ in 0..self.k {

@@ -252,7 +252,7 @@ struct GridCell {
 const DRAW_BLOCK: usize = 256;
 
 /// Most cells in a [`BudgetIndex`].
-const MAX_CELLS: usize = 4096;
+const INDEX_MAX_CELLS: usize = 4096;
 
 impl BudgetIndex {
     fn new(thresholds: &[f64]) -> BudgetIndex {
@@ -275,7 +275,8 @@ impl BudgetIndex {
             .fold(f64::INFINITY, f64::min);
         // Cells at most half the smallest gap wide, so each holds at most one threshold.
         let cells = if span > 0.0 {
-            ((2.0 * span / min_gap).ceil().min(MAX_CELLS as f64) as usize + 2).clamp(2, MAX_CELLS)
+            ((2.0 * span / min_gap).ceil().min(INDEX_MAX_CELLS as f64) as usize + 2)
+                .clamp(2, INDEX_MAX_CELLS)
         } else {
             1
         };

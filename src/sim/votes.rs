@@ -412,7 +412,7 @@ impl VoteCounts {
 #[derive(Debug, Clone, PartialEq)]
 pub struct ModeAnswers {
     /// Each repeated wrong answer's share of the wrong mass (at most
-    /// [`super::modes::MAX_ATTRACTORS`]).
+    /// [`super::modes::SAMPLER_MAX_ATTRACTORS`]).
     pub attractors: Vec<f64>,
     /// Unparsed and split shares.
     pub extraction: Extraction,

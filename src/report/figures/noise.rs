@@ -264,9 +264,15 @@ pub(super) fn h2h_figure(run: &RunOutput, r: &HeadToHead) -> Figure {
         .fold(hi, f64::max);
     p.y_range = (0.0, (percent(hi) * 1.08).clamp(6.0, 100.0));
     level(&mut p, Some("5% reference".into()), 7, 5.0);
-    // "The better model" only when B is better: at a gap of 0 or below, B losing is no upset.
+    // "The better model" only when B is better: at a gap of 0 or below, B losing is no upset; a
+    // B ahead by memorised problems is the leader, not the better model.
     let better = r.pass_at_1_b > r.pass_at_1_a;
-    let (loss, question) = if better {
+    let (loss, question) = if better && r.b_memorises {
+        (
+            "P(B < A): B, ahead by memorised problems, loses",
+            "how often the contaminated leader loses a rerun",
+        )
+    } else if better {
         (
             "P(B < A): the better model loses",
             "how often the better model loses a rerun",

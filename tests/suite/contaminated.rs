@@ -180,3 +180,20 @@ fn contaminated_models_do_not_depend_on_thread_count() {
         assert_eq!(json(1), json(4));
     }
 }
+
+/// The `public-board` head-to-head's figure called the memoriser "the better model": its lead
+/// is the leak. A contaminated B is now named the leader ahead by memorised problems.
+#[test]
+fn a_contaminated_leader_was_called_the_better_model() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    super::common::succeeds(
+        super::common::evalsim()
+            .args(["run", "contamination", "--quiet", "--out"])
+            .arg(dir.path()),
+    );
+    let svg = super::common::read(&dir.path().join("public-board.svg"));
+    assert!(svg.contains("ahead by memorised problems"), "legend");
+    assert!(!svg.contains("the better model"), "legend");
+    let json = super::common::read(&dir.path().join("results.json"));
+    assert!(json.contains("\"b_memorises\": true"));
+}

@@ -6,8 +6,9 @@
 //! how many times each distinct per-problem pattern (the problem's row in every table) is drawn.
 //! Those counts are multinomial over the distinct patterns with probabilities proportional to
 //! their multiplicities, so a replicate draws them directly, as a sequence of conditional
-//! binomials: the same distribution as drawing problem indices, at a cost of O(distinct
-//! patterns) rather than O(N) a replicate.
+//! binomials (over the patterns grouped by multiplicity, then within a group): the same
+//! distribution as drawing problem indices, at a cost of O(distinct patterns) rather than O(N)
+//! a replicate, and O(sqrt N) at most when a few patterns hold the problems.
 //!
 //! Replicate r draws from its own stream keyed by (seed, [`BOOTSTRAP_STREAM`], r), so the
 //! replicates do not depend on the thread count or on how they are blocked. Depends on
@@ -18,7 +19,9 @@ use std::hash::{Hash, Hasher};
 use rand_distr::{Binomial, Distribution};
 use rayon::prelude::*;
 
-use super::stream::stream;
+use rand::Rng as _;
+
+use super::stream::{stream, Rng};
 
 /// One table of per-problem values for [`replicate_means`]: `width` (at least 1) values a
 /// problem, problem by problem.
@@ -101,10 +104,19 @@ impl DistinctRows {
 
 /// The distinct per-problem patterns over every table (the tuple of a problem's distinct row in
 /// each table), in order of first appearance: how many problems share each, and each one's
-/// distinct row in every table (`rows[pattern * tables + table]`).
+/// distinct row in every table (`rows[pattern * tables + table]`); and the patterns grouped by
+/// multiplicity, largest first (`runs` of equally likely patterns in `order`).
 struct Patterns {
-    multiplicity: Vec<u64>,
     rows: Vec<u32>,
+    order: Vec<u32>,
+    runs: Vec<Run>,
+}
+
+/// Patterns `order[start..start + len]`, each shared by `multiplicity` problems.
+struct Run {
+    start: usize,
+    len: usize,
+    multiplicity: u64,
 }
 
 impl Patterns {
@@ -134,26 +146,76 @@ impl Patterns {
             }
             multiplicity[j] += 1;
         }
-        Patterns { multiplicity, rows }
+        let mut order: Vec<u32> = (0..u32::try_from(count).unwrap_or(u32::MAX)).collect();
+        order.sort_by_key(|&j| std::cmp::Reverse(multiplicity[j as usize]));
+        let mut runs: Vec<Run> = Vec::new();
+        for (i, &j) in order.iter().enumerate() {
+            let m = multiplicity[j as usize];
+            match runs.last_mut() {
+                Some(run) if run.multiplicity == m => run.len += 1,
+                _ => runs.push(Run {
+                    start: i,
+                    len: 1,
+                    multiplicity: m,
+                }),
+            }
+        }
+        Patterns { rows, order, runs }
     }
 }
 
-/// One replicate's draw counts of each pattern: `n` draws with replacement from `n` problems,
-/// as conditional binomials over the patterns in order (pattern j gets Bin(draws left, its
-/// multiplicity / the multiplicity of the patterns from j on)), written into `counts`.
-fn multinomial(multiplicity: &[u64], n: u64, rng: &mut super::stream::Rng, counts: &mut [u64]) {
+/// A draw of Bin(n, p) for p in [0, 1] (p = 1 gives n).
+fn binomial(n: u64, p: f64, rng: &mut Rng) -> u64 {
+    // p is a ratio of integer masses with the numerator at most the denominator, so `new`
+    // never fails.
+    Binomial::new(n, p).map_or(n, |b| b.sample(rng))
+}
+
+/// Below this many draws per pattern, the draws of a run of equally likely patterns are
+/// placed one by one (a uniform pick each), above it by a binomial per pattern.
+const PICKS_PER_PATTERN: u64 = 16;
+
+/// One replicate's draw counts of each pattern, written into `counts`: `n` draws with
+/// replacement from the `n` problems, a multinomial over the patterns with probabilities
+/// multiplicity / n. Drawn as conditional binomials over the runs of equally likely patterns
+/// (run i gets Bin(draws left, its multiplicity / that of the runs from i on)), then, within a
+/// run of r patterns given x draws, as x uniform picks among them when x < 16 r, else as
+/// conditional binomials over its patterns (Bin(draws left, 1 / patterns left)): each step the
+/// exact conditional law of the multinomial, so the counts are exactly multinomial. Cost: a
+/// binomial per run (at most sqrt(2 n) runs: their multiplicities differ and sum to n), plus
+/// at most 16 picks or one binomial per pattern.
+fn multinomial(patterns: &Patterns, n: u64, rng: &mut Rng, counts: &mut [u64]) {
+    counts.fill(0);
     let mut left = n;
     let mut mass = n;
-    for (c, &m) in counts.iter_mut().zip(multiplicity) {
+    for run in &patterns.runs {
         if left == 0 {
-            *c = 0;
-            continue;
+            break;
         }
-        // m <= mass, so p is in (0, 1]; p = 1 at the last pattern, which takes what is left.
-        let p = m as f64 / mass as f64;
-        *c = Binomial::new(left, p).map_or(left, |b| b.sample(rng));
-        left -= *c;
-        mass -= m;
+        let members = &patterns.order[run.start..run.start + run.len];
+        let run_mass = run.len as u64 * run.multiplicity;
+        // run_mass <= mass, so p is in (0, 1]; p = 1 at the last run, which takes what is left.
+        let x = binomial(left, run_mass as f64 / mass as f64, rng);
+        left -= x;
+        mass -= run_mass;
+        let r = members.len();
+        if r == 1 || x == 0 {
+            counts[members[0] as usize] += x;
+        } else if x < PICKS_PER_PATTERN * r as u64 {
+            for _ in 0..x {
+                counts[members[rng.random_range(0..r)] as usize] += 1;
+            }
+        } else {
+            let mut x_left = x;
+            for (i, &j) in members.iter().enumerate() {
+                if x_left == 0 {
+                    break;
+                }
+                let c = binomial(x_left, 1.0 / (r - i) as f64, rng);
+                counts[j as usize] += c;
+                x_left -= c;
+            }
+        }
     }
 }
 
@@ -169,7 +231,7 @@ pub const BOOTSTRAP_STREAM: u64 = 0xB007;
 /// replicate order. `None` when `b` is 0, there are no problems or the tables differ in length.
 ///
 /// Replicate r draws, from its own stream keyed by (seed, r), how many of its N draws fall on
-/// each distinct pattern (a multinomial, as conditional binomials in order of first appearance),
+/// each distinct pattern (a multinomial, as conditional binomials: [`multinomial`]),
 /// turns them into counts of each table's distinct rows and takes the weighted column means,
 /// adding the distinct rows in order of first appearance. The same draws serve every table (so a
 /// model's curves are resampled jointly), and replicates are computed in blocks of 16
@@ -178,7 +240,8 @@ pub const BOOTSTRAP_STREAM: u64 = 0xB007;
 /// count.
 ///
 /// Cost: O(N T) to find the P distinct patterns and the D distinct rows of the T tables (K
-/// columns), then O(B (P T + D K)).
+/// columns), then O(B (P T + D K)), and O(B (sqrt N + D K)) when few patterns hold most
+/// problems.
 pub fn replicate_means(
     tables: &[BootstrapTable<'_>],
     b: usize,
@@ -201,10 +264,10 @@ pub fn replicate_means(
             // counts[table][d * m + r]: problems of distinct row d drawn by replicate lo + r.
             let mut counts: Vec<Vec<u64>> =
                 distinct.iter().map(|t| vec![0u64; t.count * m]).collect();
-            let mut drawn = vec![0u64; patterns.multiplicity.len()];
+            let mut drawn = vec![0u64; patterns.order.len()];
             for r in 0..m {
                 let mut rng = stream(seed, &[BOOTSTRAP_STREAM, (lo + r) as u64]);
-                multinomial(&patterns.multiplicity, n_draws, &mut rng, &mut drawn);
+                multinomial(&patterns, n_draws, &mut rng, &mut drawn);
                 let rows = patterns.rows.chunks_exact(distinct.len().max(1));
                 for (&times, of) in drawn.iter().zip(rows) {
                     if times == 0 {
@@ -295,6 +358,47 @@ mod tests {
         (got - expected) / se
     }
 
+    /// z scores of the mean and the variance of replicate means `got` against the row
+    /// bootstrap's exact values for values `x`.
+    fn moment_z(x: &[f64], got: &[f64]) -> (f64, f64) {
+        let r = got.len() as f64;
+        let (mu, var, m4) = exact_moments(x);
+        let m = got.iter().sum::<f64>() / r;
+        let s2 = got.iter().map(|v| (v - m).powi(2)).sum::<f64>() / (r - 1.0);
+        // Var of the unbiased sample variance of r iid values.
+        let var_s2 = m4 / r - var * var * (r - 3.0) / (r * (r - 1.0));
+        (z(m, mu, (var / r).sqrt()), z(s2, var, var_s2.sqrt()))
+    }
+
+    /// Two patterns of 100 problems each and one of a single problem: the two form a run that
+    /// gets about 200 draws, split by a binomial rather than picked one by one; a run of 40
+    /// single problems, picked one by one. Both keep the row bootstrap's moments.
+    #[test]
+    fn count_resampling_keeps_the_moments_within_runs_of_equal_multiplicity() {
+        for rows in [
+            [vec![0.0; 100], vec![1.0; 100], vec![3.0]].concat(),
+            (0..40)
+                .map(|i| f64::from(i) / 40.0)
+                .chain([2.0; 10])
+                .collect(),
+        ] {
+            let means = replicate_means(
+                &[BootstrapTable {
+                    rows: &rows,
+                    width: 1,
+                }],
+                20_000,
+                8,
+            )
+            .expect("replicates");
+            let (z_mean, z_var) = moment_z(&rows, &means[0][0]);
+            assert!(
+                z_mean.abs() < 4.5 && z_var.abs() < 4.5,
+                "z {z_mean} {z_var}"
+            );
+        }
+    }
+
     /// The replicate means have the row bootstrap's mean and variance in every column, and the
     /// row bootstrap's covariance across tables (the tables are resampled jointly, as pairs).
     #[test]
@@ -313,13 +417,7 @@ mod tests {
             (b.clone(), &means[1][0]),
         ];
         for (x, got) in &columns {
-            let (mu, var, m4) = exact_moments(x);
-            let m = got.iter().sum::<f64>() / r;
-            let s2 = got.iter().map(|v| (v - m).powi(2)).sum::<f64>() / (r - 1.0);
-            let z_mean = z(m, mu, (var / r).sqrt());
-            // Var of the unbiased sample variance of r iid values.
-            let var_s2 = m4 / r - var * var * (r - 3.0) / (r * (r - 1.0));
-            let z_var = z(s2, var, var_s2.sqrt());
+            let (z_mean, z_var) = moment_z(x, got);
             assert!(
                 z_mean.abs() < 4.5 && z_var.abs() < 4.5,
                 "z {z_mean} {z_var}"

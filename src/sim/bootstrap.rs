@@ -35,11 +35,7 @@ pub struct BootstrapTable<'a> {
 impl BootstrapTable<'_> {
     /// Problems (rows) of the table.
     fn problems(&self) -> usize {
-        if self.width == 0 {
-            0
-        } else {
-            self.rows.len() / self.width
-        }
+        self.rows.len().checked_div(self.width).unwrap_or(0)
     }
 }
 

@@ -1,6 +1,6 @@
 //! Speed of `evalsim analyze` on real-sized inputs: 1,000,000-row canonical JSONL files (with
-//! answers and token counts) in three shapes, 15,625 problems x 64 samples, 10,000 x 100 and
-//! 1,000 x 1,000, read and summarised with the default options (the default k grid, maj@k up to
+//! answers and token counts) in four shapes, 15,625 problems x 64 samples, 10,000 x 100,
+//! 1,000 x 1,000 and 1,000,000 x 1, read and summarised with the default options (the default k grid, maj@k up to
 //! k = 256, all standard errors, 2,000 bootstrap resamples), and exact maj@k over subsets for 500
 //! problems x 64 samples at every k from 1 to 64. Run with `cargo bench --bench analyze`
 //! (`cargo bench --bench analyze -- 1M` for the large files only).
@@ -64,7 +64,7 @@ fn million_rows(c: &mut Criterion) {
     g.sample_size(10);
     g.measurement_time(Duration::from_secs(20));
     g.throughput(Throughput::Elements(1_000_000));
-    for (problems, samples) in [(15_625, 64), (10_000, 100), (1_000, 1_000)] {
+    for (problems, samples) in [(15_625, 64), (10_000, 100), (1_000, 1_000), (1_000_000, 1)] {
         let bytes = jsonl(problems, samples);
         if samples == 64 {
             g.bench_function("read 1M-row JSONL (15,625 x 64)", |b| {

@@ -138,14 +138,21 @@ pub struct ProblemSamples {
     /// empty otherwise. Their n and c sum to the problem's.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub runs: Vec<RunCount>,
-    /// Each normalised answer seen: its index in `votes`, and 1 + its index in `wrong_groups`
-    /// (0 while no sample of it was wrong).
+    /// Each normalised answer seen (correct or wrong) and where its samples went.
     #[serde(skip)]
-    keys: HashMap<String, (u32, u32)>,
-    /// The normalised answers seen (correct or wrong), each with a hash of its first written
-    /// form, for `merged`.
-    #[serde(skip)]
-    forms: HashMap<String, u64>,
+    keys: HashMap<String, AnswerSlot>,
+}
+
+/// Where the samples of one normalised answer of a problem went.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct AnswerSlot {
+    /// Index in [`ProblemSamples::votes`].
+    vote: u32,
+    /// 1 + index in [`ProblemSamples::wrong_groups`] (0 while no sample of it was wrong).
+    wrong: u32,
+    /// A hash of its first written form (with normalisation), for
+    /// [`ProblemSamples::merged`].
+    form: Option<u64>,
 }
 
 /// One answer of a vote: how many samples gave it and how many of them the harness graded right.
@@ -202,7 +209,6 @@ impl ProblemSamples {
             merged: 0,
             runs: Vec::new(),
             keys: HashMap::new(),
-            forms: HashMap::new(),
         }
     }
 
@@ -266,27 +272,19 @@ impl ProblemSamples {
         self.votes.iter().filter(|g| g.ambiguous()).count()
     }
 
-    /// Count a written answer `raw` whose normalised form is `key` towards `merged`: merged
-    /// when the problem saw `key` before written otherwise. Time: O(len) (a hash and a lookup).
-    fn note_form(&mut self, key: &str, raw: &str) {
-        let h = written_hash(raw);
-        match self.forms.get(key) {
-            Some(&first) => {
-                if first != h {
-                    self.merged += 1;
-                }
-            }
-            None => {
-                self.forms.insert(key.to_string(), h);
-            }
-        }
-    }
-
     /// Add one sample: `key` is `None` for a sample without an answer field, `Some(None)` for a
     /// missing answer (counted in `unparsed`) and `Some(Some(k))` for the normalised answer `k`,
     /// which groups the sample with the other samples of `k` in the vote (right or wrong) and,
-    /// when it is wrong, with the other wrong samples of `k`.
-    fn push(&mut self, correct: bool, key: Option<Option<&str>>, tokens: Option<f64>) {
+    /// when it is wrong, with the other wrong samples of `k`. `form` is the hash of the written
+    /// answer when normalisation is on: the sample counts towards `merged` when the problem saw
+    /// `k` before written otherwise.
+    fn push(
+        &mut self,
+        correct: bool,
+        key: Option<Option<&str>>,
+        form: Option<u64>,
+        tokens: Option<f64>,
+    ) {
         self.n += 1;
         self.tokens.push(tokens);
         if key == Some(None) {
@@ -297,12 +295,15 @@ impl ProblemSamples {
             .min(RIGHT_BIT - 1);
         let (vote, wrong) = match key {
             Some(Some(v)) => match self.keys.get_mut(v) {
-                Some(ids) => {
-                    if !correct && ids.1 == 0 {
+                Some(slot) => {
+                    if !correct && slot.wrong == 0 {
                         self.wrong_groups.push(0);
-                        ids.1 = u32::try_from(self.wrong_groups.len()).unwrap_or(u32::MAX);
+                        slot.wrong = u32::try_from(self.wrong_groups.len()).unwrap_or(u32::MAX);
                     }
-                    *ids
+                    if form.is_some() && slot.form != form {
+                        self.merged += 1;
+                    }
+                    (slot.vote, slot.wrong)
                 }
                 None => {
                     self.votes.push(VoteGroup { size: 0, right: 0 });
@@ -312,7 +313,12 @@ impl ProblemSamples {
                         self.wrong_groups.push(0);
                         u32::try_from(self.wrong_groups.len()).unwrap_or(u32::MAX)
                     };
-                    self.keys.insert(v.to_string(), (next_vote, wrong));
+                    let slot = AnswerSlot {
+                        vote: next_vote,
+                        wrong,
+                        form,
+                    };
+                    self.keys.insert(v.to_string(), slot);
                     (next_vote, wrong)
                 }
             },
@@ -460,10 +466,76 @@ impl Dataset {
     }
 }
 
+/// A hasher that passes a `u64` through: the keys of [`ProblemIndex`] are already hashes.
+#[derive(Default)]
+struct PassThrough(u64);
+
+impl std::hash::Hasher for PassThrough {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 << 8) | u64::from(b);
+        }
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = v;
+    }
+}
+
+/// The problems of a model by id, without a copy of each id: a map from the id's hash (SipHash
+/// with this index's random keys) to the problem, and the ids whose hash another id already
+/// holds (astronomically rare, but never confused) in a map of their own.
+struct ProblemIndex<S = std::hash::RandomState> {
+    ids: S,
+    by_hash: HashMap<u64, u32, std::hash::BuildHasherDefault<PassThrough>>,
+    collided: HashMap<String, u32>,
+}
+
+impl<S: std::hash::BuildHasher> ProblemIndex<S> {
+    fn with_hasher(ids: S) -> Self {
+        ProblemIndex {
+            ids,
+            by_hash: HashMap::default(),
+            collided: HashMap::new(),
+        }
+    }
+
+    /// The problem called `id`, or `None` after registering `id` as problem `next`.
+    fn find_or_insert(
+        &mut self,
+        id: &str,
+        problems: &[ProblemSamples],
+        next: usize,
+    ) -> Option<usize> {
+        let next = u32::try_from(next).unwrap_or(u32::MAX);
+        match self.by_hash.entry(self.ids.hash_one(id)) {
+            std::collections::hash_map::Entry::Occupied(e) => {
+                let i = *e.get() as usize;
+                if problems[i].id == id {
+                    return Some(i);
+                }
+                match self.collided.get(id) {
+                    Some(&i) => Some(i as usize),
+                    None => {
+                        self.collided.insert(id.to_string(), next);
+                        None
+                    }
+                }
+            }
+            std::collections::hash_map::Entry::Vacant(e) => {
+                e.insert(next);
+                None
+            }
+        }
+    }
+}
+
 struct ModelBuilder {
     name: String,
     problems: Vec<ProblemSamples>,
-    index: HashMap<String, usize>,
+    index: ProblemIndex,
     /// The problem of the previous sample (rows usually come problem by problem).
     last_problem: usize,
     any_answer: bool,
@@ -638,7 +710,7 @@ impl DatasetBuilder {
                     self.models.push(ModelBuilder {
                         name: model_name.to_string(),
                         problems: Vec::new(),
-                        index: HashMap::new(),
+                        index: ProblemIndex::with_hasher(std::hash::RandomState::new()),
                         last_problem: 0,
                         any_answer: false,
                         all_tokens: true,
@@ -665,12 +737,14 @@ impl DatasetBuilder {
         let id: &str = &sample.problem_id;
         let pi = match model.problems.get(model.last_problem) {
             Some(p) if p.id == id => model.last_problem,
-            _ => match model.index.get(id) {
-                Some(&i) => i,
+            _ => match model
+                .index
+                .find_or_insert(id, &model.problems, model.problems.len())
+            {
+                Some(i) => i,
                 None => {
                     self.kept += 2 * id.len();
                     model.problems.push(ProblemSamples::new(id.to_string()));
-                    model.index.insert(id.to_string(), model.problems.len() - 1);
                     model.problems.len() - 1
                 }
             },
@@ -723,14 +797,11 @@ impl DatasetBuilder {
         if problem.cluster.is_none() {
             problem.cluster = sample.cluster.map(Cow::into_owned);
         }
-        if has_key {
-            let k = self.key.as_str();
-            if self.normalization == Normalization::Standard && !problem.forms.contains_key(k) {
-                self.kept += k.len();
-            }
-            if !problem.keys.contains_key(k) {
-                self.kept += k.len();
-            }
+        let standard = self.normalization == Normalization::Standard;
+        if has_key && !problem.keys.contains_key(self.key.as_str()) {
+            // Counted once for the vote group and, with normalisation, once for the written
+            // form.
+            self.kept += self.key.len() * (1 + usize::from(standard));
         }
         if self.kept > self.kept_limit {
             return Err(AnalyzeError::Input {
@@ -746,12 +817,11 @@ impl DatasetBuilder {
             });
         }
         let key = answer.map(|_| has_key.then_some(self.key.as_str()));
-        if self.normalization == Normalization::Standard {
-            if let (Some(Some(k)), Some(Some(raw))) = (key, answer) {
-                problem.note_form(k, raw);
-            }
-        }
-        problem.push(correct, key, sample.output_tokens);
+        let form = match (key, answer) {
+            (Some(Some(_)), Some(Some(raw))) if standard => Some(written_hash(raw)),
+            _ => None,
+        };
+        problem.push(correct, key, form, sample.output_tokens);
         if model.partial {
             problem
                 .scores
@@ -853,6 +923,32 @@ mod tests {
         let d = off.finish().expect("finish");
         let p = &d.models[0].problems[0];
         assert_eq!((p.unparsed, p.merged), (1, 0));
+    }
+
+    /// The index keeps only hashes of the ids: ids whose hashes collide (here all of them) are
+    /// still told apart, and a repeated id finds its problem.
+    #[test]
+    fn problems_whose_ids_share_a_hash_stay_apart() {
+        #[derive(Default)]
+        struct Same;
+        impl std::hash::Hasher for Same {
+            fn finish(&self) -> u64 {
+                7
+            }
+            fn write(&mut self, _: &[u8]) {}
+        }
+        let mut index = ProblemIndex::with_hasher(std::hash::BuildHasherDefault::<Same>::default());
+        let mut problems: Vec<ProblemSamples> = Vec::new();
+        let mut found = Vec::new();
+        for id in ["a", "b", "a", "c", "b", "c", "d"] {
+            match index.find_or_insert(id, &problems, problems.len()) {
+                Some(i) => found.push((id, problems[i].id.clone())),
+                None => problems.push(ProblemSamples::new(id.to_string())),
+            }
+        }
+        let ids: Vec<&str> = problems.iter().map(|p| p.id.as_str()).collect();
+        assert_eq!(ids, ["a", "b", "c", "d"]);
+        assert!(found.iter().all(|(id, got)| id == got) && found.len() == 3);
     }
 
     #[test]

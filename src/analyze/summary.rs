@@ -320,7 +320,8 @@ pub(crate) fn default_ks(n_min: usize) -> Vec<usize> {
 }
 
 /// Per-problem estimate and jackknife variance of a curve up to `k_max`.
-/// Index [k - 1]; the variance is `None` when k >= n.
+/// Index [k - 1]; the variance is `None` when k >= n, and `var` is empty for a curve without
+/// one (the file-order vote).
 #[derive(Clone)]
 pub(crate) struct PerProblem {
     pub est: Vec<f64>,
@@ -480,17 +481,18 @@ fn quantile(sorted: &[f64], q: f64) -> f64 {
     sorted[lo] + (pos - lo as f64) * (sorted[hi] - sorted[lo])
 }
 
-/// The rows of a curve's bootstrap table: per problem, its estimates at `ks`.
-fn curve_rows(per: &[&PerProblem], ks: &[usize]) -> Vec<Vec<f64>> {
+/// The rows of a curve's bootstrap table, row-major: per problem, its estimates at `ks`.
+fn curve_rows(per: &[&PerProblem], ks: &[usize]) -> Vec<f64> {
     per.iter()
-        .map(|p| ks.iter().map(|&k| p.est[k - 1]).collect())
+        .flat_map(|p| ks.iter().map(|&k| p.est[k - 1]))
         .collect()
 }
 
 struct CurveInput<'a> {
     ks: &'a [usize],
     per: &'a [&'a PerProblem],
-    rows: &'a [Vec<f64>],
+    /// The curve's rows as [`curve_rows`] lays them out.
+    rows: &'a [f64],
     cis: &'a [Option<[f64; 2]>],
     clusters: Option<&'a Clusters>,
 }
@@ -530,11 +532,17 @@ fn build_curve(input: &CurveInput<'_>) -> Vec<CurvePoint> {
         .iter()
         .enumerate()
         .map(|(j, &k)| {
-            let col: Vec<f64> = input.rows.iter().map(|r| r[j]).collect();
+            let col: Vec<f64> = input
+                .rows
+                .iter()
+                .skip(j)
+                .step_by(input.ks.len())
+                .copied()
+                .collect();
             let sampling_se = input
                 .per
                 .iter()
-                .map(|p| p.var[k - 1])
+                .map(|p| p.var.get(k - 1).copied().flatten())
                 .sum::<Option<f64>>()
                 .map(|s| s.sqrt() / n as f64);
             let (interval, ci_clusters, plain) =
@@ -589,7 +597,8 @@ fn shared_per_problem<'a, K: std::hash::Hash + Eq>(
 /// standard errors, bootstrap CIs and token statistics.
 ///
 /// Cost: O(N K) for pass@k and pass^k, O(N n K^2 log K) worst case for maj@k (typically far
-/// less), O(B N K) for the bootstrap.
+/// less), O(N K + B (P + D K)) for the bootstrap (P distinct per-problem patterns, D distinct
+/// rows of the curves: [`replicate_means`]).
 ///
 /// # Errors
 /// A requested k above the smallest n ([`AnalyzeError::KTooLarge`] names it and its problem);
@@ -635,9 +644,10 @@ pub fn summarize_model(model: &ModelSamples, options: &SummaryOptions) -> Result
     let first_store: Vec<PerProblem> = if with_maj {
         let rule = options.maj_rule.vote_rule();
         let model_id = crate::sim::stream::name_id(&model.name);
+        // In parallel: each problem's tie-breaks come from its own stream.
         model
             .problems
-            .iter()
+            .par_iter()
             .enumerate()
             .map(|(i, p)| {
                 let ids: Vec<u32> = p.vote_ids().collect();
@@ -648,7 +658,8 @@ pub fn summarize_model(model: &ModelSamples, options: &SummaryOptions) -> Result
                 );
                 PerProblem {
                     est: maj_at_k_first(&ids, &right, rule, draws),
-                    var: vec![None; p.n],
+                    // No jackknife: the file-order vote has no sampling SE.
+                    var: Vec::new(),
                 }
             })
             .collect()
@@ -704,7 +715,7 @@ pub fn summarize_model(model: &ModelSamples, options: &SummaryOptions) -> Result
         });
     }
     let cis = bootstrap_cis(&tables, options.bootstrap, options.seed);
-    let curve = |ks: &[usize], per: &[&PerProblem], rows: &[Vec<f64>], table: usize| {
+    let curve = |ks: &[usize], per: &[&PerProblem], rows: &[f64], table: usize| {
         build_curve(&CurveInput {
             ks,
             per,
@@ -764,7 +775,7 @@ pub(crate) fn model_clusters(model: &ModelSamples) -> Option<Clusters> {
 /// The summary of a model with partial-credit scores: the mean score (mean over problems of each
 /// problem's mean score) with the question SE, the within-problem sampling SE (sample variance of
 /// the scores / n per problem), the clustered SE, the bounded-score interval and the bootstrap
-/// CI; no curves. Cost: O(samples + B N).
+/// CI; no curves. Cost: O(samples + B D) for D distinct per-problem mean scores.
 fn summarize_partial(model: &ModelSamples, options: &SummaryOptions) -> ModelSummary {
     let per_store: Vec<PerProblem> = model
         .problems

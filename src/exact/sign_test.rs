@@ -9,7 +9,9 @@
 //! Given N questions, M ~ Bin(N, P_0 + P_1) and, given M, W ~ Bin(M, pi) with
 //! pi = P_1 / (P_0 + P_1), so its power is
 //!
-//!     power(N) = sum_M P(M) [P(W >= u(M) | M) + P(W <= M - u(M) | M)]
+//! ```text
+//! power(N) = sum_M P(M) [P(W >= u(M) | M) + P(W <= M - u(M) | M)]
+//! ```
 //!
 //! (for a single judgment per question P_h = 0 and M = N: the exact binomial test).
 //!

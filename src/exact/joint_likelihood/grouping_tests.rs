@@ -23,7 +23,7 @@ fn assert_close(what: &str, a: &[f64], b: &[f64]) {
 }
 
 fn pooled_rows() -> Vec<Vec<Option<Count>>> {
-    let base = vec![
+    let base = [
         vec![c(3, 5), c(1, 4), None],
         vec![c(0, 2), None, c(2, 2)],
         vec![c(7, 8), c(8, 8), c(0, 3)],

@@ -340,7 +340,6 @@ fn joint_data(models: &[&ModelSamples], source: &str) -> Result<(JointData, Vec<
             }
         }
         if k > 0 {
-            // rows[i][0] is set once the first model's problems are in (k = 0 ran first)
             let common = m
                 .problems
                 .iter()

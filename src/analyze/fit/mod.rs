@@ -343,7 +343,7 @@ fn joint_data(models: &[&ModelSamples], source: &str) -> Result<(JointData, Vec<
             let common = m
                 .problems
                 .iter()
-                .filter(|p| models[0].problems.iter().any(|q| q.id == p.id))
+                .filter(|p| rows[index[p.id.as_str()]][0].is_some())
                 .count();
             if common == 0 {
                 return Err(too_few_common(models, k, source));

@@ -31,6 +31,8 @@
 
 use rayon::prelude::*;
 
+#[cfg(test)]
+mod grouping_tests;
 mod moments;
 mod runs;
 pub mod trapezoid;

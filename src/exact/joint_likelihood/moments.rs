@@ -27,8 +27,10 @@ pub(crate) struct NodeMoments {
     grad: Vec<f64>,
     /// sum_k w_k S_k (upper triangle, row-major P x P).
     second: Vec<f64>,
-    /// sum_k w_k g_k g_k' (upper triangle).
-    outer: Vec<f64>,
+    /// With the Hessian: every ended node's weight w_k and gradient g_k (P entries each), in
+    /// node order; `finish` forms sum_k w_k g_k g_k' from them one row at a time.
+    weights: Vec<f64>,
+    nodes: Vec<f64>,
 }
 
 impl NodeMoments {
@@ -41,7 +43,8 @@ impl NodeMoments {
             node: vec![0.0; p],
             grad: vec![0.0; p],
             second: vec![0.0; square],
-            outer: vec![0.0; square],
+            weights: Vec::new(),
+            nodes: Vec::new(),
         }
     }
 
@@ -99,17 +102,8 @@ impl NodeMoments {
             *g += w * n;
         }
         if self.hessian {
-            let p = self.p;
-            for i in 0..p {
-                let wi = w * self.node[i];
-                if wi == 0.0 {
-                    continue;
-                }
-                let row = &mut self.outer[i * p + i..(i + 1) * p];
-                for (o, n) in row.iter_mut().zip(&self.node[i..]) {
-                    *o += wi * n;
-                }
-            }
+            self.weights.push(w);
+            self.nodes.extend_from_slice(&self.node);
         }
     }
 
@@ -119,17 +113,71 @@ impl NodeMoments {
             return (self.grad, Vec::new());
         }
         let p = self.p;
-        let mut hess = vec![0.0; p * p];
+        // the Hessian is written over the outer products, whose entries below the diagonal
+        // are never read
+        let mut hess = weighted_outer_upper(&self.weights, &self.nodes, p);
         for i in 0..p {
             for j in i..p {
-                let v =
-                    self.second[i * p + j] + self.outer[i * p + j] - self.grad[i] * self.grad[j];
+                let v = self.second[i * p + j] + hess[i * p + j] - self.grad[i] * self.grad[j];
                 hess[i * p + j] = v;
                 hess[j * p + i] = v;
             }
         }
         (self.grad, hess)
     }
+}
+
+/// Side of the square tiles of [`weighted_outer_upper`].
+const TILE: usize = 4;
+
+/// sum_k w_k g_k g_k' for the nodes' weights and gradients (`nodes` row-major, K x P), with
+/// every entry on and above the diagonal right (row-major P x P; below it, some entries of
+/// the diagonal tiles, the rest 0). Entry (i, j) is the sum over k in node order of
+/// (w_k g_k[i]) g_k[j], a term with w_k g_k[i] = 0 left out: the same operations in the same
+/// order as adding each node's outer product to the matrix in turn, so the same bits. The
+/// matrix is formed in TILE x TILE tiles held in registers while the nodes stream past,
+/// where adding whole outer products node by node streams the matrix once per node.
+pub(crate) fn weighted_outer_upper(weights: &[f64], nodes: &[f64], p: usize) -> Vec<f64> {
+    let weighted: Vec<f64> = nodes
+        .chunks_exact(p.max(1))
+        .zip(weights)
+        .flat_map(|(g, &w)| g.iter().map(move |x| w * x))
+        .collect();
+    let mut out = vec![0.0; p * p];
+    for i0 in (0..p).step_by(TILE) {
+        let ni = TILE.min(p - i0);
+        for j0 in (i0..p).step_by(TILE) {
+            let nj = TILE.min(p - j0);
+            let mut acc = [[0.0f64; TILE]; TILE];
+            let rows = weighted.chunks_exact(p).zip(nodes.chunks_exact(p));
+            if ni == TILE && nj == TILE {
+                for (a, g) in rows {
+                    let (a, g) = (&a[i0..i0 + TILE], &g[j0..j0 + TILE]);
+                    for (row, &ai) in acc.iter_mut().zip(a) {
+                        for (o, &gj) in row.iter_mut().zip(g) {
+                            // adding +0 leaves a sum that is never -0 unchanged: a skip
+                            *o += if ai == 0.0 { 0.0 } else { ai * gj };
+                        }
+                    }
+                }
+            } else {
+                for (a, g) in rows {
+                    for (row, &ai) in acc.iter_mut().zip(&a[i0..i0 + ni]) {
+                        if ai == 0.0 {
+                            continue;
+                        }
+                        for (o, &gj) in row.iter_mut().zip(&g[j0..j0 + nj]) {
+                            *o += ai * gj;
+                        }
+                    }
+                }
+            }
+            for (x, row) in acc.iter().enumerate().take(ni) {
+                out[(i0 + x) * p + j0..(i0 + x) * p + j0 + nj].copy_from_slice(&row[..nj]);
+            }
+        }
+    }
+    out
 }
 
 /// One row's ln L_i, gradient and Hessian (row-major).
@@ -212,5 +260,53 @@ impl<T: Copy> LazyTable<T> {
         let chunk =
             self.chunks[at / CHUNK].get_or_init(|| (0..CHUNK).map(|_| OnceLock::new()).collect());
         *chunk[at % CHUNK].get_or_init(compute)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The tiled outer product has the bits of adding each node's outer product in turn (the
+    /// way the Hessian was summed before), zero weights and zero entries included, for sizes
+    /// that are and are not multiples of the tile.
+    #[test]
+    fn tiled_outer_product_has_the_bits_of_node_by_node_sums() {
+        for p in [1usize, 3, 4, 7, 13, 22] {
+            let k = 9;
+            let mut state = 0x9e37_79b9_7f4a_7c15u64 ^ p as u64;
+            let mut next = || {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                (state >> 11) as f64 / (1u64 << 53) as f64 - 0.5
+            };
+            let weights: Vec<f64> = (0..k).map(|i| if i == 4 { 0.0 } else { next() }).collect();
+            let nodes: Vec<f64> = (0..k * p)
+                .map(|i| if i % 5 == 2 { 0.0 } else { 1e3 * next() })
+                .collect();
+            let mut naive = vec![0.0; p * p];
+            for (node, &w) in nodes.chunks_exact(p).zip(&weights) {
+                for i in 0..p {
+                    let wi = w * node[i];
+                    if wi == 0.0 {
+                        continue;
+                    }
+                    for j in i..p {
+                        naive[i * p + j] += wi * node[j];
+                    }
+                }
+            }
+            let tiled = weighted_outer_upper(&weights, &nodes, p);
+            for i in 0..p {
+                for j in i..p {
+                    assert_eq!(
+                        tiled[i * p + j].to_bits(),
+                        naive[i * p + j].to_bits(),
+                        "p {p}, entry ({i}, {j})"
+                    );
+                }
+            }
+        }
     }
 }

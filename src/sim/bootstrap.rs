@@ -227,7 +227,7 @@ pub const BOOTSTRAP_STREAM: u64 = 0xB007;
 /// replicate order. `None` when `b` is 0, there are no problems or the tables differ in length.
 ///
 /// Replicate r draws, from its own stream keyed by (seed, r), how many of its N draws fall on
-/// each distinct pattern (a multinomial, as conditional binomials: [`multinomial`]),
+/// each distinct pattern (a multinomial, as conditional binomials: `multinomial`),
 /// turns them into counts of each table's distinct rows and takes the weighted column means,
 /// adding the distinct rows in order of first appearance. The same draws serve every table (so a
 /// model's curves are resampled jointly), and replicates are computed in blocks of 16

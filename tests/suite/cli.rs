@@ -336,18 +336,22 @@ fn bad_inputs_name_file_line_key_and_what_is_valid() {
             (
                 "sigma = 1.0",
                 "sigma = 0.0",
-                &[":6:", "benchmark.sigma", "must be a finite number > 0"],
+                &[
+                    ":6:",
+                    "benchmark.sigma",
+                    "must be a number of logits in (0, 40]",
+                ],
             ),
-            ("sigma = 1.0", "sigma = -1", &["benchmark.sigma", "> 0"]),
+            ("sigma = 1.0", "sigma = -1", &["benchmark.sigma", "(0, 40]"]),
             (
                 "attractor = 0.5",
                 "attractor = 1.5",
-                &[":10:", "model[1].attractor", "must be in [0, 1]"],
+                &[":10:", "model[1].attractor", "must be a share in [0, 1]"],
             ),
             (
                 "problems = 5\nmu = 0.0\nsigma = 1.0",
                 "rates = [0.1, 1.2]",
-                &["benchmark.rates", "rate #2 is 1.2", "[0, 1]"],
+                &["benchmark.rates", "1.2 is out of range", "[0, 1]"],
             ),
             (
                 "problems = 5",
@@ -456,14 +460,14 @@ fn bad_budget_and_cost_inputs_are_clear_errors() {
     rejects_edits(
         BUDGET_GOOD,
         &[
-            ("budgets = [1000, 4000]", "budgets = [0, 4000]", &[":16:", "experiment[1].budgets", "0 is not a valid budget", "> 0"]),
-            ("budgets = [1000, 4000]", "budgets = [-5, 4000]", &["experiment[1].budgets", "-5 is not a valid budget"]),
-            ("sigma = 0.5", "sigma = 0", &[":13:", "model[1].tokens.sigma", "must be a finite number > 0"]),
+            ("budgets = [1000, 4000]", "budgets = [0, 4000]", &[":16:", "experiment[1].budgets", "0 is out of range", "(0, 1e150]"]),
+            ("budgets = [1000, 4000]", "budgets = [-5, 4000]", &["experiment[1].budgets", "-5 is out of range"]),
+            ("sigma = 0.5", "sigma = 0", &[":13:", "model[1].tokens.sigma", "must be a log-SD > 0"]),
             ("sigma = 0.5", "sigma = -0.5", &["model[1].tokens.sigma", "> 0"]),
-            ("wrong_factor = 1.5", "wrong_factor = 0", &[":12:", "model[1].tokens.wrong_factor", "must be a finite number > 0"]),
+            ("wrong_factor = 1.5", "wrong_factor = 0", &[":12:", "model[1].tokens.wrong_factor", "must be a factor > 0"]),
             ("models = [\"m\"]", "models = [\"nobody\"]", &[":20:", "experiment[2].models", "no model named `nobody`", "models: m"]),
             ("k = [1, 4]", "k = [0, 4]", &[":21:", "experiment[2].k", "0 is out of range", "between 1 and 1024"]),
-            ("k = [1, 4]", "k = [1, 4]\ncap = 0", &["experiment[2].cap", "tokens > 0", "unlimited"]),
+            ("k = [1, 4]", "k = [1, 4]\ncap = 0", &["experiment[2].cap", "a token cap in (0, 1e150]"]),
             ("traces = 300\n[[experiment]]", "traces = 0\n[[experiment]]", &["experiment[1].traces", "between 1 and 100000000"]),
             ("[model.tokens]\nmedian_tokens = 2000\nhard_growth = 1.0\nwrong_factor = 1.5\nsigma = 0.5\n", "", &["experiment[1].models", "model `m` has no [model.tokens] block"]),
         ],

@@ -85,7 +85,7 @@ fn shift_sd_minus_1_was_refused_as_an_unknown_argument() {
         evalsim().args(["plan", "--shift-sd", "-1"]),
         &["--shift-sd"],
     );
-    assert!(text.contains("between 0"), "{text}");
+    assert!(text.contains("in [0, 3]"), "{text}");
     assert!(!text.contains("unexpected argument"), "{text}");
 }
 

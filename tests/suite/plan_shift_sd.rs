@@ -15,14 +15,14 @@ fn plan_shift_sd_and_target_power_flags_are_validated() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains(
-            "--shift-sd: must be a number of logits between 0",
+            "--shift-sd: must be a number of logits in [0, 3]",
         ));
     evalsim()
         .args(["plan", "--target-power", "1.5"])
         .assert()
         .code(2)
         .stderr(predicate::str::contains(
-            "--target-power: must be a power strictly between 0.05",
+            "--target-power: must be a probability in (0.05, 1)",
         ));
 }
 

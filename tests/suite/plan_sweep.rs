@@ -76,7 +76,7 @@ fn sweep_rejects_bad_paths_and_values() {
         ),
         (
             "model.a.attractor=0.5,1.5",
-            &["--set model.a.attractor=1.5: model[1].attractor: must be in [0, 1]"],
+            &["--set model.a.attractor=1.5: model[1].attractor: must be a share in [0, 1]"],
         ),
         ("benchmark.sigma=1:0:0.1", &["FROM:TO:STEP"]),
     ] {
@@ -140,7 +140,10 @@ fn bad_set_value_points_at_the_flag_once() {
         text.starts_with("error: --set model.long.attractor=1.5: model["),
         "{text}"
     );
-    assert!(text.contains("].attractor: must be in [0, 1]"), "{text}");
+    assert!(
+        text.contains("].attractor: must be a share in [0, 1]"),
+        "{text}"
+    );
     assert_eq!(text.matches("must be").count(), 1, "said twice: {text}");
     assert!(
         !text.contains("cell 1:"),
@@ -528,7 +531,7 @@ fn sweep_seed_above_2_pow_53_is_kept_exactly() {
 fn plan_bad_mu_error_names_the_flag_with_its_dashes() {
     refused_saying(
         &mut command(&["plan", "--mu", "nan"]),
-        &["--mu: must be a finite number"],
+        &["--mu: must be a number of logits in [-40, 40]"],
     );
 }
 
@@ -592,15 +595,15 @@ fn plan_mu_1e9_is_rejected_by_the_one_validator() {
     for (args, needle) in [
         (
             vec!["plan", "--mu", "1e9"],
-            "--mu: must be a number of logits between -40 and 40",
+            "--mu: must be a number of logits in [-40, 40]",
         ),
         (
             vec!["plan", "--sigma", "1e9"],
-            "--sigma: must be a finite number > 0 and at most 40",
+            "--sigma: must be a number of logits in (0, 40]",
         ),
         (
             vec!["check", far],
-            "benchmark.mu: must be a number of logits between -40 and 40",
+            "benchmark.mu: must be a number of logits in [-40, 40]",
         ),
     ] {
         refused_saying(&mut command(&args), &[needle]);

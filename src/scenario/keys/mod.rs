@@ -9,8 +9,13 @@
 //! ([`super::grid`]), the key comments of `evalsim init`, and `docs/keys.md`
 //! ([`markdown`], compared with the file by the test suite).
 //!
+//! A numeric key also carries its [`Domain`]: the resolver's one range check reads it, and its
+//! `valid` text is written from it ([`Key::valid`]), so the check, the error, `docs/keys.md` and
+//! the `init` comments state the same bounds.
+//!
 //! **Adding a key** is one [`Key`] line here plus the code that uses it: the raw field in
-//! [`super::raw`] (serde reads the file into it) and its check in [`super::resolve`].
+//! [`super::raw`] (serde reads the file into it) and where [`super::resolve`] reads it (through
+//! the range check for a numeric key, with any rule on other keys beside it).
 use std::ops::Range;
 
 use toml::Spanned;
@@ -113,7 +118,17 @@ pub enum Field<T> {
     WholeList(fn(&mut T) -> &mut Option<Spanned<Vec<u64>>>),
 }
 
+// By hand: a derive would ask `T: Copy` of the block type, which only the function pointers hold.
+impl<T> Clone for Field<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for Field<T> {}
+
 /// Whether and how `sweep --set` may vary a key.
+#[derive(Clone, Copy)]
 pub enum Sweep {
     /// Not a sweep field (names, lists, words).
     No,
@@ -130,17 +145,34 @@ pub enum Sweep {
 /// The span of an experiment key the file sets, if it sets it.
 pub type Present = fn(&RawExperiment) -> Option<Range<usize>>;
 
+mod domain;
 mod table;
-pub use table::KEYS;
+pub use domain::{
+    above, at_least, closed, closed_open, finite, open, open_closed, whole, Bounds, Domain, End,
+    ListRule,
+};
+pub use table::{
+    KEYS, MAX_ATTRACTORS, MAX_COMPARISONS, MAX_GAPS, MAX_JUDGE_LOGIT, MAX_PLAN_SAMPLES,
+    MAX_SEPARATION, MAX_THRESHOLD,
+};
 
 /// One scenario key.
+#[derive(Clone, Copy)]
 pub struct Key {
     /// Its table.
     pub table: Table,
     /// Its name in the file.
     pub name: &'static str,
-    /// What values are valid.
+    /// What values are valid, as text: a `{}` in it stands for the bounds of [`Key::domain`]
+    /// and a `{n}` for its list length, so the text and the check read the same data (see
+    /// [`Key::valid`]).
     pub valid: &'static str,
+    /// The machine-readable domain of a key whose validity is a numeric range (`None` for
+    /// words, names and keys with a check of their own); the resolver's range checks read it.
+    pub domain: Option<Domain>,
+    /// Conditions beyond the range that involve other keys (", with `shift` only"), shown after
+    /// [`Key::valid`] in the docs and the `init` comments; checked by the resolver's own code.
+    pub note: &'static str,
     /// Its default ("required" when there is none).
     pub default: &'static str,
     /// One line on what it means.
@@ -166,13 +198,30 @@ impl Key {
         self.kinds.is_empty() || self.kinds.contains(&kind)
     }
 
+    /// What values are valid, with the bounds of [`Key::domain`] written in.
+    pub fn valid(&self) -> String {
+        match &self.domain {
+            Some(d) => self
+                .valid
+                .replace("{n}", &d.length_text())
+                .replace("{}", &d.bounds_text()),
+            None => self.valid.to_string(),
+        }
+    }
+
+    /// [`Key::valid`] followed by the conditions on other keys ([`Key::note`]).
+    pub fn valid_with_note(&self) -> String {
+        format!("{}{}", self.valid(), self.note)
+    }
+
     /// The comment `evalsim init` writes after the key: the doc, then what is valid and the
     /// default.
     pub fn comment(&self) -> String {
+        let valid = self.valid_with_note();
         if self.default.starts_with("required") {
-            format!("{}; {} ({})", self.doc, self.valid, self.default)
+            format!("{}; {valid} ({})", self.doc, self.default)
         } else {
-            format!("{}; {} (default {})", self.doc, self.valid, self.default)
+            format!("{}; {valid} (default {})", self.doc, self.default)
         }
     }
 }
@@ -305,14 +354,14 @@ pub fn markdown() -> String {
                 Table::Experiment => vec![
                     format!("`{}`", k.name),
                     kinds,
-                    cell(k.valid),
+                    cell(&k.valid_with_note()),
                     cell(k.default),
                     cell(k.doc),
                     sweep.into(),
                 ],
                 Table::Model => vec![
                     format!("`{}`", k.name),
-                    cell(k.valid),
+                    cell(&k.valid_with_note()),
                     cell(k.default),
                     cell(k.doc),
                     kinds,
@@ -320,7 +369,7 @@ pub fn markdown() -> String {
                 ],
                 _ => vec![
                     format!("`{}`", k.name),
-                    cell(k.valid),
+                    cell(&k.valid_with_note()),
                     cell(k.default),
                     cell(k.doc),
                     sweep.into(),

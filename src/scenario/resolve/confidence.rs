@@ -1,33 +1,10 @@
 //! A `confidence` experiment: confidence-filtered maj@k of each model against the kept share.
 use super::experiment::ExpCtx;
 use super::*;
-use crate::exact::confidence::{Filter, MAX_TOP_SHARE_K};
+use crate::exact::confidence::Filter;
 use crate::exact::outcome::{Metric as OutcomeMetric, OutcomeModel};
 
-/// Largest |threshold| of the threshold filter, in SDs of a one-off wrong answer's confidence
-/// (the confidence means are within [`MAX_SEPARATION`] of 0).
-pub const MAX_THRESHOLD: f64 = 10.0;
-
 impl ExpCtx<'_> {
-    /// A list of numbers of key `k`: 1 to [`MAX_LIST`] entries, each passing `ok`, strictly
-    /// increasing; `default` when the key is absent.
-    fn real_list(
-        &self,
-        v: &Option<Spanned<Vec<f64>>>,
-        k: &str,
-        default: &[f64],
-        ok: impl Fn(f64) -> bool,
-        why: impl Fn(f64) -> String,
-    ) -> Res<Vec<f64>> {
-        let Some(v) = v else {
-            return Ok(default.to_vec());
-        };
-        self.list_len(v, k, 1, "values")?;
-        self.every(v, k, ok, why)?;
-        self.strictly_increasing(v, k, "values")?;
-        Ok(v.get_ref().clone())
-    }
-
     pub(super) fn confidence(&self) -> Res<ExperimentSpec> {
         let models = self.model_list()?;
         let at = self
@@ -49,22 +26,18 @@ impl ExpCtx<'_> {
                 return Err(self.r.err(at, &self.key("models"), msg));
             }
         }
-        let k = self.ints(&self.e.k, "k", u64::from(MAX_TOP_SHARE_K), Some(&[16]))?;
-        let shares = self.real_list(
+        let k = self.ints(&self.e.k, "k", Some(&[16]))?;
+        let shares = self.list_or(
             &self.e.shares,
             "shares",
-            &[0.125, 0.25, 0.5, 0.75, 1.0],
-            |x| x > 0.0 && x <= 1.0,
-            |x| format!("{x} is out of range: every kept share must be in (0, 1] (the top share of the k samples that votes)"),
+            Some(&[0.125, 0.25, 0.5, 0.75, 1.0]),
         )?;
-        let thresholds = self.real_list(
+        let thresholds = self.list_or(
             &self.e.thresholds,
             "thresholds",
-            &[0.0, 0.5, 1.0, 1.5, 2.0],
-            |x| x.is_finite() && x.abs() <= MAX_THRESHOLD,
-            |x| format!("{x} is out of range: every threshold must be a number of SDs in [-{MAX_THRESHOLD}, {MAX_THRESHOLD}] (samples with a confidence above it vote)"),
+            Some(&[0.0, 0.5, 1.0, 1.5, 2.0]),
         )?;
-        let votes = self.count(&self.e.votes, "votes", 4000)?;
+        let votes = self.value_or(&self.e.votes, "votes", 4000)?;
         // Every vote draws its k samples one by one, each with its confidence.
         let ksum: u64 = k.iter().map(|&x| u64::from(x)).sum();
         let problems = self.bench.problems as u64;

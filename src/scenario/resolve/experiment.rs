@@ -2,6 +2,7 @@
 //! refusal of a model key a kind does not honour.
 use super::*;
 use crate::exact::outcome::{Metric, OutcomeModel};
+use crate::scenario::keys::at_least;
 
 impl Resolver<'_> {
     /// Refuses a model that sets a key this experiment does not honour (the key table's kinds
@@ -121,6 +122,7 @@ impl Resolver<'_> {
         let c = ExpCtx {
             r: self,
             e: &e,
+            kind,
             span: span.clone(),
             idx,
             models,
@@ -246,6 +248,7 @@ impl Resolver<'_> {
 pub(super) struct ExpCtx<'a> {
     pub(super) r: &'a Resolver<'a>,
     pub(super) e: &'a RawExperiment,
+    pub(super) kind: ExperimentKind,
     pub(super) span: Range<usize>,
     pub(super) idx: usize,
     pub(super) models: &'a [Model],
@@ -317,44 +320,6 @@ impl ExpCtx<'_> {
             }
         }
     }
-    pub(super) fn ints(
-        &self,
-        v: &Option<Spanned<Vec<u64>>>,
-        k: &str,
-        max: u64,
-        default: Option<&[u32]>,
-    ) -> Res<Vec<u32>> {
-        let Some(v) = v else {
-            return default.map(|d| d.to_vec()).ok_or_else(|| {
-                self.r.err(
-                    self.span.clone(),
-                    &self.key(k),
-                    format!("missing key `{k}` (a list of whole numbers from 1 to {max})"),
-                )
-            });
-        };
-        self.list_len(v, k, 1, "values")?;
-        self.every(
-            v,
-            k,
-            |x| x != 0 && x <= max,
-            |x| format!("{x} is out of range: every value must be between 1 and {max}"),
-        )?;
-        self.strictly_increasing(v, k, "values")?;
-        Ok(v.get_ref().iter().map(|&x| x as u32).collect())
-    }
-    pub(super) fn count(&self, v: &Option<Spanned<u64>>, k: &str, default: u64) -> Res<u64> {
-        match v {
-            None => Ok(default),
-            Some(v) if *v.get_ref() == 0 || *v.get_ref() > MAX_DRAWS => Err(self.r.err(
-                v.span(),
-                &self.key(k),
-                format!("must be between 1 and {MAX_DRAWS}, got {}", v.get_ref()),
-            )),
-            Some(v) => Ok(*v.get_ref()),
-        }
-    }
-
     /// Bounds sample-by-sample simulation: `passes` (each an O(k) draw per vote or rerun, see
     /// [`literal_passes`]) x (sum of k) x `count` x problems simulated samples, by
     /// [`MAX_TOTAL_VOTES`], with the error at `count`'s key.
@@ -383,8 +348,8 @@ impl ExpCtx<'_> {
 
     pub(super) fn curves(&self) -> Res<ExperimentSpec> {
         let models = self.model_list()?;
-        let k = self.ints(&self.e.k, "k", MAX_K, Some(&DEFAULT_K))?;
-        let votes = self.count(&self.e.votes, "votes", 4000)?;
+        let k = self.ints(&self.e.k, "k", Some(&DEFAULT_K))?;
+        let votes = self.value_or(&self.e.votes, "votes", 4000)?;
         let submissions = self.submissions(&models, &k)?;
         // Answer modes, verifiers and graders are simulated sample by sample: O(k) draws per
         // vote and pass (a grader two: the graded samples and the graded vote); n@k one more.
@@ -407,7 +372,7 @@ impl ExpCtx<'_> {
     /// or (k + 1)(k + 2)(k + 3) / 6 with a `split` share) x problems x n values, at most
     /// [`MAX_SUBMIT_TERMS`].
     fn submissions(&self, models: &[usize], ks: &[u32]) -> Res<Vec<u32>> {
-        let list = self.ints(&self.e.submissions, "submissions", MAX_K, Some(&[]))?;
+        let list = self.ints(&self.e.submissions, "submissions", Some(&[]))?;
         let Some(v) = &self.e.submissions else {
             return Ok(list);
         };
@@ -464,17 +429,10 @@ impl ExpCtx<'_> {
                         return Err(self.r.err(at, &self.key(k), format!("`{k}` applies to an `attractor` list, not to a `split` sweep")));
                     }
                 }
-                self.sweep_list(s, "split", "split share")?;
-                self.every(
-                    s,
-                    "split",
-                    |x| (0.0..1.0).contains(&x),
-                    |x| format!("{x} is out of range: every split share must be in [0, 1)"),
-                )?;
+                self.check_list(s, "split")?;
                 (s.get_ref().clone(), SweepAxis::Split)
             }
             (Some(a), None) => {
-                self.sweep_list(a, "attractor", "share")?;
                 let list = a.get_ref();
                 let vary = self.e.vary.as_ref().map_or(SweepVary::Share, |v| *v.get_ref());
                 let axis = match vary {
@@ -498,15 +456,15 @@ impl ExpCtx<'_> {
                         SweepAxis::Scale
                     }
                 };
+                // Shares by the key table; factors (vary = "scale") of any size >= 0, the list's
+                // shape still the table's.
+                let mut d = range::domain(self.line("attractor"));
+                if axis == SweepAxis::Scale {
+                    d.bounds = at_least(0.0).bounds;
+                }
+                self.r.list(list, a.span(), &d, &self.key("attractor"))?;
                 for (i, &x) in list.iter().enumerate() {
                     let at = self.r.entry(a, i);
-                    if axis == SweepAxis::Scale {
-                        if !(x.is_finite() && x >= 0.0) {
-                            return Err(self.r.err(at, &self.key("attractor"), format!("{x} is not a valid factor: with vary = \"scale\" every value is a factor >= 0 on the attractor shares")));
-                        }
-                    } else if !(0.0..=1.0).contains(&x) {
-                        return Err(self.r.err(at, &self.key("attractor"), format!("{x} is out of range: every share must be in [0, 1]")));
-                    }
                     let (v, _) = axis.apply(&m.attractors, m.split, x);
                     let total: f64 = v.iter().sum();
                     if total > 1.0 + SHARE_SUM_SLACK {
@@ -516,8 +474,8 @@ impl ExpCtx<'_> {
                 (list.clone(), axis)
             }
         };
-        let k = self.ints(&self.e.k, "k", MAX_K, Some(&DEFAULT_K))?;
-        let votes = self.count(&self.e.votes, "votes", 4000)?;
+        let k = self.ints(&self.e.k, "k", Some(&DEFAULT_K))?;
+        let votes = self.value_or(&self.e.votes, "votes", 4000)?;
         // Series with answer modes or a grader are simulated sample by sample (O(k) per vote).
         let passes = list
             .iter()
@@ -557,15 +515,9 @@ impl ExpCtx<'_> {
                 return Err(self.r.err(at, &self.key(k), format!("give `grader_fpr` (false-positive rates of the grader) alone: `{k}` cannot be swept or set beside it")));
             }
         }
-        self.sweep_list(g, "grader_fpr", "false-positive rate")?;
-        self.every(
-            g,
-            "grader_fpr",
-            |x| (0.0..=1.0).contains(&x),
-            |x| format!("{x} is out of range: every false-positive rate must be a probability in [0, 1]"),
-        )?;
-        let k = self.ints(&self.e.k, "k", MAX_K, Some(&DEFAULT_K))?;
-        let votes = self.count(&self.e.votes, "votes", 4000)?;
+        self.check_list(g, "grader_fpr")?;
+        let k = self.ints(&self.e.k, "k", Some(&DEFAULT_K))?;
+        let votes = self.value_or(&self.e.votes, "votes", 4000)?;
         // Graded votes are simulated sample by sample: O(k) draws per vote and pass (the graded
         // samples and the graded vote), for every rate.
         self.literal_samples(2 * g.get_ref().len() as u64, &k, ("votes", votes))?;
@@ -579,84 +531,19 @@ impl ExpCtx<'_> {
         })
     }
 
-    /// A sweep's list: 1 to [`MAX_LIST`] values.
-    pub(super) fn sweep_list(&self, v: &Spanned<Vec<f64>>, k: &str, what: &str) -> Res<()> {
-        self.list_len(v, k, 1, &format!("{what}s"))
-    }
-
-    /// The list `v` of key `k` holds `min_len` to [`MAX_LIST`] entries; `what` names them
-    /// (plural) in the error.
-    pub(super) fn list_len<T>(
-        &self,
-        v: &Spanned<Vec<T>>,
-        k: &str,
-        min_len: usize,
-        what: &str,
-    ) -> Res<()> {
-        let n = v.get_ref().len();
-        if n < min_len || n > MAX_LIST {
-            return Err(self.r.err(
-                v.span(),
-                &self.key(k),
-                format!("must list {min_len} to {MAX_LIST} {what}, got {n}"),
-            ));
-        }
-        Ok(())
-    }
-
-    /// Every entry of the list `v` of key `k` passes `ok`; else an error at the first that does
-    /// not, saying `why` it is refused.
-    pub(super) fn every<T: Copy>(
-        &self,
-        v: &Spanned<Vec<T>>,
-        k: &str,
-        ok: impl Fn(T) -> bool,
-        why: impl Fn(T) -> String,
-    ) -> Res<()> {
-        match v.get_ref().iter().position(|&x| !ok(x)) {
-            Some(i) => Err(self
-                .r
-                .err(self.r.entry(v, i), &self.key(k), why(v.get_ref()[i]))),
-            None => Ok(()),
-        }
-    }
-
-    /// The list `v` of key `k` strictly increases; else an error at the first entry out of
-    /// order, its message starting with `what` (the entries' name).
-    pub(super) fn strictly_increasing<T: PartialOrd + std::fmt::Display>(
-        &self,
-        v: &Spanned<Vec<T>>,
-        k: &str,
-        what: &str,
-    ) -> Res<()> {
-        let list = v.get_ref();
-        match list.windows(2).position(|w| w[0] >= w[1]) {
-            Some(i) => Err(self.r.err(
-                self.r.entry(v, i + 1),
-                &self.key(k),
-                format!(
-                    "{what} must be strictly increasing: {} follows {}",
-                    list[i + 1],
-                    list[i]
-                ),
-            )),
-            None => Ok(()),
-        }
-    }
-
     pub(super) fn seed_variance(&self) -> Res<ExperimentSpec> {
         let model = self.one_model("model")?;
         Ok(ExperimentSpec::SeedVariance {
             model,
-            n: self.ints(&self.e.n, "n", MAX_SAMPLES, Some(&[1, 4, 16, 64]))?,
-            reruns: self.count(&self.e.reruns, "reruns", 20_000)?,
+            n: self.ints(&self.e.n, "n", Some(&[1, 4, 16, 64]))?,
+            reruns: self.value_or(&self.e.reruns, "reruns", 20_000)?,
         })
     }
 
     pub(super) fn vote_spread(&self) -> Res<ExperimentSpec> {
         let model = self.one_model("model")?;
-        let k = self.ints(&self.e.k, "k", MAX_K, Some(&[16]))?;
-        let reruns = self.count(&self.e.reruns, "reruns", 2000)?;
+        let k = self.ints(&self.e.k, "k", Some(&[16]))?;
+        let reruns = self.value_or(&self.e.reruns, "reruns", 2000)?;
         // Answer modes or a grader: every vote drawn sample by sample (O(k) per vote, and the
         // graded samples another O(k)), one vote per problem per rerun.
         let m = &self.models[model];
@@ -707,27 +594,9 @@ impl ExpCtx<'_> {
         Ok(ExperimentSpec::HeadToHead {
             a: ai,
             b: bi,
-            n: self.ints(&self.e.n, "n", MAX_SAMPLES, Some(&[1, 4, 16, 64]))?,
-            reruns: self.count(&self.e.reruns, "reruns", 20_000)?,
+            n: self.ints(&self.e.n, "n", Some(&[1, 4, 16, 64]))?,
+            reruns: self.value_or(&self.e.reruns, "reruns", 20_000)?,
         })
-    }
-
-    pub(super) fn unit(
-        &self,
-        v: &Option<Spanned<f64>>,
-        k: &str,
-        default: f64,
-        what: &str,
-    ) -> Res<f64> {
-        match v {
-            None => Ok(default),
-            Some(x) if *x.get_ref() > 0.0 && *x.get_ref() < 1.0 => Ok(*x.get_ref()),
-            Some(x) => Err(self.r.err(
-                x.span(),
-                &self.key(k),
-                format!("must be in (0, 1) ({what}), got {}", x.get_ref()),
-            )),
-        }
     }
 
     pub(super) fn contamination(&self) -> Res<ExperimentSpec> {
@@ -756,7 +625,7 @@ impl ExpCtx<'_> {
             };
             return Err(self.r.err(at, &self.key("model"), format!("{what}: the exact count pmfs of a contamination experiment are integrated for a spread up to {MAX_OMEGA}")));
         }
-        let n = self.ints(&self.e.n, "n", MAX_SAMPLES, Some(&[1]))?;
+        let n = self.ints(&self.e.n, "n", Some(&[1]))?;
         if n.len() != 1 {
             let s = self.e.n.as_ref().map_or(self.span.clone(), Spanned::span);
             return Err(self.r.err(
@@ -766,43 +635,11 @@ impl ExpCtx<'_> {
             ));
         }
         let n = n[0];
-        let fresh = self.ints(
-            &self.e.fresh,
-            "fresh",
-            MAX_PROBLEMS,
-            Some(&[25, 50, 100, 200, 400]),
-        )?;
-        let shares = match &self.e.shares {
-            None => vec![self.bench.contaminated],
-            Some(v) => {
-                self.list_len(v, "shares", 1, "shares")?;
-                self.every(
-                    v,
-                    "shares",
-                    |x| x > 0.0 && x <= 1.0,
-                    |x| format!("{x} is out of range: every contaminated share must be in (0, 1]"),
-                )?;
-                self.strictly_increasing(v, "shares", "values")?;
-                v.get_ref().clone()
-            }
-        };
-        let alpha = self.unit(
-            &self.e.alpha,
-            "alpha",
-            0.05,
-            "the false-alarm rate of the detection test",
-        )?;
-        let target_power = self.unit(
-            &self.e.target_power,
-            "target_power",
-            0.8,
-            "the power the smallest fresh set must reach",
-        )?;
-        let max_fresh = match &self.e.max_fresh {
-            None => 2000,
-            Some(v) if *v.get_ref() >= 1 && *v.get_ref() <= MAX_PROBLEMS => *v.get_ref() as u32,
-            Some(v) => return Err(self.r.err(v.span(), &self.key("max_fresh"), format!("must be between 1 and {MAX_PROBLEMS} (the largest fresh set the plan scans), got {}", v.get_ref()))),
-        };
+        let fresh = self.ints(&self.e.fresh, "fresh", Some(&[25, 50, 100, 200, 400]))?;
+        let shares = self.list_or(&self.e.shares, "shares", Some(&[self.bench.contaminated]))?;
+        let alpha = self.value_or(&self.e.alpha, "alpha", 0.05)?;
+        let target_power = self.value_or(&self.e.target_power, "target_power", 0.8)?;
+        let max_fresh = self.value_or(&self.e.max_fresh, "max_fresh", 2000)? as u32;
         let largest = fresh.last().copied().unwrap_or(1).max(max_fresh);
         let support = u64::from(n) * (self.bench.problems as u64 + u64::from(largest));
         if support > MAX_CONTAMINATION_SUPPORT {
@@ -817,7 +654,7 @@ impl ExpCtx<'_> {
             alpha,
             target_power,
             max_fresh,
-            reruns: self.count(&self.e.reruns, "reruns", 4000)?,
+            reruns: self.value_or(&self.e.reruns, "reruns", 4000)?,
         })
     }
 
@@ -825,21 +662,17 @@ impl ExpCtx<'_> {
         let ms = self.model_list()?;
         self.r
             .need_tokens(&ms, self.models, self.span.clone(), &self.key("models"))?;
-        let b = self.e.budgets.as_ref().ok_or_else(|| {
-            self.r.err(
-                self.span.clone(),
-                &self.key("budgets"),
-                "missing key `budgets` (a list of token caps > 0, increasing)",
-            )
-        })?;
-        self.list_len(b, "budgets", 2, "budgets")?;
-        self.every(b, "budgets", |x| x > 0.0 && x <= MAX_TOKEN_SCALE, |x| if x == f64::INFINITY { format!("inf is not a valid budget here: every budget must be a finite number of tokens > 0 (at most {MAX_TOKEN_SCALE:e}); for the uncapped accuracy and cost use a `cost` experiment without `cap`, whose rows are uncapped") } else { format!("{x} is not a valid budget: every budget must be a finite number of tokens > 0 (at most {MAX_TOKEN_SCALE:e})") })?;
-        self.strictly_increasing(b, "budgets", "budgets")?;
-        let list = b.get_ref();
+        // An uncapped budget is refused with a pointer to where uncapped rows are.
+        if let Some((i, b)) = self.e.budgets.as_ref().and_then(|b| {
+            let i = b.get_ref().iter().position(|&x| x == f64::INFINITY)?;
+            Some((i, b))
+        }) {
+            return Err(self.r.err(self.r.entry(b, i), &self.key("budgets"), format!("inf is not a valid budget here: every budget must be {}; for the uncapped accuracy and cost use a `cost` experiment without `cap`, whose rows are uncapped", range::domain(self.line("budgets")).phrase())));
+        }
         Ok(ExperimentSpec::Budget {
             models: ms,
-            budgets: list.clone(),
-            traces: self.count(&self.e.traces, "traces", 4000)?,
+            budgets: self.list_or(&self.e.budgets, "budgets", None)?,
+            traces: self.value_or(&self.e.traces, "traces", 4000)?,
         })
     }
 
@@ -847,27 +680,10 @@ impl ExpCtx<'_> {
         let ms = self.model_list()?;
         self.r
             .need_tokens(&ms, self.models, self.span.clone(), &self.key("models"))?;
-        let cap = match &self.e.cap {
-            Some(c) if !(*c.get_ref() > 0.0 && *c.get_ref() <= MAX_TOKEN_SCALE) => {
-                return Err(self.r.err(c.span(), &self.key("cap"), format!("must be a number of tokens > 0 and at most {MAX_TOKEN_SCALE:e} (leave `cap` out for unlimited), got {}", c.get_ref())));
-            }
-            c => c.as_ref().map(|c| *c.get_ref()),
-        };
-        let price = match &self.e.price_per_mtok {
-            Some(p) if !(p.get_ref().is_finite() && *p.get_ref() >= 0.0) => {
-                return Err(self.r.err(
-                    p.span(),
-                    &self.key("price_per_mtok"),
-                    format!(
-                        "must be a price >= 0 per million output tokens, got {}",
-                        p.get_ref()
-                    ),
-                ));
-            }
-            p => p.as_ref().map(|p| *p.get_ref()),
-        };
-        let k = self.ints(&self.e.k, "k", MAX_K, Some(&[1, 8, 32]))?;
-        let votes = self.count(&self.e.votes, "votes", 4000)?;
+        let cap = self.opt(&self.e.cap, "cap")?;
+        let price = self.opt(&self.e.price_per_mtok, "price_per_mtok")?;
+        let k = self.ints(&self.e.k, "k", Some(&[1, 8, 32]))?;
+        let votes = self.value_or(&self.e.votes, "votes", 4000)?;
         // Votes with answer modes and best-of-k picks are drawn sample by sample (O(k) each) at
         // every k > 1 (a graded pick adds one draw per vote, counted by the plain limit).
         let passes = ms
@@ -885,7 +701,7 @@ impl ExpCtx<'_> {
             cap,
             price_per_mtok: price,
             votes,
-            traces: self.count(&self.e.traces, "traces", 4000)?,
+            traces: self.value_or(&self.e.traces, "traces", 4000)?,
             vote_rule: self.vote_rule(),
         })
     }

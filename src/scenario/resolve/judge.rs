@@ -1,57 +1,20 @@
 //! A `judge` experiment: two models, a judge's biases, and the questions compared.
 use super::experiment::ExpCtx;
 use super::*;
+use crate::scenario::keys::{MAX_COMPARISONS, MAX_JUDGE_LOGIT};
 use crate::scenario::spec::JUDGE_DRAWS_PER_QUESTION;
 
-/// Most questions a `judge` experiment compares per rerun: the exact distribution of the
-/// reported total is built by an O(N^2) recurrence per protocol.
-pub const MAX_COMPARISONS: u64 = 10_000;
-
-/// Largest |gap|, |position_bias|, |verbosity| and |self_preference|, and the largest spread,
-/// in logits: beyond 10 logits a judgment is all but certain, and the quadrature's range
-/// (|z| <= 38) covers every integrand with room to spare.
-pub const MAX_JUDGE_LOGIT: f64 = 10.0;
-
 impl ExpCtx<'_> {
-    /// A number of logits of key `k` in [lo, 10], or `default`.
-    fn judge_logit(
-        &self,
-        v: &Option<Spanned<f64>>,
-        k: &str,
-        lo: f64,
-        what: &str,
-    ) -> Res<Option<f64>> {
-        match v {
-            None => Ok(None),
-            Some(x) if *x.get_ref() >= lo && *x.get_ref() <= MAX_JUDGE_LOGIT => {
-                Ok(Some(*x.get_ref()))
-            }
-            Some(x) => Err(self.r.err(
-                x.span(),
-                &self.key(k),
-                format!(
-                    "must be a number of logits in [{lo}, {MAX_JUDGE_LOGIT}] ({what}), got {}",
-                    x.get_ref()
-                ),
-            )),
-        }
-    }
-
     pub(super) fn judge(&self) -> Res<ExperimentSpec> {
         let (ai, bi) =
             self.model_pair(("model", "model"), "a judge compares two different models")?;
         let (ma, mb) = (&self.models[ai], &self.models[bi]);
-        let gap = match self.judge_logit(
-            &self.e.gap,
-            "gap",
-            -MAX_JUDGE_LOGIT,
-            "the mean quality difference B - A",
-        )? {
+        let gap = match self.opt(&self.e.gap, "gap")? {
             Some(g) => g,
             None => match (&ma.source, &mb.source) {
                 (RateSource::Shift(sa), RateSource::Shift(sb)) => {
                     let g = sb - sa;
-                    if g.abs() > MAX_JUDGE_LOGIT {
+                    if !range::domain(self.line("gap")).admits_real(g) {
                         return Err(self.r.err(self.span.clone(), &self.key("gap"), format!("the models' shifts differ by {g} logits (`{}` minus `{}`), the default gap: at most {MAX_JUDGE_LOGIT} in absolute value; give `gap`", mb.name, ma.name)));
                     }
                     g
@@ -66,45 +29,19 @@ impl ExpCtx<'_> {
                 }
             },
         };
-        let spread = match self.judge_logit(
-            &self.e.spread,
-            "spread",
-            0.0,
-            "the SD of the quality difference over questions",
-        )? {
+        let spread = match self.opt(&self.e.spread, "spread")? {
             Some(s) => s,
             None => {
                 let s = ma.shift_sd.hypot(mb.shift_sd);
-                if s > MAX_JUDGE_LOGIT {
+                if !range::domain(self.line("spread")).admits_real(s) {
                     return Err(self.r.err(self.span.clone(), &self.key("spread"), format!("the models' shift_sd give a spread sqrt({}^2 + {}^2) = {s} logits, the default: at most {MAX_JUDGE_LOGIT}; give `spread`", ma.shift_sd, mb.shift_sd)));
                 }
                 s
             }
         };
-        let position_bias = self
-            .judge_logit(
-                &self.e.position_bias,
-                "position_bias",
-                -MAX_JUDGE_LOGIT,
-                "the judge's logit for the answer shown first",
-            )?
-            .unwrap_or(0.0);
-        let verbosity = self
-            .judge_logit(
-                &self.e.verbosity,
-                "verbosity",
-                -MAX_JUDGE_LOGIT,
-                "the judge's logit per unit of log-length difference",
-            )?
-            .unwrap_or(0.0);
-        let self_preference = self
-            .judge_logit(
-                &self.e.self_preference,
-                "self_preference",
-                -MAX_JUDGE_LOGIT,
-                "the judge's logit for its own family's answer",
-            )?
-            .unwrap_or(0.0);
+        let position_bias = self.value_or(&self.e.position_bias, "position_bias", 0.0)?;
+        let verbosity = self.value_or(&self.e.verbosity, "verbosity", 0.0)?;
+        let self_preference = self.value_or(&self.e.self_preference, "self_preference", 0.0)?;
         if verbosity != 0.0 {
             if let Some(m) = [ma, mb].into_iter().find(|m| m.tokens.is_none()) {
                 let at = self
@@ -133,13 +70,12 @@ impl ExpCtx<'_> {
                 .map_or(self.span.clone(), Spanned::span);
             return Err(self.r.err(at, &self.key("self_preference"), format!("self_preference = {self_preference} favours the judge's own family, but judge_family is not given: name model a or b in judge_family, or set self_preference = 0")));
         }
-        let comparisons = match &self.e.comparisons {
-            Some(c) if *c.get_ref() >= 1 && *c.get_ref() <= MAX_COMPARISONS => *c.get_ref(),
-            Some(c) => return Err(self.r.err(c.span(), &self.key("comparisons"), format!("must be between 1 and {MAX_COMPARISONS} (the exact distribution of the reported count is built in O(N^2)), got {}", c.get_ref()))),
+        let comparisons = match self.opt(&self.e.comparisons, "comparisons")? {
+            Some(c) => c,
             None if self.bench.problems as u64 <= MAX_COMPARISONS => self.bench.problems as u64,
             None => return Err(self.r.err(self.span.clone(), &self.key("comparisons"), format!("the benchmark's {} problems, the default number of comparisons, exceed {MAX_COMPARISONS} (the exact distribution of the reported count is built in O(N^2)); give `comparisons`", self.bench.problems))),
         };
-        let reruns = self.count(&self.e.reruns, "reruns", 4000)?;
+        let reruns = self.value_or(&self.e.reruns, "reruns", 4000)?;
         let draws = reruns
             .saturating_mul(comparisons)
             .saturating_mul(JUDGE_DRAWS_PER_QUESTION);

@@ -18,8 +18,7 @@ use super::spec::{
     Scenario, SweepAxis, DEFAULT_POPULATION_RERUNS,
 };
 use super::{
-    DEFAULT_K, MAX_COUNT_SUPPORT, MAX_DRAWS, MAX_EXPERIMENT_NAME, MAX_GRID, MAX_K, MAX_LIST,
-    MAX_LOGIT, MAX_PROBLEMS, MAX_SAMPLES, MAX_SHIFT_SD, MAX_TOKEN_SCALE, MAX_TOTAL_VOTES,
+    DEFAULT_K, MAX_COUNT_SUPPORT, MAX_EXPERIMENT_NAME, MAX_GRID, MAX_TOKEN_SCALE, MAX_TOTAL_VOTES,
     RUN_FILES,
 };
 /// Largest k of a plan's maj@k when the model has several attractor shares or `split` (the
@@ -34,17 +33,14 @@ use crate::model::{
     Benchmark, Confidence, Difficulty, Fallback, Grader, Model, Placement, RateSource,
     ThresholdVerifier, TraceLengths, Verifier, VerifierKind, VoteRule,
 };
+use range::line;
 
-/// Largest |separation| of a score verifier: beyond it a correct sample outscores every wrong one
-/// (or the reverse) to within the quadrature's error at every k up to [`MAX_K`], and the
-/// integration range of `exact::verifier` would have to widen.
-pub const MAX_SEPARATION: f64 = 10.0;
+pub use super::keys::MAX_SEPARATION;
 
 /// The seed of a scenario that names none.
 pub const DEFAULT_SEED: u64 = 1;
 
-/// Most repeated wrong answers (`attractor` as a list) a model may list.
-pub const MAX_ATTRACTORS: usize = 8;
+pub use super::keys::MAX_ATTRACTORS;
 
 /// How far above 1 a list of attractor shares may sum (decimal shares such as 0.1 + 0.2 + 0.7
 /// sum to 1 only to within a few ulps); the one-off share is then 0.
@@ -97,6 +93,9 @@ mod experiment;
 mod judge;
 mod model;
 mod plan;
+mod range;
+#[cfg(test)]
+mod range_tests;
 
 impl Resolver<'_> {
     fn err(&self, span: Range<usize>, key: &str, msg: impl Into<String>) -> ScenarioError {
@@ -237,7 +236,7 @@ impl Resolver<'_> {
             }
             let rs = rates.span();
             let rates = rates.into_inner();
-            self.rates(&rates, rs.clone(), "benchmark.rates")?;
+            self.rates(&rates, rs.clone(), Table::Benchmark, "benchmark.rates")?;
             if let Some(p) = b.problems {
                 if p.get_ref() != &(rates.len() as u64) {
                     return Err(self.err(p.span(), "benchmark.problems", format!("problems = {} but `rates` lists {} rates: drop `problems` or make them agree", p.get_ref(), rates.len())));
@@ -250,44 +249,37 @@ impl Resolver<'_> {
                 contaminated_models: Vec::new(),
             });
         }
-        let problems = b.problems.ok_or_else(|| self.err(span.clone(), "benchmark.problems", "missing key `problems` (number of problems, 1 to 100000), or give an explicit `rates` list"))?;
-        let n = *problems.get_ref();
-        if n == 0 || n > MAX_PROBLEMS {
-            return Err(self.err(
-                problems.span(),
-                "benchmark.problems",
-                format!("must be between 1 and {MAX_PROBLEMS}, got {n}"),
-            ));
-        }
-        let mu = b.mu.ok_or_else(|| {
-            self.err(
-                span.clone(),
-                "benchmark.mu",
-                "missing key `mu` (mean of the logit-normal spread, a finite number)",
-            )
-        })?;
-        self.finite(&mu, "benchmark.mu")?;
-        if mu.get_ref().abs() > MAX_LOGIT {
-            return Err(self.err(mu.span(), "benchmark.mu", format!("must be a number of logits between -{MAX_LOGIT} and {MAX_LOGIT} (beyond, every problem's pass rate is 0 or 1 to double precision), got {}", mu.get_ref())));
-        }
-        let sigma = b.sigma.ok_or_else(|| {
-            self.err(
-                span.clone(),
-                "benchmark.sigma",
-                "missing key `sigma` (sd of the logit-normal spread, > 0)",
-            )
-        })?;
-        if !(sigma.get_ref().is_finite() && *sigma.get_ref() > 0.0 && *sigma.get_ref() <= MAX_LOGIT)
-        {
-            return Err(self.err(
-                sigma.span(),
-                "benchmark.sigma",
-                format!(
-                    "must be a finite number > 0 and at most {MAX_LOGIT} (the sd of the logit-normal spread, in logits), got {}",
-                    sigma.get_ref()
-                ),
-            ));
-        }
+        let missing = |k: &str, what: &str| {
+            let valid = line(Table::Benchmark, k, None).valid();
+            let msg = format!(
+                "missing key `{k}` ({what}, {valid}){}",
+                if k == "problems" {
+                    ", or give an explicit `rates` list"
+                } else {
+                    ""
+                }
+            );
+            self.err(span.clone(), &format!("benchmark.{k}"), msg)
+        };
+        let problems = b
+            .problems
+            .ok_or_else(|| missing("problems", "the number of problems"))?;
+        let n = self.value(
+            &problems,
+            line(Table::Benchmark, "problems", None),
+            "benchmark.problems",
+        )?;
+        let mu =
+            b.mu.ok_or_else(|| missing("mu", "mean of the logit-normal spread"))?;
+        self.value(&mu, line(Table::Benchmark, "mu", None), "benchmark.mu")?;
+        let sigma = b
+            .sigma
+            .ok_or_else(|| missing("sigma", "SD of the logit-normal spread"))?;
+        self.value(
+            &sigma,
+            line(Table::Benchmark, "sigma", None),
+            "benchmark.sigma",
+        )?;
         Ok(Benchmark {
             problems: n as usize,
             difficulty: Difficulty::LogitNormal {
@@ -300,45 +292,10 @@ impl Resolver<'_> {
         })
     }
 
-    fn finite(&self, v: &Spanned<f64>, key: &str) -> Res<f64> {
-        if v.get_ref().is_finite() {
-            Ok(*v.get_ref())
-        } else {
-            Err(self.err(
-                v.span(),
-                key,
-                format!("must be a finite number, got {}", v.get_ref()),
-            ))
-        }
-    }
-
-    fn rates(&self, rates: &[f64], span: Range<usize>, key: &str) -> Res<()> {
-        if rates.is_empty() {
-            return Err(self.err(
-                span,
-                key,
-                "the list of rates is empty: give one rate in [0, 1] per problem",
-            ));
-        }
-        if rates.len() as u64 > MAX_PROBLEMS {
-            return Err(self.err(
-                span,
-                key,
-                format!("{} rates: at most {MAX_PROBLEMS} problems", rates.len()),
-            ));
-        }
-        if let Some((i, r)) = rates
-            .iter()
-            .enumerate()
-            .find(|(_, r)| !(0.0..=1.0).contains(*r))
-        {
-            return Err(self.err(
-                self.loc.element(span, i),
-                key,
-                format!("rate #{} is {r}: every rate must be in [0, 1]", i + 1),
-            ));
-        }
-        Ok(())
+    /// A list of rates (`benchmark.rates`, or a model's own `rates` when `table` is
+    /// [`Table::Model`]): its length and every rate, by the key table.
+    fn rates(&self, rates: &[f64], span: Range<usize>, table: Table, key: &str) -> Res<()> {
+        self.list(rates, span, &range::domain(line(table, "rates", None)), key)
     }
 }
 
@@ -497,7 +454,7 @@ mod plan_block_tests {
             ),
             (
                 "gap_logits = [0.2]\ntarget_halfwidth = 2\n",
-                "t.toml:18:20: experiment[1].target_halfwidth: must be a fraction in (0, 1), got 2",
+                "t.toml:18:20: experiment[1].target_halfwidth: must be a fraction in (0, 1) (the plan's target half-width",
             ),
             (
                 "gap_logits = [0.2]\nmetric = \"maj\"\n",
@@ -521,15 +478,15 @@ mod plan_block_tests {
             ),
             (
                 "gap_logits = [0.2]\nshift_sd = 4\n",
-                "t.toml:18:12: experiment[1].shift_sd: must be a number of logits between 0",
+                "t.toml:18:12: experiment[1].shift_sd: must be a number of logits in [0, 3]",
             ),
             (
                 "gap_logits = [0.2]\nshift_sd = -0.5\n",
-                "experiment[1].shift_sd: must be a number of logits between 0",
+                "experiment[1].shift_sd: must be a number of logits in [0, 3]",
             ),
             (
                 "gap_logits = [0.2]\ntarget_power = 0.01\n",
-                "t.toml:18:16: experiment[1].target_power: must be a power strictly between 0.05",
+                "t.toml:18:16: experiment[1].target_power: must be a probability in (0.05, 1)",
             ),
         ];
         for (body, want) in cases {

@@ -32,11 +32,15 @@ impl Resolver<'_> {
             ));
         }
         let source = match (m.shift, m.rates) {
-            (Some(s), None) => RateSource::Shift(self.finite(&s, &key("shift"))?),
+            (Some(s), None) => RateSource::Shift(self.value(
+                &s,
+                line(Table::Model, "shift", None),
+                &key("shift"),
+            )?),
             (None, Some(r)) => {
                 let rs = r.span();
                 let r = r.into_inner();
-                self.rates(&r, rs.clone(), &key("rates"))?;
+                self.rates(&r, rs.clone(), Table::Model, &key("rates"))?;
                 if r.len() != bench.problems {
                     return Err(self.err(rs, &key("rates"), format!("lists {} rates but the benchmark has {} problems: give one rate per problem", r.len(), bench.problems)));
                 }
@@ -51,14 +55,21 @@ impl Resolver<'_> {
                 ))
             }
         };
-        let attractor = m.attractor.ok_or_else(|| self.err(span.clone(), &key("attractor"), "missing key `attractor`: the share of wrong answers that land on one repeated answer, in [0, 1] (or a list of up to 8 shares, one per repeated wrong answer, summing to at most 1)"))?;
+        let attractor = m.attractor.ok_or_else(|| {
+            let line = line(Table::Model, "attractor", None);
+            let msg = format!(
+                "missing key `attractor`: {} ({})",
+                line.valid_with_note(),
+                line.doc
+            );
+            self.err(span.clone(), &key("attractor"), msg)
+        })?;
         let (a, attractors) = self.attractor_shares(&attractor, &key("attractor"))?;
-        let unparsed = self.extraction_share(
-            &m.unparsed,
-            &key("unparsed"),
-            "share of samples with no extractable answer",
-        )?;
-        let split = self.extraction_share(&m.split, &key("split"), "share of correct samples written in a form the normaliser treats as a different answer")?;
+        let share = |v: &Option<Spanned<f64>>, k: &str| {
+            self.model_value(v, (Table::Model, k), &key(k), 0.0)
+        };
+        let unparsed = share(&m.unparsed, "unparsed")?;
+        let split = share(&m.split, "split")?;
         let tokens = match m.tokens {
             Some(t) => {
                 let ts = t.span();
@@ -67,26 +78,18 @@ impl Resolver<'_> {
             None => None,
         };
         let shift_sd = self.shift_sd(m.shift_sd, &source, &key("shift_sd"))?;
-        let run_sd = match &m.run_sd {
-            None => 0.0,
-            Some(v) => {
-                let x = *v.get_ref();
-                if !(x.is_finite() && (0.0..=MAX_OMEGA).contains(&x)) {
-                    return Err(self.err(v.span(), &key("run_sd"), format!("must be a number in [0, {MAX_OMEGA}] (the logit SD of the offset the samples of one run share; 0 = independent samples), got {x}")));
-                }
-                x
-            }
-        };
-        let memorized_rate = match &m.memorized_rate {
-            None => None,
-            Some(v) => {
-                let x = *v.get_ref();
-                if !(0.0..=1.0).contains(&x) {
-                    return Err(self.err(v.span(), &key("memorized_rate"), format!("must be in [0, 1] (the solve rate on memorised problems, e.g. 0.98), got {x}")));
-                }
-                Some(x)
-            }
-        };
+        let run_sd = share(&m.run_sd, "run_sd")?;
+        let memorized_rate = m
+            .memorized_rate
+            .as_ref()
+            .map(|v| {
+                self.value(
+                    v,
+                    line(Table::Model, "memorized_rate", None),
+                    &key("memorized_rate"),
+                )
+            })
+            .transpose()?;
         let verifier = match m.verifier {
             Some(v) => {
                 let vs = v.span();
@@ -141,7 +144,7 @@ impl Resolver<'_> {
     }
 
     /// `[model.confidence]`: `separation` (required) and `attractor` (default 0), each a number
-    /// of SDs in [-[`MAX_SEPARATION`], [`MAX_SEPARATION`]].
+    /// of SDs in the key table's range.
     pub(super) fn confidence(
         &self,
         c: RawConfidence,
@@ -149,31 +152,21 @@ impl Resolver<'_> {
         idx: usize,
     ) -> Res<Confidence> {
         let key = |k: &str| format!("model[{idx}].confidence.{k}");
-        let sd = |v: &Spanned<f64>, k: &str, what: &str| -> Res<f64> {
-            let x = *v.get_ref();
-            if x.is_finite() && x.abs() <= MAX_SEPARATION {
-                Ok(x)
-            } else {
-                Err(self.err(v.span(), &key(k), format!("must be a number of SDs between -{MAX_SEPARATION} and {MAX_SEPARATION} ({what}), got {x}")))
-            }
-        };
         let separation = c.separation.as_ref().ok_or_else(|| {
             self.err(span, &key("separation"), "missing key `separation`: the mean confidence of a correct sample, in SDs above a one-off wrong answer's (e.g. 1.5)")
         })?;
         Ok(Confidence {
-            separation: sd(
+            separation: self.value(
                 separation,
-                "separation",
-                "the mean confidence of a correct sample; a one-off wrong answer's is N(0, 1)",
+                line(Table::Confidence, "separation", None),
+                &key("separation"),
             )?,
-            attractor: match &c.attractor {
-                Some(a) => sd(
-                    a,
-                    "attractor",
-                    "the mean confidence of the repeated attractor answer",
-                )?,
-                None => 0.0,
-            },
+            attractor: self.model_value(
+                &c.attractor,
+                (Table::Confidence, "attractor"),
+                &key("attractor"),
+                0.0,
+            )?,
         })
     }
 
@@ -188,11 +181,8 @@ impl Resolver<'_> {
         (memorized, model_spans): (&[Option<Range<usize>>], &[Range<usize>]),
     ) -> Res<()> {
         if let Some(c) = &share {
-            let x = *c.get_ref();
-            if !(x > 0.0 && x <= 1.0) {
-                return Err(self.err(c.span(), "benchmark.contaminated", format!("must be in (0, 1] (the share of problems the contaminated models memorised; leave it out for none), got {x}")));
-            }
-            bench.contaminated = x;
+            let line = line(Table::Benchmark, "contaminated", None);
+            bench.contaminated = self.value(c, line, "benchmark.contaminated")?;
         }
         let mut listed = Vec::new();
         if let Some(list) = &names {
@@ -234,20 +224,6 @@ impl Resolver<'_> {
         Ok(())
     }
 
-    /// A probability key of `[model.verifier]` or `[model.grader]`: finite and in [0, 1].
-    pub(super) fn probability(&self, v: &Spanned<f64>, key: &str, what: &str) -> Res<f64> {
-        let x = *v.get_ref();
-        if (0.0..=1.0).contains(&x) {
-            Ok(x)
-        } else {
-            Err(self.err(
-                v.span(),
-                key,
-                format!("must be a probability in [0, 1] ({what}), got {x}"),
-            ))
-        }
-    }
-
     /// `[model.verifier]`: `kind = "threshold"` takes `tpr`, `fpr` (required) and `fallback`
     /// (default "random"); `kind = "score"` takes `separation` (required).
     pub(super) fn verifier(&self, v: RawVerifier, span: Range<usize>, idx: usize) -> Res<Verifier> {
@@ -283,77 +259,40 @@ impl Resolver<'_> {
                 ));
             }
         }
-        fn need<'a>(
-            r: &Resolver,
-            x: &'a Option<Spanned<f64>>,
-            span: &Range<usize>,
-            key: &str,
-            k: &str,
-            what: &str,
-        ) -> Res<&'a Spanned<f64>> {
-            x.as_ref()
-                .ok_or_else(|| r.err(span.clone(), key, format!("missing key `{k}` ({what})")))
-        }
+        let need = |k: &str, x: &Option<Spanned<f64>>| -> Res<f64> {
+            let line = line(Table::Verifier, k, None);
+            let x = x.as_ref().ok_or_else(|| {
+                let msg = format!("missing key `{k}` ({}: {})", line.valid(), line.doc);
+                self.err(span.clone(), &key(k), msg)
+            })?;
+            self.value(x, line, &key(k))
+        };
         Ok(match kind {
-            VerifierKind::Threshold => {
-                let tpr_what = "the probability that the verifier accepts a correct sample";
-                let fpr_what = "the probability that the verifier accepts a wrong sample";
-                let tpr = need(self, &v.tpr, &span, &key("tpr"), "tpr", tpr_what)?;
-                let tpr = self.probability(tpr, &key("tpr"), tpr_what)?;
-                let fpr = need(self, &v.fpr, &span, &key("fpr"), "fpr", fpr_what)?;
-                let fpr = self.probability(fpr, &key("fpr"), fpr_what)?;
-                Verifier::Threshold(ThresholdVerifier {
-                    tpr,
-                    fpr,
-                    fallback: v.fallback.map_or(Fallback::Random, |f| f.into_inner()),
-                })
-            }
-            VerifierKind::Score => {
-                let what = "mean reward score of a correct sample minus a wrong one's, in units of the score's SD";
-                let d = need(
-                    self,
-                    &v.separation,
-                    &span,
-                    &key("separation"),
-                    "separation",
-                    what,
-                )?;
-                let x = *d.get_ref();
-                if !(x.is_finite() && x.abs() <= MAX_SEPARATION) {
-                    return Err(self.err(
-                        d.span(),
-                        &key("separation"),
-                        format!("must be a number between -{MAX_SEPARATION} and {MAX_SEPARATION} ({what}), got {x}"),
-                    ));
-                }
-                Verifier::Score { separation: x }
-            }
+            VerifierKind::Threshold => Verifier::Threshold(ThresholdVerifier {
+                tpr: need("tpr", &v.tpr)?,
+                fpr: need("fpr", &v.fpr)?,
+                fallback: v.fallback.map_or(Fallback::Random, |f| f.into_inner()),
+            }),
+            VerifierKind::Score => Verifier::Score {
+                separation: need("separation", &v.separation)?,
+            },
         })
     }
 
     /// `[model.grader]`: `fpr` and `fnr`, each a probability, default 0.
     pub(super) fn grader(&self, g: RawGrader, idx: usize) -> Res<Grader> {
-        let key = |k: &str| format!("model[{idx}].grader.{k}");
-        let rate = |v: &Option<Spanned<f64>>, k: &str, what: &str| -> Res<f64> {
-            v.as_ref()
-                .map_or(Ok(0.0), |v| self.probability(v, &key(k), what))
+        let rate = |v: &Option<Spanned<f64>>, k: &str| {
+            let path = format!("model[{idx}].grader.{k}");
+            self.model_value(v, (Table::Grader, k), &path, 0.0)
         };
         Ok(Grader {
-            fpr: rate(
-                &g.fpr,
-                "fpr",
-                "the probability that the grader marks a wrong answer correct",
-            )?,
-            fnr: rate(
-                &g.fnr,
-                "fnr",
-                "the probability that the grader marks a correct answer wrong",
-            )?,
+            fpr: rate(&g.fpr, "fpr")?,
+            fnr: rate(&g.fnr, "fnr")?,
         })
     }
 
-    /// `attractor`: a number in [0, 1] (one repeated wrong answer) or a list of at most
-    /// [`MAX_ATTRACTORS`] shares, each >= 0, summing to at most 1. Returns (the first share, or 0
+    /// `attractor`: a share (one repeated wrong answer) or a list of up to [`MAX_ATTRACTORS`]
+    /// shares, each in the key table's range, summing to at most 1. Returns (the first share, or 0
     /// for an empty list; every share).
     pub(super) fn attractor_shares(
         &self,
@@ -365,22 +304,19 @@ impl Resolver<'_> {
             toml::Value::Integer(i) => Some(*i as f64),
             _ => None,
         };
+        let line = line(Table::Model, "attractor", None);
         match v.get_ref() {
             toml::Value::Array(list) => {
-                if list.len() > MAX_ATTRACTORS {
-                    return Err(self.err(v.span(), key, format!("lists {} shares: at most {MAX_ATTRACTORS} repeated wrong answers", list.len())));
-                }
                 let mut shares = Vec::with_capacity(list.len());
                 for (i, x) in list.iter().enumerate() {
-                    let at = self.loc.element(v.span(), i);
                     let Some(a) = number(x) else {
-                        return Err(self.err(at, key, format!("entry {} is not a number: every entry is a share of the wrong answers in [0, 1]", i + 1)));
+                        let at = self.loc.element(v.span(), i);
+                        let bounds = range::domain(line).bounds_text();
+                        return Err(self.err(at, key, format!("entry {} is not a number: every entry is a share of the wrong answers in {bounds}", i + 1)));
                     };
-                    if !(0.0..=1.0).contains(&a) {
-                        return Err(self.err(at, key, format!("entry {} is {a}: every share must be in [0, 1]", i + 1)));
-                    }
                     shares.push(a);
                 }
+                self.list(&shares, v.span(), &range::domain(line), key)?;
                 let total: f64 = shares.iter().sum();
                 if total > 1.0 + SHARE_SUM_SLACK {
                     return Err(self.err(v.span(), key, format!("the shares sum to {total}: they split the wrong answers, so their sum must be at most 1 (the rest are one-off wrong answers)")));
@@ -388,39 +324,20 @@ impl Resolver<'_> {
                 Ok((shares.first().copied().unwrap_or(0.0), shares))
             }
             x => match number(x) {
-                Some(a) if (0.0..=1.0).contains(&a) => Ok((a, vec![a])),
-                Some(a) => Err(self.err(
+                Some(a) => {
+                    let a = self.value(&Spanned::new(v.span(), a), line, key)?;
+                    Ok((a, vec![a]))
+                }
+                None => Err(self.err(
                     v.span(),
                     key,
-                    format!(
-                        "must be in [0, 1] (share of wrong answers on the repeated attractor), got {a}"
-                    ),
+                    format!("must be {}, got {}", line.valid(), x.type_str()),
                 )),
-                None => Err(self.err(v.span(), key, format!("must be a share in [0, 1] or a list of at most {MAX_ATTRACTORS} shares, got {}", x.type_str()))),
             },
         }
     }
 
-    /// `unparsed` or `split`: a share in [0, 1) (1 would leave no parsed sample, or no correct
-    /// sample in the main form); 0 when absent.
-    pub(super) fn extraction_share(
-        &self,
-        v: &Option<Spanned<f64>>,
-        key: &str,
-        what: &str,
-    ) -> Res<f64> {
-        match v {
-            None => Ok(0.0),
-            Some(x) if (0.0..1.0).contains(x.get_ref()) => Ok(*x.get_ref()),
-            Some(x) => Err(self.err(
-                x.span(),
-                key,
-                format!("must be in [0, 1) ({what}), got {}", x.get_ref()),
-            )),
-        }
-    }
-
-    /// `shift_sd` (tau): finite, in [0, MAX_SHIFT_SD], and only with a `shift` (a model that
+    /// `shift_sd` (tau): in the key table's range, and only with a `shift` (a model that
     /// lists its own `rates` has no benchmark logit to deviate from). Absent means 0.
     pub(super) fn shift_sd(
         &self,
@@ -429,14 +346,7 @@ impl Resolver<'_> {
         key: &str,
     ) -> Res<f64> {
         let Some(v) = v else { return Ok(0.0) };
-        let tau = *v.get_ref();
-        if !(tau.is_finite() && (0.0..=MAX_SHIFT_SD).contains(&tau)) {
-            return Err(self.err(
-                v.span(),
-                key,
-                format!("must be a finite number in [0, {MAX_SHIFT_SD}] (the SD of the model's own per-problem logit deviation; 0 = a constant shift), got {tau}"),
-            ));
-        }
+        let tau = self.value(&v, line(Table::Model, "shift_sd", None), key)?;
         if matches!(source, RateSource::Rates(_)) {
             return Err(self.err(
                 v.span(),
@@ -448,49 +358,20 @@ impl Resolver<'_> {
     }
 
     pub(super) fn tokens(&self, t: RawTokens, span: Range<usize>, idx: usize) -> Res<TraceLengths> {
-        let get = |v: Option<Spanned<f64>>, name: &str, what: &str, allow_zero: bool| -> Res<f64> {
+        let get = |v: Option<Spanned<f64>>, name: &str| -> Res<f64> {
             let key = format!("model[{idx}].tokens.{name}");
+            let line = line(Table::Tokens, name, None);
             let v = v.ok_or_else(|| {
-                self.err(span.clone(), &key, format!("missing key `{name}` ({what})"))
+                let msg = format!("missing key `{name}` ({}: {})", line.valid(), line.doc);
+                self.err(span.clone(), &key, msg)
             })?;
-            let x = *v.get_ref();
-            let ok = x.is_finite() && (x > 0.0 || (allow_zero && x == 0.0));
-            if ok {
-                Ok(x)
-            } else {
-                let bound = if allow_zero { ">= 0" } else { "> 0" };
-                Err(self.err(
-                    v.span(),
-                    &key,
-                    format!("must be a finite number {bound} ({what}), got {x}"),
-                ))
-            }
+            self.value(&v, line, &key)
         };
         let lengths = TraceLengths {
-            median_tokens: get(
-                t.median_tokens,
-                "median_tokens",
-                "median correct-trace length on the easiest problem, tokens",
-                false,
-            )?,
-            hard_growth: get(
-                t.hard_growth,
-                "hard_growth",
-                "growth of the median with difficulty",
-                true,
-            )?,
-            wrong_factor: get(
-                t.wrong_factor,
-                "wrong_factor",
-                "wrong traces are this many times longer",
-                false,
-            )?,
-            sigma: get(
-                t.sigma,
-                "sigma",
-                "log-sd of the lognormal trace length",
-                false,
-            )?,
+            median_tokens: get(t.median_tokens, "median_tokens")?,
+            hard_growth: get(t.hard_growth, "hard_growth")?,
+            wrong_factor: get(t.wrong_factor, "wrong_factor")?,
+            sigma: get(t.sigma, "sigma")?,
         };
         self.token_range(&lengths, span, idx)?;
         Ok(lengths)

@@ -1,6 +1,7 @@
 //! A `plan` experiment in a scenario file: model A, B's deviation, the grid and targets.
 use super::experiment::ExpCtx;
 use super::*;
+use crate::scenario::MAX_K;
 
 impl ExpCtx<'_> {
     pub(super) fn plan_spec(&self) -> Res<ExperimentSpec> {
@@ -69,22 +70,9 @@ impl ExpCtx<'_> {
             let at = e.model.as_ref().map_or(span.clone(), |m| m.span());
             return Err(self.r.err(at, &key("model"), format!("model `{}` lists explicit rates; a `plan` needs a model given by a `shift` (model A is the population shifted by it)", model.name)));
         };
-        let block_shift_sd = match &e.shift_sd {
-            None => None,
-            Some(v) if (0.0..=MAX_PLAN_SHIFT_SD).contains(v.get_ref()) => {
-                Some((*v.get_ref(), v.span()))
-            }
-            Some(v) => {
-                return Err(self.r.err(
-                    v.span(),
-                    &key("shift_sd"),
-                    format!(
-                        "must be a number of logits between 0 (B is A shifted by the gap) and {MAX_PLAN_SHIFT_SD} (the per-problem disagreement SD tau; logit correlation sigma / sqrt(sigma^2 + tau^2)), got {}",
-                        v.get_ref()
-                    ),
-                ));
-            }
-        };
+        let block_shift_sd = self
+            .opt(&e.shift_sd, "shift_sd")?
+            .zip(e.shift_sd.as_ref().map(Spanned::span));
         let model_shift_sd = self.plan_model_shift_sd(model, bench, block_shift_sd.clone())?;
         // The block's shift_sd is B's own deviation SD: beside a model A's own it lives in
         // `model_shift_sd`; without one it is B's disagreement with A.
@@ -119,20 +107,7 @@ impl ExpCtx<'_> {
                 }
             }
         };
-        let target_power = match &e.target_power {
-            None => None,
-            Some(v) if *v.get_ref() > 0.05 && *v.get_ref() < 1.0 => Some(*v.get_ref()),
-            Some(v) => {
-                return Err(self.r.err(
-                    v.span(),
-                    &key("target_power"),
-                    format!(
-                        "must be a power strictly between 0.05 (a 5% test's power at no gap) and 1, e.g. 0.9, got {}",
-                        v.get_ref()
-                    ),
-                ));
-            }
-        };
+        let target_power = self.opt(&e.target_power, "target_power")?;
         let gaps = match (&e.gap_logits, &e.gap_points) {
             (Some(_), Some(p)) => {
                 return Err(self.r.err(
@@ -150,14 +125,9 @@ impl ExpCtx<'_> {
                 } else {
                     "gap_points"
                 };
+                self.check_list(g, k)?;
                 let list = g.get_ref();
-                if list.is_empty() || list.len() > 64 {
-                    return Err(self.r.err(
-                        g.span(),
-                        &key(k),
-                        format!("must list 1 to 64 values, got {}", list.len()),
-                    ));
-                }
+                let logits_line = self.line("gap_logits");
                 let mut out = Vec::new();
                 for (i, &x) in list.iter().enumerate() {
                     let logits = if k == "gap_logits" {
@@ -173,46 +143,39 @@ impl ExpCtx<'_> {
                         )
                         .map_err(|m| self.r.err(self.r.entry(g, i), &key(k), m))?
                     };
-                    if !(logits.is_finite() && logits.abs() <= MAX_LOGIT) {
-                        return Err(self.r.err(self.r.entry(g, i), &key(k), format!("{x} is out of range: every gap must be a number of logits between -{MAX_LOGIT} and {MAX_LOGIT}")));
+                    // Gaps in points: their logits by the table's range of `gap_logits`.
+                    let d = range::domain(logits_line);
+                    if !d.admits_real(logits) {
+                        return Err(self.r.err(
+                            self.r.entry(g, i),
+                            &key(k),
+                            format!(
+                                "{x} is out of range: every gap must be a number of logits {}",
+                                d.phrase()
+                            ),
+                        ));
                     }
                     out.push(logits);
                 }
                 out
             }
         };
-        let problems = self.ints(
-            &e.problems,
-            "problems",
-            MAX_PROBLEMS,
-            Some(&[30, 100, 300, 1000]),
-        )?;
+        let problems = self.ints(&e.problems, "problems", Some(&[30, 100, 300, 1000]))?;
         // With several attractors or split a plan's maj@k runs the mode recurrence on every
         // population node (tens of thousands per power evaluation of the root-finding), so k is
         // capped; one attractor with unparsed or a grader costs what the canonical vote costs.
         let modes = model.attractors.len() > 1 || model.split != 0.0;
         let max_k = if modes { MAX_PLAN_MODES_K } else { MAX_K };
         let samples = match metric {
-            PlanMetric::Pass1 => self.ints(&e.samples, "samples", 4096, Some(&[1, 4, 16, 64]))?,
+            PlanMetric::Pass1 => self.ints(&e.samples, "samples", Some(&[1, 4, 16, 64]))?,
             PlanMetric::Maj { .. } => {
-                let ks = self.ints(&e.k, "k", MAX_K, None)?;
+                let ks = self.ints(&e.k, "k", None)?;
                 if let (Some(i), Some(v)) =
                     (ks.iter().position(|&k| u64::from(k) > max_k), e.k.as_ref())
                 {
                     return Err(self.r.err(self.r.entry(v, i), &key("k"), format!("{} is out of range: model `{}` sets {} and a plan's maj@k then runs the mode recurrence on every population node, so k may be at most {MAX_PLAN_MODES_K}; use smaller k, or a model with one attractor share and no split", ks[i], model.name, if model.split != 0.0 { "`split`" } else { "several attractor shares" })));
                 }
                 ks
-            }
-        };
-        let fraction = |v: &Option<Spanned<f64>>, k: &str, default: f64| -> Res<f64> {
-            match v {
-                None => Ok(default),
-                Some(x) if *x.get_ref() > 0.0 && *x.get_ref() < 1.0 => Ok(*x.get_ref()),
-                Some(x) => Err(self.r.err(
-                    x.span(),
-                    &key(k),
-                    format!("must be a fraction in (0, 1), got {}", x.get_ref()),
-                )),
             }
         };
         let cells =
@@ -229,34 +192,9 @@ impl ExpCtx<'_> {
                     )),
                 }
             };
-        let reruns = match &e.reruns {
-            None => 20_000,
-            Some(v) if *v.get_ref() > MAX_DRAWS => {
-                return Err(self.r.err(
-                    v.span(),
-                    &key("reruns"),
-                    format!(
-                        "must be between 0 (no simulation) and {MAX_DRAWS}, got {}",
-                        v.get_ref()
-                    ),
-                ));
-            }
-            Some(v) => *v.get_ref(),
-        };
-        let population_reruns = match &e.population_reruns {
-            None => reruns.min(DEFAULT_POPULATION_RERUNS),
-            Some(v) if *v.get_ref() > MAX_DRAWS => {
-                return Err(self.r.err(
-                    v.span(),
-                    &key("population_reruns"),
-                    format!(
-                        "must be between 0 (no population-design simulation) and {MAX_DRAWS}, got {}",
-                        v.get_ref()
-                    ),
-                ));
-            }
-            Some(v) => *v.get_ref(),
-        };
+        let reruns = self.value_or(&e.reruns, "reruns", 20_000)?;
+        let population_reruns = self.opt(&e.population_reruns, "population_reruns")?;
+        let population_reruns = population_reruns.unwrap_or(reruns.min(DEFAULT_POPULATION_RERUNS));
         Ok(Plan {
             spec: PlanSpec {
                 mu,
@@ -267,8 +205,12 @@ impl ExpCtx<'_> {
                 model_shift_sd,
                 problems: problems.iter().map(|&n| n as usize).collect(),
                 samples,
-                target_loss_or_tie: fraction(&e.target_loss_or_tie, "target_loss_or_tie", 0.05)?,
-                target_halfwidth: fraction(&e.target_halfwidth, "target_halfwidth", 0.02)?,
+                target_loss_or_tie: self.value_or(
+                    &e.target_loss_or_tie,
+                    "target_loss_or_tie",
+                    0.05,
+                )?,
+                target_halfwidth: self.value_or(&e.target_halfwidth, "target_halfwidth", 0.02)?,
                 reruns,
                 check_cells: cells(&e.check_cells, "check_cells", CheckCells::All)?,
                 seed,

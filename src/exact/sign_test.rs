@@ -216,6 +216,24 @@ struct Search {
 }
 
 impl Search {
+    /// The search for the score law (P_0, P_h, P_1), oriented so that the side ahead wins with
+    /// probability >= 1/2 among decided questions (the test is symmetric).
+    fn new(lose: f64, split: f64, win: f64) -> Search {
+        let decided = win + lose;
+        let (ahead, behind) = if win >= lose {
+            (win / decided, lose / decided)
+        } else {
+            (lose / decided, win / decided)
+        };
+        Search {
+            decided,
+            tie: split,
+            ahead,
+            behind,
+            cache: HashMap::new(),
+        }
+    }
+
     fn decided_power(&mut self, m: usize) -> Decided {
         if let Some(d) = self.cache.get(&m) {
             return *d;
@@ -290,19 +308,7 @@ pub fn questions_for_power(lose: f64, split: f64, win: f64) -> SampleSize {
     if win == lose {
         return SampleSize::Never;
     }
-    let decided = win + lose;
-    let (ahead, behind) = if win > lose {
-        (win / decided, lose / decided)
-    } else {
-        (lose / decided, win / decided)
-    };
-    let mut s = Search {
-        decided,
-        tie: split,
-        ahead,
-        behind,
-        cache: HashMap::new(),
-    };
+    let mut s = Search::new(lose, split, win);
     let limit = MAX_QUESTIONS as usize;
     let beyond = SampleSize::Beyond {
         limit: MAX_QUESTIONS,
@@ -333,19 +339,7 @@ pub fn questions_for_power(lose: f64, split: f64, win: f64) -> SampleSize {
 /// The power of the test with N questions and its complement: (power, miss). Time: as one step
 /// of [`questions_for_power`].
 pub fn power(lose: f64, split: f64, win: f64, questions: usize) -> (f64, f64) {
-    let decided = win + lose;
-    let (ahead, behind) = if win >= lose {
-        (win / decided, lose / decided)
-    } else {
-        (lose / decided, win / decided)
-    };
-    let mut s = Search {
-        decided,
-        tie: split,
-        ahead,
-        behind,
-        cache: HashMap::new(),
-    };
+    let mut s = Search::new(lose, split, win);
     (
         s.mix(questions, |d| d.reject),
         s.mix(questions, |d| d.accept),

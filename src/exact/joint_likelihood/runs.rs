@@ -62,8 +62,8 @@ use rayon::prelude::*;
 
 use super::moments::{at_absolute_spreads, LazyTable, NodeMoments, RowTerms};
 use super::trapezoid::{
-    inner_integral, lattice_integral, trapezoid_step, CountKernel, LogitLattice, NormalRule, DROP,
-    LN_NORMAL, MAX_NODES, PRODUCT_FLOOR,
+    inner_integral, lattice_integral, trapezoid_step, CountKernel, LogitLattice, NormalRule,
+    DENSE_REACH, DROP, LN_NORMAL, MAX_NODES, PRODUCT_FLOOR,
 };
 use super::{ln_binomial, logit_approx, Count, Inner, JointParams, Order};
 
@@ -171,9 +171,6 @@ struct Middle {
     /// eta-eta, eta-tau, tau-tau, eta-omega, tau-omega, omega-omega.
     second: [f64; 6],
 }
-
-/// Most lattice points per side held in a dense table; points beyond go to a map.
-const DENSE_REACH: i64 = 1 << 14;
 
 /// A model's lattice: u = base + delta (L k + M j), with `per_outer` = L, `per_inner` = M and
 /// the middle step `h_e`; points with |L k + M j| < `reach` are held in tables.

@@ -238,8 +238,8 @@ const MAX_PER_OUTER: i64 = 16;
 /// within [`DROP`] of the peak is then a normal double); below, [`inner_integral`] sums it.
 pub(crate) const PRODUCT_FLOOR: f64 = -600.0;
 /// Most lattice points (and outer nodes) per side held in dense tables; points beyond are
-/// computed when asked.
-const DENSE_REACH: i64 = 1 << 14;
+/// computed when asked (or go to a map, in the runs likelihood's lattice).
+pub(super) const DENSE_REACH: i64 = 1 << 14;
 /// Dense tables cover the standard normal variables up to this many SDs (the normal density is
 /// below e^-72 there).
 const TABLE_SDS: f64 = 12.0;

@@ -183,7 +183,7 @@ fn sweep_varies_the_judges_position_bias() {
 }
 
 /// The questions for 80% power were the Wald normal approximation (53 for the shipped fixed
-/// order, whose exact two-sided sign test has 78% power there): they are now the smallest N at
+/// order, whose exact two-sided sign test has 68% power there): they are now the smallest N at
 /// which the exact test reaches 80%, and each is checked by simulated tests.
 #[test]
 fn judge_questions_for_power_were_a_normal_approximation() {

@@ -107,6 +107,9 @@ use crate::model::VoteRule;
 #[cfg(any(test, feature = "reference-algorithms"))]
 #[doc(hidden)]
 pub mod reference;
+mod table;
+
+pub use table::{maj_at_k_table, ModesTable};
 
 /// Relative accuracy of the pruned sum over leader counts (see `shares_win_loss`): the counts
 /// skipped change the win and the loss by less than this fraction of each.

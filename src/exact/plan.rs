@@ -27,7 +27,7 @@
 //! `model` and the rest of `exact` only.
 
 use crate::exact::grader::{Grader, SampleGrading};
-use crate::exact::modes::{maj_at_k_modes, Extraction};
+use crate::exact::modes::{maj_at_k_table, Extraction};
 use crate::exact::noise::{diff_normal_approx, head_to_head, seed_sd};
 use crate::exact::normal;
 use crate::exact::quadrature::{gauss_hermite_normal, CompositeSimpson, NormalQuadrature};
@@ -503,10 +503,12 @@ pub fn graded_pass1(p: f64, unparsed: f64, grader: Option<Grader>) -> f64 {
 }
 
 /// The probability that one majority vote of k samples is graded correct, for a true solve rate
-/// `p`: maj@k of the answer distribution with `attractors`, `extraction` (unparsed, split), by
-/// [`maj_at_k_modes`], and with a grader the pick graded once: m (1 - fnr) + (1 - m) fpr, with
-/// m and 1 - m each from their own terms ([`Grader::selected`]). Time: that of
-/// [`maj_at_k_modes`].
+/// `p`: maj@k of the answer distribution with `attractors`, `extraction` (unparsed, split), read
+/// from this thread's conditional tables of that answer law
+/// ([`crate::exact::modes::maj_at_k_table`]: built once, then O(k) per rate, which is what a
+/// population of tens of thousands of rates needs), and with a grader the pick graded once:
+/// m (1 - fnr) + (1 - m) fpr, with m and 1 - m each from their own terms
+/// ([`Grader::selected`]).
 pub fn graded_vote(
     p: f64,
     attractors: &[f64],
@@ -515,7 +517,7 @@ pub fn graded_vote(
     k: u32,
     rule: VoteRule,
 ) -> f64 {
-    let m = maj_at_k_modes(p, attractors, extraction, k, rule);
+    let m = maj_at_k_table(p, attractors, extraction, k, rule);
     match grader {
         Some(g) => g.selected(m).0,
         None => m.0,

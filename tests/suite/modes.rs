@@ -143,9 +143,24 @@ fn modes_tables_are_identical_for_1_and_3_threads() {
 }
 
 #[test]
+fn several_attractor_maj_plans_stopped_at_k_16() {
+    // The plan read maj@k of several attractors and split from the mode recurrence at every
+    // population node, so k above 16 was refused; the conditional tables of the answer law make
+    // k = 64 cost what a one-share plan costs. Its exact values are checked by simulation.
+    let text = format!(
+        "{HEAD}[[model]]\nname = \"m\"\nattractor = [0.3, 0.2]\nsplit = 0.1\nunparsed = 0.05\n[[experiment]]\nkind = \"plan\"\nmodel = \"m\"\nmetric = \"maj\"\nk = [5, 64]\nproblems = [12]\ngap_logits = [0.3]\nreruns = 2000\n"
+    );
+    let out = run(&text);
+    let checks: Vec<_> = out.results.iter().flat_map(|r| r.checks()).collect();
+    assert!(checks.len() >= 8, "{} checks", checks.len());
+    let failed: Vec<_> = checks.iter().filter(|c| !c.passed()).collect();
+    assert!(failed.is_empty(), "failed checks: {failed:?}");
+}
+
+#[test]
 fn experiments_that_cannot_honour_a_key_refuse_it_with_its_location() {
     let model = "[[model]]\nname = \"m\"\nattractor = 0.5\nsplit = 0.2\n[model.tokens]\nmedian_tokens = 1000\nhard_growth = 1.0\nwrong_factor = 1.5\nsigma = 0.5\n";
-    // plan honours split and unparsed; a maj@k plan with split refuses k above 16 at its `k`.
+    // plan honours split and unparsed; a maj@k plan with split refuses k above 256 at its `k`.
     for key in ["split = 0.2", "unparsed = 0.2"] {
         let text = format!(
             "{HEAD}{model}[[experiment]]\nkind = \"plan\"\nmodel = \"m\"\ngap_logits = [0.2]\n"
@@ -154,13 +169,13 @@ fn experiments_that_cannot_honour_a_key_refuse_it_with_its_location() {
         assert!(Scenario::from_toml(&text, "t", "t.toml").is_ok(), "{key}");
     }
     let text = format!(
-        "{HEAD}{model}[[experiment]]\nkind = \"plan\"\nmodel = \"m\"\nmetric = \"maj\"\nk = [5, 64]\ngap_logits = [0.2]\n"
+        "{HEAD}{model}[[experiment]]\nkind = \"plan\"\nmodel = \"m\"\nmetric = \"maj\"\nk = [5, 512]\ngap_logits = [0.2]\n"
     );
     let err = Scenario::from_toml(&text, "t", "t.toml")
-        .expect_err("plan maj k 64 with split")
+        .expect_err("plan maj k 512 with split")
         .to_string();
     assert!(
-        err.contains("t.toml:") && err.contains(".k") && err.contains("at most 16"),
+        err.contains("t.toml:") && err.contains(".k") && err.contains("at most 256"),
         "{err}"
     );
     // Budget, seed-variance, cost and vote-spread honour split and unparsed.

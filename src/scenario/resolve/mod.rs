@@ -21,9 +21,11 @@ use super::{
     DEFAULT_K, MAX_COUNT_SUPPORT, MAX_EXPERIMENT_NAME, MAX_GRID, MAX_TOKEN_SCALE, MAX_TOTAL_VOTES,
     RUN_FILES,
 };
-/// Largest k of a plan's maj@k when the model has several attractor shares or `split` (the
-/// mode recurrence runs on every population node of every power evaluation).
-pub const MAX_PLAN_MODES_K: u64 = 16;
+/// Largest k of a plan's maj@k when the model has several attractor shares or `split`: the
+/// plan reads maj@k from conditional vote tables built once per answer law
+/// ([`crate::exact::modes::ModesTable`]), whose build grows as m k^3 (about 1.4 s of CPU for a
+/// whole two-attractor plan at k = 256, 24 s at k = 1,024).
+pub const MAX_PLAN_MODES_K: u64 = 256;
 
 /// Largest n x (public + fresh problems) of a contamination experiment.
 const MAX_CONTAMINATION_SUPPORT: u64 = 40_000;

@@ -161,9 +161,8 @@ impl ExpCtx<'_> {
             }
         };
         let problems = self.ints(&e.problems, "problems", Some(&[30, 100, 300, 1000]))?;
-        // With several attractors or split a plan's maj@k runs the mode recurrence on every
-        // population node (tens of thousands per power evaluation of the root-finding), so k is
-        // capped; one attractor with unparsed or a grader costs what the canonical vote costs.
+        // With several attractors or split a plan's maj@k is read from conditional vote tables
+        // whose build grows as m k^3, so k is capped lower than elsewhere.
         let modes = model.attractors.len() > 1 || model.split != 0.0;
         let max_k = if modes { MAX_PLAN_MODES_K } else { MAX_K };
         let samples = match metric {
@@ -173,7 +172,7 @@ impl ExpCtx<'_> {
                 if let (Some(i), Some(v)) =
                     (ks.iter().position(|&k| u64::from(k) > max_k), e.k.as_ref())
                 {
-                    return Err(self.r.err(self.r.entry(v, i), &key("k"), format!("{} is out of range: model `{}` sets {} and a plan's maj@k then runs the mode recurrence on every population node, so k may be at most {MAX_PLAN_MODES_K}; use smaller k, or a model with one attractor share and no split", ks[i], model.name, if model.split != 0.0 { "`split`" } else { "several attractor shares" })));
+                    return Err(self.r.err(self.r.entry(v, i), &key("k"), format!("{} is out of range: model `{}` sets {} and a plan's maj@k then builds conditional vote tables whose cost grows as k^3, so k may be at most {MAX_PLAN_MODES_K}; use smaller k, or a model with one attractor share and no split", ks[i], model.name, if model.split != 0.0 { "`split`" } else { "several attractor shares" })));
                 }
                 ks
             }

@@ -39,6 +39,7 @@ use serde::{Deserialize, Serialize};
 use statrs::distribution::{Beta, ContinuousCDF, StudentsT};
 
 use crate::exact::normal::Z_95;
+use crate::numerics::root::{bisect, Side, Stop};
 
 /// Two-sided level of every interval here.
 pub const LEVEL: f64 = 0.95;
@@ -339,7 +340,7 @@ pub fn tango_variance(delta: f64, b: f64, c: f64, n: f64) -> f64 {
 
 /// Bisection steps of [`paired_score_from_moments`] (the end points are found to 2^-60 of the
 /// distance from the mean to the end of the range).
-const SCORE_BISECTIONS: usize = 60;
+const SCORE_BISECTIONS: u32 = 60;
 
 /// Whether every paired difference is -1, 0 or +1 (the 0/1 scores of pass@k at k = n, or of
 /// pass@1 on one sample): the case where the three-point reading of
@@ -431,16 +432,13 @@ pub fn paired_score_scaled(
         if f(side) <= 0.0 {
             return side;
         }
-        let (mut inner, mut outer) = (mean, side);
-        for _ in 0..SCORE_BISECTIONS {
-            let mid = (inner + outer) / 2.0;
-            if f(mid) > 0.0 {
-                outer = mid;
+        bisect(mean, side, Stop::Halvings(SCORE_BISECTIONS), |x| {
+            if f(x) > 0.0 {
+                Side::B
             } else {
-                inner = mid;
+                Side::A
             }
-        }
-        (inner + outer) / 2.0
+        })
     };
     Some(MeanInterval {
         low: end(-1.0).max(-1.0),

@@ -17,6 +17,7 @@ use crate::exact::modes::{maj_at_k_modes, Extraction};
 use crate::exact::normal;
 pub use crate::model::TraceLengths;
 use crate::model::VoteRule;
+use crate::numerics::root::{bisect, Side, Stop};
 
 /// P(L <= x) for L lognormal with the given median and log-SD s: Phi((ln x - ln median) / s).
 ///
@@ -555,21 +556,18 @@ pub fn crossover_budgets(
 }
 
 /// Bisection for a sign change of `gap` between `below` and `above` (in ln B).
-fn bisect_sign_change(gap: &impl Fn(f64) -> f64, mut below: f64, mut above: f64) -> f64 {
+fn bisect_sign_change(gap: &impl Fn(f64) -> f64, below: f64, above: f64) -> f64 {
     let sign_below = gap(below).signum();
-    while (above - below).abs() > CROSSOVER_LOG_TOLERANCE {
-        let mid = 0.5 * (below + above);
-        let value = gap(mid);
+    bisect(below, above, Stop::Width(CROSSOVER_LOG_TOLERANCE), |x| {
+        let value = gap(x);
         if value == 0.0 {
-            return mid;
-        }
-        if value.signum() == sign_below {
-            below = mid;
+            Side::Root
+        } else if value.signum() == sign_below {
+            Side::A
         } else {
-            above = mid;
+            Side::B
         }
-    }
-    0.5 * (below + above)
+    })
 }
 
 fn check_lognormal(median: f64, s: f64) {

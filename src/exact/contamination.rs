@@ -25,6 +25,7 @@ use crate::exact::grader::SampleGrading;
 use crate::exact::quadrature::AdaptiveKronrod;
 use crate::exact::{noise, run_corr};
 use crate::model::expit;
+use crate::numerics::root::first_true;
 use statrs::distribution::{ContinuousCDF, Normal};
 
 /// The parameters of a contamination comparison.
@@ -282,16 +283,8 @@ impl GapDistribution {
         let n = i64::from(self.n);
         let (big_n, big_m) = (self.public_problems as i64, self.fresh_problems as i64);
         // P(D > lo) = 1 > alpha; P(D > hi) = 0 <= alpha.
-        let (mut lo, mut hi) = (-(n * big_m * big_n) - 1, n * big_n * big_m);
-        while hi - lo > 1 {
-            let mid = lo + (hi - lo) / 2;
-            if self.exceeds(mid).0 <= alpha {
-                hi = mid;
-            } else {
-                lo = mid;
-            }
-        }
-        hi
+        let (lo, hi) = (-(n * big_m * big_n) - 1, n * big_n * big_m);
+        first_true(lo, hi, |t| self.exceeds(t).0 <= alpha)
     }
 }
 

@@ -32,6 +32,7 @@ use crate::exact::noise::{diff_normal_approx, head_to_head, seed_sd};
 use crate::exact::normal;
 use crate::exact::quadrature::{gauss_hermite_normal, CompositeSimpson, NormalQuadrature};
 use crate::model::VoteRule;
+use crate::numerics::root::{bisect, Side, Stop};
 use rayon::prelude::*;
 use serde::Serialize;
 
@@ -474,7 +475,7 @@ pub fn gap_logits_for_points(
     let target = points / 100.0;
     let sigma_b = sigma.hypot(tau_b);
     let gap_at = |s: f64| normal_expectation(|z| expit(mu + s + sigma_b * z)) - base;
-    let (mut lo, mut hi) = (-40.0, 40.0);
+    let (lo, hi) = (-40.0, 40.0);
     if !(gap_at(lo) < target && target < gap_at(hi)) {
         return Err(format!(
             "a gap of {points} points is out of reach: pass@1 of A is {:.1}%, so the gap must lie between {:.1} and {:.1} points",
@@ -483,15 +484,13 @@ pub fn gap_logits_for_points(
             100.0 * (1.0 - base)
         ));
     }
-    for _ in 0..100 {
-        let mid = 0.5 * (lo + hi);
-        if gap_at(mid) < target {
-            lo = mid;
+    Ok(bisect(lo, hi, Stop::Halvings(100), |g| {
+        if gap_at(g) < target {
+            Side::A
         } else {
-            hi = mid;
+            Side::B
         }
-    }
-    Ok(0.5 * (lo + hi))
+    }))
 }
 
 /// The per-problem success probability of one pass@1 sample as the harness grades it, for a true

@@ -36,6 +36,8 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 
+use crate::numerics::root::first_true;
+
 /// The level of each tail of the two-sided 5% test.
 pub const TAIL: f64 = 0.025;
 /// The power the sample size is for.
@@ -277,7 +279,7 @@ impl Search {
         if g(self, lo) >= target {
             return Some(lo);
         }
-        let mut above = loop {
+        let above = loop {
             let n = (lo + step).min(hi);
             if g(self, n) >= target {
                 break n;
@@ -288,15 +290,10 @@ impl Search {
             below = n;
             step *= 2;
         };
-        while above - below > 1 {
-            let mid = below + (above - below) / 2;
-            if g(self, mid) >= target {
-                above = mid;
-            } else {
-                below = mid;
-            }
-        }
-        Some(above)
+        let above = first_true(below as i64, above as i64, |n| {
+            g(self, n as usize) >= target
+        });
+        Some(above as usize)
     }
 }
 

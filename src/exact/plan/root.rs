@@ -1,5 +1,7 @@
 //! The root-finding of the minimum detectable gap (see [`smallest_gap_with_power`]).
 
+use crate::numerics::root::illinois;
+
 /// The smallest logit gap g in (0, 40] whose power `power(g)` reaches `target`, for a power that
 /// rises with g from 0.05 at g = 0: a doubling search from 0.05 logits brackets the root, then
 /// the Illinois variant of regula falsi shrinks the bracket [lo, hi] (power(lo) < target <=
@@ -22,29 +24,12 @@ pub fn smallest_gap_with_power(target: f64, mut power: impl FnMut(f64) -> f64) -
         hi = (2.0 * hi).min(40.0);
         fhi = power(hi) - target;
     }
-    let mut side = 0i8;
-    for _ in 0..300 {
-        if hi - lo <= 4.0 * f64::EPSILON * hi {
-            break;
-        }
-        let mut x = (lo * fhi - hi * flo) / (fhi - flo);
-        if !(x > lo && x < hi) {
-            x = 0.5 * (lo + hi);
-        }
-        let fx = power(x) - target;
-        if fx >= 0.0 {
-            (hi, fhi) = (x, fx);
-            if side == 1 {
-                flo *= 0.5;
-            }
-            side = 1;
-        } else {
-            (lo, flo) = (x, fx);
-            if side == -1 {
-                fhi *= 0.5;
-            }
-            side = -1;
-        }
-    }
+    let (_, hi) = illinois(
+        (lo, flo),
+        (hi, fhi),
+        300,
+        |hi| 4.0 * f64::EPSILON * hi,
+        |x| power(x) - target,
+    );
     Some(hi)
 }

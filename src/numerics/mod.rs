@@ -1,0 +1,5 @@
+//! General numerical methods shared by the exact layer and the analysis: bracketing root
+//! finders ([`root`]). Pure functions of their arguments, with no knowledge of the model; the
+//! callers state what they search and to which precision. Depends on nothing in the crate.
+
+pub mod root;

@@ -147,3 +147,161 @@ pub(crate) fn raster_input(svg: &str) -> Cow<'_, str> {
     }
     Cow::Owned(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::plot::{
+        render_heat_svg, render_svg, Band, Figure, HeatFigure, HeatPanel, Line, Markers, Note,
+        Panel, Scale,
+    };
+
+    /// What resvg draws from the whole document, texts laid out by usvg, as RGB.
+    fn usvg_rgb(svg: &str, scale: f32) -> (u32, u32, Vec<u8>) {
+        let opt = usvg::Options {
+            font_family: "DejaVu Sans".into(),
+            fontdb: font_db(),
+            ..usvg::Options::default()
+        };
+        let tree = usvg::Tree::from_str(&raster_input(svg), &opt).expect("parses");
+        let w = (tree.size().width() * scale).round() as u32;
+        let h = (tree.size().height() * scale).round() as u32;
+        let mut pixmap = tiny_skia::Pixmap::new(w, h).expect("size");
+        pixmap.fill(tiny_skia::Color::WHITE);
+        let root = tiny_skia::Transform::from_scale(scale, scale);
+        resvg::render(&tree, root, &mut pixmap.as_mut());
+        let rgb = pixmap
+            .data()
+            .chunks_exact(4)
+            .flat_map(|p| [p[0], p[1], p[2]]);
+        (w, h, rgb.collect())
+    }
+
+    fn png_rgb(png: &[u8]) -> (u32, u32, Vec<u8>) {
+        let img = image::load_from_memory_with_format(png, image::ImageFormat::Png)
+            .expect("decodes")
+            .to_rgb8();
+        (img.width(), img.height(), img.into_raw())
+    }
+
+    fn test_figure() -> Figure {
+        let mut p = Panel::new(
+            "pass@k ± its SD · a caption long enough to wrap onto a second line at this width",
+            "k (samples per problem, log2 scale)",
+            "benchmark score (%)",
+        );
+        p.x_scale = Scale::Log2;
+        p.x_range = (0.8, 80.0);
+        p.y_range = (0.0, 100.0);
+        p.lines.push(Line {
+            label: Some("exact <pass@k> & 'maj@k'".into()),
+            color: 0,
+            dashed: false,
+            points: vec![(1.0, 20.0), (8.0, 55.0), (64.0, 80.0)],
+        });
+        p.lines.push(Line {
+            label: Some("large-k limit".into()),
+            color: 1,
+            dashed: true,
+            points: vec![(1.0, 90.0), (64.0, 90.0)],
+        });
+        p.markers.push(Markers {
+            label: Some("simulated (95% CI)".into()),
+            color: 0,
+            points: vec![(2.0, 31.0, 25.0, 37.0), (16.0, 66.0, 60.0, 72.0)],
+        });
+        p.bands.push(Band {
+            label: Some("±1 seed SD".into()),
+            color: 2,
+            points: vec![(1.0, 10.0, 30.0), (64.0, 70.0, 90.0)],
+        });
+        p.notes.push(Note {
+            at: (8.0, 55.0),
+            text: "k = 8: 55.0%".into(),
+        });
+        let mut q = Panel::new("מודל  two spaces (left to usvg)", "x", "y");
+        q.lines.push(Line {
+            label: Some("Hebrew: שלום".into()),
+            color: 3,
+            dashed: false,
+            points: vec![(0.0, 0.2), (1.0, 0.7)],
+        });
+        Figure {
+            title: "texts drawn without usvg · scenario test · seed 1".into(),
+            panels: vec![p, q],
+            columns: 2,
+            size: (1300, 560),
+        }
+    }
+
+    #[test]
+    fn texts_drawn_without_the_svg_parser_give_usvgs_pixels() {
+        let svg = render_svg(&test_figure()).expect("svg");
+        let heat = render_heat_svg(&HeatFigure {
+            title: "heat · bold title".into(),
+            panels: vec![HeatPanel {
+                title: "P(B ≤ A) (%)".into(),
+                x_label: "N".into(),
+                y_label: "k".into(),
+                columns: vec!["30".into(), "100".into()],
+                rows: vec!["1".into(), "4".into()],
+                values: vec![vec![0.2, 0.9], vec![0.5, 0.1]],
+                labels: vec![
+                    vec!["20".into(), "90".into()],
+                    vec!["50".into(), "10".into()],
+                ],
+                outlined: vec![vec![false, true], vec![false, false]],
+                range: (0.0, 1.0),
+                scale_label: "P(B ≤ A) (%)".into(),
+                scale_factor: 100.0,
+                footnote: "outlined: 80% or more".into(),
+            }],
+            columns: 1,
+            size: (700, 500),
+        })
+        .expect("heat svg");
+        for doc in [&svg, &heat] {
+            let texts = doc.matches("<text ").count();
+            let (kept, drawn) = raster_text::split_texts(&raster_input(doc));
+            // Most texts take the new path (rotated, bold, escaped, each anchor); the Hebrew
+            // and the doubled space stay with usvg.
+            assert!(
+                drawn.len() + 3 >= texts && drawn.len() >= 10,
+                "{texts} {drawn:?}"
+            );
+            assert_eq!(kept.matches("<text ").count() + drawn.len(), texts);
+            let (w, h, _) = usvg_rgb(doc, 1.0);
+            for scale in [1.0, 2.0] {
+                let png = rasterise(doc, (w, h), scale).expect("png");
+                let (nw, nh, new) = png_rgb(&png);
+                let (ow, oh, old) = usvg_rgb(doc, scale);
+                assert_eq!((nw, nh), (ow, oh));
+                let differ = new
+                    .chunks(3)
+                    .zip(old.chunks(3))
+                    .filter(|(a, b)| a != b)
+                    .count();
+                assert_eq!(differ, 0, "{differ} pixels differ at scale {scale}");
+            }
+        }
+    }
+
+    #[test]
+    fn only_translucent_fill_only_shapes_are_read_with_fill_opacity() {
+        let svg = concat!(
+            "<svg>\n",
+            "<rect x=\"1\" y=\"2\" width=\"3\" height=\"4\" opacity=\"0.35\" fill=\"#0072B2\" stroke=\"none\"/>\n",
+            "<polygon opacity=\"0.18\" fill=\"#D55E00\" points=\"0,0 5,5 0,5 \"/>\n",
+            "<polyline fill=\"none\" opacity=\"0.5\" stroke=\"#000000\" stroke-width=\"1\" points=\"0,0 5,5 \"/>\n",
+            "<rect x=\"1\" y=\"2\" width=\"3\" height=\"4\" opacity=\"0.9\" fill=\"#FFFFFF\" stroke=\"#000000\"/>\n",
+            "<rect x=\"1\" y=\"2\" width=\"3\" height=\"4\" opacity=\"1\" fill=\"#FFFFFF\" stroke=\"none\"/>\n",
+            "</svg>\n"
+        );
+        let out = raster_input(svg);
+        let lines: Vec<&str> = out.lines().collect();
+        assert!(lines[1].contains(" fill-opacity=\"0.35\"") && !lines[1].contains(" opacity="));
+        assert!(lines[2].contains(" fill-opacity=\"0.18\""));
+        // A stroke, a filled and stroked shape, an opaque shape: as written.
+        assert_eq!(&lines[3..6], &svg.lines().collect::<Vec<_>>()[3..6]);
+    }
+}

@@ -218,6 +218,39 @@ pub(crate) fn split_texts(svg: &str) -> (String, Vec<(TextRun, Option<Path>)>) {
 thread_local! {
     /// Glyph outlines in font units, (bold, glyph id) -> path (none: an empty glyph).
     static OUTLINES: RefCell<HashMap<(bool, u16), Option<Path>>> = RefCell::new(HashMap::new());
+    /// Shaping plans by (bold, script, language): `rustybuzz::shape` compiles one per call.
+    static PLANS: RefCell<HashMap<PlanKey, rustybuzz::ShapePlan>> = RefCell::new(HashMap::new());
+}
+
+type PlanKey = (bool, rustybuzz::Script, Option<rustybuzz::Language>);
+
+/// `rustybuzz::shape(face, &[], buffer)` with the plan it would compile taken from a cache.
+/// A text whose script stays unknown (digits and punctuation only) is shaped as by
+/// `rustybuzz::shape`: its plan is compiled without a script, which the key cannot say.
+fn shape(
+    face: &rustybuzz::Face<'static>,
+    bold: bool,
+    mut buffer: rustybuzz::UnicodeBuffer,
+) -> rustybuzz::GlyphBuffer {
+    buffer.guess_segment_properties();
+    let script = buffer.script();
+    if script == rustybuzz::script::UNKNOWN {
+        return rustybuzz::shape(face, &[], buffer);
+    }
+    let key = (bold, script, buffer.language());
+    PLANS.with(|cell| {
+        let mut plans = cell.borrow_mut();
+        let plan = plans.entry(key).or_insert_with(|| {
+            rustybuzz::ShapePlan::new(
+                face,
+                buffer.direction(),
+                Some(script),
+                buffer.language().as_ref(),
+                &[],
+            )
+        });
+        rustybuzz::shape_with_plan(face, plan, buffer)
+    })
 }
 
 struct Outline(PathBuilder);
@@ -261,7 +294,7 @@ fn layout(run: &TextRun) -> Result<Option<Path>, ()> {
     let mut buffer = rustybuzz::UnicodeBuffer::new();
     buffer.push_str(&run.text);
     buffer.set_direction(rustybuzz::Direction::LeftToRight);
-    let shaped = rustybuzz::shape(face, &[], buffer);
+    let shaped = shape(face, run.bold, buffer);
     let (infos, positions) = (shaped.glyph_infos(), shaped.glyph_positions());
     if infos.iter().any(|g| g.glyph_id == 0) {
         return Err(());

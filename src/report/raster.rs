@@ -121,7 +121,7 @@ fn draw(
 /// the same picture, but resvg draws a shape with `opacity` below 1 into a layer of its own
 /// and blends the layer in floating point, which took about a fifth of the rasterising time of
 /// a figure with bands or bars; with `fill-opacity` it blends the shape as it draws it. The
-/// colours may differ from the layer's by rounding (at most 2 of 255 at band edges). The SVG
+/// colours may differ from the layer's by rounding (at most 2 of 255, in parts of bands and bars). The SVG
 /// written to disk is unchanged.
 ///
 /// It also leaves out a white background drawn first (the backend's full-canvas `rect`): the

@@ -12,6 +12,7 @@ pub mod markdown;
 pub mod planning;
 pub mod plot;
 mod raster;
+mod raster_text;
 pub mod summary;
 pub mod sweep;
 pub mod tables;

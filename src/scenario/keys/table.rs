@@ -208,7 +208,7 @@ const FILE_KEYS: &[Key] = &[
         valid: "a share in {}, or a list of {n} such shares",
         domain: Some(closed(0.0, 1.0).list(0, MAX_ATTRACTORS)),
         note: " summing to at most 1",
-        doc: "share of the wrong answers on one repeated wrong answer (a list: one share per repeated answer)",
+        doc: "share of the wrong answers on one repeated wrong answer, one share per repeated answer in a list",
         sweep: Sweep::Model(Field::Number(|m| &mut m.attractor)),
         ..BASE
     },

@@ -306,11 +306,31 @@ pub(super) fn progress_bar(total: u64, quiet: bool) -> ProgressBar {
     }
     let pb = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
     if let Ok(style) =
-        ProgressStyle::with_template("{spinner} {msg} [{bar:30}] {percent}% ({eta} left)")
+        ProgressStyle::with_template("{spinner} {msg} [{bar:30}] {percent}% ({left} left)")
     {
-        pb.set_style(style.progress_chars("=> "));
+        pb.set_style(style.progress_chars("=> ").with_key("left", time_left));
     }
     pb
+}
+
+/// The time left at the bar's mean speed so far: elapsed x (total - done) / done. The units are
+/// weighted by their measured cost (docs/performance.md, "Progress weights"), so the mean speed
+/// holds from start to end; indicatif's own estimate follows the recent speed with a lag, which
+/// overshot many times over after a pause in the ticks.
+fn time_left(state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write) {
+    let (done, total) = (state.pos(), state.len().unwrap_or(0));
+    if done == 0 {
+        let _ = w.write_str("?");
+        return;
+    }
+    let secs = state.elapsed().as_secs_f64() * total.saturating_sub(done) as f64 / done as f64;
+    let _ = if secs < 10.0 {
+        write!(w, "{secs:.1}s")
+    } else if secs < 60.0 {
+        write!(w, "{secs:.0}s")
+    } else {
+        write!(w, "{}m{:02}s", (secs / 60.0) as u64, secs as u64 % 60)
+    };
 }
 
 pub(super) fn internal(e: impl Into<anyhow::Error>) -> Failure {

@@ -172,73 +172,80 @@ pub fn contamination(
         .enumerate()
         .flat_map(|(si, c)| fresh.iter().map(move |&mf| (si, c, mf)))
         .collect();
-    let rows = cells
-        .par_iter()
-        .map(|&(si, c, mf)| {
-            let mf = mf as usize;
-            let model = at(c);
-            let d = detection(&model, big_n, mf, alpha);
-            let pairs = simulate(c, [CURVE_STREAM, si as u64, mf as u64], mf);
-            let nf = f64::from(n);
-            let gaps: Vec<f64> = pairs
-                .iter()
-                .map(|&(x, y)| x as f64 / (nf * big_n as f64) - y as f64 / (nf * mf as f64))
-                .collect();
-            let sim_gap = gaps.iter().sum::<f64>() / gaps.len() as f64;
-            let gap_sd = model.gap_sd(big_n, mf);
-            let (p, q) = if c == 0.0 {
-                (d.false_alarm, 1.0 - d.false_alarm)
-            } else {
-                (d.power, d.miss)
-            };
-            GapRow {
-                share: c,
-                fresh: mf,
-                gap: Estimate::new(
-                    model.expected_gap(),
-                    sim_gap,
-                    gap_sd / (reruns as f64).sqrt(),
-                ),
-                gap_sd,
-                threshold_gap: d.threshold_gap,
-                false_alarm: d.false_alarm,
-                power: flag_rate(&pairs, big_n, mf, d.threshold, p, q),
-                normal_power: normal_power(&model, big_n, mf, alpha),
-            }
-        })
-        .collect();
-    let plan = shares
-        .par_iter()
-        .enumerate()
-        .map(|(si, &c)| {
-            let model = at(c);
-            let found = smallest_fresh_set(&model, big_n, alpha, target_power, max_fresh as usize);
-            let checked = found.map(|d| {
-                let mf = d.fresh_problems;
-                let null = simulate(0.0, [PLAN_STREAM, 2 * si as u64, mf as u64], mf);
-                let alt = simulate(c, [PLAN_STREAM, 2 * si as u64 + 1, mf as u64], mf);
-                (
-                    flag_rate(
-                        &null,
-                        big_n,
-                        mf,
-                        d.threshold,
-                        d.false_alarm,
-                        1.0 - d.false_alarm,
+    let rows = || -> Vec<GapRow> {
+        cells
+            .par_iter()
+            .map(|&(si, c, mf)| {
+                let mf = mf as usize;
+                let model = at(c);
+                let d = detection(&model, big_n, mf, alpha);
+                let pairs = simulate(c, [CURVE_STREAM, si as u64, mf as u64], mf);
+                let nf = f64::from(n);
+                let gaps: Vec<f64> = pairs
+                    .iter()
+                    .map(|&(x, y)| x as f64 / (nf * big_n as f64) - y as f64 / (nf * mf as f64))
+                    .collect();
+                let sim_gap = gaps.iter().sum::<f64>() / gaps.len() as f64;
+                let gap_sd = model.gap_sd(big_n, mf);
+                let (p, q) = if c == 0.0 {
+                    (d.false_alarm, 1.0 - d.false_alarm)
+                } else {
+                    (d.power, d.miss)
+                };
+                GapRow {
+                    share: c,
+                    fresh: mf,
+                    gap: Estimate::new(
+                        model.expected_gap(),
+                        sim_gap,
+                        gap_sd / (reruns as f64).sqrt(),
                     ),
-                    flag_rate(&alt, big_n, mf, d.threshold, d.power, d.miss),
-                )
-            });
-            PlanRow {
-                share: c,
-                expected_gap: model.expected_gap(),
-                fresh: found.map(|d| d.fresh_problems),
-                threshold_gap: found.map(|d| d.threshold_gap),
-                false_alarm: checked.map(|c| c.0),
-                power: checked.map(|c| c.1),
-            }
-        })
-        .collect();
+                    gap_sd,
+                    threshold_gap: d.threshold_gap,
+                    false_alarm: d.false_alarm,
+                    power: flag_rate(&pairs, big_n, mf, d.threshold, p, q),
+                    normal_power: normal_power(&model, big_n, mf, alpha),
+                }
+            })
+            .collect()
+    };
+    let plan = || -> Vec<PlanRow> {
+        shares
+            .par_iter()
+            .enumerate()
+            .map(|(si, &c)| {
+                let model = at(c);
+                let found =
+                    smallest_fresh_set(&model, big_n, alpha, target_power, max_fresh as usize);
+                let checked = found.map(|d| {
+                    let mf = d.fresh_problems;
+                    let null = simulate(0.0, [PLAN_STREAM, 2 * si as u64, mf as u64], mf);
+                    let alt = simulate(c, [PLAN_STREAM, 2 * si as u64 + 1, mf as u64], mf);
+                    (
+                        flag_rate(
+                            &null,
+                            big_n,
+                            mf,
+                            d.threshold,
+                            d.false_alarm,
+                            1.0 - d.false_alarm,
+                        ),
+                        flag_rate(&alt, big_n, mf, d.threshold, d.power, d.miss),
+                    )
+                });
+                PlanRow {
+                    share: c,
+                    expected_gap: model.expected_gap(),
+                    fresh: found.map(|d| d.fresh_problems),
+                    threshold_gap: found.map(|d| d.threshold_gap),
+                    false_alarm: checked.map(|c| c.0),
+                    power: checked.map(|c| c.1),
+                }
+            })
+            .collect()
+    };
+    // The cells and the plan rows at the same time (the plan's searches are few and long).
+    let (rows, plan) = rayon::join(rows, plan);
     ContaminationResult {
         experiment: name.into(),
         model: m.name.clone(),

@@ -142,14 +142,45 @@ impl RunOutput {
 
 /// Runs every experiment of the scenario (a seed override goes into `scenario.seed` first),
 /// reporting progress in the weighted units of [`planned_draws`].
-///
-/// # Errors
-/// The first experiment that cannot run.
 pub fn run_all(scenario: &Scenario, progress: Progress) -> RunOutput {
-    let results = (0..scenario.experiments.len())
-        .map(|i| {
+    run_prepared(scenario, prepare(scenario), progress)
+}
+
+/// The exact part of every `plan` experiment of a scenario (None for the other kinds), computed
+/// before any simulation: the part of a run that reports no progress and does not shrink with
+/// the simulation sizes. [`run_prepared`] then runs everything else under the progress bar.
+pub struct Prepared(Vec<Option<(plan::PlanResult, plan::ExactTables)>>);
+
+/// See [`Prepared`].
+pub fn prepare(scenario: &Scenario) -> Prepared {
+    Prepared(
+        scenario
+            .experiments
+            .iter()
+            .map(|exp| match &exp.spec {
+                ExperimentSpec::Plan { plan: p, .. } => Some(plan::exact_plan(p, &exp.name)),
+                _ => None,
+            })
+            .collect(),
+    )
+}
+
+/// [`run_all`] from the exact parts of [`prepare`]: the same output bit for bit.
+pub fn run_prepared(scenario: &Scenario, prepared: Prepared, progress: Progress) -> RunOutput {
+    let results = prepared
+        .0
+        .into_iter()
+        .enumerate()
+        .map(|(i, exact)| {
             let weight = draw_cost_ns(&scenario.experiments[i].spec);
-            run(scenario, i, &|n: u64| progress(n.saturating_mul(weight)))
+            let weighted = |n: u64| progress(n.saturating_mul(weight));
+            match (exact, &scenario.experiments[i].spec) {
+                (Some((mut result, tables)), ExperimentSpec::Plan { plan: p, .. }) => {
+                    plan::simulate_plan(p, &mut result, tables, &weighted);
+                    ExperimentResult::Plan(Box::new(result))
+                }
+                _ => run(scenario, i, &weighted),
+            }
         })
         .collect();
     RunOutput {
@@ -194,10 +225,11 @@ pub fn planned_draws(scenario: &Scenario, index: usize) -> u64 {
 /// Progress units experiment `index` reports before weighting: the `ticks` of
 /// [`ExperimentSpec::work`], the same count the scenario's limits bound.
 pub fn planned_draws_unweighted(scenario: &Scenario, index: usize) -> u64 {
-    scenario.experiments[index]
-        .spec
-        .work(scenario.benchmark.problems)
-        .ticks
+    let spec = &scenario.experiments[index].spec;
+    // Votes of curves are weighted by their series' cost (verifiers, graders, answers drawn
+    // one by one), which the scenario's count of ticks does not know.
+    votes::planned_votes(scenario, spec)
+        .unwrap_or_else(|| spec.work(scenario.benchmark.problems).ticks)
 }
 
 /// Runs experiment `index` of `scenario` with the scenario's seed. It cannot fail: every bound

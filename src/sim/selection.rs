@@ -80,12 +80,14 @@ impl CellTables {
 }
 
 /// Simulates `votes` votes of every (cell, problem) pair. Returns the counts per cell, per
-/// problem. Deterministic for any thread count.
+/// problem. Deterministic for any thread count. `progress` is called with (cell, votes) as
+/// each pair finishes.
 pub fn simulate_selection(
     seed: u64,
     key: &[u64],
     cells: &[SelectionCell],
     votes: u64,
+    progress: &(dyn Fn(usize, u64) + Sync),
 ) -> Vec<Vec<SelectionCounts>> {
     let tables: Vec<CellTables> = cells.par_iter().map(CellTables::new).collect();
     let pairs: Vec<(usize, usize)> = cells
@@ -102,7 +104,9 @@ pub fn simulate_selection(
             let mut path = key.to_vec();
             path.extend([ci as u64, pi as u64]);
             let mut rng = stream(seed, &path);
-            one_problem(&cells[ci], &tables[ci], pi, votes, &mut rng)
+            let counts = one_problem(&cells[ci], &tables[ci], pi, votes, &mut rng);
+            progress(ci, votes);
+            counts
         })
         .collect();
     let mut out = Vec::with_capacity(cells.len());
@@ -224,10 +228,13 @@ mod tests {
                 .num_threads(threads)
                 .build()
                 .unwrap()
-                .install(|| simulate_selection(9, &[1, 2], &mode_cells(), 500))
+                .install(|| simulate_selection(9, &[1, 2], &mode_cells(), 500, &|_, _| {}))
         };
         assert_eq!(run(1), run(3));
-        assert_ne!(run(1), simulate_selection(9, &[1, 2], &cells(), 500));
+        assert_ne!(
+            run(1),
+            simulate_selection(9, &[1, 2], &cells(), 500, &|_, _| {})
+        );
     }
 
     #[test]
@@ -237,9 +244,12 @@ mod tests {
                 .num_threads(threads)
                 .build()
                 .unwrap()
-                .install(|| simulate_selection(9, &[1, 2], &cells(), 500))
+                .install(|| simulate_selection(9, &[1, 2], &cells(), 500, &|_, _| {}))
         };
         assert_eq!(run(1), run(3));
-        assert_ne!(run(1), simulate_selection(10, &[1, 2], &cells(), 500));
+        assert_ne!(
+            run(1),
+            simulate_selection(10, &[1, 2], &cells(), 500, &|_, _| {})
+        );
     }
 }

@@ -208,7 +208,8 @@ pub fn draw_cost_ns(spec: &ExperimentSpec) -> u64 {
         ExperimentSpec::Cost { .. } => 25,
         // Already in nanoseconds ([`crate::scenario::spec::Plan::rerun_cost`]).
         ExperimentSpec::Plan { .. } => 1,
-        ExperimentSpec::Contamination { .. } => 2_000,
+        // Already in nanoseconds ([`contamination::planned_units`]).
+        ExperimentSpec::Contamination { .. } => 1,
         ExperimentSpec::Judge { .. } => 150,
         // Per vote of k = 16 samples with their confidences, all filters scored.
         ExperimentSpec::Confidence { .. } => 600,
@@ -227,8 +228,10 @@ pub fn planned_draws(scenario: &Scenario, index: usize) -> u64 {
 pub fn planned_draws_unweighted(scenario: &Scenario, index: usize) -> u64 {
     let spec = &scenario.experiments[index].spec;
     // Votes of curves are weighted by their series' cost (verifiers, graders, answers drawn
-    // one by one), which the scenario's count of ticks does not know.
+    // one by one), contamination cells by their problems: the scenario's count of ticks knows
+    // neither.
     votes::planned_votes(scenario, spec)
+        .or_else(|| contamination::planned_units(scenario, spec))
         .unwrap_or_else(|| spec.work(scenario.benchmark.problems).ticks)
 }
 

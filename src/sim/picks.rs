@@ -59,7 +59,7 @@ pub(crate) fn binomial<R: RngCore>(t: u32, p: f64, rng: &mut R) -> u32 {
             let w = rng.next_u64();
             // All ones where p's bit is 1: there a 0 bit of U decides a success and a 1 keeps
             // the trial undecided; where p's bit is 0 a 1 decides a failure. No branch on p.
-            let ones = 0u64.wrapping_sub(threshold >> bit & 1);
+            let ones = 0u64.wrapping_sub((threshold >> bit) & 1);
             count += (undecided & !w & ones).count_ones();
             undecided &= !(w ^ ones);
         }

@@ -385,3 +385,73 @@ pub fn run(scenario: &Scenario, index: usize, progress: Progress) -> ExperimentR
         )),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicU64, Ordering};
+
+    /// The progress units experiment `index` reports when it runs.
+    fn reported(scenario: &Scenario, index: usize) -> u64 {
+        let total = AtomicU64::new(0);
+        run(scenario, index, &|n| {
+            total.fetch_add(n, Ordering::Relaxed);
+        });
+        total.into_inner()
+    }
+
+    #[test]
+    fn curves_with_a_verifier_or_grader_reported_no_progress_for_their_selections() {
+        let mut s = Scenario::load("verifier").unwrap();
+        for e in &mut s.experiments {
+            match &mut e.spec {
+                ExperimentSpec::Curves { votes, .. }
+                | ExperimentSpec::AttractorSweep { votes, .. } => {
+                    *votes = 50;
+                }
+                _ => {}
+            }
+        }
+        for i in 0..s.experiments.len() {
+            assert_eq!(
+                reported(&s, i),
+                planned_draws_unweighted(&s, i),
+                "experiment {i}"
+            );
+        }
+    }
+
+    #[test]
+    fn contamination_cells_reported_the_same_units_whatever_their_fresh_size() {
+        let mut s = Scenario::load("contamination").unwrap();
+        let i = s
+            .experiments
+            .iter()
+            .position(|e| matches!(e.spec, ExperimentSpec::Contamination { .. }))
+            .unwrap();
+        if let ExperimentSpec::Contamination { reruns, .. } = &mut s.experiments[i].spec {
+            *reruns = 20;
+        }
+        assert_eq!(reported(&s, i), planned_draws_unweighted(&s, i));
+    }
+
+    #[test]
+    fn a_plans_exact_part_ran_inside_the_progress_bar_and_prepared_runs_are_the_same() {
+        let mut s = Scenario::load("concentrated").unwrap();
+        s.experiments
+            .retain(|e| matches!(e.spec, ExperimentSpec::Plan { .. }));
+        if let ExperimentSpec::Plan { plan: p, .. } = &mut s.experiments[0].spec {
+            p.spec.reruns = 50;
+            p.population_reruns = 20;
+        }
+        let whole = serde_json::to_string(&run_all(&s, &|_| {})).unwrap();
+        let prepared = prepare(&s);
+        let total = AtomicU64::new(0);
+        let split = run_prepared(&s, prepared, &|n| {
+            total.fetch_add(n, Ordering::Relaxed);
+        });
+        assert_eq!(whole, serde_json::to_string(&split).unwrap());
+        // After `prepare`, the bar counts the simulation only, all of it.
+        assert_eq!(total.into_inner(), planned_draws(&s, 0));
+    }
+}

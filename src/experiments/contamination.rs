@@ -135,8 +135,8 @@ fn plan_units(big_n: usize, max_fresh: u32, reruns: u64) -> u64 {
 /// Measured time of one problem of one rerun (a rate, e^x and a count), in nanoseconds.
 const NS_PER_PROBLEM: u64 = 30;
 
-/// The progress units of a contamination experiment: every cell's and every plan row's
-/// ([`cell_units`], [`plan_units`]), in nanoseconds (None for other kinds).
+/// The progress units of a contamination experiment: every cell's and every plan row's, in
+/// nanoseconds (None for other kinds).
 pub fn planned_units(scenario: &Scenario, spec: &crate::scenario::ExperimentSpec) -> Option<u64> {
     let crate::scenario::ExperimentSpec::Contamination {
         fresh,

@@ -80,7 +80,7 @@ pub struct RunProblem {
 
 /// Simulates `runs` runs of k samples of one problem with rate p, attractor share a and per-run
 /// noise omega: per run one eta, then per sample correct with p(eta), else the attractor with
-/// probability a, else a one-off, drawn as the counts of [`binomial`]. Time: O(runs log k).
+/// probability a, else a one-off, drawn as binomial counts. Time: O(runs log k).
 pub fn simulate_problem(seed: u64, key: &[u64], problem: &RunProblem, runs: u64) -> RunTally {
     let RunProblem {
         p,

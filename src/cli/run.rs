@@ -137,13 +137,16 @@ pub(super) fn simulate(
     let total: u64 = (0..scenario.experiments.len())
         .map(|i| experiments::planned_draws(scenario, i))
         .sum();
+    // The exact parts of plans first (they report no progress), then the bar over the rest, so
+    // that its time estimate sees only work it counts.
+    let prepared = pool.install(|| experiments::prepare(scenario));
     let pb = progress_bar(total, quiet);
     pb.set_message(printable(&format!(
         "{} (seed {})",
         scenario.name, scenario.seed
     )));
     let tick = |n: u64| pb.inc(n);
-    let output: RunOutput = pool.install(|| experiments::run_all(scenario, &tick));
+    let output: RunOutput = pool.install(|| experiments::run_prepared(scenario, prepared, &tick));
     pb.finish_and_clear();
     stop_if_interrupted("while simulating; nothing was written")?;
     Ok(output)

@@ -120,6 +120,43 @@ fn flag_rate(pairs: &[(u64, u64)], big_n: usize, big_m: usize, t: i64, p: f64, q
 const CURVE_STREAM: u64 = 1;
 const PLAN_STREAM: u64 = 2;
 
+/// Progress units of one (share, fresh size) cell: its reruns' problems (public and fresh) at
+/// [`NS_PER_PROBLEM`], and as much again for its exact detection test.
+fn cell_units(big_n: usize, fresh: usize, reruns: u64) -> u64 {
+    2 * NS_PER_PROBLEM * reruns * (big_n + fresh) as u64
+}
+
+/// Progress units of one share's plan row: the search for the smallest fresh set (its size is
+/// not known in advance: counted as a quarter of `max_fresh`) and its two checks at that size.
+fn plan_units(big_n: usize, max_fresh: u32, reruns: u64) -> u64 {
+    4 * cell_units(big_n, max_fresh as usize / 4, reruns)
+}
+
+/// Measured time of one problem of one rerun (a rate, e^x and a count), in nanoseconds.
+const NS_PER_PROBLEM: u64 = 30;
+
+/// The progress units of a contamination experiment: every cell's and every plan row's, in
+/// nanoseconds (None for other kinds).
+pub fn planned_units(scenario: &Scenario, spec: &crate::scenario::ExperimentSpec) -> Option<u64> {
+    let crate::scenario::ExperimentSpec::Contamination {
+        fresh,
+        shares,
+        max_fresh,
+        reruns,
+        ..
+    } = spec
+    else {
+        return None;
+    };
+    let big_n = scenario.benchmark.problems;
+    let cells: u64 = fresh
+        .iter()
+        .map(|&m| cell_units(big_n, m as usize, *reruns))
+        .sum::<u64>()
+        * (shares.len() as u64 + 1);
+    Some(cells + shares.len() as u64 * plan_units(big_n, *max_fresh, *reruns))
+}
+
 /// Runs a `contamination` experiment (the spec's fields, resolved).
 #[allow(clippy::too_many_arguments)]
 pub fn contamination(
@@ -154,16 +191,14 @@ pub fn contamination(
     };
     let big_n = scenario.benchmark.problems;
     let simulate = |c: f64, tag: [u64; 3], m_fresh: usize| {
-        let pairs = simulate_gap(
+        simulate_gap(
             scenario.seed,
             &[key, tag[0], tag[1], tag[2]],
             &at(c),
             big_n,
             m_fresh,
             reruns,
-        );
-        progress(reruns);
-        pairs
+        )
     };
     // Every (share, fresh size) cell and every share's plan is computed on its own (its own
     // streams), so they run in parallel and are collected in order.
@@ -172,73 +207,82 @@ pub fn contamination(
         .enumerate()
         .flat_map(|(si, c)| fresh.iter().map(move |&mf| (si, c, mf)))
         .collect();
-    let rows = cells
-        .par_iter()
-        .map(|&(si, c, mf)| {
-            let mf = mf as usize;
-            let model = at(c);
-            let d = detection(&model, big_n, mf, alpha);
-            let pairs = simulate(c, [CURVE_STREAM, si as u64, mf as u64], mf);
-            let nf = f64::from(n);
-            let gaps: Vec<f64> = pairs
-                .iter()
-                .map(|&(x, y)| x as f64 / (nf * big_n as f64) - y as f64 / (nf * mf as f64))
-                .collect();
-            let sim_gap = gaps.iter().sum::<f64>() / gaps.len() as f64;
-            let gap_sd = model.gap_sd(big_n, mf);
-            let (p, q) = if c == 0.0 {
-                (d.false_alarm, 1.0 - d.false_alarm)
-            } else {
-                (d.power, d.miss)
-            };
-            GapRow {
-                share: c,
-                fresh: mf,
-                gap: Estimate::new(
-                    model.expected_gap(),
-                    sim_gap,
-                    gap_sd / (reruns as f64).sqrt(),
-                ),
-                gap_sd,
-                threshold_gap: d.threshold_gap,
-                false_alarm: d.false_alarm,
-                power: flag_rate(&pairs, big_n, mf, d.threshold, p, q),
-                normal_power: normal_power(&model, big_n, mf, alpha),
-            }
-        })
-        .collect();
-    let plan = shares
-        .par_iter()
-        .enumerate()
-        .map(|(si, &c)| {
-            let model = at(c);
-            let found = smallest_fresh_set(&model, big_n, alpha, target_power, max_fresh as usize);
-            let checked = found.map(|d| {
-                let mf = d.fresh_problems;
-                let null = simulate(0.0, [PLAN_STREAM, 2 * si as u64, mf as u64], mf);
-                let alt = simulate(c, [PLAN_STREAM, 2 * si as u64 + 1, mf as u64], mf);
-                (
-                    flag_rate(
-                        &null,
-                        big_n,
-                        mf,
-                        d.threshold,
-                        d.false_alarm,
-                        1.0 - d.false_alarm,
+    let rows = || -> Vec<GapRow> {
+        cells
+            .par_iter()
+            .map(|&(si, c, mf)| {
+                let mf = mf as usize;
+                let model = at(c);
+                let d = detection(&model, big_n, mf, alpha);
+                let pairs = simulate(c, [CURVE_STREAM, si as u64, mf as u64], mf);
+                progress(cell_units(big_n, mf, reruns));
+                let nf = f64::from(n);
+                let gaps: Vec<f64> = pairs
+                    .iter()
+                    .map(|&(x, y)| x as f64 / (nf * big_n as f64) - y as f64 / (nf * mf as f64))
+                    .collect();
+                let sim_gap = gaps.iter().sum::<f64>() / gaps.len() as f64;
+                let gap_sd = model.gap_sd(big_n, mf);
+                let (p, q) = if c == 0.0 {
+                    (d.false_alarm, 1.0 - d.false_alarm)
+                } else {
+                    (d.power, d.miss)
+                };
+                GapRow {
+                    share: c,
+                    fresh: mf,
+                    gap: Estimate::new(
+                        model.expected_gap(),
+                        sim_gap,
+                        gap_sd / (reruns as f64).sqrt(),
                     ),
-                    flag_rate(&alt, big_n, mf, d.threshold, d.power, d.miss),
-                )
-            });
-            PlanRow {
-                share: c,
-                expected_gap: model.expected_gap(),
-                fresh: found.map(|d| d.fresh_problems),
-                threshold_gap: found.map(|d| d.threshold_gap),
-                false_alarm: checked.map(|c| c.0),
-                power: checked.map(|c| c.1),
-            }
-        })
-        .collect();
+                    gap_sd,
+                    threshold_gap: d.threshold_gap,
+                    false_alarm: d.false_alarm,
+                    power: flag_rate(&pairs, big_n, mf, d.threshold, p, q),
+                    normal_power: normal_power(&model, big_n, mf, alpha),
+                }
+            })
+            .collect()
+    };
+    let plan = || -> Vec<PlanRow> {
+        shares
+            .par_iter()
+            .enumerate()
+            .map(|(si, &c)| {
+                let model = at(c);
+                let found =
+                    smallest_fresh_set(&model, big_n, alpha, target_power, max_fresh as usize);
+                let checked = found.map(|d| {
+                    let mf = d.fresh_problems;
+                    let null = simulate(0.0, [PLAN_STREAM, 2 * si as u64, mf as u64], mf);
+                    let alt = simulate(c, [PLAN_STREAM, 2 * si as u64 + 1, mf as u64], mf);
+                    (
+                        flag_rate(
+                            &null,
+                            big_n,
+                            mf,
+                            d.threshold,
+                            d.false_alarm,
+                            1.0 - d.false_alarm,
+                        ),
+                        flag_rate(&alt, big_n, mf, d.threshold, d.power, d.miss),
+                    )
+                });
+                progress(plan_units(big_n, max_fresh, reruns));
+                PlanRow {
+                    share: c,
+                    expected_gap: model.expected_gap(),
+                    fresh: found.map(|d| d.fresh_problems),
+                    threshold_gap: found.map(|d| d.threshold_gap),
+                    false_alarm: checked.map(|c| c.0),
+                    power: checked.map(|c| c.1),
+                }
+            })
+            .collect()
+    };
+    // The cells and the plan rows at the same time (the plan's searches are few and long).
+    let (rows, plan) = rayon::join(rows, plan);
     ContaminationResult {
         experiment: name.into(),
         model: m.name.clone(),

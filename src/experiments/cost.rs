@@ -204,7 +204,13 @@ pub fn cost(
             });
         }
     }
-    let best_counts = simulate_selection(scenario.seed, &[key, 2], &best_cells, votes_per_problem);
+    let best_counts = simulate_selection(
+        scenario.seed,
+        &[key, 2],
+        &best_cells,
+        votes_per_problem,
+        &|_, _| {},
+    );
     let big_n = difficulty.len() as f64;
     let mut strategies = Vec::new();
     for (mi, (m, cell)) in ms.iter().zip(&sims).enumerate() {

@@ -142,14 +142,45 @@ impl RunOutput {
 
 /// Runs every experiment of the scenario (a seed override goes into `scenario.seed` first),
 /// reporting progress in the weighted units of [`planned_draws`].
-///
-/// # Errors
-/// The first experiment that cannot run.
 pub fn run_all(scenario: &Scenario, progress: Progress) -> RunOutput {
-    let results = (0..scenario.experiments.len())
-        .map(|i| {
+    run_prepared(scenario, prepare(scenario), progress)
+}
+
+/// The exact part of every `plan` experiment of a scenario (None for the other kinds), computed
+/// before any simulation: the part of a run that reports no progress and does not shrink with
+/// the simulation sizes. [`run_prepared`] then runs everything else under the progress bar.
+pub struct Prepared(Vec<Option<(plan::PlanResult, plan::ExactTables)>>);
+
+/// See [`Prepared`].
+pub fn prepare(scenario: &Scenario) -> Prepared {
+    Prepared(
+        scenario
+            .experiments
+            .iter()
+            .map(|exp| match &exp.spec {
+                ExperimentSpec::Plan { plan: p, .. } => Some(plan::exact_plan(p, &exp.name)),
+                _ => None,
+            })
+            .collect(),
+    )
+}
+
+/// [`run_all`] from the exact parts of [`prepare`]: the same output bit for bit.
+pub fn run_prepared(scenario: &Scenario, prepared: Prepared, progress: Progress) -> RunOutput {
+    let results = prepared
+        .0
+        .into_iter()
+        .enumerate()
+        .map(|(i, exact)| {
             let weight = draw_cost_ns(&scenario.experiments[i].spec);
-            run(scenario, i, &|n: u64| progress(n.saturating_mul(weight)))
+            let weighted = |n: u64| progress(n.saturating_mul(weight));
+            match (exact, &scenario.experiments[i].spec) {
+                (Some((mut result, tables)), ExperimentSpec::Plan { plan: p, .. }) => {
+                    plan::simulate_plan(p, &mut result, tables, &weighted);
+                    ExperimentResult::Plan(Box::new(result))
+                }
+                _ => run(scenario, i, &weighted),
+            }
         })
         .collect();
     RunOutput {
@@ -177,7 +208,8 @@ pub fn draw_cost_ns(spec: &ExperimentSpec) -> u64 {
         ExperimentSpec::Cost { .. } => 25,
         // Already in nanoseconds ([`crate::scenario::spec::Plan::rerun_cost`]).
         ExperimentSpec::Plan { .. } => 1,
-        ExperimentSpec::Contamination { .. } => 2_000,
+        // Already in nanoseconds ([`contamination::planned_units`]).
+        ExperimentSpec::Contamination { .. } => 1,
         ExperimentSpec::Judge { .. } => 150,
         // Per vote of k = 16 samples with their confidences, all filters scored.
         ExperimentSpec::Confidence { .. } => 600,
@@ -194,10 +226,13 @@ pub fn planned_draws(scenario: &Scenario, index: usize) -> u64 {
 /// Progress units experiment `index` reports before weighting: the `ticks` of
 /// [`ExperimentSpec::work`], the same count the scenario's limits bound.
 pub fn planned_draws_unweighted(scenario: &Scenario, index: usize) -> u64 {
-    scenario.experiments[index]
-        .spec
-        .work(scenario.benchmark.problems)
-        .ticks
+    let spec = &scenario.experiments[index].spec;
+    // Votes of curves are weighted by their series' cost (verifiers, graders, answers drawn
+    // one by one), contamination cells by their problems: the scenario's count of ticks knows
+    // neither.
+    votes::planned_votes(scenario, spec)
+        .or_else(|| contamination::planned_units(scenario, spec))
+        .unwrap_or_else(|| spec.work(scenario.benchmark.problems).ticks)
 }
 
 /// Runs experiment `index` of `scenario` with the scenario's seed. It cannot fail: every bound
@@ -348,5 +383,75 @@ pub fn run(scenario: &Scenario, index: usize, progress: Progress) -> ExperimentR
             *vote_rule,
             progress,
         )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicU64, Ordering};
+
+    /// The progress units experiment `index` reports when it runs.
+    fn reported(scenario: &Scenario, index: usize) -> u64 {
+        let total = AtomicU64::new(0);
+        run(scenario, index, &|n| {
+            total.fetch_add(n, Ordering::Relaxed);
+        });
+        total.into_inner()
+    }
+
+    #[test]
+    fn curves_with_a_verifier_or_grader_reported_no_progress_for_their_selections() {
+        let mut s = Scenario::load("verifier").unwrap();
+        for e in &mut s.experiments {
+            match &mut e.spec {
+                ExperimentSpec::Curves { votes, .. }
+                | ExperimentSpec::AttractorSweep { votes, .. } => {
+                    *votes = 50;
+                }
+                _ => {}
+            }
+        }
+        for i in 0..s.experiments.len() {
+            assert_eq!(
+                reported(&s, i),
+                planned_draws_unweighted(&s, i),
+                "experiment {i}"
+            );
+        }
+    }
+
+    #[test]
+    fn contamination_cells_reported_the_same_units_whatever_their_fresh_size() {
+        let mut s = Scenario::load("contamination").unwrap();
+        let i = s
+            .experiments
+            .iter()
+            .position(|e| matches!(e.spec, ExperimentSpec::Contamination { .. }))
+            .unwrap();
+        if let ExperimentSpec::Contamination { reruns, .. } = &mut s.experiments[i].spec {
+            *reruns = 20;
+        }
+        assert_eq!(reported(&s, i), planned_draws_unweighted(&s, i));
+    }
+
+    #[test]
+    fn a_plans_exact_part_ran_inside_the_progress_bar_and_prepared_runs_are_the_same() {
+        let mut s = Scenario::load("concentrated").unwrap();
+        s.experiments
+            .retain(|e| matches!(e.spec, ExperimentSpec::Plan { .. }));
+        if let ExperimentSpec::Plan { plan: p, .. } = &mut s.experiments[0].spec {
+            p.spec.reruns = 50;
+            p.population_reruns = 20;
+        }
+        let whole = serde_json::to_string(&run_all(&s, &|_| {})).unwrap();
+        let prepared = prepare(&s);
+        let total = AtomicU64::new(0);
+        let split = run_prepared(&s, prepared, &|n| {
+            total.fetch_add(n, Ordering::Relaxed);
+        });
+        assert_eq!(whole, serde_json::to_string(&split).unwrap());
+        // After `prepare`, the bar counts the simulation only, all of it.
+        assert_eq!(total.into_inner(), planned_draws(&s, 0));
     }
 }

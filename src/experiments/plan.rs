@@ -313,12 +313,12 @@ fn population_true_gap(spec: &Plan, gap: f64, n: u32) -> f64 {
 /// one per (gap, k) for maj@k. Indexed `[gap][samples index or 0]`.
 fn population_tables(spec: &Plan) -> Vec<Vec<PopulationNodes>> {
     spec.gaps
-        .iter()
+        .par_iter()
         .map(|&gap| match spec.metric {
             PlanMetric::Pass1 => vec![population_nodes(spec, gap, 1)],
             PlanMetric::Maj { .. } => spec
                 .samples
-                .iter()
+                .par_iter()
                 .map(|&k| population_nodes(spec, gap, k))
                 .collect(),
         })

@@ -6,6 +6,8 @@ use serde::Serialize;
 pub(crate) use super::points::{modes_label, short};
 pub use super::points::{Metric, Series, VotePoint};
 use super::{Check, Estimate, Progress};
+use rayon::prelude::*;
+
 use crate::exact::noise::vote_seed_sd;
 use crate::exact::outcome::OutcomeModel;
 use crate::exact::pass::{bernoulli_mean_se_with, mean};
@@ -120,19 +122,7 @@ pub fn curves(
     rule: Option<VoteRule>,
     progress: Progress,
 ) -> VoteCurves {
-    let specs: Vec<SeriesSpec> = models
-        .iter()
-        .map(|&m| {
-            let model = &scenario.models[m];
-            SeriesSpec::of(
-                model,
-                model.rates_on(&scenario.benchmark),
-                model.attractors.clone(),
-                model.split,
-                rule.unwrap_or(model.vote_rule),
-            )
-        })
-        .collect();
+    let specs = curve_specs(scenario, models, rule);
     let metrics: Vec<Metric> = [Metric::PassAtK, Metric::PassHatK, Metric::MajAtK]
         .into_iter()
         .chain(submissions.iter().map(|&n| Metric::SubmitAtK(n)))
@@ -165,9 +155,50 @@ pub fn attractor_sweep(
     rule: Option<VoteRule>,
     progress: Progress,
 ) -> VoteCurves {
+    let specs = sweep_specs(scenario, model, attractors, axis, rule);
+    let mut out = build(
+        scenario.seed,
+        name,
+        key,
+        &specs,
+        ks,
+        votes,
+        &[Metric::PassAtK, Metric::MajAtK],
+        progress,
+    );
+    out.axis = (axis != SweepAxis::Share(0) || specs.iter().any(|s| !s.outcome.is_canonical()))
+        .then_some(axis);
+    out
+}
+
+/// The series of `curves`: each listed model as it is.
+fn curve_specs(scenario: &Scenario, models: &[usize], rule: Option<VoteRule>) -> Vec<SeriesSpec> {
+    models
+        .iter()
+        .map(|&m| {
+            let model = &scenario.models[m];
+            SeriesSpec::of(
+                model,
+                model.rates_on(&scenario.benchmark),
+                model.attractors.clone(),
+                model.split,
+                rule.unwrap_or(model.vote_rule),
+            )
+        })
+        .collect()
+}
+
+/// The series of `attractor-sweep`: the model at each swept value.
+fn sweep_specs(
+    scenario: &Scenario,
+    model: usize,
+    attractors: &[f64],
+    axis: SweepAxis,
+    rule: Option<VoteRule>,
+) -> Vec<SeriesSpec> {
     let m = &scenario.models[model];
     let rates = m.rates_on(&scenario.benchmark);
-    let specs: Vec<SeriesSpec> = attractors
+    attractors
         .iter()
         .map(|&x| {
             let (vector, split) = axis.apply(&m.attractors, m.split, x);
@@ -188,20 +219,56 @@ pub fn attractor_sweep(
             spec.outcome.run_sd = 0.0;
             spec
         })
-        .collect();
-    let mut out = build(
-        scenario.seed,
-        name,
-        key,
-        &specs,
-        ks,
-        votes,
-        &[Metric::PassAtK, Metric::MajAtK],
-        progress,
-    );
-    out.axis = (axis != SweepAxis::Share(0) || specs.iter().any(|s| !s.outcome.is_canonical()))
-        .then_some(axis);
-    out
+        .collect()
+}
+
+/// The progress units of a `curves` or `attractor-sweep` experiment: its votes, each weighted
+/// by [`sim::outcome::vote_weight`] of its series and k (None for other kinds).
+pub fn planned_votes(scenario: &Scenario, spec: &crate::scenario::ExperimentSpec) -> Option<u64> {
+    use crate::scenario::ExperimentSpec as E;
+    let (specs, ks, votes) = match spec {
+        E::Curves {
+            models,
+            k,
+            votes,
+            vote_rule,
+            ..
+        } => (curve_specs(scenario, models, *vote_rule), k, *votes),
+        E::AttractorSweep {
+            model,
+            attractors,
+            axis,
+            k,
+            votes,
+            vote_rule,
+        } => (
+            sweep_specs(scenario, *model, attractors, *axis, *vote_rule),
+            k,
+            *votes,
+        ),
+        _ => return None,
+    };
+    let problems = scenario.benchmark.problems as u64;
+    let weights: u64 = specs
+        .iter()
+        .flat_map(|s| ks.iter().map(|&k| sim::outcome::vote_weight(&s.outcome, k)))
+        .sum();
+    let exact: u64 = specs.iter().map(|s| exact_weight(&s.outcome)).sum();
+    Some(
+        weights
+            .saturating_mul(votes)
+            .saturating_mul(problems)
+            .saturating_add(exact * ks.len() as u64 * problems),
+    )
+}
+
+/// The exact values' cost of one problem at one k, in the progress units of a vote (10 ns):
+/// the score verifier's best@k and per-run noise are integrals (about 1.4 ms and 0.3 ms a
+/// problem on one thread); the other metrics are closed forms, next to nothing.
+fn exact_weight(outcome: &OutcomeModel) -> u64 {
+    let score = matches!(outcome.verifier, Some(crate::model::Verifier::Score { .. }));
+    let integrals = if score { 140_000 } else { 0 };
+    integrals + if outcome.run_sd != 0.0 { 30_000 } else { 0 }
 }
 
 /// Every point of every series: each metric's exact value from the series' outcome model and its
@@ -232,16 +299,19 @@ fn build(
             _ => None,
         })
         .collect();
-    let tallies =
-        sim::outcome::simulate(seed, key, &inputs, ks, &submissions, &[], votes, progress);
+    // The exact values, (series, k) in parallel, while the simulation runs.
+    let (tallies, exact) = rayon::join(
+        || sim::outcome::simulate(seed, key, &inputs, ks, &submissions, &[], votes, progress),
+        || exact_values(specs, ks, metrics, progress),
+    );
     let mut points = Vec::new();
     for (si, s) in specs.iter().enumerate() {
         let o = &s.outcome;
         let trials = votes as f64 * s.rates.len() as f64;
         for (ki, &k) in ks.iter().enumerate() {
             let tally = &tallies[si][ki];
-            let estimate = |pairs: Vec<(f64, f64)>, metric: Metric, graded: bool| {
-                let (exact, complement): (Vec<f64>, Vec<f64>) = pairs.into_iter().unzip();
+            let estimate = |pairs: &[(f64, f64)], metric: Metric, graded: bool| {
+                let (exact, complement): (Vec<f64>, Vec<f64>) = pairs.iter().copied().unzip();
                 let hits: u64 = tally.iter().map(|t| t.hits(metric, graded)).sum();
                 (
                     Estimate::new(
@@ -254,12 +324,13 @@ fn build(
                     vote_seed_sd(&exact, &complement),
                 )
             };
-            for metric in o.metrics(metrics) {
+            for (metric, graded_pairs, true_pairs) in &exact[si * ks.len() + ki] {
+                let metric = *metric;
                 let graded = o.grader.is_some();
-                let (est, seed_sd) = estimate(o.graded(&s.rates, metric, k), metric, graded);
-                let truth = o
-                    .grader
-                    .map(|_| estimate(o.value(&s.rates, metric, k), metric, false).0);
+                let (est, seed_sd) = estimate(graded_pairs, metric, graded);
+                let truth = true_pairs
+                    .as_ref()
+                    .map(|pairs| estimate(pairs, metric, false).0);
                 points.push(VotePoint {
                     series: si,
                     k,
@@ -285,6 +356,40 @@ fn build(
         series,
         points,
     }
+}
+
+/// Per problem, a metric's (value, complement) pairs.
+type Pairs = Vec<(f64, f64)>;
+
+/// The exact values of every (series, k), in that order, each (series, k) in parallel: per
+/// metric, its per-problem pairs as graded, and the true ones beside them when the model has a
+/// grader.
+fn exact_values(
+    specs: &[SeriesSpec],
+    ks: &[u32],
+    metrics: &[Metric],
+    progress: Progress,
+) -> Vec<Vec<(Metric, Pairs, Option<Pairs>)>> {
+    let cells: Vec<(usize, u32)> = (0..specs.len())
+        .flat_map(|si| ks.iter().map(move |&k| (si, k)))
+        .collect();
+    cells
+        .par_iter()
+        .map(|&(si, k)| {
+            let s = &specs[si];
+            let o = &s.outcome;
+            let values = o
+                .metrics(metrics)
+                .into_iter()
+                .map(|metric| {
+                    let truth = o.grader.map(|_| o.value(&s.rates, metric, k));
+                    (metric, o.graded(&s.rates, metric, k), truth)
+                })
+                .collect();
+            progress(s.rates.len() as u64 * exact_weight(o));
+            values
+        })
+        .collect()
 }
 
 /// A series' summary from its outcome model; best@k's leads over maj@k read from its points.

@@ -33,13 +33,11 @@ fn draw_count<R: RngCore>(model: &Contamination, contaminated: f64, rng: &mut R)
         // Parsed, solved and graded stage by stage (the exact side uses the graded rate).
         return super::counts::staged_count(rng, p, model.n, &model.grading);
     }
-    (0..model.n)
-        .map(|_| u64::from(rng.random::<f64>() < p))
-        .sum()
+    u64::from(super::picks::binomial(model.n, p, rng))
 }
 
 /// Simulates `reruns` pairs (public count X over N problems, fresh count Y over M problems), in
-/// rerun order. Time: O(reruns n (N + M)).
+/// rerun order. Time: O(reruns (N + M) log n).
 pub fn simulate_gap(
     seed: u64,
     key: &[u64],

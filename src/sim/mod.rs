@@ -14,6 +14,7 @@ pub mod counts;
 pub mod judge;
 pub mod modes;
 pub mod outcome;
+pub mod picks;
 pub mod plan;
 pub mod reruns;
 pub mod run_corr;

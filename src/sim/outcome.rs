@@ -30,6 +30,34 @@ use rayon::prelude::*;
 /// Stream tag of the run-by-run simulation of models with per-run noise.
 pub const RUN_NOISE_STREAM: u64 = 0x0072_756e_7364; // "runsd"
 
+/// What one vote of a series at k costs in progress units, each the time of one vote of the
+/// canonical model (one alias draw, about 10 ns; docs/performance.md, "Progress weights"): the
+/// vote itself (k answers one by one for several attractors or answer extraction, a run's
+/// rate and two binomial counts under per-run noise) plus the verifier's pick and the graded
+/// counts of [`super::selection`] (a score verifier draws k scores). Measured per vote with
+/// `--threads 1` on the built-in scenarios; about +-30%.
+pub fn vote_weight(outcome: &OutcomeModel, k: u32) -> u64 {
+    let k = u64::from(k);
+    let vote = if outcome.run_sd != 0.0 {
+        3 + k / 8
+    } else if outcome.is_canonical() {
+        1
+    } else {
+        1 + k * 2 / 5
+    };
+    let pick = match outcome.verifier {
+        None => 0,
+        Some(crate::model::Verifier::Threshold(_)) => 2,
+        Some(crate::model::Verifier::Score { .. }) => 1 + k * 2 / 5,
+    };
+    let graded = match (outcome.grader, outcome.is_canonical()) {
+        (None, _) => 0,
+        (Some(_), true) => 4,
+        (Some(_), false) => 4 + k * 2 / 5,
+    };
+    vote + pick + graded
+}
+
 /// One series to simulate: a model's outcome model on the benchmark's rates.
 #[derive(Debug, Clone, Copy)]
 pub struct OutcomeSeries<'a> {
@@ -120,8 +148,9 @@ fn pick(list: &[(u32, u64, u64)], n: u32, graded: bool) -> u64 {
 
 /// Simulates `votes` votes of k samples on every problem of every series at every k, with the
 /// n@k of `submissions` and the confidence-filtered votes of `filters`. Returns
-/// the tallies indexed `[series][k][problem]`. `progress` is called with votes done (the vote and
-/// run-noise samplers report; the selection sampler does not). After an interruption
+/// the tallies indexed `[series][k][problem]`. `progress` is called with votes done, each
+/// weighted by [`vote_weight`] of its series and k (the vote, run-noise and selection samplers
+/// report; the confidence filters report their votes unweighted). After an interruption
 /// ([`crate::interrupt::requested`]) some counts stay zero and must be discarded.
 ///
 /// # Panics
@@ -181,7 +210,35 @@ pub fn simulate(
             })
         })
         .collect();
-    let counts = simulate_votes(seed, &[key], &cells, votes, progress);
+    // The vote cells run one after another: the votes reported so far tell which one runs.
+    let cell_votes: Vec<u64> = cells.iter().map(|c| c.p.len() as u64 * votes).collect();
+    let cell_weights: Vec<u64> = independent
+        .iter()
+        .flat_map(|&si| ks.iter().map(move |&k| (si, k)))
+        .map(|(si, k)| {
+            let o = series[si].outcome;
+            let plain = OutcomeModel {
+                verifier: None,
+                grader: None,
+                ..o.clone()
+            };
+            vote_weight(&plain, k)
+        })
+        .collect();
+    let reported = std::sync::atomic::AtomicU64::new(0);
+    let weighted = |n: u64| {
+        let before = reported.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
+        let (mut end, mut w) = (0u64, 1u64);
+        for (&v, &cw) in cell_votes.iter().zip(&cell_weights) {
+            end += v;
+            w = cw;
+            if before < end {
+                break;
+            }
+        }
+        progress(n.saturating_mul(w));
+    };
+    let counts = simulate_votes(seed, &[key], &cells, votes, &weighted);
     for (j, &si) in independent.iter().enumerate() {
         for ki in 0..ks.len() {
             for (t, c) in out[si][ki].iter_mut().zip(&counts[j * ks.len() + ki]) {
@@ -189,30 +246,42 @@ pub fn simulate(
             }
         }
     }
-    // Per-run noise: run by run, one eta per run and problem.
-    for (si, s) in series.iter().enumerate() {
-        let omega = s.outcome.run_sd;
-        if omega == 0.0 {
-            continue;
-        }
-        for (ki, &k) in ks.iter().enumerate() {
-            for (i, &p) in s.rates.iter().enumerate() {
-                let problem = RunProblem {
-                    p,
-                    attractor: s.outcome.attractor(),
-                    omega,
-                    k,
-                    rule: s.outcome.rule,
-                };
-                let path = [key, RUN_NOISE_STREAM, si as u64, u64::from(k), i as u64];
-                let r = simulate_problem(seed, &path, &problem, votes);
-                progress(votes);
-                let t = &mut out[si][ki][i];
-                t.any_correct = r.any_correct;
-                t.all_correct = r.all_correct;
-                t.wins = r.vote_wins;
-            }
-        }
+    // Per-run noise: run by run, one eta per run and problem; every (series, k, problem) on its
+    // own stream, in parallel.
+    let noisy: Vec<(usize, usize, usize)> = (0..series.len())
+        .filter(|&si| series[si].outcome.run_sd != 0.0)
+        .flat_map(|si| {
+            (0..ks.len()).flat_map(move |ki| (0..series[si].rates.len()).map(move |i| (si, ki, i)))
+        })
+        .collect();
+    let runs: Vec<_> = noisy
+        .par_iter()
+        .map(|&(si, ki, i)| {
+            let s = series[si];
+            let k = ks[ki];
+            let problem = RunProblem {
+                p: s.rates[i],
+                attractor: s.outcome.attractor(),
+                omega: s.outcome.run_sd,
+                k,
+                rule: s.outcome.rule,
+            };
+            let path = [key, RUN_NOISE_STREAM, si as u64, u64::from(k), i as u64];
+            let r = simulate_problem(seed, &path, &problem, votes);
+            let plain = OutcomeModel {
+                verifier: None,
+                grader: None,
+                ..s.outcome.clone()
+            };
+            progress(votes.saturating_mul(vote_weight(&plain, k)));
+            r
+        })
+        .collect();
+    for (&(si, ki, i), r) in noisy.iter().zip(runs) {
+        let t = &mut out[si][ki][i];
+        t.any_correct = r.any_correct;
+        t.all_correct = r.all_correct;
+        t.wins = r.vote_wins;
     }
     // Selection and grading, drawn sample by sample.
     let selected: Vec<usize> = (0..series.len())
@@ -238,7 +307,22 @@ pub fn simulate(
         })
         .collect();
     if !cells.is_empty() {
-        let counts = simulate_selection(seed, &[key, name_id("selection")], &cells, votes);
+        // The selection's share of each series' weight: the whole weight less its vote's.
+        let weights: Vec<u64> = selected
+            .iter()
+            .flat_map(|&si| ks.iter().map(move |&k| (si, k)))
+            .map(|(si, k)| {
+                let o = series[si].outcome;
+                let plain = OutcomeModel {
+                    verifier: None,
+                    grader: None,
+                    ..o.clone()
+                };
+                vote_weight(o, k) - vote_weight(&plain, k)
+            })
+            .collect();
+        let tick = |cell: usize, n: u64| progress(n.saturating_mul(weights[cell]));
+        let counts = simulate_selection(seed, &[key, name_id("selection")], &cells, votes, &tick);
         for (j, &si) in selected.iter().enumerate() {
             for ki in 0..ks.len() {
                 for (t, c) in out[si][ki].iter_mut().zip(&counts[j * ks.len() + ki]) {

@@ -9,7 +9,8 @@ use rayon::prelude::*;
 
 use super::counts::{pair_tallies, staged_count, CountSampler, PairSampler, PairTally as Tally};
 use super::modes::{GradedVoteSampler, ModeVoteSampler};
-use super::stream::{name_id, stream, Rng, TWO_53};
+use super::picks::binomial;
+use super::stream::{name_id, stream, Rng};
 use super::votes::{self, AttractorTables, VoteSampler};
 use super::{batches, run_merged};
 use crate::exact::grader::SampleGrading;
@@ -26,45 +27,6 @@ pub type Progress<'a> = &'a (dyn Fn(u64) + Sync);
 /// Largest number of alias-table entries (N (n + 1) or N (k + 1)) a fixed-design simulated cell
 /// may build per model (about 200 MB); larger cells draw each count with BTPE instead.
 const TABLE_ENTRIES: u64 = 1 << 24;
-
-/// Largest t for which [`binomial`] counts t Bernoulli trials one by one.
-const BERNOULLI_MAX_T: u32 = 16;
-/// Largest t for which [`binomial`] inverts the CDF (the first pmf term, max(p, q)^t >= 2^-256,
-/// cannot underflow).
-const INVERSION_MAX_T: u32 = 256;
-
-/// One draw of Bin(t, p) for a p that changes every draw (no per-p setup): t 53-bit uniforms,
-/// each a success below p, for t <= 16; sequential inversion of the CDF from the nearer end
-/// (expected min(p, q) t + 1 steps) for t <= 256; rand_distr's BTPE beyond.
-#[inline]
-fn binomial<R: RngCore>(t: u32, p: f64, rng: &mut R) -> u32 {
-    if t <= BERNOULLI_MAX_T {
-        let threshold = (p * TWO_53) as u64;
-        (0..t)
-            .map(|_| u32::from((rng.next_u64() >> 11) < threshold))
-            .sum()
-    } else if t <= INVERSION_MAX_T {
-        let (flip, r) = if p > 0.5 { (true, 1.0 - p) } else { (false, p) };
-        let q = 1.0 - r;
-        let u = (rng.next_u64() >> 11) as f64 / TWO_53;
-        let ratio = r / q;
-        let mut pmf = q.powi(t as i32);
-        let mut cdf = pmf;
-        let mut j = 0u32;
-        while u >= cdf && j < t {
-            pmf *= f64::from(t - j) / f64::from(j + 1) * ratio;
-            j += 1;
-            cdf += pmf;
-        }
-        if flip {
-            t - j
-        } else {
-            j
-        }
-    } else {
-        Binomial::new(u64::from(t), p).map_or(0, |b| b.sample(rng) as u32)
-    }
-}
 
 /// A majority vote of k samples scored answer by answer, for a correct count drawn by the
 /// caller: [`AttractorTables::correct_wins`], the route of [`crate::sim::votes::VoteSampler`].

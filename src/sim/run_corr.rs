@@ -7,6 +7,7 @@
 use rand::{Rng as _, RngCore};
 use rand_distr::{Distribution, StandardNormal};
 
+use super::picks::binomial;
 use super::stream::stream;
 use super::{batches, run_merged, run_ordered_fold};
 use crate::model::{expit, logit, VoteRule};
@@ -79,7 +80,7 @@ pub struct RunProblem {
 
 /// Simulates `runs` runs of k samples of one problem with rate p, attractor share a and per-run
 /// noise omega: per run one eta, then per sample correct with p(eta), else the attractor with
-/// probability a, else a one-off. Time: O(runs k).
+/// probability a, else a one-off, drawn as binomial counts. Time: O(runs log k).
 pub fn simulate_problem(seed: u64, key: &[u64], problem: &RunProblem, runs: u64) -> RunTally {
     let RunProblem {
         p,
@@ -99,14 +100,11 @@ pub fn simulate_problem(seed: u64, key: &[u64], problem: &RunProblem, runs: u64)
             let mut t = RunTally::default();
             for _ in 0..count {
                 let pr = run_rate(p, omega, &mut rng);
-                let (mut c, mut a) = (0u32, 0u32);
-                for _ in 0..k {
-                    if rng.random::<f64>() < pr {
-                        c += 1;
-                    } else if rng.random::<f64>() < attractor {
-                        a += 1;
-                    }
-                }
+                // The run's k samples as counts: C ~ Bin(k, p(eta)) correct, A ~ Bin(k - C, a)
+                // of the others on the attractor (each sample is correct, else the attractor
+                // with probability a, independently).
+                let c = binomial(k, pr, &mut rng);
+                let a = binomial(k - c, attractor, &mut rng);
                 t.runs += 1;
                 t.any_correct += u64::from(c >= 1);
                 t.all_correct += u64::from(c == k);
@@ -120,7 +118,7 @@ pub fn simulate_problem(seed: u64, key: &[u64], problem: &RunProblem, runs: u64)
 
 /// Simulates `reruns` reruns of a benchmark with the given rates, n samples per problem per
 /// rerun, one eta per problem per rerun shared by its n samples; returns each rerun's total
-/// count of correct samples, in rerun order (the score is total / (n N)). Time: O(reruns N n).
+/// count of correct samples, in rerun order (the score is total / (n N)). Time: O(reruns N log n).
 pub fn simulate_reruns(
     seed: u64,
     key: &[u64],
@@ -142,9 +140,7 @@ pub fn simulate_reruns(
                     let mut total = 0u64;
                     for &p in rates {
                         let pr = run_rate(p, omega, &mut rng);
-                        for _ in 0..n {
-                            total += u64::from(rng.random::<f64>() < pr);
-                        }
+                        total += u64::from(binomial(n, pr, &mut rng));
                     }
                     total
                 })

@@ -1,21 +1,23 @@
-//! Literal simulation of best-of-k selection and noisy grading for the `curves` experiment.
+//! Simulation of best-of-k selection and noisy grading for the `curves` experiment.
 //!
-//! Every vote draws its k samples one by one with the samplers of [`super::modes`]: the verifier's
-//! pick ([`ThresholdSampler`], [`ScoreSampler`]), the majority vote ([`ModeVoteSampler`]) and each
-//! sample's graded outcome ([`graded_samples`], [`grade`]). Cost: O(k) draws per vote and metric,
-//! against O(1) for [`super::votes`]: the price of drawing what the harness sees, sample by
-//! sample. Each (cell, problem) pair has its own stream keyed by (key, cell, problem), and the
+//! Every vote draws its samples as counts per category ([`super::picks`]): the verifier's pick
+//! and the samples graded correct from binomial tables, at most four u64 a vote (a score
+//! verifier also draws k scores); the graded majority vote from the vote's joint table
+//! ([`VoteSampler`]) for one attractor share, its k answers one by one ([`ModeVoteSampler`])
+//! for several shares or answer extraction; the pick graded once ([`grade`]). The verifier's,
+//! the grader's and the vote's samples are independent draws (each metric is counted on its
+//! own). Each (cell, problem) pair has its own stream keyed by (key, cell, problem), and the
 //! pairs are counted in parallel with integer sums, so the counts are identical for any thread
 //! count.
 use rayon::prelude::*;
 
-use super::modes::{
-    grade, graded_parsed_samples, graded_samples, ModeBestSampler, ModeVoteSampler, ScoreSampler,
-    ThresholdSampler,
-};
+use super::modes::{grade, ModeVoteSampler};
+use super::picks::PickTables;
 use super::stream::stream;
-use super::votes::ModeAnswers;
-use crate::exact::modes::Extraction;
+use super::votes::{
+    joint_pays, AttractorTables, ModeAnswers, VoteSampler, JOINT_MIN_VOTES_PER_ENTRY,
+};
+use crate::exact::maj::ln_factorials;
 use crate::model::{Grader, Verifier, VoteRule};
 
 /// One cell: a model's rates at one k, with its selector and grader.
@@ -55,14 +57,39 @@ pub struct SelectionCounts {
     pub best_true: u64,
 }
 
+/// What a cell shares across its problems: the tables of its verifier's and grader's counts,
+/// and of its graded majority vote when the model has one attractor share.
+struct CellTables {
+    lnf: Vec<f64>,
+    picks: PickTables,
+    attractor: Option<AttractorTables>,
+}
+
+impl CellTables {
+    fn new(cell: &SelectionCell) -> CellTables {
+        let lnf = ln_factorials(cell.k);
+        let picks = PickTables::new(cell.k, cell.verifier, cell.grader, &lnf);
+        let attractor = (cell.grader.is_some() && cell.modes.is_none())
+            .then(|| AttractorTables::new(cell.k, cell.attractor, &lnf));
+        CellTables {
+            lnf,
+            picks,
+            attractor,
+        }
+    }
+}
+
 /// Simulates `votes` votes of every (cell, problem) pair. Returns the counts per cell, per
-/// problem. Deterministic for any thread count.
+/// problem. Deterministic for any thread count. `progress` is called with (cell, votes) as
+/// each pair finishes.
 pub fn simulate_selection(
     seed: u64,
     key: &[u64],
     cells: &[SelectionCell],
     votes: u64,
+    progress: &(dyn Fn(usize, u64) + Sync),
 ) -> Vec<Vec<SelectionCounts>> {
+    let tables: Vec<CellTables> = cells.par_iter().map(CellTables::new).collect();
     let pairs: Vec<(usize, usize)> = cells
         .iter()
         .enumerate()
@@ -77,7 +104,9 @@ pub fn simulate_selection(
             let mut path = key.to_vec();
             path.extend([ci as u64, pi as u64]);
             let mut rng = stream(seed, &path);
-            one_problem(&cells[ci], pi, votes, &mut rng)
+            let counts = one_problem(&cells[ci], &tables[ci], pi, votes, &mut rng);
+            progress(ci, votes);
+            counts
         })
         .collect();
     let mut out = Vec::with_capacity(cells.len());
@@ -88,53 +117,60 @@ pub fn simulate_selection(
     out
 }
 
+/// The graded majority vote of one problem: the joint-table or two-draw sampler of one
+/// attractor share, the literal label sampler of several shares or answer extraction.
+enum GradedVote<'a> {
+    One(VoteSampler<'a>),
+    Modes(ModeVoteSampler),
+}
+
+impl GradedVote<'_> {
+    #[inline]
+    fn win(&self, rng: &mut super::stream::Rng) -> bool {
+        match self {
+            GradedVote::One(v) => v.sample(rng).win,
+            GradedVote::Modes(v) => v.sample(rng).win,
+        }
+    }
+}
+
 fn one_problem(
     cell: &SelectionCell,
+    tables: &CellTables,
     pi: usize,
     votes: u64,
     rng: &mut super::stream::Rng,
 ) -> SelectionCounts {
     let (k, p) = (cell.k, cell.p[pi]);
     let mut c = SelectionCounts::default();
-    let labels = |rule| match &cell.modes {
-        Some(m) => {
+    let vote = cell.grader.map(|_| match (&cell.modes, &tables.attractor) {
+        (Some(m), _) => {
             let attractors = m.per_problem.as_ref().map_or(&m.attractors, |v| &v[pi]);
-            ModeVoteSampler::new(p, attractors, m.extraction, k, rule)
+            GradedVote::Modes(ModeVoteSampler::new(
+                p,
+                attractors,
+                m.extraction,
+                k,
+                cell.rule,
+            ))
         }
-        None => ModeVoteSampler::new(p, &[cell.attractor], Extraction::default(), k, rule),
-    };
-    let vote = cell.grader.map(|_| labels(cell.rule));
-    // With several attractors or extraction the verifier's samples are drawn as answers too.
-    let best = match (&cell.modes, cell.verifier) {
-        (Some(_), Some(verifier)) => Some(ModeBestSampler {
-            labels: labels(VoteRule::Random),
-            verifier,
-        }),
-        _ => None,
-    };
+        (None, Some(a)) if joint_pays(k, votes, JOINT_MIN_VOTES_PER_ENTRY) => {
+            GradedVote::One(VoteSampler::new(k, p, a, cell.rule, &tables.lnf))
+        }
+        (None, Some(a)) => GradedVote::One(VoteSampler::two_draws(k, p, a, cell.rule, &tables.lnf)),
+        (None, None) => unreachable!("a graded cell of one share has its attractor tables"),
+    });
     let unparsed = cell.modes.as_ref().map_or(0.0, |m| m.extraction.unparsed);
+    let picks = tables.picks.problem(p, unparsed, &tables.lnf);
     for _ in 0..votes {
         if let (Some(g), Some(vote)) = (&cell.grader, &vote) {
-            let graded = if unparsed > 0.0 {
-                graded_parsed_samples(p, k, unparsed, g, rng)
-            } else {
-                graded_samples(p, k, g, rng).0
-            };
+            let graded = picks.graded(rng);
             c.any_graded += u64::from(graded > 0);
             c.all_graded += u64::from(graded == k);
-            let win = vote.sample(rng).win;
-            c.maj_graded += u64::from(grade(g, win, rng));
+            c.maj_graded += u64::from(grade(g, vote.win(rng), rng));
         }
-        if let Some(v) = &cell.verifier {
-            let correct = match (&best, *v) {
-                (Some(b), _) => b.sample(rng),
-                (None, Verifier::Threshold(verifier)) => {
-                    ThresholdSampler { p, verifier, k }.sample(rng)
-                }
-                (None, Verifier::Score { separation }) => {
-                    ScoreSampler { p, separation, k }.sample(rng)
-                }
-            };
+        if cell.verifier.is_some() {
+            let correct = picks.best(rng);
             c.best_true += u64::from(correct);
             c.best_graded += u64::from(match &cell.grader {
                 Some(g) => grade(g, correct, rng),
@@ -148,6 +184,7 @@ fn one_problem(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::exact::modes::Extraction;
     use crate::model::{Fallback, ThresholdVerifier};
 
     fn cells() -> Vec<SelectionCell> {
@@ -191,10 +228,13 @@ mod tests {
                 .num_threads(threads)
                 .build()
                 .unwrap()
-                .install(|| simulate_selection(9, &[1, 2], &mode_cells(), 500))
+                .install(|| simulate_selection(9, &[1, 2], &mode_cells(), 500, &|_, _| {}))
         };
         assert_eq!(run(1), run(3));
-        assert_ne!(run(1), simulate_selection(9, &[1, 2], &cells(), 500));
+        assert_ne!(
+            run(1),
+            simulate_selection(9, &[1, 2], &cells(), 500, &|_, _| {})
+        );
     }
 
     #[test]
@@ -204,9 +244,12 @@ mod tests {
                 .num_threads(threads)
                 .build()
                 .unwrap()
-                .install(|| simulate_selection(9, &[1, 2], &cells(), 500))
+                .install(|| simulate_selection(9, &[1, 2], &cells(), 500, &|_, _| {}))
         };
         assert_eq!(run(1), run(3));
-        assert_ne!(run(1), simulate_selection(10, &[1, 2], &cells(), 500));
+        assert_ne!(
+            run(1),
+            simulate_selection(10, &[1, 2], &cells(), 500, &|_, _| {})
+        );
     }
 }

@@ -57,9 +57,18 @@ pub(super) fn profile_interval(
             limit,
         };
         let wald = value + dir * first;
-        if limit.is_none_or(|l| dir * (wald - l) < 0.0) {
-            if let Some(end) = end::direct_end(problem, &direct, wald) {
-                return Some(end);
+        match limit.filter(|l| dir * (wald - l) >= 0.0) {
+            // the Wald end is past the limit: the limit is the end when an upper bound on its
+            // profile is within the drop
+            Some(l) => {
+                if end::within_drop_at(problem, &direct, l) {
+                    return Some(l);
+                }
+            }
+            None => {
+                if let Some(end) = end::direct_end(problem, &direct, wald) {
+                    return Some(end);
+                }
             }
         }
         let mut warm = best_internal.to_vec();

@@ -157,7 +157,34 @@ fn at_limit(
             warm[j] = moved;
         }
     }
+    warm[side.i] = l;
+    if within_drop(problem, side, &warm) {
+        return Some(l);
+    }
     let (_, f) = problem.minimise_newton_at(&warm, Some((side.i, l)))?;
     let r = (2.0 * (f - side.opt_value).max(0.0)).sqrt();
     (r <= side.target).then_some(l)
+}
+
+/// True when the objective at `x` is within the drop of the estimate's: since the profile at
+/// x_i is the minimum over the others, it is then within the drop too, and x_i is inside the
+/// interval (one evaluation of the value, where the profile point is a Newton run).
+fn within_drop(problem: &Problem<'_>, side: &Side<'_>, x: &[f64]) -> bool {
+    let f = problem.objective(x);
+    (2.0 * (f - side.opt_value).max(0.0)).sqrt() <= side.target
+}
+
+/// [`within_drop`] at theta_i = `l` with the others moved from the estimate along the slope:
+/// true says `l` (a limit of the side) is the end.
+pub(super) fn within_drop_at(problem: &Problem<'_>, side: &Side<'_>, l: f64) -> bool {
+    let (i, value) = (side.i, side.natural[side.i]);
+    let mut x = side.natural.to_vec();
+    for j in (0..x.len()).filter(|&j| j != i) {
+        let moved = x[j] + (l - value) * side.slope[j];
+        if moved.is_finite() && (!problem.is_spread(j) || moved > 0.0) {
+            x[j] = moved;
+        }
+    }
+    x[i] = l;
+    within_drop(problem, side, &x)
 }

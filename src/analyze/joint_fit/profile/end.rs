@@ -119,7 +119,8 @@ pub(super) fn direct_end(problem: &Problem<'_>, side: &Side<'_>, start: f64) -> 
         last_gap = gap.abs();
         let slope_r = (g[i] + dot(&h_ri, &a)) / r;
         let mut v = x[i] - gap / slope_r;
-        if !(side.dir * slope_r > 0.0) || side.dir * (v - value) <= 0.0 {
+        let outward = side.dir * slope_r > 0.0;
+        if !outward || side.dir * (v - value) <= 0.0 {
             // r is about linear from 0 at the estimate: scale the distance to reach the target
             v = value + (x[i] - value) * side.target / r;
         }

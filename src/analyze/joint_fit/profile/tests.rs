@@ -9,9 +9,14 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 /// Three models' counts from the joint model, shift_sds small enough that most get a profile
 /// interval (an SE above 20% of the estimate, or an estimate at 0).
 fn three_models(seed: u64) -> JointData {
-    let (mu, sigma, shift, tau) = (0.3, 1.2, [0.0, -0.5, 0.4], [0.3, 0.5, 0.2]);
+    simulate(seed, 100, 16, [0.3, 0.5, 0.2])
+}
+
+/// Three models' counts: `problems` problems of `samples` samples, shift_sds `tau`.
+fn simulate(seed: u64, problems: usize, samples: u64, tau: [f64; 3]) -> JointData {
+    let (mu, sigma, shift) = (0.3, 1.2, [0.0, -0.5, 0.4]);
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-    let rows = (0..100)
+    let rows = (0..problems)
         .map(|_| {
             let z: f64 = mu + sigma * rng.sample::<f64, _>(StandardNormal);
             shift
@@ -20,8 +25,8 @@ fn three_models(seed: u64) -> JointData {
                 .map(|(s, t)| {
                     let e: f64 = rng.sample(StandardNormal);
                     let p = 1.0 / (1.0 + (-(z + s + t * e)).exp());
-                    let c = Binomial::new(16, p).unwrap().sample(&mut rng);
-                    Some(Count::new(c as usize, 16))
+                    let c = Binomial::new(samples, p).unwrap().sample(&mut rng);
+                    Some(Count::new(c as usize, samples as usize))
                 })
                 .collect()
         })
@@ -118,4 +123,54 @@ fn profile_intervals_have_the_same_bits_on_one_and_three_threads() {
         .iter()
         .any(|e| e.interval != IntervalKind::Wald));
     assert_eq!(format!("{one:?}"), format!("{three:?}"));
+}
+
+/// On the flat surfaces of three models x 30 problems x 8 samples (taus at 0), each profile end
+/// the fit reports has a brute-force profile (the lower of a Newton run and BFGS from the
+/// estimate) within the tolerance of 1.96.
+#[test]
+fn profile_ends_on_flat_surfaces_match_a_brute_force_profile() {
+    for seed in [1144u64, 1112, 1148] {
+        let data = simulate(seed, 30, 8, [0.6, 0.9, 0.6]);
+        let fit = fit_joint(&data, &JointFitOptions::default());
+        let problem = Problem {
+            data: &data,
+            prior: None,
+            layout: fit.estimates.iter().map(|e| e.parameter).collect(),
+            fixed: Vec::new(),
+            evaluations: std::cell::Cell::new(0),
+            profile_capped: std::cell::Cell::new(false),
+            progress: &|_| {},
+        };
+        assert!(!fit.regularised);
+        let natural: Vec<f64> = fit.estimates.iter().map(|e| e.value).collect();
+        let opt_value = problem.objective(&natural);
+        let target = (2.0 * PROFILE_DROP).sqrt();
+        for (i, e) in fit.estimates.iter().enumerate() {
+            if e.interval != IntervalKind::Profile {
+                continue;
+            }
+            for end in [e.lower, e.upper].into_iter().flatten() {
+                if end == 0.0 {
+                    continue;
+                }
+                let newton = problem
+                    .minimise_newton_at(&natural, Some((i, end)))
+                    .map_or(f64::INFINITY, |x| x.1);
+                let bfgs = problem
+                    .minimise(&natural, Some((i, end)), 2000, usize::MAX)
+                    .1;
+                let r = (2.0 * (newton.min(bfgs) - opt_value).max(0.0)).sqrt();
+                println!(
+                    "seed {seed} {} end {end:.6}: r {r:.6} (Newton {newton:.6}, BFGS {bfgs:.6})",
+                    e.parameter
+                );
+                assert!(
+                    (r - target).abs() < 1e-4,
+                    "seed {seed} {}: r {r}",
+                    e.parameter
+                );
+            }
+        }
+    }
 }

@@ -38,11 +38,11 @@ pub const PRIOR_START: f64 = 6.0;
 pub const AFTER_STARTS: f64 = 4.0;
 
 /// Fewest evaluations assumed for a profile interval before one has finished.
-pub const PROFILE_PRIOR: f64 = 30.0;
+pub const PROFILE_PRIOR: f64 = 10.0;
 
 /// Evaluations of a profile interval, in starts, before one has finished (Newton's starts and
 /// profile points).
-pub const PROFILE_PER_START: f64 = 2.0;
+pub const PROFILE_PER_START: f64 = 1.0;
 
 /// Work done and predicted total of a fit, in evaluations (see the module docs). Shared by
 /// reference across threads (the fit runs on a worker pool).

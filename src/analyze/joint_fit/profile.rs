@@ -1,7 +1,11 @@
 //! Profile-likelihood intervals of the joint fit (see the parent module and docs/fit.md,
-//! "Intervals"): each end a bracketed Illinois search on the signed root of the likelihood
-//! ratio, each point a warm-started optimisation over the other parameters, within a budget.
+//! "Intervals"): each end found directly ([`end`]: Newton steps that move the profiled
+//! parameter and the others together), or where that gives up by a bracketed Illinois search on
+//! the signed root of the likelihood ratio, each point a warm-started optimisation over the
+//! other parameters, within a budget.
 use super::{Problem, PROFILE_DROP, Z_95};
+
+mod end;
 
 /// A profile end further than this from the estimate is reported unbounded.
 const PROFILE_REACH: f64 = 60.0;
@@ -15,7 +19,8 @@ const PROFILE_POINT_MIN_EVALUATIONS: usize = 40;
 const PROFILE_BFGS_ITERATIONS: usize = 100;
 
 /// Profile-likelihood 95% interval of parameter i (module doc): on each side, the end where
-/// r(v) = sqrt(2 (l_hat - max_rest l(v, rest))) reaches 1.96. r is close to linear in v
+/// r(v) = sqrt(2 (l_hat - max_rest l(v, rest))) reaches 1.96, first by [`end::direct_end`]
+/// from the Wald end (when it is inside the side's limit). Where that gives up: r is close to linear in v
 /// (|v - v_hat| / SE for a quadratic log-likelihood), so the end is bracketed by extrapolating
 /// r linearly from the Wald guess and then found by Illinois regula falsi to |r - 1.96| < 1e-4;
 /// each profile point is a Newton run (BFGS where Newton does not apply) warm-started from the
@@ -41,6 +46,30 @@ pub(super) fn profile_interval(
             // an estimate at its bound (a spread at 0): that end is the bound, whose profile
             // drop is 0 (no optimisation needed to know it)
             return limit;
+        }
+        let direct = end::Side {
+            natural,
+            i,
+            opt_value,
+            slope,
+            target,
+            dir,
+            limit,
+        };
+        let wald = value + dir * first;
+        match limit.filter(|l| dir * (wald - l) >= 0.0) {
+            // the Wald end is past the limit: the limit is the end when an upper bound on its
+            // profile is within the drop
+            Some(l) => {
+                if end::within_drop_at(problem, &direct, l) {
+                    return Some(l);
+                }
+            }
+            None => {
+                if let Some(end) = end::direct_end(problem, &direct, wald) {
+                    return Some(end);
+                }
+            }
         }
         let mut warm = best_internal.to_vec();
         let mut warm_at = value;
@@ -147,3 +176,6 @@ pub(super) fn profile_interval(
     let (lo, hi) = (side(-1.0, limit), side(1.0, None));
     (lo, hi, capped.get() || problem.profile_capped.get())
 }
+
+#[cfg(test)]
+mod tests;

@@ -5,14 +5,19 @@
 //! literal route, so that it checks the closed forms of [`crate::exact::modes`],
 //! [`crate::exact::verifier`] and [`crate::exact::grader`] rather than repeating them. Cost:
 //! O(k) draws per vote. Generators come from the caller (streams of [`super::stream`]); a
-//! sampler is an immutable parameter struct.
+//! sampler is an immutable parameter struct. The literal best-of-k samplers (threshold, score,
+//! several answer modes) and `graded_samples` are compiled for the tests only: the runs draw
+//! picks and graded counts as counts per category (`sim::picks`), and the tests check both
+//! against the exact values.
 use rand::RngCore;
+#[cfg(test)]
 use rand_distr::{Distribution, StandardNormal};
 
 use super::alias::AliasTable;
 use super::stream::{index, unit};
 use crate::exact::grader::Grader;
 use crate::exact::modes::Extraction;
+#[cfg(test)]
 use crate::exact::verifier::{Fallback, ThresholdVerifier};
 use crate::model::VoteRule;
 
@@ -140,6 +145,7 @@ impl GradedVoteSampler {
     }
 }
 
+#[cfg(test)]
 /// Best-of-k with a threshold verifier, drawn literally: every sample is correct with
 /// probability p and accepted with tpr or fpr; the pick is uniform among the accepted (by
 /// reservoir sampling as they arrive), else the fallback.
@@ -153,6 +159,7 @@ pub struct ThresholdSampler {
     pub k: u32,
 }
 
+#[cfg(test)]
 impl ThresholdSampler {
     /// Whether the pick of one best-of-k selection is correct. Cost: O(k) u64.
     pub fn sample<R: RngCore + ?Sized>(&self, rng: &mut R) -> bool {
@@ -161,6 +168,7 @@ impl ThresholdSampler {
     }
 }
 
+#[cfg(test)]
 /// One threshold-verifier selection of k samples, each drawn by `correct` (whether it is
 /// correct; it may draw as many words as it needs): accepted with tpr or fpr, the pick uniform
 /// among the accepted (reservoir sampling as they arrive), else the fallback.
@@ -193,6 +201,7 @@ fn threshold_pick<R: RngCore + ?Sized>(
     }
 }
 
+#[cfg(test)]
 /// One score-verifier selection of k samples, each drawn by `correct`: scored N(separation, 1)
 /// if correct and N(0, 1) if not, the argmax picked.
 #[inline(always)]
@@ -215,6 +224,7 @@ fn score_pick<R: RngCore + ?Sized>(
     best_correct
 }
 
+#[cfg(test)]
 /// Best-of-k with a score verifier, drawn literally: every sample is correct with probability p,
 /// its score is N(separation, 1) if correct and N(0, 1) if not, and the pick is the argmax.
 #[derive(Debug, Clone, Copy)]
@@ -227,6 +237,7 @@ pub struct ScoreSampler {
     pub k: u32,
 }
 
+#[cfg(test)]
 impl ScoreSampler {
     /// Whether the highest-scoring sample is correct. Cost: O(k) draws.
     pub fn sample<R: RngCore + ?Sized>(&self, rng: &mut R) -> bool {
@@ -235,6 +246,7 @@ impl ScoreSampler {
     }
 }
 
+#[cfg(test)]
 /// Best-of-k over the answers of several attractors and answer extraction, drawn literally:
 /// every sample is a label of [`ModeVoteSampler`] (the correct answer in either form, an
 /// attractor, a one-off or no answer) and the verifier sees only whether it is correct. Both
@@ -249,6 +261,7 @@ pub struct ModeBestSampler {
     pub verifier: crate::model::Verifier,
 }
 
+#[cfg(test)]
 impl ModeBestSampler {
     /// Whether the verifier's pick of one selection of k samples is correct.
     pub fn sample<R: RngCore + ?Sized>(&self, rng: &mut R) -> bool {
@@ -311,6 +324,7 @@ pub fn grade_picks(seed: u64, key: &[u64], tallies: &[(u64, u64)], grader: &Grad
         .collect()
 }
 
+#[cfg(test)]
 /// k samples of a problem with solve rate p, each graded by `grader`: (graded correct count,
 /// true correct count). Cost: 2k u64.
 pub fn graded_samples<R: RngCore + ?Sized>(

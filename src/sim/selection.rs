@@ -206,8 +206,8 @@ mod tests {
         }]
     }
 
-    /// The same cell with several attractors, unparsed and split: the verifier's samples are
-    /// drawn as answers ([`super::super::modes::ModeBestSampler`]), per-problem shares given.
+    /// The same cell with several attractors, unparsed and split: the verifier's picks are drawn
+    /// as counts at the parsed rate (1 - u) p (`sim::picks`), per-problem shares given.
     fn mode_cells() -> Vec<SelectionCell> {
         let mut c = cells();
         c[0].modes = Some(ModeAnswers {

@@ -49,26 +49,26 @@ commands=(
   "run judge|$bin run judge --out o/judge -q"
   "check judge|$bin check judge -q"
   "run confidence|$bin run confidence --out o/confidence -q"
-  "plan (README)|$bin plan --mu 0.2 --sigma 2.2 --gap-logits 0.21 --problems 30,100,300,1000 --samples 1,4,16,64 --out o/plan -q"
-  "sweep note (README)|$bin sweep note --set model.long.attractor=0,0.25,0.5,0.75,0.9 --set benchmark.sigma=0.6,2.2 --out o/sweep -q"
-  "sweep note, 19 x 2 cells (docs/sweep.md)|$bin sweep note --set model.long.attractor=0:0.9:0.05 --set benchmark.sigma=0.6,2.2 --out o/sweep2 -q"
-  "sweep verifier|$bin sweep verifier --set model.checked.verifier.tpr=0.8,0.9 --out o/sweepv -q"
-  "sweep submissions 1:8:1|$bin sweep submissions --set experiment.curves.submissions=1:8:1 --out o/sweeps -q"
-  "sweep submissions 2,3,5|$bin sweep submissions --set experiment.curves.submissions=2,3,5 --out o/sweeps2 -q"
-  "sweep note --shard {}/4 --threads 1, 4 shards one after another, then merge|for i in 0 1 2 3; do $bin sweep note --set benchmark.sigma=0.5:3:0.25 --shard \$i/4 --threads 1 -q --out o/shards/ || exit 1; done && $bin merge o/shards/ --out o/merged"
-  "sweep judge position_bias|$bin sweep judge --set experiment.judge.position_bias=0:1:0.25 --out o/sweepj -q"
-  "analyze results.jsonl --k 1,4,16 (200 x 16 with answers)|$bin analyze results.jsonl --k 1,4,16 --out o/an -q"
-  "analyze a.jsonl b.jsonl --compare (200 x 8 each)|$bin analyze a.jsonl b.jsonl --compare --out o/cmp -q"
-  "analyze m1 m2 m3 (3 x 200 x 8)|$bin analyze m.jsonl --out o/m3 -q"
-  "analyze - (results.jsonl on standard input)|cat results.jsonl | $bin analyze - --out o/stdin -q"
+  "plan --mu 0.2 --sigma 2.2 --gap-logits 0.21 --problems 30,100,300,1000 --samples 1,4,16,64;the README's plan|$bin plan --mu 0.2 --sigma 2.2 --gap-logits 0.21 --problems 30,100,300,1000 --samples 1,4,16,64 --out o/plan -q"
+  "sweep note --set model.long.attractor=0,0.25,0.5,0.75,0.9 --set benchmark.sigma=0.6,2.2;the README's sweep|$bin sweep note --set model.long.attractor=0,0.25,0.5,0.75,0.9 --set benchmark.sigma=0.6,2.2 --out o/sweep -q"
+  "sweep note --set model.long.attractor=0:0.9:0.05 --set benchmark.sigma=0.6,2.2;19 x 2 cells, from sweep.md|$bin sweep note --set model.long.attractor=0:0.9:0.05 --set benchmark.sigma=0.6,2.2 --out o/sweep2 -q"
+  "sweep verifier --set model.checked.verifier.tpr=0.8,0.9|$bin sweep verifier --set model.checked.verifier.tpr=0.8,0.9 --out o/sweepv -q"
+  "sweep submissions --set experiment.curves.submissions=1:8:1|$bin sweep submissions --set experiment.curves.submissions=1:8:1 --out o/sweeps -q"
+  "sweep submissions --set experiment.curves.submissions=2,3,5|$bin sweep submissions --set experiment.curves.submissions=2,3,5 --out o/sweeps2 -q"
+  "sweep note --set benchmark.sigma=0.5:3:0.25 --shard 0/4 --threads 1;the 4 shards one after another, then merge|for i in 0 1 2 3; do $bin sweep note --set benchmark.sigma=0.5:3:0.25 --shard \$i/4 --threads 1 -q --out o/shards/ || exit 1; done && $bin merge o/shards/ --out o/merged"
+  "sweep judge --set experiment.judge.position_bias=0:1:0.25|$bin sweep judge --set experiment.judge.position_bias=0:1:0.25 --out o/sweepj -q"
+  "analyze results.jsonl --k 1,4,16;200 x 16 with answers|$bin analyze results.jsonl --k 1,4,16 --out o/an -q"
+  "analyze a.jsonl b.jsonl --compare;200 x 8 each|$bin analyze a.jsonl b.jsonl --compare --out o/cmp -q"
+  "analyze m1.jsonl m2.jsonl m3.jsonl;3 x 200 x 8, in one file here|$bin analyze m.jsonl --out o/m3 -q"
+  "analyze -;results.jsonl on standard input|cat results.jsonl | $bin analyze - --out o/stdin -q"
   "analyze humaneval-12-models.jsonl|$bin analyze $humaneval --out o/board -q"
-  "analyze big.jsonl (50 x 1,000 x 16)|$bin analyze big.jsonl --out o/big -q"
-  "fit results.jsonl (HumanEval, 164 problems)|$bin fit $fit164 --out o/fit -q"
-  "fit base.jsonl tuned.jsonl (2 x 200 x 8)|$bin fit pair.jsonl --out o/fit2 -q"
-  "fit results.jsonl --model tuned (2 x 200 x 8)|$bin fit pair.jsonl --model m1 --out o/fit3 -q"
-  "fit humaneval-12-models.jsonl (the leaderboard's plan)|$bin fit $humaneval --out o/fitb -q"
-  "run out/fit/scenario.toml (12 models: 11 plans, 11 head-to-heads)|$bin run board.toml --out o/boardplan -q"
-  "run fitted scenario|$bin run fitted.toml --out o/fitted -q"
+  "analyze big.jsonl;50 x 1,000 x 16|$bin analyze big.jsonl --out o/big -q"
+  "fit results.jsonl;HumanEval, 164 problems|$bin fit $fit164 --out o/fit -q"
+  "fit base.jsonl tuned.jsonl;2 x 200 x 8|$bin fit pair.jsonl --out o/fit2 -q"
+  "fit results.jsonl --model tuned;2 x 200 x 8|$bin fit pair.jsonl --model m1 --out o/fit3 -q"
+  "fit humaneval-12-models.jsonl --out out/fit;the leaderboard's plan|$bin fit $humaneval --out o/fitb -q"
+  "run out/fit/scenario.toml;12 models: 11 plans, 11 head-to-heads|$bin run board.toml --out o/boardplan -q"
+  "run scenarios/mine.toml;the scenario fit wrote for HumanEval|$bin run fitted.toml --out o/fitted -q"
 )
 
 median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
@@ -77,15 +77,17 @@ echo "|---|---:|---:|"
 for entry in "${commands[@]}"; do
   label=${entry%%|*}
   cmd=${entry#*|}
+  note=""
+  if [[ $label == *";"* ]]; then note=" (${label#*;})"; label=${label%%;*}; fi
   walls=() cpus=()
   for _ in $(seq "$runs"); do
     rm -rf o
     /usr/bin/time -f "%e %U %S" -o t.txt bash -c "$cmd" > /dev/null 2>&1 || { echo "FAILED: $cmd" >&2; exit 1; }
     read -r w u s < t.txt
     walls+=("$w")
-    cpus+=("$(echo "$u + $s" | bc)")
+    cpus+=("$(awk -v u="$u" -v s="$s" 'BEGIN { printf "%.2f", u + s }')")
   done
   w=$(printf '%s\n' "${walls[@]}" | median)
   c=$(printf '%s\n' "${cpus[@]}" | median)
-  echo "| \`evalsim $label\` | $w | $c |"
+  echo "| \`evalsim $label\`$note | $w | $c |"
 done

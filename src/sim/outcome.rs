@@ -139,6 +139,24 @@ impl Tally {
     }
 }
 
+/// The outcome model without its verifier and grader: what its plain vote costs to draw.
+fn unselected(o: &OutcomeModel) -> OutcomeModel {
+    OutcomeModel {
+        verifier: None,
+        grader: None,
+        ..o.clone()
+    }
+}
+
+/// The answer modes a vote cell draws, when the model is not the canonical one.
+fn mode_answers(o: &OutcomeModel) -> Option<ModeAnswers> {
+    (!o.is_canonical()).then(|| ModeAnswers {
+        attractors: o.attractors.clone(),
+        extraction: o.extraction,
+        per_problem: None,
+    })
+}
+
 /// The hits of n in a list of (n, true hits, graded hits).
 fn pick(list: &[(u32, u64, u64)], n: u32, graded: bool) -> u64 {
     list.iter()
@@ -202,11 +220,7 @@ pub fn simulate(
                 p: s.rates.to_vec(),
                 alpha: vec![s.outcome.attractor(); s.rates.len()],
                 rule: s.outcome.rule,
-                modes: (!s.outcome.is_canonical()).then(|| ModeAnswers {
-                    attractors: s.outcome.attractors.clone(),
-                    extraction: s.outcome.extraction,
-                    per_problem: None,
-                }),
+                modes: mode_answers(s.outcome),
             })
         })
         .collect();
@@ -215,15 +229,7 @@ pub fn simulate(
     let cell_weights: Vec<u64> = independent
         .iter()
         .flat_map(|&si| ks.iter().map(move |&k| (si, k)))
-        .map(|(si, k)| {
-            let o = series[si].outcome;
-            let plain = OutcomeModel {
-                verifier: None,
-                grader: None,
-                ..o.clone()
-            };
-            vote_weight(&plain, k)
-        })
+        .map(|(si, k)| vote_weight(&unselected(series[si].outcome), k))
         .collect();
     let reported = std::sync::atomic::AtomicU64::new(0);
     let weighted = |n: u64| {
@@ -298,11 +304,7 @@ pub fn simulate(
                 rule: s.outcome.rule,
                 verifier: s.outcome.verifier,
                 grader: s.outcome.grader,
-                modes: (!s.outcome.is_canonical()).then(|| ModeAnswers {
-                    attractors: s.outcome.attractors.clone(),
-                    extraction: s.outcome.extraction,
-                    per_problem: None,
-                }),
+                modes: mode_answers(s.outcome),
             })
         })
         .collect();
@@ -313,12 +315,7 @@ pub fn simulate(
             .flat_map(|&si| ks.iter().map(move |&k| (si, k)))
             .map(|(si, k)| {
                 let o = series[si].outcome;
-                let plain = OutcomeModel {
-                    verifier: None,
-                    grader: None,
-                    ..o.clone()
-                };
-                vote_weight(o, k) - vote_weight(&plain, k)
+                vote_weight(o, k) - vote_weight(&unselected(o), k)
             })
             .collect();
         let tick = |cell: usize, n: u64| progress(n.saturating_mul(weights[cell]));

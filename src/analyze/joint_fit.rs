@@ -612,6 +612,23 @@ struct Problem<'a> {
     progress: &'a dyn Fn(FitEvent),
 }
 
+#[cfg(test)]
+impl<'a> Problem<'a> {
+    /// The unpenalised objective of `data` over the parameters `layout`, nothing held fixed:
+    /// what the tests evaluate at a fit's estimates.
+    fn unpenalised(data: &'a JointData, layout: Vec<Parameter>) -> Self {
+        Problem {
+            data,
+            prior: None,
+            layout,
+            fixed: Vec::new(),
+            evaluations: std::cell::Cell::new(0),
+            profile_capped: std::cell::Cell::new(false),
+            progress: &|_| {},
+        }
+    }
+}
+
 impl Problem<'_> {
     /// Counts one objective evaluation and tells the progress observer.
     fn counted(&self) {
@@ -1469,15 +1486,8 @@ mod tests {
         let data = simulate(11, 100, 16, 0.3, 1.2, &[0.0, -0.5, 0.4], &[0.6, 0.9, 0.0]);
         let fit = fit_joint(&data, &JointFitOptions::default());
         assert!(fit.diagnoses.is_empty() && !fit.regularised);
-        let problem = Problem {
-            data: &data,
-            prior: None,
-            layout: fit.estimates.iter().map(|e| e.parameter).collect(),
-            fixed: Vec::new(),
-            evaluations: std::cell::Cell::new(0),
-            profile_capped: std::cell::Cell::new(false),
-            progress: &|_| {},
-        };
+        let problem =
+            Problem::unpenalised(&data, fit.estimates.iter().map(|e| e.parameter).collect());
         let natural: Vec<f64> = fit.estimates.iter().map(|e| e.value).collect();
         let analytic = problem.objective_hessian(&natural).expect("pooled counts");
         let gradient = |x: &[f64]| problem.objective_grad(x).1;
@@ -1501,10 +1511,9 @@ mod tests {
     #[test]
     fn newton_reaches_the_bfgs_optimum_in_fewer_evaluations() {
         let data = simulate(11, 100, 16, 0.3, 1.2, &[0.0, -0.5, 0.4], &[0.6, 0.9, 0.4]);
-        let problem = Problem {
-            data: &data,
-            prior: None,
-            layout: vec![
+        let problem = Problem::unpenalised(
+            &data,
+            vec![
                 Parameter::Mu,
                 Parameter::Sigma,
                 Parameter::Shift(1),
@@ -1513,11 +1522,7 @@ mod tests {
                 Parameter::Tau(1),
                 Parameter::Tau(2),
             ],
-            fixed: Vec::new(),
-            evaluations: std::cell::Cell::new(0),
-            profile_capped: std::cell::Cell::new(false),
-            progress: &|_| {},
-        };
+        );
         let start = [0.2, 1.0, -0.3, 0.3, 0.5, 0.5, 0.5];
         let (xn, fnewton) = problem.minimise_newton(&start).expect("pooled counts");
         let newton_evaluations = problem.evaluations.replace(0);

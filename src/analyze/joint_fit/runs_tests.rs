@@ -72,15 +72,8 @@ fn fit_with_runs_stopped_with_a_gradient_of_1e_5_after_hundreds_of_evaluations()
         );
         assert!(fit.evaluations < 400, "{} evaluations", fit.evaluations);
         // a second optimiser: BFGS from a start away from the estimate
-        let problem = Problem {
-            data: &data,
-            prior: None,
-            layout: fit.estimates.iter().map(|e| e.parameter).collect(),
-            fixed: Vec::new(),
-            evaluations: std::cell::Cell::new(0),
-            profile_capped: std::cell::Cell::new(false),
-            progress: &|_| {},
-        };
+        let problem =
+            Problem::unpenalised(&data, fit.estimates.iter().map(|e| e.parameter).collect());
         let start: Vec<f64> = fit
             .estimates
             .iter()

@@ -45,15 +45,8 @@ fn direct_profile_ends_agree_with_a_brute_force_profile() {
         let data = three_models(seed);
         let fit = fit_joint(&data, &JointFitOptions::default());
         assert!(!fit.regularised, "{:?}", fit.diagnoses);
-        let problem = Problem {
-            data: &data,
-            prior: None,
-            layout: fit.estimates.iter().map(|e| e.parameter).collect(),
-            fixed: Vec::new(),
-            evaluations: std::cell::Cell::new(0),
-            profile_capped: std::cell::Cell::new(false),
-            progress: &|_| {},
-        };
+        let problem =
+            Problem::unpenalised(&data, fit.estimates.iter().map(|e| e.parameter).collect());
         let natural: Vec<f64> = fit.estimates.iter().map(|e| e.value).collect();
         let opt_value = problem.objective(&natural);
         let cov = fit.covariance.clone().expect("positive definite");
@@ -133,15 +126,8 @@ fn profile_ends_on_flat_surfaces_match_a_brute_force_profile() {
     for seed in [1144u64, 1112, 1148] {
         let data = simulate(seed, 30, 8, [0.6, 0.9, 0.6]);
         let fit = fit_joint(&data, &JointFitOptions::default());
-        let problem = Problem {
-            data: &data,
-            prior: None,
-            layout: fit.estimates.iter().map(|e| e.parameter).collect(),
-            fixed: Vec::new(),
-            evaluations: std::cell::Cell::new(0),
-            profile_capped: std::cell::Cell::new(false),
-            progress: &|_| {},
-        };
+        let problem =
+            Problem::unpenalised(&data, fit.estimates.iter().map(|e| e.parameter).collect());
         assert!(!fit.regularised);
         let natural: Vec<f64> = fit.estimates.iter().map(|e| e.value).collect();
         let opt_value = problem.objective(&natural);

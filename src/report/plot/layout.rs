@@ -7,6 +7,8 @@ use super::*;
 
 /// Width and height of `text` in pixels at `size` (bold or not), from the embedded font.
 pub(super) fn text_size(text: &str, size: f64, bold: bool) -> (i32, i32) {
+    // Unregistered, the font measures every text as 0 x 0 (and layout would then fit anything).
+    super::register_fonts();
     let font = (FONT, size).into_font();
     let font = if bold {
         font.style(FontStyle::Bold)

@@ -30,12 +30,9 @@ pub mod data;
 pub mod detect;
 pub mod estimators;
 pub mod fit;
-pub mod fit_progress;
 pub mod interval;
-pub mod joint_fit;
 pub mod leaderboard;
 pub mod normalize;
-mod optimise;
 pub mod read;
 pub mod summary;
 

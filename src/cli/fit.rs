@@ -80,7 +80,7 @@ pub(super) fn estimate(
     // a bar on a terminal, shown once the fit has run for a second: work in evaluations of the
     // likelihood against their predicted total (`FitEta`), so its ETA is that of the fit
     let bar = std::sync::OnceLock::new();
-    let eta = crate::analyze::fit_progress::FitEta::new();
+    let eta = crate::analyze::fit::progress::FitEta::new();
     let clock = std::time::Instant::now();
     let observe = |e| {
         let (done, total) = eta.observe(e);

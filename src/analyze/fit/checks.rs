@@ -3,10 +3,11 @@
 //! left out because it would rest on a fallback), the token block's written sigma, and the
 //! trace-length fit.
 
-use super::{golden_max, positive, FitResult, Status, TraceFit};
+use super::{positive, FitResult, Status, TraceFit};
 use crate::analyze::data::ModelSamples;
-use crate::analyze::joint_fit::{JointFit, Parameter, GRADIENT_TOLERANCE};
+use crate::analyze::fit::joint::{JointFit, Parameter, GRADIENT_TOLERANCE};
 use crate::exact::joint_likelihood::JointData;
+use crate::numerics::optimise::golden_max;
 
 /// The `tokens.sigma` written when the fitted one is 0 (a scenario needs sigma > 0).
 pub const TOKEN_SIGMA_FLOOR: f64 = 1e-4;
@@ -141,9 +142,9 @@ pub(crate) fn fit_warnings(result: &FitResult, joint: &JointFit, data: &JointDat
             q.label,
             q.value,
             q.interval.map_or("profile", |k| match k {
-                crate::analyze::joint_fit::IntervalKind::Wald => "Wald",
-                crate::analyze::joint_fit::IntervalKind::Profile => "profile",
-                crate::analyze::joint_fit::IntervalKind::ProfileCapped => "profile (search capped)",
+                crate::analyze::fit::joint::IntervalKind::Wald => "Wald",
+                crate::analyze::fit::joint::IntervalKind::Profile => "profile",
+                crate::analyze::fit::joint::IntervalKind::ProfileCapped => "profile (search capped)",
             }),
             end(q.lower, "no lower end"),
             end(q.upper, "no upper end within 60"),

@@ -16,7 +16,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::{CountHistogram, FitResult, Status};
-use crate::analyze::joint_fit::Parameter;
+use crate::analyze::fit::joint::Parameter;
 
 /// Smallest expected number of problems in a pooled bin.
 pub const MIN_EXPECTED: f64 = 5.0;

@@ -2,12 +2,12 @@
 //! can rerun.
 //!
 //! - **Rates** (mu, sigma, and per model a shift and a disagreement SD tau): the joint fit of
-//!   [`super::joint_fit`] — shared problem effects z_i ~ N(mu, sigma^2), model m's logit
+//!   [`joint`] — shared problem effects z_i ~ N(mu, sigma^2), model m's logit
 //!   z_i + shift_m + tau_m e_{m,i}, the first model the reference (shift 0; with one model
 //!   tau is 0 and sigma is its whole spread) — by marginal maximum likelihood over the binomial
 //!   counts, with Wald or profile 95% intervals. This is the only fitting path: one model is
 //!   the joint fit with M = 1.
-//! - **Identification**: [`super::joint_fit::diagnose`] flags a parameter the data cannot
+//! - **Identification**: [`joint::diagnose`] flags a parameter the data cannot
 //!   identify (all-or-none problems, one sample per problem, fewer than 5 problems, a model
 //!   right or wrong on everything). Such a parameter is REFUSED, never estimated: it is held at
 //!   a documented fallback ([`FALLBACK_SIGMA`], tau = 0, or the smoothed pooled logit for a
@@ -33,16 +33,19 @@
 use serde::{Deserialize, Serialize};
 
 use super::data::ModelSamples;
-use super::joint_fit::{diagnose, Diagnosis, IntervalKind, JointFit, JointFitOptions, Parameter};
 use super::summary::{check_k, summarize_model, CurvePoint, SummaryOptions};
 use super::{AnalyzeError, Result};
 use crate::exact::joint_likelihood::{
     count_probabilities, count_probabilities_runs, population_maj_at_k, population_pass_at_k,
     Count, JointData,
 };
+use crate::numerics::optimise::golden_max;
+use joint::{diagnose, Diagnosis, IntervalKind, JointFit, JointFitOptions, Parameter};
 
 pub mod checks;
 pub mod gof;
+pub mod joint;
+pub mod progress;
 mod scenario;
 
 /// The fit's quadrature rule lives with the others in [`crate::exact::quadrature`].
@@ -398,7 +401,7 @@ pub fn fit_models_observed(
     models: &[&ModelSamples],
     source: &str,
     options: &FitOptions,
-    progress: &dyn Fn(super::fit_progress::FitEvent),
+    progress: &dyn Fn(progress::FitEvent),
 ) -> Result<FitResult> {
     if models.is_empty() {
         return Err(AnalyzeError::BadOption {
@@ -437,7 +440,7 @@ pub fn fit_models_observed(
             fixed.push((d.parameter, fallback(d.parameter)));
         }
     }
-    let joint = super::joint_fit::fit_joint_observed(
+    let joint = joint::fit_joint_observed(
         &data,
         &JointFitOptions {
             fixed: fixed.clone(),
@@ -718,32 +721,6 @@ fn count_histogram(model: &ModelSamples, location: f64, spread: f64, omega: f64)
         observed,
         fitted,
     }
-}
-
-/// Golden-section maximisation of a unimodal function on [lo, hi]. Cost: O(log(1/tol)).
-pub(crate) fn golden_max(f: impl Fn(f64) -> f64, mut lo: f64, mut hi: f64) -> f64 {
-    let r = (5f64.sqrt() - 1.0) / 2.0;
-    let (mut x1, mut x2) = (hi - r * (hi - lo), lo + r * (hi - lo));
-    let (mut f1, mut f2) = (f(x1), f(x2));
-    for _ in 0..200 {
-        if (hi - lo).abs() < 1e-12 {
-            break;
-        }
-        if f1 < f2 {
-            lo = x1;
-            x1 = x2;
-            f1 = f2;
-            x2 = lo + r * (hi - lo);
-            f2 = f(x2);
-        } else {
-            hi = x2;
-            x2 = x1;
-            f2 = f1;
-            x1 = hi - r * (hi - lo);
-            f1 = f(x1);
-        }
-    }
-    (lo + hi) / 2.0
 }
 
 /// Censored maximum-likelihood attractor share (see the module docs). Cost: O(N).

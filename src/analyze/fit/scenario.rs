@@ -1,7 +1,7 @@
 //! The scenario `evalsim fit` writes: the serde types that read scenario files, filled from a
 //! [`FitResult`], with the estimates' intervals, refusals and warnings as comments.
 use super::{decimals4, positive, FitOptions, FitResult, Status, ATTRACTOR_SWEEP};
-use crate::analyze::joint_fit::Parameter;
+use crate::analyze::fit::joint::Parameter;
 
 /// " (95% interval LO to HI)" for a share and its SE (share -/+ z(0.975) SE), each end cut to [0, 1]
 /// when it falls outside, and then saying so ("0.217 to 1.000, upper end cut at 1 from 1.197").
@@ -497,8 +497,8 @@ pub(crate) fn scenario_toml(
 #[cfg(test)]
 mod tests {
     use crate::analyze::data::ModelSamples;
+    use crate::analyze::fit::joint::{IntervalKind, Parameter};
     use crate::analyze::fit::{fit_models, FitOptions, ParameterFit, Status};
-    use crate::analyze::joint_fit::{IntervalKind, Parameter};
     use crate::scenario::Scenario;
 
     /// The models of canonical JSONL `text`.

@@ -4,8 +4,8 @@
 //! [`crate::report::plot`].
 
 use super::{curves, input_names};
+use crate::analyze::fit::joint::Parameter;
 use crate::analyze::interval::IntervalBasis;
-use crate::analyze::joint_fit::Parameter;
 use crate::analyze::{Analysis, CurvePoint, FitResult};
 use crate::report::format::pct;
 use crate::report::plot::{grid_columns, Band, Bars, Figure, Line, Markers, Panel, Scale};

@@ -2,8 +2,8 @@
 //! comparison, the fitted parameters and the observed against fitted counts. Formats finished
 //! results only; depends on [`crate::analyze`]'s result types and [`crate::report::tables`].
 use super::{basis_name, curves, method_name, opt, rule_name};
+use crate::analyze::fit::joint::Parameter;
 use crate::analyze::interval::IntervalMethod;
-use crate::analyze::joint_fit::Parameter;
 use crate::analyze::{Analysis, FitResult, ModelAnalysis};
 use crate::report::tables::{num, Csv};
 

@@ -59,12 +59,15 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::optimise::{bfgs, hessian_from_gradient, invert_spd};
+use crate::numerics::optimise::{bfgs, hessian_from_gradient, invert_spd, newton_minimise};
 
+mod diagnose;
 mod profile;
+
+pub use diagnose::{diagnose, Diagnosis, Unidentified};
 #[cfg(test)]
 mod runs_tests;
-use super::fit_progress::FitEvent;
+use super::progress::FitEvent;
 use crate::exact::joint_likelihood::{
     log_likelihood, log_likelihood_with_gradient, log_likelihood_with_hessian, JointData,
     JointGradient, JointParams,
@@ -158,82 +161,6 @@ impl std::fmt::Display for Parameter {
             Parameter::Tau(m) => write!(f, "tau[{m}]"),
             Parameter::Omega(m) => write!(f, "omega[{m}]"),
         }
-    }
-}
-
-/// Why a parameter is not identified.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Unidentified {
-    /// Too few problems with 0 < c < n.
-    AllOrNone {
-        /// Problems with 0 < c < n (for sigma: for some model; for tau\[m\]: for model m).
-        informative: usize,
-        /// Problems considered.
-        problems: usize,
-    },
-    /// Every count has n = 1 (for sigma: every model's).
-    OneSamplePerProblem,
-    /// omega: fewer than 5 problems where the model has at least 2 runs of at least 2 samples.
-    TooFewRuns {
-        /// Problems with at least 2 runs of at least 2 samples each.
-        repeated: usize,
-        /// Problems the model answered.
-        problems: usize,
-    },
-    /// tau\[m\]: fewer than [`MIN_SHARED_PROBLEMS`] problems shared with another model.
-    TooFewShared {
-        /// Problems this model shares with at least one other model.
-        shared: usize,
-        /// Problems the model answered.
-        problems: usize,
-    },
-    /// Fewer than 5 problems.
-    TooFewProblems {
-        /// Problems in the data.
-        problems: usize,
-    },
-    /// Every count all right: the location runs to +infinity.
-    AllRight,
-    /// Every count all wrong: the location runs to -infinity.
-    AllWrong,
-}
-
-/// A parameter the data cannot identify, and what would.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Diagnosis {
-    /// The parameter.
-    pub parameter: Parameter,
-    /// Why.
-    pub reason: Unidentified,
-    /// What data would identify it.
-    pub remedy: String,
-}
-
-impl std::fmt::Display for Diagnosis {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let why = match &self.reason {
-            Unidentified::AllOrNone {
-                informative,
-                problems,
-            } => format!(
-                "only {informative} of {problems} problems have some but not all samples right"
-            ),
-            Unidentified::OneSamplePerProblem => "every problem has one sample".to_string(),
-            Unidentified::TooFewProblems { problems } => format!("only {problems} problems"),
-            Unidentified::TooFewShared { shared, problems } => format!(
-                "only {shared} of its {problems} problems are answered by another model too (a shift_sd is the part of a model's spread the other models do not share, seen only on common problems)"
-            ),
-            Unidentified::TooFewRuns { repeated, problems } => format!(
-                "only {repeated} of {problems} problems have at least 2 runs of at least 2 samples"
-            ),
-            Unidentified::AllRight => "every sample is right".to_string(),
-            Unidentified::AllWrong => "every sample is wrong".to_string(),
-        };
-        write!(
-            f,
-            "{} is not identified: {why}; {}",
-            self.parameter, self.remedy
-        )
     }
 }
 
@@ -367,136 +294,6 @@ pub fn correlation(sigma: f64, tau_a: f64, tau_b: f64) -> f64 {
     } else {
         s2 / d
     }
-}
-
-/// Identification diagnostics of the data (module doc).
-pub fn diagnose(data: &JointData) -> Vec<Diagnosis> {
-    let models = data.models();
-    let problems = data.problems();
-    let rows = data.rows();
-    let mut out = Vec::new();
-    let more_problems = "more problems (at least 5, better 30 or more)".to_string();
-    let intermediate = "more samples per problem or problems of intermediate difficulty, so that more problems have some but not all samples right";
-    let multi = "at least 2 samples per problem (8 or more is better)";
-    let free_taus: Vec<usize> = if models == 1 {
-        Vec::new()
-    } else {
-        (0..models).collect()
-    };
-    let all_n1 = |m: usize| rows.iter().filter_map(|r| r[m]).all(|c| c.samples == 1);
-    let shared = |m: usize| {
-        rows.iter()
-            .filter(|r| r[m].is_some() && r.iter().filter(|e| e.is_some()).count() >= 2)
-            .count()
-    };
-    // sigma
-    let informative = rows
-        .iter()
-        .filter(|r| r.iter().flatten().any(|c| c.is_intermediate()))
-        .count();
-    if problems < 5 {
-        out.push(Diagnosis {
-            parameter: Parameter::Sigma,
-            reason: Unidentified::TooFewProblems { problems },
-            remedy: more_problems.clone(),
-        });
-    } else if (0..models).all(all_n1) {
-        out.push(Diagnosis {
-            parameter: Parameter::Sigma,
-            reason: Unidentified::OneSamplePerProblem,
-            remedy: multi.to_string(),
-        });
-    } else if informative < 5 || (informative as f64) < 0.2 * problems as f64 {
-        out.push(Diagnosis {
-            parameter: Parameter::Sigma,
-            reason: Unidentified::AllOrNone {
-                informative,
-                problems,
-            },
-            remedy: intermediate.to_string(),
-        });
-    }
-    // locations
-    for m in 0..models {
-        let counts: Vec<_> = rows.iter().filter_map(|r| r[m]).collect();
-        let parameter = if m == 0 {
-            Parameter::Mu
-        } else {
-            Parameter::Shift(m)
-        };
-        let remedy = "problems this model sometimes gets wrong and sometimes right".to_string();
-        if counts.iter().all(|c| c.correct == c.samples) {
-            out.push(Diagnosis {
-                parameter,
-                reason: Unidentified::AllRight,
-                remedy: format!("harder {remedy}"),
-            });
-        } else if counts.iter().all(|c| c.correct == 0) {
-            out.push(Diagnosis {
-                parameter,
-                reason: Unidentified::AllWrong,
-                remedy: format!("easier {remedy}"),
-            });
-        }
-    }
-    // taus
-    for &m in &free_taus {
-        let counts: Vec<_> = rows.iter().filter_map(|r| r[m]).collect();
-        let informative = counts.iter().filter(|c| c.is_intermediate()).count();
-        let (reason, remedy) = if problems < 5 {
-            (
-                Unidentified::TooFewProblems { problems },
-                more_problems.clone(),
-            )
-        } else if all_n1(m) {
-            (Unidentified::OneSamplePerProblem, multi.to_string())
-        } else if shared(m) < MIN_SHARED_PROBLEMS {
-            (
-                Unidentified::TooFewShared {
-                    shared: shared(m),
-                    problems: counts.len(),
-                },
-                format!("at least {MIN_SHARED_PROBLEMS} problems (better 30 or more) answered by this model and another one"),
-            )
-        } else if informative < 5 {
-            (
-                Unidentified::AllOrNone {
-                    informative,
-                    problems: counts.len(),
-                },
-                intermediate.to_string(),
-            )
-        } else {
-            continue;
-        };
-        out.push(Diagnosis {
-            parameter: Parameter::Tau(m),
-            reason,
-            remedy,
-        });
-    }
-    // omegas: per-run data only
-    if let Some(runs) = data.runs() {
-        for m in 0..models {
-            let entries: Vec<&Vec<crate::exact::joint_likelihood::Count>> =
-                runs.iter().filter_map(|r| r[m].as_ref()).collect();
-            let repeated = entries
-                .iter()
-                .filter(|l| l.iter().filter(|c| c.samples >= 2).count() >= 2)
-                .count();
-            if repeated < MIN_REPEATED_PROBLEMS {
-                out.push(Diagnosis {
-                    parameter: Parameter::Omega(m),
-                    reason: Unidentified::TooFewRuns {
-                        repeated,
-                        problems: entries.len(),
-                    },
-                    remedy: format!("at least 2 runs (reruns of the benchmark, a `run` column) of at least 2 samples each on at least {MIN_REPEATED_PROBLEMS} problems"),
-                });
-            }
-        }
-    }
-    out
 }
 
 /// omega is refused when fewer problems than this have at least 2 runs of at least 2 samples.
@@ -781,7 +578,7 @@ impl Problem<'_> {
     /// 1e-15 (1 + |f|) (a thousandth of the criterion [`bfgs`] uses: Newton's quadratic
     /// convergence reaches it in one more step), or when no step lowers f (the objective
     /// resolved to its quadrature noise). Where the Hessian is not positive definite the step
-    /// is damped ([`damped_inverse`]). `None` (the caller then runs BFGS) for
+    /// is damped ([`crate::numerics::optimise::damped_inverse`]). `None` (the caller then runs BFGS) for
     /// a non-finite value, or no convergence in 60 steps. From the moments it converges in a handful of
     /// steps, each one pass that costs about 1.25 gradient evaluations.
     fn minimise_newton(&self, start: &[f64]) -> Option<(Vec<f64>, f64)> {
@@ -789,88 +586,21 @@ impl Problem<'_> {
     }
 
     /// [`Problem::minimise_newton`] holding parameter `fixed.0` at the natural value
-    /// `fixed.1` (a profile point): Newton on the other parameters' block of the Hessian.
-    /// Stops when every free gradient component is below 1e-9, when the predicted decrease
-    /// falls below 1e-20 (1 + |f|), or when no step lowers f (or, once the predicted decrease
-    /// is below 1e-10, lowers the gradient: f is then at its rounding).
+    /// `fixed.1` (a profile point): [`newton_minimise`] on the other parameters, each spread
+    /// bounded below by 0 (at most [`SPREAD_ZERO`] counts as at the bound).
     fn minimise_newton_at(
         &self,
         start: &[f64],
         fixed: Option<(usize, f64)>,
     ) -> Option<(Vec<f64>, f64)> {
-        let held = |i: usize| fixed.is_some_and(|(k, _)| k == i);
-        let mut x = start.to_vec();
-        if let Some((k, v)) = fixed {
-            x[k] = v;
-        }
-        // a spread at (or stepped through) 0 is held at 0, the active bound: ln L is even in
-        // it, so its derivative there is 0; it is released when the objective curves down
-        let mut zero: Vec<bool> = (0..x.len())
-            .map(|i| self.is_spread(i) && !held(i) && x[i].abs() <= SPREAD_ZERO)
-            .collect();
-        for i in 0..x.len() {
-            if self.is_spread(i) {
-                x[i] = if zero[i] { 0.0 } else { x[i].abs() };
-            }
-        }
-        let mut released = vec![false; x.len()];
-        let dot = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(x, y)| x * y).sum::<f64>();
-        let (mut f, mut g, mut h) = self.objective_newton(&x)?;
-        for _ in 0..60 {
-            let free: Vec<usize> = (0..x.len()).filter(|&i| !held(i) && !zero[i]).collect();
-            let gmax = |g: &[f64]| free.iter().fold(0.0f64, |m, &i| m.max(g[i].abs()));
-            let sub: Vec<Vec<f64>> = free
-                .iter()
-                .map(|&i| free.iter().map(|&j| h[i][j]).collect())
-                .collect();
-            let gf: Vec<f64> = free.iter().map(|&i| g[i]).collect();
-            let hinv = damped_inverse(&sub)?;
-            let dir: Vec<f64> = hinv.iter().map(|row| -dot(row, &gf)).collect();
-            let slope = dot(&gf, &dir);
-            if gmax(&g) < 1e-9 || -0.5 * slope <= 1e-20 * (1.0 + f.abs()) {
-                let release = (0..x.len()).find(|&i| zero[i] && !released[i] && h[i][i] < 0.0);
-                let Some(i) = release else {
-                    return Some((x, f));
-                };
-                // the objective falls away from 0 in this spread: start it off the bound
-                (zero[i], released[i], x[i]) = (false, true, 0.1);
-                (f, g, h) = self.objective_newton(&x)?;
-                continue;
-            }
-            let tiny = -0.5 * slope <= 1e-10 * (1.0 + f.abs());
-            let mut alpha = 1.0;
-            let mut accepted = None;
-            for _ in 0..30 {
-                let mut xn = x.clone();
-                let mut projected = false;
-                for (&i, d) in free.iter().zip(&dir) {
-                    xn[i] += alpha * d;
-                    if self.is_spread(i) && xn[i] <= SPREAD_ZERO {
-                        xn[i] = 0.0;
-                        projected = true;
-                    }
-                }
-                if let Some((fnew, gnew, hnew)) = self.objective_newton(&xn) {
-                    let armijo = fnew <= f + 1e-4 * alpha * slope;
-                    let rounding = tiny && alpha == 1.0 && gmax(&gnew) < 0.5 * gmax(&g);
-                    if armijo || rounding || (projected && fnew <= f) {
-                        accepted = Some((xn, fnew, gnew, hnew));
-                        break;
-                    }
-                }
-                alpha *= 0.5;
-            }
-            let Some((xn, fnew, gnew, hnew)) = accepted else {
-                return Some((x, f));
-            };
-            for &i in &free {
-                if self.is_spread(i) && xn[i] == 0.0 {
-                    zero[i] = true;
-                }
-            }
-            (x, f, g, h) = (xn, fnew, gnew, hnew);
-        }
-        None
+        let spreads: Vec<bool> = (0..start.len()).map(|i| self.is_spread(i)).collect();
+        newton_minimise(
+            &|x| self.objective_newton(x),
+            start,
+            fixed,
+            &spreads,
+            SPREAD_ZERO,
+        )
     }
 
     fn is_spread(&self, i: usize) -> bool {
@@ -944,28 +674,6 @@ impl Problem<'_> {
     }
 }
 
-/// The inverse of a Hessian block `h`, or where it is not positive definite (far from the
-/// optimum on a flat surface) that of h + lambda I with the smallest lambda of 1e-6, 1e-5, ...
-/// (1 + max |h_ii|) that makes it so (a Levenberg step: a descent direction between Newton's
-/// and the gradient's). `None` if none up to 1e6 times that scale does.
-fn damped_inverse(h: &[Vec<f64>]) -> Option<Vec<Vec<f64>>> {
-    if let Some(inverse) = invert_spd(h) {
-        return Some(inverse);
-    }
-    let scale = 1.0
-        + h.iter()
-            .enumerate()
-            .fold(0.0f64, |m, (i, r)| m.max(r[i].abs()));
-    (0..13).find_map(|k| {
-        let lambda = scale * 10f64.powi(k - 6);
-        let mut damped = h.to_vec();
-        for (i, row) in damped.iter_mut().enumerate() {
-            row[i] += lambda;
-        }
-        invert_spd(&damped)
-    })
-}
-
 /// logit of a rate clamped to [0.5/n, 1 - 0.5/n] style bounds.
 fn logit_of(correct: f64, samples: f64) -> f64 {
     let p = (correct + 0.5) / (samples + 1.0);
@@ -982,7 +690,7 @@ pub fn fit_joint(data: &JointData, options: &JointFitOptions) -> JointFit {
 }
 
 /// [`fit_joint`], telling `progress` of every evaluation and stage (for a progress bar:
-/// [`super::fit_progress::FitEta`]).
+/// [`super::progress::FitEta`]).
 pub fn fit_joint_observed(
     data: &JointData,
     options: &JointFitOptions,

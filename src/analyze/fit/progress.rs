@@ -145,7 +145,7 @@ impl State {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analyze::joint_fit::{fit_joint_observed, JointFitOptions};
+    use crate::analyze::fit::joint::{fit_joint_observed, JointFitOptions};
     use crate::exact::joint_likelihood::{Count, JointData};
     use rand::{Rng, SeedableRng};
     use rand_distr::{Binomial, Distribution, StandardNormal};

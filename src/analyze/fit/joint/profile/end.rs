@@ -20,7 +20,8 @@
 //! at 0 would be released (the objective curves down from 0 in it), or after
 //! [`END_ITERATIONS`] iterations. Each step costs one evaluation, where a bracketed search's
 //! every point is a Newton run of two or three: an end takes three to five evaluations.
-use super::super::{damped_inverse, Problem, SPREAD_ZERO};
+use super::super::{Problem, SPREAD_ZERO};
+use crate::numerics::optimise::damped_inverse;
 
 /// The end's signed root r is within this of 1.96 (the bracketed search's tolerance is 1e-4).
 pub(super) const END_TOLERANCE: f64 = 1e-5;

@@ -289,6 +289,41 @@ pub fn newton_minimise(
     None
 }
 
+/// Damped Newton for the mode of a concave `h` of one variable from `e`, with `slope_curv(e)`
+/// giving h'(e) and -h''(e) (at least 1): never accepts a step that lowers h, stops when the step
+/// is below 1e-6 of the peak width (callers that place a quadrature rule at the mode need it only
+/// roughly: such a shift changes the rule's result far below its own error). Each accepted point's h is kept for the next step's
+/// comparison (the same values as evaluating it again). Returns the mode and -h'' there.
+pub fn newton_mode(
+    h: &dyn Fn(f64) -> f64,
+    slope_curv: &dyn Fn(f64) -> (f64, f64),
+    mut e: f64,
+) -> (f64, f64) {
+    let mut curvature = 1.0;
+    let mut h_here: Option<f64> = None;
+    for _ in 0..60 {
+        let (d1, c) = slope_curv(e);
+        curvature = c;
+        let mut step = d1 / curvature;
+        let h0 = h_here.unwrap_or_else(|| h(e));
+        h_here = None;
+        while step.abs() > 1e-15 {
+            let next = h(e + step);
+            if next < h0 - 1e-12 * h0.abs().max(1.0) {
+                step *= 0.5;
+            } else {
+                h_here = Some(next);
+                break;
+            }
+        }
+        e += step;
+        if step.abs() < 1e-6 * curvature.sqrt().recip() {
+            break;
+        }
+    }
+    (e, curvature)
+}
+
 /// The maximiser of a unimodal `f` on [lo, hi] by golden-section search, to an interval of
 /// 1e-12 (at most 200 steps); the midpoint of the last bracket. Deterministic.
 pub fn golden_max(f: impl Fn(f64) -> f64, mut lo: f64, mut hi: f64) -> f64 {
@@ -361,6 +396,15 @@ mod tests {
         assert_eq!(x[1], 1.5);
         // d/dx = 2 (x - 1) + t^2 / 10 = 0.
         assert!((x[0] - (1.0 - 1.5 * 1.5 / 20.0)).abs() < 1e-12, "{x:?}");
+    }
+
+    #[test]
+    fn newton_finds_the_mode_of_a_concave_function_and_its_curvature() {
+        let h = |e: f64| -(e - 1.0).cosh();
+        let slope_curv = |e: f64| (-(e - 1.0).sinh(), (e - 1.0).cosh());
+        let (mode, curvature) = newton_mode(&h, &slope_curv, -3.0);
+        assert!((mode - 1.0).abs() < 1e-6, "{mode}");
+        assert!((curvature - 1.0).abs() < 1e-9, "{curvature}");
     }
 
     #[test]

@@ -397,41 +397,6 @@ pub(crate) struct Inner {
     pub(crate) d_tau2: f64,
 }
 
-/// Damped Newton for the mode of the concave log-integrand `h` from `e`, with `slope_curv(e)`
-/// giving h'(e) and -h''(e) (at least 1): never accepts a step that lowers h, stops when the step
-/// is below 1e-6 of the peak width (the rule needs the centre only roughly: such a shift changes
-/// its result far below its own error). Each accepted point's h is kept for the next step's
-/// comparison (the same values as evaluating it again). Returns the mode and -h'' there.
-pub(crate) fn newton_centre(
-    h: &dyn Fn(f64) -> f64,
-    slope_curv: &dyn Fn(f64) -> (f64, f64),
-    mut e: f64,
-) -> (f64, f64) {
-    let mut curvature = 1.0;
-    let mut h_here: Option<f64> = None;
-    for _ in 0..60 {
-        let (d1, c) = slope_curv(e);
-        curvature = c;
-        let mut step = d1 / curvature;
-        let h0 = h_here.unwrap_or_else(|| h(e));
-        h_here = None;
-        while step.abs() > 1e-15 {
-            let next = h(e + step);
-            if next < h0 - 1e-12 * h0.abs().max(1.0) {
-                step *= 0.5;
-            } else {
-                h_here = Some(next);
-                break;
-            }
-        }
-        e += step;
-        if step.abs() < 1e-6 * curvature.sqrt().recip() {
-            break;
-        }
-    }
-    (e, curvature)
-}
-
 /// ln L = sum_i ln L_i, the marginal log-likelihood of all counts (see the module doc).
 ///
 /// `params.shift` and `params.tau` must have one entry per model.

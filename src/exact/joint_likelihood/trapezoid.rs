@@ -60,9 +60,9 @@ use rayon::prelude::*;
 
 use super::moments::{at_absolute_spreads, LazyTable, NodeMoments, RowTerms};
 use super::{
-    expit_from, ln_1p_unit, ln_kernel_q, logit_approx, newton_centre, Count, Inner, JointData,
-    JointParams, Order,
+    expit_from, ln_1p_unit, ln_kernel_q, logit_approx, Count, Inner, JointData, JointParams, Order,
 };
+use crate::numerics::optimise::newton_mode;
 
 /// A walk stops when the log-integrand is this far below its peak (e^-34 = 1.7e-15 relative, times the nodes past it).
 pub const DROP: f64 = 34.0;
@@ -158,7 +158,7 @@ pub(crate) fn inner_integral(c: Count, ln_choose: f64, eta: f64, tau: f64, order
     let h = |e: f64| kernel(eta + tau * e).0 - 0.5 * e * e;
     let (centre, precision) = logit_approx(c);
     let start = tau * precision * (centre - eta) / (1.0 + tau * tau * precision);
-    let (e0, curvature) = newton_centre(
+    let (e0, curvature) = newton_mode(
         &h,
         &|e| {
             let p = kernel(eta + tau * e).1;

@@ -212,4 +212,3 @@ pub fn diagnose(data: &JointData) -> Vec<Diagnosis> {
     }
     out
 }
-

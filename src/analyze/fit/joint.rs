@@ -722,93 +722,7 @@ pub fn fit_joint_observed(
         profile_capped: std::cell::Cell::new(false),
         progress,
     };
-    // moment-based start: pooled logits
-    let pooled = |m: usize| {
-        let (c, n) = data
-            .rows()
-            .iter()
-            .filter_map(|r| r[m])
-            .fold((0.0, 0.0), |(c, n), x| {
-                (c + x.correct as f64, n + x.samples as f64)
-            });
-        logit_of(c, n)
-    };
-    let (sigma0, tau0) = moment_spreads(data);
-    let omega0 = moment_omegas(data);
-    let base: Vec<f64> = problem
-        .layout
-        .iter()
-        .map(|p| match *p {
-            Parameter::Mu => pooled(0),
-            Parameter::Sigma => sigma0,
-            Parameter::Shift(m) => pooled(m) - pooled(0),
-            Parameter::Tau(m) => tau0[m],
-            Parameter::Omega(m) => omega0[m],
-        })
-        .collect();
-    // the method-of-moments start, and wider ones in case the moments mislead (all-or-none
-    // counts make the empirical logits' spread too small, and the surface is flat there)
-    let starts: Vec<Vec<f64>> = [(1.0, 1.0), (2.0, 1.0), (4.0, 2.0)]
-        .iter()
-        .map(|&(ds, dt)| {
-            base.iter()
-                .zip(&problem.layout)
-                .map(|(&v, p)| match p {
-                    Parameter::Sigma => v * ds,
-                    Parameter::Tau(_) => v * dt,
-                    _ => v,
-                })
-                .collect()
-        })
-        .collect();
-    // one start suffices for data without a diagnosis and mostly intermediate counts; the
-    // wider starts are for mostly all-or-none data
-    let intermediate = data
-        .rows()
-        .iter()
-        .filter(|r| r.iter().flatten().any(|c| c.is_intermediate()))
-        .count();
-    let used = if diagnoses.is_empty() && 2 * intermediate >= data.problems() {
-        1
-    } else {
-        starts.len()
-    };
-    let (mut best, mut best_v) = (base.clone(), f64::INFINITY);
-    let mut start_values = Vec::with_capacity(used);
-    progress(FitEvent::Starts {
-        starts: used,
-        spreads: (0..problem.layout.len())
-            .filter(|&i| problem.is_spread(i))
-            .count(),
-    });
-    for s in &starts[..used] {
-        // Newton with the analytic Hessian where it applies (pooled counts, spreads inside),
-        // else BFGS
-        let (x, v) = problem
-            .minimise_newton(s)
-            .unwrap_or_else(|| problem.minimise(s, None, 500, usize::MAX));
-        start_values.push(v);
-        progress(FitEvent::StartDone);
-        if v < best_v {
-            best = x;
-            best_v = v;
-        }
-    }
-    // not converged (a flat surface, or BFGS resolved only to its line search): polish by
-    // Newton, then BFGS, keeping whatever lowers the objective
-    let gradient_at = |x: &[f64]| -> f64 {
-        let g = problem.objective_grad(&problem.to_natural(x)).1;
-        g.iter().fold(0.0f64, |m, v| m.max(v.abs()))
-    };
-    if gradient_at(&best) > GRADIENT_TOLERANCE {
-        let polished = problem
-            .minimise_newton(&best)
-            .filter(|(x, _)| gradient_at(x) <= GRADIENT_TOLERANCE)
-            .unwrap_or_else(|| problem.minimise(&best, None, 1000, usize::MAX));
-        if polished.1 <= best_v {
-            best = polished.0;
-        }
-    }
+    let (best, start_values) = problem.minimise_from_starts(diagnoses.is_empty());
     let mut natural = problem.to_natural(&best);
     let at_boundary: Vec<bool> = (0..natural.len())
         .map(|i| problem.is_spread(i) && natural[i] < SPREAD_ZERO)
@@ -818,96 +732,20 @@ pub fn fit_joint_observed(
             natural[i] = 0.0;
         }
     }
-    // the observed information: analytic for pooled counts, else central differences of the
-    // gradient
-    let info = problem.objective_hessian(&natural).unwrap_or_else(|| {
-        let gradient_nat = |x: &[f64]| problem.objective_grad(x).1;
-        let steps: Vec<f64> = natural.iter().map(|v| 5e-4 * (1.0 + v.abs())).collect();
-        hessian_from_gradient(&gradient_nat, &natural, &steps)
-    });
-    // a spread at its bound 0 is held there: the others' covariance is conditional on it,
-    // and its own row and column are 0 (its interval is a profile)
-    let keep: Vec<usize> = (0..natural.len()).filter(|&i| !at_boundary[i]).collect();
-    let covariance = invert_spd(
-        &keep
-            .iter()
-            .map(|&i| keep.iter().map(|&j| info[i][j]).collect())
-            .collect::<Vec<Vec<f64>>>(),
-    )
-    .map(|c| {
-        let mut full = vec![vec![0.0; natural.len()]; natural.len()];
-        for (a, &i) in keep.iter().enumerate() {
-            for (b, &j) in keep.iter().enumerate() {
-                full[i][j] = c[a][b];
-            }
-        }
-        full
-    });
+    let covariance = problem.covariance(&natural, &at_boundary);
     let opt_value = problem.objective(&natural);
     let gradient = problem
         .objective_grad(&natural)
         .1
         .iter()
         .fold(0.0f64, |m, v| m.max(v.abs()));
-    let ses: Vec<Option<f64>> = (0..natural.len())
-        .map(|i| {
-            covariance
-                .as_ref()
-                .map(|c| c[i][i])
-                .filter(|v| v.is_finite() && *v > 0.0)
-                .map(f64::sqrt)
-        })
-        .collect();
-    let wald: Vec<bool> = (0..natural.len())
-        .map(|i| match ses[i] {
-            Some(se) => {
-                let value = natural[i];
-                !problem.is_spread(i) || (value - Z_95 * se > 0.0 && se <= WEAK_RELATIVE_SE * value)
-            }
-            None => false,
-        })
-        .collect();
-    progress(FitEvent::Profiles(wald.iter().filter(|w| !**w).count()));
-    // how the other parameters move with parameter i along its profile, to first order:
-    // Cov[., i] / Var[i] (the profile points' warm starts; none without a covariance)
-    let slope = |i: usize| -> Vec<f64> {
-        covariance.as_ref().filter(|c| c[i][i] > 0.0).map_or_else(
-            || vec![0.0; natural.len()],
-            |c| c.iter().map(|row| row[i] / c[i][i]).collect(),
-        )
-    };
-    let estimates: Vec<ParamEstimate> = (0..natural.len())
-        .map(|i| {
-            let (value, se, wald_ok) = (natural[i], ses[i], wald[i]);
-            let (lower, upper, interval) = if wald_ok {
-                let se = se.unwrap_or(0.0);
-                (
-                    Some(value - Z_95 * se),
-                    Some(value + Z_95 * se),
-                    IntervalKind::Wald,
-                )
-            } else {
-                let (lo, hi, capped) =
-                    profile_interval(&problem, &best, &natural, i, opt_value, se, &slope(i));
-                progress(FitEvent::ProfileDone);
-                let kind = if capped {
-                    IntervalKind::ProfileCapped
-                } else {
-                    IntervalKind::Profile
-                };
-                (lo, hi, kind)
-            };
-            ParamEstimate {
-                parameter: problem.layout[i],
-                value,
-                se,
-                lower,
-                upper,
-                interval,
-                at_boundary: at_boundary[i],
-            }
-        })
-        .collect();
+    let estimates = problem.estimates(
+        &best,
+        &natural,
+        &at_boundary,
+        covariance.as_ref(),
+        opt_value,
+    );
     let params = problem.params(&natural);
     let log_likelihood = log_likelihood(data, &params);
     JointFit {
@@ -930,6 +768,205 @@ pub fn fit_joint_observed(
         evaluations: problem.evaluations.get(),
         gradient,
         start_values,
+    }
+}
+
+impl Problem<'_> {
+    /// The starts in internal parameters: the method-of-moments start (pooled logits and the
+    /// moment spreads), and wider ones in case the moments mislead (all-or-none counts make the
+    /// empirical logits' spread too small, and the surface is flat there).
+    fn starts(&self) -> Vec<Vec<f64>> {
+        let data = self.data;
+        let pooled = |m: usize| {
+            let (c, n) = data
+                .rows()
+                .iter()
+                .filter_map(|r| r[m])
+                .fold((0.0, 0.0), |(c, n), x| {
+                    (c + x.correct as f64, n + x.samples as f64)
+                });
+            logit_of(c, n)
+        };
+        let (sigma0, tau0) = moment_spreads(data);
+        let omega0 = moment_omegas(data);
+        let base: Vec<f64> = self
+            .layout
+            .iter()
+            .map(|p| match *p {
+                Parameter::Mu => pooled(0),
+                Parameter::Sigma => sigma0,
+                Parameter::Shift(m) => pooled(m) - pooled(0),
+                Parameter::Tau(m) => tau0[m],
+                Parameter::Omega(m) => omega0[m],
+            })
+            .collect();
+        [(1.0, 1.0), (2.0, 1.0), (4.0, 2.0)]
+            .iter()
+            .map(|&(ds, dt)| {
+                base.iter()
+                    .zip(&self.layout)
+                    .map(|(&v, p)| match p {
+                        Parameter::Sigma => v * ds,
+                        Parameter::Tau(_) => v * dt,
+                        _ => v,
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// The best minimum over the starts (one suffices for data without a diagnosis and mostly
+    /// intermediate counts; the wider starts are for mostly all-or-none data), each by Newton
+    /// with the analytic Hessian where it applies (pooled counts, spreads inside), else BFGS;
+    /// polished when not converged (a flat surface, or BFGS resolved only to its line search)
+    /// by Newton, then BFGS, keeping whatever lowers the objective. Returns the internal
+    /// minimiser and each start's objective.
+    fn minimise_from_starts(&self, no_diagnosis: bool) -> (Vec<f64>, Vec<f64>) {
+        let starts = self.starts();
+        let intermediate = self
+            .data
+            .rows()
+            .iter()
+            .filter(|r| r.iter().flatten().any(|c| c.is_intermediate()))
+            .count();
+        let used = if no_diagnosis && 2 * intermediate >= self.data.problems() {
+            1
+        } else {
+            starts.len()
+        };
+        let (mut best, mut best_v) = (starts[0].clone(), f64::INFINITY);
+        let mut start_values = Vec::with_capacity(used);
+        (self.progress)(FitEvent::Starts {
+            starts: used,
+            spreads: (0..self.layout.len())
+                .filter(|&i| self.is_spread(i))
+                .count(),
+        });
+        for s in &starts[..used] {
+            let (x, v) = self
+                .minimise_newton(s)
+                .unwrap_or_else(|| self.minimise(s, None, 500, usize::MAX));
+            start_values.push(v);
+            (self.progress)(FitEvent::StartDone);
+            if v < best_v {
+                best = x;
+                best_v = v;
+            }
+        }
+        let gradient_at = |x: &[f64]| -> f64 {
+            let g = self.objective_grad(&self.to_natural(x)).1;
+            g.iter().fold(0.0f64, |m, v| m.max(v.abs()))
+        };
+        if gradient_at(&best) > GRADIENT_TOLERANCE {
+            let polished = self
+                .minimise_newton(&best)
+                .filter(|(x, _)| gradient_at(x) <= GRADIENT_TOLERANCE)
+                .unwrap_or_else(|| self.minimise(&best, None, 1000, usize::MAX));
+            if polished.1 <= best_v {
+                best = polished.0;
+            }
+        }
+        (best, start_values)
+    }
+
+    /// The inverse of the observed information at the estimate `natural` (analytic for pooled
+    /// counts, else central differences of the gradient). A spread at its bound 0 is held
+    /// there: the others' covariance is conditional on it, and its own row and column are 0
+    /// (its interval is a profile). `None` when the information is not positive definite.
+    fn covariance(&self, natural: &[f64], at_boundary: &[bool]) -> Option<Vec<Vec<f64>>> {
+        let info = self.objective_hessian(natural).unwrap_or_else(|| {
+            let gradient_nat = |x: &[f64]| self.objective_grad(x).1;
+            let steps: Vec<f64> = natural.iter().map(|v| 5e-4 * (1.0 + v.abs())).collect();
+            hessian_from_gradient(&gradient_nat, natural, &steps)
+        });
+        let keep: Vec<usize> = (0..natural.len()).filter(|&i| !at_boundary[i]).collect();
+        invert_spd(
+            &keep
+                .iter()
+                .map(|&i| keep.iter().map(|&j| info[i][j]).collect())
+                .collect::<Vec<Vec<f64>>>(),
+        )
+        .map(|c| {
+            let mut full = vec![vec![0.0; natural.len()]; natural.len()];
+            for (a, &i) in keep.iter().enumerate() {
+                for (b, &j) in keep.iter().enumerate() {
+                    full[i][j] = c[a][b];
+                }
+            }
+            full
+        })
+    }
+
+    /// Each parameter's estimate with its SE and interval: Wald where the SE exists and (for a
+    /// spread) the interval stays clear of 0 and the SE is not weak, else the profile interval
+    /// from the internal minimiser `best` at objective `opt_value`.
+    fn estimates(
+        &self,
+        best: &[f64],
+        natural: &[f64],
+        at_boundary: &[bool],
+        covariance: Option<&Vec<Vec<f64>>>,
+        opt_value: f64,
+    ) -> Vec<ParamEstimate> {
+        let ses: Vec<Option<f64>> = (0..natural.len())
+            .map(|i| {
+                covariance
+                    .map(|c| c[i][i])
+                    .filter(|v| v.is_finite() && *v > 0.0)
+                    .map(f64::sqrt)
+            })
+            .collect();
+        let wald: Vec<bool> = (0..natural.len())
+            .map(|i| match ses[i] {
+                Some(se) => {
+                    let value = natural[i];
+                    !self.is_spread(i)
+                        || (value - Z_95 * se > 0.0 && se <= WEAK_RELATIVE_SE * value)
+                }
+                None => false,
+            })
+            .collect();
+        (self.progress)(FitEvent::Profiles(wald.iter().filter(|w| !**w).count()));
+        // how the other parameters move with parameter i along its profile, to first order:
+        // Cov[., i] / Var[i] (the profile points' warm starts; none without a covariance)
+        let slope = |i: usize| -> Vec<f64> {
+            covariance.filter(|c| c[i][i] > 0.0).map_or_else(
+                || vec![0.0; natural.len()],
+                |c| c.iter().map(|row| row[i] / c[i][i]).collect(),
+            )
+        };
+        (0..natural.len())
+            .map(|i| {
+                let (value, se, wald_ok) = (natural[i], ses[i], wald[i]);
+                let (lower, upper, interval) = if wald_ok {
+                    let se = se.unwrap_or(0.0);
+                    (
+                        Some(value - Z_95 * se),
+                        Some(value + Z_95 * se),
+                        IntervalKind::Wald,
+                    )
+                } else {
+                    let (lo, hi, capped) =
+                        profile_interval(self, best, natural, i, opt_value, se, &slope(i));
+                    (self.progress)(FitEvent::ProfileDone);
+                    let kind = if capped {
+                        IntervalKind::ProfileCapped
+                    } else {
+                        IntervalKind::Profile
+                    };
+                    (lo, hi, kind)
+                };
+                ParamEstimate {
+                    parameter: self.layout[i],
+                    value,
+                    se,
+                    lower,
+                    upper,
+                    interval,
+                    at_boundary: at_boundary[i],
+                }
+            })
+            .collect()
     }
 }
 

@@ -2,6 +2,11 @@
 //! [`FitResult`], with the estimates' intervals, refusals and warnings as comments.
 use super::{decimals4, positive, FitOptions, FitResult, Status, ATTRACTOR_SWEEP};
 use crate::analyze::fit::joint::Parameter;
+use crate::scenario::raw::{
+    ExperimentKind, RawBenchmark, RawExperiment, RawModel, RawScenario, RawTokens,
+};
+use crate::scenario::MAX_PROBLEMS;
+use toml::Spanned;
 
 /// " (95% interval LO to HI)" for a share and its SE (share -/+ z(0.975) SE), each end cut to [0, 1]
 /// when it falls outside, and then saying so ("0.217 to 1.000, upper end cut at 1 from 1.197").
@@ -155,37 +160,104 @@ pub(crate) fn scenario_toml(
     fit: &FitResult,
     options: &FitOptions,
 ) -> std::result::Result<String, toml::ser::Error> {
-    use crate::scenario::raw::{
-        ExperimentKind, RawBenchmark, RawExperiment, RawModel, RawScenario, RawTokens,
+    let names = Written::new(fit);
+    let mut experiment = Vec::new();
+    let mut experiment_names = ExperimentNames::default();
+    vote_experiments(fit, options, &names, &mut experiment, &mut experiment_names);
+    let sigma = SigmaWritten::of(fit);
+    let plan_notes = plan_experiments(
+        fit,
+        &names,
+        sigma.written,
+        &mut experiment,
+        &mut experiment_names,
+    );
+    token_experiments(fit, &names, &mut experiment);
+    let raw = RawScenario {
+        title: at(format!("fitted from {}", fit.source)),
+        seed: at(options.seed),
+        benchmark: at(RawBenchmark {
+            problems: at(names.problems),
+            mu: at(decimals4(names.value(Parameter::Mu))),
+            sigma: at(sigma.written),
+            placement: at(crate::model::Placement::Quantiles),
+            rates: None,
+            contaminated: None,
+            contaminated_models: None,
+        }),
+        model: fitted_models(fit, &names),
+        experiment,
     };
-    use crate::scenario::MAX_PROBLEMS;
-    use toml::Spanned;
-    fn at<T>(x: T) -> Option<Spanned<T>> {
-        Some(Spanned::new(0..0, x))
-    }
-    let value = |p: Parameter| fit.parameter(p).map_or(0.0, |q| q.value);
-    let names: Vec<String> = fit.models.iter().map(|m| m.name.clone()).collect();
-    let problems = fit.problems.min(MAX_PROBLEMS as usize) as u64;
-    // Per-run noise is modelled by curves, head-to-head and seed-variance only: a model with a
-    // run_sd gets a copy without it for the other experiments (said in its comment).
-    let run_sd: Vec<Option<f64>> = (0..names.len()).map(|m| run_sd_written(fit, m)).collect();
-    let twin_used = std::cell::RefCell::new(vec![false; names.len()]);
-    let pooled = |m: usize| -> String {
-        if run_sd[m].is_some() {
-            twin_used.borrow_mut()[m] = true;
-            without_run_sd(&names[m])
-        } else {
-            names[m].clone()
+    let body = toml::to_string(&raw)?;
+    let top = top_comments(fit, &sigma, plan_notes);
+    let per_model = model_comments(fit, &names);
+    Ok(interleave(&comment_lines(&top), &per_model, &body))
+}
+
+/// A value as a spanned TOML item without a place in a file (the scenario is written, not read).
+fn at<T>(x: T) -> Option<Spanned<T>> {
+    Some(Spanned::new(0..0, x))
+}
+
+/// The models' names as the written scenario gives them, and which need a copy without their
+/// run_sd: per-run noise is modelled by curves, head-to-head and seed-variance only, so a model
+/// with a run_sd gets a copy without it for the other experiments (said in its comment).
+struct Written<'a> {
+    fit: &'a FitResult,
+    names: Vec<String>,
+    run_sd: Vec<Option<f64>>,
+    twin_used: std::cell::RefCell<Vec<bool>>,
+    problems: u64,
+}
+
+impl<'a> Written<'a> {
+    fn new(fit: &'a FitResult) -> Self {
+        let names: Vec<String> = fit.models.iter().map(|m| m.name.clone()).collect();
+        Written {
+            fit,
+            run_sd: (0..names.len()).map(|m| run_sd_written(fit, m)).collect(),
+            twin_used: std::cell::RefCell::new(vec![false; names.len()]),
+            problems: fit.problems.min(MAX_PROBLEMS as usize) as u64,
+            names,
         }
-    };
+    }
+
+    fn value(&self, p: Parameter) -> f64 {
+        self.fit.parameter(p).map_or(0.0, |q| q.value)
+    }
+
+    /// The name of model `m` for an experiment that takes a run's samples as independent: its
+    /// copy without run_sd when it has one (then written into the scenario).
+    fn pooled(&self, m: usize) -> String {
+        if self.run_sd[m].is_some() {
+            self.twin_used.borrow_mut()[m] = true;
+            without_run_sd(&self.names[m])
+        } else {
+            self.names[m].clone()
+        }
+    }
+
+    fn twins(&self) -> Vec<bool> {
+        self.twin_used.borrow().clone()
+    }
+}
+
+/// Curves of the models whose attractor share was estimated, an attractor sweep of each of the
+/// others (maj@k rests on the share: without answers it is not estimated, so such a model gets
+/// an attractor sweep instead of curves that would assume one), and a head-to-head of each
+/// model against the first.
+fn vote_experiments(
+    fit: &FitResult,
+    options: &FitOptions,
+    w: &Written,
+    experiment: &mut Vec<Spanned<RawExperiment>>,
+    experiment_names: &mut ExperimentNames,
+) {
+    let names = &w.names;
     let k_list: Vec<u64> = options.curve_k.iter().map(|&k| k as u64).collect();
     let answered: Vec<usize> = (0..names.len())
         .filter(|&m| fit.models[m].attractor.is_some())
         .collect();
-    let mut experiment = Vec::new();
-    let mut experiment_names = ExperimentNames::default();
-    // maj@k rests on the attractor share: without answers it is not estimated, so such a model
-    // gets an attractor sweep instead of curves that would assume one
     if !answered.is_empty() {
         experiment.push(Spanned::new(
             0..0,
@@ -206,7 +278,7 @@ pub(crate) fn scenario_toml(
                 name: (names.len() > 1).then(|| {
                     Spanned::new(0..0, experiment_names.name(&["attractor-sweep", &names[m]]))
                 }),
-                model: at(pooled(m)),
+                model: at(w.pooled(m)),
                 attractor: at(ATTRACTOR_SWEEP.to_vec()),
                 k: at(k_list.clone()),
                 votes: at(options.votes as u64),
@@ -230,24 +302,45 @@ pub(crate) fn scenario_toml(
             },
         ));
     }
-    // A scenario's benchmark needs sigma > 0: a fit at the boundary (no shared problem effect,
-    // every model's spread in its own shift_sd) is written as the smallest value the file's
-    // four decimals hold, and said so at the top.
-    let sigma_fit = positive(value(Parameter::Sigma));
-    let sigma_written = if sigma_fit > 0.0 { sigma_fit } else { 1e-4 };
-    // The plan imagines B against A: with two models, model 2 against model 1; with more (a
-    // leaderboard), each adjacent pair in the fitted order, the lower as A, at the loss-or-tie
-    // target 5% / (K - 1) so that all K - 1 adjacent orders hold together at 95% (Bonferroni).
-    // A keeps its own shift_sd and the block gives B's when it differs. A pair whose residual
-    // SD of B given A exceeds the plan's quadrature, or whose shift_sd was not estimated, gets
-    // no plan block (said at the top).
-    let pairs = plan_pairs(names.len(), |m| value(Parameter::Shift(m)));
+}
+
+/// The benchmark's sigma as fitted and as written. A scenario's benchmark needs sigma > 0: a
+/// fit at the boundary (no shared problem effect, every model's spread in its own shift_sd) is
+/// written as the smallest value the file's four decimals hold, and said so at the top.
+struct SigmaWritten {
+    fitted: f64,
+    written: f64,
+}
+
+impl SigmaWritten {
+    fn of(fit: &FitResult) -> Self {
+        let fitted = positive(fit.parameter(Parameter::Sigma).map_or(0.0, |q| q.value));
+        let written = if fitted > 0.0 { fitted } else { 1e-4 };
+        SigmaWritten { fitted, written }
+    }
+}
+
+/// The plan blocks; returns the notes of the pairs that get none. The plan imagines B against
+/// A: with two models, model 2 against model 1; with more (a leaderboard), each adjacent pair
+/// in the fitted order, the lower as A, at the loss-or-tie target 5% / (K - 1) so that all
+/// K - 1 adjacent orders hold together at 95% (Bonferroni). A keeps its own shift_sd and the
+/// block gives B's when it differs. A pair whose residual SD of B given A exceeds the plan's
+/// quadrature, or whose shift_sd was not estimated, gets no plan block (said at the top).
+fn plan_experiments(
+    fit: &FitResult,
+    w: &Written,
+    sigma_written: f64,
+    experiment: &mut Vec<Spanned<RawExperiment>>,
+    experiment_names: &mut ExperimentNames,
+) -> Vec<String> {
+    let (names, problems) = (&w.names, w.problems);
+    let pairs = plan_pairs(names.len(), |m| w.value(Parameter::Shift(m)));
     let leaderboard = names.len() > 2;
     let mut plan_notes = Vec::new();
     for &(lo, hi) in &pairs {
         let (tau_a, tau_b) = (
-            decimals4(value(Parameter::Tau(lo))),
-            decimals4(value(Parameter::Tau(hi))),
+            decimals4(w.value(Parameter::Tau(lo))),
+            decimals4(w.value(Parameter::Tau(hi))),
         );
         let residual = crate::exact::plan::conditional_b(sigma_written, tau_a, tau_b).2;
         if residual > crate::exact::plan::MAX_PLAN_SHIFT_SD {
@@ -282,9 +375,9 @@ pub(crate) fn scenario_toml(
                         experiment_names.name(&["plan", &names[hi], &names[lo]]),
                     )
                 }),
-                model: at(pooled(lo)),
+                model: at(w.pooled(lo)),
                 gap_logits: at(vec![decimals4(
-                    value(Parameter::Shift(hi)) - value(Parameter::Shift(lo)),
+                    w.value(Parameter::Shift(hi)) - w.value(Parameter::Shift(lo)),
                 )]),
                 problems: at(plan_problems),
                 samples: at(samples),
@@ -295,98 +388,100 @@ pub(crate) fn scenario_toml(
             },
         ));
     }
-    // with token data: accuracy against a budget and the cost of each answer, from the fitted
-    // lognormal trace model (votes only where the attractor share was estimated)
-    let with_tokens: Vec<usize> = (0..names.len())
+    plan_notes
+}
+
+/// With token data: accuracy against a budget and the cost of each answer, from the fitted
+/// lognormal trace model (votes only where the attractor share was estimated).
+fn token_experiments(fit: &FitResult, w: &Written, experiment: &mut Vec<Spanned<RawExperiment>>) {
+    let with_tokens: Vec<usize> = (0..w.names.len())
         .filter(|&m| fit.models[m].traces.is_some())
         .collect();
     let traces: Vec<&super::TraceFit> = with_tokens
         .iter()
         .filter_map(|&m| fit.models[m].traces.as_ref())
         .collect();
-    if let Some(budgets) = token_budgets(&traces) {
-        let models: Vec<String> = with_tokens.iter().map(|&m| pooled(m)).collect();
-        experiment.push(Spanned::new(
-            0..0,
-            RawExperiment {
-                kind: at(ExperimentKind::Budget),
-                models: at(models.clone()),
-                budgets: at(budgets),
-                ..RawExperiment::default()
-            },
-        ));
-        let votes_ok = with_tokens.iter().all(|m| answered.contains(m));
-        experiment.push(Spanned::new(
-            0..0,
-            RawExperiment {
-                kind: at(ExperimentKind::Cost),
-                models: at(models),
-                k: at(if votes_ok { vec![1, 8, 32] } else { vec![1] }),
-                ..RawExperiment::default()
-            },
-        ));
-    }
-    let twins = twin_used.into_inner();
-    let raw = RawScenario {
-        title: at(format!("fitted from {}", fit.source)),
-        seed: at(options.seed),
-        benchmark: at(RawBenchmark {
-            problems: at(problems),
-            mu: at(decimals4(value(Parameter::Mu))),
-            sigma: at(sigma_written),
-            placement: at(crate::model::Placement::Quantiles),
-            rates: None,
-            contaminated: None,
-            contaminated_models: None,
-        }),
-        model: (0..names.len())
-            .map(|m| Some((m, run_sd[m])))
-            .chain((0..names.len()).map(|m| twins[m].then_some((m, None))))
-            .flatten()
-            .map(|(m, omega)| {
-                let mf = &fit.models[m];
-                Spanned::new(
-                    0..0,
-                    RawModel {
-                        name: at(if omega.is_none() && run_sd[m].is_some() {
-                            without_run_sd(&mf.name)
-                        } else {
-                            mf.name.clone()
-                        }),
-                        shift: at(if m == 0 {
-                            0.0
-                        } else {
-                            decimals4(value(Parameter::Shift(m)))
-                        }),
-                        shift_sd: at(decimals4(value(Parameter::Tau(m)))),
-                        // only when the input named runs and omega was estimated: otherwise no
-                        // key (the comment above the model says why)
-                        run_sd: omega.map(|w| Spanned::new(0..0, w)),
-                        rates: None,
-                        attractor: at(toml::Value::Float(
-                            mf.attractor.as_ref().map_or(0.0, |a| decimals4(a.share)),
-                        )),
-                        vote_rule: None,
-                        tokens: mf.traces.as_ref().map(|t| {
-                            Spanned::new(
-                                0..0,
-                                RawTokens {
-                                    median_tokens: at(positive(t.median_tokens)),
-                                    hard_growth: at(decimals4(t.hard_growth)),
-                                    wrong_factor: at(positive(t.wrong_factor)),
-                                    sigma: at(super::checks::token_sigma(t.sigma)),
-                                },
-                            )
-                        }),
-                        ..RawModel::default()
-                    },
-                )
-            })
-            .collect(),
-        experiment,
+    let Some(budgets) = token_budgets(&traces) else {
+        return;
     };
-    let body = toml::to_string(&raw)?;
-    // the comments
+    let models: Vec<String> = with_tokens.iter().map(|&m| w.pooled(m)).collect();
+    experiment.push(Spanned::new(
+        0..0,
+        RawExperiment {
+            kind: at(ExperimentKind::Budget),
+            models: at(models.clone()),
+            budgets: at(budgets),
+            ..RawExperiment::default()
+        },
+    ));
+    let votes_ok = with_tokens
+        .iter()
+        .all(|&m| fit.models[m].attractor.is_some());
+    experiment.push(Spanned::new(
+        0..0,
+        RawExperiment {
+            kind: at(ExperimentKind::Cost),
+            models: at(models),
+            k: at(if votes_ok { vec![1, 8, 32] } else { vec![1] }),
+            ..RawExperiment::default()
+        },
+    ));
+}
+
+/// The `[[model]]` tables: each fitted model (with its run_sd where estimated), then the
+/// copies without run_sd that an experiment asked for.
+fn fitted_models(fit: &FitResult, w: &Written) -> Vec<Spanned<RawModel>> {
+    let twins = w.twins();
+    let n = w.names.len();
+    (0..n)
+        .map(|m| Some((m, w.run_sd[m])))
+        .chain((0..n).map(|m| twins[m].then_some((m, None))))
+        .flatten()
+        .map(|(m, omega)| {
+            let mf = &fit.models[m];
+            Spanned::new(
+                0..0,
+                RawModel {
+                    name: at(if omega.is_none() && w.run_sd[m].is_some() {
+                        without_run_sd(&mf.name)
+                    } else {
+                        mf.name.clone()
+                    }),
+                    shift: at(if m == 0 {
+                        0.0
+                    } else {
+                        decimals4(w.value(Parameter::Shift(m)))
+                    }),
+                    shift_sd: at(decimals4(w.value(Parameter::Tau(m)))),
+                    // only when the input named runs and omega was estimated: otherwise no
+                    // key (the comment above the model says why)
+                    run_sd: omega.map(|w| Spanned::new(0..0, w)),
+                    rates: None,
+                    attractor: at(toml::Value::Float(
+                        mf.attractor.as_ref().map_or(0.0, |a| decimals4(a.share)),
+                    )),
+                    vote_rule: None,
+                    tokens: mf.traces.as_ref().map(|t| {
+                        Spanned::new(
+                            0..0,
+                            RawTokens {
+                                median_tokens: at(positive(t.median_tokens)),
+                                hard_growth: at(decimals4(t.hard_growth)),
+                                wrong_factor: at(positive(t.wrong_factor)),
+                                sigma: at(super::checks::token_sigma(t.sigma)),
+                            },
+                        )
+                    }),
+                    ..RawModel::default()
+                },
+            )
+        })
+        .collect()
+}
+
+/// The comment lines at the top of the file: source, the benchmark's estimates, notes on sigma
+/// and the plan blocks, warnings, correlations and goodness of fit.
+fn top_comments(fit: &FitResult, sigma: &SigmaWritten, plan_notes: Vec<String>) -> Vec<String> {
     let mut top = vec![format!(
         "fitted by `evalsim fit` from {} ({} problems, {} model{}); 95% intervals below",
         fit.source,
@@ -408,9 +503,10 @@ pub(crate) fn scenario_toml(
             }
         }
     }
-    if sigma_written != sigma_fit {
+    if sigma.written != sigma.fitted {
         top.push(format!(
-            "sigma is fitted at {sigma_fit} (no spread shared by the models' problems); the benchmark below takes sigma = {sigma_written}, the smallest a scenario's four decimals hold above 0"
+            "sigma is fitted at {} (no spread shared by the models' problems); the benchmark below takes sigma = {}, the smallest a scenario's four decimals hold above 0",
+            sigma.fitted, sigma.written
         ));
     }
     top.extend(plan_notes);
@@ -431,6 +527,11 @@ pub(crate) fn scenario_toml(
             g.describe()
         ));
     }
+    top
+}
+
+/// The comment block above each `[[model]]` table, in the order [`fitted_models`] writes them.
+fn model_comments(fit: &FitResult, w: &Written) -> Vec<String> {
     let mut per_model: Vec<String> = Vec::new();
     for (m, mf) in fit.models.iter().enumerate() {
         let mut lines = Vec::new();
@@ -467,16 +568,23 @@ pub(crate) fn scenario_toml(
         }
         per_model.push(comment_lines(&lines));
     }
-    for m in (0..names.len()).filter(|&m| twins[m]) {
+    let twins = w.twins();
+    for m in (0..w.names.len()).filter(|&m| twins[m]) {
         per_model.push(comment_lines(&[format!(
             "`{}` without its run_sd {}: for the experiments that do not model per-run noise ({}); their numbers take the samples of a run as independent",
-            names[m],
-            run_sd[m].unwrap_or(0.0),
+            w.names[m],
+            w.run_sd[m].unwrap_or(0.0),
             TWIN_USERS
         )]));
     }
+    per_model
+}
+
+/// The top comments, then the TOML body with each model's comment block above its `[[model]]`
+/// header (all blocks before the body if the headers do not match them one to one).
+fn interleave(top: &str, per_model: &[String], body: &str) -> String {
     let headers = body.lines().filter(|l| *l == "[[model]]").count();
-    let mut out = comment_lines(&top);
+    let mut out = top.to_string();
     if headers == per_model.len() {
         let mut k = 0;
         for line in body.lines() {
@@ -488,10 +596,10 @@ pub(crate) fn scenario_toml(
             out.push('\n');
         }
     } else {
-        out.extend(per_model);
-        out.push_str(&body);
+        out.extend(per_model.iter().cloned());
+        out.push_str(body);
     }
-    Ok(out)
+    out
 }
 
 #[cfg(test)]

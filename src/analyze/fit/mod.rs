@@ -403,28 +403,7 @@ pub fn fit_models_observed(
     options: &FitOptions,
     progress: &dyn Fn(progress::FitEvent),
 ) -> Result<FitResult> {
-    if models.is_empty() {
-        return Err(AnalyzeError::BadOption {
-            option: "fit".to_string(),
-            value: format!("{source}: no model"),
-            expected: "at least one model's samples".to_string(),
-        });
-    }
-    for model in models {
-        check_k(model, 1)?;
-        if model.partial_credit() {
-            // The fit models right/wrong counts c of n; partial credit has no such count.
-            return Err(AnalyzeError::BadOption {
-                option: "fit".to_string(),
-                value: format!(
-                    "`{}` from {source}, whose scores give partial credit",
-                    model.name
-                ),
-                expected: "binary (right/wrong) scores: the fit models c right answers of n"
-                    .to_string(),
-            });
-        }
-    }
+    check_fit_input(models, source)?;
     let (data, ids) = joint_data(models, source)?;
     let diagnoses: Vec<Diagnosis> = diagnose(&data);
     // Refuse every flagged parameter: hold it at its fallback.
@@ -448,6 +427,76 @@ pub fn fit_models_observed(
         },
         progress,
     );
+    let parameters = parameter_fits(models, &data, &joint, &fixed, &diagnoses);
+    let model_fits = models
+        .iter()
+        .enumerate()
+        .map(|(m, model)| model_fit(model, &joint, m))
+        .collect::<Result<Vec<_>>>()?;
+    let correlations = correlation_fits(models, &joint, &fixed);
+    let mut result = FitResult {
+        source: source.to_string(),
+        problems: ids.len(),
+        parameters,
+        models: model_fits,
+        correlations,
+        log_likelihood: joint.log_likelihood,
+        diagnoses: diagnoses.iter().map(ToString::to_string).collect(),
+        warnings: Vec::new(),
+        goodness: Vec::new(),
+        scenario_toml: String::new(),
+    };
+    result.goodness = (0..models.len())
+        .map(|m| gof::goodness_of_fit(&result, m))
+        .collect();
+    result.warnings = checks::fit_warnings(&result, &joint, &data);
+    result.scenario_toml =
+        scenario::scenario_toml(&result, options).map_err(|e| AnalyzeError::BadOption {
+            option: "fit".to_string(),
+            value: format!("the fitted scenario ({e})"),
+            expected: "values TOML can hold".to_string(),
+        })?;
+    Ok(result)
+}
+
+/// The fit's refusals of its input: no model, or a model with partial-credit scores (the fit
+/// models c right answers of n) or without one sample per problem.
+fn check_fit_input(models: &[&ModelSamples], source: &str) -> Result<()> {
+    if models.is_empty() {
+        return Err(AnalyzeError::BadOption {
+            option: "fit".to_string(),
+            value: format!("{source}: no model"),
+            expected: "at least one model's samples".to_string(),
+        });
+    }
+    for model in models {
+        check_k(model, 1)?;
+        if model.partial_credit() {
+            // The fit models right/wrong counts c of n; partial credit has no such count.
+            return Err(AnalyzeError::BadOption {
+                option: "fit".to_string(),
+                value: format!(
+                    "`{}` from {source}, whose scores give partial credit",
+                    model.name
+                ),
+                expected: "binary (right/wrong) scores: the fit models c right answers of n"
+                    .to_string(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// One row per parameter in the written order (mu, sigma, then each model's shift, shift_sd
+/// and run_sd): the joint fit's estimate, or the refusal of a flagged parameter held at
+/// its fallback with the diagnoses that flagged it.
+fn parameter_fits(
+    models: &[&ModelSamples],
+    data: &JointData,
+    joint: &JointFit,
+    fixed: &[(Parameter, f64)],
+    diagnoses: &[Diagnosis],
+) -> Vec<ParameterFit> {
     let name = |m: usize| models[m].name.as_str();
     let label = |p: Parameter| match p {
         Parameter::Mu => format!("mu (logit of `{}`)", name(0)),
@@ -468,7 +517,7 @@ pub fn fit_models_observed(
             order.push(Parameter::Omega(m));
         }
     }
-    let parameters: Vec<ParameterFit> = order
+    order
         .into_iter()
         .map(|p| {
             if let Some((_, v)) = fixed.iter().find(|(q, _)| *q == p) {
@@ -503,12 +552,17 @@ pub fn fit_models_observed(
                 status: Status::Estimated,
             }
         })
-        .collect();
-    let model_fits = models
-        .iter()
-        .enumerate()
-        .map(|(m, model)| model_fit(model, &joint, m))
-        .collect::<Result<Vec<_>>>()?;
+        .collect()
+}
+
+/// The correlation of each pair of models' per-problem logits (no SE when a spread was
+/// refused).
+fn correlation_fits(
+    models: &[&ModelSamples],
+    joint: &JointFit,
+    fixed: &[(Parameter, f64)],
+) -> Vec<CorrelationFit> {
+    let name = |m: usize| models[m].name.as_str();
     let mut correlations = Vec::new();
     for a in 0..models.len() {
         for b in a + 1..models.len() {
@@ -524,29 +578,7 @@ pub fn fit_models_observed(
             });
         }
     }
-    let mut result = FitResult {
-        source: source.to_string(),
-        problems: ids.len(),
-        parameters,
-        models: model_fits,
-        correlations,
-        log_likelihood: joint.log_likelihood,
-        diagnoses: diagnoses.iter().map(ToString::to_string).collect(),
-        warnings: Vec::new(),
-        goodness: Vec::new(),
-        scenario_toml: String::new(),
-    };
-    result.goodness = (0..models.len())
-        .map(|m| gof::goodness_of_fit(&result, m))
-        .collect();
-    result.warnings = checks::fit_warnings(&result, &joint, &data);
-    result.scenario_toml =
-        scenario::scenario_toml(&result, options).map_err(|e| AnalyzeError::BadOption {
-            option: "fit".to_string(),
-            value: format!("the fitted scenario ({e})"),
-            expected: "values TOML can hold".to_string(),
-        })?;
-    Ok(result)
+    correlations
 }
 
 /// The models of several result files, combined by name: a model named in two files (an

@@ -4,7 +4,7 @@
 use evalsim::exact::judge::{Component, Protocol};
 use evalsim::experiments::judge::JudgeResult;
 use evalsim::experiments::run_all;
-use evalsim::report::tables::experiment_tables;
+use evalsim::report::kinds;
 use evalsim::scenario::Scenario;
 
 use super::common::{evalsim, failures, on_threads, read, succeeds, sweep, write_file};
@@ -112,7 +112,8 @@ fn judge_table_is_identical_for_one_and_four_threads() {
     let table = |threads| {
         on_threads(threads, || {
             let out = run_all(&s, &|_| {});
-            experiment_tables(&out, &out.results[0])
+            let tables = kinds::of(&out.results[0]).tables(&out);
+            tables
         })
     };
     assert_eq!(table(1), table(4));

@@ -9,7 +9,7 @@ use super::{
     bad_input, internal, progress_bar, worker_pool, CommonArgs, Failure, EXIT_CHECK_FAILED, EXIT_OK,
 };
 use crate::experiments::plan::{exact_plan, simulate_plan, Plan, PlanResult, PlanTiming};
-use crate::experiments::Z_BOUND;
+use crate::experiments::{KindResult, Z_BOUND};
 use crate::model::VoteRule;
 use crate::report;
 use crate::scenario::raw::{

@@ -9,6 +9,7 @@
 //! tokens per sample.
 //!
 //! Depends on `scenario`, `model`, `exact` and `sim`; computes no closed form itself.
+use super::KindResult;
 use serde::Serialize;
 
 use super::{Check, Estimate, Progress};
@@ -164,9 +165,13 @@ pub struct ExactCurve {
     pub truncation_rate: Vec<f64>,
 }
 
-impl BudgetCurves {
+impl KindResult for BudgetCurves {
+    fn name(&self) -> &str {
+        &self.experiment
+    }
+
     /// Every point as a check.
-    pub fn checks(&self) -> Vec<Check> {
+    fn checks(&self) -> Vec<Check> {
         self.points
             .iter()
             .map(|pt| Check {
@@ -180,7 +185,9 @@ impl BudgetCurves {
             })
             .collect()
     }
+}
 
+impl BudgetCurves {
     /// The point of a model, budget and metric.
     pub fn point(&self, model: usize, budget: f64, metric: BudgetMetric) -> Option<&BudgetPoint> {
         self.points

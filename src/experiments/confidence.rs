@@ -5,6 +5,7 @@
 //! the threshold filter's kept share is checked too.
 //!
 //! Depends on `scenario`, `model`, `exact` and `sim`; computes no closed form itself.
+use super::KindResult;
 use serde::Serialize;
 
 use super::{Check, Estimate, Progress};
@@ -69,14 +70,13 @@ pub struct ConfidenceCurves {
     pub points: Vec<ConfidencePoint>,
 }
 
-impl ConfidenceCurves {
-    /// The name of a point's filter in tables and checks.
-    pub fn filter_name(filter: Option<Filter>) -> String {
-        filter.map_or("none".into(), Filter::name)
+impl KindResult for ConfidenceCurves {
+    fn name(&self) -> &str {
+        &self.experiment
     }
 
     /// Every point's maj@k and every threshold's kept share as a check.
-    pub fn checks(&self) -> Vec<Check> {
+    fn checks(&self) -> Vec<Check> {
         let mut out = Vec::new();
         for pt in &self.points {
             let s = &self.series[pt.series];
@@ -98,6 +98,13 @@ impl ConfidenceCurves {
             }
         }
         out
+    }
+}
+
+impl ConfidenceCurves {
+    /// The name of a point's filter in tables and checks.
+    pub fn filter_name(filter: Option<Filter>) -> String {
+        filter.map_or("none".into(), Filter::name)
     }
 }
 

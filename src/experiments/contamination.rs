@@ -4,6 +4,7 @@
 //!
 //! Depends on `scenario`, `model`, `exact` and `sim`; computes no closed form itself (those are
 //! in [`crate::exact::contamination`]).
+use super::KindResult;
 use rayon::prelude::*;
 use serde::Serialize;
 
@@ -84,10 +85,14 @@ pub struct ContaminationResult {
     pub plan: Vec<PlanRow>,
 }
 
-impl ContaminationResult {
+impl KindResult for ContaminationResult {
+    fn name(&self) -> &str {
+        &self.experiment
+    }
+
     /// Checks: the mean gap and P(flag) of every cell; the false alarm and power of every
     /// planned fresh set.
-    pub fn checks(&self) -> Vec<Check> {
+    fn checks(&self) -> Vec<Check> {
         let mut out = Vec::new();
         for r in &self.rows {
             let cell = format!("model={} c={} fresh={}", self.model, r.share, r.fresh);

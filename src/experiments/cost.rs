@@ -5,6 +5,7 @@
 //! and the delta-method SE of the ratio); simulated ones from [`crate::sim::traces`] (k = 1) and
 //! [`crate::sim::votes`] (capped votes, k > 1). Depends on scenario, exact, sim and the shared
 //! per-model inputs of [`super::budget`].
+use super::KindResult;
 use serde::Serialize;
 
 use super::budget::{budget_model, inputs, sim_means, trace_cell, BudgetModel, ModelInputs};
@@ -71,9 +72,13 @@ pub struct CostTable {
     pub strategies: Vec<Strategy>,
 }
 
-impl CostTable {
+impl KindResult for CostTable {
+    fn name(&self) -> &str {
+        &self.experiment
+    }
+
     /// Tokens per sample once per model, then accuracy and tokens per correct per strategy.
-    pub fn checks(&self) -> Vec<Check> {
+    fn checks(&self) -> Vec<Check> {
         let cap = self
             .cap_tokens
             .map_or("unlimited".to_string(), |c| c.to_string());

@@ -8,6 +8,7 @@
 //!
 //! Depends on `scenario`, `model`, `exact` and `sim`; computes no closed form itself (those are
 //! in [`crate::exact::judge`]).
+use super::KindResult;
 use serde::Serialize;
 
 use super::{Check, Estimate, Progress};
@@ -105,11 +106,15 @@ pub struct JudgeResult {
     pub components: Vec<ComponentRow>,
 }
 
-impl JudgeResult {
+impl KindResult for JudgeResult {
+    fn name(&self) -> &str {
+        &self.experiment
+    }
+
     /// Checks: every protocol's win rate and the two tails of its 95% range; both orders' shares
     /// of double wins and double losses; every decomposition step; the power of every sign test
     /// at its sample size.
-    pub fn checks(&self) -> Vec<Check> {
+    fn checks(&self) -> Vec<Check> {
         let mut out = Vec::new();
         let cell = |what: &str| format!("a={} b={} {what} N={}", self.a, self.b, self.comparisons);
         for r in &self.protocols {

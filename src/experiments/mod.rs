@@ -77,37 +77,40 @@ pub enum ExperimentResult {
     Confidence(confidence::ConfidenceCurves),
 }
 
+/// What every experiment kind's result gives, whatever its kind: its name and its checks.
+pub trait KindResult {
+    /// The experiment's name.
+    fn name(&self) -> &str;
+
+    /// Every simulated number with its exact value.
+    fn checks(&self) -> Vec<Check>;
+}
+
 impl ExperimentResult {
+    /// The result as its kind's [`KindResult`]: the one match from a result to its kind here.
+    pub fn kind(&self) -> &dyn KindResult {
+        match self {
+            ExperimentResult::Curves(r) | ExperimentResult::AttractorSweep(r) => r,
+            ExperimentResult::SeedVariance(r) => r,
+            ExperimentResult::VoteSpread(r) => r,
+            ExperimentResult::HeadToHead(r) => r,
+            ExperimentResult::Budget(r) => r,
+            ExperimentResult::Cost(r) => r,
+            ExperimentResult::Plan(r) => r.as_ref(),
+            ExperimentResult::Contamination(r) => r,
+            ExperimentResult::Judge(r) => r.as_ref(),
+            ExperimentResult::Confidence(r) => r,
+        }
+    }
+
     /// The experiment's name.
     pub fn name(&self) -> &str {
-        match self {
-            ExperimentResult::Curves(r) | ExperimentResult::AttractorSweep(r) => &r.experiment,
-            ExperimentResult::SeedVariance(r) => &r.experiment,
-            ExperimentResult::VoteSpread(r) => &r.experiment,
-            ExperimentResult::HeadToHead(r) => &r.experiment,
-            ExperimentResult::Budget(r) => &r.experiment,
-            ExperimentResult::Cost(r) => &r.experiment,
-            ExperimentResult::Plan(r) => &r.experiment,
-            ExperimentResult::Contamination(r) => &r.experiment,
-            ExperimentResult::Judge(r) => &r.experiment,
-            ExperimentResult::Confidence(r) => &r.experiment,
-        }
+        self.kind().name()
     }
 
     /// Every simulated number with its exact value.
     pub fn checks(&self) -> Vec<Check> {
-        match self {
-            ExperimentResult::Curves(r) | ExperimentResult::AttractorSweep(r) => r.checks(),
-            ExperimentResult::SeedVariance(r) => r.checks(),
-            ExperimentResult::VoteSpread(r) => r.checks(),
-            ExperimentResult::HeadToHead(r) => r.checks(),
-            ExperimentResult::Budget(r) => r.checks(),
-            ExperimentResult::Cost(r) => r.checks(),
-            ExperimentResult::Plan(r) => r.checks(),
-            ExperimentResult::Contamination(r) => r.checks(),
-            ExperimentResult::Judge(r) => r.checks(),
-            ExperimentResult::Confidence(r) => r.checks(),
-        }
+        self.kind().checks()
     }
 }
 

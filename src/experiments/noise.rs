@@ -6,6 +6,7 @@
 //!
 //! Depends on `scenario`, `model`, `exact` and `sim`; computes no closed form and no Monte Carlo
 //! SE itself (those are `sim::se`): it pairs.
+use super::KindResult;
 use serde::Serialize;
 
 use super::{Check, Estimate, Progress};
@@ -105,9 +106,13 @@ pub struct SeedVariance {
     pub grader: Option<Grader>,
 }
 
-impl SeedVariance {
+impl KindResult for SeedVariance {
+    fn name(&self) -> &str {
+        &self.experiment
+    }
+
     /// Checks: mean and SD per n, and the CDF at the exact 2.5% / 97.5% quantiles.
-    pub fn checks(&self) -> Vec<Check> {
+    fn checks(&self) -> Vec<Check> {
         let mut out = Vec::new();
         for r in &self.rows {
             let cell = format!(
@@ -511,9 +516,13 @@ pub struct VoteSpread {
     pub grader: Option<Grader>,
 }
 
-impl VoteSpread {
+impl KindResult for VoteSpread {
+    fn name(&self) -> &str {
+        &self.experiment
+    }
+
     /// Checks: means and SDs of both scores per k.
-    pub fn checks(&self) -> Vec<Check> {
+    fn checks(&self) -> Vec<Check> {
         row_checks(&self.experiment, &self.rows, |r| {
             // Named like the curves' cells: every share, and u/s when set.
             let cell = format!(
@@ -746,9 +755,13 @@ pub struct Disagreement {
     pub per_problem: Vec<(f64, f64, f64)>,
 }
 
-impl HeadToHead {
+impl KindResult for HeadToHead {
+    fn name(&self) -> &str {
+        &self.experiment
+    }
+
     /// Checks: loss, tie and loss-or-tie rates per n.
-    pub fn checks(&self) -> Vec<Check> {
+    fn checks(&self) -> Vec<Check> {
         row_checks(&self.experiment, &self.rows, |r| {
             let quantities = [
                 ("P(B < A)", r.loss),

@@ -24,6 +24,7 @@
 //! fourth moment), and loss and loss-or-tie where they are exact. Where loss and tie come from the
 //! normal approximation the simulated rates are reported beside it but not checked: their gap to
 //! the approximation measures the approximation, not a bug.
+use super::KindResult;
 use std::time::Instant;
 
 use rayon::prelude::*;
@@ -169,10 +170,14 @@ pub struct PlanResult {
     pub draws: u64,
 }
 
-impl PlanResult {
+impl KindResult for PlanResult {
+    fn name(&self) -> &str {
+        &self.experiment
+    }
+
     /// Checks of simulated against exact values: mean and SD of the difference in every
     /// simulated cell, loss and loss-or-tie where they are exact.
-    pub fn checks(&self) -> Vec<Check> {
+    fn checks(&self) -> Vec<Check> {
         let mut out = Vec::new();
         let at_detectable = self.detectable.iter().filter_map(|d| {
             d.cell

@@ -1,6 +1,7 @@
 //! `curves` and `attractor-sweep`: pass@k, pass^k and maj@k against k, exact and simulated.
 //!
 //! Depends on `scenario`, `model`, `exact` and `sim`; computes no closed form itself.
+use super::KindResult;
 use serde::Serialize;
 
 pub(crate) use super::points::{modes_label, short};
@@ -37,9 +38,13 @@ pub struct VoteCurves {
     pub points: Vec<VotePoint>,
 }
 
-impl VoteCurves {
+impl KindResult for VoteCurves {
+    fn name(&self) -> &str {
+        &self.experiment
+    }
+
     /// Every point as a check.
-    pub fn checks(&self) -> Vec<Check> {
+    fn checks(&self) -> Vec<Check> {
         self.points
             .iter()
             .flat_map(|pt| {

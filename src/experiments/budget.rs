@@ -9,7 +9,8 @@
 //! tokens per sample.
 //!
 //! Depends on `scenario`, `model`, `exact` and `sim`; computes no closed form itself.
-use super::KindResult;
+use super::{ExperimentResult, KindResult, KindRun};
+use crate::scenario::BudgetSpec;
 use serde::Serialize;
 
 use super::{Check, Estimate, Progress};
@@ -515,6 +516,30 @@ fn crossover_pair(
         leader_at_min: leader(gap(lo), &a.name, &b.name),
         leader_at_max: leader(gap(hi), &a.name, &b.name),
         crossings,
+    }
+}
+
+impl KindRun for BudgetSpec {
+    fn draw_cost_ns(&self) -> u64 {
+        40
+    }
+
+    fn run(
+        &self,
+        scenario: &Scenario,
+        name: &str,
+        key: u64,
+        progress: Progress,
+    ) -> ExperimentResult {
+        ExperimentResult::Budget(budget(
+            scenario,
+            name,
+            key,
+            &self.models,
+            &self.budgets,
+            self.traces,
+            progress,
+        ))
     }
 }
 

@@ -5,7 +5,8 @@
 //! the threshold filter's kept share is checked too.
 //!
 //! Depends on `scenario`, `model`, `exact` and `sim`; computes no closed form itself.
-use super::KindResult;
+use super::{ExperimentResult, KindResult, KindRun};
+use crate::scenario::ConfidenceSpec;
 use serde::Serialize;
 
 use super::{Check, Estimate, Progress};
@@ -226,5 +227,32 @@ pub fn confidence(
         k: ks.to_vec(),
         series,
         points,
+    }
+}
+
+impl KindRun for ConfidenceSpec {
+    /// Per vote of k = 16 samples with their confidences, all filters scored.
+    fn draw_cost_ns(&self) -> u64 {
+        600
+    }
+
+    fn run(
+        &self,
+        scenario: &Scenario,
+        name: &str,
+        key: u64,
+        progress: Progress,
+    ) -> ExperimentResult {
+        ExperimentResult::Confidence(confidence(
+            scenario,
+            name,
+            key,
+            &self.models,
+            &self.k,
+            (&self.shares, &self.thresholds),
+            self.votes,
+            self.vote_rule,
+            progress,
+        ))
     }
 }

@@ -8,7 +8,8 @@
 //!
 //! Depends on `scenario`, `model`, `exact` and `sim`; computes no closed form itself (those are
 //! in [`crate::exact::judge`]).
-use super::KindResult;
+use super::{ExperimentResult, KindResult, KindRun};
+use crate::scenario::JudgeSpec;
 use serde::Serialize;
 
 use super::{Check, Estimate, Progress};
@@ -328,5 +329,39 @@ pub fn judge(
         ),
         protocols,
         components,
+    }
+}
+
+impl KindRun for JudgeSpec {
+    fn draw_cost_ns(&self) -> u64 {
+        150
+    }
+
+    fn run(
+        &self,
+        scenario: &Scenario,
+        name: &str,
+        key: u64,
+        progress: Progress,
+    ) -> ExperimentResult {
+        let pair = (self.a, self.b);
+        let j = judge_of(
+            scenario,
+            pair,
+            self.judge_family,
+            (self.gap, self.spread),
+            (self.position_bias, self.verbosity, self.self_preference),
+        );
+        ExperimentResult::Judge(Box::new(judge(
+            scenario,
+            name,
+            key,
+            pair,
+            self.judge_family,
+            j,
+            self.comparisons,
+            self.reruns,
+            progress,
+        )))
     }
 }

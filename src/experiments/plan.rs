@@ -24,7 +24,8 @@
 //! fourth moment), and loss and loss-or-tie where they are exact. Where loss and tie come from the
 //! normal approximation the simulated rates are reported beside it but not checked: their gap to
 //! the approximation measures the approximation, not a bug.
-use super::KindResult;
+use super::{ExperimentResult, KindResult, KindRun};
+use crate::scenario::{PlanExperimentSpec, Scenario};
 use std::time::Instant;
 
 use rayon::prelude::*;
@@ -210,6 +211,23 @@ impl KindResult for PlanResult {
             push("sd of B - A", s.sd);
         }
         out
+    }
+}
+
+impl KindRun for PlanExperimentSpec {
+    /// Already in nanoseconds ([`crate::scenario::spec::Plan::rerun_cost`]).
+    fn draw_cost_ns(&self) -> u64 {
+        1
+    }
+
+    fn run(
+        &self,
+        _scenario: &Scenario,
+        name: &str,
+        _key: u64,
+        progress: Progress,
+    ) -> ExperimentResult {
+        ExperimentResult::Plan(Box::new(run_plan(&self.plan, name, progress).0))
     }
 }
 

@@ -5,6 +5,7 @@ use evalsim::exact::judge::{Component, Protocol};
 use evalsim::experiments::judge::JudgeResult;
 use evalsim::experiments::run_all;
 use evalsim::report::kinds;
+use evalsim::scenario::spec::JudgeSpec;
 use evalsim::scenario::Scenario;
 
 use super::common::{evalsim, failures, on_threads, read, succeeds, sweep, write_file};
@@ -106,7 +107,9 @@ fn judge_checks_pass_across_seeds_and_settings() {
 #[test]
 fn judge_table_is_identical_for_one_and_four_threads() {
     let mut s = Scenario::load("judge").expect("built-in");
-    if let evalsim::scenario::ExperimentSpec::Judge { reruns, .. } = &mut s.experiments[0].spec {
+    if let evalsim::scenario::ExperimentSpec::Judge(JudgeSpec { reruns, .. }) =
+        &mut s.experiments[0].spec
+    {
         *reruns = 600;
     }
     let table = |threads| {

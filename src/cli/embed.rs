@@ -15,6 +15,7 @@ use super::plan::{self, PlanArgs};
 use super::run::{self, RunArgs};
 use super::{bad_input, internal, stop_if_interrupted, Failure, EXIT_CHECK_FAILED, EXIT_OK};
 use crate::analyze::{Dataset, Format};
+use crate::experiments::KindResult;
 use crate::report::{self, Artifact};
 use crate::scenario::Scenario;
 

@@ -1,5 +1,6 @@
 //! `evalsim plan`: the flags fill a raw scenario (one model, one `plan` experiment), the
 //! scenario resolver validates it as it does a file's plan block, then run -> report -> write.
+use crate::scenario::spec::PlanExperimentSpec;
 use std::path::PathBuf;
 
 use anyhow::anyhow;
@@ -9,7 +10,7 @@ use super::{
     bad_input, internal, progress_bar, worker_pool, CommonArgs, Failure, EXIT_CHECK_FAILED, EXIT_OK,
 };
 use crate::experiments::plan::{exact_plan, simulate_plan, Plan, PlanResult, PlanTiming};
-use crate::experiments::Z_BOUND;
+use crate::experiments::{KindResult, Z_BOUND};
 use crate::model::VoteRule;
 use crate::report;
 use crate::scenario::raw::{
@@ -231,7 +232,7 @@ impl PlanArgs {
         let scenario = Scenario::from_raw(self.raw()?, "", "plan", "the plan flags")
             .map_err(plan_flag_error)?;
         match scenario.experiments.into_iter().next().map(|e| e.spec) {
-            Some(ExperimentSpec::Plan { plan, .. }) => Ok(*plan),
+            Some(ExperimentSpec::Plan(PlanExperimentSpec { plan, .. })) => Ok(*plan),
             _ => Err(internal(anyhow!("the plan flags resolved to no plan"))),
         }
     }

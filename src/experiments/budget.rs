@@ -9,6 +9,8 @@
 //! tokens per sample.
 //!
 //! Depends on `scenario`, `model`, `exact` and `sim`; computes no closed form itself.
+use super::{ExperimentResult, KindResult, KindRun};
+use crate::scenario::BudgetSpec;
 use serde::Serialize;
 
 use super::{Check, Estimate, Progress};
@@ -164,9 +166,13 @@ pub struct ExactCurve {
     pub truncation_rate: Vec<f64>,
 }
 
-impl BudgetCurves {
+impl KindResult for BudgetCurves {
+    fn name(&self) -> &str {
+        &self.experiment
+    }
+
     /// Every point as a check.
-    pub fn checks(&self) -> Vec<Check> {
+    fn checks(&self) -> Vec<Check> {
         self.points
             .iter()
             .map(|pt| Check {
@@ -180,7 +186,9 @@ impl BudgetCurves {
             })
             .collect()
     }
+}
 
+impl BudgetCurves {
     /// The point of a model, budget and metric.
     pub fn point(&self, model: usize, budget: f64, metric: BudgetMetric) -> Option<&BudgetPoint> {
         self.points
@@ -508,6 +516,30 @@ fn crossover_pair(
         leader_at_min: leader(gap(lo), &a.name, &b.name),
         leader_at_max: leader(gap(hi), &a.name, &b.name),
         crossings,
+    }
+}
+
+impl KindRun for BudgetSpec {
+    fn draw_cost_ns(&self) -> u64 {
+        40
+    }
+
+    fn run(
+        &self,
+        scenario: &Scenario,
+        name: &str,
+        key: u64,
+        progress: Progress,
+    ) -> ExperimentResult {
+        ExperimentResult::Budget(budget(
+            scenario,
+            name,
+            key,
+            &self.models,
+            &self.budgets,
+            self.traces,
+            progress,
+        ))
     }
 }
 

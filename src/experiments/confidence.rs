@@ -5,6 +5,8 @@
 //! the threshold filter's kept share is checked too.
 //!
 //! Depends on `scenario`, `model`, `exact` and `sim`; computes no closed form itself.
+use super::{ExperimentResult, KindResult, KindRun};
+use crate::scenario::ConfidenceSpec;
 use serde::Serialize;
 
 use super::{Check, Estimate, Progress};
@@ -69,14 +71,13 @@ pub struct ConfidenceCurves {
     pub points: Vec<ConfidencePoint>,
 }
 
-impl ConfidenceCurves {
-    /// The name of a point's filter in tables and checks.
-    pub fn filter_name(filter: Option<Filter>) -> String {
-        filter.map_or("none".into(), Filter::name)
+impl KindResult for ConfidenceCurves {
+    fn name(&self) -> &str {
+        &self.experiment
     }
 
     /// Every point's maj@k and every threshold's kept share as a check.
-    pub fn checks(&self) -> Vec<Check> {
+    fn checks(&self) -> Vec<Check> {
         let mut out = Vec::new();
         for pt in &self.points {
             let s = &self.series[pt.series];
@@ -98,6 +99,13 @@ impl ConfidenceCurves {
             }
         }
         out
+    }
+}
+
+impl ConfidenceCurves {
+    /// The name of a point's filter in tables and checks.
+    pub fn filter_name(filter: Option<Filter>) -> String {
+        filter.map_or("none".into(), Filter::name)
     }
 }
 
@@ -219,5 +227,32 @@ pub fn confidence(
         k: ks.to_vec(),
         series,
         points,
+    }
+}
+
+impl KindRun for ConfidenceSpec {
+    /// Per vote of k = 16 samples with their confidences, all filters scored.
+    fn draw_cost_ns(&self) -> u64 {
+        600
+    }
+
+    fn run(
+        &self,
+        scenario: &Scenario,
+        name: &str,
+        key: u64,
+        progress: Progress,
+    ) -> ExperimentResult {
+        ExperimentResult::Confidence(confidence(
+            scenario,
+            name,
+            key,
+            &self.models,
+            &self.k,
+            (&self.shares, &self.thresholds),
+            self.votes,
+            self.vote_rule,
+            progress,
+        ))
     }
 }

@@ -4,6 +4,8 @@
 //!
 //! Depends on `scenario`, `model`, `exact` and `sim`; computes no closed form itself (those are
 //! in [`crate::exact::contamination`]).
+use super::{ExperimentResult, KindResult, KindRun};
+use crate::scenario::spec::ContaminationSpec;
 use rayon::prelude::*;
 use serde::Serialize;
 
@@ -84,10 +86,14 @@ pub struct ContaminationResult {
     pub plan: Vec<PlanRow>,
 }
 
-impl ContaminationResult {
+impl KindResult for ContaminationResult {
+    fn name(&self) -> &str {
+        &self.experiment
+    }
+
     /// Checks: the mean gap and P(flag) of every cell; the false alarm and power of every
     /// planned fresh set.
-    pub fn checks(&self) -> Vec<Check> {
+    fn checks(&self) -> Vec<Check> {
         let mut out = Vec::new();
         for r in &self.rows {
             let cell = format!("model={} c={} fresh={}", self.model, r.share, r.fresh);
@@ -134,28 +140,6 @@ fn plan_units(big_n: usize, max_fresh: u32, reruns: u64) -> u64 {
 
 /// Measured time of one problem of one rerun (a rate, e^x and a count), in nanoseconds.
 const NS_PER_PROBLEM: u64 = 30;
-
-/// The progress units of a contamination experiment: every cell's and every plan row's, in
-/// nanoseconds (None for other kinds).
-pub fn planned_units(scenario: &Scenario, spec: &crate::scenario::ExperimentSpec) -> Option<u64> {
-    let crate::scenario::ExperimentSpec::Contamination {
-        fresh,
-        shares,
-        max_fresh,
-        reruns,
-        ..
-    } = spec
-    else {
-        return None;
-    };
-    let big_n = scenario.benchmark.problems;
-    let cells: u64 = fresh
-        .iter()
-        .map(|&m| cell_units(big_n, m as usize, *reruns))
-        .sum::<u64>()
-        * (shares.len() as u64 + 1);
-    Some(cells + shares.len() as u64 * plan_units(big_n, *max_fresh, *reruns))
-}
 
 /// Runs a `contamination` experiment (the spec's fields, resolved).
 #[allow(clippy::too_many_arguments)]
@@ -297,5 +281,46 @@ pub fn contamination(
         shares: shares.to_vec(),
         rows,
         plan,
+    }
+}
+
+impl KindRun for ContaminationSpec {
+    /// Already in nanoseconds ([`KindRun::planned_draws`]).
+    fn draw_cost_ns(&self) -> u64 {
+        1
+    }
+
+    /// Every cell's and every plan row's units, in nanoseconds: cells are weighted by their
+    /// problems, which the scenario's count of ticks does not know.
+    fn planned_draws(&self, scenario: &Scenario) -> Option<u64> {
+        let big_n = scenario.benchmark.problems;
+        let cells: u64 = self
+            .fresh
+            .iter()
+            .map(|&m| cell_units(big_n, m as usize, self.reruns))
+            .sum::<u64>()
+            * (self.shares.len() as u64 + 1);
+        Some(cells + self.shares.len() as u64 * plan_units(big_n, self.max_fresh, self.reruns))
+    }
+
+    fn run(
+        &self,
+        scenario: &Scenario,
+        name: &str,
+        key: u64,
+        progress: Progress,
+    ) -> ExperimentResult {
+        ExperimentResult::Contamination(contamination(
+            scenario,
+            name,
+            key,
+            self.model,
+            self.n,
+            &self.fresh,
+            &self.shares,
+            (self.alpha, self.target_power, self.max_fresh),
+            self.reruns,
+            progress,
+        ))
     }
 }

@@ -5,6 +5,8 @@
 //! and the delta-method SE of the ratio); simulated ones from [`crate::sim::traces`] (k = 1) and
 //! [`crate::sim::votes`] (capped votes, k > 1). Depends on scenario, exact, sim and the shared
 //! per-model inputs of [`super::budget`].
+use super::{ExperimentResult, KindResult, KindRun};
+use crate::scenario::CostSpec;
 use serde::Serialize;
 
 use super::budget::{budget_model, inputs, sim_means, trace_cell, BudgetModel, ModelInputs};
@@ -71,9 +73,13 @@ pub struct CostTable {
     pub strategies: Vec<Strategy>,
 }
 
-impl CostTable {
+impl KindResult for CostTable {
+    fn name(&self) -> &str {
+        &self.experiment
+    }
+
     /// Tokens per sample once per model, then accuracy and tokens per correct per strategy.
-    pub fn checks(&self) -> Vec<Check> {
+    fn checks(&self) -> Vec<Check> {
         let cap = self
             .cap_tokens
             .map_or("unlimited".to_string(), |c| c.to_string());
@@ -139,33 +145,7 @@ pub fn cost(
         None,
         progress,
     );
-    // Vote cells: every (model, k > 1), with the per-problem capped (p', alpha').
-    let mut vote_cells = Vec::new();
-    let mut vote_index = Vec::new();
-    for (mi, m) in ms.iter().enumerate() {
-        // Several attractors or answer extraction: every problem's capped shares, drawn
-        // literally by the mode sampler; the canonical model keeps its own cells.
-        let modes = mode_answers(m, &difficulty, budget);
-        let capped: Vec<(f64, f64)> = match &modes {
-            Some((p_capped, _)) => p_capped.iter().map(|&p| (p, 0.0)).collect(),
-            None => m
-                .rates
-                .iter()
-                .zip(&difficulty)
-                .map(|(&p, &d)| capped_vote_rates(p, m.attractor, &m.lengths, d, budget))
-                .collect(),
-        };
-        for &k in ks.iter().filter(|&&k| k > 1) {
-            vote_index.push((mi, k));
-            vote_cells.push(VoteCell {
-                k,
-                p: capped.iter().map(|c| c.0).collect(),
-                alpha: capped.iter().map(|c| c.1).collect(),
-                rule: rule.unwrap_or(m.rule),
-                modes: modes.as_ref().map(|(_, answers)| answers.clone()),
-            });
-        }
-    }
+    let (vote_cells, vote_index) = vote_cells_of(&ms, ks, &difficulty, budget, rule);
     let vote_counts = votes::simulate(
         scenario.seed,
         &[key, 1],
@@ -173,37 +153,7 @@ pub fn cost(
         votes_per_problem,
         progress,
     );
-    // Best-of-k cells: every (model with a verifier, k > 1), on the capped correct rates (a
-    // trace cut by the cap has no answer: to the verifier it is a wrong sample).
-    let mut best_cells = Vec::new();
-    let mut best_index = Vec::new();
-    for (mi, m) in ms.iter().enumerate() {
-        let Some(verifier) = m.verifier else { continue };
-        // Several attractors or extraction: the verifier's samples are drawn as answers, on
-        // every problem's capped shares (the same as the vote's).
-        let modes = mode_answers(m, &difficulty, budget);
-        let capped: Vec<f64> = match &modes {
-            Some((p_capped, _)) => p_capped.clone(),
-            None => m
-                .rates
-                .iter()
-                .zip(&difficulty)
-                .map(|(&p, &d)| capped_vote_rates(p, m.attractor, &m.lengths, d, budget).0)
-                .collect(),
-        };
-        for &k in ks.iter().filter(|&&k| k > 1) {
-            best_index.push((mi, k));
-            best_cells.push(SelectionCell {
-                p: capped.clone(),
-                k,
-                attractor: m.attractor,
-                rule: rule.unwrap_or(m.rule),
-                verifier: Some(verifier),
-                grader: m.grading.grader,
-                modes: modes.as_ref().map(|(_, answers)| answers.clone()),
-            });
-        }
-    }
+    let (best_cells, best_index) = best_cells_of(&ms, ks, &difficulty, budget, rule);
     let best_counts = simulate_selection(
         scenario.seed,
         &[key, 2],
@@ -215,22 +165,7 @@ pub fn cost(
     let mut strategies = Vec::new();
     for (mi, (m, cell)) in ms.iter().zip(&sims).enumerate() {
         let mo = sim_means(cell, 0);
-        let (tokens_var, tokens_cov) = graded_token_sampling_moments(
-            &m.rates,
-            &difficulty,
-            &m.lengths,
-            budget,
-            traces,
-            &m.grading,
-        );
-        let tokens_exact = tokens_per_sample(&m.rates, &difficulty, &m.lengths, budget);
-        let tokens = Estimate::new(tokens_exact, mo.tokens, tokens_var.sqrt());
-        // Under a cap each sample's tokens lie in [0, cap]: Bernstein's bound applies.
-        let tokens = if budget.is_finite() {
-            tokens.counting(budget / (traces as f64 * m.rates.len() as f64))
-        } else {
-            tokens
-        };
+        let (tokens, tokens_cov) = tokens_estimate(m, mo.tokens, &difficulty, budget, traces);
         let vote_rule = rule.unwrap_or(m.rule);
         let best = |k: u32| -> Option<AccuracyInputs> {
             let verifier = m.verifier.as_ref()?;
@@ -270,31 +205,7 @@ pub fn cost(
                     .collect();
                 (acc_i, mo.accuracy, traces, tokens_cov)
             } else {
-                let mut maj_i = if has_modes(m) {
-                    maj_at_k_capped_modes(
-                        &m.rates,
-                        &difficulty,
-                        &m.attractors,
-                        Extraction {
-                            unparsed: m.grading.unparsed,
-                            split: m.split,
-                        },
-                        &m.lengths,
-                        k,
-                        vote_rule,
-                        budget,
-                    )
-                } else {
-                    maj_at_k_capped_with_loss(
-                        &m.rates,
-                        &difficulty,
-                        m.attractor,
-                        &m.lengths,
-                        k,
-                        vote_rule,
-                        budget,
-                    )
-                };
+                let mut maj_i = maj_exact(m, &difficulty, k, vote_rule, budget);
                 let vi = vote_index
                     .iter()
                     .position(|&(vm, vk)| vm == mi && vk == k)
@@ -323,37 +234,17 @@ pub fn cost(
                 }
             }
         }
-        for (k, best_of_k, (pairs, sim, draws, cov)) in rows {
-            let (per_problem, miss): (Vec<f64>, Vec<f64>) = pairs.into_iter().unzip();
-            let acc_se = bernoulli_mean_se_with(&per_problem, &miss, draws);
-            let accuracy = Estimate::new(mean(&per_problem), sim, acc_se)
-                .counting(1.0 / (draws as f64 * big_n));
-            let kf = f64::from(k);
-            let ratio = |t: f64, a: f64| kf * t / a;
-            let r = ratio(tokens_exact, accuracy.exact);
-            let tpc_se =
-                tokens_per_correct_se(r, tokens_exact, tokens.se, accuracy.exact, acc_se, cov);
-            let mut tokens_per_correct = Estimate::new(r, ratio(tokens.sim, accuracy.sim), tpc_se);
-            // The ratio is tested only where its delta-method SE means something: the accuracy
-            // (a count of correct answers) is then known to a few percent. Otherwise the count
-            // is checked in the accuracy row, with Bernstein's bound, and the ratio reported.
-            let meaningful =
-                accuracy.exact > 0.0 && acc_se <= RATIO_MAX_RELATIVE_SE * accuracy.exact;
-            if !meaningful {
-                tokens_per_correct = tokens_per_correct.untested(Untested::RatioOfRareCount);
-            }
-            strategies.push(Strategy {
-                model: m.name.clone(),
+        for (k, best_of_k, inputs) in rows {
+            strategies.push(strategy(
+                m,
                 k,
-                vote_rule,
-                accuracy,
-                tokens_per_sample: tokens,
-                tokens_per_correct,
-                cost_per_correct: price_per_mtok.map(|p| tokens_per_correct.exact * p / 1e6),
-                cost_per_correct_sim: price_per_mtok.map(|p| tokens_per_correct.sim * p / 1e6),
-                frontier: false,
                 best_of_k,
-            });
+                inputs,
+                tokens,
+                big_n,
+                vote_rule,
+                price_per_mtok,
+            ));
         }
     }
     strategies.sort_by(|a, b| {
@@ -371,6 +262,188 @@ pub fn cost(
         traces,
         models: ms.iter().map(budget_model).collect(),
         strategies,
+    }
+}
+
+/// Tokens per sample of model `m` under the cap `budget` against its simulated mean `sim`, and
+/// the covariance of tokens and correctness of the same traces.
+fn tokens_estimate(
+    m: &ModelInputs,
+    sim: f64,
+    difficulty: &[f64],
+    budget: f64,
+    traces: u64,
+) -> (Estimate, f64) {
+    let (tokens_var, tokens_cov) =
+        graded_token_sampling_moments(&m.rates, difficulty, &m.lengths, budget, traces, &m.grading);
+    let tokens_exact = tokens_per_sample(&m.rates, difficulty, &m.lengths, budget);
+    let tokens = Estimate::new(tokens_exact, sim, tokens_var.sqrt());
+    // Under a cap each sample's tokens lie in [0, cap]: Bernstein's bound applies.
+    let tokens = if budget.is_finite() {
+        tokens.counting(budget / (traces as f64 * m.rates.len() as f64))
+    } else {
+        tokens
+    };
+    (tokens, tokens_cov)
+}
+
+/// The vote cells of every (model, k > 1), with the per-problem capped (p', alpha'), and the
+/// (model, k) of each.
+fn vote_cells_of(
+    ms: &[ModelInputs],
+    ks: &[u32],
+    difficulty: &[f64],
+    budget: f64,
+    rule: Option<VoteRule>,
+) -> (Vec<VoteCell>, Vec<(usize, u32)>) {
+    let mut cells = Vec::new();
+    let mut index = Vec::new();
+    for (mi, m) in ms.iter().enumerate() {
+        // Several attractors or answer extraction: every problem's capped shares, drawn
+        // literally by the mode sampler; the canonical model keeps its own cells.
+        let modes = mode_answers(m, difficulty, budget);
+        let capped: Vec<(f64, f64)> = match &modes {
+            Some((p_capped, _)) => p_capped.iter().map(|&p| (p, 0.0)).collect(),
+            None => m
+                .rates
+                .iter()
+                .zip(difficulty)
+                .map(|(&p, &d)| capped_vote_rates(p, m.attractor, &m.lengths, d, budget))
+                .collect(),
+        };
+        for &k in ks.iter().filter(|&&k| k > 1) {
+            index.push((mi, k));
+            cells.push(VoteCell {
+                k,
+                p: capped.iter().map(|c| c.0).collect(),
+                alpha: capped.iter().map(|c| c.1).collect(),
+                rule: rule.unwrap_or(m.rule),
+                modes: modes.as_ref().map(|(_, answers)| answers.clone()),
+            });
+        }
+    }
+    (cells, index)
+}
+
+/// The best-of-k cells of every (model with a verifier, k > 1), on the capped correct rates (a
+/// trace cut by the cap has no answer: to the verifier it is a wrong sample), and the (model, k)
+/// of each.
+fn best_cells_of(
+    ms: &[ModelInputs],
+    ks: &[u32],
+    difficulty: &[f64],
+    budget: f64,
+    rule: Option<VoteRule>,
+) -> (Vec<SelectionCell>, Vec<(usize, u32)>) {
+    let mut cells = Vec::new();
+    let mut index = Vec::new();
+    for (mi, m) in ms.iter().enumerate() {
+        let Some(verifier) = m.verifier else { continue };
+        // Several attractors or extraction: the verifier's samples are drawn as answers, on
+        // every problem's capped shares (the same as the vote's).
+        let modes = mode_answers(m, difficulty, budget);
+        let capped: Vec<f64> = match &modes {
+            Some((p_capped, _)) => p_capped.clone(),
+            None => m
+                .rates
+                .iter()
+                .zip(difficulty)
+                .map(|(&p, &d)| capped_vote_rates(p, m.attractor, &m.lengths, d, budget).0)
+                .collect(),
+        };
+        for &k in ks.iter().filter(|&&k| k > 1) {
+            index.push((mi, k));
+            cells.push(SelectionCell {
+                p: capped.clone(),
+                k,
+                attractor: m.attractor,
+                rule: rule.unwrap_or(m.rule),
+                verifier: Some(verifier),
+                grader: m.grading.grader,
+                modes: modes.as_ref().map(|(_, answers)| answers.clone()),
+            });
+        }
+    }
+    (cells, index)
+}
+
+/// The exact per-problem (maj@k, its complement) of model `m` under the cap `budget`.
+fn maj_exact(
+    m: &ModelInputs,
+    difficulty: &[f64],
+    k: u32,
+    vote_rule: VoteRule,
+    budget: f64,
+) -> Vec<(f64, f64)> {
+    if has_modes(m) {
+        maj_at_k_capped_modes(
+            &m.rates,
+            difficulty,
+            &m.attractors,
+            Extraction {
+                unparsed: m.grading.unparsed,
+                split: m.split,
+            },
+            &m.lengths,
+            k,
+            vote_rule,
+            budget,
+        )
+    } else {
+        maj_at_k_capped_with_loss(
+            &m.rates,
+            difficulty,
+            m.attractor,
+            &m.lengths,
+            k,
+            vote_rule,
+            budget,
+        )
+    }
+}
+
+/// One strategy's row: accuracy, tokens per sample and tokens per correct answer with their
+/// SEs, from its accuracy inputs (exact per problem, simulated mean, draws per problem,
+/// covariance with tokens).
+#[allow(clippy::too_many_arguments)]
+fn strategy(
+    m: &ModelInputs,
+    k: u32,
+    best_of_k: bool,
+    (pairs, sim, draws, cov): AccuracyInputs,
+    tokens: Estimate,
+    big_n: f64,
+    vote_rule: VoteRule,
+    price_per_mtok: Option<f64>,
+) -> Strategy {
+    let tokens_exact = tokens.exact;
+    let (per_problem, miss): (Vec<f64>, Vec<f64>) = pairs.into_iter().unzip();
+    let acc_se = bernoulli_mean_se_with(&per_problem, &miss, draws);
+    let accuracy =
+        Estimate::new(mean(&per_problem), sim, acc_se).counting(1.0 / (draws as f64 * big_n));
+    let kf = f64::from(k);
+    let ratio = |t: f64, a: f64| kf * t / a;
+    let r = ratio(tokens_exact, accuracy.exact);
+    let tpc_se = tokens_per_correct_se(r, tokens_exact, tokens.se, accuracy.exact, acc_se, cov);
+    let mut tokens_per_correct = Estimate::new(r, ratio(tokens.sim, accuracy.sim), tpc_se);
+    // The ratio is tested only where its delta-method SE means something: the accuracy
+    // (a count of correct answers) is then known to a few percent. Otherwise the count
+    // is checked in the accuracy row, with Bernstein's bound, and the ratio reported.
+    let meaningful = accuracy.exact > 0.0 && acc_se <= RATIO_MAX_RELATIVE_SE * accuracy.exact;
+    if !meaningful {
+        tokens_per_correct = tokens_per_correct.untested(Untested::RatioOfRareCount);
+    }
+    Strategy {
+        model: m.name.clone(),
+        k,
+        vote_rule,
+        accuracy,
+        tokens_per_sample: tokens,
+        tokens_per_correct,
+        cost_per_correct: price_per_mtok.map(|p| tokens_per_correct.exact * p / 1e6),
+        cost_per_correct_sim: price_per_mtok.map(|p| tokens_per_correct.sim * p / 1e6),
+        frontier: false,
+        best_of_k,
     }
 }
 
@@ -419,6 +492,34 @@ fn mark_frontier(sorted: &mut [Strategy]) {
         if finite {
             best = best.max(s.accuracy.exact);
         }
+    }
+}
+
+impl KindRun for CostSpec {
+    fn draw_cost_ns(&self) -> u64 {
+        25
+    }
+
+    fn run(
+        &self,
+        scenario: &Scenario,
+        name: &str,
+        key: u64,
+        progress: Progress,
+    ) -> ExperimentResult {
+        ExperimentResult::Cost(cost(
+            scenario,
+            name,
+            key,
+            &self.models,
+            &self.k,
+            self.cap,
+            self.price_per_mtok,
+            self.votes,
+            self.traces,
+            self.vote_rule,
+            progress,
+        ))
     }
 }
 

@@ -8,6 +8,8 @@
 //!
 //! Depends on `scenario`, `model`, `exact` and `sim`; computes no closed form itself (those are
 //! in [`crate::exact::judge`]).
+use super::{ExperimentResult, KindResult, KindRun};
+use crate::scenario::JudgeSpec;
 use serde::Serialize;
 
 use super::{Check, Estimate, Progress};
@@ -105,11 +107,15 @@ pub struct JudgeResult {
     pub components: Vec<ComponentRow>,
 }
 
-impl JudgeResult {
+impl KindResult for JudgeResult {
+    fn name(&self) -> &str {
+        &self.experiment
+    }
+
     /// Checks: every protocol's win rate and the two tails of its 95% range; both orders' shares
     /// of double wins and double losses; every decomposition step; the power of every sign test
     /// at its sample size.
-    pub fn checks(&self) -> Vec<Check> {
+    fn checks(&self) -> Vec<Check> {
         let mut out = Vec::new();
         let cell = |what: &str| format!("a={} b={} {what} N={}", self.a, self.b, self.comparisons);
         for r in &self.protocols {
@@ -323,5 +329,39 @@ pub fn judge(
         ),
         protocols,
         components,
+    }
+}
+
+impl KindRun for JudgeSpec {
+    fn draw_cost_ns(&self) -> u64 {
+        150
+    }
+
+    fn run(
+        &self,
+        scenario: &Scenario,
+        name: &str,
+        key: u64,
+        progress: Progress,
+    ) -> ExperimentResult {
+        let pair = (self.a, self.b);
+        let j = judge_of(
+            scenario,
+            pair,
+            self.judge_family,
+            (self.gap, self.spread),
+            (self.position_bias, self.verbosity, self.self_preference),
+        );
+        ExperimentResult::Judge(Box::new(judge(
+            scenario,
+            name,
+            key,
+            pair,
+            self.judge_family,
+            j,
+            self.comparisons,
+            self.reruns,
+            progress,
+        )))
     }
 }

@@ -13,6 +13,7 @@ pub mod check;
 pub mod confidence;
 pub mod contamination;
 pub mod cost;
+pub mod head_to_head;
 pub mod judge;
 pub mod noise;
 pub mod plan;
@@ -24,7 +25,7 @@ use serde::Serialize;
 
 pub use check::{bernstein_allowance, Check, Estimate, CHECK_TAIL, ROUNDING_ULPS, Z_BOUND};
 
-use crate::scenario::{ExperimentSpec, Scenario};
+use crate::scenario::{ExperimentSpec, PlanExperimentSpec, Scenario};
 use crate::sim::stream::name_id;
 
 /// Where an experiment reports progress: called with the number of draws just done.
@@ -77,37 +78,40 @@ pub enum ExperimentResult {
     Confidence(confidence::ConfidenceCurves),
 }
 
+/// What every experiment kind's result gives, whatever its kind: its name and its checks.
+pub trait KindResult {
+    /// The experiment's name.
+    fn name(&self) -> &str;
+
+    /// Every simulated number with its exact value.
+    fn checks(&self) -> Vec<Check>;
+}
+
 impl ExperimentResult {
+    /// The result as its kind's [`KindResult`]: the one match from a result to its kind here.
+    pub fn kind(&self) -> &dyn KindResult {
+        match self {
+            ExperimentResult::Curves(r) | ExperimentResult::AttractorSweep(r) => r,
+            ExperimentResult::SeedVariance(r) => r,
+            ExperimentResult::VoteSpread(r) => r,
+            ExperimentResult::HeadToHead(r) => r,
+            ExperimentResult::Budget(r) => r,
+            ExperimentResult::Cost(r) => r,
+            ExperimentResult::Plan(r) => r.as_ref(),
+            ExperimentResult::Contamination(r) => r,
+            ExperimentResult::Judge(r) => r.as_ref(),
+            ExperimentResult::Confidence(r) => r,
+        }
+    }
+
     /// The experiment's name.
     pub fn name(&self) -> &str {
-        match self {
-            ExperimentResult::Curves(r) | ExperimentResult::AttractorSweep(r) => &r.experiment,
-            ExperimentResult::SeedVariance(r) => &r.experiment,
-            ExperimentResult::VoteSpread(r) => &r.experiment,
-            ExperimentResult::HeadToHead(r) => &r.experiment,
-            ExperimentResult::Budget(r) => &r.experiment,
-            ExperimentResult::Cost(r) => &r.experiment,
-            ExperimentResult::Plan(r) => &r.experiment,
-            ExperimentResult::Contamination(r) => &r.experiment,
-            ExperimentResult::Judge(r) => &r.experiment,
-            ExperimentResult::Confidence(r) => &r.experiment,
-        }
+        self.kind().name()
     }
 
     /// Every simulated number with its exact value.
     pub fn checks(&self) -> Vec<Check> {
-        match self {
-            ExperimentResult::Curves(r) | ExperimentResult::AttractorSweep(r) => r.checks(),
-            ExperimentResult::SeedVariance(r) => r.checks(),
-            ExperimentResult::VoteSpread(r) => r.checks(),
-            ExperimentResult::HeadToHead(r) => r.checks(),
-            ExperimentResult::Budget(r) => r.checks(),
-            ExperimentResult::Cost(r) => r.checks(),
-            ExperimentResult::Plan(r) => r.checks(),
-            ExperimentResult::Contamination(r) => r.checks(),
-            ExperimentResult::Judge(r) => r.checks(),
-            ExperimentResult::Confidence(r) => r.checks(),
-        }
+        self.kind().checks()
     }
 }
 
@@ -158,7 +162,9 @@ pub fn prepare(scenario: &Scenario) -> Prepared {
             .experiments
             .iter()
             .map(|exp| match &exp.spec {
-                ExperimentSpec::Plan { plan: p, .. } => Some(plan::exact_plan(p, &exp.name)),
+                ExperimentSpec::Plan(PlanExperimentSpec { plan: p, .. }) => {
+                    Some(plan::exact_plan(p, &exp.name))
+                }
                 _ => None,
             })
             .collect(),
@@ -175,7 +181,10 @@ pub fn run_prepared(scenario: &Scenario, prepared: Prepared, progress: Progress)
             let weight = draw_cost_ns(&scenario.experiments[i].spec);
             let weighted = |n: u64| progress(n.saturating_mul(weight));
             match (exact, &scenario.experiments[i].spec) {
-                (Some((mut result, tables)), ExperimentSpec::Plan { plan: p, .. }) => {
+                (
+                    Some((mut result, tables)),
+                    ExperimentSpec::Plan(PlanExperimentSpec { plan: p, .. }),
+                ) => {
                     plan::simulate_plan(p, &mut result, tables, &weighted);
                     ExperimentResult::Plan(Box::new(result))
                 }
@@ -194,26 +203,52 @@ pub fn run_prepared(scenario: &Scenario, prepared: Prepared, progress: Progress)
     }
 }
 
-/// Measured time of one progress draw of each experiment kind on one thread, in nanoseconds
-/// (docs/performance.md, "Progress weights"): a vote of `curves`, a rerun of `seed-variance`, ...
-/// Draws of different kinds cost very different times; weighting by these keeps the progress
-/// bar's estimate steady across phases.
-pub fn draw_cost_ns(spec: &ExperimentSpec) -> u64 {
-    match spec {
-        ExperimentSpec::Curves { .. } | ExperimentSpec::AttractorSweep { .. } => 10,
-        ExperimentSpec::SeedVariance { .. } => 200,
-        ExperimentSpec::VoteSpread { .. } => 900,
-        ExperimentSpec::HeadToHead { .. } => 250,
-        ExperimentSpec::Budget { .. } => 40,
-        ExperimentSpec::Cost { .. } => 25,
-        // Already in nanoseconds ([`crate::scenario::spec::Plan::rerun_cost`]).
-        ExperimentSpec::Plan { .. } => 1,
-        // Already in nanoseconds ([`contamination::planned_units`]).
-        ExperimentSpec::Contamination { .. } => 1,
-        ExperimentSpec::Judge { .. } => 150,
-        // Per vote of k = 16 samples with their confidences, all filters scored.
-        ExperimentSpec::Confidence { .. } => 600,
+/// How one experiment kind runs: implemented by the kind's resolved spec
+/// ([`crate::scenario::spec`]) in the kind's module here.
+pub trait KindRun {
+    /// Measured time of one progress draw of the kind on one thread, in nanoseconds
+    /// (docs/performance.md, "Progress weights"): a vote of `curves`, a rerun of
+    /// `seed-variance`, ... Draws of different kinds cost very different times; weighting by
+    /// these keeps the progress bar's estimate steady across phases.
+    fn draw_cost_ns(&self) -> u64;
+
+    /// Progress units before weighting, when they are not the `ticks` of
+    /// [`ExperimentSpec::work`] (None: they are).
+    fn planned_draws(&self, _scenario: &Scenario) -> Option<u64> {
+        None
     }
+
+    /// Runs the experiment `name` of `scenario` (`key`: its name's stream id), reporting its
+    /// draws to `progress`. It cannot fail: every bound is checked when the scenario resolves.
+    fn run(
+        &self,
+        scenario: &Scenario,
+        name: &str,
+        key: u64,
+        progress: Progress,
+    ) -> ExperimentResult;
+}
+
+/// The spec as its kind's [`KindRun`]: the one match from a spec to its kind here.
+pub fn kind_run(spec: &ExperimentSpec) -> &dyn KindRun {
+    match spec {
+        ExperimentSpec::Curves(s) => s,
+        ExperimentSpec::AttractorSweep(s) => s,
+        ExperimentSpec::SeedVariance(s) => s,
+        ExperimentSpec::VoteSpread(s) => s,
+        ExperimentSpec::HeadToHead(s) => s,
+        ExperimentSpec::Budget(s) => s,
+        ExperimentSpec::Cost(s) => s,
+        ExperimentSpec::Plan(s) => s,
+        ExperimentSpec::Contamination(s) => s,
+        ExperimentSpec::Judge(s) => s,
+        ExperimentSpec::Confidence(s) => s,
+    }
+}
+
+/// See [`KindRun::draw_cost_ns`].
+pub fn draw_cost_ns(spec: &ExperimentSpec) -> u64 {
+    kind_run(spec).draw_cost_ns()
 }
 
 /// Progress units of an experiment: its draws (see [`planned_draws_unweighted`]) times their
@@ -227,11 +262,8 @@ pub fn planned_draws(scenario: &Scenario, index: usize) -> u64 {
 /// [`ExperimentSpec::work`], the same count the scenario's limits bound.
 pub fn planned_draws_unweighted(scenario: &Scenario, index: usize) -> u64 {
     let spec = &scenario.experiments[index].spec;
-    // Votes of curves are weighted by their series' cost (verifiers, graders, answers drawn
-    // one by one), contamination cells by their problems: the scenario's count of ticks knows
-    // neither.
-    votes::planned_votes(scenario, spec)
-        .or_else(|| contamination::planned_units(scenario, spec))
+    kind_run(spec)
+        .planned_draws(scenario)
         .unwrap_or_else(|| spec.work(scenario.benchmark.problems).ticks)
 }
 
@@ -239,156 +271,13 @@ pub fn planned_draws_unweighted(scenario: &Scenario, index: usize) -> u64 {
 /// is checked when the scenario resolves.
 pub fn run(scenario: &Scenario, index: usize, progress: Progress) -> ExperimentResult {
     let exp = &scenario.experiments[index];
-    let key = name_id(&exp.name);
-    match &exp.spec {
-        ExperimentSpec::Curves {
-            models,
-            k,
-            submissions,
-            votes,
-            vote_rule,
-        } => ExperimentResult::Curves(votes::curves(
-            scenario,
-            &exp.name,
-            key,
-            models,
-            k,
-            submissions,
-            *votes,
-            *vote_rule,
-            progress,
-        )),
-        ExperimentSpec::AttractorSweep {
-            model,
-            attractors,
-            axis,
-            k,
-            votes,
-            vote_rule,
-        } => ExperimentResult::AttractorSweep(votes::attractor_sweep(
-            scenario, &exp.name, key, *model, attractors, *axis, k, *votes, *vote_rule, progress,
-        )),
-        ExperimentSpec::SeedVariance { model, n, reruns } => ExperimentResult::SeedVariance(
-            noise::seed_variance(scenario, &exp.name, key, *model, n, *reruns, progress),
-        ),
-        ExperimentSpec::VoteSpread {
-            model,
-            k,
-            reruns,
-            vote_rule,
-        } => ExperimentResult::VoteSpread(noise::vote_spread(
-            scenario, &exp.name, key, *model, k, *reruns, *vote_rule, progress,
-        )),
-        ExperimentSpec::HeadToHead { a, b, n, reruns } => ExperimentResult::HeadToHead(
-            noise::run_head_to_head(scenario, &exp.name, key, *a, *b, n, *reruns, progress),
-        ),
-        ExperimentSpec::Budget {
-            models,
-            budgets,
-            traces,
-        } => ExperimentResult::Budget(budget::budget(
-            scenario, &exp.name, key, models, budgets, *traces, progress,
-        )),
-        ExperimentSpec::Cost {
-            models,
-            k,
-            cap,
-            price_per_mtok,
-            votes,
-            traces,
-            vote_rule,
-        } => ExperimentResult::Cost(cost::cost(
-            scenario,
-            &exp.name,
-            key,
-            models,
-            k,
-            *cap,
-            *price_per_mtok,
-            *votes,
-            *traces,
-            *vote_rule,
-            progress,
-        )),
-        ExperimentSpec::Plan { plan: p, .. } => {
-            ExperimentResult::Plan(Box::new(plan::run_plan(p, &exp.name, progress).0))
-        }
-        ExperimentSpec::Contamination {
-            model,
-            n,
-            fresh,
-            shares,
-            alpha,
-            target_power,
-            max_fresh,
-            reruns,
-        } => ExperimentResult::Contamination(contamination::contamination(
-            scenario,
-            &exp.name,
-            key,
-            *model,
-            *n,
-            fresh,
-            shares,
-            (*alpha, *target_power, *max_fresh),
-            *reruns,
-            progress,
-        )),
-        ExperimentSpec::Judge {
-            a,
-            b,
-            judge_family,
-            gap,
-            spread,
-            position_bias,
-            verbosity,
-            self_preference,
-            comparisons,
-            reruns,
-        } => {
-            let j = judge::judge_of(
-                scenario,
-                (*a, *b),
-                *judge_family,
-                (*gap, *spread),
-                (*position_bias, *verbosity, *self_preference),
-            );
-            ExperimentResult::Judge(Box::new(judge::judge(
-                scenario,
-                &exp.name,
-                key,
-                (*a, *b),
-                *judge_family,
-                j,
-                *comparisons,
-                *reruns,
-                progress,
-            )))
-        }
-        ExperimentSpec::Confidence {
-            models,
-            k,
-            shares,
-            thresholds,
-            votes,
-            vote_rule,
-        } => ExperimentResult::Confidence(confidence::confidence(
-            scenario,
-            &exp.name,
-            key,
-            models,
-            k,
-            (shares, thresholds),
-            *votes,
-            *vote_rule,
-            progress,
-        )),
-    }
+    kind_run(&exp.spec).run(scenario, &exp.name, name_id(&exp.name), progress)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scenario::spec::{AttractorSweepSpec, ContaminationSpec, CurvesSpec};
     use std::sync::atomic::{AtomicU64, Ordering};
 
     /// The progress units experiment `index` reports when it runs.
@@ -405,8 +294,8 @@ mod tests {
         let mut s = Scenario::load("verifier").unwrap();
         for e in &mut s.experiments {
             match &mut e.spec {
-                ExperimentSpec::Curves { votes, .. }
-                | ExperimentSpec::AttractorSweep { votes, .. } => {
+                ExperimentSpec::Curves(CurvesSpec { votes, .. })
+                | ExperimentSpec::AttractorSweep(AttractorSweepSpec { votes, .. }) => {
                     *votes = 50;
                 }
                 _ => {}
@@ -427,9 +316,11 @@ mod tests {
         let i = s
             .experiments
             .iter()
-            .position(|e| matches!(e.spec, ExperimentSpec::Contamination { .. }))
+            .position(|e| matches!(e.spec, ExperimentSpec::Contamination(_)))
             .unwrap();
-        if let ExperimentSpec::Contamination { reruns, .. } = &mut s.experiments[i].spec {
+        if let ExperimentSpec::Contamination(ContaminationSpec { reruns, .. }) =
+            &mut s.experiments[i].spec
+        {
             *reruns = 20;
         }
         assert_eq!(reported(&s, i), planned_draws_unweighted(&s, i));
@@ -439,8 +330,9 @@ mod tests {
     fn a_plans_exact_part_ran_inside_the_progress_bar_and_prepared_runs_are_the_same() {
         let mut s = Scenario::load("concentrated").unwrap();
         s.experiments
-            .retain(|e| matches!(e.spec, ExperimentSpec::Plan { .. }));
-        if let ExperimentSpec::Plan { plan: p, .. } = &mut s.experiments[0].spec {
+            .retain(|e| matches!(e.spec, ExperimentSpec::Plan(_)));
+        if let ExperimentSpec::Plan(PlanExperimentSpec { plan: p, .. }) = &mut s.experiments[0].spec
+        {
             p.spec.reruns = 50;
             p.population_reruns = 20;
         }

@@ -1,4 +1,5 @@
-//! Benchmark-level noise: `seed-variance`, `vote-spread` and `head-to-head`.
+//! Benchmark-level noise: `seed-variance` and `vote-spread` (`head-to-head` is
+//! [`super::head_to_head`], re-exported here).
 //!
 //! A rerun samples every problem n times and scores mean_i c_i / n. The exact side uses the
 //! closed forms of [`crate::exact::noise`]; the simulated side draws whole reruns and keeps a
@@ -6,6 +7,8 @@
 //!
 //! Depends on `scenario`, `model`, `exact` and `sim`; computes no closed form and no Monte Carlo
 //! SE itself (those are `sim::se`): it pairs.
+use super::{ExperimentResult, KindResult, KindRun};
+use crate::scenario::{SeedVarianceSpec, VoteSpreadSpec};
 use serde::Serialize;
 
 use super::{Check, Estimate, Progress};
@@ -14,24 +17,23 @@ use crate::exact::maj::maj_at_k_all_with_loss;
 use crate::exact::modes::{graded_rate, maj_at_k_modes, Extraction};
 use crate::exact::noise::graded_random_placement;
 use crate::exact::noise::{
-    binomial_sum_moments, count_cdf, count_pmf, head_to_head as exact_h2h, question_se,
-    score_quantile, seed_sd, vote_seed_sd, PopulationMoments,
+    binomial_sum_moments, count_cdf, count_pmf, question_se, score_quantile, seed_sd, vote_seed_sd,
+    PopulationMoments,
 };
-use crate::exact::noise::{count_pmf_of, head_to_head_of, pmf_central_moments, HeadToHeadOdds};
+use crate::exact::noise::{count_pmf_of, pmf_central_moments};
 use crate::exact::pass::mean;
 use crate::exact::run_corr::{count_pmf_run, run_moments, seed_sd_floor, seed_sd_run};
-use crate::exact::shift::{
-    logit_correlation, per_problem_difference_sd, question_se_with_deviation,
-    realised_logit_correlation,
-};
+use crate::exact::shift::question_se_with_deviation;
 use crate::exact::total::{graded_total_se_with_deviation, total_se_with_deviation};
 use crate::model::{Difficulty, Placement, VoteRule};
 use crate::scenario::Scenario;
-use crate::sim::counts::{pair_tallies, total_histograms, CountSampler, Histogram, PairSampler};
+use crate::sim::counts::{total_histograms, CountSampler, Histogram};
 use crate::sim::modes::{GradedVoteSampler, ModeVoteSampler};
 use crate::sim::run_corr::simulate_reruns;
 use crate::sim::se::{mean_se, proportion_se, score_stats, sd_standard_error};
 use crate::sim::votes::{self, vote_total_histograms, AttractorTables, DrawVote, VoteSampler};
+
+pub use super::head_to_head::{run_head_to_head, Disagreement, H2HRow, HeadToHead};
 
 /// A histogram bin: (from, to, density per unit score).
 pub type Bin = (f64, f64, f64);
@@ -105,9 +107,13 @@ pub struct SeedVariance {
     pub grader: Option<Grader>,
 }
 
-impl SeedVariance {
+impl KindResult for SeedVariance {
+    fn name(&self) -> &str {
+        &self.experiment
+    }
+
     /// Checks: mean and SD per n, and the CDF at the exact 2.5% / 97.5% quantiles.
-    pub fn checks(&self) -> Vec<Check> {
+    fn checks(&self) -> Vec<Check> {
         let mut out = Vec::new();
         for r in &self.rows {
             let cell = format!(
@@ -129,7 +135,7 @@ impl SeedVariance {
 
 /// The checks of a result with a fixed set of quantities per row: `each` gives a row's cell and
 /// its (quantity, estimate) pairs, checked in that order, row by row.
-fn row_checks<T, const N: usize>(
+pub(super) fn row_checks<T, const N: usize>(
     experiment: &str,
     rows: &[T],
     each: impl Fn(&T) -> (String, [(&'static str, Estimate); N]),
@@ -183,6 +189,41 @@ fn placement_of(s: &Scenario) -> (Placement, f64, f64) {
     }
 }
 
+/// A random placement's population: its (mu, sigma) and its memorised (share, rate), if any.
+type Population = (f64, f64, Option<(f64, f64)>);
+
+/// One count sampler per n: the staged draw of a random placement from the population, else one
+/// alias table per problem.
+fn count_samplers(
+    ns: &[u32],
+    rates: &[f64],
+    population: Option<Population>,
+    grading: SampleGrading,
+) -> Vec<CountSampler> {
+    let problems = rates.len();
+    ns.iter()
+        .map(|&n| {
+            if let Some((mu, sigma, memorised)) = population {
+                CountSampler::Population {
+                    problems,
+                    mu,
+                    sigma,
+                    n,
+                    grading,
+                    memorised,
+                }
+            } else {
+                // Graded or not, a problem's count is Bin(n, rate): with unparsed answers or a
+                // grader the rate is p~, the law of the staged draw (parse, solve, grade) proved
+                // by `staged_counts_follow_the_binomial_of_the_graded_rate`; one alias table per
+                // problem draws it as fast as the ungraded count (the staged binomials cost
+                // about 30 times as much).
+                CountSampler::new(n, rates)
+            }
+        })
+        .collect()
+}
+
 /// Seed variance of one model's pass@1 score for each n.
 pub fn seed_variance(
     scenario: &Scenario,
@@ -231,28 +272,12 @@ pub fn seed_variance(
         Some((c, r)) => PopulationMoments::logit_normal(mu, sigma).memorised(c, r),
         None => PopulationMoments::logit_normal(mu, sigma),
     };
-    let samplers: Vec<CountSampler> = ns
-        .iter()
-        .map(|&n| {
-            if random {
-                CountSampler::Population {
-                    problems,
-                    mu,
-                    sigma,
-                    n,
-                    grading,
-                    memorised,
-                }
-            } else {
-                // Graded or not, a problem's count is Bin(n, rate): with unparsed answers or a
-                // grader the rate is p~, the law of the staged draw (parse, solve, grade) proved
-                // by `staged_counts_follow_the_binomial_of_the_graded_rate`; one alias table per
-                // problem draws it as fast as the ungraded count (the staged binomials cost
-                // about 30 times as much).
-                CountSampler::new(n, &rates)
-            }
-        })
-        .collect();
+    let samplers = count_samplers(
+        ns,
+        &rates,
+        random.then_some((mu, sigma, memorised)),
+        grading,
+    );
     let keys: Vec<[u64; 2]> = ns.iter().map(|&n| [key, u64::from(n)]).collect();
     let cells: Vec<(&[u64], &CountSampler)> = keys.iter().map(|k| &k[..]).zip(&samplers).collect();
     let hists = total_histograms(scenario.seed, &cells, reruns, progress);
@@ -344,7 +369,7 @@ use crate::sim::outcome::RUN_NOISE_STREAM;
 
 /// The exact count pmf over 0..=n N of one rerun under per-run noise omega: the convolution of
 /// the problems' logit-normal binomial pmfs.
-fn run_count_pmf(rates: &[f64], omega: f64, n: u32) -> Vec<f64> {
+pub(super) fn run_count_pmf(rates: &[f64], omega: f64, n: u32) -> Vec<f64> {
     count_pmf_of(rates.iter().map(|&p| count_pmf_run(p, omega, n)).collect())
 }
 
@@ -511,9 +536,13 @@ pub struct VoteSpread {
     pub grader: Option<Grader>,
 }
 
-impl VoteSpread {
+impl KindResult for VoteSpread {
+    fn name(&self) -> &str {
+        &self.experiment
+    }
+
     /// Checks: means and SDs of both scores per k.
-    pub fn checks(&self) -> Vec<Check> {
+    fn checks(&self) -> Vec<Check> {
         row_checks(&self.experiment, &self.rows, |r| {
             // Named like the curves' cells: every share, and u/s when set.
             let cell = format!(
@@ -678,174 +707,6 @@ pub fn vote_spread(
     }
 }
 
-/// One n of a head-to-head experiment.
-#[derive(Debug, Clone, Serialize)]
-pub struct H2HRow {
-    /// Samples per problem per model.
-    pub n: u32,
-    /// P(score_B < score_A): the better model loses the rerun.
-    pub loss: Estimate,
-    /// P(score_B = score_A).
-    pub tie: Estimate,
-    /// P(score_B > score_A).
-    pub win: Estimate,
-    /// P(score_B <= score_A).
-    pub loss_or_tie: Estimate,
-}
-
-/// Result of `head-to-head`.
-#[derive(Debug, Clone, Serialize)]
-pub struct HeadToHead {
-    /// Experiment name.
-    pub experiment: String,
-    /// Baseline model A.
-    pub a: String,
-    /// Challenger model B.
-    pub b: String,
-    /// pass@1 of A.
-    pub pass_at_1_a: f64,
-    /// pass@1 of B.
-    pub pass_at_1_b: f64,
-    /// With a noisy grader on either model: the true pass@1 of A and B. `pass_at_1_a`/`_b` and
-    /// every row are then as graded, each sample's graded outcome being Bernoulli(p~) with
-    /// p~ = p (1 - fnr) + (1 - p) fpr (see `exact::grader`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub true_pass_at_1: Option<(f64, f64)>,
-    /// Paired reruns per n.
-    pub reruns: u64,
-    /// One row per n.
-    pub rows: Vec<H2HRow>,
-    /// How the two models disagree problem by problem: present when either has `shift_sd` > 0
-    /// (absent, the result is what it was before `shift_sd` existed).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub disagreement: Option<Disagreement>,
-    /// B is one of the benchmark's contaminated models: part of its lead is memorised problems.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub b_memorises: bool,
-}
-
-/// Per-problem disagreement of the two models of a head-to-head.
-#[derive(Debug, Clone, Serialize)]
-pub struct Disagreement {
-    /// `shift_sd` of A.
-    pub tau_a: f64,
-    /// `shift_sd` of B.
-    pub tau_b: f64,
-    /// Implied correlation of the two models' logits over the population of problems,
-    /// sigma^2 / sqrt((sigma^2 + tau_a^2)(sigma^2 + tau_b^2)) (logit-normal benchmark only).
-    pub population_correlation: Option<f64>,
-    /// Realised correlation of the two models' logits on this fixed benchmark.
-    pub realised_correlation: Option<f64>,
-    /// SD across problems of p_B,i - p_A,i on this benchmark.
-    pub difference_sd: f64,
-    /// The same SD with both models' constant shifts alone (tau = 0): what the difference
-    /// would vary by without per-problem disagreement.
-    pub difference_sd_constant_shift: f64,
-    /// Per problem, in benchmark order: (benchmark rate p_i, p_B,i - p_A,i, the same difference
-    /// with the constant shifts alone).
-    pub per_problem: Vec<(f64, f64, f64)>,
-}
-
-impl HeadToHead {
-    /// Checks: loss, tie and loss-or-tie rates per n.
-    pub fn checks(&self) -> Vec<Check> {
-        row_checks(&self.experiment, &self.rows, |r| {
-            let quantities = [
-                ("P(B < A)", r.loss),
-                ("P(B = A)", r.tie),
-                ("P(B <= A)", r.loss_or_tie),
-            ];
-            (format!("a={} b={} n={}", self.a, self.b, r.n), quantities)
-        })
-    }
-}
-
-/// Model b against model a on independent seeds, n samples per problem each, on the fixed
-/// benchmark's rates: the exact odds of [`crate::exact::noise::head_to_head`] against paired
-/// simulated reruns.
-#[allow(clippy::too_many_arguments)]
-pub fn run_head_to_head(
-    scenario: &Scenario,
-    name: &str,
-    key: u64,
-    a: usize,
-    b: usize,
-    ns: &[u32],
-    reruns: u64,
-    progress: Progress,
-) -> HeadToHead {
-    let bench = scenario.benchmark.rates();
-    // pass@1 sees the parsed rate (1 - unparsed) p; attractors and split cannot change it.
-    let (ma, mb) = (&scenario.models[a], &scenario.models[b]);
-    let (ta, tb) = (
-        ma.graded(ma.rates_on(&scenario.benchmark)),
-        mb.graded(mb.rates_on(&scenario.benchmark)),
-    );
-    // A noisy grader turns each sample into a Bernoulli of its graded rate, independently (an
-    // unparsed sample has no answer and is never graded correct).
-    let graded = |m: usize, rates: &[f64]| -> Vec<f64> {
-        let model = &scenario.models[m];
-        match model.grader {
-            Some(_) => {
-                let grading = SampleGrading::of(model);
-                model
-                    .rates_on(&scenario.benchmark)
-                    .iter()
-                    .map(|&p| grading.rate(p, 1.0 - p).0)
-                    .collect()
-            }
-            None => rates.to_vec(),
-        }
-    };
-    let (ra, rb) = (graded(a, &ta), graded(b, &tb));
-    let noisy = scenario.models[a].grader.is_some() || scenario.models[b].grader.is_some();
-    let (oa, ob) = (scenario.models[a].run_sd, scenario.models[b].run_sd);
-    if oa > 0.0 || ob > 0.0 {
-        let mut out = head_to_head_run(
-            scenario,
-            name,
-            key,
-            (a, b),
-            (&ra, &rb),
-            ns,
-            reruns,
-            progress,
-        );
-        out.true_pass_at_1 = noisy.then(|| (mean(&ta), mean(&tb)));
-        out.disagreement = disagreement(scenario, (a, b), &bench, (&ra, &rb));
-        return out;
-    }
-    let samplers: Vec<PairSampler> = ns
-        .iter()
-        .map(|&n| PairSampler::new(n, &ra, &rb, reruns))
-        .collect();
-    let keys: Vec<[u64; 2]> = ns.iter().map(|&n| [key, u64::from(n)]).collect();
-    let cells: Vec<(&[u64], &PairSampler)> = keys.iter().map(|k| &k[..]).zip(&samplers).collect();
-    let tallies = pair_tallies(scenario.seed, &cells, reruns, progress);
-    let rows = ns
-        .iter()
-        .zip(tallies)
-        .map(|(&n, t)| {
-            let (loss, tie) = (t.loss, t.tie);
-            let exact = exact_h2h(&ra, &rb, n);
-            h2h_row(n, &exact, (loss, tie), reruns)
-        })
-        .collect();
-    let disagreement = disagreement(scenario, (a, b), &bench, (&ra, &rb));
-    HeadToHead {
-        experiment: name.into(),
-        a: ma.name.clone(),
-        b: mb.name.clone(),
-        pass_at_1_a: mean(&ra),
-        pass_at_1_b: mean(&rb),
-        true_pass_at_1: noisy.then(|| (mean(&ta), mean(&tb))),
-        reruns,
-        rows,
-        disagreement,
-        b_memorises: scenario.benchmark.contaminated_models.contains(&b),
-    }
-}
-
 /// [`vote_total_histograms`] with one cell per k: stream key `keys[j]`, one sampler per problem
 /// in `samplers[j]`.
 fn histograms_per_k<S: DrawVote + Sync>(
@@ -863,105 +724,52 @@ fn histograms_per_k<S: DrawVote + Sync>(
     vote_total_histograms(seed, &cells, reruns, progress)
 }
 
-/// One row of a head-to-head: the exact odds against `loss` and `tie` counted in `reruns` paired
-/// reruns, each a proportion with its binomial SE.
-fn h2h_row(n: u32, exact: &HeadToHeadOdds, (loss, tie): (u64, u64), reruns: u64) -> H2HRow {
-    let r = reruns as f64;
-    let est = |p: f64, hits: u64| {
-        Estimate::new(p, hits as f64 / r, proportion_se(p, reruns)).counting(1.0 / r)
-    };
-    H2HRow {
-        n,
-        loss: est(exact.loss, loss),
-        tie: est(exact.tie, tie),
-        win: est(exact.win, reruns - loss - tie),
-        loss_or_tie: est(exact.loss_or_tie(), loss + tie),
+impl KindRun for SeedVarianceSpec {
+    fn draw_cost_ns(&self) -> u64 {
+        200
+    }
+
+    fn run(
+        &self,
+        scenario: &Scenario,
+        name: &str,
+        key: u64,
+        progress: Progress,
+    ) -> ExperimentResult {
+        ExperimentResult::SeedVariance(seed_variance(
+            scenario,
+            name,
+            key,
+            self.model,
+            &self.n,
+            self.reruns,
+            progress,
+        ))
     }
 }
 
-/// The per-problem disagreement of a head-to-head when either model has `shift_sd` > 0.
-fn disagreement(
-    scenario: &Scenario,
-    (a, b): (usize, usize),
-    bench: &[f64],
-    (ra, rb): (&[f64], &[f64]),
-) -> Option<Disagreement> {
-    let (ma, mb) = (&scenario.models[a], &scenario.models[b]);
-    (ma.shift_sd > 0.0 || mb.shift_sd > 0.0).then(|| {
-        let sigma = match scenario.benchmark.difficulty {
-            Difficulty::LogitNormal { sigma, .. } => Some(sigma),
-            Difficulty::Rates { .. } => None,
-        };
-        let (ca, cb) = (
-            ma.constant_shift_rates_on(&scenario.benchmark),
-            mb.constant_shift_rates_on(&scenario.benchmark),
-        );
-        Disagreement {
-            tau_a: ma.shift_sd,
-            tau_b: mb.shift_sd,
-            // Memorised problems leave the logit-normal: no implied population correlation.
-            population_correlation: sigma
-                .filter(|_| ma.memorized_rate.is_none() && mb.memorized_rate.is_none())
-                .and_then(|s| logit_correlation(s, ma.shift_sd, mb.shift_sd)),
-            realised_correlation: realised_logit_correlation(ra, rb),
-            difference_sd: per_problem_difference_sd(ra, rb),
-            difference_sd_constant_shift: per_problem_difference_sd(&ca, &cb),
-            per_problem: (0..bench.len())
-                .map(|i| (bench[i], rb[i] - ra[i], cb[i] - ca[i]))
-                .collect(),
-        }
-    })
-}
+impl KindRun for VoteSpreadSpec {
+    fn draw_cost_ns(&self) -> u64 {
+        900
+    }
 
-/// [`run_head_to_head`] when a model has per-run noise: exact odds from the two count pmfs
-/// ([`head_to_head_of`] of [`count_pmf_of`] on [`count_pmf_run`]), simulated reruns drawn
-/// literally for each model on its own stream.
-#[allow(clippy::too_many_arguments)]
-fn head_to_head_run(
-    scenario: &Scenario,
-    name: &str,
-    key: u64,
-    (a, b): (usize, usize),
-    (ra, rb): (&[f64], &[f64]),
-    ns: &[u32],
-    reruns: u64,
-    progress: Progress,
-) -> HeadToHead {
-    let (ma, mb) = (&scenario.models[a], &scenario.models[b]);
-    let long_run = |rates: &[f64], omega: f64| {
-        rates
-            .iter()
-            .map(|&p| run_moments(p, omega).mean)
-            .sum::<f64>()
-            / rates.len() as f64
-    };
-    let rows = ns
-        .iter()
-        .map(|&n| {
-            let path = |side: u64| [key, u64::from(n), RUN_NOISE_STREAM, side];
-            let ta = simulate_reruns(scenario.seed, &path(0), ra, ma.run_sd, n, reruns);
-            let tb = simulate_reruns(scenario.seed, &path(1), rb, mb.run_sd, n, reruns);
-            progress(2 * reruns);
-            let loss = ta.iter().zip(&tb).filter(|(x, y)| y < x).count() as u64;
-            let tie = ta.iter().zip(&tb).filter(|(x, y)| y == x).count() as u64;
-            let exact = head_to_head_of(
-                &run_count_pmf(ra, ma.run_sd, n),
-                &run_count_pmf(rb, mb.run_sd, n),
-            );
-            h2h_row(n, &exact, (loss, tie), reruns)
-        })
-        .collect();
-    HeadToHead {
-        experiment: name.into(),
-        a: ma.name.clone(),
-        b: mb.name.clone(),
-        pass_at_1_a: long_run(ra, ma.run_sd),
-        pass_at_1_b: long_run(rb, mb.run_sd),
-        true_pass_at_1: None,
-        reruns,
-        rows,
-        disagreement: None,
-        b_memorises: scenario.benchmark.contaminated_models.contains(&b),
+    fn run(
+        &self,
+        scenario: &Scenario,
+        name: &str,
+        key: u64,
+        progress: Progress,
+    ) -> ExperimentResult {
+        ExperimentResult::VoteSpread(vote_spread(
+            scenario,
+            name,
+            key,
+            self.model,
+            &self.k,
+            self.reruns,
+            self.vote_rule,
+            progress,
+        ))
     }
 }
 

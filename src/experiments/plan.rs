@@ -24,6 +24,8 @@
 //! fourth moment), and loss and loss-or-tie where they are exact. Where loss and tie come from the
 //! normal approximation the simulated rates are reported beside it but not checked: their gap to
 //! the approximation measures the approximation, not a bug.
+use super::{ExperimentResult, KindResult, KindRun};
+use crate::scenario::{PlanExperimentSpec, Scenario};
 use std::time::Instant;
 
 use rayon::prelude::*;
@@ -169,10 +171,14 @@ pub struct PlanResult {
     pub draws: u64,
 }
 
-impl PlanResult {
+impl KindResult for PlanResult {
+    fn name(&self) -> &str {
+        &self.experiment
+    }
+
     /// Checks of simulated against exact values: mean and SD of the difference in every
     /// simulated cell, loss and loss-or-tie where they are exact.
-    pub fn checks(&self) -> Vec<Check> {
+    fn checks(&self) -> Vec<Check> {
         let mut out = Vec::new();
         let at_detectable = self.detectable.iter().filter_map(|d| {
             d.cell
@@ -205,6 +211,23 @@ impl PlanResult {
             push("sd of B - A", s.sd);
         }
         out
+    }
+}
+
+impl KindRun for PlanExperimentSpec {
+    /// Already in nanoseconds ([`crate::scenario::spec::Plan::rerun_cost`]).
+    fn draw_cost_ns(&self) -> u64 {
+        1
+    }
+
+    fn run(
+        &self,
+        _scenario: &Scenario,
+        name: &str,
+        _key: u64,
+        progress: Progress,
+    ) -> ExperimentResult {
+        ExperimentResult::Plan(Box::new(run_plan(&self.plan, name, progress).0))
     }
 }
 

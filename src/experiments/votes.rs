@@ -1,6 +1,8 @@
 //! `curves` and `attractor-sweep`: pass@k, pass^k and maj@k against k, exact and simulated.
 //!
 //! Depends on `scenario`, `model`, `exact` and `sim`; computes no closed form itself.
+use super::{ExperimentResult, KindResult, KindRun};
+use crate::scenario::spec::{AttractorSweepSpec, CurvesSpec};
 use serde::Serialize;
 
 pub(crate) use super::points::{modes_label, short};
@@ -37,9 +39,13 @@ pub struct VoteCurves {
     pub points: Vec<VotePoint>,
 }
 
-impl VoteCurves {
+impl KindResult for VoteCurves {
+    fn name(&self) -> &str {
+        &self.experiment
+    }
+
     /// Every point as a check.
-    pub fn checks(&self) -> Vec<Check> {
+    fn checks(&self) -> Vec<Check> {
         self.points
             .iter()
             .flat_map(|pt| {
@@ -222,44 +228,19 @@ fn sweep_specs(
         .collect()
 }
 
-/// The progress units of a `curves` or `attractor-sweep` experiment: its votes, each weighted
-/// by [`sim::outcome::vote_weight`] of its series and k (None for other kinds).
-pub fn planned_votes(scenario: &Scenario, spec: &crate::scenario::ExperimentSpec) -> Option<u64> {
-    use crate::scenario::ExperimentSpec as E;
-    let (specs, ks, votes) = match spec {
-        E::Curves {
-            models,
-            k,
-            votes,
-            vote_rule,
-            ..
-        } => (curve_specs(scenario, models, *vote_rule), k, *votes),
-        E::AttractorSweep {
-            model,
-            attractors,
-            axis,
-            k,
-            votes,
-            vote_rule,
-        } => (
-            sweep_specs(scenario, *model, attractors, *axis, *vote_rule),
-            k,
-            *votes,
-        ),
-        _ => return None,
-    };
+/// The progress units of the votes of `specs` at each of `ks`: `votes` per problem, each weighted
+/// by [`sim::outcome::vote_weight`] of its series and k, and the exact values' cost.
+fn planned_votes(scenario: &Scenario, specs: &[SeriesSpec], ks: &[u32], votes: u64) -> u64 {
     let problems = scenario.benchmark.problems as u64;
     let weights: u64 = specs
         .iter()
         .flat_map(|s| ks.iter().map(|&k| sim::outcome::vote_weight(&s.outcome, k)))
         .sum();
     let exact: u64 = specs.iter().map(|s| exact_weight(&s.outcome)).sum();
-    Some(
-        weights
-            .saturating_mul(votes)
-            .saturating_mul(problems)
-            .saturating_add(exact * ks.len() as u64 * problems),
-    )
+    weights
+        .saturating_mul(votes)
+        .saturating_mul(problems)
+        .saturating_add(exact * ks.len() as u64 * problems)
 }
 
 /// The exact values' cost of one problem at one k, in the progress units of a vote (10 ns):
@@ -428,5 +409,77 @@ fn summary(si: usize, s: &SeriesSpec, points: &[VotePoint]) -> Series {
         best_ceiling: o.best_ceiling(&s.rates),
         best_leads: leads,
         grader: o.grader,
+    }
+}
+
+impl KindRun for CurvesSpec {
+    fn draw_cost_ns(&self) -> u64 {
+        10
+    }
+
+    /// Votes weighted by their series' cost (verifiers, graders, answers drawn one by one),
+    /// which the scenario's count of ticks does not know.
+    fn planned_draws(&self, scenario: &Scenario) -> Option<u64> {
+        let specs = curve_specs(scenario, &self.models, self.vote_rule);
+        Some(planned_votes(scenario, &specs, &self.k, self.votes))
+    }
+
+    fn run(
+        &self,
+        scenario: &Scenario,
+        name: &str,
+        key: u64,
+        progress: Progress,
+    ) -> ExperimentResult {
+        ExperimentResult::Curves(curves(
+            scenario,
+            name,
+            key,
+            &self.models,
+            &self.k,
+            &self.submissions,
+            self.votes,
+            self.vote_rule,
+            progress,
+        ))
+    }
+}
+
+impl KindRun for AttractorSweepSpec {
+    fn draw_cost_ns(&self) -> u64 {
+        10
+    }
+
+    /// As for `curves`: votes weighted by their series' cost.
+    fn planned_draws(&self, scenario: &Scenario) -> Option<u64> {
+        let specs = sweep_specs(
+            scenario,
+            self.model,
+            &self.attractors,
+            self.axis,
+            self.vote_rule,
+        );
+        Some(planned_votes(scenario, &specs, &self.k, self.votes))
+    }
+
+    fn run(
+        &self,
+        scenario: &Scenario,
+        name: &str,
+        key: u64,
+        progress: Progress,
+    ) -> ExperimentResult {
+        ExperimentResult::AttractorSweep(attractor_sweep(
+            scenario,
+            name,
+            key,
+            self.model,
+            &self.attractors,
+            self.axis,
+            &self.k,
+            self.votes,
+            self.vote_rule,
+            progress,
+        ))
     }
 }

@@ -84,3 +84,7 @@ pub(super) fn header(lead: &[&str], tail: &[&str]) -> Csv {
         .collect();
     Csv::new(&cols)
 }
+
+pub(crate) fn opt(x: Option<f64>) -> String {
+    x.map_or(String::new(), num)
+}

@@ -1,4 +1,5 @@
 //! Number formatting shared by the reports.
+use crate::experiments::Estimate;
 use serde::Serialize;
 
 /// A fraction `x` in percent with a `%` sign, to `decimals` places, keeping the digits rounding
@@ -34,4 +35,22 @@ pub enum Unit {
     Ratio,
     /// A correlation or another plain number, printed with three decimals.
     Plain,
+}
+
+/// `exact (sim ± se)` in points.
+pub(crate) fn pts(e: &Estimate) -> String {
+    format!(
+        "{} ({} ± {})",
+        crate::report::keep_digits(100.0 * e.exact, 2),
+        crate::report::keep_digits(100.0 * e.sim, 2),
+        crate::report::keep_digits(100.0 * e.se, 2)
+    )
+}
+
+pub(crate) fn tokens(x: f64) -> String {
+    if x.is_finite() {
+        format!("{x:.0}")
+    } else {
+        "inf".into()
+    }
 }

@@ -2,11 +2,10 @@
 //! [`write_artifacts`] is the one place that writes files, each atomically (temp file + rename).
 //! Nothing here computes a statistic.
 pub mod analyze;
-mod confidence;
 mod csv;
 pub mod figures;
 mod format;
-mod judge;
+pub mod kinds;
 pub mod leaderboard_plot;
 pub mod markdown;
 pub mod planning;
@@ -126,7 +125,8 @@ pub fn render(run: &RunOutput, opts: Options) -> Result<Vec<Artifact>, ReportErr
             .iter()
             .enumerate()
             .flat_map(|(i, r)| {
-                figures::experiment_figures(run, r)
+                kinds::of(r)
+                    .figures(run)
                     .into_iter()
                     .map(move |(stem, fig)| (i, stem, fig))
             })
@@ -142,17 +142,17 @@ pub fn render(run: &RunOutput, opts: Options) -> Result<Vec<Artifact>, ReportErr
         }
     }
     for (i, result) in run.results.iter().enumerate() {
-        if let crate::experiments::ExperimentResult::Plan(p) = result {
-            // The same files `evalsim plan` writes, named after the experiment.
-            for a in planning::render_plan(p, Some(&run.scenario), opts.figures)? {
+        let kind = kinds::of(result);
+        if let Some(files) = kind.own_files(run, opts.figures) {
+            for a in files? {
                 if a.file.ends_with(".png") {
-                    figure_files.push((p.experiment.clone(), a.file.clone()));
+                    figure_files.push((result.name().to_string(), a.file.clone()));
                 }
                 out.push(a);
             }
             continue;
         }
-        for (file, text) in tables::experiment_tables(run, result) {
+        for (file, text) in kind.tables(run) {
             out.push(Artifact {
                 file,
                 bytes: text.into_bytes(),

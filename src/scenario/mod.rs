@@ -21,8 +21,10 @@ pub use raw::ExperimentKind;
 pub use resolve::DEFAULT_SEED;
 pub use source::{read_source, ScenarioSource, NAMED};
 pub use spec::{
-    CheckCells, Design, Experiment, ExperimentSpec, Plan, PlanMetric, PlanSpec, Scenario,
-    SweepAxis, Work,
+    AttractorSweepSpec, BudgetSpec, CheckCells, ConfidenceSpec, ContaminationSpec, CostSpec,
+    CurvesSpec, Design, Experiment, ExperimentSpec, HeadToHeadSpec, JudgeSpec, Plan,
+    PlanExperimentSpec, PlanMetric, PlanSpec, Scenario, SeedVarianceSpec, SweepAxis,
+    VoteSpreadSpec, Work,
 };
 
 /// Largest benchmark a scenario may ask for.

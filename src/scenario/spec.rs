@@ -44,125 +44,175 @@ pub struct Experiment {
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum ExperimentSpec {
     /// pass@k, pass^k and maj@k against k.
-    Curves {
-        models: Vec<usize>,
-        k: Vec<u32>,
-        /// The n of each n@k series (empty: none).
-        #[serde(skip_serializing_if = "Vec::is_empty")]
-        submissions: Vec<u32>,
-        votes: u64,
-        vote_rule: Option<VoteRule>,
-    },
+    Curves(CurvesSpec),
     /// maj@k for a list of attractor shares (or factors on the attractor vector, or `split`
     /// shares: `axis`).
-    AttractorSweep {
-        model: usize,
-        /// The swept values.
-        attractors: Vec<f64>,
-        /// What each value sets.
-        #[serde(skip_serializing_if = "SweepAxis::is_first_share")]
-        axis: SweepAxis,
-        k: Vec<u32>,
-        votes: u64,
-        vote_rule: Option<VoteRule>,
-    },
+    AttractorSweep(AttractorSweepSpec),
     /// Seed variance of the pass@1 score.
-    SeedVariance {
-        model: usize,
-        n: Vec<u32>,
-        reruns: u64,
-    },
+    SeedVariance(SeedVarianceSpec),
     /// Seed SD of maj@k against averaged pass@1.
-    VoteSpread {
-        model: usize,
-        k: Vec<u32>,
-        reruns: u64,
-        vote_rule: Option<VoteRule>,
-    },
+    VoteSpread(VoteSpreadSpec),
     /// Model b against model a on independent seeds.
-    HeadToHead {
-        a: usize,
-        b: usize,
-        n: Vec<u32>,
-        reruns: u64,
-    },
+    HeadToHead(HeadToHeadSpec),
     /// Accuracy against a token budget.
-    Budget {
-        models: Vec<usize>,
-        budgets: Vec<f64>,
-        traces: u64,
-    },
+    Budget(BudgetSpec),
     /// Cost per correct answer of (model, k) strategies.
-    Cost {
-        models: Vec<usize>,
-        k: Vec<u32>,
-        cap: Option<f64>,
-        price_per_mtok: Option<f64>,
-        votes: u64,
-        traces: u64,
-        vote_rule: Option<VoteRule>,
-    },
+    Cost(CostSpec),
     /// How many problems and samples tell model A (`model`) from B = A + gap logits. The plan's
     /// `mu` is the benchmark's mu plus A's shift; its seed is the scenario's.
-    Plan { model: usize, plan: Box<Plan> },
+    Plan(PlanExperimentSpec),
     /// Public-minus-fresh gap of a contaminated model and the smallest fresh set detecting it.
-    Contamination {
-        /// The contaminated model.
-        model: usize,
-        /// Samples per problem.
-        n: u32,
-        /// Fresh set sizes of the power curve.
-        fresh: Vec<u32>,
-        /// Contaminated shares of the power curve and the plan.
-        shares: Vec<f64>,
-        /// False-alarm rate of the test.
-        alpha: f64,
-        /// Power the smallest fresh set must reach.
-        target_power: f64,
-        /// Largest fresh set the plan scans.
-        max_fresh: u32,
-        /// Simulated reruns per cell.
-        reruns: u64,
-    },
+    Contamination(ContaminationSpec),
     /// A pairwise judge comparing model b's answers with model a's; the answer lengths come from
     /// the models' trace lengths.
-    Judge {
-        /// Model A.
-        a: usize,
-        /// Model B.
-        b: usize,
-        /// The model whose family the judge belongs to (a or b), if either.
-        judge_family: Option<usize>,
-        /// Mean quality difference B - A over questions (logits).
-        gap: f64,
-        /// SD of the quality difference over questions (logits).
-        spread: f64,
-        /// The judge's logit for the answer in position 1.
-        position_bias: f64,
-        /// The judge's logit per unit of log-length difference (position 1 minus 2).
-        verbosity: f64,
-        /// The judge's logit for its own family's answer.
-        self_preference: f64,
-        /// Questions per rerun N.
-        comparisons: u32,
-        /// Simulated reruns of N questions.
-        reruns: u64,
-    },
+    Judge(JudgeSpec),
     /// Confidence-filtered maj@k against the kept share: every filter of every model at every k.
-    Confidence {
-        /// Models, by index (each with a confidence).
-        models: Vec<usize>,
-        /// Samples per vote before filtering.
-        k: Vec<u32>,
-        /// Kept shares of the top-share filter.
-        shares: Vec<f64>,
-        /// Confidence thresholds of the threshold filter.
-        thresholds: Vec<f64>,
-        /// Simulated votes per problem per (model, k).
-        votes: u64,
-        /// Vote rule override.
-        vote_rule: Option<VoteRule>,
-    },
+    Confidence(ConfidenceSpec),
+}
+
+/// pass@k, pass^k and maj@k against k.
+#[derive(Debug, Clone, Serialize)]
+pub struct CurvesSpec {
+    pub models: Vec<usize>,
+    pub k: Vec<u32>,
+    /// The n of each n@k series (empty: none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub submissions: Vec<u32>,
+    pub votes: u64,
+    pub vote_rule: Option<VoteRule>,
+}
+
+/// maj@k for a list of attractor shares (or factors on the attractor vector, or `split`
+/// shares: `axis`).
+#[derive(Debug, Clone, Serialize)]
+pub struct AttractorSweepSpec {
+    pub model: usize,
+    /// The swept values.
+    pub attractors: Vec<f64>,
+    /// What each value sets.
+    #[serde(skip_serializing_if = "SweepAxis::is_first_share")]
+    pub axis: SweepAxis,
+    pub k: Vec<u32>,
+    pub votes: u64,
+    pub vote_rule: Option<VoteRule>,
+}
+
+/// Seed variance of the pass@1 score.
+#[derive(Debug, Clone, Serialize)]
+pub struct SeedVarianceSpec {
+    pub model: usize,
+    pub n: Vec<u32>,
+    pub reruns: u64,
+}
+
+/// Seed SD of maj@k against averaged pass@1.
+#[derive(Debug, Clone, Serialize)]
+pub struct VoteSpreadSpec {
+    pub model: usize,
+    pub k: Vec<u32>,
+    pub reruns: u64,
+    pub vote_rule: Option<VoteRule>,
+}
+
+/// Model b against model a on independent seeds.
+#[derive(Debug, Clone, Serialize)]
+pub struct HeadToHeadSpec {
+    pub a: usize,
+    pub b: usize,
+    pub n: Vec<u32>,
+    pub reruns: u64,
+}
+
+/// Accuracy against a token budget.
+#[derive(Debug, Clone, Serialize)]
+pub struct BudgetSpec {
+    pub models: Vec<usize>,
+    pub budgets: Vec<f64>,
+    pub traces: u64,
+}
+
+/// Cost per correct answer of (model, k) strategies.
+#[derive(Debug, Clone, Serialize)]
+pub struct CostSpec {
+    pub models: Vec<usize>,
+    pub k: Vec<u32>,
+    pub cap: Option<f64>,
+    pub price_per_mtok: Option<f64>,
+    pub votes: u64,
+    pub traces: u64,
+    pub vote_rule: Option<VoteRule>,
+}
+
+/// How many problems and samples tell model A (`model`) from B = A + gap logits. The plan's
+/// `mu` is the benchmark's mu plus A's shift; its seed is the scenario's.
+#[derive(Debug, Clone, Serialize)]
+pub struct PlanExperimentSpec {
+    pub model: usize,
+    pub plan: Box<Plan>,
+}
+
+/// Public-minus-fresh gap of a contaminated model and the smallest fresh set detecting it.
+#[derive(Debug, Clone, Serialize)]
+pub struct ContaminationSpec {
+    /// The contaminated model.
+    pub model: usize,
+    /// Samples per problem.
+    pub n: u32,
+    /// Fresh set sizes of the power curve.
+    pub fresh: Vec<u32>,
+    /// Contaminated shares of the power curve and the plan.
+    pub shares: Vec<f64>,
+    /// False-alarm rate of the test.
+    pub alpha: f64,
+    /// Power the smallest fresh set must reach.
+    pub target_power: f64,
+    /// Largest fresh set the plan scans.
+    pub max_fresh: u32,
+    /// Simulated reruns per cell.
+    pub reruns: u64,
+}
+
+/// A pairwise judge comparing model b's answers with model a's; the answer lengths come from
+/// the models' trace lengths.
+#[derive(Debug, Clone, Serialize)]
+pub struct JudgeSpec {
+    /// Model A.
+    pub a: usize,
+    /// Model B.
+    pub b: usize,
+    /// The model whose family the judge belongs to (a or b), if either.
+    pub judge_family: Option<usize>,
+    /// Mean quality difference B - A over questions (logits).
+    pub gap: f64,
+    /// SD of the quality difference over questions (logits).
+    pub spread: f64,
+    /// The judge's logit for the answer in position 1.
+    pub position_bias: f64,
+    /// The judge's logit per unit of log-length difference (position 1 minus 2).
+    pub verbosity: f64,
+    /// The judge's logit for its own family's answer.
+    pub self_preference: f64,
+    /// Questions per rerun N.
+    pub comparisons: u32,
+    /// Simulated reruns of N questions.
+    pub reruns: u64,
+}
+
+/// Confidence-filtered maj@k against the kept share: every filter of every model at every k.
+#[derive(Debug, Clone, Serialize)]
+pub struct ConfidenceSpec {
+    /// Models, by index (each with a confidence).
+    pub models: Vec<usize>,
+    /// Samples per vote before filtering.
+    pub k: Vec<u32>,
+    /// Kept shares of the top-share filter.
+    pub shares: Vec<f64>,
+    /// Confidence thresholds of the threshold filter.
+    pub thresholds: Vec<f64>,
+    /// Simulated votes per problem per (model, k).
+    pub votes: u64,
+    /// Vote rule override.
+    pub vote_rule: Option<VoteRule>,
 }
 
 /// Draws per simulated question of a `judge` experiment: 3 normals (quality, two lengths) and 11
@@ -222,17 +272,17 @@ impl ExperimentSpec {
     /// The kind of this experiment.
     pub fn kind(&self) -> ExperimentKind {
         match self {
-            ExperimentSpec::Curves { .. } => ExperimentKind::Curves,
-            ExperimentSpec::AttractorSweep { .. } => ExperimentKind::AttractorSweep,
-            ExperimentSpec::SeedVariance { .. } => ExperimentKind::SeedVariance,
-            ExperimentSpec::VoteSpread { .. } => ExperimentKind::VoteSpread,
-            ExperimentSpec::HeadToHead { .. } => ExperimentKind::HeadToHead,
-            ExperimentSpec::Budget { .. } => ExperimentKind::Budget,
-            ExperimentSpec::Cost { .. } => ExperimentKind::Cost,
-            ExperimentSpec::Plan { .. } => ExperimentKind::Plan,
-            ExperimentSpec::Contamination { .. } => ExperimentKind::Contamination,
-            ExperimentSpec::Judge { .. } => ExperimentKind::Judge,
-            ExperimentSpec::Confidence { .. } => ExperimentKind::Confidence,
+            ExperimentSpec::Curves(_) => ExperimentKind::Curves,
+            ExperimentSpec::AttractorSweep(_) => ExperimentKind::AttractorSweep,
+            ExperimentSpec::SeedVariance(_) => ExperimentKind::SeedVariance,
+            ExperimentSpec::VoteSpread(_) => ExperimentKind::VoteSpread,
+            ExperimentSpec::HeadToHead(_) => ExperimentKind::HeadToHead,
+            ExperimentSpec::Budget(_) => ExperimentKind::Budget,
+            ExperimentSpec::Cost(_) => ExperimentKind::Cost,
+            ExperimentSpec::Plan(_) => ExperimentKind::Plan,
+            ExperimentSpec::Contamination(_) => ExperimentKind::Contamination,
+            ExperimentSpec::Judge(_) => ExperimentKind::Judge,
+            ExperimentSpec::Confidence(_) => ExperimentKind::Confidence,
         }
     }
 }
@@ -243,7 +293,7 @@ impl ExperimentSpec {
     /// `attractor-sweep` sets the attractor share (or split, or grader fpr) it sweeps.
     pub fn sets_model_keys(&self) -> &'static [&'static str] {
         match self {
-            ExperimentSpec::AttractorSweep { axis, .. } => match axis {
+            ExperimentSpec::AttractorSweep(AttractorSweepSpec { axis, .. }) => match axis {
                 SweepAxis::Share(_) => &["attractor", "attractors"],
                 SweepAxis::Scale => &[],
                 SweepAxis::Split => &["split"],
@@ -256,16 +306,17 @@ impl ExperimentSpec {
     /// The models an experiment of this spec draws from, by index.
     pub fn models(&self) -> Vec<usize> {
         match self {
-            ExperimentSpec::Curves { models, .. }
-            | ExperimentSpec::Budget { models, .. }
-            | ExperimentSpec::Cost { models, .. }
-            | ExperimentSpec::Confidence { models, .. } => models.clone(),
-            ExperimentSpec::AttractorSweep { model, .. }
-            | ExperimentSpec::SeedVariance { model, .. }
-            | ExperimentSpec::VoteSpread { model, .. }
-            | ExperimentSpec::Plan { model, .. }
-            | ExperimentSpec::Contamination { model, .. } => vec![*model],
-            ExperimentSpec::HeadToHead { a, b, .. } | ExperimentSpec::Judge { a, b, .. } => {
+            ExperimentSpec::Curves(CurvesSpec { models, .. })
+            | ExperimentSpec::Budget(BudgetSpec { models, .. })
+            | ExperimentSpec::Cost(CostSpec { models, .. })
+            | ExperimentSpec::Confidence(ConfidenceSpec { models, .. }) => models.clone(),
+            ExperimentSpec::AttractorSweep(AttractorSweepSpec { model, .. })
+            | ExperimentSpec::SeedVariance(SeedVarianceSpec { model, .. })
+            | ExperimentSpec::VoteSpread(VoteSpreadSpec { model, .. })
+            | ExperimentSpec::Plan(PlanExperimentSpec { model, .. })
+            | ExperimentSpec::Contamination(ContaminationSpec { model, .. }) => vec![*model],
+            ExperimentSpec::HeadToHead(HeadToHeadSpec { a, b, .. })
+            | ExperimentSpec::Judge(JudgeSpec { a, b, .. }) => {
                 vec![*a, *b]
             }
         }
@@ -301,46 +352,52 @@ impl ExperimentSpec {
             ticks: cells.saturating_mul(reruns),
         };
         match self {
-            ExperimentSpec::Curves {
+            ExperimentSpec::Curves(CurvesSpec {
                 models, k, votes, ..
-            } => per_problem((models.len() as u64 * k.len() as u64).saturating_mul(*votes)),
-            ExperimentSpec::AttractorSweep {
+            }) => per_problem((models.len() as u64 * k.len() as u64).saturating_mul(*votes)),
+            ExperimentSpec::AttractorSweep(AttractorSweepSpec {
                 attractors,
                 k,
                 votes,
                 ..
-            } => per_problem((attractors.len() as u64 * k.len() as u64).saturating_mul(*votes)),
-            ExperimentSpec::SeedVariance { n, reruns: r, .. } => reruns(n.len() as u64, 1, *r),
-            ExperimentSpec::VoteSpread { k, reruns: r, .. } => reruns(k.len() as u64, 1, *r),
-            ExperimentSpec::HeadToHead { n, reruns: r, .. } => reruns(n.len() as u64, 2, *r),
-            ExperimentSpec::Budget { models, traces, .. } => {
+            }) => per_problem((attractors.len() as u64 * k.len() as u64).saturating_mul(*votes)),
+            ExperimentSpec::SeedVariance(SeedVarianceSpec { n, reruns: r, .. }) => {
+                reruns(n.len() as u64, 1, *r)
+            }
+            ExperimentSpec::VoteSpread(VoteSpreadSpec { k, reruns: r, .. }) => {
+                reruns(k.len() as u64, 1, *r)
+            }
+            ExperimentSpec::HeadToHead(HeadToHeadSpec { n, reruns: r, .. }) => {
+                reruns(n.len() as u64, 2, *r)
+            }
+            ExperimentSpec::Budget(BudgetSpec { models, traces, .. }) => {
                 per_problem((models.len() as u64).saturating_mul(*traces))
             }
-            ExperimentSpec::Cost {
+            ExperimentSpec::Cost(CostSpec {
                 models,
                 k,
                 votes,
                 traces,
                 ..
-            } => {
+            }) => {
                 let voting = k.iter().filter(|&&k| k > 1).count() as u64;
                 per_problem(
                     (models.len() as u64)
                         .saturating_mul(traces.saturating_add(voting.saturating_mul(*votes))),
                 )
             }
-            ExperimentSpec::Plan { plan, .. } => Work {
+            ExperimentSpec::Plan(PlanExperimentSpec { plan, .. }) => Work {
                 draws: plan.simulated_draws(),
                 ticks: plan.planned_cost(),
             },
-            ExperimentSpec::Contamination {
+            ExperimentSpec::Contamination(ContaminationSpec {
                 n,
                 fresh,
                 shares,
                 max_fresh,
                 reruns,
                 ..
-            } => {
+            }) => {
                 // Every (share or 0, fresh size) cell and every share's planned set, each rerun
                 // drawing the public and a fresh set of at most max(fresh, max_fresh) problems.
                 let s = shares.len() as u64;
@@ -357,9 +414,9 @@ impl ExperimentSpec {
             // Every vote draws its k samples one by one (each with its confidence); every
             // filter scores the same samples. Progress: the unfiltered votes, then the
             // filtered ones.
-            ExperimentSpec::Confidence {
+            ExperimentSpec::Confidence(ConfidenceSpec {
                 models, k, votes, ..
-            } => {
+            }) => {
                 let ksum: u64 = k.iter().map(|&x| u64::from(x)).sum();
                 let m = models.len() as u64;
                 Work {
@@ -373,11 +430,11 @@ impl ExperimentSpec {
                 }
             }
             // The benchmark's problems play no part: N questions per rerun.
-            ExperimentSpec::Judge {
+            ExperimentSpec::Judge(JudgeSpec {
                 comparisons,
                 reruns,
                 ..
-            } => Work {
+            }) => Work {
                 draws: reruns
                     .saturating_mul(u64::from(*comparisons))
                     .saturating_mul(JUDGE_DRAWS_PER_QUESTION),

@@ -4,7 +4,7 @@
 use evalsim::exact::confidence::Filter;
 use evalsim::experiments::confidence::ConfidenceCurves;
 use evalsim::experiments::{run_all, ExperimentResult, RunOutput};
-use evalsim::report::tables::experiment_tables;
+use evalsim::report::kinds;
 use evalsim::scenario::Scenario;
 
 use super::common::{evalsim, failures, on_threads, read, succeeds, sweep, write_file};
@@ -114,7 +114,8 @@ fn confidence_table_is_identical_for_one_two_and_four_threads() {
     let table = |threads| {
         on_threads(threads, || {
             let out = run_all(&s, &|_| {});
-            experiment_tables(&out, &out.results[0])
+            let tables = kinds::of(&out.results[0]).tables(&out);
+            tables
         })
     };
     let one = table(1);

@@ -5,7 +5,7 @@ use evalsim::experiments::noise::vote_spread;
 use evalsim::experiments::votes::{curves, Metric};
 use evalsim::experiments::{run_all, ExperimentResult};
 use evalsim::model::VoteRule;
-use evalsim::report::figures::experiment_figures;
+use evalsim::report::kinds;
 use evalsim::scenario::Scenario;
 
 /// Mean and SD of one run's maj@k score (one vote of k samples per problem), by enumerating
@@ -118,7 +118,7 @@ fn curves_figure_draws_the_maj_band_at_exact_plus_minus_the_brute_force_sd() {
     let ExperimentResult::Curves(r) = &run.results[0] else {
         panic!("a curves result");
     };
-    let figures = experiment_figures(&run, &run.results[0]);
+    let figures = kinds::of(&run.results[0]).figures(&run);
     let panel = &figures[0].1.panels[0];
     // The maj@k band is drawn in maj@k's colour (the palette's third).
     let maj_colour = panel

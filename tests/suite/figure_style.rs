@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use evalsim::experiments::run_all;
-use evalsim::report::figures::experiment_figures;
+use evalsim::report::kinds;
 use evalsim::report::plot::{CAPTION_SIZE, CUT_LABEL, TITLE_SIZE};
 use evalsim::scenario::Scenario;
 
@@ -211,7 +211,7 @@ fn verifier_curves_left_a_quarter_of_the_figure_blank() {
         let s = Scenario::from_toml(&shrunk(name), name, &format!("{name}.toml")).expect("loads");
         let run = run_all(&s, &|_| {});
         for r in &run.results {
-            for (stem, fig) in experiment_figures(&run, r) {
+            for (stem, fig) in kinds::of(r).figures(&run) {
                 let cells = fig.panels.len().div_ceil(fig.columns) * fig.columns;
                 let empty = cells - fig.panels.len();
                 assert!(
@@ -230,7 +230,7 @@ fn modes_story_weak_overtaking_strong_in_maj_at_k_was_split_across_two_panels() 
     let curves = run
         .results
         .iter()
-        .flat_map(|r| experiment_figures(&run, r))
+        .flat_map(|r| kinds::of(r).figures(&run))
         .find(|(stem, _)| stem == "curves")
         .expect("a curves figure");
     let one_axis = curves
@@ -298,7 +298,7 @@ fn a_head_to_head_probability_near_zero_was_drawn_cut_at_the_frame() {
     let (_, fig) = run
         .results
         .iter()
-        .flat_map(|r| experiment_figures(&run, r))
+        .flat_map(|r| kinds::of(r).figures(&run))
         .find(|(stem, _)| stem == "public-board")
         .expect("the public-board figure");
     let bars = fig.panels[0].markers.iter().flat_map(|m| &m.points);

@@ -4,7 +4,8 @@
 use evalsim::exact::judge::{Component, Protocol};
 use evalsim::experiments::judge::JudgeResult;
 use evalsim::experiments::run_all;
-use evalsim::report::tables::experiment_tables;
+use evalsim::report::kinds;
+use evalsim::scenario::spec::JudgeSpec;
 use evalsim::scenario::Scenario;
 
 use super::common::{evalsim, failures, on_threads, read, succeeds, sweep, write_file};
@@ -106,13 +107,16 @@ fn judge_checks_pass_across_seeds_and_settings() {
 #[test]
 fn judge_table_is_identical_for_one_and_four_threads() {
     let mut s = Scenario::load("judge").expect("built-in");
-    if let evalsim::scenario::ExperimentSpec::Judge { reruns, .. } = &mut s.experiments[0].spec {
+    if let evalsim::scenario::ExperimentSpec::Judge(JudgeSpec { reruns, .. }) =
+        &mut s.experiments[0].spec
+    {
         *reruns = 600;
     }
     let table = |threads| {
         on_threads(threads, || {
             let out = run_all(&s, &|_| {});
-            experiment_tables(&out, &out.results[0])
+            let tables = kinds::of(&out.results[0]).tables(&out);
+            tables
         })
     };
     assert_eq!(table(1), table(4));

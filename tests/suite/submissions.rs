@@ -6,6 +6,7 @@ use evalsim::exact::submit::submit_at_k;
 use evalsim::experiments::votes::{Metric, VoteCurves};
 use evalsim::experiments::{run_all, ExperimentResult, RunOutput};
 use evalsim::model::Grader;
+use evalsim::scenario::spec::CurvesSpec;
 use evalsim::scenario::Scenario;
 
 fn failed(out: &RunOutput) -> Vec<String> {
@@ -204,7 +205,7 @@ fn submissions_was_not_sweepable() {
         Scenario::from_raw(r, src, "submissions", "submissions.toml")
     };
     let s = cell(3).expect("valid");
-    let ExperimentSpec::Curves { submissions, .. } = &s.experiments[0].spec else {
+    let ExperimentSpec::Curves(CurvesSpec { submissions, .. }) = &s.experiments[0].spec else {
         panic!("curves")
     };
     assert_eq!(submissions, &vec![3]);

@@ -5,7 +5,7 @@ use evalsim::exact::grader::Grader;
 use evalsim::exact::pass::{mean, pass_at_k};
 use evalsim::exact::verifier::{best_at_k_threshold, threshold_ceiling, ThresholdVerifier};
 use evalsim::experiments::votes::Metric;
-use evalsim::experiments::{run_all, ExperimentResult, RunOutput};
+use evalsim::experiments::{run_all, ExperimentResult, KindResult, RunOutput};
 use evalsim::model::{Fallback, Verifier};
 use evalsim::scenario::Scenario;
 

@@ -1173,7 +1173,9 @@ mod tests {
         assert_ne!(tau(0), tau(1));
         let scenario = crate::scenario::Scenario::from_toml(&fit.scenario_toml, "f", "f.toml")
             .expect("the written scenario loads");
-        let crate::scenario::ExperimentSpec::Plan { plan, .. } = &scenario.experiments[2].spec
+        let crate::scenario::ExperimentSpec::Plan(crate::scenario::PlanExperimentSpec {
+            plan, ..
+        }) = &scenario.experiments[2].spec
         else {
             panic!("not a plan")
         };

@@ -7,6 +7,10 @@
 //! and its own parameters, not on which other cells run, the thread count or the shard.
 //!
 //! Depends on `scenario` (each cell is a scenario) and `sim::stream` (cell seeds).
+use crate::scenario::spec::{
+    AttractorSweepSpec, BudgetSpec, ConfidenceSpec, ContaminationSpec, CostSpec, CurvesSpec,
+    HeadToHeadSpec, JudgeSpec, PlanExperimentSpec, SeedVarianceSpec, VoteSpreadSpec,
+};
 use serde::{Deserialize, Serialize};
 
 use super::check::Untested;
@@ -266,22 +270,24 @@ pub fn quantity_names(sweep: &Sweep, index: usize) -> Result<Vec<(String, String
     let mut scenario = sweep.cells[index].1.clone();
     for exp in &mut scenario.experiments {
         match &mut exp.spec {
-            E::Curves { votes, .. }
-            | E::AttractorSweep { votes, .. }
-            | E::Confidence { votes, .. } => {
+            E::Curves(CurvesSpec { votes, .. })
+            | E::AttractorSweep(AttractorSweepSpec { votes, .. })
+            | E::Confidence(ConfidenceSpec { votes, .. }) => {
                 *votes = (*votes).min(PROBE_DRAWS);
             }
-            E::SeedVariance { reruns, .. }
-            | E::VoteSpread { reruns, .. }
-            | E::HeadToHead { reruns, .. }
-            | E::Contamination { reruns, .. }
-            | E::Judge { reruns, .. } => *reruns = (*reruns).min(PROBE_DRAWS),
-            E::Budget { traces, .. } => *traces = (*traces).min(PROBE_DRAWS),
-            E::Cost { votes, traces, .. } => {
+            E::SeedVariance(SeedVarianceSpec { reruns, .. })
+            | E::VoteSpread(VoteSpreadSpec { reruns, .. })
+            | E::HeadToHead(HeadToHeadSpec { reruns, .. })
+            | E::Contamination(ContaminationSpec { reruns, .. })
+            | E::Judge(JudgeSpec { reruns, .. }) => *reruns = (*reruns).min(PROBE_DRAWS),
+            E::Budget(BudgetSpec { traces, .. }) => *traces = (*traces).min(PROBE_DRAWS),
+            E::Cost(CostSpec { votes, traces, .. }) => {
                 *votes = (*votes).min(PROBE_DRAWS);
                 *traces = (*traces).min(PROBE_DRAWS);
             }
-            E::Plan { plan, .. } => plan.spec.reruns = plan.spec.reruns.min(PROBE_DRAWS),
+            E::Plan(PlanExperimentSpec { plan, .. }) => {
+                plan.spec.reruns = plan.spec.reruns.min(PROBE_DRAWS)
+            }
         }
     }
     let mut names: Vec<(String, String)> = Vec::new();
@@ -578,7 +584,8 @@ mod tests {
         };
         let sweep = prepare(&src, &[set("model.a.shift=0,0.1")], Some(9)).expect("grid");
         for (_, s) in &sweep.cells {
-            let ExperimentSpec::Plan { plan, .. } = &s.experiments[0].spec else {
+            let ExperimentSpec::Plan(PlanExperimentSpec { plan, .. }) = &s.experiments[0].spec
+            else {
                 panic!("a plan");
             };
             assert_eq!(plan.seed, s.seed);

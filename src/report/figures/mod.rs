@@ -1,18 +1,8 @@
-//! Turns finished results into [`Figure`] descriptions (no statistics computed here).
+//! The building blocks of the experiments' figures (each kind's figures are in
+//! [`super::kinds`]): axes, levels and exact-and-simulated series. No statistics computed here.
 
 use super::plot::{Figure, Line, Markers, Panel, Scale};
-use crate::experiments::{Estimate, ExperimentResult, RunOutput};
-use crate::scenario::SweepAxis;
-
-mod budget;
-mod contamination;
-mod curves;
-mod noise;
-
-use budget::{budget_figure, cost_figure, lengths_figure};
-use contamination::contamination_figure;
-use curves::{curves_figure, grader_figure, split_figure, sweep_figure};
-use noise::{h2h_figure, seed_histograms, seed_sd_figure, spread_figure};
+use crate::experiments::{Estimate, RunOutput};
 
 /// A fraction in percent (points), for axes in percent.
 pub(super) fn percent(x: f64) -> f64 {
@@ -21,46 +11,6 @@ pub(super) fn percent(x: f64) -> f64 {
 
 pub(super) fn title(run: &RunOutput, what: &str) -> String {
     format!("{what} · scenario {} · seed {}", run.scenario, run.seed)
-}
-
-/// The figures of one experiment: (file stem, figure).
-pub fn experiment_figures(run: &RunOutput, result: &ExperimentResult) -> Vec<(String, Figure)> {
-    match result {
-        ExperimentResult::Curves(r) => vec![(r.experiment.clone(), curves_figure(run, r))],
-        ExperimentResult::AttractorSweep(r) if r.axis == Some(SweepAxis::Split) => {
-            vec![(r.experiment.clone(), split_figure(run, r))]
-        }
-        ExperimentResult::AttractorSweep(r) if r.axis == Some(SweepAxis::GraderFpr) => {
-            vec![(r.experiment.clone(), grader_figure(run, r))]
-        }
-        ExperimentResult::AttractorSweep(r) => vec![(r.experiment.clone(), sweep_figure(run, r))],
-        ExperimentResult::SeedVariance(r) => vec![
-            (
-                format!("{}-histograms", r.experiment),
-                seed_histograms(run, r),
-            ),
-            (format!("{}-sd", r.experiment), seed_sd_figure(run, r)),
-        ],
-        ExperimentResult::VoteSpread(r) => vec![(r.experiment.clone(), spread_figure(run, r))],
-        ExperimentResult::HeadToHead(r) => vec![(r.experiment.clone(), h2h_figure(run, r))],
-        ExperimentResult::Budget(r) => vec![
-            (r.experiment.clone(), budget_figure(run, r)),
-            (format!("{}-lengths", r.experiment), lengths_figure(run, r)),
-        ],
-        ExperimentResult::Cost(r) => vec![(r.experiment.clone(), cost_figure(run, r))],
-        // A plan's figures (a line figure and a heat map) come from `planning::render_plan`.
-        ExperimentResult::Plan(_) => Vec::new(),
-        ExperimentResult::Contamination(r) => {
-            vec![(r.experiment.clone(), contamination_figure(run, r))]
-        }
-        ExperimentResult::Judge(r) => {
-            vec![(r.experiment.clone(), super::judge::judge_figure(run, r))]
-        }
-        ExperimentResult::Confidence(r) => vec![(
-            r.experiment.clone(),
-            super::confidence::confidence_figure(run, r),
-        )],
-    }
 }
 
 /// Adds one estimated series to a panel, in percent: the exact values as a solid line labelled

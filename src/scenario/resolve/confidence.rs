@@ -3,6 +3,7 @@ use super::experiment::ExpCtx;
 use super::*;
 use crate::exact::confidence::Filter;
 use crate::exact::outcome::{Metric as OutcomeMetric, OutcomeModel};
+use crate::scenario::spec::ConfidenceSpec;
 
 impl ExpCtx<'_> {
     pub(super) fn confidence(&self) -> Res<ExperimentSpec> {
@@ -53,13 +54,13 @@ impl ExpCtx<'_> {
                 .map_or(self.span.clone(), Spanned::span);
             return Err(self.r.err(at, &self.key("votes"), format!("{} model(s) x (sum of k = {ksum}) x {votes} votes x {problems} problems = {draws} simulated samples (each drawn with its confidence): at most {MAX_TOTAL_VOTES} per experiment; lower `votes` or the largest k", models.len())));
         }
-        Ok(ExperimentSpec::Confidence {
+        Ok(ExperimentSpec::Confidence(ConfidenceSpec {
             models,
             k,
             shares,
             thresholds,
             votes,
             vote_rule: self.vote_rule(),
-        })
+        }))
     }
 }

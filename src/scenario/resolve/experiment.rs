@@ -3,6 +3,10 @@
 use super::*;
 use crate::exact::outcome::{Metric, OutcomeModel};
 use crate::scenario::keys::at_least;
+use crate::scenario::spec::{
+    AttractorSweepSpec, BudgetSpec, ContaminationSpec, CostSpec, CurvesSpec, HeadToHeadSpec,
+    PlanExperimentSpec, SeedVarianceSpec, VoteSpreadSpec,
+};
 
 impl Resolver<'_> {
     /// Refuses a model that sets a key this experiment does not honour (the key table's kinds
@@ -149,38 +153,36 @@ impl Resolver<'_> {
         let total = spec.work(problems).draws;
         let too_many = total > MAX_TOTAL_VOTES;
         match &spec {
-            ExperimentSpec::Curves {
+            ExperimentSpec::Curves(CurvesSpec {
                 models, k, votes, ..
-            } => self.vote_grid(
+            }) => self.vote_grid(
                 &e,
                 span.clone(),
                 idx,
                 (models.len(), k.len(), *votes),
                 problems,
             )?,
-            ExperimentSpec::AttractorSweep {
+            ExperimentSpec::AttractorSweep(AttractorSweepSpec {
                 attractors,
                 k,
                 votes,
                 ..
-            } => self.vote_grid(
+            }) => self.vote_grid(
                 &e,
                 span.clone(),
                 idx,
                 (attractors.len(), k.len(), *votes),
                 problems,
             )?,
-            ExperimentSpec::Plan { plan, .. } if too_many => {
+            ExperimentSpec::Plan(PlanExperimentSpec { plan, .. }) if too_many => {
                 let at = e.reruns.as_ref().map_or(span, |v| v.span());
                 return Err(self.err(at, &key("reruns"), format!("the checked cells (check_cells, and check_population in both population designs) x 2 models x their problems x {} reruns ({} in the population designs) = {total} simulated draws: at most {MAX_TOTAL_VOTES} per experiment; lower `reruns`, `population_reruns`, `check_cells` or `check_population`", plan.reruns, plan.population_reruns)));
             }
-            ExperimentSpec::Plan { .. } => {}
+            ExperimentSpec::Plan(_) => {}
             _ if too_many => {
                 let (what, at) = match &spec {
-                    ExperimentSpec::Budget { .. } => {
-                        ("traces", e.traces.as_ref().map(|v| v.span()))
-                    }
-                    ExperimentSpec::Cost { .. } => ("votes", e.votes.as_ref().map(|v| v.span())),
+                    ExperimentSpec::Budget(_) => ("traces", e.traces.as_ref().map(|v| v.span())),
+                    ExperimentSpec::Cost(_) => ("votes", e.votes.as_ref().map(|v| v.span())),
                     _ => ("reruns", e.reruns.as_ref().map(|v| v.span())),
                 };
                 let at = at.unwrap_or(span);
@@ -190,9 +192,8 @@ impl Resolver<'_> {
         }
         // The exact count distributions of the noise experiments live over 0..=n N.
         let count_n = match &spec {
-            ExperimentSpec::SeedVariance { n, .. } | ExperimentSpec::HeadToHead { n, .. } => {
-                n.iter().copied().max()
-            }
+            ExperimentSpec::SeedVariance(SeedVarianceSpec { n, .. })
+            | ExperimentSpec::HeadToHead(HeadToHeadSpec { n, .. }) => n.iter().copied().max(),
             _ => None,
         };
         if let Some(n) = count_n {
@@ -358,13 +359,13 @@ impl ExpCtx<'_> {
             .map(|&m| literal_passes(&self.models[m]) + u64::from(!submissions.is_empty()))
             .sum();
         self.literal_samples(passes, &k, ("votes", votes))?;
-        Ok(ExperimentSpec::Curves {
+        Ok(ExperimentSpec::Curves(CurvesSpec {
             models,
             k,
             submissions,
             votes,
             vote_rule: self.vote_rule(),
-        })
+        }))
     }
 
     /// The n of n@k, refused for a model whose outcome model cannot enumerate it and bounded by
@@ -486,14 +487,14 @@ impl ExpCtx<'_> {
             })
             .sum();
         self.literal_samples(passes, &k, ("votes", votes))?;
-        Ok(ExperimentSpec::AttractorSweep {
+        Ok(ExperimentSpec::AttractorSweep(AttractorSweepSpec {
             model,
             attractors: list,
             axis,
             k,
             votes,
             vote_rule: self.vote_rule(),
-        })
+        }))
     }
 
     /// `attractor-sweep` with `grader_fpr = [...]`: the model's grader false-positive rate at
@@ -521,23 +522,23 @@ impl ExpCtx<'_> {
         // Graded votes are simulated sample by sample: O(k) draws per vote and pass (the graded
         // samples and the graded vote), for every rate.
         self.literal_samples(2 * g.get_ref().len() as u64, &k, ("votes", votes))?;
-        Ok(ExperimentSpec::AttractorSweep {
+        Ok(ExperimentSpec::AttractorSweep(AttractorSweepSpec {
             model,
             attractors: g.get_ref().clone(),
             axis: SweepAxis::GraderFpr,
             k,
             votes,
             vote_rule: self.vote_rule(),
-        })
+        }))
     }
 
     pub(super) fn seed_variance(&self) -> Res<ExperimentSpec> {
         let model = self.one_model("model")?;
-        Ok(ExperimentSpec::SeedVariance {
+        Ok(ExperimentSpec::SeedVariance(SeedVarianceSpec {
             model,
             n: self.ints(&self.e.n, "n", Some(&[1, 4, 16, 64]))?,
             reruns: self.value_or(&self.e.reruns, "reruns", 20_000)?,
-        })
+        }))
     }
 
     pub(super) fn vote_spread(&self) -> Res<ExperimentSpec> {
@@ -553,12 +554,12 @@ impl ExpCtx<'_> {
             u64::from(m.answer_modes_key().is_some())
         };
         self.literal_samples(passes, &k, ("reruns", reruns))?;
-        Ok(ExperimentSpec::VoteSpread {
+        Ok(ExperimentSpec::VoteSpread(VoteSpreadSpec {
             model,
             k,
             reruns,
             vote_rule: self.vote_rule(),
-        })
+        }))
     }
 
     /// The two models of a pairwise experiment, `a` (described as `roles.0`) and `b`
@@ -591,12 +592,12 @@ impl ExpCtx<'_> {
             ("baseline model", "challenger model"),
             "a head-to-head needs two different models",
         )?;
-        Ok(ExperimentSpec::HeadToHead {
+        Ok(ExperimentSpec::HeadToHead(HeadToHeadSpec {
             a: ai,
             b: bi,
             n: self.ints(&self.e.n, "n", Some(&[1, 4, 16, 64]))?,
             reruns: self.value_or(&self.e.reruns, "reruns", 20_000)?,
-        })
+        }))
     }
 
     pub(super) fn contamination(&self) -> Res<ExperimentSpec> {
@@ -646,7 +647,7 @@ impl ExpCtx<'_> {
             let s = self.e.n.as_ref().map_or(self.span.clone(), Spanned::span);
             return Err(self.r.err(s, &self.key("n"), format!("n x (public problems + largest fresh set) = {n} x ({} + {largest}) = {support}: at most {MAX_CONTAMINATION_SUPPORT} (the exact gap convolves count pmfs directly, O((n N)^2)); lower n, max_fresh or the fresh sizes, or use fewer problems", self.bench.problems)));
         }
-        Ok(ExperimentSpec::Contamination {
+        Ok(ExperimentSpec::Contamination(ContaminationSpec {
             model,
             n,
             fresh,
@@ -655,7 +656,7 @@ impl ExpCtx<'_> {
             target_power,
             max_fresh,
             reruns: self.value_or(&self.e.reruns, "reruns", 4000)?,
-        })
+        }))
     }
 
     pub(super) fn budget(&self) -> Res<ExperimentSpec> {
@@ -669,11 +670,11 @@ impl ExpCtx<'_> {
         }) {
             return Err(self.r.err(self.r.entry(b, i), &self.key("budgets"), format!("inf is not a valid budget here: every budget must be {}; for the uncapped accuracy and cost use a `cost` experiment without `cap`, whose rows are uncapped", range::domain(self.line("budgets")).phrase())));
         }
-        Ok(ExperimentSpec::Budget {
+        Ok(ExperimentSpec::Budget(BudgetSpec {
             models: ms,
             budgets: self.list_or(&self.e.budgets, "budgets", None)?,
             traces: self.value_or(&self.e.traces, "traces", 4000)?,
-        })
+        }))
     }
 
     pub(super) fn cost(&self) -> Res<ExperimentSpec> {
@@ -695,7 +696,7 @@ impl ExpCtx<'_> {
             .sum();
         let voting: Vec<u32> = k.iter().copied().filter(|&x| x > 1).collect();
         self.literal_samples(passes, &voting, ("votes", votes))?;
-        Ok(ExperimentSpec::Cost {
+        Ok(ExperimentSpec::Cost(CostSpec {
             models: ms,
             k,
             cap,
@@ -703,7 +704,7 @@ impl ExpCtx<'_> {
             votes,
             traces: self.value_or(&self.e.traces, "traces", 4000)?,
             vote_rule: self.vote_rule(),
-        })
+        }))
     }
 }
 

@@ -2,6 +2,7 @@
 use super::experiment::ExpCtx;
 use super::*;
 use crate::scenario::keys::{MAX_COMPARISONS, MAX_JUDGE_LOGIT};
+use crate::scenario::spec::JudgeSpec;
 use crate::scenario::spec::JUDGE_DRAWS_PER_QUESTION;
 
 impl ExpCtx<'_> {
@@ -87,7 +88,7 @@ impl ExpCtx<'_> {
                 .map_or(self.span.clone(), Spanned::span);
             return Err(self.r.err(at, &self.key("reruns"), format!("{reruns} reruns x {comparisons} comparisons x {JUDGE_DRAWS_PER_QUESTION} draws per question = {draws} simulated draws: at most {MAX_TOTAL_VOTES} per experiment; lower `reruns` or `comparisons`")));
         }
-        Ok(ExperimentSpec::Judge {
+        Ok(ExperimentSpec::Judge(JudgeSpec {
             a: ai,
             b: bi,
             judge_family,
@@ -98,6 +99,6 @@ impl ExpCtx<'_> {
             self_preference,
             comparisons: comparisons as u32,
             reruns,
-        })
+        }))
     }
 }

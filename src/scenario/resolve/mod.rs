@@ -304,6 +304,7 @@ impl Resolver<'_> {
 #[cfg(test)]
 mod plan_block_tests {
     use super::*;
+    use crate::scenario::spec::PlanExperimentSpec;
 
     const HEAD: &str = "seed = 4\n[benchmark]\nproblems = 10\nmu = 0.5\nsigma = 2.0\n[[model]]\nname = \"a\"\nshift = 0.0\nattractor = 0.5\n[[model]]\nname = \"b\"\nshift = -0.25\nattractor = 0.3\nvote_rule = \"absolute\"\n[[experiment]]\nkind = \"plan\"\n";
 
@@ -315,7 +316,8 @@ mod plan_block_tests {
     fn population_reruns_default_to_the_smaller_of_reruns_and_3000_and_can_be_set() {
         let reruns_of = |extra: &str| {
             let s = load(&format!("gap_logits = [0.2]\n{extra}")).expect("valid");
-            let ExperimentSpec::Plan { plan, .. } = &s.experiments[0].spec else {
+            let ExperimentSpec::Plan(PlanExperimentSpec { plan, .. }) = &s.experiments[0].spec
+            else {
                 panic!("not a plan");
             };
             (plan.reruns, plan.population_reruns)
@@ -332,7 +334,8 @@ mod plan_block_tests {
     fn a_plan_block_resolves_with_defaults_and_model_a() {
         let s =
             load("model = \"b\"\nmetric = \"maj\"\ngap_points = [3]\nk = [1, 9]\n").expect("valid");
-        let ExperimentSpec::Plan { model, plan } = &s.experiments[0].spec else {
+        let ExperimentSpec::Plan(PlanExperimentSpec { model, plan }) = &s.experiments[0].spec
+        else {
             panic!("not a plan");
         };
         assert_eq!(*model, 1);
@@ -366,7 +369,7 @@ mod plan_block_tests {
         let head = HEAD.replace("shift = 0.0\n", "shift = 0.0\nshift_sd = 0.8\n");
         let s = Scenario::from_toml(&format!("{head}gap_points = [3]\n"), "t", "t.toml")
             .expect("valid");
-        let ExperimentSpec::Plan { plan, .. } = &s.experiments[0].spec else {
+        let ExperimentSpec::Plan(PlanExperimentSpec { plan, .. }) = &s.experiments[0].spec else {
             panic!("not a plan");
         };
         assert_eq!(plan.shift_sd, 0.0);
@@ -395,7 +398,7 @@ mod plan_block_tests {
                 Scenario::from_toml(&format!("{head}gap_logits = [0.2]\n{extra}"), "t", "t.toml")
                     .expect("valid");
             match s.experiments[0].spec.clone() {
-                ExperimentSpec::Plan { plan, .. } => *plan,
+                ExperimentSpec::Plan(PlanExperimentSpec { plan, .. }) => *plan,
                 _ => panic!("not a plan"),
             }
         };
@@ -430,7 +433,7 @@ mod plan_block_tests {
     #[test]
     fn a_plan_block_takes_shift_sd_and_target_power() {
         let s = load("gap_points = [3]\nshift_sd = 1.0\ntarget_power = 0.9\n").expect("valid");
-        let ExperimentSpec::Plan { plan, .. } = &s.experiments[0].spec else {
+        let ExperimentSpec::Plan(PlanExperimentSpec { plan, .. }) = &s.experiments[0].spec else {
             panic!("not a plan");
         };
         assert_eq!((plan.shift_sd, plan.target_power), (1.0, Some(0.9)));
@@ -441,7 +444,7 @@ mod plan_block_tests {
         assert!((m.mean_b - m.mean_a - 0.03).abs() < 1e-9);
         // Without the keys: no disagreement, no extra power.
         let s = load("gap_logits = [0.2]\n").expect("valid");
-        let ExperimentSpec::Plan { plan, .. } = &s.experiments[0].spec else {
+        let ExperimentSpec::Plan(PlanExperimentSpec { plan, .. }) = &s.experiments[0].spec else {
             panic!("not a plan");
         };
         assert_eq!((plan.shift_sd, plan.target_power), (0.0, None));

@@ -1,6 +1,7 @@
 //! A `plan` experiment in a scenario file: model A, B's deviation, the grid and targets.
 use super::experiment::ExpCtx;
 use super::*;
+use crate::scenario::spec::PlanExperimentSpec;
 use crate::scenario::MAX_K;
 
 impl ExpCtx<'_> {
@@ -10,10 +11,10 @@ impl ExpCtx<'_> {
             None => 0,
         };
         let plan = self.plan(&self.models[model])?;
-        Ok(ExperimentSpec::Plan {
+        Ok(ExperimentSpec::Plan(PlanExperimentSpec {
             model,
             plan: Box::new(plan),
-        })
+        }))
     }
 
     /// Model A's own `shift_sd` in a plan: none at 0; else B is a model of the same kind (its
@@ -108,58 +109,7 @@ impl ExpCtx<'_> {
             }
         };
         let target_power = self.opt(&e.target_power, "target_power")?;
-        let gaps = match (&e.gap_logits, &e.gap_points) {
-            (Some(_), Some(p)) => {
-                return Err(self.r.err(
-                    p.span(),
-                    &key("gap_points"),
-                    "give either `gap_logits` or `gap_points`, not both",
-                ));
-            }
-            (None, None) => {
-                return Err(self.r.err(span, &key("gap_logits"), "missing key `gap_logits` (B's advantage over A in logits, a list such as [0.21]) or `gap_points` (in points of population pass@1)"));
-            }
-            (Some(g), None) | (None, Some(g)) => {
-                let k = if e.gap_logits.is_some() {
-                    "gap_logits"
-                } else {
-                    "gap_points"
-                };
-                self.check_list(g, k)?;
-                let list = g.get_ref();
-                let logits_line = self.line("gap_logits");
-                let mut out = Vec::new();
-                for (i, &x) in list.iter().enumerate() {
-                    let logits = if k == "gap_logits" {
-                        x
-                    } else {
-                        crate::exact::plan::gap_logits_for_points(
-                            mu,
-                            sigma,
-                            model_shift_sd
-                                .as_ref()
-                                .map_or((0.0, shift_sd), |m| (m.tau, m.b())),
-                            x,
-                        )
-                        .map_err(|m| self.r.err(self.r.entry(g, i), &key(k), m))?
-                    };
-                    // Gaps in points: their logits by the table's range of `gap_logits`.
-                    let d = range::domain(logits_line);
-                    if !d.admits_real(logits) {
-                        return Err(self.r.err(
-                            self.r.entry(g, i),
-                            &key(k),
-                            format!(
-                                "{x} is out of range: every gap must be a number of logits {}",
-                                d.phrase()
-                            ),
-                        ));
-                    }
-                    out.push(logits);
-                }
-                out
-            }
-        };
+        let gaps = self.plan_gaps(mu, sigma, model_shift_sd.as_ref(), shift_sd)?;
         let problems = self.ints(&e.problems, "problems", Some(&[30, 100, 300, 1000]))?;
         // With several attractors or split a plan's maj@k is read from conditional vote tables
         // whose build grows as m k^3, so k is capped lower than elsewhere.
@@ -223,5 +173,65 @@ impl ExpCtx<'_> {
             population_reruns,
             answers: PlanAnswers::of(model),
         })
+    }
+
+    /// The gaps B - A of a plan in logits, from `gap_logits` or from `gap_points` (converted on
+    /// A's population `mu`, `sigma` with A's and B's deviations), each within `gap_logits`'s
+    /// range.
+    fn plan_gaps(
+        &self,
+        mu: f64,
+        sigma: f64,
+        model_shift_sd: Option<&ModelShiftSd>,
+        shift_sd: f64,
+    ) -> Res<Vec<f64>> {
+        let (e, span) = (self.e, self.span.clone());
+        let key = |k: &str| self.key(k);
+        match (&e.gap_logits, &e.gap_points) {
+            (Some(_), Some(p)) => Err(self.r.err(
+                p.span(),
+                &key("gap_points"),
+                "give either `gap_logits` or `gap_points`, not both",
+            )),
+            (None, None) => Err(self.r.err(span, &key("gap_logits"), "missing key `gap_logits` (B's advantage over A in logits, a list such as [0.21]) or `gap_points` (in points of population pass@1)")),
+            (Some(g), None) | (None, Some(g)) => {
+                let k = if e.gap_logits.is_some() {
+                    "gap_logits"
+                } else {
+                    "gap_points"
+                };
+                self.check_list(g, k)?;
+                let list = g.get_ref();
+                let logits_line = self.line("gap_logits");
+                let mut out = Vec::new();
+                for (i, &x) in list.iter().enumerate() {
+                    let logits = if k == "gap_logits" {
+                        x
+                    } else {
+                        crate::exact::plan::gap_logits_for_points(
+                            mu,
+                            sigma,
+                            model_shift_sd.map_or((0.0, shift_sd), |m| (m.tau, m.b())),
+                            x,
+                        )
+                        .map_err(|m| self.r.err(self.r.entry(g, i), &key(k), m))?
+                    };
+                    // Gaps in points: their logits by the table's range of `gap_logits`.
+                    let d = range::domain(logits_line);
+                    if !d.admits_real(logits) {
+                        return Err(self.r.err(
+                            self.r.entry(g, i),
+                            &key(k),
+                            format!(
+                                "{x} is out of range: every gap must be a number of logits {}",
+                                d.phrase()
+                            ),
+                        ));
+                    }
+                    out.push(logits);
+                }
+                Ok(out)
+            }
+        }
     }
 }

@@ -1,22 +1,56 @@
 //! The outputs of a `judge` experiment: its CSV table, its Markdown section, its headline rows
 //! and its figure (reported win rate per protocol against the true one, and where the
 //! fixed-order rate comes from). Formatting only: every number is in the result.
-use super::csv::{estimate_row, header, Csv};
-use super::format::Unit;
-use super::format::{pct, signed_pts};
-use super::plot::{Band, Bars, Figure, Line, Markers, Note, Panel};
 use crate::exact::judge::Protocol;
 use crate::exact::sign_test::SampleSize;
 use crate::experiments::judge::JudgeResult;
 use crate::experiments::{num, Estimate, RunOutput};
+use crate::report::csv::{estimate_row, header, Csv};
+use crate::report::format::Unit;
+use crate::report::format::{pct, signed_pts};
+use crate::report::kinds::KindReport;
+use crate::report::plot::{Band, Bars, Figure, Line, Markers, Note, Panel};
+use crate::report::summary::Rows;
+
+/// The report of a `judge` result.
+pub(super) struct Report<'a>(pub(super) &'a JudgeResult);
+
+impl KindReport for Report<'_> {
+    fn tables(&self, run: &RunOutput) -> Vec<(String, String)> {
+        let r = self.0;
+        vec![
+            (format!("{}.csv", r.experiment), judge_csv(run, r)),
+            (
+                format!("{}-distribution.csv", r.experiment),
+                distribution_csv(run, r),
+            ),
+        ]
+    }
+
+    fn figures(&self, run: &RunOutput) -> Vec<(String, Figure)> {
+        vec![(self.0.experiment.clone(), judge_figure(run, self.0))]
+    }
+
+    fn caption(&self, _tail: &str) -> &'static str {
+        CAPTION
+    }
+
+    fn markdown(&self) -> String {
+        judge_md(self.0)
+    }
+
+    fn headline(&self, rows: &mut Rows) {
+        judge_headline(self.0, rows);
+    }
+}
 
 /// `exact (sim ± se)` in percent.
 fn cell(e: &Estimate) -> String {
     format!(
         "{} ({} ± {})",
         pct(e.exact, 2),
-        super::keep_digits(100.0 * e.sim, 2),
-        super::keep_digits(100.0 * e.se, 2)
+        crate::report::keep_digits(100.0 * e.sim, 2),
+        crate::report::keep_digits(100.0 * e.se, 2)
     )
 }
 
@@ -42,7 +76,7 @@ fn count(x: &SampleSize) -> String {
 
 /// One row per (protocol or decomposition step, quantity), with the judge's parameters and
 /// every exact summary of the row beside the estimate.
-pub(super) fn judge_csv(run: &RunOutput, r: &JudgeResult) -> String {
+fn judge_csv(run: &RunOutput, r: &JudgeResult) -> String {
     let mut csv = header(
         &["a", "b", "section", "name", "quantity"],
         &[
@@ -164,7 +198,7 @@ pub(super) fn judge_csv(run: &RunOutput, r: &JudgeResult) -> String {
 
 /// One row per (protocol, attainable total): the exact probability of the reported rate and
 /// the share of simulated reruns that reported it.
-pub(super) fn distribution_csv(run: &RunOutput, r: &JudgeResult) -> String {
+fn distribution_csv(run: &RunOutput, r: &JudgeResult) -> String {
     let mut csv = Csv::new(&[
         "scenario",
         "seed",
@@ -201,7 +235,7 @@ pub(super) fn distribution_csv(run: &RunOutput, r: &JudgeResult) -> String {
 }
 
 /// The Markdown section: the setting, one row per protocol, the decomposition.
-pub(super) fn judge_md(r: &JudgeResult) -> String {
+fn judge_md(r: &JudgeResult) -> String {
     let j = &r.judge;
     let family = r
         .judge_family
@@ -254,18 +288,15 @@ pub(super) fn judge_md(r: &JudgeResult) -> String {
 }
 
 /// The headline rows: the fixed-order rate, the true rate, and the unbiased protocols.
-pub(super) fn judge_headline(
-    r: &JudgeResult,
-    push: &mut dyn FnMut(String, Unit, f64, Option<f64>),
-) {
-    push(
+fn judge_headline(r: &JudgeResult, rows: &mut Rows) {
+    rows.push(
         format!("true win rate of {} over {}", r.b, r.a),
         Unit::Percent,
         r.true_win.exact,
         Some(r.true_win.sim),
     );
     for p in &r.protocols {
-        push(
+        rows.push(
             format!("{} win rate, {}", r.b, label(p.protocol)),
             Unit::Percent,
             p.win_rate.exact,
@@ -275,11 +306,11 @@ pub(super) fn judge_headline(
 }
 
 /// The caption under the figure.
-pub(super) const CAPTION: &str = "Left: B's win rate as each protocol reports it (bars exact, whiskers the central 95% range of the rate over N comparisons, dots simulated with 95% CIs) against the true win probability (dashed). Middle: the rate with B always shown first built up term by term: quality, then verbosity, self-preference and position. Right: the exact distribution of each protocol's reported rate over N comparisons, against the true win probability.";
+const CAPTION: &str = "Left: B's win rate as each protocol reports it (bars exact, whiskers the central 95% range of the rate over N comparisons, dots simulated with 95% CIs) against the true win probability (dashed). Middle: the rate with B always shown first built up term by term: quality, then verbosity, self-preference and position. Right: the exact distribution of each protocol's reported rate over N comparisons, against the true win probability.";
 
 /// Two panels: the reported rate per protocol against the true one, and the decomposition of
 /// the fixed-order rate.
-pub(super) fn judge_figure(run: &RunOutput, r: &JudgeResult) -> Figure {
+fn judge_figure(run: &RunOutput, r: &JudgeResult) -> Figure {
     let pc = |x: f64| 100.0 * x;
     let mut left = Panel::new(
         format!(

@@ -1,22 +1,52 @@
 //! The outputs of a `confidence` experiment: its CSV table, its Markdown section, its headline
 //! rows and its figure (filtered maj@k against the kept share, one panel per model and k).
 //! Formatting only: every number is in the result.
-use super::csv::{estimate_row, header};
-use super::format::Unit;
-use super::plot::{Figure, Line, Markers, Note, Panel};
 use crate::exact::confidence::Filter;
 use crate::experiments::confidence::{ConfidenceCurves, ConfidencePoint};
 use crate::experiments::{num, Estimate, RunOutput};
+use crate::report::csv::{estimate_row, header};
+use crate::report::format::Unit;
+use crate::report::kinds::KindReport;
+use crate::report::plot::{Figure, Line, Markers, Note, Panel};
+use crate::report::summary::Rows;
 
-use super::format::{pct, signed_pts};
+/// The report of a `confidence` result.
+pub(super) struct Report<'a>(pub(super) &'a ConfidenceCurves);
+
+impl KindReport for Report<'_> {
+    fn tables(&self, run: &RunOutput) -> Vec<(String, String)> {
+        vec![(
+            format!("{}.csv", self.0.experiment),
+            confidence_csv(run, self.0),
+        )]
+    }
+
+    fn figures(&self, run: &RunOutput) -> Vec<(String, Figure)> {
+        vec![(self.0.experiment.clone(), confidence_figure(run, self.0))]
+    }
+
+    fn caption(&self, _tail: &str) -> &'static str {
+        CAPTION
+    }
+
+    fn markdown(&self) -> String {
+        confidence_md(self.0)
+    }
+
+    fn headline(&self, rows: &mut Rows) {
+        confidence_headline(self.0, rows);
+    }
+}
+
+use crate::report::format::{pct, signed_pts};
 
 /// `exact (sim ± se)` in percent.
 fn cell(e: &Estimate) -> String {
     format!(
         "{} ({} ± {})",
         pct(e.exact, 2),
-        super::keep_digits(100.0 * e.sim, 2),
-        super::keep_digits(100.0 * e.se, 2)
+        crate::report::keep_digits(100.0 * e.sim, 2),
+        crate::report::keep_digits(100.0 * e.se, 2)
     )
 }
 
@@ -30,7 +60,7 @@ fn filter_fields(f: Option<Filter>) -> [String; 2] {
 }
 
 /// One row per (point, quantity): filtered maj@k, and the threshold filter's kept share.
-pub(super) fn confidence_csv(run: &RunOutput, r: &ConfidenceCurves) -> String {
+fn confidence_csv(run: &RunOutput, r: &ConfidenceCurves) -> String {
     let mut csv = header(
         &["model", "k", "filter", "parameter", "quantity"],
         &[
@@ -76,7 +106,7 @@ pub(super) fn confidence_csv(run: &RunOutput, r: &ConfidenceCurves) -> String {
 }
 
 /// The Markdown section: one table per model and k.
-pub(super) fn confidence_md(r: &ConfidenceCurves) -> String {
+fn confidence_md(r: &ConfidenceCurves) -> String {
     let mut md = format!(
         "Confidence-filtered maj@k on {} problems ({} simulated votes per problem and point): a correct sample's confidence is N(separation, 1), the attractor answer's N(attractor confidence, 1), a one-off wrong answer's N(0, 1). \"top s\" keeps the ceil(s k) most confident samples; \"conf>t\" keeps those above t (its kept share is the exact mean over problems); a vote with nothing kept is lost.\n\n",
         r.problems, r.votes
@@ -108,10 +138,7 @@ pub(super) fn confidence_md(r: &ConfidenceCurves) -> String {
 }
 
 /// The headline rows: per model and k, the unfiltered maj@k and the best filter's.
-pub(super) fn confidence_headline(
-    r: &ConfidenceCurves,
-    push: &mut dyn FnMut(String, Unit, f64, Option<f64>),
-) {
+fn confidence_headline(r: &ConfidenceCurves, rows: &mut Rows) {
     for (si, s) in r.series.iter().enumerate() {
         for &k in &r.k {
             let pts: Vec<&ConfidencePoint> = r
@@ -122,7 +149,7 @@ pub(super) fn confidence_headline(
             let Some(plain) = pts.iter().find(|p| p.filter.is_none()) else {
                 continue;
             };
-            push(
+            rows.push(
                 format!("{} maj@{k} unfiltered", s.model),
                 Unit::Percent,
                 plain.estimate.exact,
@@ -136,7 +163,7 @@ pub(super) fn confidence_headline(
                 },
             );
             if let Some(b) = best {
-                push(
+                rows.push(
                     format!(
                         "{} maj@{k}, best filter ({})",
                         s.model,
@@ -152,10 +179,10 @@ pub(super) fn confidence_headline(
 }
 
 /// The caption under the figure.
-pub(super) const CAPTION: &str = "Benchmark maj@k among the samples a confidence filter keeps, against the share of the k samples kept: the top-share filter (the most confident ceil(s k) vote) and the threshold filter (samples above t vote; placed at its exact mean kept share, each point labelled with t). Lines exact, dots simulated with 95% CIs; the dashed line is the unfiltered maj@k (kept share 100%). Filtering helps where the lines rise above it and hurts where they fall below.";
+const CAPTION: &str = "Benchmark maj@k among the samples a confidence filter keeps, against the share of the k samples kept: the top-share filter (the most confident ceil(s k) vote) and the threshold filter (samples above t vote; placed at its exact mean kept share, each point labelled with t). Lines exact, dots simulated with 95% CIs; the dashed line is the unfiltered maj@k (kept share 100%). Filtering helps where the lines rise above it and hurts where they fall below.";
 
 /// One panel per (model, k): filtered maj@k against the kept share.
-pub(super) fn confidence_figure(run: &RunOutput, r: &ConfidenceCurves) -> Figure {
+fn confidence_figure(run: &RunOutput, r: &ConfidenceCurves) -> Figure {
     let pc = |x: f64| 100.0 * x;
     let mut panels = Vec::new();
     for (si, s) in r.series.iter().enumerate() {
@@ -249,7 +276,7 @@ pub(super) fn confidence_figure(run: &RunOutput, r: &ConfidenceCurves) -> Figure
         }
     }
     let n = panels.len();
-    let columns = super::plot::grid_columns(n);
+    let columns = crate::report::plot::grid_columns(n);
     let rows = n.div_ceil(columns).max(1);
     Figure {
         title: format!(

@@ -1,8 +1,8 @@
 //! The contamination experiment's figure: power of the public-minus-fresh test.
 
-use super::{exact_and_simulated, k_axis, level, one_panel, percent};
 use crate::experiments::contamination::ContaminationResult;
 use crate::experiments::{Estimate, RunOutput};
+use crate::report::figures::{exact_and_simulated, k_axis, level, one_panel, percent};
 use crate::report::plot::{Figure, Panel};
 
 /// Power of the public-minus-fresh test against the fresh set size, one line per share (the

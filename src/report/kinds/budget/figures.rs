@@ -1,13 +1,12 @@
-//! The budget and cost figures: scores and lengths against the token budget, cost per strategy.
+//! The budget figures: scores and trace lengths against the token budget.
 
-use super::{fit_pct_y, one_panel, pct_top, percent, title};
 use crate::experiments::budget::{BudgetCurves, BudgetMetric};
-use crate::experiments::cost::{CostTable, Strategy as CostStrategy};
 use crate::experiments::RunOutput;
-use crate::report::plot::{grid_columns, Bars, Figure, Line, Markers, Note, Panel, Scale};
+use crate::report::figures::{pct_top, percent, title};
+use crate::report::plot::{grid_columns, Bars, Figure, Line, Markers, Panel, Scale};
 
 /// Short token labels: 1k, 24k, 128k, 1.5M.
-fn tokens_label(x: f64) -> String {
+pub(in crate::report::kinds) fn tokens_label(x: f64) -> String {
     if x >= 1e6 {
         format!("{}M", (x / 1e5).round() / 10.0)
     } else if x >= 1000.0 {
@@ -18,7 +17,7 @@ fn tokens_label(x: f64) -> String {
 }
 
 /// Ticks 1, 2, 5 times powers of ten inside [lo, hi].
-fn ticks_125(lo: f64, hi: f64) -> Vec<f64> {
+pub(in crate::report::kinds) fn ticks_125(lo: f64, hi: f64) -> Vec<f64> {
     let mut out = Vec::new();
     let mut decade = 10f64.powf(lo.log10().floor());
     while decade <= hi {
@@ -226,115 +225,4 @@ pub(super) fn lengths_figure(run: &RunOutput, r: &BudgetCurves) -> Figure {
             80 + 560 * rows,
         ),
     }
-}
-
-pub(super) fn cost_figure(run: &RunOutput, r: &CostTable) -> Figure {
-    // With a price, x is the money per correct answer the result holds; else tokens.
-    let priced = r.price_per_mtok.is_some();
-    let x_exact = |s: &CostStrategy| {
-        s.cost_per_correct
-            .filter(|_| priced)
-            .unwrap_or(s.tokens_per_correct.exact)
-    };
-    let x_sim = |s: &CostStrategy| {
-        s.cost_per_correct_sim
-            .filter(|_| priced)
-            .unwrap_or(s.tokens_per_correct.sim)
-    };
-    let finite: Vec<_> = r
-        .strategies
-        .iter()
-        .filter(|s| x_exact(s).is_finite() && x_sim(s).is_finite())
-        .collect();
-    let xs = finite.iter().flat_map(|s| [x_exact(s), x_sim(s)]);
-    let lo = xs.clone().fold(f64::INFINITY, f64::min);
-    let hi = xs.fold(0.0f64, f64::max);
-    let (lo, hi) = if lo.is_finite() && lo > 0.0 && hi > 0.0 {
-        (lo / 1.6, hi * 1.6)
-    } else if priced {
-        (1e-3, 1.0)
-    } else {
-        (1e3, 1e6)
-    };
-    let cap = r.cap_tokens.map_or("no cap".to_string(), |c| {
-        format!("cap {} tokens", tokens_label(c))
-    });
-    let mut p = Panel::new(
-        format!(
-            "{cap}; dots simulated (95% CI; {} traces, {} votes per problem), * on the exact Pareto frontier",
-            r.traces, r.votes
-        ),
-        match r.price_per_mtok {
-            Some(price) => format!(
-                "cost per correct answer at {} per million output tokens (log scale)",
-                price
-            ),
-            None => "tokens per correct answer (k × tokens per sample / accuracy, log scale)".into(),
-        },
-        "accuracy (% of problems)",
-    );
-    p.x_scale = Scale::Log10;
-    p.x_range = (lo, hi);
-    p.x_ticks = Some(ticks_125(lo, hi));
-    p.lines.push(Line {
-        label: Some("Pareto frontier (exact)".into()),
-        color: 6,
-        dashed: false,
-        points: finite
-            .iter()
-            .filter(|s| s.frontier)
-            .map(|s| (x_exact(s), percent(s.accuracy.exact)))
-            .collect(),
-    });
-    for (mi, m) in r.models.iter().enumerate() {
-        let color = [0usize, 1, 2, 3, 4, 5][mi % 6];
-        p.markers.push(Markers {
-            label: Some(format!(
-                "{} (k = 1: one sample; k > 1: maj@k{})",
-                m.model,
-                if r.strategies
-                    .iter()
-                    .any(|s| s.model == m.model && s.best_of_k)
-                {
-                    ", or best@k where marked best"
-                } else {
-                    ""
-                }
-            )),
-            color,
-            points: finite
-                .iter()
-                .filter(|s| s.model == m.model)
-                .map(|s| {
-                    let a = s.accuracy;
-                    (
-                        x_sim(s),
-                        percent(a.sim),
-                        percent(a.ci_low),
-                        percent(a.ci_high),
-                    )
-                })
-                .collect(),
-        });
-    }
-    // y fitted to the points and their intervals (as every percent axis), not to a fixed floor.
-    fit_pct_y(&mut p);
-    for s in &finite {
-        p.notes.push(Note {
-            at: (x_sim(s), percent(s.accuracy.sim)),
-            text: format!(
-                "{} k={}{}{}",
-                s.model,
-                s.k,
-                if s.best_of_k { " best" } else { "" },
-                if s.frontier { " *" } else { "" }
-            ),
-        });
-    }
-    let what = format!(
-        "{}: accuracy against {} per correct answer",
-        r.experiment,
-        if priced { "cost" } else { "tokens" }
-    );
-    one_panel(run, &what, p, (1200, 760))
 }

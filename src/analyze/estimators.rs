@@ -159,19 +159,7 @@ pub fn maj_at_k_exact(
 ) -> Result<Vec<f64>> {
     let n = correct + wrong_groups.iter().sum::<usize>();
     check(n, correct, k_max)?;
-    let ln_peak = ln_binom(n, k_max.min(n / 2));
-    if ln_peak > LN_COUNT_LIMIT {
-        let k_limit = (1..=k_max)
-            .take_while(|&k| ln_binom(n, k.min(n / 2)) <= LN_COUNT_LIMIT)
-            .last()
-            .unwrap_or(0);
-        return Err(AnalyzeError::MajOverflow {
-            problem: String::new(),
-            n,
-            k: k_max,
-            k_limit,
-        });
-    }
+    check_count_limit(n, k_max)?;
     let c = correct;
     let wrong_total = n - c;
     let total_row = binom_row(n, k_max);
@@ -301,6 +289,25 @@ pub fn maj_at_k_exact(
         }
     }
     Ok((1..=k_max).map(|k| sums[k] / total_row[k]).collect())
+}
+
+/// Refuses a k whose subset counts C(n, k) would overflow f64 (ln C(n, k) above
+/// [`LN_COUNT_LIMIT`]), naming the largest usable k.
+fn check_count_limit(n: usize, k_max: usize) -> Result<()> {
+    let ln_peak = ln_binom(n, k_max.min(n / 2));
+    if ln_peak > LN_COUNT_LIMIT {
+        let k_limit = (1..=k_max)
+            .take_while(|&k| ln_binom(n, k.min(n / 2)) <= LN_COUNT_LIMIT)
+            .last()
+            .unwrap_or(0);
+        return Err(AnalyzeError::MajOverflow {
+            problem: String::new(),
+            n,
+            k: k_max,
+            k_limit,
+        });
+    }
+    Ok(())
 }
 
 /// The diagonal of the x = 1 tie DP: entry s is the number of ways to draw one answer from each

@@ -593,6 +593,33 @@ fn shared_per_problem<'a, K: std::hash::Hash + Eq>(
     Ok(which.iter().map(|&i| &distinct[i]).collect())
 }
 
+/// maj@k of each problem's samples in file order (`--maj-rule first`), ties broken by the
+/// problem's own stream of `options.seed`; in parallel, with no jackknife (the file-order vote
+/// has no sampling SE).
+fn first_votes(model: &ModelSamples, options: &SummaryOptions) -> Vec<PerProblem> {
+    let rule = options.maj_rule.vote_rule();
+    let model_id = crate::sim::stream::name_id(&model.name);
+    // In parallel: each problem's tie-breaks come from its own stream.
+    model
+        .problems
+        .par_iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let ids: Vec<u32> = p.vote_ids().collect();
+            let right: Vec<bool> = p.correct_flags().collect();
+            let draws = crate::sim::stream::uniforms(
+                options.seed,
+                &[FIRST_VOTE_STREAM, model_id, i as u64],
+            );
+            PerProblem {
+                est: maj_at_k_first(&ids, &right, rule, draws),
+                // No jackknife: the file-order vote has no sampling SE.
+                var: Vec::new(),
+            }
+        })
+        .collect()
+}
+
 /// Summarise one model: pass@k, pass^k, maj@k (exact over subsets, plus the file-order vote),
 /// standard errors, bootstrap CIs and token statistics.
 ///
@@ -642,27 +669,7 @@ pub fn summarize_model(model: &ModelSamples, options: &SummaryOptions) -> Result
     let maj_max = maj_ks.last().copied().unwrap_or(0);
     let with_maj = model.has_answers && maj_max > 0;
     let first_store: Vec<PerProblem> = if with_maj {
-        let rule = options.maj_rule.vote_rule();
-        let model_id = crate::sim::stream::name_id(&model.name);
-        // In parallel: each problem's tie-breaks come from its own stream.
-        model
-            .problems
-            .par_iter()
-            .enumerate()
-            .map(|(i, p)| {
-                let ids: Vec<u32> = p.vote_ids().collect();
-                let right: Vec<bool> = p.correct_flags().collect();
-                let draws = crate::sim::stream::uniforms(
-                    options.seed,
-                    &[FIRST_VOTE_STREAM, model_id, i as u64],
-                );
-                PerProblem {
-                    est: maj_at_k_first(&ids, &right, rule, draws),
-                    // No jackknife: the file-order vote has no sampling SE.
-                    var: Vec::new(),
-                }
-            })
-            .collect()
+        first_votes(model, options)
     } else {
         Vec::new()
     };

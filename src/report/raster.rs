@@ -23,6 +23,7 @@ use super::raster_text;
 use resvg::{tiny_skia, usvg};
 
 mod png;
+mod segments;
 
 /// The fonts of every figure: the embedded DejaVu Sans, regular and bold, loaded once.
 fn font_db() -> Arc<Database> {
@@ -58,7 +59,8 @@ pub fn rasterise(svg: &str, size: (u32, u32), scale: f32) -> Result<Vec<u8>, Str
         fontdb: font_db(),
         ..usvg::Options::default()
     };
-    let (doc, texts) = raster_text::split_texts(&raster_input(svg));
+    let input = raster_input(svg);
+    let (doc, texts) = raster_text::split_texts(&segments::merge(&input, scale));
     let tree = usvg::Tree::from_str(&doc, &opt).map_err(|e| e.to_string())?;
     let w = ((size.0 as f32) * scale).round().max(1.0) as u32;
     let h = ((size.1 as f32) * scale).round().max(1.0) as u32;

@@ -1,10 +1,11 @@
 //! The text of a figure's SVG, drawn into its PNG without the SVG parser: each `<text>` line
 //! as the SVG backend writes it is shaped with rustybuzz on the embedded DejaVu Sans (parsed
-//! once per process, its glyph outlines once per thread) and filled as one path with
-//! tiny-skia, following usvg's text layout step by step (the anchor, the `dy` shift, the
-//! cluster advances, the glyph transforms) so the glyphs land where resvg puts them. usvg
-//! parsed the font afresh for every glyph it outlined and every string it shaped: about half
-//! of a figure's rasterising time went to text.
+//! once per process, its glyph outlines once per thread) and laid out following usvg's text
+//! layout step by step (the anchor, the `dy` shift, the cluster advances, the glyph
+//! transforms) so the glyphs land where resvg puts them, within the quarter pixel to which
+//! [`glyphs`] rounds them: each glyph's coverage is scan-converted once per thread and size,
+//! not filled again for every text. usvg parsed the font afresh for every glyph it outlined
+//! and every string it shaped: about half of a figure's rasterising time went to text.
 //!
 //! A text this module does not know how to lay out exactly as usvg does (an attribute it does
 //! not read, a character outside the embedded font or from a right-to-left script, spaces
@@ -14,7 +15,9 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-use resvg::tiny_skia::{FillRule, Paint, Path, PathBuilder, PixmapMut, Transform};
+use resvg::tiny_skia::{Path, PathBuilder, PixmapMut, Transform};
+
+mod glyphs;
 
 /// One `<text>` element, resolved to what its layout needs.
 #[derive(Debug, Clone, PartialEq)]
@@ -185,9 +188,17 @@ fn plain_text(content: &str) -> Option<String> {
     out.chars().all(ltr).then_some(out)
 }
 
-/// The document without the texts this module draws, and those texts (with their glyph paths;
+/// A glyph of a laid-out text: its id and its transform from font units to user units
+/// (before the element's transform).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Glyph {
+    id: u16,
+    transform: Transform,
+}
+
+/// The document without the texts this module draws, and those texts (with their glyphs;
 /// none when nothing is drawn) in document order.
-pub(crate) fn split_texts(svg: &str) -> (String, Vec<(TextRun, Option<Path>)>) {
+pub(crate) fn split_texts(svg: &str) -> (String, Vec<(TextRun, Vec<Glyph>)>) {
     let mut kept = String::with_capacity(svg.len());
     let mut runs = Vec::new();
     let mut lines = svg.split_inclusive('\n').peekable();
@@ -273,23 +284,25 @@ impl rustybuzz::ttf_parser::OutlineBuilder for Outline {
     }
 }
 
-fn outline(bold: bool, id: u16) -> Option<Path> {
+/// Calls `f` with the glyph's outline in font units (none: an empty glyph).
+fn with_outline<T>(bold: bool, id: u16, f: impl FnOnce(Option<&Path>) -> T) -> T {
     OUTLINES.with(|cell| {
-        cell.borrow_mut()
+        f(cell
+            .borrow_mut()
             .entry((bold, id))
             .or_insert_with(|| {
                 let mut b = Outline(PathBuilder::new());
                 face(bold).outline_glyph(rustybuzz::ttf_parser::GlyphId(id), &mut b)?;
                 b.0.finish()
             })
-            .clone()
+            .as_ref())
     })
 }
 
-/// The text's glyph outlines as one path in user units (before the element's transform), as
-/// usvg lays it out: `None` when a character has no glyph in the font (usvg would look for a
-/// fallback font) or nothing is drawn.
-fn layout(run: &TextRun) -> Result<Option<Path>, ()> {
+/// The text's glyphs that draw something, placed in user units (before the element's
+/// transform) as usvg lays them out: `Err` when a character has no glyph in the font (usvg
+/// would look for a fallback font).
+fn layout(run: &TextRun) -> Result<Vec<Glyph>, ()> {
     let face = face(run.bold);
     let mut buffer = rustybuzz::UnicodeBuffer::new();
     buffer.push_str(&run.text);
@@ -324,7 +337,7 @@ fn layout(run: &TextRun) -> Result<Option<Path>, ()> {
     };
     // usvg's span transform: the anchor point, then a baseline shift of 0.
     let span_ts = Transform::default().pre_translate(run.x, run.y);
-    let mut builder = PathBuilder::new();
+    let mut glyphs = Vec::with_capacity(infos.len());
     for &(a, b, advance) in &clusters {
         // usvg adds each character's dx (0) and dy (only the first's is not 0) to the pen.
         let cluster_ts = Transform::default().pre_translate(x, run.dy);
@@ -341,28 +354,30 @@ fn layout(run: &TextRun) -> Result<Option<Path>, ()> {
             let Ok(id) = u16::try_from(info.glyph_id) else {
                 return Err(());
             };
-            if let Some(p) = outline(run.bold, id).and_then(|p| p.transform(ts)) {
-                builder.push_path(&p);
+            if with_outline(run.bold, id, |p| p.is_some()) {
+                glyphs.push(Glyph { id, transform: ts });
             }
         }
         x += advance;
     }
-    Ok(builder.finish())
+    Ok(glyphs)
 }
 
-/// Draws a text's `path` over `pixmap` as resvg draws a text: its path filled, anti-aliased, non-zero,
-/// in its colour, under `root` (the pixel scale) and the element's transform.
-pub(crate) fn draw(path: &Path, run: &TextRun, root: Transform, pixmap: &mut PixmapMut) {
-    let mut paint = Paint::default();
-    paint.set_color_rgba8(run.color[0], run.color[1], run.color[2], 255);
-    paint.anti_alias = true;
-    pixmap.fill_path(
-        path,
-        &paint,
-        FillRule::Winding,
-        root.pre_concat(run.transform),
-        None,
-    );
+/// Draws a text's `glyphs` over `pixmap` as resvg draws a text (its outlines filled,
+/// anti-aliased, non-zero, in its colour, under `root`, the pixel scale, and the element's
+/// transform), each glyph at its position rounded to a quarter pixel (see [`glyphs`]).
+pub(crate) fn draw(glyphs: &[Glyph], run: &TextRun, root: Transform, pixmap: &mut PixmapMut) {
+    let device = root.pre_concat(run.transform);
+    let placed: Vec<glyphs::Placed> = glyphs
+        .iter()
+        .map(|g| glyphs::Placed {
+            bold: run.bold,
+            id: g.id,
+            transform: device.pre_concat(g.transform),
+        })
+        .collect();
+    let outline = |bold, id| with_outline(bold, id, |p| p.cloned());
+    glyphs::draw(&placed, run.color, outline, pixmap);
 }
 
 #[cfg(test)]

@@ -30,17 +30,21 @@ use crate::exact::grader::{Grader, SampleGrading};
 use crate::exact::modes::{maj_at_k_table, Extraction};
 use crate::exact::noise::{diff_normal_approx, head_to_head, seed_sd};
 use crate::exact::normal;
-use crate::exact::quadrature::{gauss_hermite_normal, CompositeSimpson, NormalQuadrature};
+use crate::exact::quadrature::{CompositeSimpson, NormalQuadrature};
 use crate::model::VoteRule;
 use crate::numerics::root::{bisect, Side, Stop};
-use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::model::expit;
 
 use crate::exact::normal::Z_95;
 
+#[cfg(test)]
+mod brute;
+mod residual;
 mod root;
+use residual::ATOMS;
+pub use residual::{residual_step, RESIDUAL_TAIL};
 pub use root::smallest_gap_with_power;
 
 /// Population moments of a pair of models on problems drawn from the logit-normal.
@@ -117,18 +121,22 @@ impl PairMoments {
 /// evaluated once per node.
 ///
 /// With tau = 0 ([`PopulationNodes::new`]) B has one node per z node on the 20,001 nodes of
-/// [`CompositeSimpson::PLAN`]. With tau > 0 ([`PopulationNodes::with_shift_sd`]) the rule is the
-/// product of composite Simpson in z on [`TAU_Z_INTERVALS`] intervals and Gauss–Hermite in e on
-/// [`shift_sd_nodes`]`(tau)` nodes; see there for the error.
+/// [`CompositeSimpson::PLAN`]. With tau > 0 ([`PopulationNodes::with_shift_sd`]) the rule is
+/// composite Simpson in z on [`TAU_Z_INTERVALS`] intervals, and at each z node B's law over e
+/// is carried by three atoms that reproduce the moments 0 to 4 of f_B over e, computed by a
+/// trapezoid rule in e on one logit lattice (`exact::plan::residual`, [`residual_step`]).
+/// Every moment taken here is a polynomial of degree at most 4 in f_B, which the atoms
+/// integrate exactly.
 #[derive(Debug, Clone)]
 pub struct PopulationNodes {
     /// Simpson weight times the normal density at each z node (they sum to 1 within 1e-15).
     weights: Vec<f64>,
     /// f_A at each z node.
     fa: Vec<f64>,
-    /// Gauss–Hermite weights of the e nodes; empty when tau = 0 (one B value per z node).
+    /// Weights of B's atoms at each z node, atoms fastest; empty when tau = 0 (one B value per
+    /// z node).
     inner: Vec<f64>,
-    /// f_B at each z node (tau = 0), or at each (z node, e node), e fastest (tau > 0).
+    /// f_B at each z node (tau = 0), or B's atoms at each z node, atoms fastest (tau > 0).
     fb: Vec<f64>,
 }
 
@@ -139,24 +147,11 @@ pub struct PopulationNodes {
 /// [`CompositeSimpson::PLAN`] grid would only multiply the cost of the (z, e) product rule.
 pub const TAU_Z_INTERVALS: usize = 4_000;
 
-/// Largest per-problem disagreement SD tau (logits) the plan accepts: the Gauss–Hermite rule in e
-/// takes 32.8 tau^2 nodes ([`shift_sd_nodes`]) and [`crate::exact::quadrature`] computes at most
-/// 192.
+/// Largest residual SD r of B given A (logits) the plan accepts (r = tau for B's own
+/// disagreement; [`conditional_b`] when A deviates too). The rule in e has no node cap, but
+/// its lattice grows with r (about 2 x 8.6 r / (b1 0.006) points beside A's 4,001) and it is
+/// verified against brute-force integration up to r = 3 (tests).
 pub const MAX_PLAN_SHIFT_SD: f64 = 3.0;
-
-/// Gauss–Hermite nodes in e for a disagreement SD `tau`: max(24, ceil(32.8 tau^2)), at most 192.
-/// E over e of a logistic in tau e is analytic in a strip of half-width pi / tau, where an m-node
-/// Gauss–Hermite rule errs like M exp(-2 (pi / tau) sqrt(2 m)), M the integrand's size in the
-/// strip. 16.4 tau^2 nodes put the exponent at -36, enough for pass@1; a vote's k-th powers of
-/// the logistic make M grow like 2^k, and the variance of the paired difference (which pairs A's
-/// steep f_A(x) with B's row) showed it: 7e-12 relative at maj@5 with 16.4 tau^2 nodes. Twice
-/// that puts every moment within 1e-14 of the structural brute force for pass@1, maj@5 and maj@9
-/// (tests). Steeper votes lose accuracy in this rule: at maj@25 the paired variance is off by
-/// up to 2e-9 relative (docs/plan.md).
-pub fn shift_sd_nodes(tau: f64) -> usize {
-    ((32.8 * tau * tau).ceil() as usize)
-        .clamp(24, crate::exact::quadrature::MAX_GAUSS_HERMITE_NODES)
-}
 
 /// B's logit given A's, when A's logit on a problem is mu + sigma z + tau_a e_A and B's
 /// mu + gap + sigma z + tau_b e_B (z, e_A, e_B independent standard normals). The two are
@@ -193,13 +188,16 @@ impl PopulationNodes {
     /// # Panics
     /// If `mu`, `gap` are not finite or `sigma` is negative or not finite.
     pub fn new(mu: f64, sigma: f64, gap: f64, f: impl Fn(f64) -> f64 + Sync) -> PopulationNodes {
-        PopulationNodes::with_deviations(mu, sigma, gap, (0.0, 0.0), f)
+        PopulationNodes::with_deviations(mu, sigma, gap, (0.0, 0.0), 1, f)
     }
 
     /// The tables when B also carries a per-problem disagreement tau e (e ~ N(0, 1) independent
-    /// of z): B's logit on a problem is A's + gap + tau e. With `tau` = 0 this is
-    /// [`PopulationNodes::new`], bit for bit. Time: 4,001 evaluations of f for A and
-    /// 4,001 x [`shift_sd_nodes`]`(tau)` for B (in parallel).
+    /// of z): B's logit on a problem is A's + gap + tau e. f is the success probability of an
+    /// event decided by `samples` independent samples, each correct with probability p (1 for
+    /// pass@1, k for maj@k): the step of the rule in e depends on it ([`residual_step`]). With
+    /// `tau` = 0 this is [`PopulationNodes::new`], bit for bit. Time: 4,001 evaluations of f for
+    /// A and one per point of B's logit lattice (`exact::plan::residual`; about 8,000 at
+    /// sigma = 2.2, tau = 3), in parallel.
     ///
     /// # Panics
     /// If `mu`, `gap` are not finite, `sigma` is negative or not finite, or `tau` is not in
@@ -209,9 +207,10 @@ impl PopulationNodes {
         sigma: f64,
         gap: f64,
         tau: f64,
+        samples: u32,
         f: impl Fn(f64) -> f64 + Sync,
     ) -> PopulationNodes {
-        PopulationNodes::with_deviations(mu, sigma, gap, (0.0, tau), f)
+        PopulationNodes::with_deviations(mu, sigma, gap, (0.0, tau), samples, f)
     }
 
     /// The tables when both models carry their own per-problem deviation: A's logit on a
@@ -219,8 +218,8 @@ impl PopulationNodes {
     /// e_B independent standard normals. Integrated in A's own standardised logit x (A's logit
     /// is mu + S_A x) and B's residual e given A ([`conditional_b`]): B's logit is mu + gap +
     /// c x + r e, with e ~ N(0, 1) independent of x. With `tau_a` = 0 (c = sigma, r = tau_b)
-    /// this is [`PopulationNodes::with_shift_sd`]`(mu, sigma, gap, tau_b, f)`, bit for bit.
-    /// Time: 4,001 evaluations of f for A and 4,001 x [`shift_sd_nodes`]`(r)` for B.
+    /// this is [`PopulationNodes::with_shift_sd`]`(mu, sigma, gap, tau_b, samples, f)`, bit for
+    /// bit. `samples` as there. Time: as there, with r for tau.
     ///
     /// # Panics
     /// If `mu`, `gap` are not finite, `sigma` is negative or not finite, `tau_a` or `tau_b` is
@@ -230,9 +229,10 @@ impl PopulationNodes {
         sigma: f64,
         gap: f64,
         taus: (f64, f64),
+        samples: u32,
         f: impl Fn(f64) -> f64 + Sync,
     ) -> PopulationNodes {
-        PopulationNodes::with_deviations_given_a(mu, sigma, gap, taus, None, f)
+        PopulationNodes::with_deviations_given_a(mu, sigma, gap, taus, samples, None, f)
     }
 
     /// A's column of [`PopulationNodes::with_deviations`] (f at A's nodes, the same for every
@@ -264,6 +264,7 @@ impl PopulationNodes {
         sigma: f64,
         gap: f64,
         (tau_a, tau_b): (f64, f64),
+        samples: u32,
         fa: Option<Vec<f64>>,
         f: impl Fn(f64) -> f64 + Sync,
     ) -> PopulationNodes {
@@ -289,30 +290,20 @@ impl PopulationNodes {
                 fb: rule.tabulate(|z| f(expit(b0 + sigma * z))),
             };
         }
-        // The (x, e) product rule: f_B(x, e) = f(expit(b0 + b1 x + r e)) on A's Simpson nodes
-        // times the Gauss–Hermite nodes of [`shift_sd_nodes`]`(r)`, e fastest.
+        // B's law over e at each of A's Simpson nodes, as three atoms (module `residual`).
         let rule = CompositeSimpson::new(TAU_Z_INTERVALS);
         assert_eq!(fa.len(), rule.len(), "A's column has the wrong length");
-        let gh = gauss_hermite_normal(shift_sd_nodes(r));
-        // One flat table written in place, a row of e nodes per z node (no row allocated).
-        let mut fb = vec![0.0; rule.len() * gh.len()];
-        fb.par_chunks_mut(gh.len())
-            .enumerate()
-            .for_each(|(j, row)| {
-                let z = rule.node(j);
-                for (out, &(e, _)) in row.iter_mut().zip(&gh) {
-                    *out = f(expit(b0 + b1 * z + r * e));
-                }
-            });
+        let (fb, inner) = residual::residual_atoms(rule, (b0, b1, r), samples, f);
         PopulationNodes {
             weights: rule.weights(),
             fa,
-            inner: gh.iter().map(|&(_, w)| w).collect(),
+            inner,
             fb,
         }
     }
 
-    /// E[g(f_A, f_B)] over the population (over z, and over e when tau > 0).
+    /// E[g(f_A, f_B)] over the population (over z, and over e when tau > 0, where g must be a
+    /// polynomial of degree at most 4 in f_B: B's atoms integrate exactly those).
     fn expect(&self, g: impl Fn(f64, f64) -> f64) -> f64 {
         if self.inner.is_empty() {
             return self
@@ -322,12 +313,12 @@ impl PopulationNodes {
                 .map(|(w, (&a, &b))| w * g(a, b))
                 .sum();
         }
-        let m = self.inner.len();
+        let inner = self.inner.chunks_exact(ATOMS);
         self.weights
             .iter()
-            .zip(self.fa.iter().zip(self.fb.chunks_exact(m)))
-            .map(|(w, (&a, bs))| {
-                let s: f64 = self.inner.iter().zip(bs).map(|(v, &b)| v * g(a, b)).sum();
+            .zip(self.fa.iter().zip(self.fb.chunks_exact(ATOMS).zip(inner)))
+            .map(|(w, (&a, (bs, vs)))| {
+                let s: f64 = vs.iter().zip(bs).map(|(v, &b)| v * g(a, b)).sum();
                 w * s
             })
             .sum()
@@ -346,14 +337,14 @@ impl PopulationNodes {
             }
             return acc;
         }
-        let m = self.inner.len();
-        for (w, (&a, bs)) in self
+        let inner = self.inner.chunks_exact(ATOMS);
+        for (w, (&a, (bs, vs))) in self
             .weights
             .iter()
-            .zip(self.fa.iter().zip(self.fb.chunks_exact(m)))
+            .zip(self.fa.iter().zip(self.fb.chunks_exact(ATOMS).zip(inner)))
         {
             let mut row = [0.0f64; K];
-            for (v, &b) in self.inner.iter().zip(bs) {
+            for (v, &b) in vs.iter().zip(bs) {
                 for (s, x) in row.iter_mut().zip(g(a, b)) {
                     *s += v * x;
                 }
@@ -826,6 +817,7 @@ pub fn fixed_logit_correlation(sigma: f64, tau: f64, problems: usize) -> f64 {
 
 #[cfg(test)]
 mod tests {
+    use super::brute::{assert_moments_close, nested, structural_moments};
     use super::*;
     use crate::exact::maj::binomial_pmf;
     use crate::exact::noise::random_placement_moments;
@@ -926,61 +918,6 @@ mod tests {
         assert!(gap_logits_for_points(0.2, 2.2, (0.0, 0.0), 60.0).is_err());
     }
 
-    /// E[g(z, e)] over two independent standard normals by nested adaptive Simpson (brute force:
-    /// no fixed nodes shared with the rule under test).
-    /// E\[g(Z, E)\] for independent standard normals, by a product of composite 16-point
-    /// Gauss-Legendre rules on 80 panels of width 1/4 over [-10, 10] in each variable: a rule
-    /// independent of the Gauss-Hermite products under test. The integrands' nearest
-    /// singularities (poles of the logistic) lie at least pi / 3 off the real axis, so each
-    /// panel's error is below 1e-25 relative, and the tails beyond 10 weigh 1e-23.
-    fn nested(g: impl Fn(f64, f64) -> f64) -> f64 {
-        let rule = panel_rule();
-        rule.iter()
-            .map(|&(z, wz)| wz * rule.iter().map(|&(e, we)| we * g(z, e)).sum::<f64>())
-            .sum()
-    }
-
-    /// Nodes and normal-density weights of [`nested`]'s rule in one variable.
-    fn panel_rule() -> Vec<(f64, f64)> {
-        let gl = gauss_legendre(16);
-        let (lo, width, panels) = (-10.0, 0.25, 80);
-        let density = |x: f64| (-0.5 * x * x).exp() / (2.0 * std::f64::consts::PI).sqrt();
-        (0..panels)
-            .flat_map(|j| {
-                let centre = lo + width * (j as f64 + 0.5);
-                gl.iter().map(move |&(t, w)| {
-                    let x = centre + 0.5 * width * t;
-                    (x, 0.5 * width * w * density(x))
-                })
-            })
-            .collect()
-    }
-
-    /// Gauss-Legendre nodes and weights on [-1, 1]: Newton's method on the Legendre
-    /// polynomial from the classical cosine guesses.
-    fn gauss_legendre(m: usize) -> Vec<(f64, f64)> {
-        (0..m)
-            .map(|i| {
-                let mut x = (std::f64::consts::PI * (i as f64 + 0.75) / (m as f64 + 0.5)).cos();
-                let mut derivative = 1.0;
-                for _ in 0..100 {
-                    let (mut p0, mut p1) = (1.0, x);
-                    for k in 2..=m {
-                        let k = k as f64;
-                        (p0, p1) = (p1, ((2.0 * k - 1.0) * x * p1 - (k - 1.0) * p0) / k);
-                    }
-                    derivative = m as f64 * (x * p1 - p0) / (x * x - 1.0);
-                    let step = p1 / derivative;
-                    x -= step;
-                    if step.abs() < 1e-16 {
-                        break;
-                    }
-                }
-                (x, 2.0 / ((1.0 - x * x) * derivative * derivative))
-            })
-            .collect()
-    }
-
     #[test]
     fn gauss_legendre_panels_integrate_normal_moments() {
         // E[Z^4] = 3 and E[exp(Z)] = e^(1/2), each to 1e-14.
@@ -994,7 +931,7 @@ mod tests {
     fn shift_sd_population_moments_equal_nested_brute_force() {
         let (mu, sigma, gap) = (0.2, 2.2, 0.3);
         for tau in [0.5, 1.5, MAX_PLAN_SHIFT_SD] {
-            let m = PopulationNodes::with_shift_sd(mu, sigma, gap, tau, |p| p).moments();
+            let m = PopulationNodes::with_shift_sd(mu, sigma, gap, tau, 1, |p| p).moments();
             let pa = |z: f64| expit(mu + sigma * z);
             let pb = |z: f64, e: f64| expit(mu + gap + sigma * z + tau * e);
             let mean_a = nested(|z, _| pa(z));
@@ -1023,7 +960,7 @@ mod tests {
         use crate::model::VoteRule;
         let f = |p: f64| maj_at_k_pq(p, 0.5 * (1.0 - p), 9, VoteRule::Random);
         let (mu, sigma, gap, tau) = (0.2, 2.2, 0.21, 1.0);
-        let nodes = PopulationNodes::with_shift_sd(mu, sigma, gap, tau, f);
+        let nodes = PopulationNodes::with_shift_sd(mu, sigma, gap, tau, 9, f);
         let m = nodes.moments();
         let fa = |z: f64| f(expit(mu + sigma * z));
         let fb = |z: f64, e: f64| f(expit(mu + gap + sigma * z + tau * e));
@@ -1040,7 +977,7 @@ mod tests {
     fn a_tiny_shift_sd_continues_the_tau_zero_moments() {
         // The (z, e) product rule and the 20,001-node rule agree as tau -> 0.
         let a = PopulationNodes::new(0.2, 2.2, 0.21, |p| p).moments();
-        let b = PopulationNodes::with_shift_sd(0.2, 2.2, 0.21, 1e-7, |p| p).moments();
+        let b = PopulationNodes::with_shift_sd(0.2, 2.2, 0.21, 1e-7, 1, |p| p).moments();
         for (x, y) in [
             (a.mean_b, b.mean_b),
             (a.var_diff, b.var_diff),
@@ -1103,107 +1040,22 @@ mod tests {
         assert_eq!(population_logit_correlation(2.2, 0.0), 1.0);
     }
 
-    /// The population moments of the structural model (A's logit mu + sigma z + tau_a e_A, B's
-    /// mu + gap + sigma z + tau_b e_B) by brute force: a composite trapezoid with step 0.02
-    /// over |z|, |e| <= 12 in (z, e) (1,201 x 1,201 nodes; the Gaussian-weighted logistic is
-    /// analytic in a strip of half-width pi / 2.2 or more, where the trapezoid rule errs like
-    /// exp(-2 pi 1.4 / 0.02), far below rounding), using only that A and B are
-    /// independent given z (no conditional normal, no Gauss–Hermite, no Simpson). Var(p_B -
-    /// p_A) is integrated as E_z[Var(f_A | z) + Var(f_B | z) + (m_B(z) - m_A(z) - gap)^2], with
-    /// no cancellation.
-    fn structural_moments(
-        mu: f64,
-        sigma: f64,
-        gap: f64,
-        (tau_a, tau_b): (f64, f64),
-        f: impl Fn(f64) -> f64 + Sync,
-    ) -> PairMoments {
-        let steps = 1_200;
-        let h = 24.0 / steps as f64;
-        let norm = 1.0 / (2.0 * std::f64::consts::PI).sqrt();
-        let w: Vec<f64> = (0..=steps)
-            .map(|j| {
-                let x = -12.0 + j as f64 * h;
-                let end = if j == 0 || j == steps { 0.5 } else { 1.0 };
-                end * h * norm * (-0.5 * x * x).exp()
-            })
-            .collect();
-        let node = |j: usize| -12.0 + j as f64 * h;
-        // Per z node: the conditional mean, variance and E[f q] of each model given z.
-        let given = |lz: f64, tau: f64| -> (f64, f64, f64) {
-            let vals: Vec<f64> = (0..=steps).map(|k| f(expit(lz + tau * node(k)))).collect();
-            let m: f64 = vals.iter().zip(&w).map(|(v, w)| w * v).sum();
-            let v: f64 = vals
-                .iter()
-                .zip(&w)
-                .map(|(x, w)| w * (x - m) * (x - m))
-                .sum();
-            let pq: f64 = vals.iter().zip(&w).map(|(x, w)| w * x * (1.0 - x)).sum();
-            (m, v, pq)
-        };
-        // Per z node, (mean, variance, E[f q]) given z of A, then of B.
-        type Given = (f64, f64, f64);
-        let rows: Vec<(Given, Given)> = (0..=steps)
-            .into_par_iter()
-            .map(|j| {
-                let z = node(j);
-                (
-                    given(mu + sigma * z, tau_a),
-                    given(mu + gap + sigma * z, tau_b),
-                )
-            })
-            .collect();
-        let e = |g: &dyn Fn(&(Given, Given)) -> f64| -> f64 {
-            rows.iter().zip(&w).map(|(r, w)| w * g(r)).sum()
-        };
-        let mean_a = e(&|r| r.0 .0);
-        let mean_b = e(&|r| r.1 .0);
-        let md = mean_b - mean_a;
-        PairMoments {
-            mean_a,
-            mean_b,
-            mean_pq_a: e(&|r| r.0 .2),
-            mean_pq_b: e(&|r| r.1 .2),
-            var_a: e(&|r| r.0 .1 + (r.0 .0 - mean_a).powi(2)),
-            var_b: e(&|r| r.1 .1 + (r.1 .0 - mean_b).powi(2)),
-            var_diff: e(&|r| r.0 .1 + r.1 .1 + (r.1 .0 - r.0 .0 - md).powi(2)),
-        }
-    }
-
-    fn assert_moments_close(got: &PairMoments, want: &PairMoments, rel: f64, what: &str) {
-        for (name, x, y) in [
-            ("mean_a", got.mean_a, want.mean_a),
-            ("mean_b", got.mean_b, want.mean_b),
-            ("mean_pq_a", got.mean_pq_a, want.mean_pq_a),
-            ("mean_pq_b", got.mean_pq_b, want.mean_pq_b),
-            ("var_a", got.var_a, want.var_a),
-            ("var_b", got.var_b, want.var_b),
-            ("var_diff", got.var_diff, want.var_diff),
-        ] {
-            assert!(
-                (x - y).abs() <= rel * y.abs(),
-                "{what} {name}: {x} vs {y} (relative {:e})",
-                (x - y).abs() / y.abs()
-            );
-        }
-    }
-
     #[test]
     fn both_models_deviations_match_the_structural_brute_force() {
         use crate::exact::maj::maj_at_k_pq;
         use crate::model::VoteRule;
         let (mu, sigma, gap) = (0.2, 2.2, 0.3);
         for taus in [(1.0, 1.0), (0.7, 1.5), (1.5, 0.0), (2.0, 2.0)] {
-            let got = PopulationNodes::with_deviations(mu, sigma, gap, taus, |p| p).moments();
+            let got = PopulationNodes::with_deviations(mu, sigma, gap, taus, 1, |p| p).moments();
             let want = structural_moments(mu, sigma, gap, taus, |p| p);
             assert_moments_close(&got, &want, 1e-12, &format!("pass@1 {taus:?}"));
         }
-        // maj@5 and maj@9: an expensive f, tabulated once per node, whose k-th powers of the
-        // logistic need the doubled node count (`shift_sd_nodes`).
+        // maj@5 and maj@9: an expensive f, tabulated once per lattice point, whose k-th powers
+        // of the logistic shorten the step in e (`residual_step`).
         for k in [5, 9] {
             let f = |p: f64| maj_at_k_pq(p, 0.5 * (1.0 - p), k, VoteRule::Random);
             for taus in [(1.0, 1.0), (2.0, 2.0)] {
-                let got = PopulationNodes::with_deviations(mu, sigma, gap, taus, f).moments();
+                let got = PopulationNodes::with_deviations(mu, sigma, gap, taus, k, f).moments();
                 let want = structural_moments(mu, sigma, gap, taus, f);
                 assert_moments_close(&got, &want, 1e-12, &format!("maj@{k} {taus:?}"));
             }
@@ -1214,8 +1066,8 @@ mod tests {
     fn one_pass_moments_have_the_bits_of_separate_sums() {
         for nodes in [
             PopulationNodes::new(0.2, 2.2, 0.21, |p| p),
-            PopulationNodes::with_shift_sd(0.2, 2.2, 0.21, 1.0, |p| p),
-            PopulationNodes::with_deviations(0.2, 2.2, 0.21, (1.0, 1.0), |p| p),
+            PopulationNodes::with_shift_sd(0.2, 2.2, 0.21, 1.0, 1, |p| p),
+            PopulationNodes::with_deviations(0.2, 2.2, 0.21, (1.0, 1.0), 1, |p| p),
         ] {
             let m = nodes.moments();
             let (a0, b0) = (nodes.fa[0], nodes.fb[0]);
@@ -1242,7 +1094,7 @@ mod tests {
         // check compared a simulated 0 against an exact 1.2e-15 with an SE of 6e-18).
         for nodes in [
             PopulationNodes::new(0.2, 2.2, 0.21, |_| 1.0),
-            PopulationNodes::with_deviations(0.2, 2.2, 0.21, (1.0, 1.0), |_| 1.0),
+            PopulationNodes::with_deviations(0.2, 2.2, 0.21, (1.0, 1.0), 1, |_| 1.0),
         ] {
             let m = nodes.moments();
             assert_eq!((m.var_a, m.var_b, m.var_diff), (0.0, 0.0, 0.0));
@@ -1252,11 +1104,11 @@ mod tests {
 
     #[test]
     fn a_reference_without_deviation_is_the_plan_block_rule_bit_for_bit() {
-        let a = PopulationNodes::with_shift_sd(0.2, 2.2, 0.21, 1.0, |p| p).moments();
-        let b = PopulationNodes::with_deviations(0.2, 2.2, 0.21, (0.0, 1.0), |p| p).moments();
+        let a = PopulationNodes::with_shift_sd(0.2, 2.2, 0.21, 1.0, 1, |p| p).moments();
+        let b = PopulationNodes::with_deviations(0.2, 2.2, 0.21, (0.0, 1.0), 1, |p| p).moments();
         assert_eq!(a, b);
         let a = PopulationNodes::new(0.2, 2.2, 0.21, |p| p).moments();
-        let b = PopulationNodes::with_deviations(0.2, 2.2, 0.21, (0.0, 0.0), |p| p).moments();
+        let b = PopulationNodes::with_deviations(0.2, 2.2, 0.21, (0.0, 0.0), 1, |p| p).moments();
         assert_eq!(a, b);
         assert_eq!(conditional_b(2.2, 0.0, 1.0), (2.2, 2.2, 1.0));
         assert_eq!(
@@ -1310,7 +1162,7 @@ mod tests {
     fn points_convert_on_both_models_own_populations() {
         let (mu, sigma, taus) = (0.2, 2.2, (1.0, 1.0));
         let g = gap_logits_for_points(mu, sigma, taus, 3.0).expect("reachable");
-        let m = PopulationNodes::with_deviations(mu, sigma, g, taus, |p| p).moments();
+        let m = PopulationNodes::with_deviations(mu, sigma, g, taus, 1, |p| p).moments();
         assert!(
             (m.mean_b - m.mean_a - 0.03).abs() < 1e-10,
             "{}",
@@ -1419,8 +1271,8 @@ mod tests {
         };
         let (a, b, _) = g.affine();
         for taus in [(0.0, 0.0), (0.0, 1.0), (0.8, 0.8)] {
-            let t = PopulationNodes::with_deviations(0.2, 2.2, 0.3, taus, |p| p).moments();
-            let gr = PopulationNodes::with_deviations(0.2, 2.2, 0.3, taus, |p| {
+            let t = PopulationNodes::with_deviations(0.2, 2.2, 0.3, taus, 1, |p| p).moments();
+            let gr = PopulationNodes::with_deviations(0.2, 2.2, 0.3, taus, 1, |p| {
                 graded_pass1(p, 0.07, grader)
             })
             .moments();

@@ -69,7 +69,8 @@ impl CompositeSimpson {
         false
     }
 
-    fn step(&self) -> f64 {
+    /// The step between nodes, 24 / intervals.
+    pub fn step(&self) -> f64 {
         2.0 * Z_RANGE / self.intervals as f64
     }
 

@@ -325,7 +325,9 @@ fn true_gap(spec: &Plan, design: Design, gap: f64, big_n: usize, n: u32) -> Opti
 
 /// The true population gap of (gap, n) (see [`true_gap`]).
 fn population_true_gap(spec: &Plan, gap: f64, n: u32) -> f64 {
-    let m = PopulationNodes::with_deviations(spec.mu, spec.sigma, gap, spec.deviation_sds(), |p| {
+    let taus = spec.deviation_sds();
+    let deciding = deciding_samples(spec, n);
+    let m = PopulationNodes::with_deviations(spec.mu, spec.sigma, gap, taus, deciding, |p| {
         true_score(spec, p, n)
     })
     .moments();
@@ -362,8 +364,17 @@ fn population_nodes_given_a(
     fa: Option<Vec<f64>>,
 ) -> PopulationNodes {
     let (mu, sigma, taus) = (spec.mu, spec.sigma, spec.deviation_sds());
-    let f = node_score(spec, samples);
-    PopulationNodes::with_deviations_given_a(mu, sigma, gap, taus, fa, f)
+    let (f, deciding) = (node_score(spec, samples), deciding_samples(spec, samples));
+    PopulationNodes::with_deviations_given_a(mu, sigma, gap, taus, deciding, fa, f)
+}
+
+/// How many samples decide one per-problem score of `samples` ([`score`], [`true_score`]): 1
+/// for pass@1 (a score per sample), k for a maj@k vote.
+fn deciding_samples(spec: &Plan, samples: u32) -> u32 {
+    match spec.metric {
+        PlanMetric::Pass1 => 1,
+        PlanMetric::Maj { .. } => samples,
+    }
 }
 
 /// A's column of every population table of `samples` (it does not depend on the gap).

@@ -388,6 +388,7 @@ mod plan_block_tests {
             2.0,
             plan.gaps[0],
             (0.8, 0.8),
+            1,
             |p| p,
         )
         .moments();
@@ -438,9 +439,15 @@ mod plan_block_tests {
         };
         assert_eq!((plan.shift_sd, plan.target_power), (1.0, Some(0.9)));
         // 3 points of population pass@1 with B's disagreement in B's population.
-        let m =
-            crate::exact::plan::PopulationNodes::with_shift_sd(0.5, 2.0, plan.gaps[0], 1.0, |p| p)
-                .moments();
+        let m = crate::exact::plan::PopulationNodes::with_shift_sd(
+            0.5,
+            2.0,
+            plan.gaps[0],
+            1.0,
+            1,
+            |p| p,
+        )
+        .moments();
         assert!((m.mean_b - m.mean_a - 0.03).abs() < 1e-9);
         // Without the keys: no disagreement, no extra power.
         let s = load("gap_logits = [0.2]\n").expect("valid");

@@ -330,43 +330,7 @@ fn graded_text(r: &PlanResult) -> Option<String> {
 pub fn paragraph(r: &PlanResult) -> String {
     let s = &r.spec;
     let mut out = graded_text(r).unwrap_or_default();
-    let fixed: Vec<String> = r
-        .logit_correlation
-        .0
-        .iter()
-        .map(|(n, c)| format!("{c:.3} at N = {}", thousands(*n as u64)))
-        .collect();
-    let disagreement = if let Some(m) = s.model_shift_sd.as_ref().filter(|m| m.tau_b.is_some()) {
-        format!(
-            "A and B each deviate from the problem's logit problem by problem: model `{}` has shift_sd {}, so A's logit is the problem's + {} e_A, and the plan gives B its own shift_sd {}, so B's logit is the problem's + gap + {} e_B, with e_A and e_B standard normal per problem and independent; the two models' per-problem logits correlate {:.3} in the population (on the fixed benchmarks: {})",
-            m.model,
-            m.tau,
-            m.tau,
-            m.b(),
-            m.b(),
-            r.logit_correlation.1,
-            fixed.join(", ")
-        )
-    } else if let Some(m) = &s.model_shift_sd {
-        format!(
-            "A and B each deviate from the problem's logit problem by problem: model `{}` has shift_sd {}, so A's logit is the problem's + {} e_A and B's (a model of the same kind) the problem's + gap + {} e_B, with e_A and e_B standard normal per problem and independent, so the two models' per-problem logits correlate {:.3} in the population (on the fixed benchmarks: {})",
-            m.model,
-            m.tau,
-            m.tau,
-            m.tau,
-            r.logit_correlation.1,
-            fixed.join(", ")
-        )
-    } else if s.shift_sd == 0.0 {
-        "B is A shifted by the same amount on every problem (shift_sd = 0)".to_string()
-    } else {
-        format!(
-            "B also disagrees with A problem by problem: its logit is A's + gap + {} e with e standard normal per problem (shift_sd), so the two models' per-problem logits correlate {:.3} in the population (on the fixed benchmarks: {})",
-            s.shift_sd,
-            r.logit_correlation.1,
-            fixed.join(", ")
-        )
-    };
+    let disagreement = disagreement_text(r);
     for &gap in &s.gaps {
         let pick = |design: Design, target: &str| {
             r.answers
@@ -432,6 +396,60 @@ pub fn paragraph(r: &PlanResult) -> String {
         }
         out.push('\n');
     }
+    out.push_str(&detectable_text(r));
+    out.trim_end().to_string() + "\n"
+}
+
+/// How B's per-problem logit relates to A's: one shift, B's own deviation, or both models'
+/// deviations, with the correlation of their logits in the population and on the fixed
+/// benchmarks.
+fn disagreement_text(r: &PlanResult) -> String {
+    let s = &r.spec;
+    let fixed: Vec<String> = r
+        .logit_correlation
+        .0
+        .iter()
+        .map(|(n, c)| format!("{c:.3} at N = {}", thousands(*n as u64)))
+        .collect();
+    if let Some(m) = s.model_shift_sd.as_ref().filter(|m| m.tau_b.is_some()) {
+        format!(
+            "A and B each deviate from the problem's logit problem by problem: model `{}` has shift_sd {}, so A's logit is the problem's + {} e_A, and the plan gives B its own shift_sd {}, so B's logit is the problem's + gap + {} e_B, with e_A and e_B standard normal per problem and independent; the two models' per-problem logits correlate {:.3} in the population (on the fixed benchmarks: {})",
+            m.model,
+            m.tau,
+            m.tau,
+            m.b(),
+            m.b(),
+            r.logit_correlation.1,
+            fixed.join(", ")
+        )
+    } else if let Some(m) = &s.model_shift_sd {
+        format!(
+            "A and B each deviate from the problem's logit problem by problem: model `{}` has shift_sd {}, so A's logit is the problem's + {} e_A and B's (a model of the same kind) the problem's + gap + {} e_B, with e_A and e_B standard normal per problem and independent, so the two models' per-problem logits correlate {:.3} in the population (on the fixed benchmarks: {})",
+            m.model,
+            m.tau,
+            m.tau,
+            m.tau,
+            r.logit_correlation.1,
+            fixed.join(", ")
+        )
+    } else if s.shift_sd == 0.0 {
+        "B is A shifted by the same amount on every problem (shift_sd = 0)".to_string()
+    } else {
+        format!(
+            "B also disagrees with A problem by problem: its logit is A's + gap + {} e with e standard normal per problem (shift_sd), so the two models' per-problem logits correlate {:.3} in the population (on the fixed benchmarks: {})",
+            s.shift_sd,
+            r.logit_correlation.1,
+            fixed.join(", ")
+        )
+    }
+}
+
+/// The minimum detectable gaps at the smallest and the largest N with the largest n (at the
+/// default power and at the spec's target power), then what the fixed-benchmark half-width
+/// leaves out.
+fn detectable_text(r: &PlanResult) -> String {
+    let s = &r.spec;
+    let mut out = String::new();
     // Minimum detectable gaps at the largest and the smallest N, with the largest n.
     if let (Some(&n_max), Some(&big_lo), Some(&big_hi)) =
         (s.samples.last(), s.problems.first(), s.problems.last())
@@ -478,7 +496,7 @@ pub fn paragraph(r: &PlanResult) -> String {
             ));
         }
     }
-    out.trim_end().to_string() + "\n"
+    out
 }
 
 /// A figure's two files, `<name>.png` and `<name>.svg`.

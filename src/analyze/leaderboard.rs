@@ -241,39 +241,7 @@ pub fn leaderboard(models: &[&ModelSamples], summaries: &[&ModelSummary]) -> Res
                 .collect()
         })
         .collect();
-    let mut rows = Vec::with_capacity(kk);
-    for (i, m) in models.iter().enumerate() {
-        let scores: Vec<f64> = values[i].iter().map(|v| v.0).collect();
-        let labels: Vec<Option<&str>> = m.problems.iter().map(|p| p.cluster.as_deref()).collect();
-        let clusters = Clusters::new(&labels);
-        let (ci, ci_clusters, _) = reported_interval(
-            &scores,
-            (0.0, 1.0),
-            IntervalMethod::Wilson,
-            clusters.as_ref(),
-        );
-        let ci = ci.ok_or_else(|| AnalyzeError::TooFewProblems {
-            what: format!("the leaderboard row of `{}`", m.name),
-            needed: 1,
-            found: 0,
-        })?;
-        let s = summaries.get(i);
-        rows.push((
-            i,
-            Entry {
-                model: m.name.clone(),
-                position: 0,
-                problems: m.problems.len(),
-                n_min: m.problems.iter().map(|p| p.n).min().unwrap_or(0),
-                pass_at_1: scores.iter().sum::<f64>() / scores.len() as f64,
-                ci95: [ci.low, ci.high],
-                ci_clusters,
-                pass_at_k: point_at(s.map(|s| s.pass_at_k.as_slice()), k),
-                maj_at_k: point_at(s.and_then(|s| s.maj_at_k.as_deref()), k),
-                rank_interval: [1, kk],
-            },
-        ));
-    }
+    let mut rows = entries_of(models, summaries, &values, k)?;
     rows.sort_by(|(_, a), (_, b)| {
         b.pass_at_1
             .total_cmp(&a.pass_at_1)
@@ -304,33 +272,7 @@ pub fn leaderboard(models: &[&ModelSamples], summaries: &[&ModelSummary]) -> Res
     let slots: Vec<(usize, usize)> = (0..kk)
         .flat_map(|i| (i + 1..kk).map(move |j| (i, j)))
         .collect();
-    let computed: Vec<Result<(usize, usize, Option<DiffEstimate>)>> = slots
-        .par_iter()
-        .map(|&(i, j)| {
-            // Table positions i (higher) and j (lower); A = lower, B = higher.
-            let (hi, lo) = (order[i], order[j]);
-            let mut shared = Vec::new();
-            let mut labels = Vec::new();
-            for (q, p) in models[lo].problems.iter().enumerate() {
-                if let Some(&r) = index[hi].get(p.id.as_str()) {
-                    shared.push((values[lo][q], values[hi][r]));
-                    labels.push(
-                        p.cluster
-                            .as_deref()
-                            .or(models[hi].problems[r].cluster.as_deref()),
-                    );
-                }
-            }
-            let n = shared.len();
-            let left_out = models[lo].problems.len() + models[hi].problems.len() - 2 * n;
-            if n < 2 {
-                return Ok((n, left_out, None));
-            }
-            let clusters = Clusters::new(&labels);
-            let d = paired_values(1, IntervalMethod::Wilson, &shared, clusters.as_ref())?;
-            Ok((n, left_out, Some(d)))
-        })
-        .collect();
+    let computed = paired_differences(models, &values, &index, &order, &slots);
     let mut warnings = Vec::new();
     let mut pairs = Vec::with_capacity(slots.len());
     for (&(i, j), c) in slots.iter().zip(computed) {
@@ -386,6 +328,94 @@ pub fn leaderboard(models: &[&ModelSamples], summaries: &[&ModelSummary]) -> Res
         problems_shared,
         warnings,
     })
+}
+
+/// One row per model (position and rank interval still to set), in model order with its index:
+/// pass@1 with its Wilson interval (by cluster where the problems name clusters), and pass@k
+/// and maj@k at the common k.
+fn entries_of(
+    models: &[&ModelSamples],
+    summaries: &[&ModelSummary],
+    values: &[Vec<(f64, Option<f64>)>],
+    k: Option<usize>,
+) -> Result<Vec<(usize, Entry)>> {
+    let kk = models.len();
+    let mut rows = Vec::with_capacity(kk);
+    for (i, m) in models.iter().enumerate() {
+        let scores: Vec<f64> = values[i].iter().map(|v| v.0).collect();
+        let labels: Vec<Option<&str>> = m.problems.iter().map(|p| p.cluster.as_deref()).collect();
+        let clusters = Clusters::new(&labels);
+        let (ci, ci_clusters, _) = reported_interval(
+            &scores,
+            (0.0, 1.0),
+            IntervalMethod::Wilson,
+            clusters.as_ref(),
+        );
+        let ci = ci.ok_or_else(|| AnalyzeError::TooFewProblems {
+            what: format!("the leaderboard row of `{}`", m.name),
+            needed: 1,
+            found: 0,
+        })?;
+        let s = summaries.get(i);
+        rows.push((
+            i,
+            Entry {
+                model: m.name.clone(),
+                position: 0,
+                problems: m.problems.len(),
+                n_min: m.problems.iter().map(|p| p.n).min().unwrap_or(0),
+                pass_at_1: scores.iter().sum::<f64>() / scores.len() as f64,
+                ci95: [ci.low, ci.high],
+                ci_clusters,
+                pass_at_k: point_at(s.map(|s| s.pass_at_k.as_slice()), k),
+                maj_at_k: point_at(s.and_then(|s| s.maj_at_k.as_deref()), k),
+                rank_interval: [1, kk],
+            },
+        ));
+    }
+    Ok(rows)
+}
+
+/// A model pair's result: problems shared, problems left out, and the paired difference (None
+/// when fewer than 2 problems are shared).
+type PairDifference = Result<(usize, usize, Option<DiffEstimate>)>;
+
+/// The paired difference of each pair of table positions (i higher, j lower) on the problems
+/// both models answered, in parallel.
+fn paired_differences(
+    models: &[&ModelSamples],
+    values: &[Vec<(f64, Option<f64>)>],
+    index: &[HashMap<&str, usize>],
+    order: &[usize],
+    slots: &[(usize, usize)],
+) -> Vec<PairDifference> {
+    slots
+        .par_iter()
+        .map(|&(i, j)| {
+            // Table positions i (higher) and j (lower); A = lower, B = higher.
+            let (hi, lo) = (order[i], order[j]);
+            let mut shared = Vec::new();
+            let mut labels = Vec::new();
+            for (q, p) in models[lo].problems.iter().enumerate() {
+                if let Some(&r) = index[hi].get(p.id.as_str()) {
+                    shared.push((values[lo][q], values[hi][r]));
+                    labels.push(
+                        p.cluster
+                            .as_deref()
+                            .or(models[hi].problems[r].cluster.as_deref()),
+                    );
+                }
+            }
+            let n = shared.len();
+            let left_out = models[lo].problems.len() + models[hi].problems.len() - 2 * n;
+            if n < 2 {
+                return Ok((n, left_out, None));
+            }
+            let clusters = Clusters::new(&labels);
+            let d = paired_values(1, IntervalMethod::Wilson, &shared, clusters.as_ref())?;
+            Ok((n, left_out, Some(d)))
+        })
+        .collect()
 }
 
 fn median(mut v: Vec<f64>) -> Option<f64> {

@@ -652,22 +652,16 @@ impl DatasetBuilder {
         self.push_inner(line, sample.as_ref(), partial)
     }
 
-    fn push_inner(
+    /// Whether the sample is right: its own `correct`, else its normalised answer against the
+    /// normalised reference (a missing answer is wrong). An error names the missing field.
+    fn grade(
         &mut self,
         line: usize,
-        sample: SampleRef<'_>,
-        partial: Option<f64>,
-    ) -> Result<()> {
-        let answer: Option<Option<&str>> = sample.answer.as_ref().map(|a| a.as_deref());
-        // The normalised answer is needed to grade by reference and to group wrong answers; a
-        // sample graded correct never needs it.
-        // Every present answer is normalised, correct or not: a missing one counts as unparsed,
-        // and the written forms of a normalised answer count the merges.
-        let has_key = match answer {
-            Some(a) => normalize_into(a, self.normalization, &mut self.key),
-            None => false,
-        };
-        let correct = match (sample.correct, answer, &sample.reference) {
+        sample: &SampleRef<'_>,
+        answer: Option<Option<&str>>,
+        has_key: bool,
+    ) -> Result<bool> {
+        Ok(match (sample.correct, answer, &sample.reference) {
             (Some(c), _, _) => c,
             (None, Some(_), Some(r)) => {
                 let r_is_value =
@@ -689,19 +683,13 @@ impl DatasetBuilder {
                         .to_string(),
                 });
             }
-        };
-        if let Some(t) = sample.output_tokens {
-            if !t.is_finite() || !(0.0..=MAX_OUTPUT_TOKENS).contains(&t) {
-                return Err(AnalyzeError::BadField {
-                    source_name: self.source.clone(),
-                    line,
-                    field: "output_tokens".to_string(),
-                    value: t.to_string(),
-                    expected: format!("a number of tokens from 0 to {MAX_OUTPUT_TOKENS:e} (a larger count makes the token sums overflow)"),
-                });
-            }
-        }
-        let model_name: &str = sample.model.as_deref().unwrap_or(&self.default_model);
+        })
+    }
+
+    /// The index of the model `named` (the default model when the row names none), added on
+    /// its first row; remembered as the last model (rows of one model usually come together).
+    fn model_slot(&mut self, named: Option<&str>) -> usize {
+        let model_name: &str = named.unwrap_or(&self.default_model);
         let mi = match self.models.get(self.last_model) {
             Some(m) if m.name == model_name => self.last_model,
             _ => match self.model_index.get(model_name) {
@@ -724,6 +712,37 @@ impl DatasetBuilder {
             },
         };
         self.last_model = mi;
+        mi
+    }
+
+    fn push_inner(
+        &mut self,
+        line: usize,
+        sample: SampleRef<'_>,
+        partial: Option<f64>,
+    ) -> Result<()> {
+        let answer: Option<Option<&str>> = sample.answer.as_ref().map(|a| a.as_deref());
+        // The normalised answer is needed to grade by reference and to group wrong answers; a
+        // sample graded correct never needs it.
+        // Every present answer is normalised, correct or not: a missing one counts as unparsed,
+        // and the written forms of a normalised answer count the merges.
+        let has_key = match answer {
+            Some(a) => normalize_into(a, self.normalization, &mut self.key),
+            None => false,
+        };
+        let correct = self.grade(line, &sample, answer, has_key)?;
+        if let Some(t) = sample.output_tokens {
+            if !t.is_finite() || !(0.0..=MAX_OUTPUT_TOKENS).contains(&t) {
+                return Err(AnalyzeError::BadField {
+                    source_name: self.source.clone(),
+                    line,
+                    field: "output_tokens".to_string(),
+                    value: t.to_string(),
+                    expected: format!("a number of tokens from 0 to {MAX_OUTPUT_TOKENS:e} (a larger count makes the token sums overflow)"),
+                });
+            }
+        }
+        let mi = self.model_slot(sample.model.as_deref());
         let model = &mut self.models[mi];
         if partial.is_some() && !model.partial {
             // The first partial-credit sample: keep every score of the model from now on.
@@ -750,34 +769,7 @@ impl DatasetBuilder {
             },
         };
         model.last_problem = pi;
-        let has_run = sample.run.is_some();
-        match model.runs {
-            None => model.runs = Some(has_run),
-            Some(true) if !has_run => {
-                return Err(AnalyzeError::MissingField {
-                    source_name: self.source.clone(),
-                    line,
-                    field: "run".to_string(),
-                    expected: format!(
-                        "a run id (string or integer) on every row of model `{}`: earlier rows of it name a run",
-                        model.name
-                    ),
-                })
-            }
-            Some(false) if has_run => {
-                return Err(AnalyzeError::BadField {
-                    source_name: self.source.clone(),
-                    line,
-                    field: "run".to_string(),
-                    value: sample.run.as_deref().unwrap_or_default().to_string(),
-                    expected: format!(
-                        "no run: earlier rows of model `{}` name none (give every row of a model a run, or none)",
-                        model.name
-                    ),
-                })
-            }
-            _ => {}
-        }
+        note_run(&self.source, line, model, sample.run.as_deref())?;
         let problem = &mut model.problems[pi];
         if let Some(run) = sample.run.as_deref() {
             let r = match problem.runs.iter().position(|r| r.run == run) {
@@ -869,6 +861,42 @@ impl DatasetBuilder {
             harness: self.harness,
         })
     }
+}
+
+/// Records whether `model`'s rows name runs (its first row decides) and refuses a row that
+/// breaks the rule: every row of a model names a run, or none does.
+fn note_run(source: &str, line: usize, model: &mut ModelBuilder, run: Option<&str>) -> Result<()> {
+    let has_run = run.is_some();
+    match model.runs {
+            None => {
+                model.runs = Some(has_run);
+                Ok(())
+            }
+            Some(true) if !has_run => {
+                Err(AnalyzeError::MissingField {
+                    source_name: source.to_string(),
+                    line,
+                    field: "run".to_string(),
+                    expected: format!(
+                        "a run id (string or integer) on every row of model `{}`: earlier rows of it name a run",
+                        model.name
+                    ),
+                })
+            }
+            Some(false) if has_run => {
+                Err(AnalyzeError::BadField {
+                    source_name: source.to_string(),
+                    line,
+                    field: "run".to_string(),
+                    value: run.unwrap_or_default().to_string(),
+                    expected: format!(
+                        "no run: earlier rows of model `{}` name none (give every row of a model a run, or none)",
+                        model.name
+                    ),
+                })
+            }
+            _ => Ok(()),
+        }
 }
 
 #[cfg(test)]

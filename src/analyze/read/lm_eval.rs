@@ -162,30 +162,7 @@ pub(super) fn read_lm_eval(
             None => doc,
         };
         let names = row_metrics(&ctx, &obj)?;
-        let name = match &chosen_metric {
-            Some(m) => {
-                if !names.contains(m) {
-                    return Err(ctx.missing(
-                        m,
-                        &format!(
-                            "a metric the row logs: {} (choose with --metric NAME)",
-                            quoted_list(&names)
-                        ),
-                    ));
-                }
-                m.clone()
-            }
-            None if names.len() == 1 => chosen_metric.insert(names[0].clone()).clone(),
-            None => {
-                return Err(ctx.missing(
-                    "--metric",
-                    &format!(
-                    "one of the per-sample metrics the rows log: {}; choose one with --metric NAME",
-                    quoted_list(&names)
-                ),
-                ))
-            }
-        };
+        let name = choose_metric(&ctx, &names, &mut chosen_metric)?;
         let value = obj.get(&name).ok_or_else(|| {
             ctx.missing(
                 &name,
@@ -216,17 +193,7 @@ pub(super) fn read_lm_eval(
             );
         }
         // Generate: the filtered answers, one per generation left after the filter.
-        let mut answers: Vec<Option<String>> = Vec::new();
-        for item in filtered {
-            match item {
-                Value::Array(inner) => {
-                    for a in inner {
-                        answers.push(ctx.text_value("filtered_resps", a)?);
-                    }
-                }
-                other => answers.push(ctx.text_value("filtered_resps", other)?),
-            }
-        }
+        let answers = filtered_answers(&ctx, filtered)?;
         if answers.is_empty() {
             return builder.zero_samples(line, &problem_id);
         }
@@ -293,6 +260,56 @@ pub(super) fn read_lm_eval(
         }
     }
     Ok(())
+}
+
+/// The metric a row is read by: the one `--metric` named (which the row must log), else the
+/// row's only metric, remembered for the rows after it. An error lists the metrics it logs.
+fn choose_metric(
+    ctx: &Ctx<'_>,
+    names: &[String],
+    chosen_metric: &mut Option<String>,
+) -> Result<String> {
+    Ok(match chosen_metric {
+        Some(m) => {
+            if !names.contains(m) {
+                return Err(ctx.missing(
+                    m,
+                    &format!(
+                        "a metric the row logs: {} (choose with --metric NAME)",
+                        quoted_list(names)
+                    ),
+                ));
+            }
+            m.clone()
+        }
+        None if names.len() == 1 => chosen_metric.insert(names[0].clone()).clone(),
+        None => {
+            return Err(ctx.missing(
+                "--metric",
+                &format!(
+                    "one of the per-sample metrics the rows log: {}; choose one with --metric NAME",
+                    quoted_list(names)
+                ),
+            ))
+        }
+    })
+}
+
+/// The answers of a generate row: its filtered responses, one per generation left after the
+/// filter (a nested list flattened).
+fn filtered_answers(ctx: &Ctx<'_>, filtered: &[Value]) -> Result<Vec<Option<String>>> {
+    let mut answers: Vec<Option<String>> = Vec::new();
+    for item in filtered {
+        match item {
+            Value::Array(inner) => {
+                for a in inner {
+                    answers.push(ctx.text_value("filtered_resps", a)?);
+                }
+            }
+            other => answers.push(ctx.text_value("filtered_resps", other)?),
+        }
+    }
+    Ok(answers)
 }
 
 /// The names in the row's `metrics` list (lm-eval writes it on every row since 0.4).

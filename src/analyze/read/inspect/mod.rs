@@ -195,6 +195,33 @@ impl InspectState<'_> {
         }
     }
 
+    /// A sample's output tokens: the sum over every model call in `model_usage` (None when a
+    /// call does not report them), else the last call's `output.usage`; the input and
+    /// reasoning tokens of the calls are added to the log's totals.
+    fn output_tokens(
+        &mut self,
+        model_usage: Option<BTreeMap<String, InspectUsage>>,
+        output: Option<InspectOutput>,
+    ) -> Option<f64> {
+        match model_usage.filter(|u| !u.is_empty()) {
+            Some(usage) => {
+                let mut out = 0.0;
+                let mut all = true;
+                for u in usage.values() {
+                    self.tokens.input += u.input_tokens.unwrap_or(0.0);
+                    self.tokens.reasoning += u.reasoning_tokens.unwrap_or(0.0);
+                    match u.output_tokens {
+                        Some(t) => out += t,
+                        None => all = false,
+                    }
+                }
+                self.any_usage = true;
+                all.then_some(out)
+            }
+            None => output.and_then(|o| o.usage).and_then(|u| u.output_tokens),
+        }
+    }
+
     fn add(&mut self, sample: InspectSample) -> Result<()> {
         let source = self.source();
         let line = self.line();
@@ -327,59 +354,11 @@ impl InspectState<'_> {
         };
         // Every model call of the sample: `model_usage` sums them per model; `output.usage` is
         // only the last call.
-        let output_tokens = match sample.model_usage.filter(|u| !u.is_empty()) {
-            Some(usage) => {
-                let mut out = 0.0;
-                let mut all = true;
-                for u in usage.values() {
-                    self.tokens.input += u.input_tokens.unwrap_or(0.0);
-                    self.tokens.reasoning += u.reasoning_tokens.unwrap_or(0.0);
-                    match u.output_tokens {
-                        Some(t) => out += t,
-                        None => all = false,
-                    }
-                }
-                self.any_usage = true;
-                all.then_some(out)
-            }
-            None => sample
-                .output
-                .and_then(|o| o.usage)
-                .and_then(|u| u.output_tokens),
-        };
+        let output_tokens = self.output_tokens(sample.model_usage, sample.output);
         if let Some(t) = output_tokens {
             self.tokens.output += t;
         }
-        let cluster = match self.choice.cluster {
-            None => None,
-            Some(key) => {
-                let field = format!("samples[{i}].metadata.{key}");
-                match sample.metadata.as_ref().and_then(|m| m.get(key)) {
-                    Some(v) => Some(ctx.id_value(&field, v)?),
-                    None => {
-                        let keys: Vec<String> = match &sample.metadata {
-                            Some(Value::Object(m)) => m.keys().cloned().collect(),
-                            _ => Vec::new(),
-                        };
-                        return Err(ctx.missing(
-                            &field,
-                            &if keys.is_empty() {
-                                format!(
-                                    "the cluster key `{key}` named by --cluster in every sample's \
-                                     metadata; this sample has no metadata keys"
-                                )
-                            } else {
-                                format!(
-                                    "the cluster key `{key}` named by --cluster in every sample's \
-                                     metadata; this sample's keys: {}",
-                                    quoted_list(&keys)
-                                )
-                            },
-                        ));
-                    }
-                }
-            }
-        };
+        let cluster = cluster_of(&ctx, i, self.choice.cluster, sample.metadata.as_ref())?;
         let sample = Sample {
             problem_id,
             model: self.model.clone(),
@@ -761,6 +740,46 @@ pub(super) fn read_inspect(
         });
     }
     state.finish()
+}
+
+/// The cluster of sample `i`: its metadata's value at `--cluster`'s key (None without the
+/// option). An error lists the keys its metadata has.
+fn cluster_of(
+    ctx: &Ctx<'_>,
+    i: usize,
+    cluster_key: Option<&str>,
+    metadata: Option<&Value>,
+) -> Result<Option<String>> {
+    Ok(match cluster_key {
+        None => None,
+        Some(key) => {
+            let field = format!("samples[{i}].metadata.{key}");
+            match metadata.and_then(|m| m.get(key)) {
+                Some(v) => Some(ctx.id_value(&field, v)?),
+                None => {
+                    let keys: Vec<String> = match metadata {
+                        Some(Value::Object(m)) => m.keys().cloned().collect(),
+                        _ => Vec::new(),
+                    };
+                    return Err(ctx.missing(
+                        &field,
+                        &if keys.is_empty() {
+                            format!(
+                                "the cluster key `{key}` named by --cluster in every sample's \
+                                 metadata; this sample has no metadata keys"
+                            )
+                        } else {
+                            format!(
+                                "the cluster key `{key}` named by --cluster in every sample's \
+                                 metadata; this sample's keys: {}",
+                                quoted_list(&keys)
+                            )
+                        },
+                    ));
+                }
+            }
+        }
+    })
 }
 
 #[cfg(test)]

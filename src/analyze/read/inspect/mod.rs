@@ -235,17 +235,7 @@ impl InspectState<'_> {
         // inspect numbers epochs from 1; a log without epochs has one.
         let epoch = sample.epoch.unwrap_or(1);
         if !self.seen.insert((problem_id.clone(), epoch)) {
-            return Err(AnalyzeError::BadField {
-                source_name: source.clone(),
-                line,
-                field: format!("samples[{i}].id"),
-                value: format!("`{problem_id}` (epoch {epoch})"),
-                expected: format!(
-                    "each sample once per epoch: sample `{problem_id}` of epoch {epoch} was \
-                     already read, so the log was altered or merged and which copy counts is a \
-                     guess; write the log again"
-                ),
-            });
+            return Err(read_twice(&source, line, i, &problem_id, epoch));
         }
         let errored = !matches!(sample.error, None | Some(Value::Null));
         let scores = sample.scores.filter(|s| !s.is_empty());
@@ -780,6 +770,21 @@ fn cluster_of(
             }
         }
     })
+}
+
+/// The refusal of a sample read a second time in the same epoch (an altered or merged log).
+fn read_twice(source: &str, line: usize, i: usize, problem_id: &str, epoch: u64) -> AnalyzeError {
+    AnalyzeError::BadField {
+        source_name: source.to_string(),
+        line,
+        field: format!("samples[{i}].id"),
+        value: format!("`{problem_id}` (epoch {epoch})"),
+        expected: format!(
+            "each sample once per epoch: sample `{problem_id}` of epoch {epoch} was \
+             already read, so the log was altered or merged and which copy counts is a \
+             guess; write the log again"
+        ),
+    }
 }
 
 #[cfg(test)]

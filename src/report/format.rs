@@ -47,6 +47,17 @@ pub(crate) fn pts(e: &Estimate) -> String {
     )
 }
 
+/// `exact (sim ± se)` with the exact value as a percentage ([`pct`]), the simulated one and its
+/// SE in points.
+pub(crate) fn pct_cell(e: &Estimate) -> String {
+    format!(
+        "{} ({} ± {})",
+        pct(e.exact, 2),
+        crate::report::keep_digits(100.0 * e.sim, 2),
+        crate::report::keep_digits(100.0 * e.se, 2)
+    )
+}
+
 pub(crate) fn tokens(x: f64) -> String {
     if x.is_finite() {
         format!("{x:.0}")

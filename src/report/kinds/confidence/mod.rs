@@ -3,7 +3,7 @@
 //! Formatting only: every number is in the result.
 use crate::exact::confidence::Filter;
 use crate::experiments::confidence::{ConfidenceCurves, ConfidencePoint};
-use crate::experiments::{num, Estimate, RunOutput};
+use crate::experiments::{num, RunOutput};
 use crate::report::csv::{estimate_row, header};
 use crate::report::format::Unit;
 use crate::report::kinds::KindReport;
@@ -40,15 +40,7 @@ impl KindReport for Report<'_> {
 
 use crate::report::format::{pct, signed_pts};
 
-/// `exact (sim ± se)` in percent.
-fn cell(e: &Estimate) -> String {
-    format!(
-        "{} ({} ± {})",
-        pct(e.exact, 2),
-        crate::report::keep_digits(100.0 * e.sim, 2),
-        crate::report::keep_digits(100.0 * e.se, 2)
-    )
-}
+use crate::report::format::pct_cell as cell;
 
 /// The filter's kind and parameter as two table fields.
 fn filter_fields(f: Option<Filter>) -> [String; 2] {

@@ -4,7 +4,7 @@
 use crate::exact::judge::Protocol;
 use crate::exact::sign_test::SampleSize;
 use crate::experiments::judge::JudgeResult;
-use crate::experiments::{num, Estimate, RunOutput};
+use crate::experiments::{num, RunOutput};
 use crate::report::csv::{estimate_row, header, Csv};
 use crate::report::format::Unit;
 use crate::report::format::{pct, signed_pts};
@@ -44,15 +44,7 @@ impl KindReport for Report<'_> {
     }
 }
 
-/// `exact (sim ± se)` in percent.
-fn cell(e: &Estimate) -> String {
-    format!(
-        "{} ({} ± {})",
-        pct(e.exact, 2),
-        crate::report::keep_digits(100.0 * e.sim, 2),
-        crate::report::keep_digits(100.0 * e.se, 2)
-    )
-}
+use crate::report::format::pct_cell as cell;
 
 /// A protocol as a reader says it.
 fn label(p: Protocol) -> &'static str {

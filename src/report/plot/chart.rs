@@ -62,16 +62,18 @@ pub(super) fn diamond(at: (i32, i32), c: RGBColor) -> PathElement<(i32, i32)> {
     )
 }
 
-pub(super) fn draw_panel<DB: DrawingBackend>(
-    area: &DrawingArea<DB, Shift>,
+/// A panel's chart in axis coordinates (the panel's scales applied).
+type PanelChart<'a, DB> = ChartContext<'a, DB, Cartesian2d<TickAxis, TickAxis>>;
+
+/// A panel's ticks in axis coordinates with their labels: x (the panel's own ticks and labels
+/// when it has both) and y (over the data's range only, not the legend's headroom above it;
+/// whole numbers only for an integer axis).
+fn panel_ticks(
     p: &Panel,
-    pl: &PanelLayout,
-    lay: &Layout,
-) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    xr: (f64, f64),
+    yr: (f64, f64),
+) -> (Vec<(f64, String)>, Vec<(f64, String)>) {
     let (xs, ys) = (p.x_scale, p.y_scale);
-    let (xr, yr) = (usable_range(xs, p.x_range), usable_range(ys, p.y_range));
-    let (x0, x1) = (xs.to_axis(xr.0), xs.to_axis(xr.1));
-    let (y0, y1) = (ys.to_axis(yr.0), ys.to_axis(yr.1));
     let xt = match (&p.x_ticks, &p.x_tick_labels) {
         (Some(t), Some(l)) => t
             .iter()
@@ -81,7 +83,6 @@ pub(super) fn draw_panel<DB: DrawingBackend>(
             .collect(),
         _ => axis_ticks(xs, xr, p.x_ticks.as_deref(), 8),
     };
-    // Ticks are chosen over the data's range only (not the legend's headroom above it).
     let tick_range = (yr.0, p.y_tick_max.map_or(yr.1, |m| m.min(yr.1)));
     let mut yt = axis_ticks(ys, tick_range, None, 6);
     if p.y_integer {
@@ -90,11 +91,15 @@ pub(super) fn draw_panel<DB: DrawingBackend>(
             t.1 = format!("{}", ys.value_at(t.0));
         }
     }
-    // The chart cell (caption, axes, plot) at the top left; the legend strips beside and under.
-    let chart_cell = area
-        .clone()
-        .shrink((0, 0), (lay.cell.0 as u32, lay.cell.1 as u32));
-    let (caption_area, plot_area) = chart_cell.split_vertically(lay.caption_h);
+    (xt, yt)
+}
+
+/// The panel's caption lines, centred at the top of its chart cell.
+fn draw_caption<DB: DrawingBackend>(
+    caption_area: &DrawingArea<DB, Shift>,
+    pl: &PanelLayout,
+    lay: &Layout,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     let caption_style = TextStyle::from((FONT, CAPTION_SIZE).into_font()).pos(
         plotters::style::text_anchor::Pos::new(
             plotters::style::text_anchor::HPos::Center,
@@ -109,45 +114,21 @@ pub(super) fn draw_panel<DB: DrawingBackend>(
             caption_style.clone(),
         ))?;
     }
-    let mut chart = ChartBuilder::on(&plot_area)
-        .margin(CHART_MARGIN)
-        .x_label_area_size(X_LABEL_AREA)
-        .y_label_area_size(Y_LABEL_AREA)
-        .build_cartesian_2d(
-            TickAxis {
-                lo: x0,
-                hi: x1,
-                ticks: xt.iter().map(|t| t.0).collect(),
-            },
-            TickAxis {
-                lo: y0,
-                hi: y1,
-                ticks: yt.iter().map(|t| t.0).collect(),
-            },
-        )?;
-    let name = |ticks: &[(f64, String)], v: f64| {
-        ticks
-            .iter()
-            .find(|t| (t.0 - v).abs() <= 1e-9 * (1.0 + v.abs()))
-            .map(|t| t.1.clone())
-            .unwrap_or_default()
-    };
-    let xfmt = |v: &f64| name(&xt, *v);
-    let yfmt = |v: &f64| name(&yt, *v);
-    chart
-        .configure_mesh()
-        .x_desc(p.x_label.as_str())
-        .y_desc(p.y_label.as_str())
-        .x_label_formatter(&xfmt)
-        .y_label_formatter(&yfmt)
-        .x_labels(xt.len().max(1))
-        .y_labels(yt.len().max(1))
-        .max_light_lines(0)
-        .bold_line_style(RGBColor(228, 228, 228))
-        .label_style((FONT, 14))
-        .axis_desc_style((FONT, 15))
-        .draw()?;
-    let color = |i: usize| PALETTE[i % PALETTE.len()];
+    Ok(())
+}
+
+fn color(i: usize) -> RGBColor {
+    PALETTE[i % PALETTE.len()]
+}
+
+/// Histogram bars, bands, vertical dashed lines and lines, in that order (later ones on top).
+fn draw_shapes<DB: DrawingBackend>(
+    chart: &mut PanelChart<'_, DB>,
+    p: &Panel,
+    yr: (f64, f64),
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let (xs, ys) = (p.x_scale, p.y_scale);
+    let (y0, y1) = (ys.to_axis(yr.0), ys.to_axis(yr.1));
     for b in &p.bars {
         let c = color(b.color);
         chart.draw_series(b.bars.iter().map(|&(a, z, h)| {
@@ -199,6 +180,18 @@ pub(super) fn draw_panel<DB: DrawingBackend>(
             chart.draw_series(LineSeries::new(pts, style))?;
         }
     }
+    Ok(())
+}
+
+/// Simulated points with their 95% intervals (an interval end beyond the frame: a triangle at
+/// the frame pointing out), then the hollow diamonds of [`Points`].
+fn draw_marks<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    chart: &mut PanelChart<'_, DB>,
+    p: &Panel,
+    yr: (f64, f64),
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let (xs, ys) = (p.x_scale, p.y_scale);
     for m in &p.markers {
         let c = color(m.color);
         for &(x, _, lo, hi) in &m.points {
@@ -211,7 +204,6 @@ pub(super) fn draw_panel<DB: DrawingBackend>(
                 vec![(ax, alo), (ax, ahi)],
                 c.stroke_width(1),
             )))?;
-            // An interval end beyond the frame: a triangle at the frame pointing out.
             let (px, py) = chart.backend_coord(&(ax, ys.to_axis(yr.1)));
             let (_, pb) = chart.backend_coord(&(ax, ys.to_axis(yr.0)));
             let base = area.get_base_pixel();
@@ -246,6 +238,68 @@ pub(super) fn draw_panel<DB: DrawingBackend>(
             area.draw(&diamond((px - base.0, py - base.1), c))?;
         }
     }
+    Ok(())
+}
+
+/// One panel in its cell: caption, axes with their ticks and labels, shapes, marks, notes and
+/// the legend where its layout put it.
+pub(super) fn draw_panel<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    p: &Panel,
+    pl: &PanelLayout,
+    lay: &Layout,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let (xs, ys) = (p.x_scale, p.y_scale);
+    let (xr, yr) = (usable_range(xs, p.x_range), usable_range(ys, p.y_range));
+    let (x0, x1) = (xs.to_axis(xr.0), xs.to_axis(xr.1));
+    let (y0, y1) = (ys.to_axis(yr.0), ys.to_axis(yr.1));
+    let (xt, yt) = panel_ticks(p, xr, yr);
+    // The chart cell (caption, axes, plot) at the top left; the legend strips beside and under.
+    let chart_cell = area
+        .clone()
+        .shrink((0, 0), (lay.cell.0 as u32, lay.cell.1 as u32));
+    let (caption_area, plot_area) = chart_cell.split_vertically(lay.caption_h);
+    draw_caption(&caption_area, pl, lay)?;
+    let mut chart = ChartBuilder::on(&plot_area)
+        .margin(CHART_MARGIN)
+        .x_label_area_size(X_LABEL_AREA)
+        .y_label_area_size(Y_LABEL_AREA)
+        .build_cartesian_2d(
+            TickAxis {
+                lo: x0,
+                hi: x1,
+                ticks: xt.iter().map(|t| t.0).collect(),
+            },
+            TickAxis {
+                lo: y0,
+                hi: y1,
+                ticks: yt.iter().map(|t| t.0).collect(),
+            },
+        )?;
+    let name = |ticks: &[(f64, String)], v: f64| {
+        ticks
+            .iter()
+            .find(|t| (t.0 - v).abs() <= 1e-9 * (1.0 + v.abs()))
+            .map(|t| t.1.clone())
+            .unwrap_or_default()
+    };
+    let xfmt = |v: &f64| name(&xt, *v);
+    let yfmt = |v: &f64| name(&yt, *v);
+    chart
+        .configure_mesh()
+        .x_desc(p.x_label.as_str())
+        .y_desc(p.y_label.as_str())
+        .x_label_formatter(&xfmt)
+        .y_label_formatter(&yfmt)
+        .x_labels(xt.len().max(1))
+        .y_labels(yt.len().max(1))
+        .max_light_lines(0)
+        .bold_line_style(RGBColor(228, 228, 228))
+        .label_style((FONT, 14))
+        .axis_desc_style((FONT, 15))
+        .draw()?;
+    draw_shapes(&mut chart, p, yr)?;
+    draw_marks(area, &mut chart, p, yr)?;
     // The plot area's pixels relative to the panel's own area.
     let (px, py) = chart.plotting_area().get_pixel_range();
     let base = area.get_base_pixel();

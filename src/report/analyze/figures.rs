@@ -6,7 +6,7 @@
 use super::{curves, input_names};
 use crate::analyze::fit::joint::Parameter;
 use crate::analyze::interval::IntervalBasis;
-use crate::analyze::{Analysis, CurvePoint, FitResult};
+use crate::analyze::{Analysis, CurvePoint, FitResult, ModelAnalysis};
 use crate::report::format::pct;
 use crate::report::plot::{grid_columns, Band, Bars, Figure, Line, Markers, Panel, Scale};
 
@@ -59,167 +59,7 @@ fn k_list(ks: &[usize]) -> String {
 
 /// pass@k, pass^k and maj@k against k, one panel per model, with 95% interval bands.
 pub fn curves_figure(a: &Analysis) -> Figure {
-    let panels: Vec<Panel> = a
-        .models
-        .iter()
-        .map(|m| {
-            let s = &m.summary;
-            let mut p = Panel::new(
-                format!(
-                    "{}: {} problems, n = {}{}, {} {}",
-                    s.model,
-                    s.problems,
-                    s.n_min,
-                    if s.n_max > s.n_min {
-                        format!("–{}", s.n_max)
-                    } else {
-                        String::new()
-                    },
-                    if s.mean_score.is_some() {
-                        "mean score"
-                    } else {
-                        "pass@1"
-                    },
-                    pct(s.pass_at_1, 1)
-                ),
-                "k (samples per problem, log2 scale)",
-                "benchmark score (%)",
-            );
-            p.x_scale = Scale::Log2;
-            let kmin = s.pass_at_k.first().map_or(1.0, |q| q.k as f64);
-            let kmax = s.pass_at_k.last().map_or(1.0, |q| q.k as f64);
-            p.x_range = (kmin / 1.25, kmax * 1.25);
-            p.x_ticks = Some(k_ticks(s.pass_at_k.iter().map(|q| q.k as f64)));
-            p.y_range = (0.0, 100.0);
-            // With one sample per problem every curve is the single point k = 1, where pass^1
-            // and both maj@1 equal pass@1: one mark, labelled so, instead of four stacked marks
-            // under four legend entries.
-            let single = s.n_max == 1;
-            // Partial credit leaves pass@k and pass^k empty: no legend entry for them.
-            for (metric, rule, points) in curves(m)
-                .into_iter()
-                .filter(|c| !c.2.is_empty())
-                .filter(|c| !single || matches!(c.0, "pass@k" | "mean_score"))
-            {
-                let (color, label) = match metric {
-                    "pass@k" if single => (0, "pass@1 (= pass^1 = maj@1 at n = 1)".to_string()),
-                    "pass@k" => (0, "pass@k (unbiased)".to_string()),
-                    "pass^k" => (1, "pass^k".to_string()),
-                    "maj@k" => (2, format!("maj@k ({rule} ties, exact over subsets)")),
-                    "mean_score" => (0, "mean score (partial credit)".to_string()),
-                    _ => (3, "maj@k of the first k answers".to_string()),
-                };
-                let line: Vec<(f64, f64)> = points
-                    .iter()
-                    .map(|q| (q.k as f64, 100.0 * q.estimate))
-                    .collect();
-                // Where every problem scores the same (e.g. all solved at large k) the interval
-                // is the exact bound 1 - 0.05^(1/N), not the spread-based one: those k get bars
-                // and a legend entry saying so instead of a band that jumps.
-                let bound = |q: &CurvePoint| {
-                    matches!(
-                        q.ci_basis,
-                        Some(IntervalBasis::AllMax | IntervalBasis::AllMin | IntervalBasis::AllEqual)
-                    )
-                };
-                // Bars of different curves at one k are drawn a little apart (pass@k left,
-                // pass^k right, 0.12 octave between them) so that they do not overlap.
-                let dodge = match metric {
-                    "pass@k" => 2f64.powf(-0.06),
-                    "pass^k" => 2f64.powf(0.06),
-                    _ => 1.0,
-                };
-                let bounded: Vec<(f64, f64, f64, f64)> = points
-                    .iter()
-                    .filter(|q| bound(q))
-                    .filter_map(|q| {
-                        q.ci95.map(|[lo, hi]| {
-                            (q.k as f64 * dodge, 100.0 * q.estimate, 100.0 * lo, 100.0 * hi)
-                        })
-                    })
-                    .collect();
-                let spread_points = points.len() - bounded.len();
-                if metric != "maj@k-first" && !bounded.is_empty() && spread_points > 0 {
-                    p.markers.push(Markers {
-                        label: Some(format!(
-                            "{metric} at k = {}: every problem scores the same; bars: exact bound 1 - 0.05^(1/{})",
-                            k_list(
-                                &points
-                                    .iter()
-                                    .filter(|q| bound(q) && q.ci95.is_some())
-                                    .map(|q| q.k)
-                                    .collect::<Vec<_>>()
-                            ),
-                            s.problems
-                        )),
-                        color,
-                        points: bounded,
-                    });
-                }
-                let band: Vec<(f64, f64, f64)> = points
-                    .iter()
-                    .filter(|q| spread_points == 0 || !bound(q))
-                    .filter_map(|q| q.ci95.map(|[lo, hi]| (q.k as f64, 100.0 * lo, 100.0 * hi)))
-                    .collect();
-                let banded = if spread_points == 0 {
-                    points.len()
-                } else {
-                    spread_points
-                };
-                if metric != "maj@k-first" && band.len() == banded && band.len() > 1 {
-                    p.bands.push(Band {
-                        label: None,
-                        color,
-                        points: band,
-                    });
-                } else if !band.is_empty() && metric != "maj@k-first" {
-                    p.markers.push(Markers {
-                        label: None,
-                        color,
-                        points: points
-                            .iter()
-                            .filter(|q| spread_points == 0 || !bound(q))
-                            .filter_map(|q| {
-                                q.ci95.map(|[lo, hi]| {
-                                    (q.k as f64, 100.0 * q.estimate, 100.0 * lo, 100.0 * hi)
-                                })
-                            })
-                            .collect(),
-                    });
-                }
-                if points.len() == 1 {
-                    p.markers.push(Markers {
-                        label: Some(label.clone()),
-                        color,
-                        points: line.iter().map(|&(x, y)| (x, y, y, y)).collect(),
-                    });
-                } else {
-                    p.lines.push(Line {
-                        label: Some(label),
-                        color,
-                        dashed: metric == "maj@k-first",
-                        points: line,
-                    });
-                }
-            }
-            let plug: Vec<(f64, f64)> = s
-                .pass_at_k
-                .iter()
-                .filter_map(|q| q.plug_in.map(|v| (q.k as f64, 100.0 * v)))
-                .collect();
-            if plug.len() > 1 {
-                p.lines.push(Line {
-                    label: Some("plug-in 1-(1-c/n)^k (biased low)".to_string()),
-                    color: 7,
-                    dashed: true,
-                    points: plug,
-                });
-            }
-            crate::report::figures::fit_pct_y(&mut p);
-            p
-        })
-        .collect();
-    let mut panels = panels;
+    let mut panels: Vec<Panel> = a.models.iter().map(model_panel).collect();
     share_y(&mut panels);
     let columns = grid_columns(panels.len());
     let rows = panels.len().div_ceil(columns).max(1) as u32;
@@ -232,6 +72,182 @@ pub fn curves_figure(a: &Analysis) -> Figure {
         panels,
         columns,
         size: (if columns > 1 { 800 * columns as u32 } else { 1000 }, 80 + 600 * rows),
+    }
+}
+
+/// One model's panel of [`curves_figure`]: its curves and the plug-in pass@k against k.
+fn model_panel(m: &ModelAnalysis) -> Panel {
+    let s = &m.summary;
+    let mut p = Panel::new(
+        format!(
+            "{}: {} problems, n = {}{}, {} {}",
+            s.model,
+            s.problems,
+            s.n_min,
+            if s.n_max > s.n_min {
+                format!("–{}", s.n_max)
+            } else {
+                String::new()
+            },
+            if s.mean_score.is_some() {
+                "mean score"
+            } else {
+                "pass@1"
+            },
+            pct(s.pass_at_1, 1)
+        ),
+        "k (samples per problem, log2 scale)",
+        "benchmark score (%)",
+    );
+    p.x_scale = Scale::Log2;
+    let kmin = s.pass_at_k.first().map_or(1.0, |q| q.k as f64);
+    let kmax = s.pass_at_k.last().map_or(1.0, |q| q.k as f64);
+    p.x_range = (kmin / 1.25, kmax * 1.25);
+    p.x_ticks = Some(k_ticks(s.pass_at_k.iter().map(|q| q.k as f64)));
+    p.y_range = (0.0, 100.0);
+    // With one sample per problem every curve is the single point k = 1, where pass^1 and both
+    // maj@1 equal pass@1: one mark, labelled so, instead of four stacked marks under four
+    // legend entries.
+    let single = s.n_max == 1;
+    // Partial credit leaves pass@k and pass^k empty: no legend entry for them.
+    for (metric, rule, points) in curves(m)
+        .into_iter()
+        .filter(|c| !c.2.is_empty())
+        .filter(|c| !single || matches!(c.0, "pass@k" | "mean_score"))
+    {
+        let (color, label) = match metric {
+            "pass@k" if single => (0, "pass@1 (= pass^1 = maj@1 at n = 1)".to_string()),
+            "pass@k" => (0, "pass@k (unbiased)".to_string()),
+            "pass^k" => (1, "pass^k".to_string()),
+            "maj@k" => (2, format!("maj@k ({rule} ties, exact over subsets)")),
+            "mean_score" => (0, "mean score (partial credit)".to_string()),
+            _ => (3, "maj@k of the first k answers".to_string()),
+        };
+        if metric != "maj@k-first" {
+            add_intervals(&mut p, metric, points, color, s.problems);
+        }
+        let line: Vec<(f64, f64)> = points
+            .iter()
+            .map(|q| (q.k as f64, 100.0 * q.estimate))
+            .collect();
+        if points.len() == 1 {
+            p.markers.push(Markers {
+                label: Some(label.clone()),
+                color,
+                points: line.iter().map(|&(x, y)| (x, y, y, y)).collect(),
+            });
+        } else {
+            p.lines.push(Line {
+                label: Some(label),
+                color,
+                dashed: metric == "maj@k-first",
+                points: line,
+            });
+        }
+    }
+    let plug: Vec<(f64, f64)> = s
+        .pass_at_k
+        .iter()
+        .filter_map(|q| q.plug_in.map(|v| (q.k as f64, 100.0 * v)))
+        .collect();
+    if plug.len() > 1 {
+        p.lines.push(Line {
+            label: Some("plug-in 1-(1-c/n)^k (biased low)".to_string()),
+            color: 7,
+            dashed: true,
+            points: plug,
+        });
+    }
+    crate::report::figures::fit_pct_y(&mut p);
+    p
+}
+
+/// A curve's 95% intervals: a band (or bars where there are too few points for one) where the
+/// interval comes from the problems' spread; where every problem scores the same (e.g. all
+/// solved at large k) the interval is the exact bound 1 - 0.05^(1/N), and those k get bars and a
+/// legend entry saying so instead of a band that jumps.
+fn add_intervals(
+    p: &mut Panel,
+    metric: &str,
+    points: &[CurvePoint],
+    color: usize,
+    problems: usize,
+) {
+    let bound = |q: &CurvePoint| {
+        matches!(
+            q.ci_basis,
+            Some(IntervalBasis::AllMax | IntervalBasis::AllMin | IntervalBasis::AllEqual)
+        )
+    };
+    // Bars of different curves at one k are drawn a little apart (pass@k left, pass^k right,
+    // 0.12 octave between them) so that they do not overlap.
+    let dodge = match metric {
+        "pass@k" => 2f64.powf(-0.06),
+        "pass^k" => 2f64.powf(0.06),
+        _ => 1.0,
+    };
+    let bounded: Vec<(f64, f64, f64, f64)> = points
+        .iter()
+        .filter(|q| bound(q))
+        .filter_map(|q| {
+            q.ci95.map(|[lo, hi]| {
+                (
+                    q.k as f64 * dodge,
+                    100.0 * q.estimate,
+                    100.0 * lo,
+                    100.0 * hi,
+                )
+            })
+        })
+        .collect();
+    let spread_points = points.len() - bounded.len();
+    if !bounded.is_empty() && spread_points > 0 {
+        p.markers.push(Markers {
+            label: Some(format!(
+                "{metric} at k = {}: every problem scores the same; bars: exact bound 1 - 0.05^(1/{})",
+                k_list(
+                    &points
+                        .iter()
+                        .filter(|q| bound(q) && q.ci95.is_some())
+                        .map(|q| q.k)
+                        .collect::<Vec<_>>()
+                ),
+                problems
+            )),
+            color,
+            points: bounded,
+        });
+    }
+    let spread = |q: &&CurvePoint| spread_points == 0 || !bound(q);
+    let band: Vec<(f64, f64, f64)> = points
+        .iter()
+        .filter(spread)
+        .filter_map(|q| q.ci95.map(|[lo, hi]| (q.k as f64, 100.0 * lo, 100.0 * hi)))
+        .collect();
+    let banded = if spread_points == 0 {
+        points.len()
+    } else {
+        spread_points
+    };
+    if band.len() == banded && band.len() > 1 {
+        p.bands.push(Band {
+            label: None,
+            color,
+            points: band,
+        });
+    } else if !band.is_empty() {
+        p.markers.push(Markers {
+            label: None,
+            color,
+            points: points
+                .iter()
+                .filter(spread)
+                .filter_map(|q| {
+                    q.ci95
+                        .map(|[lo, hi]| (q.k as f64, 100.0 * q.estimate, 100.0 * lo, 100.0 * hi))
+                })
+                .collect(),
+        });
     }
 }
 

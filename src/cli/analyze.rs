@@ -295,8 +295,8 @@ pub(super) fn analyze_command(a: &AnalyzeArgs) -> Result<u8, Failure> {
         };
         PathBuf::from("out").join(name)
     });
-    let artifacts =
-        report::analyze::analysis_artifacts(&analysis, !a.no_figures).map_err(internal)?;
+    let artifacts = report::analyze::analysis_artifacts(&analysis, a.common.figures(a.no_figures))
+        .map_err(internal)?;
     report::write_artifacts(&out_dir, &artifacts).map_err(bad_input)?;
     if !c.quiet {
         super::say(&report::analyze::analysis_text(&analysis))?;

@@ -155,7 +155,8 @@ pub fn analyze(flags: &[String], inputs: &[Input]) -> Result<Output> {
             .iter()
             .flat_map(|s| s.mismatches.iter().cloned()),
     );
-    let files = report::analyze::analysis_artifacts(&analysis, !a.no_figures).map_err(internal)?;
+    let files = report::analyze::analysis_artifacts(&analysis, a.common.figures(a.no_figures))
+        .map_err(internal)?;
     Ok(Output {
         files,
         text: report::analyze::analysis_text(&analysis),
@@ -179,7 +180,8 @@ pub fn fit(flags: &[String], inputs: &[Input]) -> Result<Output> {
             .lines()
             .map(|l| l.strip_prefix("warning: ").unwrap_or(l).to_string()),
     );
-    let files = report::analyze::fit_artifacts(&fit, seed, !a.no_figures).map_err(internal)?;
+    let files = report::analyze::fit_artifacts(&fit, seed, a.common.figures(a.no_figures))
+        .map_err(internal)?;
     Ok(Output {
         files,
         text: report::analyze::fit_text(&fit),
@@ -196,7 +198,8 @@ pub fn plan(flags: &[String]) -> Result<Output> {
     let a: PlanArgs = parse("plan", flags)?;
     let (result, _) = plan::compute(&a)?;
     stop_if_interrupted("while planning")?;
-    let files = report::planning::render_plan(&result, None, !a.no_figures).map_err(internal)?;
+    let files = report::planning::render_plan(&result, None, a.common.figures(a.no_figures))
+        .map_err(internal)?;
     let failed = result.checks().iter().any(|c| !c.passed());
     Ok(Output {
         files,
@@ -226,7 +229,7 @@ pub fn run(scenario: &str, is_text: bool, flags: &[String]) -> Result<Output> {
     let files = report::render(
         &output,
         report::Options {
-            figures: !a.no_figures,
+            figures: a.common.figures(a.no_figures),
         },
     )
     .map_err(internal)?;

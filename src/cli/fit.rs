@@ -37,7 +37,8 @@ pub(super) fn fit_command(a: &FitArgs) -> Result<u8, Failure> {
     let out_dir = c.out.clone().unwrap_or_else(|| {
         PathBuf::from("out").join(format!("fit-{}", input_folder_name(&a.files[0])))
     });
-    let artifacts = report::analyze::fit_artifacts(&fit, seed, !a.no_figures).map_err(internal)?;
+    let artifacts = report::analyze::fit_artifacts(&fit, seed, a.common.figures(a.no_figures))
+        .map_err(internal)?;
     report::write_artifacts(&out_dir, &artifacts).map_err(bad_input)?;
     // The scenario goes to stdout even with --quiet: it is the command's output.
     super::say(&fit.scenario_toml)?;

@@ -62,7 +62,8 @@ pub(super) fn merge(a: &MergeArgs) -> Result<u8, Failure> {
     for w in super::sweep::idle_field_warnings(&output, &[]) {
         super::warn(&w);
     }
-    let artifacts = super::sweep::render(&output, !a.no_figures, a.plot.as_deref())?;
+    let artifacts =
+        super::sweep::render(&output, a.common.figures(a.no_figures), a.plot.as_deref())?;
     stop_if_interrupted("while rendering; nothing was written")?;
     report::write_artifacts(&out, &artifacts).map_err(write_failure)?;
     finish(&output, &artifacts, &out, a.common.quiet)

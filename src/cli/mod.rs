@@ -117,21 +117,6 @@ enum Command {
     Merge(merge::MergeArgs),
 }
 
-impl Cli {
-    /// The `--dpi` flag of whichever command was given.
-    fn dpi(&self) -> Option<u16> {
-        match &self.command {
-            Command::Run(a) | Command::Check(a) => a.common.dpi,
-            Command::List(_) | Command::Init(_) => None,
-            Command::Analyze(a) => a.common.dpi,
-            Command::Fit(a) => a.common.dpi,
-            Command::Sweep(a) => a.common.dpi,
-            Command::Plan(a) => a.common.dpi,
-            Command::Merge(a) => a.common.dpi,
-        }
-    }
-}
-
 /// Flags every command takes.
 #[derive(Debug, Args)]
 pub(super) struct CommonArgs {
@@ -151,6 +136,13 @@ pub(super) struct CommonArgs {
     /// for print) [default: 96]
     #[arg(long, value_name = "DPI", value_parser = clap::value_parser!(u16).range(24..=600), global = true)]
     pub(super) dpi: Option<u16>,
+}
+
+impl CommonArgs {
+    /// The figures to draw: none with `--no-figures`, else PNGs at the `--dpi` raster.
+    pub(super) fn figures(&self, no_figures: bool) -> Option<report::plot::Raster> {
+        (!no_figures).then(|| report::plot::Raster::at_dpi(self.dpi))
+    }
 }
 
 /// An error with the exit code it maps to.
@@ -284,9 +276,6 @@ pub(super) fn stop_if_interrupted(stage: &str) -> Result<(), Failure> {
 }
 
 fn run(cli: Cli) -> Result<u8, Failure> {
-    if let Some(dpi) = cli.dpi() {
-        report::plot::set_png_scale(f32::from(dpi) / 96.0);
-    }
     match cli.command {
         Command::List(a) => list::list(&a),
         Command::Init(a) => init::init(&a),

@@ -282,8 +282,8 @@ pub(super) fn plan(a: &PlanArgs) -> Result<u8, Failure> {
         }
     };
     let (result, timing) = compute_showing(a, show)?;
-    let artifacts =
-        report::planning::render_plan(&result, None, !a.no_figures).map_err(internal)?;
+    let artifacts = report::planning::render_plan(&result, None, a.common.figures(a.no_figures))
+        .map_err(internal)?;
     out_dir.write(&artifacts).map_err(bad_input)?;
     let checks = result.checks();
     let failed: Vec<_> = checks.iter().filter(|c| !c.passed()).collect();

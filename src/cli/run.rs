@@ -62,7 +62,7 @@ pub(super) fn run_scenario(a: &RunArgs, check_only: bool) -> Result<u8, Failure>
             let artifacts = report::render(
                 &output,
                 Options {
-                    figures: !a.no_figures,
+                    figures: a.common.figures(a.no_figures),
                 },
             )
             .map_err(|e| Failure {

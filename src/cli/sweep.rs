@@ -175,7 +175,7 @@ pub(super) fn sweep(a: &SweepArgs) -> Result<u8, Failure> {
         for w in idle_field_warnings(&output, &said) {
             super::warn(&w);
         }
-        render(&output, !a.no_figures, a.plot.as_deref())?
+        render(&output, a.common.figures(a.no_figures), a.plot.as_deref())?
     };
     stop_if_interrupted("while rendering; nothing was written")?;
     report::write_artifacts(&out, &artifacts).map_err(write_failure)?;
@@ -246,7 +246,7 @@ pub(super) fn idle_field_warnings(output: &SweepOutput, said: &[(String, String)
 /// an unknown name is bad input listing the valid ones.
 pub(super) fn render(
     output: &crate::experiments::sweep::SweepOutput,
-    figures: bool,
+    figures: Option<report::plot::Raster>,
     plot: Option<&str>,
 ) -> Result<Vec<report::Artifact>, Failure> {
     let plot = plot.map(report::sweep::parse_plot);

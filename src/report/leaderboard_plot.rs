@@ -9,8 +9,8 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 use plotters::style::FontStyle;
 
 use super::plot::{
-    draw_colour_bar, format_linear, nice_ticks, png_scale, rasterise, register_fonts, PlotError,
-    TickAxis, CAPTION_SIZE, FONT, PALETTE, TITLE_SIZE,
+    draw_colour_bar, format_linear, nice_ticks, rasterise, register_fonts, PlotError, TickAxis,
+    CAPTION_SIZE, FONT, PALETTE, TITLE_SIZE,
 };
 
 /// One row of a forest plot.
@@ -130,8 +130,13 @@ pub fn heat_svg(fig: &TriangleHeat) -> Result<String, PlotError> {
 ///
 /// # Errors
 /// [`PlotError`] when the rasteriser fails.
-pub fn png(svg: &str, size: (u32, u32), title: &str) -> Result<Vec<u8>, PlotError> {
-    rasterise(svg, size, png_scale()).map_err(|e| fail(title, &e))
+pub fn png(
+    svg: &str,
+    size: (u32, u32),
+    title: &str,
+    raster: super::plot::Raster,
+) -> Result<Vec<u8>, PlotError> {
+    rasterise(svg, size, raster.scale).map_err(|e| fail(title, &e))
 }
 
 /// Pixel width of a label area holding `labels` at 14 px (about 8 px a character), at least

@@ -101,10 +101,11 @@ pub enum ReportError {
 }
 
 /// What to render.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Options {
-    /// Render PNG and SVG figures (and embed them in report.md).
-    pub figures: bool,
+    /// Render PNG and SVG figures (and embed them in report.md), PNGs at this raster; none
+    /// without.
+    pub figures: Option<plot::Raster>,
 }
 
 /// Every output file of a run: per experiment a tidy CSV (and PNG + SVG figures), then
@@ -118,7 +119,7 @@ pub fn render(run: &RunOutput, opts: Options) -> Result<Vec<Artifact>, ReportErr
     // Every figure is drawn once as SVG and rasterised to PNG, in parallel across figures;
     // `drawn[i]` holds the figures of `run.results[i]`.
     let mut drawn: Vec<Vec<(String, Vec<u8>, String)>> = vec![Vec::new(); run.results.len()];
-    if opts.figures {
+    if let Some(raster) = opts.figures {
         use rayon::prelude::*;
         let figs: Vec<(usize, String, plot::Figure)> = run
             .results
@@ -134,7 +135,7 @@ pub fn render(run: &RunOutput, opts: Options) -> Result<Vec<Artifact>, ReportErr
         let rendered = figs
             .par_iter()
             .map(|(i, stem, fig)| {
-                plot::render_both(fig).map(|(png, svg)| (*i, stem.clone(), png, svg))
+                plot::render_both(fig, raster).map(|(png, svg)| (*i, stem.clone(), png, svg))
             })
             .collect::<Result<Vec<_>, _>>()?;
         for (i, stem, png, svg) in rendered {

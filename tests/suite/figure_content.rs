@@ -410,3 +410,36 @@ fn sweep_curves_drew_one_legend_three_times() {
         "one legend for identical panels"
     );
 }
+
+/// The PNG scale was a process-wide setting that only the command line's entry point set, so
+/// `--dpi` among the flags of the host-program entry points (the Python binding's `compare`
+/// passes extra flags through) drew PNGs at 96 dpi. Now each render is given its raster.
+#[test]
+fn dpi_among_the_flags_of_the_host_entry_points_was_ignored() {
+    let size = |flags: &[&str]| {
+        let flags: Vec<String> = flags.iter().map(|f| f.to_string()).collect();
+        let out = evalsim::cli::embed::plan(&flags).expect("plan runs");
+        let png = out
+            .files
+            .iter()
+            .find(|a| a.file.ends_with("-loss.png"))
+            .expect("a loss figure");
+        let be = |i: usize| {
+            u32::from_be_bytes([
+                png.bytes[i],
+                png.bytes[i + 1],
+                png.bytes[i + 2],
+                png.bytes[i + 3],
+            ])
+        };
+        (be(16), be(20))
+    };
+    let base = ["--simulate-reruns=0", "--threads=1"];
+    let (w, h) = size(&base);
+    let (w2, h2) = size(&[base[0], base[1], "--dpi=192"]);
+    assert_eq!(
+        (w2, h2),
+        (2 * w, 2 * h),
+        "at 192 dpi a PNG has twice the pixels per side"
+    );
+}

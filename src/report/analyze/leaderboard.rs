@@ -463,15 +463,15 @@ pub fn heat_figure(a: &Analysis, b: &Leaderboard) -> TriangleHeat {
     }
 }
 
-/// The leaderboard's files: the two tables and, with `figures`, the forest plot and the heat
-/// map (PNG and SVG); the PNG names go to `files` for report.md.
+/// The leaderboard's files: the two tables and, with `figures` (the PNGs' raster), the forest
+/// plot and the heat map (PNG and SVG); the PNG names go to `files` for report.md.
 ///
 /// # Errors
 /// [`ReportError`] when a figure cannot be rendered.
 pub fn leaderboard_artifacts(
     a: &Analysis,
     b: &Leaderboard,
-    figures: bool,
+    figures: Option<crate::report::plot::Raster>,
     out: &mut Vec<Artifact>,
     files: &mut Vec<String>,
 ) -> Result<(), ReportError> {
@@ -483,9 +483,9 @@ pub fn leaderboard_artifacts(
         file: "pairs.csv".into(),
         bytes: pairs_csv(b).into_bytes(),
     });
-    if !figures {
+    let Some(raster) = figures else {
         return Ok(());
-    }
+    };
     let forest = forest_figure(a, b);
     let heat = heat_figure(a, b);
     let rendered = [
@@ -500,7 +500,7 @@ pub fn leaderboard_artifacts(
     for (stem, svg, size, title) in rendered {
         out.push(Artifact {
             file: format!("{stem}.png"),
-            bytes: png(&svg, size, title)?,
+            bytes: png(&svg, size, title, raster)?,
         });
         out.push(Artifact {
             file: format!("{stem}.svg"),

@@ -194,12 +194,13 @@ fn input_names(a: &Analysis) -> String {
 fn figure_artifacts(
     stem: &str,
     fig: &Figure,
+    raster: plot::Raster,
     out: &mut Vec<Artifact>,
     files: &mut Vec<String>,
 ) -> Result<(), ReportError> {
     out.push(Artifact {
         file: format!("{stem}.png"),
-        bytes: plot::render_png(fig)?,
+        bytes: plot::render_png(fig, raster)?,
     });
     out.push(Artifact {
         file: format!("{stem}.svg"),
@@ -214,7 +215,10 @@ fn figure_artifacts(
 ///
 /// # Errors
 /// [`ReportError`] when a figure or JSON document cannot be produced.
-pub fn analysis_artifacts(a: &Analysis, figures: bool) -> Result<Vec<Artifact>, ReportError> {
+pub fn analysis_artifacts(
+    a: &Analysis,
+    figures: Option<plot::Raster>,
+) -> Result<Vec<Artifact>, ReportError> {
     let mut out = Vec::new();
     let names = model_files(a);
     for (m, name) in a.models.iter().zip(&names) {
@@ -237,16 +241,14 @@ pub fn analysis_artifacts(a: &Analysis, figures: bool) -> Result<Vec<Artifact>, 
     if let Some(b) = &a.leaderboard {
         leaderboard::leaderboard_artifacts(a, b, figures, &mut out, &mut figure_files)?;
     }
-    if figures && leaderboard::per_model_figures(a) {
-        figure_artifacts("curves", &curves_figure(a), &mut out, &mut figure_files)?;
-        figure_artifacts(
-            "solve-rates",
-            &solve_rates_figure(a),
-            &mut out,
-            &mut figure_files,
-        )?;
-        if let Some(fig) = comparison_figure(a) {
-            figure_artifacts("comparison", &fig, &mut out, &mut figure_files)?;
+    if let Some(raster) = figures.filter(|_| leaderboard::per_model_figures(a)) {
+        let figures = [
+            Some(("curves", curves_figure(a))),
+            Some(("solve-rates", solve_rates_figure(a))),
+            comparison_figure(a).map(|f| ("comparison", f)),
+        ];
+        for (stem, fig) in figures.into_iter().flatten() {
+            figure_artifacts(stem, &fig, raster, &mut out, &mut figure_files)?;
         }
     }
     out.push(Artifact {
@@ -264,7 +266,7 @@ pub fn analysis_artifacts(a: &Analysis, figures: bool) -> Result<Vec<Artifact>, 
 pub fn fit_artifacts(
     fit: &FitResult,
     seed: u64,
-    figures: bool,
+    figures: Option<plot::Raster>,
 ) -> Result<Vec<Artifact>, ReportError> {
     let mut out = vec![
         Artifact {
@@ -284,12 +286,19 @@ pub fn fit_artifacts(
             bytes: json("fit.json", fit)?,
         },
     ];
-    if figures {
+    if let Some(raster) = figures {
         let mut files = Vec::new();
-        figure_artifacts("fit-counts", &fit_figure(fit, seed), &mut out, &mut files)?;
+        figure_artifacts(
+            "fit-counts",
+            &fit_figure(fit, seed),
+            raster,
+            &mut out,
+            &mut files,
+        )?;
         figure_artifacts(
             "fit-curves",
             &fit_curves_figure(fit, seed),
+            raster,
             &mut out,
             &mut files,
         )?;

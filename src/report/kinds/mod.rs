@@ -37,7 +37,7 @@ pub trait KindReport {
     fn own_files(
         &self,
         _run: &RunOutput,
-        _figures: bool,
+        _figures: Option<crate::report::plot::Raster>,
     ) -> Option<Result<Vec<Artifact>, ReportError>> {
         None
     }

@@ -523,7 +523,7 @@ fn png_and_svg(name: &str, png: Vec<u8>, svg: String) -> [Artifact; 2] {
 pub fn render_plan(
     r: &PlanResult,
     scenario: Option<&str>,
-    figures: bool,
+    figures: Option<plot::Raster>,
 ) -> Result<Vec<Artifact>, ReportError> {
     let stem = &r.experiment;
     let mut out = vec![
@@ -540,7 +540,7 @@ pub fn render_plan(
             bytes: super::json(&format!("{stem}.json"), r)?,
         },
     ];
-    if figures {
+    if let Some(raster) = figures {
         for figure in ["loss", "detectable"] {
             let f = if figure == "loss" {
                 loss_figure(r, scenario)
@@ -550,12 +550,15 @@ pub fn render_plan(
             let name = format!("{stem}-{figure}");
             out.extend(png_and_svg(
                 &name,
-                plot::render_png(&f)?,
+                plot::render_png(&f, raster)?,
                 plot::render_svg(&f)?,
             ));
         }
         let heat = heat_figure(r, scenario);
-        let (png, svg) = (plot::render_heat_png(&heat)?, plot::render_heat_svg(&heat)?);
+        let (png, svg) = (
+            plot::render_heat_png(&heat, raster)?,
+            plot::render_heat_svg(&heat)?,
+        );
         out.extend(png_and_svg(&format!("{stem}-heatmap"), png, svg));
     }
     Ok(out)

@@ -65,14 +65,13 @@ pub(super) fn diamond(at: (i32, i32), c: RGBColor) -> PathElement<(i32, i32)> {
 /// A panel's chart in axis coordinates (the panel's scales applied).
 type PanelChart<'a, DB> = ChartContext<'a, DB, Cartesian2d<TickAxis, TickAxis>>;
 
+/// Ticks in axis coordinates with their labels.
+type Ticks = Vec<(f64, String)>;
+
 /// A panel's ticks in axis coordinates with their labels: x (the panel's own ticks and labels
 /// when it has both) and y (over the data's range only, not the legend's headroom above it;
 /// whole numbers only for an integer axis).
-fn panel_ticks(
-    p: &Panel,
-    xr: (f64, f64),
-    yr: (f64, f64),
-) -> (Vec<(f64, String)>, Vec<(f64, String)>) {
+fn panel_ticks(p: &Panel, xr: (f64, f64), yr: (f64, f64)) -> (Ticks, Ticks) {
     let (xs, ys) = (p.x_scale, p.y_scale);
     let xt = match (&p.x_ticks, &p.x_tick_labels) {
         (Some(t), Some(l)) => t

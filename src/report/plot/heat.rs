@@ -50,8 +50,8 @@ pub struct HeatFigure {
 ///
 /// # Errors
 /// [`PlotError`] when plotters, the SVG parser or the PNG encoder fails.
-pub fn render_heat_png(fig: &HeatFigure) -> Result<Vec<u8>, PlotError> {
-    rasterise(&render_heat_svg(fig)?, fig.size, png_scale()).map_err(|e| PlotError {
+pub fn render_heat_png(fig: &HeatFigure, raster: super::Raster) -> Result<Vec<u8>, PlotError> {
+    rasterise(&render_heat_svg(fig)?, fig.size, raster.scale).map_err(|e| PlotError {
         figure: fig.title.clone(),
         reason: e,
     })

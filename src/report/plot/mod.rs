@@ -275,30 +275,44 @@ pub(crate) fn register_fonts() {
 ///
 /// # Errors
 /// [`PlotError`] when plotters, the SVG parser or the PNG encoder fails.
-pub fn render_png(fig: &Figure) -> Result<Vec<u8>, PlotError> {
+pub fn render_png(fig: &Figure, raster: Raster) -> Result<Vec<u8>, PlotError> {
     let (svg, size) = svg_and_size(fig)?;
-    rasterise(&svg, size, png_scale()).map_err(|e| err(fig, e))
+    rasterise(&svg, size, raster.scale).map_err(|e| err(fig, e))
 }
 
-static PNG_SCALE: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0x3f80_0000);
-
-/// Sets the pixel scale of every PNG rendered afterwards (the `--dpi` flag: dpi / 96; 1.0 by
-/// default). SVGs are resolution-free and unaffected.
-pub fn set_png_scale(scale: f32) {
-    PNG_SCALE.store(scale.to_bits(), std::sync::atomic::Ordering::Relaxed);
+/// How PNGs are rasterised: pixels per unit of the figure's size (the `--dpi` flag over 96;
+/// 1 by default). SVGs are resolution-free and unaffected. Passed to every renderer that writes
+/// a PNG, with the figure.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Raster {
+    pub scale: f32,
 }
 
-pub(crate) fn png_scale() -> f32 {
-    f32::from_bits(PNG_SCALE.load(std::sync::atomic::Ordering::Relaxed))
+impl Raster {
+    /// One pixel per unit (96 dpi).
+    pub const DEFAULT: Raster = Raster { scale: 1.0 };
+
+    /// The raster of `--dpi`: dpi / 96 pixels per unit; the default without the flag.
+    pub fn at_dpi(dpi: Option<u16>) -> Raster {
+        dpi.map_or(Raster::DEFAULT, |d| Raster {
+            scale: f32::from(d) / 96.0,
+        })
+    }
+}
+
+impl Default for Raster {
+    fn default() -> Self {
+        Raster::DEFAULT
+    }
 }
 
 /// Renders the figure once as SVG and rasterises that SVG: (PNG bytes, SVG document).
 ///
 /// # Errors
 /// [`PlotError`] as [`render_png`].
-pub fn render_both(fig: &Figure) -> Result<(Vec<u8>, String), PlotError> {
+pub fn render_both(fig: &Figure, raster: Raster) -> Result<(Vec<u8>, String), PlotError> {
     let (svg, size) = svg_and_size(fig)?;
-    let png = rasterise(&svg, size, png_scale()).map_err(|e| err(fig, e))?;
+    let png = rasterise(&svg, size, raster.scale).map_err(|e| err(fig, e))?;
     Ok((png, svg))
 }
 
@@ -445,7 +459,7 @@ mod tests {
         // The legend's columns fit under the plot.
         assert!(lay.panels[0].legend_size.0 <= lay.cell.0 - 2 * CHART_MARGIN - Y_LABEL_AREA);
         assert!(lay.panels[0].legend_columns.len() > 1);
-        let (png, svg) = render_both(&fig).unwrap();
+        let (png, svg) = render_both(&fig, Raster::DEFAULT).unwrap();
         assert!(!png.is_empty() && svg.contains("line number 8"));
     }
 

@@ -298,7 +298,10 @@ pub fn field_words(path: &str) -> String {
 ///
 /// # Errors
 /// [`ReportError`] when a figure or JSON document cannot be produced.
-pub fn render_sweep(s: &SweepOutput, figures: bool) -> Result<Vec<Artifact>, ReportError> {
+pub fn render_sweep(
+    s: &SweepOutput,
+    figures: Option<plot::Raster>,
+) -> Result<Vec<Artifact>, ReportError> {
     render_sweep_of(s, figures, None)
 }
 
@@ -309,7 +312,7 @@ pub fn render_sweep(s: &SweepOutput, figures: bool) -> Result<Vec<Artifact>, Rep
 /// [`ReportError`] when a figure or JSON document cannot be produced.
 pub fn render_sweep_of(
     s: &SweepOutput,
-    figures: bool,
+    figures: Option<plot::Raster>,
     plot: Option<&[String]>,
 ) -> Result<Vec<Artifact>, ReportError> {
     let mut out = vec![
@@ -322,11 +325,13 @@ pub fn render_sweep_of(
             bytes: super::json("sweep.json", s)?,
         },
     ];
-    if figures {
+    if let Some(raster) = figures {
         use rayon::prelude::*;
         let drawn = sweep_figures_of(s, plot)
             .par_iter()
-            .map(|(stem, fig)| plot::render_both(fig).map(|(png, svg)| (stem.clone(), png, svg)))
+            .map(|(stem, fig)| {
+                plot::render_both(fig, raster).map(|(png, svg)| (stem.clone(), png, svg))
+            })
             .collect::<Result<Vec<_>, _>>()?;
         for (stem, png, svg) in drawn {
             out.push(Artifact {

@@ -27,7 +27,7 @@ impl KindReport for Report<'_> {
     fn own_files(
         &self,
         run: &RunOutput,
-        figures: bool,
+        figures: Option<crate::report::plot::Raster>,
     ) -> Option<Result<Vec<Artifact>, ReportError>> {
         // The same files `evalsim plan` writes, named after the experiment.
         Some(planning::render_plan(self.0, Some(&run.scenario), figures))

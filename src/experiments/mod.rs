@@ -231,19 +231,7 @@ pub trait KindRun {
 
 /// The spec as its kind's [`KindRun`]: the one match from a spec to its kind here.
 pub fn kind_run(spec: &ExperimentSpec) -> &dyn KindRun {
-    match spec {
-        ExperimentSpec::Curves(s) => s,
-        ExperimentSpec::AttractorSweep(s) => s,
-        ExperimentSpec::SeedVariance(s) => s,
-        ExperimentSpec::VoteSpread(s) => s,
-        ExperimentSpec::HeadToHead(s) => s,
-        ExperimentSpec::Budget(s) => s,
-        ExperimentSpec::Cost(s) => s,
-        ExperimentSpec::Plan(s) => s,
-        ExperimentSpec::Contamination(s) => s,
-        ExperimentSpec::Judge(s) => s,
-        ExperimentSpec::Confidence(s) => s,
-    }
+    crate::each_spec!(spec, s => s as &dyn KindRun)
 }
 
 /// See [`KindRun::draw_cost_ns`].

@@ -11,6 +11,7 @@
 pub mod error;
 pub mod grid;
 pub mod keys;
+pub mod kinds;
 pub mod raw;
 pub mod resolve;
 pub mod source;

@@ -2,10 +2,11 @@
 //! reject unknown keys (with TOML's own line and column); values are checked in `resolve`.
 //! `evalsim plan` fills these same types from its flags and `fit` serialises them; `sweep` clones
 //! them per cell and sets the swept fields and the cell's seed on them ([`super::grid`]).
-//! Depends on [`crate::model`] (the enums a file names) only.
+//! Depends on [`crate::model`] (the enums a file names) and [`super::kinds`] only.
 use serde::{Deserialize, Serialize};
 use toml::Spanned;
 
+pub use super::kinds::ExperimentKind;
 use crate::model::{Fallback, Placement, VerifierKind, VoteRule};
 
 /// A whole scenario file.
@@ -107,109 +108,6 @@ pub enum SweepVary {
     Share,
     /// Each value multiplies the whole vector.
     Scale,
-}
-
-/// The experiment kinds a scenario can ask for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum ExperimentKind {
-    /// pass@k, pass^k and maj@k against k.
-    Curves,
-    /// maj@k for a list of attractor shares.
-    AttractorSweep,
-    /// Seed variance of the benchmark score for several samples per problem.
-    SeedVariance,
-    /// Seed SD of maj@k against the averaged pass@1.
-    VoteSpread,
-    /// How often a better model loses a rerun.
-    HeadToHead,
-    /// Accuracy against a token budget.
-    Budget,
-    /// Cost per correct answer of (model, k) strategies.
-    Cost,
-    /// How many problems and samples tell two models apart (`evalsim plan` from a file).
-    Plan,
-    /// Public-minus-fresh gap of a contaminated model, and the fresh set that detects it.
-    Contamination,
-    /// A pairwise judge with position, verbosity and self-preference bias: what each judging
-    /// protocol reports against the true win probability.
-    Judge,
-    /// Confidence-filtered majority vote against the kept share of the k samples.
-    Confidence,
-}
-
-impl ExperimentKind {
-    /// Every kind, in the order the docs list them.
-    pub const ALL: [ExperimentKind; 11] = [
-        ExperimentKind::Curves,
-        ExperimentKind::AttractorSweep,
-        ExperimentKind::SeedVariance,
-        ExperimentKind::VoteSpread,
-        ExperimentKind::HeadToHead,
-        ExperimentKind::Budget,
-        ExperimentKind::Cost,
-        ExperimentKind::Plan,
-        ExperimentKind::Contamination,
-        ExperimentKind::Judge,
-        ExperimentKind::Confidence,
-    ];
-
-    /// The name used in scenario files.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ExperimentKind::Curves => "curves",
-            ExperimentKind::AttractorSweep => "attractor-sweep",
-            ExperimentKind::SeedVariance => "seed-variance",
-            ExperimentKind::VoteSpread => "vote-spread",
-            ExperimentKind::HeadToHead => "head-to-head",
-            ExperimentKind::Budget => "budget",
-            ExperimentKind::Cost => "cost",
-            ExperimentKind::Plan => "plan",
-            ExperimentKind::Contamination => "contamination",
-            ExperimentKind::Judge => "judge",
-            ExperimentKind::Confidence => "confidence",
-        }
-    }
-
-    /// The files an experiment of this kind named `name` writes into the output folder, as
-    /// (suffix after the name, extensions): the report's exporters write exactly these.
-    pub fn output_stems(self) -> &'static [(&'static str, &'static [&'static str])] {
-        const TABLE_AND_FIGURE: &[&str] = &["csv", "png", "svg"];
-        const FIGURE: &[&str] = &["png", "svg"];
-        match self {
-            ExperimentKind::Curves
-            | ExperimentKind::AttractorSweep
-            | ExperimentKind::VoteSpread
-            | ExperimentKind::HeadToHead
-            | ExperimentKind::Cost => &[("", TABLE_AND_FIGURE)],
-            ExperimentKind::SeedVariance => {
-                &[("", &["csv"]), ("-histograms", FIGURE), ("-sd", FIGURE)]
-            }
-            ExperimentKind::Budget => &[
-                ("", TABLE_AND_FIGURE),
-                ("-crossover", &["csv"]),
-                ("-lengths", FIGURE),
-            ],
-            ExperimentKind::Plan => &[
-                ("", &["csv", "txt", "json"]),
-                ("-loss", FIGURE),
-                ("-detectable", FIGURE),
-                ("-heatmap", FIGURE),
-            ],
-            ExperimentKind::Contamination => &[("", TABLE_AND_FIGURE), ("-plan", &["csv"])],
-            ExperimentKind::Judge => &[("", TABLE_AND_FIGURE), ("-distribution", &["csv"])],
-            ExperimentKind::Confidence => &[("", TABLE_AND_FIGURE)],
-        }
-    }
-
-    /// Every file name an experiment of this kind named `name` writes (see
-    /// [`ExperimentKind::output_stems`]).
-    pub fn output_files(self, name: &str) -> Vec<String> {
-        self.output_stems()
-            .iter()
-            .flat_map(|(suffix, exts)| exts.iter().map(move |x| format!("{name}{suffix}.{x}")))
-            .collect()
-    }
 }
 
 /// The score a `plan` experiment plans for.

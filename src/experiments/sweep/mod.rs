@@ -7,10 +7,6 @@
 //! and its own parameters, not on which other cells run, the thread count or the shard.
 //!
 //! Depends on `scenario` (each cell is a scenario) and `sim::stream` (cell seeds).
-use crate::scenario::spec::{
-    AttractorSweepSpec, BudgetSpec, ConfidenceSpec, ContaminationSpec, CostSpec, CurvesSpec,
-    HeadToHeadSpec, JudgeSpec, PlanExperimentSpec, SeedVarianceSpec, VoteSpreadSpec,
-};
 use serde::{Deserialize, Serialize};
 
 use super::check::Untested;
@@ -266,29 +262,9 @@ const PROBE_DRAWS: u64 = 16;
 /// # Errors
 /// The first experiment that cannot run.
 pub fn quantity_names(sweep: &Sweep, index: usize) -> Result<Vec<(String, String)>, SweepError> {
-    use crate::scenario::ExperimentSpec as E;
     let mut scenario = sweep.cells[index].1.clone();
     for exp in &mut scenario.experiments {
-        match &mut exp.spec {
-            E::Curves(CurvesSpec { votes, .. })
-            | E::AttractorSweep(AttractorSweepSpec { votes, .. })
-            | E::Confidence(ConfidenceSpec { votes, .. }) => {
-                *votes = (*votes).min(PROBE_DRAWS);
-            }
-            E::SeedVariance(SeedVarianceSpec { reruns, .. })
-            | E::VoteSpread(VoteSpreadSpec { reruns, .. })
-            | E::HeadToHead(HeadToHeadSpec { reruns, .. })
-            | E::Contamination(ContaminationSpec { reruns, .. })
-            | E::Judge(JudgeSpec { reruns, .. }) => *reruns = (*reruns).min(PROBE_DRAWS),
-            E::Budget(BudgetSpec { traces, .. }) => *traces = (*traces).min(PROBE_DRAWS),
-            E::Cost(CostSpec { votes, traces, .. }) => {
-                *votes = (*votes).min(PROBE_DRAWS);
-                *traces = (*traces).min(PROBE_DRAWS);
-            }
-            E::Plan(PlanExperimentSpec { plan, .. }) => {
-                plan.spec.reruns = plan.spec.reruns.min(PROBE_DRAWS)
-            }
-        }
+        exp.spec.as_kind_mut().cap_draws(PROBE_DRAWS);
     }
     let mut names: Vec<(String, String)> = Vec::new();
     for c in run_all(&scenario, &|_| {}).checks() {
@@ -557,7 +533,7 @@ fn shard_differences(a: &Manifest, a_count: usize, b: &Manifest, b_count: usize)
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::{read_source, ExperimentSpec};
+    use crate::scenario::{read_source, ExperimentSpec, PlanExperimentSpec};
 
     fn set(arg: &str) -> SetArg {
         grid::parse_set(arg).expect("a valid --set")

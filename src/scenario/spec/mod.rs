@@ -2,13 +2,15 @@
 //!
 //! Every experiment's parameters live here, the plan's included, with every default filled in
 //! and the seed set, so nothing downstream patches a spec. This module holds data and the
-//! arithmetic of its size ([`ExperimentSpec::work`]); it may depend on [`crate::model`] and on
-//! [`super::raw`] (for [`ExperimentKind`]), never on `exact`, `sim`, `experiments`, `report` or
+//! arithmetic of its size ([`KindSpec::work`], in `kinds`); it may depend on [`crate::model`] and on
+//! [`super::kinds`] (for [`ExperimentKind`](super::kinds::ExperimentKind)), never on `exact`, `sim`, `experiments`, `report` or
 //! `cli`.
 use serde::Serialize;
 
-use super::raw::ExperimentKind;
+mod kinds;
+
 use crate::model::{Benchmark, Grader, Model, VoteRule};
+pub use kinds::{KindSpec, Work};
 
 /// A validated scenario: everything needed to run its experiments.
 #[derive(Debug, Clone, Serialize)]
@@ -264,182 +266,6 @@ impl SweepAxis {
             SweepAxis::Scale => "attractor scale".into(),
             SweepAxis::Split => "split".into(),
             SweepAxis::GraderFpr => "grader fpr".into(),
-        }
-    }
-}
-
-impl ExperimentSpec {
-    /// The kind of this experiment.
-    pub fn kind(&self) -> ExperimentKind {
-        match self {
-            ExperimentSpec::Curves(_) => ExperimentKind::Curves,
-            ExperimentSpec::AttractorSweep(_) => ExperimentKind::AttractorSweep,
-            ExperimentSpec::SeedVariance(_) => ExperimentKind::SeedVariance,
-            ExperimentSpec::VoteSpread(_) => ExperimentKind::VoteSpread,
-            ExperimentSpec::HeadToHead(_) => ExperimentKind::HeadToHead,
-            ExperimentSpec::Budget(_) => ExperimentKind::Budget,
-            ExperimentSpec::Cost(_) => ExperimentKind::Cost,
-            ExperimentSpec::Plan(_) => ExperimentKind::Plan,
-            ExperimentSpec::Contamination(_) => ExperimentKind::Contamination,
-            ExperimentSpec::Judge(_) => ExperimentKind::Judge,
-            ExperimentSpec::Confidence(_) => ExperimentKind::Confidence,
-        }
-    }
-}
-
-impl ExperimentSpec {
-    /// The keys of its model that an experiment of this spec sets itself, so that a value given
-    /// in the model (or swept with `--set model.NAME.KEY`) does not reach it: an
-    /// `attractor-sweep` sets the attractor share (or split, or grader fpr) it sweeps.
-    pub fn sets_model_keys(&self) -> &'static [&'static str] {
-        match self {
-            ExperimentSpec::AttractorSweep(AttractorSweepSpec { axis, .. }) => match axis {
-                SweepAxis::Share(_) => &["attractor", "attractors"],
-                SweepAxis::Scale => &[],
-                SweepAxis::Split => &["split"],
-                SweepAxis::GraderFpr => &["grader.fpr"],
-            },
-            _ => &[],
-        }
-    }
-
-    /// The models an experiment of this spec draws from, by index.
-    pub fn models(&self) -> Vec<usize> {
-        match self {
-            ExperimentSpec::Curves(CurvesSpec { models, .. })
-            | ExperimentSpec::Budget(BudgetSpec { models, .. })
-            | ExperimentSpec::Cost(CostSpec { models, .. })
-            | ExperimentSpec::Confidence(ConfidenceSpec { models, .. }) => models.clone(),
-            ExperimentSpec::AttractorSweep(AttractorSweepSpec { model, .. })
-            | ExperimentSpec::SeedVariance(SeedVarianceSpec { model, .. })
-            | ExperimentSpec::VoteSpread(VoteSpreadSpec { model, .. })
-            | ExperimentSpec::Plan(PlanExperimentSpec { model, .. })
-            | ExperimentSpec::Contamination(ContaminationSpec { model, .. }) => vec![*model],
-            ExperimentSpec::HeadToHead(HeadToHeadSpec { a, b, .. })
-            | ExperimentSpec::Judge(JudgeSpec { a, b, .. }) => {
-                vec![*a, *b]
-            }
-        }
-    }
-}
-
-/// How much simulation an experiment asks for, from one count of its cells: the limits bound
-/// `draws`, the progress bar counts `ticks`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Work {
-    /// Per-problem draws (votes, counts, traces or reruns times the problems they cover): what
-    /// [`super::MAX_TOTAL_VOTES`] bounds.
-    pub draws: u64,
-    /// Progress units the experiment reports as it runs: votes or traces for the per-problem
-    /// kinds, reruns for the noise kinds, and for the plan its reruns weighted by their cost
-    /// ([`Plan::rerun_cost`]).
-    pub ticks: u64,
-}
-
-impl ExperimentSpec {
-    /// The simulation this experiment will run on a benchmark of `problems` problems.
-    pub fn work(&self, problems: usize) -> Work {
-        let p = problems as u64;
-        let per_problem = |units: u64| Work {
-            draws: units.saturating_mul(p),
-            ticks: units.saturating_mul(p),
-        };
-        let reruns = |cells: u64, models: u64, reruns: u64| Work {
-            draws: cells
-                .saturating_mul(models)
-                .saturating_mul(reruns)
-                .saturating_mul(p),
-            ticks: cells.saturating_mul(reruns),
-        };
-        match self {
-            ExperimentSpec::Curves(CurvesSpec {
-                models, k, votes, ..
-            }) => per_problem((models.len() as u64 * k.len() as u64).saturating_mul(*votes)),
-            ExperimentSpec::AttractorSweep(AttractorSweepSpec {
-                attractors,
-                k,
-                votes,
-                ..
-            }) => per_problem((attractors.len() as u64 * k.len() as u64).saturating_mul(*votes)),
-            ExperimentSpec::SeedVariance(SeedVarianceSpec { n, reruns: r, .. }) => {
-                reruns(n.len() as u64, 1, *r)
-            }
-            ExperimentSpec::VoteSpread(VoteSpreadSpec { k, reruns: r, .. }) => {
-                reruns(k.len() as u64, 1, *r)
-            }
-            ExperimentSpec::HeadToHead(HeadToHeadSpec { n, reruns: r, .. }) => {
-                reruns(n.len() as u64, 2, *r)
-            }
-            ExperimentSpec::Budget(BudgetSpec { models, traces, .. }) => {
-                per_problem((models.len() as u64).saturating_mul(*traces))
-            }
-            ExperimentSpec::Cost(CostSpec {
-                models,
-                k,
-                votes,
-                traces,
-                ..
-            }) => {
-                let voting = k.iter().filter(|&&k| k > 1).count() as u64;
-                per_problem(
-                    (models.len() as u64)
-                        .saturating_mul(traces.saturating_add(voting.saturating_mul(*votes))),
-                )
-            }
-            ExperimentSpec::Plan(PlanExperimentSpec { plan, .. }) => Work {
-                draws: plan.simulated_draws(),
-                ticks: plan.planned_cost(),
-            },
-            ExperimentSpec::Contamination(ContaminationSpec {
-                n,
-                fresh,
-                shares,
-                max_fresh,
-                reruns,
-                ..
-            }) => {
-                // Every (share or 0, fresh size) cell and every share's planned set, each rerun
-                // drawing the public and a fresh set of at most max(fresh, max_fresh) problems.
-                let s = shares.len() as u64;
-                let cells = (s + 1) * fresh.len() as u64 + 2 * s;
-                let largest = u64::from(*fresh.iter().max().unwrap_or(&1).max(max_fresh));
-                Work {
-                    draws: cells
-                        .saturating_mul(*reruns)
-                        .saturating_mul(u64::from(*n))
-                        .saturating_mul(p + largest),
-                    ticks: cells.saturating_mul(*reruns),
-                }
-            }
-            // Every vote draws its k samples one by one (each with its confidence); every
-            // filter scores the same samples. Progress: the unfiltered votes, then the
-            // filtered ones.
-            ExperimentSpec::Confidence(ConfidenceSpec {
-                models, k, votes, ..
-            }) => {
-                let ksum: u64 = k.iter().map(|&x| u64::from(x)).sum();
-                let m = models.len() as u64;
-                Work {
-                    draws: m
-                        .saturating_mul(ksum)
-                        .saturating_mul(*votes)
-                        .saturating_mul(p),
-                    ticks: (2 * m * k.len() as u64)
-                        .saturating_mul(*votes)
-                        .saturating_mul(p),
-                }
-            }
-            // The benchmark's problems play no part: N questions per rerun.
-            ExperimentSpec::Judge(JudgeSpec {
-                comparisons,
-                reruns,
-                ..
-            }) => Work {
-                draws: reruns
-                    .saturating_mul(u64::from(*comparisons))
-                    .saturating_mul(JUDGE_DRAWS_PER_QUESTION),
-                ticks: reruns.saturating_mul(u64::from(*comparisons)),
-            },
         }
     }
 }

@@ -64,6 +64,22 @@ pub struct Artifact {
     pub bytes: Vec<u8>,
 }
 
+impl Artifact {
+    /// A figure's two files, `STEM.png` and `STEM.svg`.
+    pub fn figure(stem: &str, png: Vec<u8>, svg: String) -> [Artifact; 2] {
+        [
+            Artifact {
+                file: format!("{stem}.png"),
+                bytes: png,
+            },
+            Artifact {
+                file: format!("{stem}.svg"),
+                bytes: svg.into_bytes(),
+            },
+        ]
+    }
+}
+
 /// A report that could not be produced or written.
 #[derive(Debug, thiserror::Error)]
 pub enum ReportError {
@@ -160,14 +176,7 @@ pub fn render(run: &RunOutput, opts: Options) -> Result<Vec<Artifact>, ReportErr
             });
         }
         for (stem, png, svg) in std::mem::take(&mut drawn[i]) {
-            out.push(Artifact {
-                file: format!("{stem}.png"),
-                bytes: png,
-            });
-            out.push(Artifact {
-                file: format!("{stem}.svg"),
-                bytes: svg.into_bytes(),
-            });
+            out.extend(Artifact::figure(&stem, png, svg));
             figure_files.push((result.name().to_string(), format!("{stem}.png")));
         }
     }

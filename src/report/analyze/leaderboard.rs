@@ -498,14 +498,7 @@ pub fn leaderboard_artifacts(
         ("pair-differences", heat_svg(&heat)?, heat.size, &heat.title),
     ];
     for (stem, svg, size, title) in rendered {
-        out.push(Artifact {
-            file: format!("{stem}.png"),
-            bytes: png(&svg, size, title, raster)?,
-        });
-        out.push(Artifact {
-            file: format!("{stem}.svg"),
-            bytes: svg.into_bytes(),
-        });
+        out.extend(Artifact::figure(stem, png(&svg, size, title, raster)?, svg));
         files.push(format!("{stem}.png"));
     }
     Ok(())

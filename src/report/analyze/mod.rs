@@ -198,14 +198,8 @@ fn figure_artifacts(
     out: &mut Vec<Artifact>,
     files: &mut Vec<String>,
 ) -> Result<(), ReportError> {
-    out.push(Artifact {
-        file: format!("{stem}.png"),
-        bytes: plot::render_png(fig, raster)?,
-    });
-    out.push(Artifact {
-        file: format!("{stem}.svg"),
-        bytes: plot::render_svg(fig)?.into_bytes(),
-    });
+    let (png, svg) = plot::render_both(fig, raster)?;
+    out.extend(Artifact::figure(stem, png, svg));
     files.push(format!("{stem}.png"));
     Ok(())
 }

@@ -499,20 +499,6 @@ fn detectable_text(r: &PlanResult) -> String {
     out
 }
 
-/// A figure's two files, `<name>.png` and `<name>.svg`.
-fn png_and_svg(name: &str, png: Vec<u8>, svg: String) -> [Artifact; 2] {
-    [
-        Artifact {
-            file: format!("{name}.png"),
-            bytes: png,
-        },
-        Artifact {
-            file: format!("{name}.svg"),
-            bytes: svg.into_bytes(),
-        },
-    ]
-}
-
 /// Every output file of a plan, named after its experiment (`plan` from the command line):
 /// `<plan>.csv`, `<plan>.txt` (the answer), `<plan>.json`, and the figures `<plan>-loss`,
 /// `<plan>-detectable` and `<plan>-heatmap` (PNG and SVG). `scenario` names the scenario in the
@@ -548,18 +534,15 @@ pub fn render_plan(
                 detectable_figure(r, scenario)
             };
             let name = format!("{stem}-{figure}");
-            out.extend(png_and_svg(
-                &name,
-                plot::render_png(&f, raster)?,
-                plot::render_svg(&f)?,
-            ));
+            let (png, svg) = plot::render_both(&f, raster)?;
+            out.extend(Artifact::figure(&name, png, svg));
         }
         let heat = heat_figure(r, scenario);
         let (png, svg) = (
             plot::render_heat_png(&heat, raster)?,
             plot::render_heat_svg(&heat)?,
         );
-        out.extend(png_and_svg(&format!("{stem}-heatmap"), png, svg));
+        out.extend(Artifact::figure(&format!("{stem}-heatmap"), png, svg));
     }
     Ok(out)
 }

@@ -334,14 +334,7 @@ pub fn render_sweep_of(
             })
             .collect::<Result<Vec<_>, _>>()?;
         for (stem, png, svg) in drawn {
-            out.push(Artifact {
-                file: format!("{stem}.png"),
-                bytes: png,
-            });
-            out.push(Artifact {
-                file: format!("{stem}.svg"),
-                bytes: svg.into_bytes(),
-            });
+            out.extend(Artifact::figure(&stem, png, svg));
         }
     }
     Ok(out)

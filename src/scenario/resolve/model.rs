@@ -1,8 +1,6 @@
 //! Models: `[[model]]` with its `[model.tokens]`, `[model.verifier]` and `[model.grader]`,
 //! and the benchmark's contamination keys that name models.
 use super::*;
-use crate::exact::modes::Extraction;
-use crate::exact::outcome::OutcomeModel;
 
 impl Resolver<'_> {
     pub(super) fn model(
@@ -108,23 +106,6 @@ impl Resolver<'_> {
             }
             None => None,
         };
-        // The outcome model says which features per-run noise combines with.
-        let outcome = OutcomeModel {
-            attractors: attractors.clone(),
-            extraction: Extraction { unparsed, split },
-            run_sd,
-            rule: VoteRule::Random,
-            grader,
-            verifier,
-            confidence: None,
-        };
-        if let (Some(other), Some(v)) = (outcome.unsupported(), m.run_sd.as_ref()) {
-            return Err(self.err(
-                v.span(),
-                &key("run_sd"),
-                format!("cannot be combined with {other} in one model yet: per-run noise is integrated for one attractor share, every answer parsed, no verifier and a perfect grader; give this model run_sd = 0 or drop {other}"),
-            ));
-        }
         Ok(Model {
             name: name.into_inner(),
             source,

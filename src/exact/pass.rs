@@ -154,7 +154,9 @@ mod tests {
         let q = 1e-14;
         let p = 1.0 - q;
         let (_, miss) = pass_at_k_pq(p, q, 2);
-        assert!((miss / (q * q) - 1.0).abs() < 1e-15, "{miss}");
+        assert!((miss / (q * q) - 1.0).abs() < 1e-13, "{miss}");
+        let from_p = pass_at_k_complement(p, 2);
+        assert!((from_p / (q * q) - 1.0).abs() > 1e-4, "{from_p}");
         let (_, all) = pass_hat_k_pq(q, p, 3);
         assert!((all / (3.0 * q) - 1.0).abs() < 1e-13, "{all}");
     }

@@ -178,7 +178,8 @@ fn pick(list: &[(u32, u64, u64)], n: u32, graded: bool) -> u64 {
 ///
 /// # Panics
 ///
-/// If a series' outcome model refuses n@k or the filtered vote that is asked for.
+/// If a series' outcome model is [`OutcomeModel::unsupported`], or refuses n@k or the
+/// filtered vote that is asked for.
 #[allow(clippy::too_many_arguments)]
 pub fn simulate(
     seed: u64,
@@ -190,6 +191,10 @@ pub fn simulate(
     votes: u64,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Vec<Vec<Vec<Tally>>> {
+    assert!(
+        series.iter().all(|s| s.outcome.unsupported().is_none()),
+        "unsupported outcome model"
+    );
     assert!(
         submissions.is_empty()
             || series

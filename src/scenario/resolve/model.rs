@@ -1,6 +1,8 @@
 //! Models: `[[model]]` with its `[model.tokens]`, `[model.verifier]` and `[model.grader]`,
 //! and the benchmark's contamination keys that name models.
 use super::*;
+use crate::exact::modes::Extraction;
+use crate::exact::outcome::OutcomeModel;
 
 impl Resolver<'_> {
     pub(super) fn model(
@@ -106,6 +108,23 @@ impl Resolver<'_> {
             }
             None => None,
         };
+        // The outcome model says which features per-run noise combines with.
+        let outcome = OutcomeModel {
+            attractors: attractors.clone(),
+            extraction: Extraction { unparsed, split },
+            run_sd,
+            rule: VoteRule::Random,
+            grader,
+            verifier,
+            confidence: None,
+        };
+        if let (Some(other), Some(v)) = (outcome.unsupported(), m.run_sd.as_ref()) {
+            return Err(self.err(
+                v.span(),
+                &key("run_sd"),
+                format!("cannot be combined with {other}: under per-run noise its best@k is an integral inside an integral, hundreds of times slower than without; give this model run_sd = 0, or a verifier of kind = \"threshold\""),
+            ));
+        }
         Ok(Model {
             name: name.into_inner(),
             source,

@@ -320,7 +320,7 @@ fn noisy_votes(
                 k,
                 rule: s.outcome.rule,
                 modes: (!s.outcome.is_canonical())
-                    .then(|| (s.outcome.attractors.as_slice(), s.outcome.extraction)),
+                    .then_some((s.outcome.attractors.as_slice(), s.outcome.extraction)),
             };
             let path = [key, RUN_NOISE_STREAM, si as u64, u64::from(k), i as u64];
             let r = simulate_problem(seed, &path, &problem, votes);

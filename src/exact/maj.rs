@@ -229,11 +229,17 @@ pub fn maj_at_k_all_with_loss(
     let (w, l) = conditional_win_loss(k, attractor, rule);
     rates
         .iter()
-        .map(|&p| {
-            let pmf = binomial_pmf(k, p);
-            (win_given_counts(&pmf, &w), win_given_counts(&pmf, &l))
-        })
+        .map(|&p| win_loss_pq(k, p, 1.0 - p, &w, &l))
         .collect()
+}
+
+/// (maj@k, 1 - maj@k) of one problem from its rate p and q = 1 - p computed from their own
+/// terms, given the conditional win and loss tables of [`conditional_win_loss`]: the pmf of the
+/// correct count ([`binomial_pmf_pq`]) against each table. With q = 1 - p it is the entry of
+/// [`maj_at_k_all_with_loss`] bit for bit. Time: O(k).
+pub fn win_loss_pq(k: u32, p: f64, q: f64, w: &[f64], l: &[f64]) -> (f64, f64) {
+    let pmf = binomial_pmf_pq(k, p, q);
+    (win_given_counts(&pmf, w), win_given_counts(&pmf, l))
 }
 
 /// maj@k of one problem with per-sample probabilities p (correct) and q (attractor); the rest

@@ -10,10 +10,14 @@
 //! distribution.
 //!
 //! Why it exists: experiments ask an outcome model for a metric and never branch on which
-//! features a model uses. The one combination that is not computed (per-run noise with anything
-//! but the one-attractor, fully parsed, perfectly graded model without a verifier) is named by
-//! [`OutcomeModel::unsupported`], which the scenario layer calls to refuse it; what keeps one
-//! metric from a model (n@k, the confidence-filtered vote) by [`OutcomeModel::refuses`].
+//! features a model uses. Per-run noise is one layer over everything else: given the run's
+//! offset the samples are independent at rate p(eta), so each metric's value is the
+//! expectation over eta of its noise-free per-problem value ([`run_corr::expect_pair`]), for
+//! every combination of features but a score verifier ([`OutcomeModel::unsupported`], refused
+//! for its cost). What keeps one metric from a model (n@k with several
+//! attractors, the confidence-filtered vote outside the canonical model) is named by
+//! [`OutcomeModel::refuses`]; what keeps a rerun's count distribution under per-run noise from
+//! a model (unparsed answers, a grader) by [`OutcomeModel::rerun_unsupported`].
 //!
 //! May depend on: `model` and the closed forms of this module's siblings.
 use rayon::prelude::*;
@@ -21,14 +25,17 @@ use serde::Serialize;
 
 use super::confidence::{threshold_maj, top_count, top_share_maj, Filter};
 use super::grader::SampleGrading;
-use super::maj::{attractor_threshold, maj_at_k_all_with_loss, maj_ceiling};
+use super::maj::{attractor_threshold, conditional_win_loss, maj_ceiling, win_loss_pq};
 use super::modes::{
     graded_rate, maj_at_k_modes, maj_ceiling_modes, winning_threshold, AnswerShares, Extraction,
 };
-use super::pass::{mean, pass_at_k, pass_at_k_complement, pass_hat_k, pass_hat_k_complement};
+use super::pass::{
+    mean, pass_at_k, pass_at_k_complement, pass_at_k_pq, pass_hat_k, pass_hat_k_complement,
+    pass_hat_k_pq,
+};
 use super::run_corr;
 use super::submit::{submit_at_k, submit_best};
-use super::verifier::{best_ceiling, best_pairs, selectable_rate};
+use super::verifier::{best_ceiling_of, best_pair, selectable_rate};
 use crate::model::{Confidence, Grader, Model, Verifier, VoteRule};
 
 /// Which metric of k samples.
@@ -123,20 +130,26 @@ impl OutcomeModel {
         self.attractors.len() <= 1 && self.extraction == Extraction::default()
     }
 
-    /// The model feature that cannot be combined with per-run noise, if this model combines
-    /// them: per-run noise is integrated for the canonical model without a verifier and with a
-    /// perfect grader. The one place such a model is refused.
+    /// The model feature that per-run noise is not combined with, if this model combines them:
+    /// a score verifier, whose best@k and n@k are each an adaptive integral of their own; under
+    /// the run-noise layer the nested integrals took about 700 times the CPU time of the same
+    /// curves without noise (167 s against 0.24 s for 20 problems at the default k). The one
+    /// place such a model is refused; a threshold verifier combines.
     pub fn unsupported(&self) -> Option<&'static str> {
+        let score = matches!(self.verifier, Some(Verifier::Score { .. }));
+        (self.run_sd > 0.0 && score).then_some("a score [model.verifier]")
+    }
+
+    /// The model feature that the count distribution of one rerun under per-run noise
+    /// (`seed-variance`, `head-to-head`) does not combine with, if this model combines them:
+    /// those experiments integrate the run's offset for the true rate, with every answer parsed
+    /// and a perfect grader. The one place such a model is refused (per-sample metrics of k
+    /// samples combine per-run noise with every feature, by [`OutcomeModel::value`]).
+    pub fn rerun_unsupported(&self) -> Option<&'static str> {
         if self.run_sd == 0.0 {
             None
-        } else if self.attractors.len() > 1 {
-            Some("a list of attractor shares")
         } else if self.extraction.unparsed != 0.0 {
             Some("unparsed")
-        } else if self.extraction.split != 0.0 {
-            Some("split")
-        } else if self.verifier.is_some() {
-            Some("[model.verifier]")
         } else if self.grader.is_some() {
             Some("[model.grader]")
         } else {
@@ -161,52 +174,136 @@ impl OutcomeModel {
     }
 
     /// Each problem's true (value, 1 - value) of `metric` at k, the complement computed from its
-    /// own terms. Time: O(N) for pass@k and pass^k, O(k^2 + N k) for maj@k of the canonical model
-    /// (see [`crate::exact::modes`] and [`crate::exact::run_corr`] otherwise), best@k as
-    /// [`best_pairs`].
+    /// own terms: the noise-free value of one problem ([`OutcomeModel::kernel`]) under the
+    /// per-run noise layer ([`run_corr::expect_pair`], the value itself when run_sd = 0). Time:
+    /// O(N) for pass@k and pass^k, O(k^2 + N k) for maj@k of the canonical model (see
+    /// [`crate::exact::modes`] otherwise), best@k as [`crate::exact::verifier::best_pair`]; times
+    /// the quadrature's nodes (192, or 1,140 and more) under per-run noise.
     ///
     /// # Panics
     ///
-    /// If k = 0, for best@k of a model without a verifier, for a combination
+    /// If k = 0, for best@k of a model without a verifier, for a model
     /// [`OutcomeModel::unsupported`] names, or for a metric [`OutcomeModel::refuses`].
     pub fn value(&self, rates: &[f64], metric: Metric, k: u32) -> Vec<(f64, f64)> {
         assert!(self.unsupported().is_none(), "unsupported outcome model");
-        let omega = self.run_sd;
         match metric {
-            Metric::PassAtK | Metric::PassHatK if omega > 0.0 => rates
-                .iter()
-                .map(|&p| match metric {
-                    Metric::PassAtK => run_corr::pass_at_k_run(p, omega, k),
-                    _ => run_corr::pass_hat_k_run(p, omega, k),
+            Metric::FilteredMajAtK(f) => self.filtered(rates, f, k),
+            _ => self.layer(rates, &*self.kernel(metric, k, None), k),
+        }
+    }
+
+    /// Every problem's (value, complement) of a per-problem kernel f(p, 1 - p) of degree k in p,
+    /// under this model's per-run noise: E[f(p(eta), 1 - p(eta))] ([`run_corr::expect_pair`]),
+    /// f(p, 1 - p) itself when run_sd = 0. In parallel over problems.
+    fn layer(
+        &self,
+        rates: &[f64],
+        f: &(dyn Fn(f64, f64) -> (f64, f64) + Sync),
+        k: u32,
+    ) -> Vec<(f64, f64)> {
+        rates
+            .par_iter()
+            .map(|&p| run_corr::expect_pair(p, self.run_sd, k, f))
+            .collect()
+    }
+
+    /// The noise-free (value, 1 - value) of `metric` at k of one problem as a function of its
+    /// rate p and q = 1 - p, given separately (under per-run noise both come from the logit, so
+    /// the pass@k and pass^k complements and the canonical vote keep their relative accuracy);
+    /// as marked by `grader` when one is given. What every problem shares (the vote's win table)
+    /// is computed once, here. With q = 1 - p each is the closed form of its module bit for bit.
+    ///
+    /// # Panics
+    ///
+    /// For a filtered vote (computed by [`OutcomeModel::filtered`]), best@k or n@k by verifier
+    /// without a verifier.
+    fn kernel(&self, metric: Metric, k: u32, grader: Option<Grader>) -> Kernel<'_> {
+        if let Some(g) = grader {
+            return self.graded_kernel(metric, k, g);
+        }
+        let u = self.extraction.unparsed;
+        let verifier = || *self.verifier.as_ref().expect("best@k needs a verifier");
+        match metric {
+            Metric::PassAtK | Metric::PassHatK => {
+                let pair = if metric == Metric::PassAtK {
+                    pass_at_k_pq
+                } else {
+                    pass_hat_k_pq
+                };
+                // With unparsed answers the parsed rate's complement is at least u: 1 - r
+                // keeps its relative accuracy to within eps / u.
+                Box::new(move |p, q| match u {
+                    0.0 => pair(p, q, k),
+                    _ => {
+                        let r = graded_rate(p, self.extraction);
+                        pair(r, 1.0 - r, k)
+                    }
                 })
-                .collect(),
-            Metric::PassAtK => self
-                .parsed_rates(rates)
-                .map(|r| (pass_at_k(r, k), pass_at_k_complement(r, k)))
-                .collect(),
-            Metric::PassHatK => self
-                .parsed_rates(rates)
-                .map(|r| (pass_hat_k(r, k), pass_hat_k_complement(r, k)))
-                .collect(),
-            Metric::MajAtK if omega > 0.0 => rates
-                .iter()
-                .map(|&p| run_corr::maj_at_k_run(p, self.attractor(), omega, k, self.rule))
-                .collect(),
+            }
             // One attractor, all parsed: the conditional win table is shared by every problem.
             Metric::MajAtK if self.is_canonical() => {
-                maj_at_k_all_with_loss(rates, self.attractor(), k, self.rule)
+                let (w, l) = conditional_win_loss(k, self.attractor(), self.rule);
+                Box::new(move |p, q| win_loss_pq(k, p, q, &w, &l))
             }
-            Metric::MajAtK => rates
-                .iter()
-                .map(|&p| maj_at_k_modes(p, &self.attractors, self.extraction, k, self.rule))
-                .collect(),
+            Metric::MajAtK => Box::new(move |p, _| {
+                maj_at_k_modes(p, &self.attractors, self.extraction, k, self.rule)
+            }),
             Metric::BestAtK => {
-                let verifier = self.verifier.as_ref().expect("best@k needs a verifier");
-                best_pairs(&self.selectable(rates), verifier, k)
+                let v = verifier();
+                Box::new(move |p, _| best_pair(selectable_rate(p, u), &v, k))
             }
-            Metric::SubmitAtK(n) => self.submitted(rates, k, n, None),
-            Metric::VerifiedAtK(n) => self.verified(rates, k, n, None),
-            Metric::FilteredMajAtK(f) => self.filtered(rates, f, k),
+            Metric::SubmitAtK(n) => {
+                assert!(self.refuses(metric).is_none(), "unsupported n@k");
+                Box::new(move |p, _| submit_at_k(&self.shares(p), k, n, None))
+            }
+            Metric::VerifiedAtK(n) => {
+                let v = verifier();
+                Box::new(move |p, _| submit_best(selectable_rate(p, u), &v, k, n, None))
+            }
+            Metric::FilteredMajAtK(_) => unreachable!("filtered votes are computed per benchmark"),
+        }
+    }
+
+    /// [`OutcomeModel::kernel`] as the grader g marks it: per-sample metrics of the graded rate
+    /// (an unparsed sample is never graded correct), maj@k and best@k the one answer they pick
+    /// graded once, n@k each submission graded.
+    fn graded_kernel(&self, metric: Metric, k: u32, g: Grader) -> Kernel<'_> {
+        let grading = SampleGrading {
+            unparsed: self.extraction.unparsed,
+            grader: Some(g),
+        };
+        let u = self.extraction.unparsed;
+        match metric {
+            Metric::PassAtK => Box::new(move |p, q| {
+                let (r, not_r) = grading.rate(p, q);
+                // (1 - r)^k from 1 - r itself when r is near 1.
+                let miss = if not_r < 0.5 {
+                    not_r.powf(f64::from(k))
+                } else {
+                    pass_at_k_complement(r, k)
+                };
+                (pass_at_k(r, k), miss)
+            }),
+            Metric::PassHatK => Box::new(move |p, q| {
+                let (r, _) = grading.rate(p, q);
+                (pass_hat_k(r, k), pass_hat_k_complement(r, k))
+            }),
+            Metric::SubmitAtK(n) => {
+                assert!(self.refuses(metric).is_none(), "unsupported n@k");
+                Box::new(move |p, _| submit_at_k(&self.shares(p), k, n, Some(g)))
+            }
+            Metric::VerifiedAtK(n) => {
+                let v = *self
+                    .verifier
+                    .as_ref()
+                    .expect("n@k by verifier needs a verifier");
+                Box::new(move |p, _| submit_best(selectable_rate(p, u), &v, k, n, Some(g)))
+            }
+            Metric::MajAtK | Metric::BestAtK => {
+                let truth = self.kernel(metric, k, None);
+                Box::new(move |p, q| g.selected(truth(p, q)))
+            }
+            Metric::FilteredMajAtK(_) => unreachable!("filtered votes are computed per benchmark"),
         }
     }
 
@@ -246,38 +343,13 @@ impl OutcomeModel {
             .collect()
     }
 
-    /// n@k by the verifier of every problem ([`submit_best`]) on the selectable rates, in
-    /// parallel over problems.
-    fn verified(&self, rates: &[f64], k: u32, n: u32, grader: Option<Grader>) -> Vec<(f64, f64)> {
-        let verifier = self
-            .verifier
-            .as_ref()
-            .expect("n@k by verifier needs a verifier");
-        self.selectable(rates)
-            .par_iter()
-            .map(|&p| submit_best(p, verifier, k, n, grader))
-            .collect()
-    }
-
-    /// n@k of every problem by enumeration ([`submit_at_k`]), in parallel over problems.
-    fn submitted(&self, rates: &[f64], k: u32, n: u32, grader: Option<Grader>) -> Vec<(f64, f64)> {
-        assert!(
-            self.refuses(Metric::SubmitAtK(n)).is_none(),
-            "unsupported n@k"
-        );
-        rates
-            .par_iter()
-            .map(|&p| submit_at_k(&self.shares(p), k, n, grader))
-            .collect()
-    }
-
     /// The per-sample answer shares on a problem with rate p.
     pub fn shares(&self, p: f64) -> AnswerShares {
         AnswerShares::new(p, &self.attractors, self.extraction)
     }
 
     /// The model feature that keeps `metric` from being computed for this model, if any: n@k
-    /// is enumerated for at most one repeated wrong answer and independent samples; a
+    /// is enumerated for at most one repeated wrong answer; a
     /// confidence-filtered vote needs a confidence and is computed for the canonical model
     /// (one attractor share, every answer parsed in one form, independent samples, a perfect
     /// grader).
@@ -287,7 +359,7 @@ impl OutcomeModel {
             Metric::SubmitAtK(_) | Metric::FilteredMajAtK(_) if self.attractors.len() > 1 => {
                 Some("a list of attractor shares")
             }
-            Metric::SubmitAtK(_) | Metric::FilteredMajAtK(_) if self.run_sd > 0.0 => Some("run_sd"),
+            Metric::FilteredMajAtK(_) if self.run_sd > 0.0 => Some("run_sd"),
             _ if filtered && self.confidence.is_none() => Some("no [model.confidence]"),
             _ if filtered && self.extraction.unparsed != 0.0 => Some("unparsed"),
             _ if filtered && self.extraction.split != 0.0 => Some("split"),
@@ -305,59 +377,26 @@ impl OutcomeModel {
     ///
     /// As [`OutcomeModel::value`].
     pub fn graded(&self, rates: &[f64], metric: Metric, k: u32) -> Vec<(f64, f64)> {
-        let Some(g) = self.grader else {
-            return self.value(rates, metric, k);
-        };
-        let grading = SampleGrading {
-            unparsed: self.extraction.unparsed,
-            grader: Some(g),
-        };
-        let sample = |p: f64| grading.rate(p, 1.0 - p);
-        match metric {
-            Metric::PassAtK => rates
-                .iter()
-                .map(|&p| {
-                    let (r, not_r) = sample(p);
-                    // (1 - r)^k from 1 - r itself when r is near 1.
-                    let miss = if not_r < 0.5 {
-                        not_r.powf(f64::from(k))
-                    } else {
-                        pass_at_k_complement(r, k)
-                    };
-                    (pass_at_k(r, k), miss)
-                })
-                .collect(),
-            Metric::PassHatK => rates
-                .iter()
-                .map(|&p| {
-                    let (r, _) = sample(p);
-                    (pass_hat_k(r, k), pass_hat_k_complement(r, k))
-                })
-                .collect(),
-            Metric::SubmitAtK(n) => self.submitted(rates, k, n, Some(g)),
-            Metric::VerifiedAtK(n) => self.verified(rates, k, n, Some(g)),
+        match (self.grader, metric) {
             // Refused with a grader: this panics as `value` documents.
-            Metric::FilteredMajAtK(_) => self.value(rates, metric, k),
-            Metric::MajAtK | Metric::BestAtK => self
-                .value(rates, metric, k)
-                .into_iter()
-                .map(|m| g.selected(m))
-                .collect(),
+            (None, _) | (_, Metric::FilteredMajAtK(_)) => self.value(rates, metric, k),
+            (Some(_), _) => self.layer(rates, &*self.kernel(metric, k, self.grader), k),
         }
     }
 
     /// The benchmark's mean per-sample rate before grading: (1 - u) p averaged over problems,
-    /// or under per-run noise the mean of each problem's rate over runs. Time: O(N).
+    /// under per-run noise each problem's mean over runs. Time: O(N), O(N G) with G quadrature
+    /// nodes under per-run noise.
     pub fn pass_at_1(&self, rates: &[f64]) -> f64 {
-        if self.run_sd > 0.0 {
-            let means: Vec<f64> = rates
-                .iter()
-                .map(|&p| run_corr::run_moments(p, self.run_sd).mean)
-                .collect();
-            mean(&means)
-        } else {
-            mean(&self.parsed_rates(rates).collect::<Vec<f64>>())
-        }
+        let u = self.extraction.unparsed;
+        let means: Vec<f64> = rates
+            .iter()
+            .map(|&p| {
+                let parsed = |p: f64, q: f64| (graded_rate(p, self.extraction), u + (1.0 - u) * q);
+                run_corr::expect_pair(p, self.run_sd, 1, parsed).0
+            })
+            .collect();
+        mean(&means)
     }
 
     /// The rate above which maj@k tends to 1 as k grows, below which to 0.
@@ -369,12 +408,12 @@ impl OutcomeModel {
         }
     }
 
-    /// The large-k limit of the benchmark's maj@k (under per-run noise the mean chance that a
-    /// run's rate lies above the threshold). Time: O(N m), O(N G) with G quadrature nodes under
-    /// per-run noise.
+    /// The large-k limit of the benchmark's maj@k: under per-run noise the mean chance that a
+    /// run's rate lies above [`OutcomeModel::threshold`] (the limit is a step in the rate, so
+    /// its expectation over the run's offset is a normal cdf). Time: O(N m).
     pub fn ceiling(&self, rates: &[f64]) -> f64 {
         if self.run_sd > 0.0 {
-            run_corr::maj_ceiling_run(rates, self.attractor(), self.run_sd)
+            run_corr::maj_ceiling_run(rates, self.threshold(), self.run_sd)
         } else if self.is_canonical() {
             maj_ceiling(rates, self.attractor())
         } else {
@@ -382,29 +421,32 @@ impl OutcomeModel {
         }
     }
 
-    /// The large-k limit of the benchmark's best@k as graded, when there is a verifier.
+    /// The large-k limit of the benchmark's best@k as graded, when there is a verifier: the
+    /// mean over problems of each one's limit, under per-run noise its expectation over runs.
     pub fn best_ceiling(&self, rates: &[f64]) -> Option<f64> {
         let v = self.verifier.as_ref()?;
-        Some(best_ceiling(&self.selectable(rates), v, self.grader))
-    }
-
-    /// The per-sample rate the verifier selects from: (1 - u) p ([`selectable_rate`]).
-    fn selectable(&self, rates: &[f64]) -> Vec<f64> {
-        rates
+        let u = self.extraction.unparsed;
+        let per: Vec<f64> = rates
             .iter()
-            .map(|&p| selectable_rate(p, self.extraction.unparsed))
-            .collect()
-    }
-
-    /// The per-sample rate behind pass@k and pass^k: (1 - u) p ([`graded_rate`]).
-    fn parsed_rates<'a>(&'a self, rates: &'a [f64]) -> impl Iterator<Item = f64> + 'a {
-        rates.iter().map(|&p| graded_rate(p, self.extraction))
+            .map(|&p| {
+                let limit = |p: f64, _| {
+                    let c = best_ceiling_of(selectable_rate(p, u), v, self.grader);
+                    (c, 1.0 - c)
+                };
+                run_corr::expect_pair(p, self.run_sd, u32::MAX, limit).0
+            })
+            .collect();
+        Some(mean(&per))
     }
 }
+
+/// A per-problem kernel of [`OutcomeModel::value`]: (value, 1 - value) from (p, 1 - p).
+type Kernel<'a> = Box<dyn Fn(f64, f64) -> (f64, f64) + Sync + 'a>;
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::exact::maj::maj_at_k_all_with_loss;
     use crate::model::{Fallback, ThresholdVerifier};
 
     fn canonical() -> OutcomeModel {
@@ -460,53 +502,244 @@ mod tests {
         }
     }
 
-    #[test]
-    fn every_combination_with_run_sd_but_the_canonical_model_is_unsupported() {
-        let noisy = OutcomeModel {
-            run_sd: 0.5,
-            ..canonical()
-        };
-        assert_eq!(noisy.unsupported(), None);
-        let verifier = Verifier::Threshold(ThresholdVerifier {
+    fn threshold_verifier() -> Verifier {
+        Verifier::Threshold(ThresholdVerifier {
             tpr: 0.9,
             fpr: 0.1,
             fallback: Fallback::Random,
+        })
+    }
+
+    /// Every feature that combines, one at a time and all at once (without run noise).
+    fn featured() -> Vec<(&'static str, OutcomeModel)> {
+        let grader = Some(Grader {
+            fpr: 0.05,
+            fnr: 0.1,
         });
-        let cases = [
-            OutcomeModel {
-                attractors: vec![0.2, 0.1],
-                ..noisy.clone()
-            },
-            OutcomeModel {
-                extraction: Extraction {
-                    unparsed: 0.1,
-                    split: 0.0,
+        let extraction = Extraction {
+            unparsed: 0.1,
+            split: 0.2,
+        };
+        vec![
+            ("canonical", canonical()),
+            (
+                "attractor list",
+                OutcomeModel {
+                    attractors: vec![0.3, 0.2],
+                    ..canonical()
                 },
-                ..noisy.clone()
-            },
-            OutcomeModel {
-                extraction: Extraction {
-                    unparsed: 0.0,
-                    split: 0.2,
+            ),
+            (
+                "unparsed",
+                OutcomeModel {
+                    extraction: Extraction {
+                        unparsed: 0.15,
+                        split: 0.0,
+                    },
+                    ..canonical()
                 },
-                ..noisy.clone()
-            },
-            OutcomeModel {
-                verifier: Some(verifier),
-                ..noisy.clone()
-            },
-            OutcomeModel {
-                grader: Some(Grader { fpr: 0.1, fnr: 0.0 }),
-                ..noisy.clone()
-            },
+            ),
+            (
+                "split",
+                OutcomeModel {
+                    extraction: Extraction {
+                        unparsed: 0.0,
+                        split: 0.3,
+                    },
+                    ..canonical()
+                },
+            ),
+            (
+                "threshold verifier",
+                OutcomeModel {
+                    verifier: Some(threshold_verifier()),
+                    ..canonical()
+                },
+            ),
+            (
+                "score verifier",
+                OutcomeModel {
+                    verifier: Some(Verifier::Score { separation: 1.2 }),
+                    ..canonical()
+                },
+            ),
+            (
+                "grader",
+                OutcomeModel {
+                    grader,
+                    ..canonical()
+                },
+            ),
+            (
+                "everything",
+                OutcomeModel {
+                    attractors: vec![0.3, 0.2],
+                    extraction,
+                    rule: VoteRule::Strict,
+                    grader,
+                    verifier: Some(threshold_verifier()),
+                    ..canonical()
+                },
+            ),
+        ]
+    }
+
+    /// E[f(Z)] of a pair by composite Simpson on |z| <= 13 with 2^10 panels: the reference (for
+    /// integrands analytic in z the composite rule is accurate to rounding at this step).
+    fn simpson_pair(f: impl Fn(f64) -> (f64, f64)) -> (f64, f64) {
+        let m = 1usize << 10;
+        let (lo, hi) = (-13.0f64, 13.0f64);
+        let h = (hi - lo) / m as f64;
+        let (mut v, mut c) = (0.0, 0.0);
+        for j in 0..=m {
+            let z = lo + j as f64 * h;
+            let w = if j == 0 || j == m {
+                1.0
+            } else if j % 2 == 1 {
+                4.0
+            } else {
+                2.0
+            } * (-0.5 * z * z).exp();
+            let (a, b) = f(z);
+            v += w * a;
+            c += w * b;
+        }
+        let norm = h / 3.0 / (2.0 * std::f64::consts::PI).sqrt();
+        (v * norm, c * norm)
+    }
+
+    fn rel(a: f64, b: f64) -> f64 {
+        (a - b).abs() / b.abs().max(1e-300)
+    }
+
+    /// Per-run noise is one layer over every feature: each metric's value and complement, true
+    /// and graded, are the expectation over the run's offset of the noise-free model's, within
+    /// 1e-12 relative of brute-force Simpson, at k where Gauss–Hermite is used (k <= 4,
+    /// omega <= 2) and where the adaptive rule is.
+    #[test]
+    fn run_sd_combines_with_every_feature_as_the_expectation_of_the_noise_free_value() {
+        let metrics = [
+            Metric::PassAtK,
+            Metric::PassHatK,
+            Metric::MajAtK,
+            Metric::BestAtK,
+            Metric::SubmitAtK(2),
+            Metric::VerifiedAtK(2),
         ];
-        for c in &cases {
-            assert!(c.unsupported().is_some(), "{c:?}");
-            let independent = OutcomeModel {
-                run_sd: 0.0,
-                ..c.clone()
+        for (name, free) in featured()
+            .into_iter()
+            .filter(|(n, _)| *n != "score verifier")
+        {
+            for &(p, omega, k) in &[
+                (0.3, 2.0, 3u32),
+                (0.8, 1.0, 4),
+                (0.05, 1.5, 7),
+                (0.6, 3.0, 5),
+            ] {
+                let noisy = OutcomeModel {
+                    run_sd: omega,
+                    ..free.clone()
+                };
+                let x0 = crate::model::logit(p);
+                for metric in free.metrics(&metrics) {
+                    if free.refuses(metric).is_some() {
+                        continue;
+                    }
+                    // Without a grader the graded value is the true one.
+                    for graded in [false, free.grader.is_some()] {
+                        let of = |o: &OutcomeModel, rates: &[f64]| {
+                            if graded {
+                                o.graded(rates, metric, k)
+                            } else {
+                                o.value(rates, metric, k)
+                            }
+                        };
+                        let (v, c) = of(&noisy, &[p])[0];
+                        let (bv, bc) =
+                            simpson_pair(|z| of(&free, &[crate::model::expit(x0 + omega * z)])[0]);
+                        let what = format!(
+                            "{name} {} graded {graded} p {p} omega {omega} k {k}",
+                            metric.name()
+                        );
+                        assert!(rel(v, bv) < 1e-12, "{what}: value {v} vs {bv}");
+                        assert!(rel(c, bc) < 1e-12, "{what}: complement {c} vs {bc}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn run_sd_with_a_score_verifier_is_the_one_unsupported_combination() {
+        for (name, free) in featured() {
+            let noisy = OutcomeModel {
+                run_sd: 0.5,
+                ..free.clone()
             };
-            assert_eq!(independent.unsupported(), None);
+            assert_eq!(free.unsupported(), None);
+            let expected = (name == "score verifier").then_some("a score [model.verifier]");
+            assert_eq!(noisy.unsupported(), expected, "{name}");
+        }
+    }
+
+    #[test]
+    fn only_unparsed_and_a_grader_keep_run_sd_from_a_reruns_count_distribution() {
+        for (name, free) in featured() {
+            let noisy = OutcomeModel {
+                run_sd: 0.5,
+                ..free.clone()
+            };
+            assert_eq!(free.rerun_unsupported(), None);
+            let expected = if free.extraction.unparsed != 0.0 {
+                Some("unparsed")
+            } else if free.grader.is_some() {
+                Some("[model.grader]")
+            } else {
+                None
+            };
+            assert_eq!(noisy.rerun_unsupported(), expected, "{name}");
+        }
+    }
+
+    /// The limits of maj@k and best@k under per-run noise: the expectation over runs of the
+    /// noise-free limit (a step at the threshold for maj@k, Phi in closed form).
+    #[test]
+    fn run_sd_ceilings_are_the_expectation_of_the_noise_free_ceilings() {
+        for (name, free) in featured()
+            .into_iter()
+            .filter(|(n, _)| *n != "score verifier")
+        {
+            let noisy = OutcomeModel {
+                run_sd: 1.3,
+                ..free.clone()
+            };
+            for p in [0.1, 0.45, 0.9] {
+                let x0 = crate::model::logit(p);
+                let at = |z: f64| [crate::model::expit(x0 + 1.3 * z)];
+                let (bv, _) = simpson_pair(|z| (free.pass_at_1(&at(z)), 0.0));
+                assert!(rel(noisy.pass_at_1(&[p]), bv) < 1e-12, "{name} pass@1 {p}");
+                if let Some(c) = noisy.best_ceiling(&[p]) {
+                    let (bv, _) = simpson_pair(|z| (free.best_ceiling(&at(z)).unwrap(), 0.0));
+                    assert!(rel(c, bv) < 1e-9, "{name} best ceiling {p}: {c} vs {bv}");
+                }
+                // The step's expectation: Simpson of a step converges slowly, so the
+                // reference is the share of a fine grid of quantiles above the threshold.
+                let m = 200_000;
+                let normal = statrs::distribution::Normal::standard();
+                use statrs::distribution::ContinuousCDF;
+                let above = (0..m)
+                    .filter(|&j| {
+                        let z = normal.inverse_cdf((j as f64 + 0.5) / m as f64);
+                        free.ceiling(&at(z)) > 0.5
+                    })
+                    .count() as f64
+                    / m as f64;
+                let c = noisy.ceiling(&[p]);
+                assert!(
+                    (c - above).abs() < 1e-5,
+                    "{name} ceiling {p}: {c} vs {above}"
+                );
+            }
         }
     }
 

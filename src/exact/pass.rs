@@ -34,6 +34,51 @@ pub fn pass_hat_k_complement(p: f64, k: u32) -> f64 {
     -(f64::from(k) * p.ln()).exp_m1()
 }
 
+/// ln q from p and q = 1 - p computed by the caller from their own terms: ln q itself when
+/// q < 1/2 was not obtained as 1 - p (a p near 1 under per-run noise, whose 1 - p has lost
+/// digits), else ln_1p(-p), accurate when p <= 1/2 or q = 1 - p exactly.
+fn ln_miss(p: f64, q: f64) -> f64 {
+    if q < 0.5 && q != 1.0 - p {
+        q.ln()
+    } else {
+        (-p).ln_1p()
+    }
+}
+
+/// ln p from p and q as [`ln_miss`]: ln_1p(-q) when q < 1/2 is not exactly 1 - p (a p near 1
+/// under per-run noise, rounded to the nearest double below 1, has lost q's digits), else ln p
+/// itself, accurate when p <= 1/2 or q = 1 - p exactly.
+fn ln_hit(p: f64, q: f64) -> f64 {
+    if q < 0.5 && q != 1.0 - p {
+        (-q).ln_1p()
+    } else {
+        p.ln()
+    }
+}
+
+/// (pass@k, 1 - pass@k) = (1 - q^k, q^k) from p and q = 1 - p computed from their own terms
+/// (under per-run noise both come from the logit). With q = 1 - p it is ([`pass_at_k`],
+/// [`pass_at_k_complement`]) bit for bit. Time: O(1).
+pub fn pass_at_k_pq(p: f64, q: f64, k: u32) -> (f64, f64) {
+    if p <= 0.0 {
+        return (0.0, 1.0);
+    }
+    if q <= 0.0 {
+        return (1.0, 0.0);
+    }
+    let t = f64::from(k) * ln_miss(p, q);
+    (-t.exp_m1(), t.exp())
+}
+
+/// (pass^k, 1 - pass^k) = (p^k, 1 - p^k) from p and q as [`pass_at_k_pq`]. With q = 1 - p it is
+/// ([`pass_hat_k`], [`pass_hat_k_complement`]) bit for bit. Time: O(1).
+pub fn pass_hat_k_pq(p: f64, q: f64, k: u32) -> (f64, f64) {
+    if p <= 0.0 {
+        return (pass_hat_k(p, k), 1.0);
+    }
+    (pass_hat_k(p, k), -(f64::from(k) * ln_hit(p, q)).exp_m1())
+}
+
 /// Mean of a per-problem quantity over the benchmark. Time: O(N).
 pub fn mean(values: &[f64]) -> f64 {
     if values.is_empty() {
@@ -72,5 +117,50 @@ mod tests {
         assert!((pass_at_k(0.3, 1) - 0.3).abs() < 1e-15);
         assert!((pass_at_k(0.5, 2) - 0.75).abs() < 1e-15);
         assert!((pass_hat_k(0.5, 3) - 0.125).abs() < 1e-15);
+    }
+
+    #[test]
+    fn pass_pairs_from_p_and_one_minus_p_are_the_closed_forms_bit_for_bit() {
+        let rates = [
+            0.0,
+            1e-300,
+            1e-9,
+            0.1,
+            0.3,
+            0.5,
+            0.7,
+            0.999,
+            1.0 - 1e-12,
+            1.0,
+        ];
+        for &p in &rates {
+            for k in [1u32, 2, 7, 64, 1024] {
+                assert_eq!(
+                    pass_at_k_pq(p, 1.0 - p, k),
+                    (pass_at_k(p, k), pass_at_k_complement(p, k)),
+                    "pass@k {p} {k}"
+                );
+                assert_eq!(
+                    pass_hat_k_pq(p, 1.0 - p, k),
+                    (pass_hat_k(p, k), pass_hat_k_complement(p, k)),
+                    "pass^k {p} {k}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn pass_pairs_keep_a_tiny_complement_given_separately() {
+        // p = 1 - 1e-14: 1 - p has lost about two digits, q given exactly keeps them.
+        let q = 1e-14;
+        let p = 1.0 - q;
+        let (_, miss) = pass_at_k_pq(p, q, 2);
+        assert!((miss / (q * q) - 1.0).abs() < 1e-13, "{miss}");
+        let from_p = pass_at_k_complement(p, 2);
+        assert!((from_p / (q * q) - 1.0).abs() > 1e-4, "{from_p}");
+        let (_, not_all) = pass_hat_k_pq(p, q, 3);
+        assert!((not_all / (3.0 * q) - 1.0).abs() < 1e-13, "{not_all}");
+        let from_p = pass_hat_k_complement(p, 3);
+        assert!((from_p / (3.0 * q) - 1.0).abs() > 1e-4, "{from_p}");
     }
 }

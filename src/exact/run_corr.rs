@@ -42,7 +42,7 @@ use std::sync::OnceLock;
 
 use crate::exact::quadrature::{gauss_hermite_normal, AdaptiveKronrod, NormalQuadrature};
 use crate::exact::{maj, noise, pass};
-use crate::model::{logit, VoteRule};
+use crate::model::{expit, logit, VoteRule};
 
 /// The largest omega accepted (the scenario validator names it); the quadrature holds its
 /// bound up to here (tested at omega = 3 with k up to 1,024).
@@ -54,6 +54,7 @@ pub const MAX_OMEGA: f64 = 3.0;
 pub const ERROR_BOUND: f64 = 1e-12;
 
 /// ln(1 + e^x) without overflow or cancellation: -ln(1 - expit(x)).
+#[cfg(test)]
 fn softplus(x: f64) -> f64 {
     x.max(0.0) + (-x.abs()).exp().ln_1p()
 }
@@ -94,7 +95,7 @@ fn gauss_hermite() -> &'static [(f64, f64)] {
 /// E[f(x)] over x = logit(p) + omega Z: f receives the logit of p(eta) and must be >= 0; `k` is
 /// its degree in p. Fixed Gauss–Hermite (192 evaluations) for omega <=
 /// [`GAUSS_HERMITE_MAX_OMEGA`] and k <= [`GAUSS_HERMITE_MAX_K`], else the adaptive rule
-/// (76 x 15 evaluations and a few more panels where f turns sharply).
+/// (76 x 15 evaluations and a few more panels where f turns sharply). Used by the run moments.
 fn expect_logit(p: f64, omega: f64, k: u32, f: impl Fn(f64) -> f64) -> f64 {
     let x0 = logit(p);
     if omega <= GAUSS_HERMITE_MAX_OMEGA && k <= GAUSS_HERMITE_MAX_K {
@@ -107,38 +108,69 @@ fn expect_logit(p: f64, omega: f64, k: u32, f: impl Fn(f64) -> f64) -> f64 {
     }
 }
 
+/// The per-run noise layer of every per-problem metric: E[f(p(eta), 1 - p(eta))] of a pair
+/// (value, complement), each entry integrated from its own terms. f is the noise-free
+/// (value, complement) of the metric at a rate and its complement, both >= 0; it receives
+/// p(eta) = expit(x) and 1 - p(eta) = expit(-x), each from the logit x (never 1 - p), so a
+/// complement of 1e-30 keeps its relative accuracy. `degree` is the metric's degree in p (k for
+/// every metric of k samples): fixed Gauss–Hermite (192 evaluations of f) for omega <=
+/// [`GAUSS_HERMITE_MAX_OMEGA`] and degree <= [`GAUSS_HERMITE_MAX_K`], else the adaptive rule on
+/// both entries at once (76 x 15 evaluations and a few more panels where f turns sharply).
+/// Degenerate cases (omega = 0, p in {0, 1}) return f(p, 1 - p) itself, bit for bit. The pair
+/// returned sums to 1 (see [`complementary`]).
+///
+/// # Panics
+/// If p is not in [0, 1] or omega not in [0, [`MAX_OMEGA`]].
+pub fn expect_pair(
+    p: f64,
+    omega: f64,
+    degree: u32,
+    f: impl Fn(f64, f64) -> (f64, f64),
+) -> (f64, f64) {
+    check(p, omega);
+    if degenerate(p, omega) {
+        return f(p, 1.0 - p);
+    }
+    let x0 = logit(p);
+    let at = |z: f64| {
+        let x = x0 + omega * z;
+        f(expit(x), expit(-x))
+    };
+    let (value, complement) = if omega <= GAUSS_HERMITE_MAX_OMEGA && degree <= GAUSS_HERMITE_MAX_K {
+        gauss_hermite().iter().fold((0.0, 0.0), |(v, c), &(z, w)| {
+            let (a, b) = at(z);
+            (v + w * a, c + w * b)
+        })
+    } else {
+        let both = AdaptiveKronrod::RUN_NOISE.expect_many(2, |z, out| {
+            let (a, b) = at(z);
+            out[0] = a;
+            out[1] = b;
+        });
+        (both[0], both[1])
+    };
+    complementary(value, complement)
+}
+
 /// (pass@k, 1 - pass@k) of one problem under per-run noise omega: E[1 - (1 - p(eta))^k] and
-/// E[(1 - p(eta))^k], each integrated from its own terms. omega = 0 gives
-/// ([`pass::pass_at_k`], [`pass::pass_at_k_complement`]) exactly. Time: O(quadrature nodes).
+/// E[(1 - p(eta))^k], each integrated from its own terms ([`expect_pair`] of
+/// [`pass::pass_at_k_pq`]). omega = 0 gives ([`pass::pass_at_k`],
+/// [`pass::pass_at_k_complement`]) exactly. Time: O(quadrature nodes).
 ///
 /// # Panics
 /// If p is not in [0, 1] or omega not in [0, [`MAX_OMEGA`]].
 pub fn pass_at_k_run(p: f64, omega: f64, k: u32) -> (f64, f64) {
-    check(p, omega);
-    if degenerate(p, omega) {
-        return (pass::pass_at_k(p, k), pass::pass_at_k_complement(p, k));
-    }
-    let kf = f64::from(k);
-    let value = expect_logit(p, omega, k, |x| -(-kf * softplus(x)).exp_m1());
-    let complement = expect_logit(p, omega, k, |x| (-kf * softplus(x)).exp());
-    complementary(value, complement)
+    expect_pair(p, omega, k, |p, q| pass::pass_at_k_pq(p, q, k))
 }
 
 /// (pass^k, 1 - pass^k) of one problem under per-run noise omega: E[p(eta)^k] and
-/// E[1 - p(eta)^k]. omega = 0 gives ([`pass::pass_hat_k`], [`pass::pass_hat_k_complement`])
-/// exactly. Time: O(quadrature nodes).
+/// E[1 - p(eta)^k] ([`expect_pair`] of [`pass::pass_hat_k_pq`]). omega = 0 gives
+/// ([`pass::pass_hat_k`], [`pass::pass_hat_k_complement`]) exactly. Time: O(quadrature nodes).
 ///
 /// # Panics
 /// As [`pass_at_k_run`].
 pub fn pass_hat_k_run(p: f64, omega: f64, k: u32) -> (f64, f64) {
-    check(p, omega);
-    if degenerate(p, omega) {
-        return (pass::pass_hat_k(p, k), pass::pass_hat_k_complement(p, k));
-    }
-    let kf = f64::from(k);
-    let value = expect_logit(p, omega, k, |x| (-kf * softplus(-x)).exp());
-    let complement = expect_logit(p, omega, k, |x| -(-kf * softplus(-x)).exp_m1());
-    complementary(value, complement)
+    expect_pair(p, omega, k, |p, q| pass::pass_hat_k_pq(p, q, k))
 }
 
 /// A probability and its complement, both integrated directly: the smaller is kept as
@@ -162,40 +194,27 @@ fn complementary(value: f64, complement: f64) -> (f64, f64) {
 /// # Panics
 /// As [`pass_at_k_run`].
 pub fn maj_at_k_run(p: f64, attractor: f64, omega: f64, k: u32, rule: VoteRule) -> (f64, f64) {
-    check(p, omega);
-    if degenerate(p, omega) {
-        return maj::maj_at_k_all_with_loss(&[p], attractor, k, rule)[0];
-    }
     let (w, l) = maj::conditional_win_loss(k, attractor, rule);
-    let x0 = logit(p);
-    let both = AdaptiveKronrod::RUN_NOISE.expect_many(2, |z, out| {
-        let pmf = maj::binomial_pmf(k, crate::model::expit(x0 + omega * z));
-        out[0] = maj::win_given_counts(&pmf, &w);
-        out[1] = maj::win_given_counts(&pmf, &l);
-    });
-    complementary(both[0], both[1])
+    expect_pair(p, omega, k, |p, q| maj::win_loss_pq(k, p, q, &w, &l))
 }
 
-/// The large-k limit of maj@k under per-run noise: the mean over problems of
-/// P(p(eta) > a / (1 + a)) = Phi((logit p - logit t) / omega), the chance that a run's rate lies
-/// above the attractor threshold t (rates 0 and 1 fixed). omega = 0 gives
-/// [`maj::maj_ceiling`] exactly. Time: O(N).
+/// The large-k limit of maj@k under per-run noise for a vote whose limit is a step at the rate
+/// t (1 above it, 0 below; [`crate::exact::outcome::OutcomeModel::threshold`]): the mean over
+/// problems of P(p(eta) > t) = Phi((logit p - logit t) / omega), the chance that a run's rate
+/// lies above t (rates 0 and 1 fixed). omega = 0 gives the share of problems above t
+/// ([`maj::maj_ceiling`] for t = a / (1 + a)). Time: O(N).
 ///
 /// # Panics
 /// If `rates` is empty, or as [`pass_at_k_run`].
-pub fn maj_ceiling_run(rates: &[f64], attractor: f64, omega: f64) -> f64 {
-    if omega == 0.0 {
-        return maj::maj_ceiling(rates, attractor);
-    }
+pub fn maj_ceiling_run(rates: &[f64], t: f64, omega: f64) -> f64 {
     assert!(!rates.is_empty(), "a benchmark needs at least one problem");
-    let t = maj::attractor_threshold(attractor);
     let above: f64 = rates
         .iter()
         .map(|&p| {
             check(p, omega);
             if p <= 0.0 {
                 0.0
-            } else if p >= 1.0 || t <= 0.0 {
+            } else if omega == 0.0 || p >= 1.0 || t <= 0.0 || t >= 1.0 {
                 f64::from(u8::from(p > t))
             } else {
                 crate::exact::normal::cdf((logit(p) - logit(t)) / omega)
@@ -438,7 +457,11 @@ pub(crate) mod tests {
 
     #[test]
     fn maj_quadrature_matches_brute_force_integration() {
+        // k <= 4 at omega <= 2: the Gauss–Hermite rule of [`expect_pair`].
         for &(p, omega, k) in &[
+            (0.3, 2.0, 3u32),
+            (0.9, 1.0, 4),
+            (0.02, 0.5, 2),
             (0.3, 2.0, 16u32),
             (0.7, 1.0, 16),
             (0.999, 2.0, 16),

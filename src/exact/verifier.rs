@@ -186,33 +186,37 @@ pub fn score_ceiling(p: f64, separation: f64) -> f64 {
     }
 }
 
-/// (best@k, 1 - best@k) of every problem, exact and true (before grading). Score verifiers
-/// integrate per problem, in parallel. Time: O(N) for a threshold verifier, N adaptive
-/// quadratures for a score verifier.
-pub fn best_pairs(rates: &[f64], verifier: &Verifier, k: u32) -> Vec<(f64, f64)> {
+/// (best@k, 1 - best@k) of one problem with selectable rate p, exact and true (before
+/// grading). Time: O(1) for a threshold verifier, one adaptive quadrature for a score verifier.
+pub fn best_pair(p: f64, verifier: &Verifier, k: u32) -> (f64, f64) {
     match *verifier {
-        Verifier::Threshold(v) => rates
-            .iter()
-            .map(|&p| best_at_k_threshold(p, &v, k))
-            .collect(),
-        Verifier::Score { separation } => rates
-            .par_iter()
-            .map(|&p| best_at_k_score(p, separation, k))
-            .collect(),
+        Verifier::Threshold(v) => best_at_k_threshold(p, &v, k),
+        Verifier::Score { separation } => best_at_k_score(p, separation, k),
     }
+}
+
+/// [`best_pair`] of every problem, in parallel over problems. Time: N times [`best_pair`].
+pub fn best_pairs(rates: &[f64], verifier: &Verifier, k: u32) -> Vec<(f64, f64)> {
+    rates
+        .par_iter()
+        .map(|&p| best_pair(p, verifier, k))
+        .collect()
+}
+
+/// The large-k limit of best@k of one problem with selectable rate p, as graded. Time: O(1).
+pub fn best_ceiling_of(p: f64, verifier: &Verifier, grader: Option<Grader>) -> f64 {
+    let c = match verifier {
+        Verifier::Threshold(v) => threshold_ceiling(p, v),
+        Verifier::Score { separation } => score_ceiling(p, *separation),
+    };
+    grader.map_or(c, |g| g.selected((c, 1.0 - c)).0)
 }
 
 /// The large-k limit of best@k on the benchmark (mean over problems), as graded. Time: O(N).
 pub fn best_ceiling(rates: &[f64], verifier: &Verifier, grader: Option<Grader>) -> f64 {
     let per: Vec<f64> = rates
         .iter()
-        .map(|&p| {
-            let c = match verifier {
-                Verifier::Threshold(v) => threshold_ceiling(p, v),
-                Verifier::Score { separation } => score_ceiling(p, *separation),
-            };
-            grader.map_or(c, |g| g.selected((c, 1.0 - c)).0)
-        })
+        .map(|&p| best_ceiling_of(p, verifier, grader))
         .collect();
     mean(&per)
 }

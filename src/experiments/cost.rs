@@ -361,6 +361,7 @@ fn best_cells_of(
                 verifier: Some(verifier),
                 grader: m.grading.grader,
                 modes: modes.as_ref().map(|(_, answers)| answers.clone()),
+                run_sd: 0.0,
             });
         }
     }

@@ -8,7 +8,9 @@
 //!   series' cells on streams (key, cell, problem, batch) numbered over the series without
 //!   per-run noise;
 //! - per-run noise: [`super::run_corr::simulate_problem`], one eta per run and problem, on
-//!   streams (key, [`RUN_NOISE_STREAM`], series, k, problem, batch);
+//!   streams (key, [`RUN_NOISE_STREAM`], series, k, problem, batch), then the run's samples at
+//!   p(eta) (binomial counts for one attractor, the answers one by one otherwise); the
+//!   selection, grading and n@k samplers below likewise draw each vote's own p(eta) first;
 //! - a verifier or a grader: in addition, [`super::selection::simulate_selection`] draws each
 //!   vote's samples one by one, selects and grades them, on streams (key, "selection", cell,
 //!   problem) numbered over those series;
@@ -17,7 +19,7 @@
 //!
 //! Counts are integer sums over parallel batches, so they are identical for any thread count.
 use super::confidence::filtered_hits;
-use super::run_corr::{simulate_problem, RunProblem};
+use super::run_corr::{per_run, simulate_problem, RunProblem};
 use super::selection::{simulate_selection, SelectionCell, SelectionCounts};
 use super::stream::{name_id, stream};
 use super::submit::{submit_hits, verified_hits};
@@ -39,7 +41,7 @@ pub const RUN_NOISE_STREAM: u64 = 0x0072_756e_7364; // "runsd"
 pub fn vote_weight(outcome: &OutcomeModel, k: u32) -> u64 {
     let k = u64::from(k);
     let vote = if outcome.run_sd != 0.0 {
-        3 + k / 8
+        3 + k / 8 + if outcome.is_canonical() { 0 } else { k * 2 / 5 }
     } else if outcome.is_canonical() {
         1
     } else {
@@ -171,6 +173,9 @@ fn pick(list: &[(u32, u64, u64)], n: u32, graded: bool) -> u64 {
 /// report; the confidence filters report their votes unweighted). After an interruption
 /// ([`crate::interrupt::requested`]) some counts stay zero and must be discarded.
 ///
+/// Under per-run noise every vote of every sampler first draws its run's rate p(eta) from its
+/// own stream and then its samples at that rate.
+///
 /// # Panics
 ///
 /// If a series' outcome model is [`OutcomeModel::unsupported`], or refuses n@k or the
@@ -207,7 +212,43 @@ pub fn simulate(
         .iter()
         .map(|s| vec![vec![Tally::default(); s.rates.len()]; ks.len()])
         .collect();
-    // Independent samples: one vote cell per (series, k).
+    independent_votes(seed, key, series, ks, votes, progress, &mut out);
+    noisy_votes(seed, key, series, ks, votes, progress, &mut out);
+    selection(seed, key, series, ks, votes, progress, &mut out);
+    if !submissions.is_empty() {
+        submitted(seed, key, series, ks, submissions, votes, &mut out);
+    }
+    if !filters.is_empty() {
+        filtered(seed, key, series, ks, filters, votes, progress, &mut out);
+    }
+    out
+}
+
+/// Every (series, k, problem) triple of `series` that `keep` selects, in order.
+fn triples(
+    series: &[OutcomeSeries],
+    ks: usize,
+    keep: impl Fn(&OutcomeSeries) -> bool,
+) -> Vec<(usize, usize, usize)> {
+    (0..series.len())
+        .filter(|&si| keep(&series[si]))
+        .flat_map(|si| {
+            (0..ks).flat_map(move |ki| (0..series[si].rates.len()).map(move |i| (si, ki, i)))
+        })
+        .collect()
+}
+
+/// The votes of the series with independent samples: one vote cell per (series, k) on streams
+/// (key, cell, problem, batch), cells numbered over those series.
+fn independent_votes(
+    seed: u64,
+    key: u64,
+    series: &[OutcomeSeries],
+    ks: &[u32],
+    votes: u64,
+    progress: &(dyn Fn(u64) + Sync),
+    out: &mut [Vec<Vec<Tally>>],
+) {
     let independent: Vec<usize> = (0..series.len())
         .filter(|&si| series[si].outcome.run_sd == 0.0)
         .collect();
@@ -252,14 +293,21 @@ pub fn simulate(
             }
         }
     }
-    // Per-run noise: run by run, one eta per run and problem; every (series, k, problem) on its
-    // own stream, in parallel.
-    let noisy: Vec<(usize, usize, usize)> = (0..series.len())
-        .filter(|&si| series[si].outcome.run_sd != 0.0)
-        .flat_map(|si| {
-            (0..ks.len()).flat_map(move |ki| (0..series[si].rates.len()).map(move |i| (si, ki, i)))
-        })
-        .collect();
+}
+
+/// The votes of the series with per-run noise, run by run, one eta per run and problem; every
+/// (series, k, problem) on its own stream (key, [`RUN_NOISE_STREAM`], series, k, problem,
+/// batch), in parallel.
+fn noisy_votes(
+    seed: u64,
+    key: u64,
+    series: &[OutcomeSeries],
+    ks: &[u32],
+    votes: u64,
+    progress: &(dyn Fn(u64) + Sync),
+    out: &mut [Vec<Vec<Tally>>],
+) {
+    let noisy = triples(series, ks.len(), |s| s.outcome.run_sd != 0.0);
     let runs: Vec<_> = noisy
         .par_iter()
         .map(|&(si, ki, i)| {
@@ -271,15 +319,12 @@ pub fn simulate(
                 omega: s.outcome.run_sd,
                 k,
                 rule: s.outcome.rule,
+                modes: (!s.outcome.is_canonical())
+                    .then_some((s.outcome.attractors.as_slice(), s.outcome.extraction)),
             };
             let path = [key, RUN_NOISE_STREAM, si as u64, u64::from(k), i as u64];
             let r = simulate_problem(seed, &path, &problem, votes);
-            let plain = OutcomeModel {
-                verifier: None,
-                grader: None,
-                ..s.outcome.clone()
-            };
-            progress(votes.saturating_mul(vote_weight(&plain, k)));
+            progress(votes.saturating_mul(vote_weight(&unselected(s.outcome), k)));
             r
         })
         .collect();
@@ -289,7 +334,19 @@ pub fn simulate(
         t.all_correct = r.all_correct;
         t.wins = r.vote_wins;
     }
-    // Selection and grading, drawn sample by sample.
+}
+
+/// Selection and grading, drawn sample by sample, for the series with a verifier or a grader,
+/// on streams (key, "selection", cell, problem) with cells numbered over those series.
+fn selection(
+    seed: u64,
+    key: u64,
+    series: &[OutcomeSeries],
+    ks: &[u32],
+    votes: u64,
+    progress: &(dyn Fn(u64) + Sync),
+    out: &mut [Vec<Vec<Tally>>],
+) {
     let selected: Vec<usize> = (0..series.len())
         .filter(|&si| series[si].outcome.verifier.is_some() || series[si].outcome.grader.is_some())
         .collect();
@@ -305,79 +362,84 @@ pub fn simulate(
                 verifier: s.outcome.verifier,
                 grader: s.outcome.grader,
                 modes: mode_answers(s.outcome),
+                run_sd: s.outcome.run_sd,
             })
         })
         .collect();
-    if !cells.is_empty() {
-        // The selection's share of each series' weight: the whole weight less its vote's.
-        let weights: Vec<u64> = selected
-            .iter()
-            .flat_map(|&si| ks.iter().map(move |&k| (si, k)))
-            .map(|(si, k)| {
-                let o = series[si].outcome;
-                vote_weight(o, k) - vote_weight(&unselected(o), k)
-            })
-            .collect();
-        let tick = |cell: usize, n: u64| progress(n.saturating_mul(weights[cell]));
-        let counts = simulate_selection(seed, &[key, name_id("selection")], &cells, votes, &tick);
-        for (j, &si) in selected.iter().enumerate() {
-            for ki in 0..ks.len() {
-                for (t, c) in out[si][ki].iter_mut().zip(&counts[j * ks.len() + ki]) {
-                    t.selection(c);
-                }
+    if cells.is_empty() {
+        return;
+    }
+    // The selection's share of each series' weight: the whole weight less its vote's.
+    let weights: Vec<u64> = selected
+        .iter()
+        .flat_map(|&si| ks.iter().map(move |&k| (si, k)))
+        .map(|(si, k)| {
+            let o = series[si].outcome;
+            vote_weight(o, k) - vote_weight(&unselected(o), k)
+        })
+        .collect();
+    let tick = |cell: usize, n: u64| progress(n.saturating_mul(weights[cell]));
+    let counts = simulate_selection(seed, &[key, name_id("selection")], &cells, votes, &tick);
+    for (j, &si) in selected.iter().enumerate() {
+        for ki in 0..ks.len() {
+            for (t, c) in out[si][ki].iter_mut().zip(&counts[j * ks.len() + ki]) {
+                t.selection(c);
             }
         }
     }
-    // n@k: each vote's samples drawn as answers and clustered, on streams (key, "submit",
-    // series, k, problem); every n of one vote shares its samples.
-    if !submissions.is_empty() {
-        let cells: Vec<(usize, usize, usize)> = (0..series.len())
-            .flat_map(|si| {
-                (0..ks.len())
-                    .flat_map(move |ki| (0..series[si].rates.len()).map(move |i| (si, ki, i)))
-            })
-            .collect();
-        type Hits = Vec<(u64, u64)>;
-        let hits: Vec<(Hits, Option<Hits>)> = cells
-            .par_iter()
-            .map(|&(si, ki, i)| {
-                if crate::interrupt::requested() {
-                    return (vec![(0, 0); submissions.len()], None);
-                }
-                let s = series[si];
-                let k = ks[ki];
-                let path = [key, name_id("submit"), si as u64, u64::from(k), i as u64];
+}
+
+/// n@k: each vote's samples drawn as answers and clustered, on streams (key, "submit", series,
+/// k, problem); every n of one vote shares its samples. The verifier's picks on their own
+/// streams (key, "verified", series, k, problem): it sees correct or wrong only. Under per-run
+/// noise each vote first draws its run's rate.
+fn submitted(
+    seed: u64,
+    key: u64,
+    series: &[OutcomeSeries],
+    ks: &[u32],
+    submissions: &[u32],
+    votes: u64,
+    out: &mut [Vec<Vec<Tally>>],
+) {
+    let cells = triples(series, ks.len(), |_| true);
+    type Hits = Vec<(u64, u64)>;
+    let hits: Vec<(Hits, Option<Hits>)> = cells
+        .par_iter()
+        .map(|&(si, ki, i)| {
+            if crate::interrupt::requested() {
+                return (vec![(0, 0); submissions.len()], None);
+            }
+            let (s, k) = (series[si], ks[ki]);
+            let (o, omega) = (s.outcome, s.outcome.run_sd);
+            let path = [key, name_id("submit"), si as u64, u64::from(k), i as u64];
+            let mut rng = stream(seed, &path);
+            let clusters = per_run(s.rates[i], omega, votes, &mut rng, |p, n, rng| {
+                submit_hits(&o.shares(p), k, submissions, o.grader, n, rng)
+            });
+            let verified = o.verifier.map(|v| {
+                let path = [key, name_id("verified"), si as u64, u64::from(k), i as u64];
                 let mut rng = stream(seed, &path);
-                let shares = s.outcome.shares(s.rates[i]);
-                let grader = s.outcome.grader;
-                let clusters = submit_hits(&shares, k, submissions, grader, votes, &mut rng);
-                // The verifier's picks on their own stream: it sees correct or wrong only.
-                let verified = s.outcome.verifier.map(|v| {
-                    let path = [key, name_id("verified"), si as u64, u64::from(k), i as u64];
-                    let mut rng = stream(seed, &path);
-                    let p = selectable_rate(s.rates[i], s.outcome.extraction.unparsed);
-                    verified_hits(p, &v, k, submissions, grader, votes, &mut rng)
-                });
-                (clusters, verified)
-            })
-            .collect();
-        let label = |h: Vec<(u64, u64)>| -> Vec<(u32, u64, u64)> {
-            submissions
-                .iter()
-                .zip(h)
-                .map(|(&n, (t, g))| (n, t, g))
-                .collect()
-        };
-        for (&(si, ki, i), (clusters, verified)) in cells.iter().zip(hits) {
-            let t = &mut out[si][ki][i];
-            t.submitted = label(clusters);
-            t.verified = verified.map(label).unwrap_or_default();
-        }
+                per_run(s.rates[i], omega, votes, &mut rng, |p, n, rng| {
+                    let p = selectable_rate(p, o.extraction.unparsed);
+                    verified_hits(p, &v, k, submissions, o.grader, n, rng)
+                })
+            });
+            (clusters, verified)
+        })
+        .collect();
+    let label = |h: Vec<(u64, u64)>| -> Vec<(u32, u64, u64)> {
+        submissions
+            .iter()
+            .zip(h)
+            .map(|(&n, (t, g))| (n, t, g))
+            .collect()
+    };
+    for (&(si, ki, i), (clusters, verified)) in cells.iter().zip(hits) {
+        let t = &mut out[si][ki][i];
+        t.submitted = label(clusters);
+        t.verified = verified.map(label).unwrap_or_default();
     }
-    if !filters.is_empty() {
-        filtered(seed, key, series, ks, filters, votes, progress, &mut out);
-    }
-    out
 }
 
 /// The confidence-filtered votes of every (series, k, problem), each on its own stream

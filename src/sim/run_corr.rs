@@ -7,13 +7,16 @@
 use rand::{Rng as _, RngCore};
 use rand_distr::{Distribution, StandardNormal};
 
+use super::modes::ModeVoteSampler;
 use super::picks::binomial;
 use super::stream::stream;
 use super::{batches, run_merged, run_ordered_fold};
+use crate::exact::modes::Extraction;
 use crate::model::{expit, logit, VoteRule};
 
-/// One run's rate of a problem: expit(logit p + omega Z), rates 0 and 1 fixed.
-fn run_rate<R: RngCore>(p: f64, omega: f64, rng: &mut R) -> f64 {
+/// One run's rate of a problem: expit(logit p + omega Z), rates 0 and 1 fixed. Draws one
+/// standard normal.
+pub fn run_rate<R: RngCore>(p: f64, omega: f64, rng: &mut R) -> f64 {
     let z: f64 = StandardNormal.sample(rng);
     if p <= 0.0 || p >= 1.0 || omega == 0.0 {
         p
@@ -63,9 +66,10 @@ fn vote<R: RngCore>(k: u32, c: u32, a: u32, rule: VoteRule, rng: &mut R) -> bool
     }
 }
 
-/// One problem's runs: rate p, attractor share, per-run noise omega, k samples, vote rule.
+/// One problem's runs: rate p, attractor share, per-run noise omega, k samples, vote rule, and
+/// the answer modes of a model other than the canonical one.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct RunProblem {
+pub struct RunProblem<'a> {
     /// The problem's rate p (median over runs).
     pub p: f64,
     /// Attractor share a of the wrong answers.
@@ -76,19 +80,16 @@ pub struct RunProblem {
     pub k: u32,
     /// Vote rule.
     pub rule: VoteRule,
+    /// Several attractor shares or answer extraction: each run's k answers are then drawn one
+    /// by one ([`ModeVoteSampler`] at the run's rate); `None` for the one-attractor model.
+    pub modes: Option<(&'a [f64], Extraction)>,
 }
 
 /// Simulates `runs` runs of k samples of one problem with rate p, attractor share a and per-run
 /// noise omega: per run one eta, then per sample correct with p(eta), else the attractor with
-/// probability a, else a one-off, drawn as binomial counts. Time: O(runs log k).
+/// probability a, else a one-off, drawn as binomial counts (the answers one by one at p(eta)
+/// with answer modes). Time: O(runs log k), O(runs k) with answer modes.
 pub fn simulate_problem(seed: u64, key: &[u64], problem: &RunProblem, runs: u64) -> RunTally {
-    let RunProblem {
-        p,
-        attractor,
-        omega,
-        k,
-        rule,
-    } = *problem;
     let tasks: Vec<(u64, u64)> = batches(runs).collect();
     run_merged(
         &tasks,
@@ -99,21 +100,69 @@ pub fn simulate_problem(seed: u64, key: &[u64], problem: &RunProblem, runs: u64)
             let mut rng = stream(seed, &path);
             let mut t = RunTally::default();
             for _ in 0..count {
-                let pr = run_rate(p, omega, &mut rng);
-                // The run's k samples as counts: C ~ Bin(k, p(eta)) correct, A ~ Bin(k - C, a)
-                // of the others on the attractor (each sample is correct, else the attractor
-                // with probability a, independently).
-                let c = binomial(k, pr, &mut rng);
-                let a = binomial(k - c, attractor, &mut rng);
+                let (c, win) = draw_run(problem, &mut rng);
                 t.runs += 1;
                 t.any_correct += u64::from(c >= 1);
-                t.all_correct += u64::from(c == k);
-                t.vote_wins += u64::from(vote(k, c, a, rule, &mut rng));
+                t.all_correct += u64::from(c == problem.k);
+                t.vote_wins += u64::from(win);
             }
             t
         },
         RunTally::merge,
     )
+}
+
+/// One run of a problem: its rate p(eta), then its k samples; returns (correct samples, vote
+/// won). The one-attractor model draws counts: C ~ Bin(k, p(eta)) correct, A ~ Bin(k - C, a) of
+/// the others on the attractor (each sample is correct, else the attractor with probability a,
+/// independently); answer modes draw each answer at p(eta) (parsed correct samples counted).
+fn draw_run<R: RngCore>(problem: &RunProblem, rng: &mut R) -> (u32, bool) {
+    let RunProblem {
+        p,
+        attractor,
+        omega,
+        k,
+        rule,
+        modes,
+    } = *problem;
+    let pr = run_rate(p, omega, rng);
+    match modes {
+        None => {
+            let c = binomial(k, pr, rng);
+            let a = binomial(k - c, attractor, rng);
+            (c, vote(k, c, a, rule, rng))
+        }
+        Some((attractors, extraction)) => {
+            let v = ModeVoteSampler::new(pr, attractors, extraction, k, rule).sample(rng);
+            (v.correct, v.win)
+        }
+    }
+}
+
+/// The counts of `votes` votes of one problem with rate p: `draw(p, votes, rng)` itself without
+/// per-run noise, else one call per vote at that run's rate p(eta) ([`run_rate`], drawn first
+/// from the same stream), the counts summed entry by entry.
+pub fn per_run<R: RngCore>(
+    p: f64,
+    omega: f64,
+    votes: u64,
+    rng: &mut R,
+    mut draw: impl FnMut(f64, u64, &mut R) -> Vec<(u64, u64)>,
+) -> Vec<(u64, u64)> {
+    if omega == 0.0 {
+        return draw(p, votes, rng);
+    }
+    let mut total: Vec<(u64, u64)> = Vec::new();
+    for _ in 0..votes {
+        let pr = run_rate(p, omega, rng);
+        let one = draw(pr, 1, rng);
+        total.resize(one.len(), (0, 0));
+        for (t, o) in total.iter_mut().zip(one) {
+            t.0 += o.0;
+            t.1 += o.1;
+        }
+    }
+    total
 }
 
 /// Simulates `reruns` reruns of a benchmark with the given rates, n samples per problem per
@@ -171,6 +220,7 @@ mod tests {
                 omega,
                 k,
                 rule: VoteRule::Random,
+                modes: None,
             };
             let t = simulate_problem(7, &[1, i as u64], &problem, runs);
             let (v, c) = run_corr::pass_at_k_run(p, omega, k);
@@ -199,6 +249,7 @@ mod tests {
                 omega,
                 k,
                 rule,
+                modes: None,
             };
             let t = simulate_problem(11, &[2, i as u64], &problem, runs);
             let (v, c) = run_corr::maj_at_k_run(p, 0.6, omega, k, rule);

@@ -39,6 +39,9 @@ pub struct SelectionCell {
     /// draw these answers, and an unparsed sample is never graded correct; per-problem shares
     /// replace the model's when given); `None` for the one-attractor model.
     pub modes: Option<ModeAnswers>,
+    /// Per-run logit SD omega: each vote then draws its run's rate p(eta) first and its samples
+    /// at that rate ([`super::run_corr::run_rate`]); 0 for independent samples.
+    pub run_sd: f64,
 }
 
 /// Counts of one (cell, problem) pair over its votes. The graded counts are what a harness
@@ -134,6 +137,9 @@ impl GradedVote<'_> {
     }
 }
 
+/// The counts of one (cell, problem) pair: every vote drawn at the problem's rate, or under
+/// per-run noise each at its run's rate p(eta) (the samplers rebuilt per vote, two-draw for
+/// one attractor share).
 fn one_problem(
     cell: &SelectionCell,
     tables: &CellTables,
@@ -141,8 +147,30 @@ fn one_problem(
     votes: u64,
     rng: &mut super::stream::Rng,
 ) -> SelectionCounts {
-    let (k, p) = (cell.k, cell.p[pi]);
+    let p = cell.p[pi];
     let mut c = SelectionCounts::default();
+    if cell.run_sd == 0.0 {
+        draw_votes(cell, tables, pi, p, votes, &mut c, rng);
+    } else {
+        for _ in 0..votes {
+            let pr = super::run_corr::run_rate(p, cell.run_sd, rng);
+            draw_votes(cell, tables, pi, pr, 1, &mut c, rng);
+        }
+    }
+    c
+}
+
+/// Draws `votes` votes of problem `pi` of a cell at rate p into `c`.
+fn draw_votes(
+    cell: &SelectionCell,
+    tables: &CellTables,
+    pi: usize,
+    p: f64,
+    votes: u64,
+    c: &mut SelectionCounts,
+    rng: &mut super::stream::Rng,
+) {
+    let k = cell.k;
     let vote = cell.grader.map(|_| match (&cell.modes, &tables.attractor) {
         (Some(m), _) => {
             let attractors = m.per_problem.as_ref().map_or(&m.attractors, |v| &v[pi]);
@@ -178,7 +206,6 @@ fn one_problem(
             });
         }
     }
-    c
 }
 
 #[cfg(test)]
@@ -203,6 +230,7 @@ mod tests {
                 fnr: 0.1,
             }),
             modes: None,
+            run_sd: 0.0,
         }]
     }
 

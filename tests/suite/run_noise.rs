@@ -142,3 +142,69 @@ fn new_keys_are_sweepable_and_validated_per_cell() {
     let e = cell("model.memoriser.memorized_rate", Value::Real(1.5)).expect_err("not a rate");
     assert!(e.to_string().contains("memorized_rate"), "{e}");
 }
+
+/// The scenario with every model feature at once (`tests/fixtures/scenarios/every-feature.toml`).
+fn every_feature_path() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/scenarios/every-feature.toml")
+}
+
+#[test]
+fn every_feature_scenario_runs_and_passes_every_check() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out");
+    super::common::succeeds(
+        super::common::evalsim()
+            .arg("run")
+            .arg(every_feature_path())
+            .args(["--threads", "2", "--quiet", "--no-figures", "--out"])
+            .arg(&out),
+    );
+    let checks = std::fs::read_to_string(out.join("checks.csv")).expect("checks.csv");
+    // Both curves experiments, every metric of the model (n@k and n@k by verifier on the one
+    // with one attractor share), each true and as graded, at every k.
+    assert_eq!(checks.lines().count(), 1 + 60, "{checks}");
+    assert!(
+        checks.lines().skip(1).all(|l| l.contains(",true,")),
+        "{checks}"
+    );
+    let said = super::common::succeeds(
+        super::common::evalsim()
+            .arg("check")
+            .arg(every_feature_path())
+            .args(["--threads", "2"]),
+    );
+    assert!(said.contains("60 of 60 passed"), "{said}");
+}
+
+#[test]
+fn every_feature_scenario_does_not_depend_on_thread_count() {
+    let text = std::fs::read_to_string(every_feature_path()).expect("fixture");
+    let s = Scenario::from_toml(&text, "every-feature", "every-feature.toml").expect("valid");
+    let json = |threads| on_threads(threads, || serde_json::to_string(&run(&s)).expect("json"));
+    assert_eq!(json(1), json(3));
+}
+
+/// Formerly refused (`run_sd` with a threshold verifier, `run_sd` with a list of attractor
+/// shares; bad scenario 105): both models now run, with exact values and z-checks like every
+/// other.
+#[test]
+fn run_sd_with_a_verifier_or_an_attractor_list_runs_and_passes_its_checks() {
+    let base = "seed = 3\n[benchmark]\nproblems = 20\nmu = 0.0\nsigma = 1.5\n[[model]]\nname = \"m\"\nshift = 0.0\nrun_sd = 1.0\n";
+    for (feature, expected) in [
+        (
+            "attractor = 0.5\n[model.verifier]\nkind = \"threshold\"\ntpr = 0.8\nfpr = 0.2\n",
+            12,
+        ),
+        ("attractor = [0.3, 0.2]\n", 9),
+    ] {
+        let src = format!(
+            "{base}{feature}[[experiment]]\nkind = \"curves\"\nk = [1, 4, 16]\nvotes = 3000\n"
+        );
+        let s = Scenario::from_toml(&src, "t", "t.toml").unwrap_or_else(|e| panic!("{e}"));
+        let checks = run(&s).checks();
+        assert_eq!(checks.len(), expected, "{feature}");
+        let failed = failures(&checks);
+        assert!(failed.is_empty(), "{feature}: {failed:?}");
+    }
+}

@@ -64,6 +64,12 @@ impl Resolver<'_> {
             // model is integrated for fixed problems only.
             let redrawn = bench.placement() == Some(Placement::Random)
                 && matches!(m.source, RateSource::Shift(_));
+            let rerun = OutcomeModel::of(m, m.vote_rule).rerun_unsupported();
+            if let (Some(what), ExperimentKind::SeedVariance | ExperimentKind::HeadToHead) =
+                (rerun, kind)
+            {
+                return Err(self.err(at, &key, format!("model `{}` has run_sd = {} and {what}: a {name} experiment integrates per-run noise for every answer parsed and a perfect grader; use a model with run_sd = 0 here or drop {what}", m.name, m.run_sd)));
+            }
             if m.run_sd > 0.0 && kind == ExperimentKind::SeedVariance && redrawn {
                 return Err(self.err(at, &key, format!("model `{}` has run_sd = {}: seed-variance models per-run noise on fixed problems, not with placement = \"random\"; use a model with run_sd = 0 here or placement = \"quantiles\"", m.name, m.run_sd)));
             }
@@ -381,7 +387,7 @@ impl ExpCtx<'_> {
             let model = &self.models[m];
             let outcome = OutcomeModel::of(model, model.vote_rule);
             if let Some(what) = outcome.refuses(Metric::SubmitAtK(1)) {
-                return Err(self.r.err(v.span(), &self.key("submissions"), format!("model `{}` has {what}: n@k is enumerated for one attractor share (a number) and independent samples (run_sd = 0); list only such models in this curves experiment, or drop `submissions`", model.name)));
+                return Err(self.r.err(v.span(), &self.key("submissions"), format!("model `{}` has {what}: n@k is enumerated for one attractor share (a number); list only such models in this curves experiment, or drop `submissions`", model.name)));
             }
             let per_problem: u64 = ks
                 .iter()

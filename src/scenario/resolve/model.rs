@@ -122,7 +122,7 @@ impl Resolver<'_> {
             return Err(self.err(
                 v.span(),
                 &key("run_sd"),
-                format!("cannot be combined with {other} in one model yet: per-run noise is integrated for one attractor share, every answer parsed, no verifier and a perfect grader; give this model run_sd = 0 or drop {other}"),
+                format!("cannot be combined with {other}: under per-run noise its best@k is an integral inside an integral, hundreds of times slower than without; give this model run_sd = 0, or a verifier of kind = \"threshold\""),
             ));
         }
         Ok(Model {

@@ -50,6 +50,20 @@ pub struct Series {
     /// The grader's error rates, when grading is noisy: every point is then as graded.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub grader: Option<Grader>,
+    /// SD of the model's own per-problem logit deviation (0: none).
+    #[serde(skip_serializing_if = "crate::model::is_zero")]
+    pub shift_sd: f64,
+    /// A contaminated model's memorised problems: their share of the benchmark and the rate it
+    /// solves them at.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub memorised: Option<Memorised>,
+}
+
+/// The memorised problems of a contaminated model: their share and their solve rate.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct Memorised {
+    pub share: f64,
+    pub rate: f64,
 }
 
 impl Series {

@@ -6,14 +6,14 @@ use crate::scenario::spec::{AttractorSweepSpec, CurvesSpec};
 use serde::Serialize;
 
 pub(crate) use super::points::{modes_label, short};
-pub use super::points::{Metric, Series, VotePoint};
+pub use super::points::{Memorised, Metric, Series, VotePoint};
 use super::{Check, Estimate, Progress};
 use rayon::prelude::*;
 
 use crate::exact::noise::vote_seed_sd;
 use crate::exact::outcome::OutcomeModel;
 use crate::exact::pass::{bernoulli_mean_se_with, mean};
-use crate::model::{Grader, Model, VoteRule};
+use crate::model::{Benchmark, Grader, Model, VoteRule};
 use crate::scenario::{Scenario, SweepAxis};
 use crate::sim;
 use crate::sim::outcome::OutcomeSeries;
@@ -93,12 +93,15 @@ struct SeriesSpec {
     model: String,
     rates: Vec<f64>,
     outcome: OutcomeModel,
+    shift_sd: f64,
+    memorised: Option<Memorised>,
 }
 
 impl SeriesSpec {
     /// A model's series with `attractors` (its own, or a swept vector) and its `split` share.
     fn of(
         model: &Model,
+        benchmark: &Benchmark,
         rates: Vec<f64>,
         attractors: Vec<f64>,
         split: f64,
@@ -111,6 +114,11 @@ impl SeriesSpec {
             model: model.name.clone(),
             rates,
             outcome,
+            shift_sd: model.shift_sd,
+            memorised: model.memorized_rate.map(|rate| Memorised {
+                share: benchmark.contaminated,
+                rate,
+            }),
         }
     }
 }
@@ -185,6 +193,7 @@ fn curve_specs(scenario: &Scenario, models: &[usize], rule: Option<VoteRule>) ->
             let model = &scenario.models[m];
             SeriesSpec::of(
                 model,
+                &scenario.benchmark,
                 model.rates_on(&scenario.benchmark),
                 model.attractors.clone(),
                 model.split,
@@ -218,8 +227,14 @@ fn sweep_specs(
             } else {
                 m.grader
             };
-            let mut spec =
-                SeriesSpec::of(m, rates.clone(), vector, split, rule.unwrap_or(m.vote_rule));
+            let mut spec = SeriesSpec::of(
+                m,
+                &scenario.benchmark,
+                rates.clone(),
+                vector,
+                split,
+                rule.unwrap_or(m.vote_rule),
+            );
             spec.outcome.verifier = None;
             spec.outcome.grader = grader;
             spec.outcome.run_sd = 0.0;
@@ -409,6 +424,8 @@ fn summary(si: usize, s: &SeriesSpec, points: &[VotePoint]) -> Series {
         best_ceiling: o.best_ceiling(&s.rates),
         best_leads: leads,
         grader: o.grader,
+        shift_sd: s.shift_sd,
+        memorised: s.memorised,
     }
 }
 

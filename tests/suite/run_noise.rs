@@ -208,3 +208,35 @@ fn run_sd_with_a_verifier_or_an_attractor_list_runs_and_passes_its_checks() {
         assert!(failed.is_empty(), "{feature}: {failed:?}");
     }
 }
+
+/// The heading of a curves panel named the model's answers, ties, run_sd, verifier and grader but
+/// not its per-problem deviation or its memorised problems, so the every-feature figure hid two
+/// of the features its curves depend on.
+#[test]
+fn a_curves_heading_left_out_shift_sd_and_memorised_problems() {
+    let text = std::fs::read_to_string(every_feature_path()).expect("fixture");
+    let s = Scenario::from_toml(&text, "every-feature", "every-feature.toml").expect("valid");
+    let out = run(&s);
+    let series = serde_json::to_value(&out).expect("json");
+    let first = &series["results"][0]["series"][0];
+    assert_eq!(first["shift_sd"], 0.6, "{first}");
+    assert_eq!(first["memorised"]["share"], 0.25, "{first}");
+    assert_eq!(first["memorised"]["rate"], 0.95, "{first}");
+    let figures = evalsim::report::render(
+        &out,
+        evalsim::report::Options {
+            figures: Some(evalsim::report::plot::Raster::DEFAULT),
+        },
+    )
+    .expect("renders");
+    let svg = figures
+        .iter()
+        .find(|a| a.file == "one-share.svg")
+        .map(|a| String::from_utf8_lossy(&a.bytes).into_owned())
+        .expect("one-share.svg");
+    assert!(svg.contains("shift_sd 0.6"), "the heading names shift_sd");
+    assert!(
+        svg.contains("25% of problems") && svg.contains("memorised (solved at 95%)"),
+        "the heading names the memorised problems"
+    );
+}

@@ -134,6 +134,16 @@ fn series_heading(r: &VoteCurves, si: usize) -> String {
         s.model,
         s.vote_rule.as_str(),
     );
+    if s.shift_sd > 0.0 {
+        heading += &format!(", shift_sd {}", s.shift_sd);
+    }
+    if let Some(m) = s.memorised {
+        heading += &format!(
+            ", {:.0}% of problems memorised (solved at {:.0}%)",
+            percent(m.share),
+            percent(m.rate)
+        );
+    }
     if s.run_sd > 0.0 {
         heading += &format!(", run_sd {}", s.run_sd);
     }

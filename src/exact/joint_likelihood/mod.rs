@@ -136,6 +136,20 @@ impl JointData {
     /// [`JointDataError`] when there is no model or problem, a row has the wrong length, a count
     /// has n = 0 or c > n, a problem has no entry or a model has no problem.
     pub fn new(models: usize, rows: Vec<Vec<Option<Count>>>) -> Result<Self, JointDataError> {
+        Self::validate(models, &rows)?;
+        let run_index = RunIndex::new(models, rows.len(), |i, m| {
+            rows[i][m].as_ref().map(std::slice::from_ref)
+        });
+        Ok(JointData {
+            models,
+            rows,
+            runs: None,
+            run_index,
+        })
+    }
+
+    /// The checks of [`JointData::new`] on rows of counts (per-entry totals with runs).
+    fn validate(models: usize, rows: &[Vec<Option<Count>>]) -> Result<(), JointDataError> {
         if models == 0 {
             return Err(JointDataError::NoModels);
         }
@@ -171,15 +185,7 @@ impl JointData {
         if let Some(model) = seen.iter().position(|s| !s) {
             return Err(JointDataError::EmptyModel { model });
         }
-        let run_index = RunIndex::new(models, rows.len(), |i, m| {
-            rows[i][m].as_ref().map(std::slice::from_ref)
-        });
-        Ok(JointData {
-            models,
-            rows,
-            runs: None,
-            run_index,
-        })
+        Ok(())
     }
 
     /// Validates counts given per run: entry `[problem][model]` lists that model's count in each
@@ -225,10 +231,13 @@ impl JointData {
             }
             rows.push(out);
         }
-        let mut data = JointData::new(models, rows)?;
-        data.run_index = RunIndex::new(models, runs.len(), |i, m| runs[i][m].as_deref());
-        data.runs = Some(runs);
-        Ok(data)
+        Self::validate(models, &rows)?;
+        Ok(JointData {
+            models,
+            rows,
+            run_index: RunIndex::new(models, runs.len(), |i, m| runs[i][m].as_deref()),
+            runs: Some(runs),
+        })
     }
 
     /// The per-run counts (`[problem][model]`), when the data were given per run.

@@ -70,7 +70,7 @@ mod runs_tests;
 use super::progress::FitEvent;
 use crate::exact::joint_likelihood::{
     log_likelihood, log_likelihood_with_gradient, log_likelihood_with_hessian, JointData,
-    JointGradient, JointParams,
+    JointGradient, JointLayout, JointParams,
 };
 use profile::profile_interval;
 
@@ -543,13 +543,13 @@ impl Problem<'_> {
     fn objective_newton(&self, natural: &[f64]) -> Option<(f64, Vec<f64>, Vec<Vec<f64>>)> {
         self.counted();
         let (ll, g, h) = log_likelihood_with_hessian(self.data, &self.params(natural))?;
-        let m = self.data.models();
+        let positions = self.data.layout();
         let index = |par: &Parameter| match *par {
-            Parameter::Mu => Some(0),
-            Parameter::Sigma => Some(1),
-            Parameter::Shift(k) => Some(2 + k),
-            Parameter::Tau(k) => Some(2 + m + k),
-            Parameter::Omega(k) => Some(2 + 2 * m + k),
+            Parameter::Mu => Some(JointLayout::MU),
+            Parameter::Sigma => Some(JointLayout::SIGMA),
+            Parameter::Shift(k) => Some(positions.shift(k)),
+            Parameter::Tau(k) => Some(positions.tau(k)),
+            Parameter::Omega(k) => positions.omega(k),
         };
         let at: Vec<usize> = self.layout.iter().map(index).collect::<Option<_>>()?;
         let value = -(ll + self.log_prior(natural));

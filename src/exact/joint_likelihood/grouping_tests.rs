@@ -1,7 +1,7 @@
 //! Identical rows are integrated once and weighted by their multiplicity: the grouped sums
 //! must be the per-problem sums (to the last bits a different summation order leaves).
 
-use super::trapezoid::rows_log_likelihood;
+use super::runs::runs_log_likelihood;
 use super::{totals, Count, JointData, JointParams, Order};
 
 fn c(correct: usize, samples: usize) -> Option<Count> {
@@ -42,18 +42,12 @@ fn pooled_rows() -> Vec<Vec<Option<Count>>> {
 fn grouped_rows_give_the_per_problem_likelihood_gradient_and_hessian() {
     let rows = pooled_rows();
     let data = JointData::new(3, rows.clone()).unwrap();
-    assert_eq!(data.patterns.len(), 7, "identical rows grouped");
-    let ungrouped: Vec<(Vec<Option<usize>>, f64)> = rows
-        .iter()
-        .map(|row| {
-            let pattern = row
-                .iter()
-                .enumerate()
-                .map(|(m, e)| e.map(|c| data.distinct[m].binary_search(&c).unwrap()))
-                .collect();
-            (pattern, 1.0)
-        })
-        .collect();
+    assert_eq!(
+        data.run_index.multiplicities().count(),
+        7,
+        "identical rows grouped"
+    );
+    let ungrouped = data.run_index.ungrouped();
     for params in [
         JointParams {
             mu: 0.4,
@@ -71,7 +65,7 @@ fn grouped_rows_give_the_per_problem_likelihood_gradient_and_hessian() {
         },
     ] {
         let (value, gradient, hessian) = totals(&data, &params, Order::Hessian);
-        let terms = rows_log_likelihood(&data, &ungrouped, &params, Order::Hessian);
+        let terms = runs_log_likelihood(&ungrouped, &params, data.layout(), Order::Hessian);
         let p = gradient.len();
         let (mut v, mut g, mut h) = (0.0, vec![0.0; p], vec![0.0; p * p]);
         for (tv, tg, th) in &terms {

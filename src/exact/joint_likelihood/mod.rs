@@ -5,20 +5,24 @@
 //!
 //! Problem i has a shared effect z_i ~ N(mu, sigma^2). Model m's logit on problem i is
 //! z_i + shift_m + tau_m e_{m,i}, with e_{m,i} ~ N(0, 1) independent across problems and models;
-//! shift_0 = 0 for the reference (first) model. Model m draws n_{m,i} samples of problem i and
-//! gets c_{m,i} right, c ~ Bin(n, expit(logit)). A model may miss problems (no entry). Given z_i
-//! the models are independent, so problem i contributes
+//! shift_0 = 0 for the reference (first) model. Model m runs problem i one or more times; run r
+//! adds its own noise omega_m eta_r (eta_r ~ N(0, 1)) to the logit, draws n_r samples and gets
+//! c_r right, c_r ~ Bin(n_r, expit(logit + omega_m eta_r)). A model may miss problems (no
+//! entry). Given z_i the models are independent, so problem i contributes
 //!
-//! L_i = E_z[ prod_m E_e[ C(n, c) p^c (1 - p)^(n - c) ] ],  p = expit(z + shift_m + tau_m e),
+//! L_i = E_z[ prod_m E_e[ prod_r J(c_r, z + shift_m + tau_m e, omega_m) ] ],
+//! J(c, u, omega) = E_eta[ C(n, c) p^c (1 - p)^(n - c) ],  p = expit(u + omega eta),
 //!
-//! and ln L = sum_i ln L_i. For pooled counts both expectations are trapezoid sums placed where
-//! each integrand lives, with the inner integrals shared by the rows
-//! ([`trapezoid`], accurate to about 1e-13 in ln L_i up to sigma 30 and
-//! tau 20). With per-run data every run adds an integral over its own noise, and the three
-//! levels are trapezoid sums on one lattice per model (`exact::joint_likelihood::runs`, checked
-//! against a dense brute force at the same extremes). Every product and sum is done on logs (log-sum-exp), so counts of n = 1000
-//! all right, whose binomial terms are far below the smallest double, stay exact; ln p and
-//! ln(1 - p) are -softplus(-eta) and -softplus(eta), never ln(1 - a number near 1).
+//! and ln L = sum_i ln L_i. There is one likelihood ([`runs`]): pooled counts (data without a
+//! run column) are one run per entry with no run noise, omega = 0, where J is the binomial
+//! and an entry is the inner integral of its count over e; their parameters have no omega
+//! ([`JointLayout`]). Each expectation is a trapezoid sum placed where its integrand lives
+//! ([`trapezoid`]), on one lattice of logits per model, with each table entry shared by every
+//! row that needs it; accurate to about 1e-13 in ln L_i up to sigma 30 and tau 20 (checked
+//! against dense brute-force integrals at those extremes). Every product and sum is done on
+//! logs (log-sum-exp), so counts of n = 1000 all right, whose binomial terms are far below the
+//! smallest double, stay exact; ln p and ln(1 - p) are -softplus(-eta) and -softplus(eta),
+//! never ln(1 - a number near 1).
 //!
 //! # Identification of tau_0
 //!
@@ -33,14 +37,17 @@ use rayon::prelude::*;
 
 #[cfg(test)]
 mod grouping_tests;
+mod layout;
 mod moments;
+#[cfg(test)]
+mod pooled_reference;
 mod runs;
 pub mod trapezoid;
 
 use crate::exact::quadrature::gauss_hermite_normal;
-use moments::RowTerms;
+pub use layout::JointLayout;
 use runs::{runs_log_likelihood, RunIndex};
-use trapezoid::{inner_integral, rows_log_likelihood};
+use trapezoid::inner_integral;
 
 /// Correct answers of one model on one problem.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -113,18 +120,12 @@ pub enum JointDataError {
 pub struct JointData {
     models: usize,
     rows: Vec<Vec<Option<Count>>>,
-    /// Distinct counts per model.
-    pub(crate) distinct: Vec<Vec<Count>>,
-    /// ln C(n, c) per distinct count.
-    pub(crate) ln_choose: Vec<Vec<f64>>,
-    /// Distinct rows as indices into `distinct`, with multiplicities.
-    patterns: Vec<(Vec<Option<usize>>, f64)>,
-    /// Per-run counts with their ln C(n, c) (`[problem][model]`), when the data name runs
-    /// ([`JointData::with_runs`]); `rows` then hold each entry's totals.
+    /// Per-run counts (`[problem][model]`), when the data name runs ([`JointData::with_runs`]);
+    /// `rows` then hold each entry's totals.
     runs: Option<Vec<Vec<Option<Vec<Count>>>>>,
-    /// With runs: the run counts indexed for the likelihood (identical rows, entries and run
-    /// counts integrated once).
-    run_index: Option<RunIndex>,
+    /// The counts indexed for the likelihood (identical rows, entries and run counts
+    /// integrated once); pooled counts as one run per entry.
+    run_index: RunIndex,
 }
 
 impl JointData {
@@ -135,6 +136,20 @@ impl JointData {
     /// [`JointDataError`] when there is no model or problem, a row has the wrong length, a count
     /// has n = 0 or c > n, a problem has no entry or a model has no problem.
     pub fn new(models: usize, rows: Vec<Vec<Option<Count>>>) -> Result<Self, JointDataError> {
+        Self::validate(models, &rows)?;
+        let run_index = RunIndex::new(models, rows.len(), |i, m| {
+            rows[i][m].as_ref().map(std::slice::from_ref)
+        });
+        Ok(JointData {
+            models,
+            rows,
+            runs: None,
+            run_index,
+        })
+    }
+
+    /// The checks of [`JointData::new`] on rows of counts (per-entry totals with runs).
+    fn validate(models: usize, rows: &[Vec<Option<Count>>]) -> Result<(), JointDataError> {
         if models == 0 {
             return Err(JointDataError::NoModels);
         }
@@ -170,52 +185,14 @@ impl JointData {
         if let Some(model) = seen.iter().position(|s| !s) {
             return Err(JointDataError::EmptyModel { model });
         }
-        let mut distinct: Vec<Vec<Count>> = vec![Vec::new(); models];
-        for row in &rows {
-            for (m, entry) in row.iter().enumerate() {
-                if let Some(c) = entry {
-                    distinct[m].push(*c);
-                }
-            }
-        }
-        for d in &mut distinct {
-            d.sort_unstable();
-            d.dedup();
-        }
-        let ln_choose = distinct
-            .iter()
-            .map(|d| {
-                d.iter()
-                    .map(|c| ln_binomial(c.samples, c.correct))
-                    .collect()
-            })
-            .collect();
-        let mut map: std::collections::BTreeMap<Vec<Option<usize>>, usize> =
-            std::collections::BTreeMap::new();
-        for row in &rows {
-            let key: Vec<Option<usize>> = row
-                .iter()
-                .enumerate()
-                .map(|(m, e)| e.map(|c| distinct[m].binary_search(&c).unwrap_or(0)))
-                .collect();
-            *map.entry(key).or_default() += 1;
-        }
-        let patterns = map.into_iter().map(|(k, v)| (k, v as f64)).collect();
-        Ok(JointData {
-            models,
-            rows,
-            distinct,
-            ln_choose,
-            patterns,
-            runs: None,
-            run_index: None,
-        })
+        Ok(())
     }
 
     /// Validates counts given per run: entry `[problem][model]` lists that model's count in each
     /// run of the problem (one run per entry is the data [`JointData::new`] takes). The rows are
     /// the per-entry totals; the likelihood then has a per-run noise omega per model
-    /// ([`JointParams::omega`]), integrated per run.
+    /// ([`JointParams::omega`]), integrated per run, and its layout an omega per model
+    /// ([`JointLayout`]).
     ///
     /// # Errors
     ///
@@ -254,10 +231,13 @@ impl JointData {
             }
             rows.push(out);
         }
-        let mut data = JointData::new(models, rows)?;
-        data.run_index = Some(RunIndex::new(models, &runs));
-        data.runs = Some(runs);
-        Ok(data)
+        Self::validate(models, &rows)?;
+        Ok(JointData {
+            models,
+            rows,
+            run_index: RunIndex::new(models, runs.len(), |i, m| runs[i][m].as_deref()),
+            runs: Some(runs),
+        })
     }
 
     /// The per-run counts (`[problem][model]`), when the data were given per run.
@@ -273,6 +253,12 @@ impl JointData {
     /// Models M.
     pub fn models(&self) -> usize {
         self.models
+    }
+
+    /// The layout of the likelihood's gradient and Hessian for these data: an omega per model
+    /// only with runs.
+    pub fn layout(&self) -> JointLayout {
+        JointLayout::new(self.models, self.has_runs())
     }
 
     /// Problems N.
@@ -298,8 +284,8 @@ pub struct JointParams {
     /// Per-problem disagreement SD of each model (the integrals are even in tau).
     pub tau: Vec<f64>,
     /// Per-run noise SD (`run_sd`) of each model: every run of problem i by model m adds its
-    /// own eta ~ N(0, omega_m^2) to the logit. Used only with per-run data
-    /// ([`JointData::with_runs`]); empty means 0 for every model.
+    /// own eta ~ N(0, omega_m^2) to the logit. Only per-run data ([`JointData::with_runs`])
+    /// have run noise (pooled counts take it empty or 0); empty means 0 for every model.
     pub omega: Vec<f64>,
 }
 
@@ -407,19 +393,12 @@ pub fn log_likelihood(data: &JointData, params: &JointParams) -> f64 {
 }
 
 /// ln L, and with `order` its gradient and Hessian (row-major), each the rows' terms times
-/// their multiplicities summed in row order (the same bits for any thread count). Layout mu,
-/// sigma, shift_0.., tau_0.., and with runs omega_0...
+/// their multiplicities summed in row order (the same bits for any thread count), in the
+/// data's [`JointLayout`].
 fn totals(data: &JointData, params: &JointParams, order: Order) -> (f64, Vec<f64>, Vec<f64>) {
-    let (terms, multiplicities): (Vec<RowTerms>, Vec<f64>) = match &data.run_index {
-        Some(index) => (
-            runs_log_likelihood(index, params, order),
-            index.multiplicities().collect(),
-        ),
-        None => (
-            rows_log_likelihood(data, &data.patterns, params, order),
-            data.patterns.iter().map(|p| p.1).collect(),
-        ),
-    };
+    let index = &data.run_index;
+    let terms = runs_log_likelihood(index, params, data.layout(), order);
+    let multiplicities: Vec<f64> = index.multiplicities().collect();
     let value = terms
         .iter()
         .zip(&multiplicities)
@@ -439,17 +418,17 @@ fn totals(data: &JointData, params: &JointParams, order: Order) -> (f64, Vec<f64
     (value, gradient, hessian)
 }
 
-/// The gradient of the layout of [`totals`].
-fn gradient_of(total: &[f64], m: usize) -> JointGradient {
+/// The gradient of [`totals`] in `layout`.
+fn gradient_of(total: &[f64], layout: JointLayout) -> JointGradient {
+    let models = 0..layout.models();
     JointGradient {
-        mu: total[0],
-        sigma: total[1],
-        shift: total[2..2 + m].to_vec(),
-        tau: total[2 + m..2 + 2 * m].to_vec(),
-        omega: total
-            .get(2 + 2 * m..)
-            .filter(|o| !o.is_empty())
-            .map_or_else(|| vec![0.0; m], <[f64]>::to_vec),
+        mu: total[JointLayout::MU],
+        sigma: total[JointLayout::SIGMA],
+        shift: models.clone().map(|m| total[layout.shift(m)]).collect(),
+        tau: models.clone().map(|m| total[layout.tau(m)]).collect(),
+        omega: models
+            .map(|m| layout.omega(m).map_or(0.0, |i| total[i]))
+            .collect(),
     }
 }
 
@@ -483,7 +462,7 @@ pub fn log_likelihood_with_gradient(
 ) -> (f64, JointGradient) {
     check_params(data, params);
     let (value, gradient, _) = totals(data, params, Order::Gradient);
-    (value, gradient_of(&gradient, data.models))
+    (value, gradient_of(&gradient, data.layout()))
 }
 
 /// ln L (the same bits as [`log_likelihood`]), its gradient and its Hessian in the natural
@@ -491,9 +470,9 @@ pub fn log_likelihood_with_gradient(
 /// no Hessian).
 ///
 /// The Hessian is, like the gradient, the second derivative of the integrals computed at the
-/// nodes of the value (`exact::joint_likelihood::trapezoid`, `exact::joint_likelihood::runs`); its layout is mu, sigma,
-/// shift_0.., tau_0.., and with per-run data omega_0.. (P = 2 + 2M rows and columns, 2 + 3M
-/// with runs; shift_0 and tau_0 included whether or not a fit frees them). It replaces
+/// nodes of the value (`exact::joint_likelihood::runs`); its rows and columns are the data's
+/// [`JointLayout`] (mu, sigma, shift_0.., tau_0.., and with per-run data omega_0..; shift_0
+/// and tau_0 included whether or not a fit frees them). It replaces
 /// the fit's central differences of the gradient (2P gradient evaluations) by one pass that
 /// costs about a quarter more than the gradient's; the two agree to the differences' own
 /// truncation error (test `hessian_matches_differences_of_the_gradient`).
@@ -506,7 +485,7 @@ pub fn log_likelihood_with_hessian(
     let p = gradient.len();
     Some((
         value,
-        gradient_of(&gradient, data.models),
+        gradient_of(&gradient, data.layout()),
         hessian.chunks(p).map(<[f64]>::to_vec).collect(),
     ))
 }
@@ -514,26 +493,9 @@ pub fn log_likelihood_with_hessian(
 /// ln L_i of every problem, in the order of the rows.
 pub fn problem_log_likelihoods(data: &JointData, params: &JointParams) -> Vec<f64> {
     check_params(data, params);
-    if let Some(index) = &data.run_index {
-        let terms = runs_log_likelihood(index, params, Order::Value);
-        return index.row_of().iter().map(|&r| terms[r].0).collect();
-    }
-    let patterns: Vec<(Vec<Option<usize>>, f64)> = data
-        .rows
-        .iter()
-        .map(|row| {
-            let pattern: Vec<Option<usize>> = row
-                .iter()
-                .enumerate()
-                .map(|(m, e)| e.map(|c| data.distinct[m].binary_search(&c).unwrap_or(0)))
-                .collect();
-            (pattern, 1.0)
-        })
-        .collect();
-    rows_log_likelihood(data, &patterns, params, Order::Value)
-        .into_iter()
-        .map(|t| t.0)
-        .collect()
+    let index = &data.run_index;
+    let terms = runs_log_likelihood(index, params, data.layout(), Order::Value);
+    index.row_of().iter().map(|&r| terms[r].0).collect()
 }
 
 fn check_params(data: &JointData, params: &JointParams) {
@@ -542,6 +504,10 @@ fn check_params(data: &JointData, params: &JointParams) {
     assert!(
         params.omega.is_empty() || params.omega.len() == data.models,
         "one omega per model, or none"
+    );
+    assert!(
+        data.has_runs() || params.omega.iter().all(|&o| o == 0.0),
+        "run noise (omega) needs per-run data: pooled counts are one run each with no run noise"
     );
 }
 

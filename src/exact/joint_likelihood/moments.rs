@@ -1,6 +1,6 @@
-//! What the two outer rules of the joint likelihood share: the gradient and Hessian of the log
-//! of a weighted node sum (`exact::joint_likelihood::trapezoid` for pooled counts, `exact::joint_likelihood::runs` for
-//! per-run data), and the evaluation at spreads of either sign.
+//! The outer rule's pieces: the gradient and Hessian of the log of a weighted node sum (the
+//! likelihood's rule over the problem effect, `exact::joint_likelihood::runs`), the evaluation
+//! at spreads of either sign, and the lazily filled tables the integrals share.
 //!
 //! # The moments of a weighted node sum
 //!
@@ -184,8 +184,8 @@ pub(crate) fn weighted_outer_upper(weights: &[f64], nodes: &[f64], p: usize) -> 
 pub(crate) type RowTerms = (f64, Vec<f64>, Vec<f64>);
 
 /// `evaluate` at |sigma|, |tau_m| and |omega_m| (ln L is even in each spread), with the
-/// derivatives' signs turned back: the layout is mu, sigma, shift_0.., tau_0.., omega_0.. (the
-/// omegas only when `params.omega` is not empty).
+/// derivatives' signs turned back: the layout is `JointLayout`'s, mu, sigma, shift_0.., tau_0..,
+/// omega_0.. (the omegas only when `params.omega` is not empty).
 pub(crate) fn at_absolute_spreads(
     params: &JointParams,
     evaluate: impl FnOnce(&JointParams) -> Vec<RowTerms>,
@@ -251,7 +251,9 @@ impl<T: Copy> LazyTable<T> {
         i.abs() < self.reach
     }
 
-    /// The value at i, computed by `compute` the first time.
+    /// The value at i, computed by `compute` the first time (inlined: it is the inner loop's
+    /// table read of `trapezoid::lattice_integral`).
+    #[inline(always)]
     pub(crate) fn get(&self, i: i64, compute: impl FnOnce() -> T) -> T {
         if !self.holds(i) {
             return compute();

@@ -1,5 +1,6 @@
-//! The per-run likelihood of the joint model (`exact::joint_likelihood`, data with a `run`
-//! column): ln L, its gradient and its Hessian by trapezoid rules on one lattice.
+//! The likelihood of the joint model (`exact::joint_likelihood`): ln L, its gradient and its
+//! Hessian by trapezoid rules on one lattice per model. It is the only one: data with a `run`
+//! column give each entry its runs, and pooled counts are one run per entry with no run noise.
 //!
 //! # The integrals
 //!
@@ -8,8 +9,8 @@
 //! L_i = E_x[ prod_m E_e[ prod_r J(c_r, mu + shift_m + sigma x + tau_m e, omega_m) ] ],
 //! J(c, u, omega) = E_eta[ C(n, c) expit(u + omega eta)^c expit(-(u + omega eta))^(n - c) ],
 //!
-//! x, e and eta standard normal. J is the pooled path's inner integral with omega in tau's
-//! place ([`inner_integral`], a trapezoid rule placed where its integrand lives). The middle
+//! x, e and eta standard normal. J is the inner integral of one count with omega as its spread
+//! ([`inner_integral`], a trapezoid rule placed where its integrand lives). The middle
 //! integral over e and the outer one over x are trapezoid sums on fixed grids x_k = k h_x and
 //! e_j = j h_e, each walked outwards from an analytic guess at its mode until the log-integrand
 //! has dropped [`DROP`] below the highest value seen (each log-integrand is concave, Prekopa, so
@@ -31,6 +32,17 @@
 //! function of its key and every sum is taken in grid order, so the result has the same bits
 //! for any thread count.
 //!
+//! # No run noise: pooled counts
+//!
+//! With omega_m = 0, J is the binomial itself and the runs of an entry multiply to one
+//! binomial kernel in their total count c = sum_r c_r of n = sum_r n_r, times
+//! prod_r C(n_r, c_r). Where the layout has no omega ([`JointLayout`]: data without runs,
+//! every entry one run) no run integral and no sum S is taken: an entry's middle integral is
+//! the inner integral of its total in tau ([`EntryTotal`]: [`lattice_integral`] with the
+//! total's kernel on the model's lattice, [`inner_integral`] where that cannot be), and an
+//! all-right (all-wrong) count whose kernel is 1 to double precision over the whole normal
+//! takes no node at all. The derivatives in omega are then not formed.
+//!
 //! # The steps
 //!
 //! Each step is [`trapezoid_step`] for the variable's scale in the logit and a lower bound on
@@ -41,11 +53,11 @@
 //! 1 + tau^2 sum_r min(n_r/4, 1/omega^2), and each model's middle integral has -d2/d eta2 at
 //! most min(that sum, 1/tau^2), and the outer one 1 + sigma^2 times their sum over models. The
 //! widths from these bounds are never wider than the true ones, so the rule's error stays at the
-//! pooled path's (checked against a dense brute-force integral at the extremes by the tests).
+//! inner rule's (checked against a dense brute-force integral at the extremes by the tests).
 //!
 //! # Derivatives
 //!
-//! Those of the integrals, computed at the nodes of the value (as on the pooled path): with
+//! Those of the integrals, computed at the nodes of the value: with
 //! S(u) = sum_r ln J(c_r, u, omega) and its derivatives S_u, S_w (in omega), S_uu, S_uw, S_ww,
 //! the middle integral G(eta, tau, omega) = ln E_e[exp S(eta + tau e)] has, with E the rule's
 //! normalised average, A = S_u and C = S_w,
@@ -53,7 +65,8 @@
 //! G_eta,eta = E[S_uu + A^2] - E[A]^2, G_eta,tau = E[e (S_uu + A^2)] - E[A] E[e A],
 //! G_tau,tau = E[e^2 (S_uu + A^2)] - E[e A]^2, G_eta,omega = E[S_uw + A C] - E[A] E[C],
 //! G_tau,omega = E[e (S_uw + A C)] - E[e A] E[C], G_omega,omega = E[S_ww + C^2] - E[C]^2;
-//! the outer rule combines them as the pooled path combines its inner integrals.
+//! the outer rule combines them (`moments`), without the omega rows and columns when the
+//! layout has none.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -65,7 +78,7 @@ use super::trapezoid::{
     inner_integral, lattice_integral, trapezoid_step, CountKernel, LogitLattice, NormalRule,
     DENSE_REACH, DROP, LN_NORMAL, MAX_NODES, PRODUCT_FLOOR,
 };
-use super::{ln_binomial, logit_approx, Count, Inner, JointParams, Order};
+use super::{ln_binomial, logit_approx, Count, Inner, JointLayout, JointParams, Order};
 
 /// The run counts of per-run data, indexed for the likelihood: per model the distinct run
 /// counts, the distinct lists of run counts of an entry, and the distinct rows.
@@ -83,12 +96,17 @@ pub(crate) struct RunIndex {
 }
 
 impl RunIndex {
-    /// Indexes per-run counts (`[problem][model]`, validated by the caller).
-    pub(crate) fn new(models: usize, runs: &[Vec<Option<Vec<Count>>>]) -> Self {
+    /// Indexes per-run counts (validated by the caller): `entry(i, m)` is model m's list of run
+    /// counts on problem i (`None`: the model missed it); pooled counts are one run per entry.
+    pub(crate) fn new<'a>(
+        models: usize,
+        problems: usize,
+        entry: impl Fn(usize, usize) -> Option<&'a [Count]>,
+    ) -> Self {
         let mut counts: Vec<Vec<Count>> = vec![Vec::new(); models];
-        for row in runs {
-            for (m, entry) in row.iter().enumerate() {
-                counts[m].extend(entry.iter().flatten().copied());
+        for i in 0..problems {
+            for (m, list) in counts.iter_mut().enumerate() {
+                list.extend(entry(i, m).into_iter().flatten().copied());
             }
         }
         for c in &mut counts {
@@ -99,13 +117,11 @@ impl RunIndex {
         let mut entries: Vec<Vec<Vec<(usize, f64)>>> = vec![Vec::new(); models];
         let mut row_ids: HashMap<Vec<Option<usize>>, usize> = HashMap::new();
         let mut rows: Vec<(Vec<Option<usize>>, f64)> = Vec::new();
-        let mut row_of = Vec::with_capacity(runs.len());
-        for row in runs {
-            let key: Vec<Option<usize>> = row
-                .iter()
-                .enumerate()
-                .map(|(m, entry)| {
-                    entry.as_ref().map(|list| {
+        let mut row_of = Vec::with_capacity(problems);
+        for i in 0..problems {
+            let key: Vec<Option<usize>> = (0..models)
+                .map(|m| {
+                    entry(i, m).map(|list| {
                         let mut grouped: Vec<(usize, usize)> = Vec::new();
                         let mut idx: Vec<usize> = list
                             .iter()
@@ -159,6 +175,20 @@ impl RunIndex {
     pub(crate) fn row_of(&self) -> &[usize] {
         &self.row_of
     }
+
+    /// The same index with every problem its own row (no grouping of identical rows).
+    #[cfg(test)]
+    pub(crate) fn ungrouped(&self) -> RunIndex {
+        RunIndex {
+            rows: self
+                .row_of
+                .iter()
+                .map(|&r| (self.rows[r].0.clone(), 1.0))
+                .collect(),
+            row_of: (0..self.row_of.len()).collect(),
+            ..self.clone()
+        }
+    }
 }
 
 /// One model's middle integral G and its derivatives in eta, tau and omega (module doc).
@@ -172,13 +202,12 @@ struct Middle {
     second: [f64; 6],
 }
 
-/// A model's lattice: u = base + delta (L k + M j), with `per_outer` = L, `per_inner` = M and
-/// the middle step `h_e`; points with |L k + M j| < `reach` are held in tables.
+/// A model's lattice: u = base + delta (L k + M j), with `per_outer` = L, the middle rule's
+/// `per_inner` = M and step `h_e`; points with |L k + M j| < `reach` are held in tables.
 struct Lattice {
     base: f64,
     delta: f64,
     per_outer: i64,
-    per_inner: i64,
     h_e: f64,
     reach: i64,
     /// The points' logits, with ln p, ln(1 - p) and p.
@@ -186,8 +215,56 @@ struct Lattice {
     /// The rule of the run integrals in eta on the lattice (`None`: omega = 0, or a step below
     /// one lattice step, when each run integral is its own walk).
     run_rule: Option<NormalRule>,
-    /// The middle rule's e^{-e_j^2/2}.
+    /// The middle rule: its node j at lattice offset M j, and e^{-e_j^2/2}.
     middle_rule: NormalRule,
+}
+
+impl Lattice {
+    /// Model m's lattice for outer step `h_x`, given the largest curvature bound of its
+    /// entries' S (`bound`, module doc) and its largest run's samples `n_max`.
+    fn new(params: &JointParams, m: usize, h_x: f64, bound: f64, n_max: usize) -> Self {
+        let tau = params.tau[m];
+        let base = params.mu + params.shift[m];
+        let outer = params.sigma * h_x;
+        let (delta, per_outer, per_inner, h_e) = if tau == 0.0 {
+            let per_outer = i64::from(outer > 0.0);
+            (if outer > 0.0 { outer } else { 1.0 }, per_outer, 1, 1.0)
+        } else {
+            let wanted = step(tau, (1.0 + tau * tau * bound).sqrt().recip());
+            if outer >= tau * wanted {
+                let ratio = (outer / (tau * wanted)).ceil().max(1.0);
+                // (a tau so small that L passes 2^40 only loses the sharing)
+                let per_outer = ratio.min(1.1e12) as i64;
+                let delta = outer / per_outer as f64;
+                (delta, per_outer, 1, delta / tau)
+            } else if outer > 0.0 {
+                // a middle step of several lattice steps
+                let per_inner = ((tau * wanted / outer).floor() as i64).max(1);
+                (outer, 1, per_inner, per_inner as f64 * outer / tau)
+            } else {
+                (tau * wanted, 0, 1, wanted)
+            }
+        };
+        let reach = dense_reach(
+            per_outer,
+            h_x,
+            per_inner,
+            if tau == 0.0 { 0.0 } else { h_e },
+        );
+        let omega = params.omega.get(m).copied().unwrap_or(0.0);
+        Lattice {
+            base,
+            delta,
+            per_outer,
+            h_e,
+            reach,
+            logits: LogitLattice::new(base, delta, reach),
+            run_rule: (omega > 0.0)
+                .then(|| NormalRule::on_lattice(omega, n_max, delta))
+                .flatten(),
+            middle_rule: NormalRule::new(per_inner, h_e),
+        }
+    }
 }
 
 /// Lattice points per side kept dense: those of |x| and |e| up to 14 (where the normal
@@ -214,6 +291,37 @@ struct RunTable {
     far: Mutex<HashMap<i64, Inner>>,
 }
 
+/// Without run noise (omega = 0) the runs of an entry multiply to one binomial kernel in
+/// their total count, prod_r C(n_r, c_r) p^c (1 - p)^(n - c), so the entry's middle integral
+/// is the inner integral of that total ([`lattice_integral`], [`inner_integral`]) and no run
+/// integral is taken: pooled counts are this case with one run per entry.
+struct EntryTotal {
+    count: Count,
+    /// sum_r ln C(n_r, c_r).
+    ln_choose: f64,
+    /// The total's kernel on the model's lattice (when tau > 0).
+    kernel: Option<CountKernel>,
+}
+
+impl EntryTotal {
+    fn new(index: &RunIndex, m: usize, list: &[(usize, f64)], lattice: &Lattice, tau: f64) -> Self {
+        let (mut correct, mut samples, mut ln_choose) = (0, 0, 0.0);
+        for &(c, mult) in list {
+            let (count, ln_c) = index.counts[m][c];
+            let times = mult as usize;
+            correct += times * count.correct;
+            samples += times * count.samples;
+            ln_choose += mult * ln_c;
+        }
+        let count = Count::new(correct, samples);
+        EntryTotal {
+            count,
+            ln_choose,
+            kernel: (tau > 0.0).then(|| CountKernel::new(count, &lattice.logits)),
+        }
+    }
+}
+
 /// Everything one evaluation computes on demand and shares.
 struct Tables<'a> {
     index: &'a RunIndex,
@@ -227,6 +335,8 @@ struct Tables<'a> {
     sums: Vec<Vec<LazyTable<[f64; 7]>>>,
     /// Each (model, entry)'s middle integral by outer index k, dense for |k| < `outer_reach`.
     middles: Vec<Vec<LazyTable<Middle>>>,
+    /// Without run noise in the layout: each (model, entry)'s total count ([`EntryTotal`]).
+    totals: Option<Vec<Vec<EntryTotal>>>,
 }
 
 impl Tables<'_> {
@@ -289,6 +399,9 @@ impl Tables<'_> {
     }
 
     fn compute_middle(&self, m: usize, e: usize, k: i64) -> Middle {
+        if let Some(totals) = &self.totals {
+            return self.total_middle(m, &totals[m][e], k);
+        }
         let l = &self.lattices[m];
         let centre = l.per_outer * k;
         let tau = self.params.tau[m];
@@ -327,7 +440,7 @@ impl Tables<'_> {
             for dir in [1i64, -1] {
                 let mut j = if dir > 0 { j0 } else { j0 - 1 };
                 while (j - j0).abs() < MAX_NODES {
-                    let s = self.entry_sum(m, e, centre + l.per_inner * j);
+                    let s = self.entry_sum(m, e, centre + l.middle_rule.per_inner * j);
                     let ej = j as f64 * l.h_e;
                     let v = s[0] - 0.5 * ej * ej;
                     if !v.is_finite() || v < peak - DROP {
@@ -397,6 +510,43 @@ impl Tables<'_> {
     }
 }
 
+impl Tables<'_> {
+    /// The middle integral of an entry without run noise at outer index k: the inner integral
+    /// of its total count ([`EntryTotal`]), on the lattice when it can be.
+    fn total_middle(&self, m: usize, total: &EntryTotal, k: i64) -> Middle {
+        let l = &self.lattices[m];
+        let at = l.per_outer * k;
+        let tau = self.params.tau[m];
+        let on_lattice = total.kernel.as_ref().and_then(|kernel| {
+            lattice_integral(
+                kernel,
+                total.ln_choose,
+                &l.logits,
+                &l.middle_rule,
+                at,
+                tau,
+                self.order,
+            )
+        });
+        let inner = on_lattice.unwrap_or_else(|| {
+            inner_integral(
+                total.count,
+                total.ln_choose,
+                l.logits.logit(at),
+                tau,
+                self.order,
+            )
+        });
+        Middle {
+            value: inner.value,
+            d_eta: inner.d_eta,
+            d_tau: inner.d_tau,
+            d_omega: 0.0,
+            second: [inner.d_eta2, inner.d_eta_tau, inner.d_tau2, 0.0, 0.0, 0.0],
+        }
+    }
+}
+
 /// The peak-width part of the middle and outer steps: the width bound over this (a normal
 /// peak's trapezoid error is then 2 e^{-2 pi^2 1.5^2} = 1.0e-19 relative; the bound is below the
 /// true width, so the error is smaller still).
@@ -419,26 +569,36 @@ fn run_curvature(n: usize, omega: f64) -> f64 {
 }
 
 /// Per distinct row ([`RunIndex`] order): ln L_i, and with `order` Gradient or Hessian its
-/// gradient (layout mu, sigma, shift_0.., tau_0.., omega_0..; P = 2 + 3M) and Hessian
-/// (row-major P x P).
+/// gradient in `layout` (omega's entries only when the layout has run noise; without, omega
+/// is 0) and Hessian (row-major P x P).
 pub(crate) fn runs_log_likelihood(
     index: &RunIndex,
     params: &JointParams,
+    layout: JointLayout,
     order: Order,
 ) -> Vec<RowTerms> {
     // ln L is even in each spread: evaluate at |spread| and turn the derivatives' signs back
     let models = index.counts.len();
     let params = JointParams {
-        omega: (0..models)
-            .map(|m| params.omega.get(m).copied().unwrap_or(0.0))
-            .collect(),
+        omega: if layout.has_run_noise() {
+            (0..models)
+                .map(|m| params.omega.get(m).copied().unwrap_or(0.0))
+                .collect()
+        } else {
+            Vec::new()
+        },
         ..params.clone()
     };
-    at_absolute_spreads(&params, |p| runs_at_absolute(index, p, order))
+    at_absolute_spreads(&params, |p| runs_at_absolute(index, p, layout, order))
 }
 
 /// [`runs_log_likelihood`] at spreads that are all at least 0.
-fn runs_at_absolute(index: &RunIndex, params: &JointParams, order: Order) -> Vec<RowTerms> {
+fn runs_at_absolute(
+    index: &RunIndex,
+    params: &JointParams,
+    layout: JointLayout,
+    order: Order,
+) -> Vec<RowTerms> {
     let models = index.counts.len();
     let omega = |m: usize| params.omega.get(m).copied().unwrap_or(0.0);
     // curvature bounds: of each entry's S, and of each row's outer log-integrand
@@ -479,61 +639,31 @@ fn runs_at_absolute(index: &RunIndex, params: &JointParams, order: Order) -> Vec
     let outer_reach = dense_reach(1, h_x, 1, 0.0);
     let lattices: Vec<Lattice> = (0..models)
         .map(|m| {
-            let tau = params.tau[m];
-            let base = params.mu + params.shift[m];
-            let outer = params.sigma * h_x;
-            let (delta, per_outer, per_inner, h_e) = if tau == 0.0 {
-                let per_outer = i64::from(outer > 0.0);
-                (if outer > 0.0 { outer } else { 1.0 }, per_outer, 1, 1.0)
-            } else {
-                let bound = entry_bound[m].iter().copied().fold(0.0f64, f64::max);
-                let wanted = step(tau, (1.0 + tau * tau * bound).sqrt().recip());
-                if outer >= tau * wanted {
-                    let ratio = (outer / (tau * wanted)).ceil().max(1.0);
-                    // (a tau so small that L passes 2^40 only loses the sharing)
-                    let per_outer = ratio.min(1.1e12) as i64;
-                    let delta = outer / per_outer as f64;
-                    (delta, per_outer, 1, delta / tau)
-                } else if outer > 0.0 {
-                    // a middle step of several lattice steps
-                    let per_inner = ((tau * wanted / outer).floor() as i64).max(1);
-                    (outer, 1, per_inner, per_inner as f64 * outer / tau)
-                } else {
-                    (tau * wanted, 0, 1, wanted)
-                }
-            };
-            let reach = dense_reach(
-                per_outer,
-                h_x,
-                per_inner,
-                if tau == 0.0 { 0.0 } else { h_e },
-            );
-            let n_max = index.counts[m]
-                .iter()
-                .map(|c| c.0.samples)
-                .max()
-                .unwrap_or(1);
-            let omega = omega(m);
-            Lattice {
-                base,
-                delta,
-                per_outer,
-                per_inner,
-                h_e,
-                reach,
-                logits: LogitLattice::new(base, delta, reach),
-                run_rule: (omega > 0.0)
-                    .then(|| NormalRule::on_lattice(omega, n_max, delta))
-                    .flatten(),
-                middle_rule: NormalRule::new(1, h_e),
-            }
+            let bound = entry_bound[m].iter().copied().fold(0.0f64, f64::max);
+            let n_max = index.counts[m].iter().map(|c| c.0.samples).max();
+            Lattice::new(params, m, h_x, bound, n_max.unwrap_or(1))
         })
         .collect();
+    // without run noise no run integral or entry sum is taken (each entry is its total)
+    let run_noise = layout.has_run_noise();
+    let reach = |l: &Lattice| if run_noise { l.reach } else { 0 };
+    let totals = (!run_noise).then(|| {
+        (0..models)
+            .map(|m| {
+                let tau = params.tau[m];
+                let entries = index.entries[m].iter();
+                entries
+                    .map(|list| EntryTotal::new(index, m, list, &lattices[m], tau))
+                    .collect()
+            })
+            .collect()
+    });
     let tables = Tables {
         index,
         params,
         order,
         h_x,
+        totals,
         runs: index
             .counts
             .iter()
@@ -542,7 +672,7 @@ fn runs_at_absolute(index: &RunIndex, params: &JointParams, order: Order) -> Vec
                 d.iter()
                     .map(|&(c, _)| RunTable {
                         kernel: l.run_rule.as_ref().map(|_| CountKernel::new(c, &l.logits)),
-                        dense: LazyTable::new(l.reach),
+                        dense: LazyTable::new(reach(l)),
                         far: Mutex::new(HashMap::new()),
                     })
                     .collect()
@@ -552,7 +682,7 @@ fn runs_at_absolute(index: &RunIndex, params: &JointParams, order: Order) -> Vec
             .entries
             .iter()
             .zip(&lattices)
-            .map(|(d, l)| d.iter().map(|_| LazyTable::new(l.reach)).collect())
+            .map(|(d, l)| d.iter().map(|_| LazyTable::new(reach(l))).collect())
             .collect(),
         middles: index
             .entries
@@ -561,17 +691,17 @@ fn runs_at_absolute(index: &RunIndex, params: &JointParams, order: Order) -> Vec
             .collect(),
         lattices,
     };
-    let p = 2 + 3 * models;
     index
         .rows
         .par_iter()
         .with_min_len(4)
-        .map(|(row, _)| row_log_likelihood(&tables, row, p))
+        .map(|(row, _)| row_log_likelihood(&tables, row, layout))
         .collect()
 }
 
 /// ln L_i of one distinct row, with its gradient and Hessian as the tables' order asks.
-fn row_log_likelihood(tables: &Tables<'_>, row: &[Option<usize>], p: usize) -> RowTerms {
+fn row_log_likelihood(tables: &Tables<'_>, row: &[Option<usize>], layout: JointLayout) -> RowTerms {
+    let p = layout.len();
     let (params, index, order, h_x) = (tables.params, tables.index, tables.order, tables.h_x);
     let models = row.len();
     // analytic guess at the mode: each run's normal approximation, widened by omega^2 and tau^2
@@ -593,46 +723,56 @@ fn row_log_likelihood(tables: &Tables<'_>, row: &[Option<usize>], p: usize) -> R
         }
     }
     let k0 = (num / precision / h_x).round() as i64;
-    let mut right = Vec::new();
-    let mut left = Vec::new();
+    // per node (x, g), and (unless only the value is asked) every model's middle integral,
+    // `models` per node in `terms`
+    let keep = order != Order::Value;
+    let mut nodes: Vec<(f64, f64)> = Vec::new();
+    let mut terms: Vec<Middle> = Vec::new();
     let mut peak = f64::NEG_INFINITY;
-    for (dir, out) in [(1i64, &mut right), (-1, &mut left)] {
+    let mut right = 0;
+    for dir in [1i64, -1] {
         let mut k = if dir > 0 { k0 } else { k0 - 1 };
         while (k - k0).abs() < MAX_NODES {
             let x = k as f64 * h_x;
             let mut g = -0.5 * x * x;
-            let mut terms = Vec::with_capacity(models);
+            let start = terms.len();
             for (m, e) in row.iter().enumerate() {
                 let t = match e {
                     Some(e) => tables.middle(m, *e, k),
                     None => Middle::default(),
                 };
                 g += t.value;
-                terms.push(t);
+                if keep {
+                    terms.push(t);
+                }
             }
             if !g.is_finite() || g < peak - DROP {
+                terms.truncate(start);
                 break;
             }
             peak = peak.max(g);
-            out.push((x, g, terms));
+            nodes.push((x, g));
             k += dir;
+        }
+        if dir > 0 {
+            right = nodes.len();
         }
     }
     if !peak.is_finite() {
         return (f64::NEG_INFINITY, vec![0.0; p], vec![0.0; p * p]);
     }
-    left.reverse();
-    left.extend(right);
-    let nodes = left;
-    let weights: Vec<f64> = nodes.iter().map(|n| (n.1 - peak).exp()).collect();
+    // ascending x: the left side reversed, then the right side
+    let ordered: Vec<usize> = (right..nodes.len()).rev().chain(0..right).collect();
+    let weights: Vec<f64> = ordered.iter().map(|&n| (nodes[n].1 - peak).exp()).collect();
     let total: f64 = weights.iter().sum();
     let value = h_x.ln() + LN_NORMAL + peak + total.ln();
     if order == Order::Value {
         return (value, Vec::new(), Vec::new());
     }
     let mut moments = NodeMoments::new(p, order == Order::Hessian);
-    for ((x, _, terms), w) in nodes.iter().zip(&weights) {
-        let (w, x) = (w / total, *x);
+    for (&n, w) in ordered.iter().zip(&weights) {
+        let (w, x) = (w / total, nodes[n].0);
+        let terms = &terms[n * models..(n + 1) * models];
         moments.start();
         for (m, entry) in row.iter().enumerate() {
             if entry.is_none() {
@@ -640,14 +780,24 @@ fn row_log_likelihood(tables: &Tables<'_>, row: &[Option<usize>], p: usize) -> R
             }
             let s = &terms[m];
             let [ee, et, tt, eo, to, oo] = s.second;
-            moments.add_model(
-                w,
-                x,
-                2 + m,
-                &[2 + models + m, 2 + 2 * models + m],
-                &[s.d_eta, s.d_tau, s.d_omega],
-                &[ee, et, eo, et, tt, to, eo, to, oo],
-            );
+            match layout.omega(m) {
+                Some(omega) => moments.add_model(
+                    w,
+                    x,
+                    layout.shift(m),
+                    &[layout.tau(m), omega],
+                    &[s.d_eta, s.d_tau, s.d_omega],
+                    &[ee, et, eo, et, tt, to, eo, to, oo],
+                ),
+                None => moments.add_model(
+                    w,
+                    x,
+                    layout.shift(m),
+                    &[layout.tau(m)],
+                    &[s.d_eta, s.d_tau],
+                    &[ee, et, et, tt],
+                ),
+            }
         }
         moments.end(w);
     }

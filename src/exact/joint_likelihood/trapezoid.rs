@@ -1,5 +1,7 @@
-//! The pooled-count likelihood of the joint model (`exact::joint_likelihood`) by trapezoid
-//! rules placed where each integrand lives: ln L, its gradient and its Hessian.
+//! The trapezoid rules the joint likelihood (`exact::joint_likelihood`, computed in
+//! `exact::joint_likelihood::runs`) is made of: the step rule, the inner integral of one
+//! count over a normal spread in its logit ([`inner_integral`]) and the same integral on a
+//! lattice of logits whose kernels are tables ([`lattice_integral`]).
 //!
 //! # Why not Gauss–Hermite
 //!
@@ -34,34 +36,20 @@
 //!
 //! # Sharing across problems
 //!
-//! The inner integral F_m(c, eta) = ln E_e[Bin(c | n, expit(eta + tau_m e))] depends on the
-//! problem only through (c, n) and the outer node. The outer grid is one grid x_k = k h_x for
-//! every problem (h_x the smallest step any row needs), so eta_{m,k} = mu + shift_m + sigma x_k
-//! is the same for all problems and each (model, count, k) inner integral is computed once, in
-//! a table shared by the rows. On all-or-none data of 800 problems two models have 22 distinct
-//! counts, so the cost is that of 22 one-dimensional tables, not 800 double integrals.
-//!
-//! # One lattice per model
-//!
-//! The inner nodes e_j = j h_e are chosen so that sigma h_x = L delta and tau_m h_e = M delta
-//! for whole numbers L, M (at most `MAX_PER_OUTER` points per outer step; else each inner
-//! integral is its own walk): every logit an inner rule needs is a point base + delta i of one
-//! lattice (`LogitLattice`), so ln p and ln(1 - p) are computed once per point, each count's
-//! kernel once per (count, point) (`CountKernel`), and a node costs two table reads and a
-//! product e^{kernel} e^{-e^2/2} (`lattice_integral`; in log space, by `inner_integral`,
-//! when the log-integrand's peak is below `PRODUCT_FLOOR`). Each table entry is a pure function
-//! of its key, so the values, and the sums taken in grid order per row, have the same bits for
+//! An inner integral F(c, eta) = ln E_v[Bin(c | n, expit(eta + spread v))] depends on the
+//! problem only through (c, n) and the logit eta. The likelihood takes its outer nodes on one
+//! grid x_k = k h_x for every problem, so the logits a model's inner integrals need are points
+//! base + delta i of one lattice per model (`LogitLattice`): ln p and ln(1 - p) are computed
+//! once per point, each count's kernel once per (count, point) (`CountKernel`), and a node
+//! costs two table reads and a product e^{kernel} e^{-v^2/2} (`lattice_integral`; in log
+//! space, by `inner_integral`, when the log-integrand's peak is below `PRODUCT_FLOOR`). On
+//! all-or-none data of 800 problems two models have 22 distinct counts, so the cost is that of
+//! 22 one-dimensional tables, not 800 double integrals. Each table entry is a pure function of
+//! its key, so the values, and the sums taken in grid order per row, have the same bits for
 //! any thread count.
 
-use std::collections::HashMap;
-use std::sync::Mutex;
-
-use rayon::prelude::*;
-
-use super::moments::{at_absolute_spreads, LazyTable, NodeMoments, RowTerms};
-use super::{
-    expit_from, ln_1p_unit, ln_kernel_q, logit_approx, Count, Inner, JointData, JointParams, Order,
-};
+use super::moments::LazyTable;
+use super::{expit_from, ln_1p_unit, ln_kernel_q, logit_approx, Count, Inner, Order};
 use crate::numerics::optimise::newton_mode;
 
 /// A walk stops when the log-integrand is this far below its peak (e^-34 = 1.7e-15 relative, times the nodes past it).
@@ -229,10 +217,6 @@ pub(crate) fn inner_integral(c: Count, ln_choose: f64, eta: f64, tau: f64, order
     }
 }
 
-/// Largest number of lattice points per outer step for which a model's inner integrals are
-/// taken on its lattice; beyond (a shift_sd far below sigma times the outer step), each inner
-/// integral is its own trapezoid walk ([`inner_integral`]).
-const MAX_PER_OUTER: i64 = 16;
 /// An inner integral's nodes are summed as products e^{kernel} e^{-e^2/2} of the lattice's
 /// tables while its log-integrand's peak is above this (every factor and product of a node
 /// within [`DROP`] of the peak is then a normal double); below, [`inner_integral`] sums it.
@@ -245,21 +229,10 @@ pub(super) const DENSE_REACH: i64 = 1 << 14;
 const TABLE_SDS: f64 = 12.0;
 /// The width bound of the outer and inner steps over this (a normal peak's trapezoid error is
 /// then 2 e^{-2 pi^2 1.5^2} = 1e-19 relative; the bound is below the true width).
-const BOUND_DIVISOR: f64 = 1.5;
-
-/// Upper bound on -d2/d eta2 of a count's inner log-integral: a binomial's information n/4,
-/// and 1/tau^2 (a log-concave kernel smoothed by a normal of variance tau^2).
-fn inner_curvature(n: usize, tau: f64) -> f64 {
-    let binomial = 0.25 * n as f64;
-    if tau > 0.0 {
-        binomial.min(1.0 / (tau * tau))
-    } else {
-        binomial
-    }
-}
+pub(super) const BOUND_DIVISOR: f64 = 1.5;
 
 /// Table size for a variable of step `h` up to [`TABLE_SDS`].
-fn sds_in_steps(h: f64) -> i64 {
+pub(super) fn sds_in_steps(h: f64) -> i64 {
     if h > 0.0 {
         (TABLE_SDS / h).ceil().min(1e9) as i64
     } else {
@@ -318,6 +291,9 @@ impl CountKernel {
         }
     }
 
+    // inlined into `lattice_integral`'s loop, as the table read it makes (left to the
+    // compiler it was a call per node there, and fits a tenth slower)
+    #[inline(always)]
     fn at(&self, lattice: &LogitLattice, i: i64) -> [f64; 3] {
         let compute = || {
             let c = self.count;
@@ -383,7 +359,7 @@ impl NormalRule {
 
 /// The largest step of an inner rule in e for disagreement `spread` > 0 and counts of at most
 /// `n_max` samples: the strip bound, and the width bound over [`BOUND_DIVISOR`].
-fn inner_step(spread: f64, n_max: usize) -> f64 {
+pub(super) fn inner_step(spread: f64, n_max: usize) -> f64 {
     let width = (1.0 + spread * spread * 0.25 * n_max as f64).sqrt().recip();
     trapezoid_step(spread, f64::INFINITY).min(width / BOUND_DIVISOR)
 }
@@ -452,276 +428,6 @@ pub(crate) fn lattice_integral(
         d_eta_tau: sums[4] / total - da * db,
         d_tau2: sums[5] / total - db * db,
     })
-}
-
-/// One model's lattice on the pooled path: outer node k (x_k = k h_x) and inner node j meet
-/// at point per_outer k + per_inner j, so that each count's kernel is computed once per
-/// lattice point and shared by every outer node.
-struct Lattice {
-    logits: LogitLattice,
-    per_outer: i64,
-    rule: NormalRule,
-}
-
-impl Lattice {
-    /// The lattice of a model with logit base `base`, disagreement `tau` > 0 and largest
-    /// count size `n_max`, for outer steps of `outer` = sigma h_x in the logit (module doc);
-    /// `None` when it would need more than [`MAX_PER_OUTER`] points per outer step.
-    fn new(base: f64, tau: f64, n_max: usize, outer: f64, h_x: f64) -> Option<Lattice> {
-        let inner = tau * inner_step(tau, n_max);
-        let (per_outer, per_inner, delta) = if outer <= 0.0 {
-            (0, 1, inner)
-        } else if outer >= inner {
-            let ratio = (outer / inner).ceil();
-            if ratio > MAX_PER_OUTER as f64 {
-                return None;
-            }
-            (ratio as i64, 1, outer / ratio)
-        } else {
-            (1, ((inner / outer).floor() as i64).max(1), outer)
-        };
-        let rule = NormalRule::new(per_inner, per_inner as f64 * delta / tau);
-        let reach = per_outer
-            .saturating_mul(sds_in_steps(h_x))
-            .saturating_add(per_inner.saturating_mul(sds_in_steps(rule.h)))
-            .clamp(1, DENSE_REACH);
-        Some(Lattice {
-            logits: LogitLattice::new(base, delta, reach),
-            per_outer,
-            rule,
-        })
-    }
-}
-
-/// Everything one evaluation of the pooled likelihood computes on demand and shares: per
-/// model its lattice, per (model, distinct count) the log kernel, the kernel and p by
-/// lattice point, and the inner integrals by outer index k.
-struct Tables<'a> {
-    data: &'a JointData,
-    params: &'a JointParams,
-    order: Order,
-    step: f64,
-    /// First table of each model (tables of model m are `first[m] + distinct index`).
-    first: Vec<usize>,
-    lattices: Vec<Option<Lattice>>,
-    kernels: Vec<Option<CountKernel>>,
-    inners: Vec<LazyTable<Inner>>,
-    far: Vec<Mutex<HashMap<i64, Inner>>>,
-}
-
-impl Tables<'_> {
-    fn get(&self, m: usize, d: usize, k: i64) -> Inner {
-        let slot = self.first[m] + d;
-        if self.inners[slot].holds(k) {
-            return self.inners[slot].get(k, || self.compute(m, d, k));
-        }
-        if let Some(v) = self.far[slot].lock().ok().and_then(|t| t.get(&k).copied()) {
-            return v;
-        }
-        let v = self.compute(m, d, k);
-        if let Ok(mut t) = self.far[slot].lock() {
-            t.insert(k, v);
-        }
-        v
-    }
-
-    fn compute(&self, m: usize, d: usize, k: i64) -> Inner {
-        let x = k as f64 * self.step;
-        let eta = self.params.mu + self.params.sigma * x + self.params.shift[m];
-        let (c, ln_choose, tau) = (
-            self.data.distinct[m][d],
-            self.data.ln_choose[m][d],
-            self.params.tau[m],
-        );
-        let on_lattice = match (&self.lattices[m], &self.kernels[self.first[m] + d]) {
-            (Some(l), Some(kernel)) => lattice_integral(
-                kernel,
-                ln_choose,
-                &l.logits,
-                &l.rule,
-                l.per_outer * k,
-                tau,
-                self.order,
-            ),
-            _ => None,
-        };
-        on_lattice.unwrap_or_else(|| inner_integral(c, ln_choose, eta, tau, self.order))
-    }
-}
-
-/// Per-row ln L_i (times nothing), and with `order` Gradient or Hessian the row's gradient
-/// (layout mu, sigma, shift_0.., tau_0..) and Hessian (row-major, P = 2 + 2M), for every
-/// (pattern, multiplicity) given; the rows' results in the order given.
-pub(crate) fn rows_log_likelihood(
-    data: &JointData,
-    patterns: &[(Vec<Option<usize>>, f64)],
-    params: &JointParams,
-    order: Order,
-) -> Vec<RowTerms> {
-    at_absolute_spreads(params, |p| rows_at_absolute(data, patterns, p, order))
-}
-
-/// [`rows_log_likelihood`] at spreads that are all at least 0.
-fn rows_at_absolute(
-    data: &JointData,
-    patterns: &[(Vec<Option<usize>>, f64)],
-    params: &JointParams,
-    order: Order,
-) -> Vec<RowTerms> {
-    let models = data.models();
-    // the outer step: the strip bound, and the narrowest row's width bound (each count's
-    // inner log-integral curves by at most inner_curvature in eta)
-    let curvature: Vec<Vec<f64>> = (0..models)
-        .map(|m| {
-            data.distinct[m]
-                .iter()
-                .map(|c| inner_curvature(c.samples, params.tau[m]))
-                .collect()
-        })
-        .collect();
-    let precision = patterns
-        .iter()
-        .map(|(pattern, _)| {
-            let sum: f64 = pattern
-                .iter()
-                .enumerate()
-                .filter_map(|(m, d)| d.map(|d| curvature[m][d]))
-                .sum();
-            1.0 + params.sigma * params.sigma * sum
-        })
-        .fold(1.0f64, f64::max);
-    let step =
-        trapezoid_step(params.sigma, f64::INFINITY).min(precision.sqrt().recip() / BOUND_DIVISOR);
-    let mut first = Vec::with_capacity(models);
-    let mut count = 0;
-    for m in 0..models {
-        first.push(count);
-        count += data.distinct[m].len();
-    }
-    let lattices: Vec<Option<Lattice>> = (0..models)
-        .map(|m| {
-            let tau = params.tau[m];
-            let n_max = data.distinct[m].iter().map(|c| c.samples).max()?;
-            if tau > 0.0 {
-                let base = params.mu + params.shift[m];
-                Lattice::new(base, tau, n_max, params.sigma * step, step)
-            } else {
-                None
-            }
-        })
-        .collect();
-    let kernels = (0..models)
-        .flat_map(|m| {
-            let lattice = lattices[m].as_ref();
-            data.distinct[m]
-                .iter()
-                .map(move |&c| lattice.map(|l| CountKernel::new(c, &l.logits)))
-        })
-        .collect();
-    let outer_reach = (sds_in_steps(step) + 1).min(DENSE_REACH);
-    let tables = Tables {
-        data,
-        params,
-        order,
-        step,
-        first,
-        lattices,
-        kernels,
-        inners: (0..count).map(|_| LazyTable::new(outer_reach)).collect(),
-        far: (0..count).map(|_| Mutex::new(HashMap::new())).collect(),
-    };
-    let p = 2 + 2 * models;
-    patterns
-        .par_iter()
-        .with_min_len(4)
-        .map(|(pattern, _)| row_log_likelihood(&tables, pattern, p))
-        .collect()
-}
-
-/// ln L_i of one distinct row, with its gradient and Hessian as the tables' order asks: the
-/// outer rule walked out from an analytic guess at the mode (each count's normal
-/// approximation, widened by tau_m^2).
-fn row_log_likelihood(tables: &Tables<'_>, pattern: &[Option<usize>], p: usize) -> RowTerms {
-    let (params, data, step, order) = (tables.params, tables.data, tables.step, tables.order);
-    let models = pattern.len();
-    let (mut num, mut precision) = (0.0, 1.0);
-    for (m, d) in pattern.iter().enumerate() {
-        if let Some(d) = d {
-            let (centre, w) = logit_approx(data.distinct[m][*d]);
-            let tau = params.tau[m];
-            let w = w / (1.0 + tau * tau * w);
-            num += params.sigma * w * (centre - params.mu - params.shift[m]);
-            precision += params.sigma * params.sigma * w;
-        }
-    }
-    let k0 = (num / precision / step).round() as i64;
-    // per node: k, g, and the present models' inner integrals in `inners`
-    let mut nodes: Vec<(i64, f64)> = Vec::new();
-    let mut inners: Vec<Inner> = Vec::new();
-    let mut peak = f64::NEG_INFINITY;
-    let mut right = 0;
-    for dir in [1i64, -1] {
-        let mut k = if dir > 0 { k0 } else { k0 - 1 };
-        while (k - k0).abs() < MAX_NODES {
-            let x = k as f64 * step;
-            let mut g = -0.5 * x * x;
-            for (m, d) in pattern.iter().enumerate() {
-                if let Some(d) = d {
-                    let v = tables.get(m, *d, k);
-                    g += v.value;
-                    inners.push(v);
-                }
-            }
-            if !g.is_finite() || g < peak - DROP {
-                let present = pattern.iter().flatten().count();
-                inners.truncate(inners.len() - present);
-                break;
-            }
-            peak = peak.max(g);
-            nodes.push((k, g));
-            k += dir;
-        }
-        if dir > 0 {
-            right = nodes.len();
-        }
-    }
-    if !peak.is_finite() {
-        return (f64::NEG_INFINITY, vec![0.0; p], vec![0.0; p * p]);
-    }
-    let present = pattern.iter().flatten().count();
-    // ascending k: the left side reversed, then the right side
-    let ordered: Vec<usize> = (right..nodes.len()).rev().chain(0..right).collect();
-    let weights: Vec<f64> = ordered.iter().map(|&n| (nodes[n].1 - peak).exp()).collect();
-    let total: f64 = weights.iter().sum();
-    let value = step.ln() + LN_NORMAL + peak + total.ln();
-    if order == Order::Value {
-        return (value, Vec::new(), Vec::new());
-    }
-    let mut moments = NodeMoments::new(p, order == Order::Hessian);
-    for (&n, w) in ordered.iter().zip(&weights) {
-        let w = w / total;
-        let x = nodes[n].0 as f64 * step;
-        moments.start();
-        let terms = &inners[n * present..(n + 1) * present];
-        let mut t = terms.iter();
-        for (m, d) in pattern.iter().enumerate() {
-            if d.is_none() {
-                continue;
-            }
-            let s = t.next().copied().unwrap_or_default();
-            moments.add_model(
-                w,
-                x,
-                2 + m,
-                &[2 + models + m],
-                &[s.d_eta, s.d_tau],
-                &[s.d_eta2, s.d_eta_tau, s.d_eta_tau, s.d_tau2],
-            );
-        }
-        moments.end(w);
-    }
-    let (grad, hess) = moments.finish();
-    (value, grad, hess)
 }
 
 #[cfg(test)]

@@ -101,10 +101,11 @@ fn fit_with_runs_stopped_with_a_gradient_of_1e_5_after_hundreds_of_evaluations()
     }
 }
 
-/// Two independent implementations: the per-run path (`exact::joint_likelihood::runs`, lattice, curvature
-/// bounds) on an 800 x 2 code benchmark written as one run per entry with omega 0 gives the
-/// pooled path's ln L, gradient and Hessian (`exact::joint_likelihood::trapezoid`, modes) to 1e-9, at the
-/// truth and with a shift_sd at 0.
+/// The two branches of the one likelihood: per-run data written as one run per entry with
+/// omega 0 (run integrals J, exact binomials at omega 0, summed per entry) give on an 800 x 2
+/// code benchmark the ln L, gradient and Hessian of the same counts pooled (each entry the
+/// inner integral of its count, no run noise in the layout) to 1e-9, at the truth and with a
+/// shift_sd at 0.
 #[test]
 fn per_run_path_with_one_run_per_entry_gives_the_pooled_likelihood() {
     use crate::exact::joint_likelihood::{log_likelihood_with_hessian, JointParams};
@@ -169,5 +170,65 @@ fn per_run_path_with_one_run_per_entry_gives_the_pooled_likelihood() {
                 );
             }
         }
+    }
+}
+
+/// One likelihood: the fit of pooled counts and the fit of the same counts laid out as one run
+/// per entry with run noise held at 0 (as the CLI holds it when runs cannot identify it) free
+/// the same parameters and give the same ln L (1e-9 relative) and the same estimates and SEs
+/// (within 1e-6 of an SE; the two differ only in the rounding of the integrals).
+#[test]
+fn pooled_fit_and_runs_fit_of_one_run_per_entry_give_the_same_likelihood_and_estimates() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(11);
+    let (shift, tau) = ([0.0, -0.6, 0.4], [0.5, 0.8, 0.3]);
+    let rows: Vec<Vec<Option<Count>>> = (0..300)
+        .map(|_| {
+            let z: f64 = 0.2 + 1.5 * rng.sample::<f64, _>(StandardNormal);
+            (0..3)
+                .map(|m| {
+                    let e: f64 = rng.sample(StandardNormal);
+                    let p = 1.0 / (1.0 + (-(z + shift[m] + tau[m] * e)).exp());
+                    let c = Binomial::new(8, p).unwrap().sample(&mut rng);
+                    Some(Count::new(c as usize, 8))
+                })
+                .collect()
+        })
+        .collect();
+    let pooled = JointData::new(3, rows.clone()).unwrap();
+    let runs = JointData::with_runs(
+        3,
+        rows.iter()
+            .map(|r| r.iter().map(|e| e.map(|c| vec![c])).collect())
+            .collect(),
+    )
+    .unwrap();
+    let a = fit_joint(&pooled, &JointFitOptions::default());
+    let held = JointFitOptions {
+        fixed: (0..3).map(|m| (Parameter::Omega(m), 0.0)).collect(),
+        ..JointFitOptions::default()
+    };
+    let b = fit_joint(&runs, &held);
+    println!(
+        "ln L pooled {:.12}, one run per entry {:.12}",
+        a.log_likelihood, b.log_likelihood
+    );
+    assert!(
+        (a.log_likelihood - b.log_likelihood).abs() < 1e-9 * a.log_likelihood.abs(),
+        "{} vs {}",
+        a.log_likelihood,
+        b.log_likelihood
+    );
+    let names = |f: &JointFit| f.estimates.iter().map(|e| e.parameter).collect::<Vec<_>>();
+    assert_eq!(names(&a), names(&b), "the same free parameters");
+    assert_eq!(b.omega, vec![0.0; 3], "no run noise with one run per entry");
+    for (x, y) in a.estimates.iter().zip(&b.estimates) {
+        let se = x.se.expect("an SE");
+        let y_se = y.se.expect("an SE");
+        println!(
+            "{}: {:.12} vs {:.12} (SE {se:.6} vs {y_se:.6})",
+            x.parameter, x.value, y.value
+        );
+        assert!((x.value - y.value).abs() < 1e-6 * se, "{}", x.parameter);
+        assert!((se - y_se).abs() < 1e-6 * se, "{} SE", x.parameter);
     }
 }

@@ -1,7 +1,9 @@
+use rayon::prelude::*;
+
 use super::*;
 use crate::exact::joint_likelihood::{
     log_likelihood, log_likelihood_with_gradient, log_likelihood_with_hessian,
-    problem_log_likelihoods,
+    problem_log_likelihoods, JointData, JointParams,
 };
 
 /// ln(expit(u)) without cancellation.

@@ -76,7 +76,7 @@ use rayon::prelude::*;
 use super::moments::{at_absolute_spreads, LazyTable, NodeMoments, RowTerms};
 use super::trapezoid::{
     inner_integral, lattice_integral, trapezoid_step, CountKernel, LogitLattice, NormalRule,
-    DENSE_REACH, DROP, LN_NORMAL, MAX_NODES, PRODUCT_FLOOR,
+    BOUND_DIVISOR, DENSE_REACH, DROP, LN_NORMAL, MAX_NODES, PRODUCT_FLOOR,
 };
 use super::{ln_binomial, logit_approx, Count, Inner, JointLayout, JointParams, Order};
 
@@ -547,15 +547,11 @@ impl Tables<'_> {
     }
 }
 
-/// The peak-width part of the middle and outer steps: the width bound over this (a normal
-/// peak's trapezoid error is then 2 e^{-2 pi^2 1.5^2} = 1.0e-19 relative; the bound is below the
-/// true width, so the error is smaller still).
-const WIDTH_DIVISOR: f64 = 1.5;
-
 /// The middle and outer steps: [`trapezoid_step`]'s strip bound, and the width bound over
-/// [`WIDTH_DIVISOR`].
+/// [`BOUND_DIVISOR`] (a normal peak's trapezoid error is then 2 e^{-2 pi^2 1.5^2} = 1.0e-19
+/// relative; the bound is below the true width, so the error is smaller still).
 fn step(scale: f64, width: f64) -> f64 {
-    trapezoid_step(scale, f64::INFINITY).min(width / WIDTH_DIVISOR)
+    trapezoid_step(scale, f64::INFINITY).min(width / BOUND_DIVISOR)
 }
 
 /// Upper bound on -d2/du2 ln J of a run of n samples at noise omega (module doc).

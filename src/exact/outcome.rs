@@ -174,7 +174,7 @@ impl OutcomeModel {
     }
 
     /// Each problem's true (value, 1 - value) of `metric` at k, the complement computed from its
-    /// own terms: the noise-free value of one problem ([`OutcomeModel::kernel`]) under the
+    /// own terms: the noise-free value of one problem (`OutcomeModel::kernel`) under the
     /// per-run noise layer ([`run_corr::expect_pair`], the value itself when run_sd = 0). Time:
     /// O(N) for pass@k and pass^k, O(k^2 + N k) for maj@k of the canonical model (see
     /// [`crate::exact::modes`] otherwise), best@k as [`crate::exact::verifier::best_pair`]; times

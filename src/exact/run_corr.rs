@@ -117,7 +117,7 @@ fn expect_logit(p: f64, omega: f64, k: u32, f: impl Fn(f64) -> f64) -> f64 {
 /// [`GAUSS_HERMITE_MAX_OMEGA`] and degree <= [`GAUSS_HERMITE_MAX_K`], else the adaptive rule on
 /// both entries at once (76 x 15 evaluations and a few more panels where f turns sharply).
 /// Degenerate cases (omega = 0, p in {0, 1}) return f(p, 1 - p) itself, bit for bit. The pair
-/// returned sums to 1 (see [`complementary`]).
+/// returned sums to 1 (see `complementary`).
 ///
 /// # Panics
 /// If p is not in [0, 1] or omega not in [0, [`MAX_OMEGA`]].

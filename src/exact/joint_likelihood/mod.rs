@@ -13,7 +13,7 @@
 //! L_i = E_z[ prod_m E_e[ prod_r J(c_r, z + shift_m + tau_m e, omega_m) ] ],
 //! J(c, u, omega) = E_eta[ C(n, c) p^c (1 - p)^(n - c) ],  p = expit(u + omega eta),
 //!
-//! and ln L = sum_i ln L_i. There is one likelihood ([`runs`]): pooled counts (data without a
+//! and ln L = sum_i ln L_i. There is one likelihood (`runs`): pooled counts (data without a
 //! run column) are one run per entry with no run noise, omega = 0, where J is the binomial
 //! and an entry is the inner integral of its count over e; their parameters have no omega
 //! ([`JointLayout`]). Each expectation is a trapezoid sum placed where its integrand lives

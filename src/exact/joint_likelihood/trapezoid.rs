@@ -1,7 +1,7 @@
 //! The trapezoid rules the joint likelihood (`exact::joint_likelihood`, computed in
 //! `exact::joint_likelihood::runs`) is made of: the step rule, the inner integral of one
-//! count over a normal spread in its logit ([`inner_integral`]) and the same integral on a
-//! lattice of logits whose kernels are tables ([`lattice_integral`]).
+//! count over a normal spread in its logit (`inner_integral`) and the same integral on a
+//! lattice of logits whose kernels are tables (`lattice_integral`).
 //!
 //! # Why not Gauss–Hermite
 //!

@@ -286,10 +286,22 @@ fn independent_votes(
         progress(n.saturating_mul(w));
     };
     let counts = simulate_votes(seed, &[key], &cells, votes, &weighted);
-    for (j, &si) in independent.iter().enumerate() {
-        for ki in 0..ks.len() {
-            for (t, c) in out[si][ki].iter_mut().zip(&counts[j * ks.len() + ki]) {
-                t.votes(c);
+    scatter(out, &independent, ks.len(), &counts, Tally::votes);
+}
+
+/// Adds each cell's per-problem counts to its tallies: cell j x ks + ki holds series `rows[j]`
+/// at its ki-th k.
+fn scatter<C>(
+    out: &mut [Vec<Vec<Tally>>],
+    rows: &[usize],
+    ks: usize,
+    counts: &[Vec<C>],
+    add: impl Fn(&mut Tally, &C),
+) {
+    for (j, &si) in rows.iter().enumerate() {
+        for ki in 0..ks {
+            for (t, c) in out[si][ki].iter_mut().zip(&counts[j * ks + ki]) {
+                add(t, c);
             }
         }
     }
@@ -380,13 +392,7 @@ fn selection(
         .collect();
     let tick = |cell: usize, n: u64| progress(n.saturating_mul(weights[cell]));
     let counts = simulate_selection(seed, &[key, name_id("selection")], &cells, votes, &tick);
-    for (j, &si) in selected.iter().enumerate() {
-        for ki in 0..ks.len() {
-            for (t, c) in out[si][ki].iter_mut().zip(&counts[j * ks.len() + ki]) {
-                t.selection(c);
-            }
-        }
-    }
+    scatter(out, &selected, ks.len(), &counts, Tally::selection);
 }
 
 /// n@k: each vote's samples drawn as answers and clustered, on streams (key, "submit", series,

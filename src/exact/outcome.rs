@@ -230,14 +230,16 @@ impl OutcomeModel {
                 } else {
                     pass_hat_k_pq
                 };
-                // With unparsed answers the parsed rate's complement is at least u: 1 - r
-                // keeps its relative accuracy to within eps / u.
-                Box::new(move |p, q| match u {
-                    0.0 => pair(p, q, k),
-                    _ => {
-                        let r = graded_rate(p, self.extraction);
-                        pair(r, 1.0 - r, k)
-                    }
+                // With unparsed answers a sample is correct with r = (1 - u) p and misses
+                // with u + (1 - u) q, summed from its own terms (1 - r would lose q's digits
+                // when u is tiny and p near 1).
+                let parsed = SampleGrading {
+                    unparsed: u,
+                    grader: None,
+                };
+                Box::new(move |p, q| {
+                    let (r, not_r) = parsed.rate(p, q);
+                    pair(r, not_r, k)
                 })
             }
             // One attractor, all parsed: the conditional win table is shared by every problem.
@@ -458,6 +460,23 @@ mod tests {
             grader: None,
             verifier: None,
             confidence: None,
+        }
+    }
+
+    /// With unparsed answers the pass@k kernel took the parsed rate's complement as 1 - r, which
+    /// under per-run noise (where q comes from the logit, not from 1 - p) threw away q's digits
+    /// when u is tiny and p near 1: at u = 1e-300, q = 1e-12 it was off by 9e-5 relative.
+    #[test]
+    fn a_tiny_unparsed_share_took_the_pass_complement_as_one_minus_the_rate() {
+        let mut o = canonical();
+        o.extraction.unparsed = 1e-300;
+        let q = 1e-12;
+        let p = 1.0 - q;
+        for metric in [Metric::PassAtK, Metric::PassHatK] {
+            let f = o.kernel(metric, 1, None);
+            let (value, miss) = f(p, q);
+            assert_eq!(value, (1.0 - 1e-300) * p, "{metric:?}");
+            assert!((miss - q).abs() <= 1e-12 * q, "{metric:?}: {miss:e} is not {q:e}");
         }
     }
 

@@ -476,7 +476,10 @@ mod tests {
             let f = o.kernel(metric, 1, None);
             let (value, miss) = f(p, q);
             assert_eq!(value, (1.0 - 1e-300) * p, "{metric:?}");
-            assert!((miss - q).abs() <= 1e-12 * q, "{metric:?}: {miss:e} is not {q:e}");
+            assert!(
+                (miss - q).abs() <= 1e-12 * q,
+                "{metric:?}: {miss:e} is not {q:e}"
+            );
         }
     }
 

@@ -138,11 +138,7 @@ fn series_heading(r: &VoteCurves, si: usize) -> String {
         heading += &format!(", shift_sd {}", s.shift_sd);
     }
     if let Some(m) = s.memorised {
-        heading += &format!(
-            ", {:.0}% of problems memorised (solved at {:.0}%)",
-            percent(m.share),
-            percent(m.rate)
-        );
+        heading += &format!(", memorised share {} at rate {}", m.share, m.rate);
     }
     if s.run_sd > 0.0 {
         heading += &format!(", run_sd {}", s.run_sd);
